@@ -1,0 +1,1 @@
+//! JSON snapshots. TODO(decoder): implement.

@@ -1,0 +1,454 @@
+//! The snapshot model: what `torch.cuda.memory._dump_snapshot` wrote, kept
+//! compact. Trace events are columnar (one `Vec` per field, no per-event heap
+//! object); stack frames and whole stacks are interned once and shared by id,
+//! the way the pickle memo shares them.
+
+use std::collections::HashMap;
+
+/// Index into [`Snapshot::strings`].
+pub type StrId = u32;
+/// Index into [`Snapshot::frames`].
+pub type FrameId = u32;
+/// Index into [`Snapshot::stacks`]. Stack 0 is always the empty stack.
+pub type StackId = u32;
+
+/// Marks a missing `time_us`.
+pub const NO_TIME: i64 = i64::MIN;
+/// Marks "no extra fields" in [`EventTable::extra`].
+pub const NO_EXTRA: u32 = u32::MAX;
+
+/// Interned strings. Id 0 is the empty string.
+#[derive(Debug, Clone)]
+pub struct Strings {
+    buf: String,
+    spans: Vec<(u32, u32)>,
+}
+
+impl Default for Strings {
+    fn default() -> Self {
+        Strings { buf: String::new(), spans: vec![(0, 0)] }
+    }
+}
+
+impl Strings {
+    pub fn push(&mut self, s: &str) -> StrId {
+        if s.is_empty() {
+            return 0;
+        }
+        let start = self.buf.len() as u32;
+        self.buf.push_str(s);
+        self.spans.push((start, s.len() as u32));
+        (self.spans.len() - 1) as StrId
+    }
+    pub fn get(&self, id: StrId) -> &str {
+        let (s, l) = self.spans[id as usize];
+        &self.buf[s as usize..(s + l) as usize]
+    }
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.spans.len() <= 1
+    }
+    pub fn heap_bytes(&self) -> usize {
+        self.buf.capacity() + self.spans.capacity() * 8
+    }
+}
+
+/// One stack frame: `{filename, line, name}` plus the FX fields that
+/// `_dump_snapshot(augment_with_fx_traces=True)` adds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Frame {
+    pub filename: StrId,
+    pub line: i64,
+    pub name: StrId,
+    /// Index into [`Snapshot::frame_fx`], or `u32::MAX`.
+    pub fx: u32,
+}
+
+/// FX graph information of a frame, present only when recorded.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FrameFx {
+    pub node_op: Option<StrId>,
+    pub node_name: Option<StrId>,
+    pub node_target: Option<StrId>,
+    pub original_trace: Option<StrId>,
+}
+
+/// Interned stacks: each a run of frame ids, innermost frame first (as in the
+/// snapshot).
+#[derive(Debug, Clone)]
+pub struct Stacks {
+    frames: Vec<FrameId>,
+    spans: Vec<(u32, u32)>,
+}
+
+impl Default for Stacks {
+    fn default() -> Self {
+        Stacks { frames: Vec::new(), spans: vec![(0, 0)] }
+    }
+}
+
+impl Stacks {
+    pub fn push(&mut self, frames: &[FrameId]) -> StackId {
+        if frames.is_empty() {
+            return 0;
+        }
+        let start = self.frames.len() as u32;
+        self.frames.extend_from_slice(frames);
+        self.spans.push((start, frames.len() as u32));
+        (self.spans.len() - 1) as StackId
+    }
+    pub fn get(&self, id: StackId) -> &[FrameId] {
+        let (s, l) = self.spans[id as usize];
+        &self.frames[s as usize..(s + l) as usize]
+    }
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.spans.len() <= 1
+    }
+    pub fn heap_bytes(&self) -> usize {
+        self.frames.capacity() * 4 + self.spans.capacity() * 8
+    }
+}
+
+/// The `action` of a trace event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum Action {
+    Alloc = 0,
+    FreeRequested,
+    FreeCompleted,
+    /// Legacy single-step free (older snapshots).
+    Free,
+    SegmentAlloc,
+    SegmentFree,
+    SegmentMap,
+    SegmentUnmap,
+    Snapshot,
+    Oom,
+    Annotate,
+    /// An action this viewer does not know; its name is kept in
+    /// [`EventTable::other_actions`].
+    Other,
+}
+
+impl Action {
+    pub const ALL: [Action; 12] = [
+        Action::Alloc,
+        Action::FreeRequested,
+        Action::FreeCompleted,
+        Action::Free,
+        Action::SegmentAlloc,
+        Action::SegmentFree,
+        Action::SegmentMap,
+        Action::SegmentUnmap,
+        Action::Snapshot,
+        Action::Oom,
+        Action::Annotate,
+        Action::Other,
+    ];
+
+    pub fn from_name(s: &str) -> Action {
+        match s {
+            "alloc" => Action::Alloc,
+            "free_requested" => Action::FreeRequested,
+            "free_completed" => Action::FreeCompleted,
+            "free" => Action::Free,
+            "segment_alloc" => Action::SegmentAlloc,
+            "segment_free" => Action::SegmentFree,
+            "segment_map" => Action::SegmentMap,
+            "segment_unmap" => Action::SegmentUnmap,
+            "snapshot" => Action::Snapshot,
+            "oom" => Action::Oom,
+            "annotate" => Action::Annotate,
+            _ => Action::Other,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Action::Alloc => "alloc",
+            Action::FreeRequested => "free_requested",
+            Action::FreeCompleted => "free_completed",
+            Action::Free => "free",
+            Action::SegmentAlloc => "segment_alloc",
+            Action::SegmentFree => "segment_free",
+            Action::SegmentMap => "segment_map",
+            Action::SegmentUnmap => "segment_unmap",
+            Action::Snapshot => "snapshot",
+            Action::Oom => "oom",
+            Action::Annotate => "annotate",
+            Action::Other => "other",
+        }
+    }
+
+    /// Segment-level actions get the `s` address prefix.
+    pub fn is_segment(self) -> bool {
+        matches!(
+            self,
+            Action::SegmentAlloc | Action::SegmentFree | Action::SegmentMap | Action::SegmentUnmap
+        )
+    }
+}
+
+/// `user_metadata`: a string or a dict of key/value strings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UserMetadata {
+    Text(String),
+    Map(Vec<(String, String)>),
+}
+
+impl UserMetadata {
+    pub fn is_empty(&self) -> bool {
+        match self {
+            UserMetadata::Text(s) => s.is_empty(),
+            UserMetadata::Map(m) => m.is_empty(),
+        }
+    }
+}
+
+/// The rarely present fields of a trace event, stored out of line.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EventExtra {
+    pub compile_context: Option<StrId>,
+    pub user_metadata: Option<UserMetadata>,
+    /// `forward_frames`: preformatted strings that memory_viz joins.
+    pub forward_frames: Vec<String>,
+    /// `oom` events: bytes the device had free.
+    pub device_free: Option<u64>,
+}
+
+/// One device's trace, columnar. Event `i` is `(action[i], addr(i), size[i], ...)`.
+#[derive(Debug, Clone, Default)]
+pub struct EventTable {
+    pub action: Vec<Action>,
+    /// Low 64 bits of the address; see [`EventTable::addr`].
+    pub addr_lo: Vec<u64>,
+    /// Addresses that need more than 64 bits (event index, high bits). Rare.
+    pub addr_hi: HashMap<u32, u64>,
+    pub size: Vec<u64>,
+    /// Stream as memory_viz numbers it: 0 stays 0, others 1, 2, ... in order of
+    /// first appearance (traces first, then segments).
+    pub stream: Vec<u32>,
+    /// `time_us`, or [`NO_TIME`].
+    pub time_us: Vec<i64>,
+    pub stack: Vec<StackId>,
+    /// Index into [`Snapshot::extras`], or [`NO_EXTRA`].
+    pub extra: Vec<u32>,
+    /// Names of [`Action::Other`] events, by event index.
+    pub other_actions: HashMap<u32, String>,
+}
+
+impl EventTable {
+    pub fn len(&self) -> usize {
+        self.action.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.action.is_empty()
+    }
+    pub fn addr(&self, i: usize) -> u128 {
+        let lo = self.addr_lo[i] as u128;
+        match self.addr_hi.get(&(i as u32)) {
+            Some(hi) => lo | ((*hi as u128) << 64),
+            None => lo,
+        }
+    }
+    pub fn action_name(&self, i: usize) -> &str {
+        match self.action[i] {
+            Action::Other => self.other_actions.get(&(i as u32)).map(|s| s.as_str()).unwrap_or("other"),
+            a => a.name(),
+        }
+    }
+    pub fn time_us(&self, i: usize) -> Option<i64> {
+        let t = self.time_us[i];
+        (t != NO_TIME).then_some(t)
+    }
+    pub fn heap_bytes(&self) -> usize {
+        self.action.capacity()
+            + self.addr_lo.capacity() * 8
+            + self.size.capacity() * 8
+            + self.stream.capacity() * 4
+            + self.time_us.capacity() * 8
+            + self.stack.capacity() * 4
+            + self.extra.capacity() * 4
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BlockState {
+    ActiveAllocated,
+    ActivePendingFree,
+    Inactive,
+}
+
+impl BlockState {
+    pub fn name(self) -> &'static str {
+        match self {
+            BlockState::ActiveAllocated => "active_allocated",
+            BlockState::ActivePendingFree => "active_pending_free",
+            BlockState::Inactive => "inactive",
+        }
+    }
+}
+
+/// A block inside a segment at dump time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    pub address: u128,
+    pub size: u64,
+    pub requested_size: u64,
+    pub state: BlockState,
+    pub stack: StackId,
+    pub user_metadata: Option<UserMetadata>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SegmentType {
+    Large,
+    Small,
+    Unknown,
+}
+
+/// A segment (one cudaMalloc, or one expandable range) at dump time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Segment {
+    pub device: u32,
+    pub address: u128,
+    pub total_size: u64,
+    pub allocated_size: u64,
+    pub active_size: u64,
+    pub requested_size: u64,
+    /// Stream as memory_viz numbers it (see [`EventTable::stream`]).
+    pub stream: u32,
+    pub segment_type: SegmentType,
+    /// `segment_pool_id`; `None` in files that predate it.
+    pub pool_id: Option<(i64, i64)>,
+    pub is_expandable: bool,
+    pub stack: StackId,
+    /// Range into [`Snapshot::blocks`].
+    pub blocks: std::ops::Range<u32>,
+}
+
+impl Segment {
+    pub fn is_private_pool(&self) -> bool {
+        matches!(self.pool_id, Some(p) if p != (0, 0))
+    }
+}
+
+/// A value of `allocator_settings` (or any other small free-form part of the
+/// snapshot), kept for display.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Plain {
+    None,
+    Bool(bool),
+    Int(i128),
+    Float(f64),
+    Str(String),
+    Bytes(Vec<u8>),
+    List(Vec<Plain>),
+    Map(Vec<(Plain, Plain)>),
+    /// Left out: nested too deep or too large to display.
+    Elided,
+}
+
+/// Counts of what was odd but not fatal while building the model.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BuildWarnings {
+    /// Keys this viewer does not read (top level, segment, block, event).
+    pub unknown_keys: u64,
+    /// Values of the wrong type that were replaced by a default.
+    pub bad_values: u64,
+    pub messages: Vec<String>,
+}
+
+/// Everything one snapshot file holds.
+#[derive(Debug, Clone, Default)]
+pub struct Snapshot {
+    pub segments: Vec<Segment>,
+    pub blocks: Vec<Block>,
+    /// `device_traces[d]` (empty for a bare segment list).
+    pub traces: Vec<EventTable>,
+    pub extras: Vec<EventExtra>,
+    pub strings: Strings,
+    pub frames: Vec<Frame>,
+    pub frame_fx: Vec<FrameFx>,
+    pub stacks: Stacks,
+    pub allocator_settings: Option<Plain>,
+    pub external_annotations: Option<Plain>,
+    /// True when the file was the bare list `torch.cuda.memory_snapshot()` returns.
+    pub bare_segment_list: bool,
+    /// The pickle protocol, or 0 for JSON.
+    pub protocol: u8,
+    pub warnings: BuildWarnings,
+}
+
+impl Snapshot {
+    /// Devices memory_viz offers: those with segments or a non-empty trace.
+    pub fn devices(&self) -> Vec<u32> {
+        let mut n = self.traces.len() as u32;
+        for s in &self.segments {
+            n = n.max(s.device + 1);
+        }
+        (0..n)
+            .filter(|&d| {
+                self.traces.get(d as usize).is_some_and(|t| !t.is_empty())
+                    || self.segments.iter().any(|s| s.device == d)
+            })
+            .collect()
+    }
+
+    /// The device with the longest trace (memory_viz's default), else the
+    /// first device with segments.
+    pub fn default_device(&self) -> Option<u32> {
+        let devs = self.devices();
+        devs.iter()
+            .copied()
+            .max_by_key(|&d| (self.trace(d).len(), std::cmp::Reverse(d)))
+    }
+
+    pub fn trace(&self, device: u32) -> &EventTable {
+        static EMPTY: std::sync::OnceLock<EventTable> = std::sync::OnceLock::new();
+        self.traces
+            .get(device as usize)
+            .unwrap_or_else(|| EMPTY.get_or_init(EventTable::default))
+    }
+
+    pub fn device_segments(&self, device: u32) -> impl Iterator<Item = &Segment> {
+        self.segments.iter().filter(move |s| s.device == device)
+    }
+
+    pub fn segment_blocks(&self, seg: &Segment) -> &[Block] {
+        &self.blocks[seg.blocks.start as usize..seg.blocks.end as usize]
+    }
+
+    pub fn stack(&self, id: StackId) -> &[FrameId] {
+        self.stacks.get(id)
+    }
+
+    pub fn frame(&self, id: FrameId) -> &Frame {
+        &self.frames[id as usize]
+    }
+
+    pub fn str(&self, id: StrId) -> &str {
+        self.strings.get(id)
+    }
+
+    pub fn extra(&self, device: u32, i: usize) -> Option<&EventExtra> {
+        let x = *self.trace(device).extra.get(i)?;
+        (x != NO_EXTRA).then(|| &self.extras[x as usize])
+    }
+
+    /// Bytes the model keeps on the heap (approximate, for benchmarks).
+    pub fn heap_bytes(&self) -> usize {
+        self.segments.capacity() * std::mem::size_of::<Segment>()
+            + self.blocks.capacity() * std::mem::size_of::<Block>()
+            + self.traces.iter().map(|t| t.heap_bytes()).sum::<usize>()
+            + self.extras.capacity() * std::mem::size_of::<EventExtra>()
+            + self.strings.heap_bytes()
+            + self.frames.capacity() * std::mem::size_of::<Frame>()
+            + self.stacks.heap_bytes()
+    }
+}

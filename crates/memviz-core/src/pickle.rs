@@ -1,0 +1,1 @@
+//! Pickle decoder. TODO(decoder): implement.

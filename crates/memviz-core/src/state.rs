@@ -1,0 +1,1 @@
+//! Allocator State History. TODO(state helper): implement.

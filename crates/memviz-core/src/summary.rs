@@ -1,0 +1,1 @@
+//! `memviz summary`: per-device numbers. TODO(views helper): implement.

@@ -1,0 +1,2 @@
+//! Active Memory Timeline and Active Cached Segment Timeline.
+//! TODO(views helper): implement.

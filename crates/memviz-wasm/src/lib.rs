@@ -1,0 +1,1 @@
+//! wasm API. TODO
