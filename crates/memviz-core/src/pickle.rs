@@ -17,6 +17,7 @@
 //! Input can be fed in chunks ([`PickleDecoder::feed`]): an opcode cut by a
 //! chunk boundary waits for the next chunk.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 
 use crate::error::{Error, ErrorKind, Result};
@@ -127,6 +128,8 @@ fn key_of(s: &str) -> Key {
 /// fit); a longer one is refused rather than carried as a bignum.
 const MAX_INT_BYTES: usize = 16;
 const HIGHEST_PROTOCOL: u8 = 5;
+/// Longest string or bytes value: string offsets in the model are 32-bit.
+const MAX_PAYLOAD: u64 = u32::MAX as u64;
 
 /// The decoder's arenas and the model parts it fills while decoding.
 #[derive(Debug)]
@@ -150,7 +153,28 @@ pub struct Arena {
     /// Values of the wrong type met while converting events and frames.
     pub bad_values: u64,
     pub unknown_event_keys: u64,
+    /// Bytes that may still be copied out of shared values into owned text
+    /// (allocator settings, user metadata, forward frames, action names).
+    /// It grows with the input, so a value referenced a million times
+    /// through the memo cannot be copied a million times.
+    copy_left: Cell<u64>,
+    /// Copies refused because `copy_left` ran out.
+    pub elided_copies: Cell<u64>,
 }
+
+/// Copy budget every input starts with, and what each input byte adds.
+const COPY_BASE: u64 = 16 << 20;
+const COPY_PER_INPUT_BYTE: u64 = 4;
+/// Events and frames have a dozen keys; a dict with more is neither, and is
+/// not scanned again each time it is referenced.
+const MAX_RECORD_KEYS: usize = 64;
+/// Protocol 0 text opcodes (INT, FLOAT, UNICODE, PUT...) end at a newline;
+/// no line in a memory snapshot comes near this.
+const MAX_LINE: usize = 1 << 20;
+/// Memo indices are sequential in every pickle Python writes; a PUT that
+/// skips ahead more than this goes to the sparse map instead of growing the
+/// dense memo.
+const MEMO_DENSE_GAP: u64 = 8;
 
 impl Arena {
     pub fn new() -> Self {
@@ -171,6 +195,36 @@ impl Arena {
             stream_index: HashMap::new(),
             bad_values: 0,
             unknown_event_keys: 0,
+            copy_left: Cell::new(COPY_BASE),
+            elided_copies: Cell::new(0),
+        }
+    }
+
+    /// Adds the copy budget that `n` more input bytes earn.
+    pub fn credit_input(&mut self, n: u64) {
+        let c = self.copy_left.get_mut();
+        *c = c.saturating_add(n.saturating_mul(COPY_PER_INPUT_BYTE));
+    }
+
+    /// Takes `n` bytes from the copy budget; false (and counted) when spent.
+    fn charge(&self, n: usize) -> bool {
+        let left = self.copy_left.get();
+        if (n as u64) <= left {
+            self.copy_left.set(left - n as u64);
+            true
+        } else {
+            self.elided_copies.set(self.elided_copies.get() + 1);
+            false
+        }
+    }
+
+    /// An owned copy of a string, within the copy budget ("…" beyond it).
+    fn copy_str(&self, id: StrId) -> String {
+        let s = self.str(id);
+        if self.charge(s.len() + 16) {
+            s.to_string()
+        } else {
+            "…".to_string()
         }
     }
 
@@ -283,7 +337,7 @@ impl Arena {
     /// A readable copy of a small value (allocator settings, metadata), with
     /// a budget so shared or cyclic structures cannot blow up.
     pub fn plain(&self, v: &Value, budget: &mut usize, depth: usize) -> Plain {
-        if *budget == 0 || depth > 64 {
+        if *budget == 0 || depth > 64 || !self.charge(16) {
             return Plain::Elided;
         }
         *budget -= 1;
@@ -293,8 +347,15 @@ impl Arena {
             Value::Int(i) => Plain::Int(i as i128),
             Value::Big(b) => Plain::Int(self.bigs[b as usize]),
             Value::Float(f) => Plain::Float(f),
-            Value::Str(s) => Plain::Str(self.str(s).to_string()),
-            Value::Bytes(b) => Plain::Bytes(self.bytes[b as usize].clone()),
+            Value::Str(s) => Plain::Str(self.copy_str(s)),
+            Value::Bytes(b) => {
+                let b = &self.bytes[b as usize];
+                if self.charge(b.len()) {
+                    Plain::Bytes(b.clone())
+                } else {
+                    Plain::Elided
+                }
+            }
             Value::List(_) | Value::Tuple(_) => match self.list_items(v) {
                 Some(items) => {
                     Plain::List(items.iter().map(|x| self.plain(x, budget, depth + 1)).collect())
@@ -315,7 +376,7 @@ impl Arena {
 
     pub fn user_metadata(&self, v: &Value) -> Option<UserMetadata> {
         match v {
-            Value::Str(s) => Some(UserMetadata::Text(self.str(*s).to_string())),
+            Value::Str(s) => Some(UserMetadata::Text(self.copy_str(*s))),
             Value::Dict(_) => {
                 let items = self.dict_items(v)?;
                 let mut budget = 10_000;
@@ -337,11 +398,12 @@ impl Arena {
         .filter(|m| !m.is_empty())
     }
 
-    /// Called when a dict is complete: trace events and frames leave the
-    /// generic arena for their tables.
+    /// Called when a dict is complete (it went into a container, or is the
+    /// result): trace events and frames leave the generic arena for their
+    /// tables.
     fn finish_dict(&mut self, id: u32) {
         let items = match &self.dicts[id as usize] {
-            DictRec::Items(items) => items,
+            DictRec::Items(items) if items.len() <= MAX_RECORD_KEYS => items,
             _ => return,
         };
         let mut is_event = false;
@@ -412,7 +474,7 @@ impl Arena {
                     if let Value::Str(s) = v {
                         action = Action::from_name(self.str(*s));
                         if action == Action::Other {
-                            action_name = Some(self.str(*s).to_string());
+                            action_name = Some(self.copy_str(*s));
                         }
                     }
                 }
@@ -441,7 +503,7 @@ impl Arena {
                         .unwrap_or(&[])
                         .iter()
                         .filter_map(|x| match x {
-                            Value::Str(s) => Some(self.str(*s).to_string()),
+                            Value::Str(s) => Some(self.copy_str(*s)),
                             _ => None,
                         })
                         .collect();
@@ -521,8 +583,9 @@ fn hash_u32s(xs: &[u32]) -> u64 {
 
 /// Why an opcode could not run yet.
 enum Stall {
-    /// More input is needed to finish this opcode.
-    NeedMore,
+    /// More input is needed to finish this opcode: it ends at this offset
+    /// of the data being run (or later, for a text line).
+    NeedMore(u64),
     Fail(Error),
 }
 
@@ -545,6 +608,12 @@ pub struct PickleDecoder {
     base: u64,
     pub protocol: u8,
     result: Option<Value>,
+    /// The opcode at `carry[0]` cannot finish before `carry` holds this many
+    /// bytes: feeding waits for them instead of re-running it on every chunk.
+    wait: u64,
+    /// What `carry[0]` is waiting for, for the truncation message: the
+    /// opcode and the data length its length field claims.
+    stalled: Option<(u8, Option<u64>)>,
 }
 
 impl Default for PickleDecoder {
@@ -570,6 +639,35 @@ fn op_name(op: u8) -> &'static str {
         0x84 => "EXT4",
         0x97 => "NEXT_BUFFER",
         0x98 => "READONLY_BUFFER",
+        0x80 => "PROTO",
+        0x95 => "FRAME",
+        b'.' => "STOP",
+        0x8a => "LONG1",
+        0x8b => "LONG4",
+        0x8c => "SHORT_BINUNICODE",
+        b'X' => "BINUNICODE",
+        0x8d => "BINUNICODE8",
+        b'U' => "SHORT_BINSTRING",
+        b'T' => "BINSTRING",
+        b'C' => "SHORT_BINBYTES",
+        b'B' => "BINBYTES",
+        0x8e => "BINBYTES8",
+        0x96 => "BYTEARRAY8",
+        b'J' => "BININT",
+        b'K' => "BININT1",
+        b'M' => "BININT2",
+        b'G' => "BINFLOAT",
+        b'I' => "INT",
+        b'L' => "LONG",
+        b'F' => "FLOAT",
+        b'V' => "UNICODE",
+        b'S' => "STRING",
+        b'p' => "PUT",
+        b'g' => "GET",
+        b'q' => "BINPUT",
+        b'r' => "LONG_BINPUT",
+        b'h' => "BINGET",
+        b'j' => "LONG_BINGET",
         _ => "?",
     }
 }
@@ -586,6 +684,8 @@ impl PickleDecoder {
             base: 0,
             protocol: 0,
             result: None,
+            wait: 0,
+            stalled: None,
         }
     }
 
@@ -597,6 +697,12 @@ impl PickleDecoder {
     pub fn feed(&mut self, chunk: &[u8]) -> Result<()> {
         if self.result.is_some() {
             return Ok(()); // bytes after STOP are ignored, as pickle.load does
+        }
+        self.arena.credit_input(chunk.len() as u64);
+        if !self.carry.is_empty() && ((self.carry.len() + chunk.len()) as u64) < self.wait {
+            // Still inside a long operand: just collect it.
+            self.carry.extend_from_slice(chunk);
+            return Ok(());
         }
         if self.carry.is_empty() {
             let used = self.run(chunk, self.base)?;
@@ -626,13 +732,19 @@ impl PickleDecoder {
                 if end == 0 {
                     return Err(Error::at(ErrorKind::NotASnapshot, 0, "the file is empty"));
                 }
-                let what = if self.carry.is_empty() {
-                    "the pickle ends before its STOP opcode".to_string()
-                } else {
-                    format!(
-                        "the pickle ends inside the opcode 0x{:02x} that starts at byte offset {}",
-                        self.carry[0], self.base
-                    )
+                let what = match (self.carry.first(), self.stalled) {
+                    (None, _) => "the pickle ends before its STOP opcode".to_string(),
+                    (Some(&op), Some((_, Some(claim)))) => format!(
+                        "the opcode {} (0x{op:02x}) at byte offset {} claims {claim} bytes of data, but the file ends {} bytes later",
+                        op_name(op),
+                        self.base,
+                        self.carry.len()
+                    ),
+                    (Some(&op), _) => format!(
+                        "the pickle ends inside the opcode {} (0x{op:02x}) that starts at byte offset {}",
+                        op_name(op),
+                        self.base
+                    ),
                 };
                 Err(Error::at(ErrorKind::Truncated, end, format!("truncated file: {what}")))
             }
@@ -656,7 +768,7 @@ impl PickleDecoder {
         let len = self.memo.len() as u64;
         if idx < len {
             self.memo[idx as usize] = Some(v);
-        } else if idx < len + 4096 {
+        } else if idx < len + MEMO_DENSE_GAP {
             self.memo.resize(idx as usize, None);
             self.memo.push(Some(v));
         } else {
@@ -687,6 +799,7 @@ impl PickleDecoder {
     }
 
     fn new_list(&mut self, items: Vec<Value>) -> u32 {
+        self.finish_dicts(&items);
         self.arena.lists.push(ListRec::Items(items));
         (self.arena.lists.len() - 1) as u32
     }
@@ -696,15 +809,26 @@ impl PickleDecoder {
         (self.arena.dicts.len() - 1) as u32
     }
 
+    /// Dicts that go into a container are complete: events and frames among
+    /// them move to their tables now (not earlier: protocol 0 and 1 add a
+    /// dict's items one SETITEM at a time).
+    fn finish_dicts(&mut self, items: &[Value]) {
+        for v in items {
+            if let Value::Dict(d) = *v {
+                self.arena.finish_dict(d);
+            }
+        }
+    }
+
     fn append_items(&mut self, target: Value, items: Vec<Value>, at: u64) -> Result<()> {
+        self.finish_dicts(&items);
         match target {
             Value::List(id) => {
-                if let ListRec::Items(v) = &mut self.arena.lists[id as usize] {
-                    if v.is_empty() {
-                        *v = items;
-                    } else {
-                        v.extend(items);
-                    }
+                match &mut self.arena.lists[id as usize] {
+                    ListRec::Items(v) if v.is_empty() => *v = items,
+                    ListRec::Items(v) => v.extend(items),
+                    // Items added to a frames list after it became a stack.
+                    ListRec::Stack(_) => self.arena.bad_values += 1,
                 }
                 Ok(())
             }
@@ -730,14 +854,19 @@ impl PickleDecoder {
         if items.len() % 2 != 0 {
             return Err(Error::at(ErrorKind::Malformed, at, "SETITEMS with an odd number of items"));
         }
-        if let DictRec::Items(d) = &mut self.arena.dicts[id as usize] {
-            d.reserve(items.len() / 2);
-            let mut it = items.into_iter();
-            while let (Some(k), Some(v)) = (it.next(), it.next()) {
-                d.push((k, v));
+        self.finish_dicts(&items);
+        match &mut self.arena.dicts[id as usize] {
+            DictRec::Items(d) => {
+                d.reserve(items.len() / 2);
+                let mut it = items.into_iter();
+                while let (Some(k), Some(v)) = (it.next(), it.next()) {
+                    d.push((k, v));
+                }
             }
+            // Items added to an event or frame after it was complete
+            // (fetched again from the memo): not part of the model.
+            _ => self.arena.bad_values += 1,
         }
-        self.arena.finish_dict(id);
         Ok(())
     }
 
@@ -764,6 +893,8 @@ impl PickleDecoder {
     /// returns how many bytes were consumed (whole opcodes only).
     fn run(&mut self, data: &[u8], base: u64) -> Result<usize> {
         let mut pos = 0usize;
+        self.wait = 0;
+        self.stalled = None;
         while pos < data.len() {
             match self.step(data, pos, base) {
                 Ok(next) => {
@@ -772,7 +903,11 @@ impl PickleDecoder {
                         return Ok(pos);
                     }
                 }
-                Err(Stall::NeedMore) => return Ok(pos),
+                Err(Stall::NeedMore(end)) => {
+                    self.wait = end - pos as u64;
+                    self.stalled = Some((data[pos], self.stalled.and_then(|s| s.1)));
+                    return Ok(pos);
+                }
                 Err(Stall::Fail(e)) => return Err(e),
             }
         }
@@ -786,30 +921,39 @@ impl PickleDecoder {
         let p = pos + 1;
         // Operand readers: NeedMore when the chunk ends inside the opcode.
         let need = |n: usize| -> std::result::Result<&[u8], Stall> {
-            data.get(p..p + n).ok_or(Stall::NeedMore)
+            data.get(p..p + n).ok_or(Stall::NeedMore((p + n) as u64))
         };
         let line = || -> std::result::Result<&[u8], Stall> {
-            match data[p..].iter().position(|&b| b == b'\n') {
+            let rest = &data[p..data.len().min(p + MAX_LINE)];
+            match rest.iter().position(|&b| b == b'\n') {
                 Some(i) => Ok(&data[p..p + i]),
-                None => Err(Stall::NeedMore),
+                None if rest.len() == MAX_LINE => Err(Stall::Fail(Error::at(
+                    ErrorKind::TooLarge,
+                    at,
+                    format!("a text line of more than {MAX_LINE} bytes (opcode {})", op_name(data[pos])),
+                ))),
+                None => Err(Stall::NeedMore(data.len() as u64 + 1)),
             }
         };
         // A length-prefixed payload: check the claimed length against what
         // the input could still hold before waiting for it.
         let payload = |len_bytes: usize, len: u64| -> std::result::Result<(usize, usize), Stall> {
-            if len > (u32::MAX as u64) * 4 {
+            if len > MAX_PAYLOAD {
                 return Err(Stall::Fail(Error::at(
                     ErrorKind::TooLarge,
                     at,
-                    format!("a length field claims {len} bytes"),
+                    format!(
+                        "the opcode {} claims {len} bytes of data (this reader's limit is {MAX_PAYLOAD})",
+                        op_name(data[pos])
+                    ),
                 )));
             }
             let start = p + len_bytes;
-            let end = start.checked_add(len as usize).ok_or(Stall::NeedMore)?;
-            if end > data.len() {
-                return Err(Stall::NeedMore);
+            let end = start as u64 + len;
+            if end > data.len() as u64 {
+                return Err(Stall::NeedMore(end));
             }
-            Ok((start, end))
+            Ok((start, end as usize))
         };
         if self.protocol == 0 && pos == 0 && base == 0 && op != 0x80 {
             // Protocols 0 and 1 have no PROTO opcode; accept them but make a
@@ -840,6 +984,7 @@ impl PickleDecoder {
             b'.' => {
                 // STOP
                 let v = self.pop(at)?;
+                self.finish_dicts(&[v]);
                 self.result = Some(v);
                 Ok(p)
             }
@@ -927,7 +1072,11 @@ impl PickleDecoder {
                     "00" if op == b'I' => self.stack.push(Value::Bool(false)),
                     _ => {
                         if text.len() > 40 {
-                            return Err(Stall::Fail(Error::at(ErrorKind::TooLarge, at, "integer too large")));
+                            return Err(Stall::Fail(Error::at(
+                                ErrorKind::TooLarge,
+                                at,
+                                format!("integer literal of {} digits refused (no address or size needs more than 39)", text.len()),
+                            )));
                         }
                         let v: i128 = text.parse().map_err(|_| {
                             Error::at(ErrorKind::Malformed, at, format!("bad integer literal {text:?}"))
@@ -962,8 +1111,23 @@ impl PickleDecoder {
                     }
                     _ => (8, u64::from_le_bytes(need(8)?.try_into().unwrap())),
                 };
-                let (s, e) = payload(len_bytes, n)?;
+                let (s, e) = match payload(len_bytes, n) {
+                    Err(Stall::NeedMore(end)) => {
+                        self.stalled = Some((op, Some(n)));
+                        return Err(Stall::NeedMore(end));
+                    }
+                    r => r?,
+                };
                 let raw = &data[s..e];
+                if matches!(op, 0x8c | b'X' | 0x8d | b'U' | b'T')
+                    && (self.arena.strings.byte_len() + raw.len()) as u64 > MAX_PAYLOAD
+                {
+                    return Err(Stall::Fail(Error::at(
+                        ErrorKind::TooLarge,
+                        at,
+                        format!("the strings of this file add up to more than {MAX_PAYLOAD} bytes (this reader's limit)"),
+                    )));
+                }
                 let v = match op {
                     0x8c | b'X' | 0x8d | b'U' | b'T' => self.push_string(raw),
                     _ => {
