@@ -8,7 +8,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::model::{
     Block, BlockState, BuildWarnings, EventTable, Segment, SegmentType, Snapshot, StackId,
 };
-use crate::pickle::{Arena, DictRec, PickleDecoder, Value};
+use crate::pickle::{foreign_format, not_a_pickle, Arena, DictRec, PickleDecoder, Value};
 
 /// The largest (decompressed) snapshot a [`Loader`] reads unless told
 /// otherwise: ids in the model are 32-bit, and every id needs at least one
@@ -63,6 +63,8 @@ enum Inner {
 /// Leading whitespace kept while deciding the format; past it, the input is
 /// handed to the pickle decoder, which calls it what it is.
 const MAX_SNIFF: usize = 4096;
+/// Bytes looked at for the magic of a file that is no snapshot (PNG, zip...).
+const SNIFF_MAGIC: usize = 8;
 
 impl Stream {
     fn new(max_bytes: u64, gzip: bool) -> Stream {
@@ -93,19 +95,13 @@ impl Stream {
     fn feed_inner(&mut self, chunk: &[u8]) -> Result<()> {
         if let Inner::Sniff(head) = &mut self.inner {
             let first = head.iter().chain(chunk).copied().find(|b| !b.is_ascii_whitespace());
-            if first.is_none() && head.len() + chunk.len() <= MAX_SNIFF {
+            let len = head.len() + chunk.len();
+            if (first.is_none() && len <= MAX_SNIFF) || len < SNIFF_MAGIC {
                 head.extend_from_slice(chunk);
                 return Ok(());
             }
             let head = std::mem::take(head);
-            self.inner = match first {
-                Some(b'{') | Some(b'[') => Inner::Json(head),
-                _ => {
-                    let mut p = Box::new(PickleDecoder::new());
-                    p.feed(&head)?;
-                    Inner::Pickle(p)
-                }
-            };
+            self.decide(first, head, Some(chunk))?;
         }
         match &mut self.inner {
             Inner::Pickle(p) => p.feed(chunk),
@@ -117,7 +113,36 @@ impl Stream {
         }
     }
 
-    fn finish(self) -> Result<Snapshot> {
+    /// Picks the decoder from the first non-whitespace byte and feeds it
+    /// `head`; `next` (not fed) is looked at for a foreign file's magic.
+    fn decide(&mut self, first: Option<u8>, head: Vec<u8>, next: Option<&[u8]>) -> Result<()> {
+        let mut start = head.clone();
+        start.extend(next.unwrap_or(&[]).iter().take(SNIFF_MAGIC));
+        if foreign_format(&start).is_some() {
+            return Err(not_a_pickle(&start));
+        }
+        {
+            self.inner = match first {
+                Some(b'{') | Some(b'[') => Inner::Json(head),
+                _ => {
+                    let mut p = Box::new(PickleDecoder::new());
+                    p.feed(&head)?;
+                    Inner::Pickle(p)
+                }
+            };
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<Snapshot> {
+        if let Inner::Sniff(head) = &mut self.inner {
+            // A short file (under SNIFF_MAGIC bytes) is decided at its end.
+            if head.iter().any(|b| !b.is_ascii_whitespace()) {
+                let head = std::mem::take(head);
+                let first = head.iter().copied().find(|b| !b.is_ascii_whitespace());
+                self.decide(first, head, None).map_err(|e| self.tag(e))?;
+            }
+        }
         let gzip = self.gzip;
         let tag = |mut e: Error| {
             if gzip {
@@ -328,6 +353,20 @@ fn build(top: Value, mut arena: Arena, protocol: u8) -> Result<Snapshot> {
 
     let (segments_v, traces_v) = match top {
         Value::List(_) | Value::Tuple(_) => {
+            // torch.cuda.memory_snapshot() returns a list of segment dicts; a
+            // list holding no dict at all is something else.
+            let items = ctx.arena.list_items(&top).unwrap_or(&[]);
+            if let Some(x) = items.first().filter(|_| !items.iter().any(|x| matches!(x, Value::Dict(_)))) {
+                return Err(Error::new(
+                    ErrorKind::NotSnapshotShaped,
+                    None,
+                    format!(
+                        "not a memory snapshot: the file holds a list of {} values (expected the dict that \
+                         torch.cuda.memory._dump_snapshot writes or a list of segment dicts)",
+                        x.type_name()
+                    ),
+                ));
+            }
             snap.bare_segment_list = true;
             (Some(top), None)
         }

@@ -735,10 +735,9 @@ impl PickleDecoder {
                 let what = match (self.carry.first(), self.stalled) {
                     (None, _) => "the pickle ends before its STOP opcode".to_string(),
                     (Some(&op), Some((_, Some(claim)))) => format!(
-                        "the opcode {} (0x{op:02x}) at byte offset {} claims {claim} bytes of data, but the file ends {} bytes later",
+                        "the opcode {} (0x{op:02x}) at byte offset {} claims {claim} bytes of data; the file ends before them",
                         op_name(op),
                         self.base,
-                        self.carry.len()
                     ),
                     (Some(&op), _) => format!(
                         "the pickle ends inside the opcode {} (0x{op:02x}) that starts at byte offset {}",
@@ -873,9 +872,7 @@ impl PickleDecoder {
     fn push_string(&mut self, raw: &[u8]) -> Value {
         let id = match std::str::from_utf8(raw) {
             Ok(s) => self.arena.push_str(s),
-            // Python pickles undecodable file names as lone surrogates, which
-            // are not valid UTF-8: show them as U+FFFD.
-            Err(_) => self.arena.push_str(&String::from_utf8_lossy(raw)),
+            Err(_) => self.arena.push_str(&python_str_lossy(raw)),
         };
         Value::Str(id)
     }
@@ -1300,6 +1297,18 @@ fn is_opcode(op: u8) -> bool {
 /// Names what the bytes are when they are not a pickle at all.
 pub fn not_a_pickle(data: &[u8]) -> Error {
     let head: Vec<String> = data.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    let what = foreign_format(data).unwrap_or_else(|| format!("it starts with bytes {}", head.join(" ")));
+    Error::at(
+        ErrorKind::NotASnapshot,
+        0,
+        format!("not a memory snapshot (expected a pickle, JSON or gzip file): {what}"),
+    )
+}
+
+/// The kind of file that `data` starts like, for files that are often
+/// dropped by mistake. Some (PNG: 0x89 is NEWFALSE) begin with a byte that is
+/// also a pickle opcode, so the loader asks this before decoding.
+pub fn foreign_format(data: &[u8]) -> Option<String> {
     let what = if data.starts_with(b"\x89PNG") {
         "a PNG image".to_string()
     } else if data.starts_with(b"PK\x03\x04") {
@@ -1319,13 +1328,34 @@ pub fn not_a_pickle(data: &[u8]) -> Error {
     } else if data.starts_with(b"\x28\xb5\x2f\xfd") {
         "a zstd file (only gzip is supported)".to_string()
     } else {
-        format!("it starts with bytes {}", head.join(" "))
+        return None;
     };
-    Error::at(
-        ErrorKind::NotASnapshot,
-        0,
-        format!("not a memory snapshot (expected a pickle, JSON or gzip file): {what}"),
-    )
+    Some(what)
+}
+
+/// Text of a pickled `str` that is not valid UTF-8. Python pickles file
+/// names it could not decode as lone surrogates (U+DC80..U+DCFF), written
+/// with 'surrogatepass' as the three bytes ED B0..BF 80..BF: each becomes one
+/// U+FFFD, as does every other invalid sequence.
+pub fn python_str_lossy(mut raw: &[u8]) -> String {
+    let mut out = String::with_capacity(raw.len());
+    while !raw.is_empty() {
+        match std::str::from_utf8(raw) {
+            Ok(s) => {
+                out.push_str(s);
+                break;
+            }
+            Err(e) => {
+                let (good, bad) = raw.split_at(e.valid_up_to());
+                out.push_str(std::str::from_utf8(good).unwrap_or_default());
+                out.push('\u{FFFD}');
+                let surrogate = matches!(bad, [0xed, 0xa0..=0xbf, 0x80..=0xbf, ..]);
+                let skip = if surrogate { 3 } else { e.error_len().unwrap_or(bad.len()) };
+                raw = &bad[skip..];
+            }
+        }
+    }
+    out
 }
 
 fn le_signed(b: &[u8]) -> i128 {
