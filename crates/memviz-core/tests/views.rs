@@ -182,3 +182,55 @@ fn event_lines_on_real_file() {
     let n_fc = t.action.iter().filter(|a| **a == Action::FreeCompleted).count();
     assert_eq!(merged.iter().filter(|m| **m).count(), n_fc);
 }
+
+/// The 4 largest Active Memory elements of every device of every real file:
+/// element index, versioned address, size, alloc and free steps, against the
+/// Python replay (`views_reference.py FILE --hover D`), which also checks the
+/// address versions.
+#[test]
+fn largest_elements_match_python_reference() {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/views_reference.py");
+    for name in SNAPSHOTS {
+        let snap = load(name);
+        let v = versions::compute(&snap);
+        for d in snap.devices() {
+            let out = match Command::new("python3")
+                .arg(&script)
+                .arg(snapshots_dir().join(name))
+                .args(["--hover", &d.to_string()])
+                .output()
+            {
+                Ok(o) if o.status.success() => o.stdout,
+                Ok(o) => panic!("{name}: reference script failed: {}", String::from_utf8_lossy(&o.stderr)),
+                Err(e) => {
+                    eprintln!("python3 not available ({e}); skipping {name}");
+                    continue;
+                }
+            };
+            let want: serde_json::Value = serde_json::from_slice(&out).unwrap();
+            let tl = Timeline::build_with(&snap, &v, d, TimelineKind::ActiveMemory);
+            let initial: std::collections::HashSet<u32> = tl.initially_allocated.iter().copied().collect();
+            let got: Vec<serde_json::Value> = tl
+                .by_size
+                .iter()
+                .take(4)
+                .map(|&i| {
+                    let e = tl.elements[i as usize];
+                    let is_initial = initial.contains(&i);
+                    let last = e.x1.saturating_sub(1);
+                    let freed = e.x1 > 0
+                        && tl.actions.get(last as usize) == Some(&i)
+                        && (is_initial || last > e.x0);
+                    serde_json::json!({
+                        "elem": i,
+                        "addr": format_addr(false, e.addr, e.version),
+                        "size": e.size,
+                        "alloc_step": if is_initial { None } else { Some(e.x0) },
+                        "free_step": if freed { Some(last) } else { None },
+                    })
+                })
+                .collect();
+            assert_eq!(serde_json::Value::Array(got), want, "{name} device {d}");
+        }
+    }
+}

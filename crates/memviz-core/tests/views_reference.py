@@ -3,6 +3,9 @@
 totals, written from its JS semantics (standard library only).
 
   python3 crates/memviz-core/tests/views_reference.py ../shared/snapshots/NAME
+  python3 crates/memviz-core/tests/views_reference.py FILE --hover DEVICE
+      (the 4 largest Active Memory elements: index, "b<hex>_<version>",
+       size, alloc step, free step; steps are indices into the actions)
 """
 import json, pickle, sys
 
@@ -52,6 +55,76 @@ def timeline(snap, dev, segs):
 snap = pickle.load(open(sys.argv[1], 'rb'))
 if isinstance(snap, list):
     snap = {'segments': snap, 'device_traces': []}
+
+
+def versions(snap):
+    """annotate_snapshot: one block and one segment version space."""
+    blocks, segs = {}, {}
+    def take(space, addr, inc):
+        v = space.get(addr, 0)
+        if inc:
+            space[addr] = v + 1
+        return v
+    ev = []
+    for trace in snap['device_traces']:
+        vs = []
+        for e in trace:
+            a = e['action']
+            if a in ('free_completed', 'free'):
+                vs.append(take(blocks, e['addr'], True))
+            elif a in ('alloc', 'free_requested'):
+                vs.append(take(blocks, e['addr'], False))
+            elif a in ('segment_free', 'segment_unmap'):
+                vs.append(take(segs, e['addr'], True))
+            elif a in ('segment_alloc', 'segment_map'):
+                vs.append(take(segs, e['addr'], False))
+            else:
+                vs.append(0)
+        ev.append(vs)
+    bv = {}
+    for s in snap['segments']:
+        take(segs, s['address'], False)
+        addr = s['address']
+        for b in s['blocks']:
+            a = b.get('address', addr)
+            bv[(s['device'], a)] = take(blocks, a, False)
+            addr = a + b['size']
+    return ev, bv
+
+
+if '--hover' in sys.argv:
+    dev = int(sys.argv[sys.argv.index('--hover') + 1])
+    ev, bv = versions(snap)
+    els, actions, initial, live = [], [], [], {}
+    trace = snap['device_traces'][dev] if dev < len(snap['device_traces']) else []
+    for i, e in enumerate(trace):
+        if e['action'] == 'alloc':
+            els.append((e['addr'], ev[dev][i], e['size'])); live[e['addr']] = len(els) - 1; actions.append(len(els) - 1)
+        elif e['action'] in ('free', 'free_completed'):
+            if e['addr'] in live:
+                actions.append(live.pop(e['addr']))
+            else:
+                els.append((e['addr'], ev[dev][i], e['size'])); initial.append(len(els) - 1); actions.append(len(els) - 1)
+    for s in snap['segments']:
+        if s['device'] == dev:
+            addr = s['address']
+            for b in s['blocks']:
+                a = b.get('address', addr)
+                if b['state'] == 'active_allocated' and a not in live:
+                    els.append((a, bv[(dev, a)], b['requested_size'])); initial.append(len(els) - 1)
+                addr = a + b['size']
+    initial.reverse()
+    if not actions and initial:
+        actions.append(initial.pop())
+    top = sorted(range(len(els)), key=lambda i: -els[i][2])[:4]
+    out = []
+    for i in top:
+        steps = [k for k, x in enumerate(actions) if x == i]
+        alloc = steps[0] if i not in initial else None
+        free = steps[-1] if (i in initial and steps) or len(steps) == 2 else None
+        out.append(dict(elem=i, addr='b%x_%d' % (els[i][0], els[i][1]), size=els[i][2], alloc_step=alloc, free_step=free))
+    print(json.dumps(out))
+    sys.exit(0)
 ndev = max([len(snap['device_traces'])] + [s['device'] + 1 for s in snap['segments']])
 out = {}
 for d in range(ndev):
