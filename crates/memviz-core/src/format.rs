@@ -246,8 +246,9 @@ fn format_pool(pool: Option<(i64, i64)>) -> String {
 /// (memory_viz's text pane shows it prefixed with the element index; see
 /// [`hover_text`].) Differences, all deliberate: no "Invalid Date" when
 /// `time_us` is missing (the timestamp is left out), the timestamp is ISO
-/// 8601 UTC, a ghost block shows its own `user_metadata`, and the address has
-/// no apostrophe (as in the state history).
+/// 8601 UTC, a ghost block shows its own `user_metadata`, the address has no
+/// apostrophe (as in the state history), and a ghost segment's address gets
+/// the `s` prefix (memory_viz marks it `alloc` and so prints `b`).
 pub fn context_for_element(snap: &Snapshot, tl: &Timeline, elem: u32) -> String {
     let Some(e) = tl.elements.get(elem as usize) else {
         return String::new();

@@ -126,13 +126,14 @@ pub fn compute(snap: &Snapshot) -> Versions {
 /// free_completed, which memory_viz drops from its event list; the
 /// free_requested just before it is the one shown as `free`.
 pub fn merged_free(t: &EventTable) -> Vec<bool> {
-    let mut out = vec![false; t.len()];
-    for i in 1..t.len() {
-        out[i] = t.action[i] == Action::FreeCompleted
-            && t.action[i - 1] == Action::FreeRequested
-            && t.addr(i) == t.addr(i - 1);
-    }
-    out
+    (0..t.len())
+        .map(|i| {
+            i > 0
+                && t.action[i] == Action::FreeCompleted
+                && t.action[i - 1] == Action::FreeRequested
+                && t.addr(i) == t.addr(i - 1)
+        })
+        .collect()
 }
 
 /// Builders for hand-made snapshots in unit tests.
