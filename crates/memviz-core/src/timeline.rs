@@ -15,7 +15,7 @@
 //! drawn bands at a step sit in push order (`Element::order`), each directly
 //! on the one below, and the summarized band on top of them all.
 
-use crate::model::{Action, BlockState, Segment, Snapshot, StackId};
+use crate::model::{Action, BlockState, Snapshot, StackId};
 use crate::versions::{self, AddrMap, Versions};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -96,22 +96,26 @@ pub struct Timeline {
     pub kind: TimelineKind,
 }
 
-/// A device's segments sorted by address, for memory_viz's `find_pool_id`.
-struct PoolFinder<'a> {
-    segs: Vec<&'a Segment>,
+/// A device's segments sorted by address, for memory_viz's `find_pool_id`:
+/// (start, end, pool) kept compact so the binary search stays in cache.
+struct PoolFinder {
+    segs: Vec<(u128, u128, Option<(i64, i64)>)>,
 }
 
-impl<'a> PoolFinder<'a> {
-    fn new(snap: &'a Snapshot, device: u32) -> Self {
-        let mut segs: Vec<&Segment> = snap.device_segments(device).collect();
-        segs.sort_by_key(|s| s.address);
+impl PoolFinder {
+    fn new(snap: &Snapshot, device: u32) -> Self {
+        let mut segs: Vec<_> = snap
+            .device_segments(device)
+            .map(|s| (s.address, s.address.saturating_add(s.total_size as u128), s.pool_id))
+            .collect();
+        segs.sort_by_key(|s| s.0);
         PoolFinder { segs }
     }
     /// Pool of the segment holding `addr`, `None` when no segment does.
     fn find(&self, addr: u128) -> Option<(i64, i64)> {
-        let i = self.segs.partition_point(|s| s.address <= addr);
+        let i = self.segs.partition_point(|s| s.0 <= addr);
         let s = self.segs.get(i.checked_sub(1)?)?;
-        (addr < s.address.saturating_add(s.total_size as u128)).then_some(s.pool_id).flatten()
+        (addr < s.1).then_some(s.2).flatten()
     }
 }
 
@@ -282,8 +286,12 @@ impl Timeline {
                 _ => total.push(running),
             }
         }
-        let mut by_size: Vec<u32> = (0..elements.len() as u32).collect();
-        by_size.sort_by_key(|&e| std::cmp::Reverse(elements[e as usize].size));
+        // Size descending, ties by index: JS's stable sort, done unstably on
+        // compact keys (an indirect stable sort misses the cache on 1M items).
+        let mut keyed: Vec<(u64, u32)> =
+            elements.iter().enumerate().map(|(i, e)| (!e.size, i as u32)).collect();
+        keyed.sort_unstable();
+        let by_size: Vec<u32> = keyed.into_iter().map(|(_, i)| i).collect();
 
         Timeline {
             elements,
