@@ -152,6 +152,27 @@ fn every_real_snapshot_has_expected_numbers() {
 }
 
 #[test]
+fn expected_numbers_are_current() {
+    // the committed files must be what the reference script prints today
+    let snaps = shared_dir().join("snapshots");
+    let mut stale = Vec::new();
+    for entry in std::fs::read_dir(expected_dir()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|x| x != "json") {
+            continue;
+        }
+        let committed: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let snapshot = snaps.join(path.file_stem().unwrap());
+        let now = run_json(python3().arg(reference_script()).arg("expected").arg(&snapshot));
+        if committed != now {
+            stale.push(path.display().to_string());
+        }
+    }
+    assert!(stale.is_empty(), "stale (run tests/reference/regenerate.sh and review): {stale:?}");
+}
+
+#[test]
 fn cli_matches_reference_on_real_snapshots() {
     let snaps = shared_dir().join("snapshots");
     let mut files: Vec<PathBuf> = std::fs::read_dir(expected_dir())
