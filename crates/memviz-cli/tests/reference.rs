@@ -250,3 +250,34 @@ fn compare_reports_differences() {
     compare(&expected, &serde_json::json!({"a": 1.0, "b": {"c": [1, 2]}, "d": "x", "z": 0}), "$", &mut errors);
     assert!(errors.is_empty(), "{errors:?}");
 }
+
+#[test]
+fn generated_gzip_and_json_inputs() {
+    // the same snapshot as gzip'd pickle, JSON and gzip'd JSON must give the
+    // same numbers as the reference (which reads all four)
+    let shared = shared_dir();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("reference").join("encodings");
+    std::fs::create_dir_all(&dir).unwrap();
+    let pickle = dir.join("snapshot.pickle");
+    let status = python3()
+        .arg(shared.join("tools/gen_snapshot.py"))
+        .arg(&pickle)
+        .args(["--events", "3000", "--seed", "5", "--oom"])
+        .status()
+        .expect("python3 must be on PATH to run gen_snapshot.py");
+    assert!(status.success());
+    let script = "import sys, pickle, json, gzip\n\
+                  p = sys.argv[1]; raw = open(p, 'rb').read()\n\
+                  text = json.dumps(pickle.loads(raw)).encode()\n\
+                  open(p + '.gz', 'wb').write(gzip.compress(raw))\n\
+                  open(p[:-7] + '.json', 'wb').write(text)\n\
+                  open(p[:-7] + '.json.gz', 'wb').write(gzip.compress(text))\n";
+    let status = python3().arg("-c").arg(script).arg(&pickle).status().unwrap();
+    assert!(status.success());
+    let expected = run_json(python3().arg(reference_script()).arg("expected").arg(&pickle));
+    let mut errors = Vec::new();
+    for name in ["snapshot.pickle.gz", "snapshot.json", "snapshot.json.gz"] {
+        errors.extend(check_cli(&dir.join(name), &expected));
+    }
+    fail_if_any(errors);
+}
