@@ -100,6 +100,16 @@ fn run(args: &[String]) -> Result<(), String> {
     let opts = parse_opts(&args[1..])?;
     let file = opts.file.clone().ok_or_else(|| format!("{cmd}: FILE missing\n\n{USAGE}"))?;
     match cmd.as_str() {
+        "summary" => {
+            let snap = load(&file)?;
+            let summary = memviz_core::summary::summarize(&snap);
+            if opts.json {
+                println!("{}", summary.to_json());
+            } else {
+                print!("{file}\n{}", summary.to_text());
+            }
+            Ok(())
+        }
         "info" => {
             let snap = load(&file)?;
             let info = info(&snap);
