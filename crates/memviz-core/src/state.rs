@@ -33,7 +33,7 @@ use crate::versions::Versions;
 
 const NONE: u32 = u32::MAX;
 /// Checkpoints (full state copies) may use about this many bytes.
-const CHECKPOINT_BUDGET: usize = 64 << 20;
+const CHECKPOINT_BUDGET: usize = 16 << 20;
 /// Smallest checkpoint interval, in events.
 const MIN_CHECKPOINT_EVERY: usize = 1024;
 
@@ -389,6 +389,19 @@ impl StateHistory {
     pub fn inconsistencies(&self) -> &Inconsistencies {
         &self.issues
     }
+    /// Bytes this history keeps on the heap (approximate).
+    pub fn heap_bytes(&self) -> usize {
+        self.link.capacity() * 8
+            + self.seglog.capacity() * std::mem::size_of::<(u128, SegVal)>()
+            + (self.alloc_of.capacity() + self.ev_version.capacity()) * 4
+            + (self.final_blocks.capacity() + self.final_segs.capacity()) * 8
+            + self
+                .checkpoints
+                .iter()
+                .map(|ck| ck.blocks.capacity() * 32 + ck.segs.capacity() * 32 + std::mem::size_of::<Checkpoint>())
+                .sum::<usize>()
+    }
+
     /// Events between two full state copies.
     pub fn checkpoint_every(&self) -> usize {
         self.checkpoint_every
@@ -441,9 +454,9 @@ impl StateHistory {
     }
 
     fn seg_overlaps(&self, c: &Cursor, addr: u128, size: u64) -> bool {
-        let end = addr + size as u128;
+        let end = end_of(addr, size);
         if let Some((&a, v)) = c.segs.range(..=addr).next_back() {
-            if a + v.size as u128 > addr {
+            if end_of(a, v.size) > addr {
                 return true;
             }
         }
@@ -453,12 +466,12 @@ impl StateHistory {
     /// Notes a block [addr, addr+size) that lies outside every segment or
     /// overlaps a neighbouring block (other than one at `addr` itself).
     fn check_block_place(&mut self, snap: &Snapshot, c: &Cursor, addr: u128, size: u64, event: Option<usize>) {
-        let end = addr + size as u128;
-        let inside = c.segs.range(..=addr).next_back().is_some_and(|(&a, v)| end <= a + v.size as u128);
+        let end = end_of(addr, size);
+        let inside = c.segs.range(..=addr).next_back().is_some_and(|(&a, v)| end <= end_of(a, v.size));
         if !inside {
             self.issues.note(Inconsistency::BlockOutsideSegment, event);
         }
-        let prev = c.blocks.range(..addr).next_back().is_some_and(|(&a, &d)| a + self.block_sizes(snap, d).0 as u128 > addr);
+        let prev = c.blocks.range(..addr).next_back().is_some_and(|(&a, &d)| end_of(a, self.block_sizes(snap, d).0) > addr);
         let next = c.blocks.range((Bound::Excluded(addr), Bound::Unbounded)).next().is_some_and(|(&a, _)| a < end);
         if prev || next {
             self.issues.note(Inconsistency::BlockOverlap, event);
@@ -466,8 +479,8 @@ impl StateHistory {
     }
 
     fn blocks_in(&self, snap: &Snapshot, c: &Cursor, addr: u128, size: u64) -> bool {
-        let end = addr + size as u128;
-        c.blocks.range(..end).next_back().is_some_and(|(&a, &d)| a + self.block_sizes(snap, d).0 as u128 > addr)
+        let end = end_of(addr, size);
+        c.blocks.range(..end).next_back().is_some_and(|(&a, &d)| end_of(a, self.block_sizes(snap, d).0) > addr)
     }
 
     fn save_checkpoint(&mut self, c: &Cursor) {
@@ -557,7 +570,7 @@ impl StateHistory {
                 touched.clear();
                 let stream = trace.stream[i];
                 let ev = SegVal { size, stream, origin: nfs + i as u32 };
-                let end = addr + size as u128;
+                let end = end_of(addr, size);
                 match action {
                     Action::SegmentFree | Action::SegmentUnmap => {
                         if self.seg_overlaps(c, addr, size) {
@@ -572,15 +585,15 @@ impl StateHistory {
                                 if na == end && nv.stream == stream {
                                     touch(&mut touched, c, na);
                                     c.seg_set(na, None);
-                                    cur.size += nv.size;
+                                    cur.size = cur.size.saturating_add(nv.size);
                                     c.seg_set(addr, Some(cur));
                                 }
                             }
                             if let Some((&pa, &pv)) = c.segs.range(..addr).next_back() {
-                                if pa + pv.size as u128 == addr && pv.stream == stream {
+                                if end_of(pa, pv.size) == addr && pv.stream == stream {
                                     touch(&mut touched, c, pa);
                                     c.seg_set(addr, None);
-                                    c.seg_set(pa, Some(SegVal { size: pv.size + cur.size, ..pv }));
+                                    c.seg_set(pa, Some(SegVal { size: pv.size.saturating_add(cur.size), ..pv }));
                                 }
                             }
                         }
@@ -599,11 +612,11 @@ impl StateHistory {
                         // segment_map: shrink or split the segment containing the range.
                         let found = c.segs.range(..=addr).next_back().map(|(&a, &v)| (a, v));
                         match found {
-                            Some((ea, ev0)) if end <= ea + ev0.size as u128 => {
+                            Some((ea, ev0)) if end <= end_of(ea, ev0.size) => {
                                 if self.blocks_in(snap, c, addr, size) {
                                     self.issues.note(Inconsistency::SegmentRemovedWithBlocks, Some(i));
                                 }
-                                let eend = ea + ev0.size as u128;
+                                let eend = end_of(ea, ev0.size);
                                 touch(&mut touched, c, ea);
                                 if ea == addr {
                                     c.seg_set(ea, None);
@@ -735,6 +748,11 @@ impl StateHistory {
     }
 }
 
+/// End of [addr, addr + size), saturating (garbage addresses must not panic).
+fn end_of(addr: u128, size: u64) -> u128 {
+    addr.saturating_add(size as u128)
+}
+
 fn touch(touched: &mut Vec<(u128, Option<SegVal>)>, c: &Cursor, addr: u128) {
     if !touched.iter().any(|(a, _)| *a == addr) {
         touched.push((addr, c.segs.get(&addr).copied()));
@@ -799,11 +817,11 @@ impl Cursor {
     fn block_set(&mut self, h: &StateHistory, snap: &Snapshot, addr: u128, d: Desc) {
         let old = if d == NONE { self.blocks.remove(&addr) } else { self.blocks.insert(addr, d) };
         if let Some(o) = old {
-            self.totals.allocated_bytes -= h.block_sizes(snap, o).1;
+            self.totals.allocated_bytes = self.totals.allocated_bytes.wrapping_sub(h.block_sizes(snap, o).1);
             self.totals.pending_free_blocks -= (o & 1) as usize;
         }
         if d != NONE {
-            self.totals.allocated_bytes += h.block_sizes(snap, d).1;
+            self.totals.allocated_bytes = self.totals.allocated_bytes.wrapping_add(h.block_sizes(snap, d).1);
             self.totals.pending_free_blocks += (d & 1) as usize;
         }
         self.totals.blocks = self.blocks.len();
@@ -815,10 +833,10 @@ impl Cursor {
             None => self.segs.remove(&addr),
         };
         if let Some(o) = old {
-            self.totals.reserved_bytes -= o.size;
+            self.totals.reserved_bytes = self.totals.reserved_bytes.wrapping_sub(o.size);
         }
         if let Some(v) = v {
-            self.totals.reserved_bytes += v.size;
+            self.totals.reserved_bytes = self.totals.reserved_bytes.wrapping_add(v.size);
         }
         self.totals.segments = self.segs.len();
     }
@@ -935,7 +953,7 @@ impl Cursor {
         let mut blocks = self.blocks.iter().peekable();
         for (&sa, &sv) in &self.segs {
             let mut seg = h.make_segment(snap, sa, sv);
-            let send = sa + sv.size as u128;
+            let send = end_of(sa, sv.size);
             while let Some((&ba, _)) = blocks.peek() {
                 if ba >= send {
                     break;
@@ -953,7 +971,7 @@ impl Cursor {
             let gap = |from: u128, to: u128, seg: &mut StateSegment| {
                 if to > from {
                     let g = (to - from) as u64;
-                    seg.gap_bytes += g;
+                    seg.gap_bytes = seg.gap_bytes.saturating_add(g);
                     seg.largest_gap = seg.largest_gap.max(g);
                     seg.gap_pieces += 1;
                 }
@@ -963,14 +981,14 @@ impl Cursor {
                 requested = requested.saturating_add(br);
                 seg.internal_bytes = seg.internal_bytes.saturating_add(bs.saturating_sub(br));
                 gap(at, ba, &mut seg);
-                at = at.max(ba + bs as u128);
+                at = at.max(end_of(ba, bs));
             }
             gap(at, send, &mut seg);
             seg.free_bytes = sv.size.saturating_sub(requested);
             if seg.internal_bytes > 0 && seg.free_bytes > 0 {
                 seg.internal_percent = Some(seg.internal_bytes as f64 / seg.free_bytes as f64 * 100.0);
             }
-            st.free_bytes += seg.gap_bytes;
+            st.free_bytes = st.free_bytes.saturating_add(seg.gap_bytes);
             st.largest_free_bytes = st.largest_free_bytes.max(seg.largest_gap);
             st.free_pieces += seg.gap_pieces;
             st.segments.push(seg);
@@ -1031,7 +1049,7 @@ mod tests {
             let mut a = addr;
             for &(bs, req, state) in blocks {
                 snap.blocks.push(Block { address: a, size: bs, requested_size: req, state, stack: 0, user_metadata: None });
-                a += bs as u128;
+                a = a.wrapping_add(bs as u128);
             }
             snap.segments.push(Segment {
                 device: 0,
@@ -1377,6 +1395,29 @@ mod tests {
             let h = StateHistory::tuned(&snap, 0, None, 2, 600);
             assert!(h.checkpoints.len() >= 2);
             check_all_with(&snap, h);
+        }
+    }
+
+    #[test]
+    fn garbage_addresses_and_sizes_do_not_panic() {
+        let top = u128::MAX - 100;
+        let events = [
+            (SegmentFree, top, u64::MAX, 0),
+            (SegmentUnmap, top - 5, u64::MAX, 0),
+            (FreeCompleted, top, u64::MAX, 0),
+            (Free, u128::MAX, u64::MAX, 0),
+            (SegmentMap, top, u64::MAX, 0),
+            (Alloc, u128::MAX, 1, 0),
+            (SegmentAlloc, top, 1, 0),
+        ];
+        let snap = build(&events, &[(top, u64::MAX, 0, true, &[(u64::MAX, u64::MAX, AA)])]);
+        let h = StateHistory::new(&snap, 0);
+        assert!(h.inconsistencies().total() > 0);
+        let mut c = h.cursor();
+        for p in (0..=events.len()).rev().chain(0..=events.len()) {
+            c.seek_position(&h, &snap, p);
+            let _ = c.state(&h, &snap);
+            let _ = c.summary(&h, &snap);
         }
     }
 }
