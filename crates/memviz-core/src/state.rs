@@ -156,6 +156,9 @@ struct SegVal {
 /// come from there).
 type Desc = u32;
 
+/// A segment at its address.
+type SegEntry = (u128, SegVal);
+
 struct Checkpoint {
     pos: usize,
     blocks: Vec<(u128, Desc)>,
@@ -666,7 +669,7 @@ impl StateHistory {
         }
     }
 
-    fn seg_changes(&self, i: usize) -> (&[(u128, SegVal)], &[(u128, SegVal)]) {
+    fn seg_changes(&self, i: usize) -> (&[SegEntry], &[SegEntry]) {
         let [start, counts] = self.link[i];
         let (start, removed, added) = (start as usize, (counts >> 16) as usize, (counts & 0xffff) as usize);
         (&self.seglog[start..start + removed], &self.seglog[start + removed..start + removed + added])
@@ -1193,10 +1196,10 @@ mod tests {
             assert_eq!(flat(&st), want[p], "stepping back to {p}");
             check_totals(&st);
         }
-        for p in 0..=n {
+        for (p, w) in want.iter().enumerate() {
             c.seek_position(&h, snap, p);
             let st = c.state(&h, snap);
-            assert_eq!(flat(&st), want[p], "stepping forward to {p}");
+            assert_eq!(&flat(&st), w, "stepping forward to {p}");
             check_totals(&st);
         }
         let mut x = 12345u64;
