@@ -281,3 +281,22 @@ fn generated_gzip_and_json_inputs() {
     }
     fail_if_any(errors);
 }
+
+#[test]
+fn expandable_segments_merge_and_split_at_every_event() {
+    // tests/reference/fixtures/expandable_merge.json: one expandable range
+    // mapped in three pieces (the last fills a gap, so undoing it splits the
+    // range in two) and partly unmapped (undoing that merges it back); a
+    // state after every event
+    let fixture = repo_root().join("tests/reference/fixtures/expandable_merge.json");
+    let expected =
+        run_json(python3().arg(reference_script()).arg("expected").arg(&fixture).arg("--all-states"));
+    let segments: Vec<u64> = expected["states"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["segments"].as_u64().unwrap())
+        .collect();
+    assert_eq!(segments, [1, 1, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1], "the fixture lost its split");
+    fail_if_any(check_cli(&fixture, &expected));
+}
