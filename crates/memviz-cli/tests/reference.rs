@@ -188,7 +188,12 @@ fn cli_matches_reference_on_real_snapshots() {
             serde_json::from_str(&std::fs::read_to_string(&exp_path).unwrap()).unwrap();
         let name = exp_path.file_stem().unwrap().to_string_lossy().into_owned();
         let snapshot = snaps.join(&name);
-        assert!(snapshot.is_file(), "{} has no snapshot {}", exp_path.display(), snapshot.display());
+        assert!(
+            snapshot.is_file(),
+            "{} has no snapshot {}",
+            exp_path.display(),
+            snapshot.display()
+        );
         errors.extend(check_cli(&snapshot, &expected));
     }
     fail_if_any(errors);
@@ -247,7 +252,12 @@ fn compare_reports_differences() {
     compare(&expected, &actual, "$", &mut errors);
     assert_eq!(errors.len(), 3, "{errors:?}");
     let mut errors = Vec::new();
-    compare(&expected, &serde_json::json!({"a": 1.0, "b": {"c": [1, 2]}, "d": "x", "z": 0}), "$", &mut errors);
+    compare(
+        &expected,
+        &serde_json::json!({"a": 1.0, "b": {"c": [1, 2]}, "d": "x", "z": 0}),
+        "$",
+        &mut errors,
+    );
     assert!(errors.is_empty(), "{errors:?}");
 }
 
@@ -289,8 +299,9 @@ fn expandable_segments_merge_and_split_at_every_event() {
     // range in two) and partly unmapped (undoing that merges it back); a
     // state after every event
     let fixture = repo_root().join("tests/reference/fixtures/expandable_merge.json");
-    let expected =
-        run_json(python3().arg(reference_script()).arg("expected").arg(&fixture).arg("--all-states"));
+    let expected = run_json(
+        python3().arg(reference_script()).arg("expected").arg(&fixture).arg("--all-states"),
+    );
     let segments: Vec<u64> = expected["states"]
         .as_array()
         .unwrap()
