@@ -311,3 +311,25 @@ fn expandable_segments_merge_and_split_at_every_event() {
     assert_eq!(segments, [1, 1, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1], "the fixture lost its split");
     fail_if_any(check_cli(&fixture, &expected));
 }
+
+#[test]
+fn reference_agrees_with_itself_forwards_and_backwards() {
+    // tests/reference/selfcheck.py: the reference's backward state walk must
+    // agree with a forward replay on every real snapshot and the fixture
+    let mut cmd = python3();
+    cmd.arg(repo_root().join("tests/reference/selfcheck.py"));
+    for entry in std::fs::read_dir(shared_dir().join("snapshots")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|x| x != "md") {
+            cmd.arg(path);
+        }
+    }
+    cmd.arg(repo_root().join("tests/reference/fixtures/expandable_merge.json"));
+    let out = cmd.output().expect("python3 must be on PATH");
+    assert!(
+        out.status.success(),
+        "selfcheck.py failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
