@@ -341,7 +341,17 @@ struct IntervalIndex {
 }
 
 impl IntervalIndex {
-    fn build(tl: &Timeline, drawn: &[bool]) -> IntervalIndex {
+    fn build(tl: &Timeline, drawn: &[bool], limit: usize) -> IntervalIndex {
+        // The drawn elements in stack order: for a small limit, sorting them
+        // beats walking every element in `by_order`.
+        let in_order: Vec<u32> = if limit.saturating_mul(4) < tl.elements.len() {
+            let mut v: Vec<(u32, u32)> =
+                tl.by_size[..limit].iter().map(|&e| (tl.elements[e as usize].order, e)).collect();
+            v.sort_unstable();
+            v.into_iter().map(|(_, e)| e).collect()
+        } else {
+            tl.by_order.iter().copied().filter(|&e| drawn[e as usize]).collect()
+        };
         let n_steps = tl.n_steps();
         if n_steps == 0 {
             return IntervalIndex::default();
@@ -370,10 +380,8 @@ impl IntervalIndex {
             }
         };
         let mut count = vec![0u32; nodes + 1];
-        for &e in &tl.by_order {
-            if drawn[e as usize] {
-                cover(&tl.elements[e as usize], &mut |n| count[n + 1] += 1);
-            }
+        for &e in &in_order {
+            cover(&tl.elements[e as usize], &mut |n| count[n + 1] += 1);
         }
         for i in 1..count.len() {
             count[i] += count[i - 1];
@@ -381,13 +389,11 @@ impl IntervalIndex {
         let start = count.clone();
         let mut fill = count;
         let mut items = vec![0u32; *start.last().unwrap() as usize];
-        for &e in &tl.by_order {
-            if drawn[e as usize] {
-                cover(&tl.elements[e as usize], &mut |n| {
-                    items[fill[n] as usize] = e;
-                    fill[n] += 1;
-                });
-            }
+        for &e in &in_order {
+            cover(&tl.elements[e as usize], &mut |n| {
+                items[fill[n] as usize] = e;
+                fill[n] += 1;
+            });
         }
         IntervalIndex { leaves, start, items }
     }
@@ -460,8 +466,9 @@ impl DetailView {
             acc = acc.wrapping_add(*d);
             summarized.push(acc);
         }
-        let index = IntervalIndex::build(tl, &drawn);
-        DetailView { limit, summarized, drawn_count: tl.by_size.len().min(limit as usize) as u32, drawn, index }
+        let drawn_count = tl.by_size.len().min(limit as usize);
+        let index = IntervalIndex::build(tl, &drawn, drawn_count);
+        DetailView { limit, summarized, drawn_count: drawn_count as u32, drawn, index }
     }
     pub fn is_drawn(&self, elem: u32) -> bool {
         self.drawn.get(elem as usize).copied().unwrap_or(false)
