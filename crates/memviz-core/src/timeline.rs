@@ -99,8 +99,11 @@ pub struct Timeline {
 /// A device's segments sorted by address, for memory_viz's `find_pool_id`:
 /// (start, end, pool) kept compact so the binary search stays in cache.
 struct PoolFinder {
-    segs: Vec<(u128, u128, Option<(i64, i64)>)>,
+    segs: Vec<SegRange>,
 }
+
+/// (start, end, pool) of a segment.
+type SegRange = (u128, u128, Option<(i64, i64)>);
 
 impl PoolFinder {
     fn new(snap: &Snapshot, device: u32) -> Self {
