@@ -315,16 +315,17 @@ fn timing_big_trace() {
         c.step_back(&h, &snap);
     }
     println!("1000 steps back: {:?} ({:?}/step)", t0.elapsed(), t0.elapsed() / 1000);
-    let mut worst = std::time::Duration::ZERO;
+    let mut times = Vec::new();
     let mut x = 1u64;
-    for _ in 0..200 {
+    for _ in 0..1000 {
         x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         let i = (x >> 33) as usize % n;
         let t0 = Instant::now();
         c.seek(&h, &snap, i);
-        worst = worst.max(t0.elapsed());
+        times.push(t0.elapsed());
     }
-    println!("200 random seeks: worst {worst:?}");
+    times.sort();
+    println!("1000 random seeks: median {:?}, p99 {:?}, max {:?}", times[500], times[990], times[999]);
     let t0 = Instant::now();
     let sum = c.summary(&h, &snap);
     println!("summary: {:?} {}", t0.elapsed(), serde_json::to_string(&sum).unwrap());
