@@ -330,3 +330,34 @@ fn timing_big_trace() {
     let sum = c.summary(&h, &snap);
     println!("summary: {:?} {}", t0.elapsed(), serde_json::to_string(&sum).unwrap());
 }
+
+/// The versions StateHistory computes itself equal those of
+/// `versions::compute` (memory_viz's `_N` suffixes).
+#[test]
+fn own_versions_match_versions_module() {
+    let mut files = real_files();
+    files.push(gen("p4_oom_2dev_versions", &["--events", "3000", "--devices", "2", "--oom", "--seed", "4"]));
+    let (mut compared, mut max_version) = (0, 0);
+    for path in files {
+        let snap = load(&path);
+        let v = memviz_core::versions::compute(&snap);
+        for d in snap.devices() {
+            let own = StateHistory::new(&snap, d);
+            let given = StateHistory::with_versions(&snap, d, Some(&v));
+            let n = own.len();
+            let (mut a, mut b) = (own.cursor(), given.cursor());
+            for p in [n, n * 3 / 4, n / 2, n / 4, 0] {
+                a.seek_position(&own, &snap, p);
+                b.seek_position(&given, &snap, p);
+                let (sa, sb) = (a.state(&own, &snap), b.state(&given, &snap));
+                assert_eq!(sa, sb, "{} device {d} position {p}", path.display());
+                compared += sa.segments.len() + sa.totals.blocks;
+                for s in &sa.segments {
+                    max_version = s.blocks.iter().map(|b| b.version).fold(max_version.max(s.version), u32::max);
+                }
+            }
+        }
+    }
+    assert!(compared > 10000, "{compared}");
+    assert!(max_version > 2, "versions all trivial: {max_version}");
+}
