@@ -135,7 +135,8 @@ fn replay(snap: &Snapshot, device: u32, what: &str) -> (StateHistory, Vec<Totals
 }
 
 /// Compares totals with tests/reference/state_replay.py at a few positions.
-fn check_python(path: &Path, device: u32, back: &[Totals]) -> usize {
+fn check_python(path: &Path, h: &StateHistory, snap: &Snapshot, back: &[Totals]) -> usize {
+    let device = h.device();
     let n = back.len() - 1;
     let positions: Vec<String> = [0, 1, n / 5, n / 3, n / 2, 2 * n / 3, n.saturating_sub(1), n].iter().map(|p| p.min(&n).to_string()).collect();
     let script = repo().join("tests/reference/state_replay.py");
@@ -157,6 +158,12 @@ fn check_python(path: &Path, device: u32, back: &[Totals]) -> usize {
             v["pending"].as_u64().unwrap(),
         );
         assert_eq!(got, want, "{} device {device} position {p}", path.display());
+        let mut c = h.cursor();
+        c.seek_position(h, snap, p);
+        let st = c.state(h, snap);
+        let got = (st.free_bytes, st.largest_free_bytes, st.free_pieces as u64);
+        let want = (v["free"].as_u64().unwrap(), v["largest_free"].as_u64().unwrap(), v["free_pieces"].as_u64().unwrap());
+        assert_eq!(got, want, "{} device {device} position {p}: free space", path.display());
         checked += 1;
     }
     assert!(checked >= 2);
@@ -171,10 +178,8 @@ fn real_snapshots_replay_consistently_and_match_python() {
         let snap = load(&path);
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         for d in snap.devices() {
-            let (_, back) = replay(&snap, d, &name);
-            if !snap.bare_segment_list {
-                check_python(&path, d, &back);
-            }
+            let (h, back) = replay(&snap, d, &name);
+            check_python(&path, &h, &snap, &back);
             positions += back.len();
             devices += 1;
         }
@@ -235,7 +240,7 @@ fn generated_snapshots_replay_consistently() {
         for d in devs {
             let (h, back) = replay(&snap, d, name);
             assert!(h.len() > 1000, "{name}: {} events", h.len());
-            check_python(&path, d, &back);
+            check_python(&path, &h, &snap, &back);
             // The state before the first event is what the generator's
             // allocator held after the 20 parameter allocations.
             let mut c = h.cursor();
