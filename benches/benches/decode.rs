@@ -1,5 +1,6 @@
-//! Decode + build the model (+ summarize, once the views exist) on the
-//! largest real snapshot and on a 2,000,000-event synthetic one.
+//! Decode + build the model, and decode + summarize (what `memviz summary`
+//! does: both timelines of every device), on the largest real snapshot and on
+//! a 2,000,000-event synthetic one.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use memviz_benches::{real, synthetic};
@@ -14,7 +15,10 @@ fn decode(c: &mut Criterion) {
     for (name, path) in cases {
         let bytes = std::fs::read(&path).unwrap();
         g.throughput(Throughput::Bytes(bytes.len() as u64));
-        g.bench_function(name, |b| b.iter(|| memviz_core::load(&bytes).unwrap()));
+        g.bench_function(format!("{name}/decode"), |b| b.iter(|| memviz_core::load(&bytes).unwrap()));
+        g.bench_function(format!("{name}/decode+summarize"), |b| {
+            b.iter(|| memviz_core::summary::summarize(&memviz_core::load(&bytes).unwrap()))
+        });
     }
     g.finish();
 }
