@@ -62,7 +62,9 @@ impl Value {
 /// A list (or tuple, or set) in the arena.
 #[derive(Debug, Clone)]
 pub enum ListRec {
-    Items(Vec<Value>),
+    Empty,
+    /// Index into `Arena::list_store`.
+    Items(u32),
     /// A frames list already interned as a stack.
     Stack(StackId),
 }
@@ -70,7 +72,9 @@ pub enum ListRec {
 /// A dict in the arena.
 #[derive(Debug, Clone)]
 pub enum DictRec {
-    Items(Vec<(Value, Value)>),
+    Empty,
+    /// Index into `Arena::dict_store`.
+    Items(u32),
     /// A trace event, moved into the event table (global event index).
     Event(u32),
     /// A stack frame, moved into the frame table.
@@ -78,6 +82,14 @@ pub enum DictRec {
 }
 
 /// Keys the decoder recognises, found by string id without comparing text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+enum DictKind {
+    Event,
+    Frame,
+    Other,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
 enum Key {
@@ -136,10 +148,17 @@ const MAX_PAYLOAD: u64 = u32::MAX as u64;
 pub struct Arena {
     pub strings: Strings,
     str_key: Vec<Key>,
+    /// The action each string names, so events need no string compare.
+    str_action: Vec<Action>,
+    last_stream: Option<(u64, u32)>,
     pub bigs: Vec<i128>,
     pub bytes: Vec<Vec<u8>>,
+    /// One small record per list / dict; items live apart so the records
+    /// of converted events and frames cost 8 bytes each.
     pub lists: Vec<ListRec>,
     pub dicts: Vec<DictRec>,
+    pub list_store: Vec<Vec<Value>>,
+    pub dict_store: Vec<Vec<(Value, Value)>>,
     pub frames: Vec<Frame>,
     pub frame_fx: Vec<FrameFx>,
     pub stacks: Stacks,
@@ -166,14 +185,15 @@ pub struct Arena {
 const COPY_BASE: u64 = 16 << 20;
 const COPY_PER_INPUT_BYTE: u64 = 4;
 /// Events and frames have a dozen keys; a dict with more is neither, and is
-/// not scanned again each time it is referenced.
+/// not scanned again each time an item is added or it is referenced.
 const MAX_RECORD_KEYS: usize = 64;
 /// Protocol 0 text opcodes (INT, FLOAT, UNICODE, PUT...) end at a newline;
 /// no line in a memory snapshot comes near this.
 const MAX_LINE: usize = 1 << 20;
 /// Memo indices are sequential in every pickle Python writes; a PUT that
 /// skips ahead more than this goes to the sparse map instead of growing the
-/// dense memo.
+/// dense memo (16 bytes a slot: a gap of 4096 per 5-byte LONG_BINPUT would
+/// make a 1 MB file take 13 GB).
 const MEMO_DENSE_GAP: u64 = 8;
 
 impl Arena {
@@ -181,10 +201,14 @@ impl Arena {
         Arena {
             strings: Strings::default(),
             str_key: vec![Key::None],
+            str_action: vec![Action::Other],
+            last_stream: None,
             bigs: Vec::new(),
             bytes: Vec::new(),
             lists: Vec::new(),
             dicts: Vec::new(),
+            list_store: Vec::new(),
+            dict_store: Vec::new(),
             frames: Vec::new(),
             frame_fx: Vec::new(),
             stacks: Stacks::default(),
@@ -236,6 +260,7 @@ impl Arena {
         let id = self.strings.push(s);
         if id as usize == self.str_key.len() {
             self.str_key.push(if s.len() <= 20 { key_of(s) } else { Key::None });
+            self.str_action.push(if s.len() <= 16 { Action::from_name(s) } else { Action::Other });
         }
         id
     }
@@ -257,7 +282,13 @@ impl Arena {
     }
 
     pub fn intern_stream(&mut self, raw: u64) -> u32 {
+        if let Some((r, i)) = self.last_stream {
+            if r == raw {
+                return i;
+            }
+        }
         if let Some(&i) = self.stream_index.get(&raw) {
+            self.last_stream = Some((raw, i));
             return i;
         }
         let i = self.raw_streams.len() as u32;
@@ -269,9 +300,9 @@ impl Arena {
     /// Items of a list-like value (list, tuple or set), if it is one.
     pub fn list_items(&self, v: &Value) -> Option<&[Value]> {
         match *v {
-            Value::List(id) | Value::Tuple(id) => match &self.lists[id as usize] {
-                ListRec::Items(items) => Some(items),
-                ListRec::Stack(_) => Some(&[]),
+            Value::List(id) | Value::Tuple(id) => match self.lists[id as usize] {
+                ListRec::Items(i) => Some(&self.list_store[i as usize]),
+                ListRec::Empty | ListRec::Stack(_) => Some(&[]),
             },
             _ => None,
         }
@@ -279,8 +310,9 @@ impl Arena {
 
     pub fn dict_items(&self, v: &Value) -> Option<&[(Value, Value)]> {
         match *v {
-            Value::Dict(id) => match &self.dicts[id as usize] {
-                DictRec::Items(items) => Some(items),
+            Value::Dict(id) => match self.dicts[id as usize] {
+                DictRec::Items(i) => Some(&self.dict_store[i as usize]),
+                DictRec::Empty => Some(&[]),
                 _ => None,
             },
             _ => None,
@@ -298,9 +330,10 @@ impl Arena {
                 return 0;
             }
         };
-        let items = match &mut self.lists[id as usize] {
-            ListRec::Stack(s) => return *s,
-            ListRec::Items(items) => std::mem::take(items),
+        let items = match self.lists[id as usize] {
+            ListRec::Stack(s) => return s,
+            ListRec::Empty => Vec::new(),
+            ListRec::Items(i) => std::mem::take(&mut self.list_store[i as usize]),
         };
         let mut frame_ids: Vec<FrameId> = Vec::with_capacity(items.len());
         for it in &items {
@@ -362,8 +395,8 @@ impl Arena {
                 }
                 None => Plain::Elided,
             },
-            Value::Dict(id) => match &self.dicts[id as usize] {
-                DictRec::Items(items) => Plain::Map(
+            Value::Dict(_) => match self.dict_items(v) {
+                Some(items) => Plain::Map(
                     items
                         .iter()
                         .map(|(k, x)| (self.plain(k, budget, depth + 1), self.plain(x, budget, depth + 1)))
@@ -398,47 +431,65 @@ impl Arena {
         .filter(|m| !m.is_empty())
     }
 
-    /// Called when a dict is complete (it went into a container, or is the
-    /// result): trace events and frames leave the generic arena for their
-    /// tables.
-    fn finish_dict(&mut self, id: u32) {
-        let items = match &self.dicts[id as usize] {
-            DictRec::Items(items) if items.len() <= MAX_RECORD_KEYS => items,
-            _ => return,
-        };
+    /// What a complete dict's flat `k, v, k, v...` items make it.
+    fn classify(&self, flat: &[Value]) -> DictKind {
         let mut is_event = false;
         let mut frame_keys = 0;
         let mut other_keys = 0;
-        for (k, v) in items {
-            match self.key(k) {
-                Key::Action if matches!(v, Value::Str(_)) => is_event = true,
+        for kv in flat.chunks_exact(2) {
+            match self.key(&kv[0]) {
+                Key::Action if matches!(kv[1], Value::Str(_)) => is_event = true,
                 Key::Filename | Key::Name => frame_keys += 1,
                 Key::Line | Key::FxNodeOp | Key::FxNodeName | Key::FxNodeTarget | Key::FxOriginalTrace => {}
                 _ => other_keys += 1,
             }
         }
         if is_event {
-            let items = match std::mem::replace(&mut self.dicts[id as usize], DictRec::Event(0)) {
-                DictRec::Items(items) => items,
-                _ => unreachable!(),
-            };
-            let ev = self.push_event(&items);
-            self.dicts[id as usize] = DictRec::Event(ev);
+            DictKind::Event
         } else if frame_keys == 2 && other_keys == 0 {
-            let items = match std::mem::replace(&mut self.dicts[id as usize], DictRec::Frame(0)) {
-                DictRec::Items(items) => items,
-                _ => unreachable!(),
-            };
-            let f = self.push_frame(&items);
-            self.dicts[id as usize] = DictRec::Frame(f);
+            DictKind::Frame
+        } else {
+            DictKind::Other
         }
     }
 
-    fn push_frame(&mut self, items: &[(Value, Value)]) -> FrameId {
+    /// Turns a complete dict into a trace event or a frame when it is one.
+    /// Returns false when it stays a generic dict.
+    fn convert_dict(&mut self, id: u32, flat: &[Value]) -> bool {
+        match self.classify(flat) {
+            DictKind::Event => {
+                let ev = self.push_event(flat);
+                self.dicts[id as usize] = DictRec::Event(ev);
+                true
+            }
+            DictKind::Frame => {
+                let f = self.push_frame(flat);
+                self.dicts[id as usize] = DictRec::Frame(f);
+                true
+            }
+            DictKind::Other => false,
+        }
+    }
+
+    /// Called when a dict built item by item is complete (it went into a
+    /// container, or is the result): trace events and frames leave the
+    /// generic arena for their tables.
+    fn finish_dict(&mut self, id: u32) {
+        let flat: Vec<Value> = match self.dicts[id as usize] {
+            DictRec::Items(i) if self.dict_store[i as usize].len() <= MAX_RECORD_KEYS => {
+                self.dict_store[i as usize].iter().flat_map(|(k, v)| [*k, *v]).collect()
+            }
+            _ => return,
+        };
+        self.convert_dict(id, &flat);
+    }
+
+    fn push_frame(&mut self, flat: &[Value]) -> FrameId {
         let mut frame = Frame { fx: u32::MAX, ..Default::default() };
         let mut fx = FrameFx::default();
         let mut has_fx = false;
-        for (k, v) in items {
+        for kv in flat.chunks_exact(2) {
+            let (k, v) = (&kv[0], &kv[1]);
             let s = match v {
                 Value::Str(s) => Some(*s),
                 _ => None,
@@ -462,17 +513,18 @@ impl Arena {
         (self.frames.len() - 1) as FrameId
     }
 
-    fn push_event(&mut self, items: &[(Value, Value)]) -> u32 {
+    fn push_event(&mut self, flat: &[Value]) -> u32 {
         let idx = self.events.action.len() as u32;
         let mut action = Action::Other;
         let mut action_name = None;
         let (mut addr, mut size, mut stream, mut time, mut stack) = (0u128, 0u64, 0u64, NO_TIME, 0);
         let mut extra: Option<EventExtra> = None;
-        for (k, v) in items {
+        for kv in flat.chunks_exact(2) {
+            let (k, v) = (&kv[0], &kv[1]);
             match self.key(k) {
                 Key::Action => {
                     if let Value::Str(s) = v {
-                        action = Action::from_name(self.str(*s));
+                        action = self.str_action[*s as usize];
                         if action == Action::Other {
                             action_name = Some(self.copy_str(*s));
                         }
@@ -583,15 +635,16 @@ fn hash_u32s(xs: &[u32]) -> u64 {
 
 /// Why an opcode could not run yet.
 enum Stall {
-    /// More input is needed to finish this opcode: it ends at this offset
-    /// of the data being run (or later, for a text line).
-    NeedMore(u64),
-    Fail(Error),
+    /// More input is needed to finish this opcode.
+    NeedMore,
+    /// Boxed so the hot path's Result stays two words.
+    Fail(Box<Error>),
 }
 
 impl From<Error> for Stall {
+    #[cold]
     fn from(e: Error) -> Self {
-        Stall::Fail(e)
+        Stall::Fail(Box::new(e))
     }
 }
 
@@ -608,11 +661,8 @@ pub struct PickleDecoder {
     base: u64,
     pub protocol: u8,
     result: Option<Value>,
-    /// The opcode at `carry[0]` cannot finish before `carry` holds this many
-    /// bytes: feeding waits for them instead of re-running it on every chunk.
-    wait: u64,
-    /// What `carry[0]` is waiting for, for the truncation message: the
-    /// opcode and the data length its length field claims.
+    /// The opcode at `carry[0]` and the data length its length field
+    /// claims, for the truncation message.
     stalled: Option<(u8, Option<u64>)>,
 }
 
@@ -684,7 +734,6 @@ impl PickleDecoder {
             base: 0,
             protocol: 0,
             result: None,
-            wait: 0,
             stalled: None,
         }
     }
@@ -694,30 +743,43 @@ impl PickleDecoder {
     }
 
     /// Feeds the next chunk of input.
-    pub fn feed(&mut self, chunk: &[u8]) -> Result<()> {
+    pub fn feed(&mut self, mut chunk: &[u8]) -> Result<()> {
         if self.result.is_some() {
             return Ok(()); // bytes after STOP are ignored, as pickle.load does
         }
         self.arena.credit_input(chunk.len() as u64);
-        if !self.carry.is_empty() && ((self.carry.len() + chunk.len()) as u64) < self.wait {
-            // Still inside a long operand: just collect it.
-            self.carry.extend_from_slice(chunk);
-            return Ok(());
+        // An opcode cut by the last chunk boundary: complete it from the
+        // front of this chunk, copying only as much as it needs.
+        let mut take = 64usize;
+        while !self.carry.is_empty() && !chunk.is_empty() {
+            let old = self.carry.len();
+            let add = take.min(chunk.len());
+            self.carry.extend_from_slice(&chunk[..add]);
+            let data = std::mem::take(&mut self.carry);
+            let used = self.run(&data, self.base)?;
+            self.base += used as u64;
+            if self.result.is_some() {
+                return Ok(());
+            }
+            if used > old {
+                // The pending opcode is done; the rest of the chunk needs no copy.
+                chunk = &chunk[used - old..];
+                break;
+            }
+            self.carry = data;
+            self.carry.drain(..used);
+            self.carry.truncate(self.carry.len() - add);
+            if add == chunk.len() {
+                self.carry.extend_from_slice(chunk);
+                return Ok(());
+            }
+            take = take.saturating_mul(4);
         }
-        if self.carry.is_empty() {
+        if self.carry.is_empty() && !chunk.is_empty() {
             let used = self.run(chunk, self.base)?;
             self.base += used as u64;
             if self.result.is_none() {
                 self.carry.extend_from_slice(&chunk[used..]);
-            }
-        } else {
-            let mut data = std::mem::take(&mut self.carry);
-            data.extend_from_slice(chunk);
-            let used = self.run(&data, self.base)?;
-            self.base += used as u64;
-            if self.result.is_none() {
-                data.drain(..used);
-                self.carry = data;
             }
         }
         Ok(())
@@ -750,7 +812,16 @@ impl PickleDecoder {
         }
     }
 
+    #[inline(always)]
     fn memo_get(&self, idx: u64, at: u64) -> Result<Value> {
+        if let Some(Some(v)) = self.memo.get(idx as usize) {
+            return Ok(*v);
+        }
+        self.memo_get_slow(idx, at)
+    }
+
+    #[cold]
+    fn memo_get_slow(&self, idx: u64, at: u64) -> Result<Value> {
         let v = if (idx as usize) < self.memo.len() {
             self.memo[idx as usize]
         } else {
@@ -799,22 +870,26 @@ impl PickleDecoder {
 
     fn new_list(&mut self, items: Vec<Value>) -> u32 {
         self.finish_dicts(&items);
-        self.arena.lists.push(ListRec::Items(items));
+        let rec = self.arena.store_list(items);
+        self.arena.lists.push(rec);
         (self.arena.lists.len() - 1) as u32
     }
 
     fn new_dict(&mut self, items: Vec<(Value, Value)>) -> u32 {
-        self.arena.dicts.push(DictRec::Items(items));
+        let rec = self.arena.store_dict(items);
+        self.arena.dicts.push(rec);
         (self.arena.dicts.len() - 1) as u32
     }
 
     /// Dicts that go into a container are complete: events and frames among
-    /// them move to their tables now (not earlier: protocol 0 and 1 add a
-    /// dict's items one SETITEM at a time).
+    /// them that were built item by item move to their tables now (not at
+    /// their first SETITEM: protocols 0 and 1 add items one at a time).
     fn finish_dicts(&mut self, items: &[Value]) {
         for v in items {
             if let Value::Dict(d) = *v {
-                self.arena.finish_dict(d);
+                if matches!(self.arena.dicts[d as usize], DictRec::Items(_)) {
+                    self.arena.finish_dict(d);
+                }
             }
         }
     }
@@ -823,9 +898,9 @@ impl PickleDecoder {
         self.finish_dicts(&items);
         match target {
             Value::List(id) => {
-                match &mut self.arena.lists[id as usize] {
-                    ListRec::Items(v) if v.is_empty() => *v = items,
-                    ListRec::Items(v) => v.extend(items),
+                match self.arena.lists[id as usize] {
+                    ListRec::Empty => self.arena.lists[id as usize] = self.arena.store_list(items),
+                    ListRec::Items(i) => self.arena.list_store[i as usize].extend(items),
                     // Items added to a frames list after it became a stack.
                     ListRec::Stack(_) => self.arena.bad_values += 1,
                 }
@@ -837,6 +912,24 @@ impl PickleDecoder {
                 format!("APPEND to a {} (only lists can be appended to)", other.type_name()),
             )),
         }
+    }
+
+    /// SETITEMS fast path: a fresh dict whose items on the stack make a
+    /// trace event or a frame goes straight to its table, without building
+    /// the generic dict first.
+    fn convert_from_stack(&mut self, m: usize) -> bool {
+        if m == 0 || self.marks.last().is_some_and(|&f| f >= m) || (self.stack.len() - m) % 2 != 0 {
+            return false;
+        }
+        let Value::Dict(id) = self.stack[m - 1] else { return false };
+        if !matches!(self.arena.dicts[id as usize], DictRec::Empty) {
+            return false;
+        }
+        if self.arena.convert_dict(id, &self.stack[m..]) {
+            self.stack.truncate(m);
+            return true;
+        }
+        false
     }
 
     fn set_items(&mut self, target: Value, items: Vec<Value>, at: u64) -> Result<()> {
@@ -854,14 +947,14 @@ impl PickleDecoder {
             return Err(Error::at(ErrorKind::Malformed, at, "SETITEMS with an odd number of items"));
         }
         self.finish_dicts(&items);
-        match &mut self.arena.dicts[id as usize] {
-            DictRec::Items(d) => {
-                d.reserve(items.len() / 2);
-                let mut it = items.into_iter();
-                while let (Some(k), Some(v)) = (it.next(), it.next()) {
-                    d.push((k, v));
-                }
-            }
+        let mut pairs = Vec::with_capacity(items.len() / 2);
+        let mut it = items.into_iter();
+        while let (Some(k), Some(v)) = (it.next(), it.next()) {
+            pairs.push((k, v));
+        }
+        match self.arena.dicts[id as usize] {
+            DictRec::Empty => self.arena.dicts[id as usize] = self.arena.store_dict(pairs),
+            DictRec::Items(i) => self.arena.dict_store[i as usize].extend(pairs),
             // Items added to an event or frame after it was complete
             // (fetched again from the memo): not part of the model.
             _ => self.arena.bad_values += 1,
@@ -890,7 +983,6 @@ impl PickleDecoder {
     /// returns how many bytes were consumed (whole opcodes only).
     fn run(&mut self, data: &[u8], base: u64) -> Result<usize> {
         let mut pos = 0usize;
-        self.wait = 0;
         self.stalled = None;
         while pos < data.len() {
             match self.step(data, pos, base) {
@@ -900,12 +992,12 @@ impl PickleDecoder {
                         return Ok(pos);
                     }
                 }
-                Err(Stall::NeedMore(end)) => {
-                    self.wait = end - pos as u64;
-                    self.stalled = Some((data[pos], self.stalled.and_then(|s| s.1)));
+                Err(Stall::NeedMore) => {
+                    let claim = self.stalled.and_then(|s| s.1);
+                    self.stalled = Some((data[pos], claim));
                     return Ok(pos);
                 }
-                Err(Stall::Fail(e)) => return Err(e),
+                Err(Stall::Fail(e)) => return Err(*e),
             }
         }
         Ok(pos)
@@ -918,25 +1010,25 @@ impl PickleDecoder {
         let p = pos + 1;
         // Operand readers: NeedMore when the chunk ends inside the opcode.
         let need = |n: usize| -> std::result::Result<&[u8], Stall> {
-            data.get(p..p + n).ok_or(Stall::NeedMore((p + n) as u64))
+            data.get(p..p + n).ok_or(Stall::NeedMore)
         };
         let line = || -> std::result::Result<&[u8], Stall> {
             let rest = &data[p..data.len().min(p + MAX_LINE)];
             match rest.iter().position(|&b| b == b'\n') {
                 Some(i) => Ok(&data[p..p + i]),
-                None if rest.len() == MAX_LINE => Err(Stall::Fail(Error::at(
+                None if rest.len() == MAX_LINE => Err(Stall::from(Error::at(
                     ErrorKind::TooLarge,
                     at,
                     format!("a text line of more than {MAX_LINE} bytes (opcode {})", op_name(data[pos])),
                 ))),
-                None => Err(Stall::NeedMore(data.len() as u64 + 1)),
+                None => Err(Stall::NeedMore),
             }
         };
         // A length-prefixed payload: check the claimed length against what
         // the input could still hold before waiting for it.
         let payload = |len_bytes: usize, len: u64| -> std::result::Result<(usize, usize), Stall> {
             if len > MAX_PAYLOAD {
-                return Err(Stall::Fail(Error::at(
+                return Err(Stall::from(Error::at(
                     ErrorKind::TooLarge,
                     at,
                     format!(
@@ -946,9 +1038,10 @@ impl PickleDecoder {
                 )));
             }
             let start = p + len_bytes;
+            // In u64: on wasm32 a usize sum could wrap.
             let end = start as u64 + len;
             if end > data.len() as u64 {
-                return Err(Stall::NeedMore(end));
+                return Err(Stall::NeedMore);
             }
             Ok((start, end as usize))
         };
@@ -956,7 +1049,7 @@ impl PickleDecoder {
             // Protocols 0 and 1 have no PROTO opcode; accept them but make a
             // first byte that is no opcode at all a clear "not a pickle".
             if !is_opcode(op) {
-                return Err(Stall::Fail(not_a_pickle(data)));
+                return Err(Stall::from(not_a_pickle(data)));
             }
         }
         match op {
@@ -964,7 +1057,7 @@ impl PickleDecoder {
                 // PROTO
                 let v = need(1)?[0];
                 if v > HIGHEST_PROTOCOL {
-                    return Err(Stall::Fail(Error::at(
+                    return Err(Stall::from(Error::at(
                         ErrorKind::UnknownOpcode,
                         at,
                         format!("unsupported pickle protocol {v} (this reader knows 0 to {HIGHEST_PROTOCOL})"),
@@ -1043,12 +1136,12 @@ impl PickleDecoder {
                     let b = need(4)?;
                     let n = i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
                     if n < 0 {
-                        return Err(Stall::Fail(Error::at(ErrorKind::Malformed, at, "LONG4 with a negative length")));
+                        return Err(Stall::from(Error::at(ErrorKind::Malformed, at, "LONG4 with a negative length")));
                     }
                     (4, n as u64)
                 };
                 if n as usize > MAX_INT_BYTES {
-                    return Err(Stall::Fail(Error::at(
+                    return Err(Stall::from(Error::at(
                         ErrorKind::TooLarge,
                         at,
                         format!("integer of {n} bytes refused (no address or size needs more than {MAX_INT_BYTES})"),
@@ -1069,10 +1162,13 @@ impl PickleDecoder {
                     "00" if op == b'I' => self.stack.push(Value::Bool(false)),
                     _ => {
                         if text.len() > 40 {
-                            return Err(Stall::Fail(Error::at(
+                            return Err(Stall::from(Error::at(
                                 ErrorKind::TooLarge,
                                 at,
-                                format!("integer literal of {} digits refused (no address or size needs more than 39)", text.len()),
+                                format!(
+                                    "integer literal of {} digits refused (no address or size needs more than 39)",
+                                    text.len()
+                                ),
                             )));
                         }
                         let v: i128 = text.parse().map_err(|_| {
@@ -1109,9 +1205,9 @@ impl PickleDecoder {
                     _ => (8, u64::from_le_bytes(need(8)?.try_into().unwrap())),
                 };
                 let (s, e) = match payload(len_bytes, n) {
-                    Err(Stall::NeedMore(end)) => {
+                    Err(Stall::NeedMore) => {
                         self.stalled = Some((op, Some(n)));
-                        return Err(Stall::NeedMore(end));
+                        return Err(Stall::NeedMore);
                     }
                     r => r?,
                 };
@@ -1119,7 +1215,7 @@ impl PickleDecoder {
                 if matches!(op, 0x8c | b'X' | 0x8d | b'U' | b'T')
                     && (self.arena.strings.byte_len() + raw.len()) as u64 > MAX_PAYLOAD
                 {
-                    return Err(Stall::Fail(Error::at(
+                    return Err(Stall::from(Error::at(
                         ErrorKind::TooLarge,
                         at,
                         format!("the strings of this file add up to more than {MAX_PAYLOAD} bytes (this reader's limit)"),
@@ -1192,7 +1288,7 @@ impl PickleDecoder {
                 let n = (op - 0x84) as usize;
                 let floor = self.marks.last().copied().unwrap_or(0);
                 if self.stack.len() < floor + n {
-                    return Err(Stall::Fail(Error::at(ErrorKind::Malformed, at, "stack underflow in TUPLE")));
+                    return Err(Stall::from(Error::at(ErrorKind::Malformed, at, "stack underflow in TUPLE")));
                 }
                 let items = self.stack.split_off(self.stack.len() - n);
                 let id = self.new_list(items);
@@ -1208,6 +1304,9 @@ impl PickleDecoder {
             }
             b'u' => {
                 let m = self.pop_mark(at)?;
+                if self.convert_from_stack(m) {
+                    return Ok(p);
+                }
                 let items = self.stack.split_off(m);
                 let target = self.top_container(at)?;
                 self.set_items(target, items, at)?;
@@ -1264,7 +1363,7 @@ impl PickleDecoder {
                 Ok(end)
             }
             b'c' | 0x93 | b'R' | b'b' | b'i' | b'o' | 0x81 | 0x92 | b'P' | b'Q' | 0x82..=0x84 | 0x97 | 0x98 => {
-                Err(Stall::Fail(Error::at(
+                Err(Stall::from(Error::at(
                     ErrorKind::RefusedOpcode,
                     at,
                     format!(
@@ -1274,7 +1373,7 @@ impl PickleDecoder {
                     ),
                 )))
             }
-            _ => Err(Stall::Fail(if base == 0 && pos == 0 {
+            _ => Err(Stall::from(if base == 0 && pos == 0 {
                 not_a_pickle(data)
             } else {
                 Error::at(ErrorKind::UnknownOpcode, at, format!("unknown pickle opcode 0x{op:02x}"))
@@ -1369,6 +1468,20 @@ fn le_signed(b: &[u8]) -> i128 {
 
 /// Builders used by other front ends (JSON) to fill the same arena.
 impl Arena {
+    fn store_list(&mut self, items: Vec<Value>) -> ListRec {
+        if items.is_empty() {
+            return ListRec::Empty;
+        }
+        self.list_store.push(items);
+        ListRec::Items((self.list_store.len() - 1) as u32)
+    }
+    fn store_dict(&mut self, items: Vec<(Value, Value)>) -> DictRec {
+        if items.is_empty() {
+            return DictRec::Empty;
+        }
+        self.dict_store.push(items);
+        DictRec::Items((self.dict_store.len() - 1) as u32)
+    }
     pub fn push_big(&mut self, v: i128) -> Value {
         if let Ok(i) = i64::try_from(v) {
             return Value::Int(i);
@@ -1380,12 +1493,14 @@ impl Arena {
         Value::Str(self.push_str(s))
     }
     pub fn push_list(&mut self, items: Vec<Value>) -> Value {
-        self.lists.push(ListRec::Items(items));
+        let rec = self.store_list(items);
+        self.lists.push(rec);
         Value::List((self.lists.len() - 1) as u32)
     }
     /// Adds a complete dict (trace events and frames are moved to their tables).
     pub fn push_dict(&mut self, items: Vec<(Value, Value)>) -> Value {
-        self.dicts.push(DictRec::Items(items));
+        let rec = self.store_dict(items);
+        self.dicts.push(rec);
         let id = (self.dicts.len() - 1) as u32;
         self.finish_dict(id);
         Value::Dict(id)
