@@ -95,7 +95,6 @@ fn events_and_blocks_that_fit_nowhere_are_counted() {
     assert_eq!(issues.count(Inconsistency::AllocWithoutBlock), 1, "{:?}", issues.to_map());
     assert_eq!(issues.first_event(Inconsistency::AllocWithoutBlock), Some(98));
     assert_eq!(issues.count(Inconsistency::BlockOutsideSegment), 1, "{:?}", issues.to_map());
-    assert_eq!(issues.first_event(Inconsistency::BlockOutsideSegment), None, "found in the dump itself");
     assert_eq!(
         issues.to_map().into_iter().collect::<Vec<_>>(),
         vec![("alloc_without_block", 1), ("block_outside_segment", 1), ("free_requested_unknown_block", 1)]
