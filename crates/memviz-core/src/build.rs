@@ -74,7 +74,7 @@ impl Stream {
     /// Marks errors of the decompressed stream as such.
     fn tag(&self, mut e: Error) -> Error {
         if self.gzip {
-            e.message.push_str(" (offset in the decompressed data)");
+            e.message.push_str(", in the decompressed gzip data");
         }
         e
     }
@@ -83,11 +83,11 @@ impl Stream {
         self.bytes += chunk.len() as u64;
         if self.bytes > self.max_bytes {
             let what = if self.gzip { "the gzip data inflates to" } else { "the snapshot has" };
-            return Err(self.tag(Error::at(
+            return Err(Error::at(
                 ErrorKind::TooLarge,
                 self.max_bytes,
-                format!("{what} more than {} bytes, the limit of this reader", self.max_bytes),
-            )));
+                format!("{what} more than {} bytes (the limit of this reader)", self.max_bytes),
+            ));
         }
         self.feed_inner(chunk).map_err(|e| self.tag(e))
     }
@@ -146,7 +146,7 @@ impl Stream {
         let gzip = self.gzip;
         let tag = |mut e: Error| {
             if gzip {
-                e.message.push_str(" (offset in the decompressed data)");
+                e.message.push_str(", in the decompressed gzip data");
             }
             e
         };
