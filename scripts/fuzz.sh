@@ -8,9 +8,10 @@
 #   scripts/fuzz.sh views 600         # decode, then every view for every device
 #   scripts/fuzz.sh all 1200          # both, half the time each
 #
-# Needs cargo-fuzz (`cargo install cargo-fuzz`) and a nightly toolchain for
-# the sanitizer flags. Without nightly, FUZZ_TOOLCHAIN=stable runs it on the
-# stable compiler with RUSTC_BOOTSTRAP=1, which unlocks the same -Z flags.
+# Installs cargo-fuzz when missing. The sanitizer flags need a nightly
+# compiler: the nightly toolchain when rustup has one, else the stable one
+# with RUSTC_BOOTSTRAP=1 (which unlocks the same -Z flags; FUZZ_TOOLCHAIN=
+# stable or nightly forces either).
 # Crashes land in fuzz/artifacts/TARGET/; turn each into a regression test
 # (crates/memviz-core/tests/regressions/, read by tests/hostile.rs).
 set -euo pipefail
@@ -19,13 +20,21 @@ target="${1:-all}"
 secs="${2:-600}"
 shift $(( $# > 2 ? 2 : $# ))
 shared="${SHARED:-../shared}"
-toolchain="${FUZZ_TOOLCHAIN:-nightly}"
+export PATH="$HOME/.cargo/bin:$PATH"
+if ! cargo fuzz --version >/dev/null 2>&1; then
+    cargo install cargo-fuzz --locked
+fi
+toolchain="${FUZZ_TOOLCHAIN:-}"
+if [ -z "$toolchain" ]; then
+    if rustup run nightly rustc --version >/dev/null 2>&1; then toolchain=nightly; else toolchain=stable; fi
+fi
 if [ "$toolchain" = stable ]; then
     export RUSTC_BOOTSTRAP=1
     cargo_fuzz=(cargo fuzz)
 else
     cargo_fuzz=(cargo "+$toolchain" fuzz)
 fi
+echo "== cargo-fuzz $(cargo fuzz --version 2>/dev/null | awk '{print $2}') on the $toolchain toolchain"
 
 if [ "$target" = all ]; then
     targets=(decode views)
