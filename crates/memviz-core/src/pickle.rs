@@ -389,19 +389,33 @@ impl Arena {
                     Plain::Elided
                 }
             }
+            // Containers stop at the budget with one Elided for the rest.
             Value::List(_) | Value::Tuple(_) => match self.list_items(v) {
                 Some(items) => {
-                    Plain::List(items.iter().map(|x| self.plain(x, budget, depth + 1)).collect())
+                    let mut out = Vec::with_capacity(items.len().min(*budget));
+                    for x in items {
+                        if *budget == 0 {
+                            out.push(Plain::Elided);
+                            break;
+                        }
+                        out.push(self.plain(x, budget, depth + 1));
+                    }
+                    Plain::List(out)
                 }
                 None => Plain::Elided,
             },
             Value::Dict(_) => match self.dict_items(v) {
-                Some(items) => Plain::Map(
-                    items
-                        .iter()
-                        .map(|(k, x)| (self.plain(k, budget, depth + 1), self.plain(x, budget, depth + 1)))
-                        .collect(),
-                ),
+                Some(items) => {
+                    let mut out = Vec::with_capacity(items.len().min(*budget));
+                    for (k, x) in items {
+                        if *budget == 0 {
+                            out.push((Plain::Elided, Plain::Elided));
+                            break;
+                        }
+                        out.push((self.plain(k, budget, depth + 1), self.plain(x, budget, depth + 1)));
+                    }
+                    Plain::Map(out)
+                }
                 _ => Plain::Elided,
             },
         }
@@ -1231,12 +1245,20 @@ impl PickleDecoder {
                 self.stack.push(v);
                 Ok(e)
             }
-            b'V' | b'S' => {
-                // UNICODE / STRING (protocol 0 text): kept as text, escapes
-                // undecoded (they never occur in memory snapshots).
+            b'V' => {
+                // UNICODE (protocol 0): raw-unicode-escape text.
                 let l = line()?;
                 let end = p + l.len() + 1;
-                let l = if op == b'S' && l.len() >= 2 { &l[1..l.len() - 1] } else { l };
+                let id = self.arena.push_str(&raw_unicode_escape(l));
+                self.stack.push(Value::Str(id));
+                Ok(end)
+            }
+            b'S' => {
+                // STRING (protocol 0 bytes, quoted): kept as text, escapes
+                // undecoded (Python 3 never writes it for a str).
+                let l = line()?;
+                let end = p + l.len() + 1;
+                let l = if l.len() >= 2 { &l[1..l.len() - 1] } else { l };
                 let v = self.push_string(l);
                 self.stack.push(v);
                 Ok(end)
@@ -1451,6 +1473,34 @@ pub fn python_str_lossy(mut raw: &[u8]) -> String {
                 let surrogate = matches!(bad, [0xed, 0xa0..=0xbf, 0x80..=0xbf, ..]);
                 let skip = if surrogate { 3 } else { e.error_len().unwrap_or(bad.len()) };
                 raw = &bad[skip..];
+            }
+        }
+    }
+    out
+}
+
+/// Protocol 0's UNICODE text (Python's raw-unicode-escape): bytes are
+/// Latin-1 characters, except `\uXXXX` and `\UXXXXXXXX` escapes, which
+/// Python writes for characters above U+00FF and for `\` and newlines.
+/// Lone surrogates (undecodable file names) become U+FFFD.
+fn raw_unicode_escape(b: &[u8]) -> String {
+    let mut out = String::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let digits = match b.get(i..i + 2) {
+            Some(b"\\u") => 4,
+            Some(b"\\U") => 8,
+            _ => 0,
+        };
+        let hex = b.get(i + 2..i + 2 + digits).and_then(|h| std::str::from_utf8(h).ok());
+        match hex.and_then(|h| u32::from_str_radix(h, 16).ok()).filter(|_| digits > 0) {
+            Some(c) => {
+                out.push(char::from_u32(c).unwrap_or('\u{FFFD}'));
+                i += 2 + digits;
+            }
+            None => {
+                out.push(b[i] as char);
+                i += 1;
             }
         }
     }

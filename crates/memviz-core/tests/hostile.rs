@@ -458,6 +458,31 @@ fn shared_segments_and_texts_are_not_multiplied() {
     assert!(snap.warnings.messages[1].ends_with("were shortened to \"…\": together they are far larger than the file"));
 }
 
+/// Protocol 0 adds a dict's items one SETITEM at a time: 200,000 of them
+/// into one dict must not rescan the dict each time.
+#[test]
+fn a_dict_built_item_by_item_is_linear() {
+    let py = python(
+        "import pickle, sys\n\
+         s = {'segments': [], 'allocator_settings': {str(i): i for i in range(200000)}}\n\
+         sys.stdout.buffer.write(pickle.dumps(s, 0))",
+    );
+    let start = Instant::now();
+    let snap = load(&py).unwrap();
+    assert_fast(start, 5_000, "200,000 SETITEMs");
+    match snap.allocator_settings.as_ref().unwrap() {
+        Plain::Map(m) => {
+            // The display budget (100,000 values: the map, then 2 a pair)
+            // ends it with one elided pair.
+            assert_eq!(m.len(), 50_001);
+            assert_eq!(m[0], (Plain::Str("0".into()), Plain::Int(0)));
+            assert_eq!(m[49_998], (Plain::Str("49998".into()), Plain::Int(49_998)));
+            assert_eq!(m[50_000], (Plain::Elided, Plain::Elided));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
 #[test]
 fn a_length_field_claiming_gigabytes() {
     // BINUNICODE8 claiming 2^60 bytes: refused at once, nothing allocated.
@@ -694,6 +719,19 @@ fn strings_that_are_not_utf8_show_a_replacement_character() {
     assert_eq!(snap.str(f.filename), "/data/caf\u{FFFD}.py");
     assert_eq!(snap.str(f.name), "f\u{FFFD}\u{FFFD}g");
     assert_eq!(f.line, 7);
+    // The same in protocol 0 (raw-unicode-escape text: \\udce9, Latin-1
+    // bytes, escaped backslashes) and in JSON (json.dumps writes \\udce9).
+    for form in ["pickle.dumps(s, 0)", "json.dumps(s).encode()"] {
+        let py = python(&format!(
+            "import json, pickle, sys\n\
+             frame = {{'filename': 'C:\\\\t\\\\caf\\udce9-\\u00e9-\\u4e2d-\\U0001F600.py', 'line': 7, 'name': 'f'}}\n\
+             s = {{'segments': [], 'device_traces': [[{{'action': 'alloc', 'addr': 4096, 'size': 8, 'frames': [frame]}}]]}}\n\
+             sys.stdout.buffer.write({form})"
+        ));
+        let snap = load(&py).unwrap_or_else(|e| panic!("{form}: {e}"));
+        let f = snap.frame(snap.stack(snap.traces[0].stack[0])[0]);
+        assert_eq!(snap.str(f.filename), "C:\\t\\caf\u{FFFD}-\u{e9}-\u{4e2d}-\u{1F600}.py", "{form}");
+    }
     // Other invalid UTF-8 (a Latin-1 byte): one U+FFFD per bad byte.
     assert_eq!(memviz_core::pickle::python_str_lossy(b"caf\xe9 \xff"), "caf\u{FFFD} \u{FFFD}");
 }
