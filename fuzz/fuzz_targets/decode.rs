@@ -25,7 +25,10 @@ fuzz_target!(|data: &[u8]| {
             (Ok(a), Ok(b)) => {
                 assert_eq!(a.segments, b.segments);
                 assert_eq!(a.blocks, b.blocks);
-                assert_eq!(a.traces.iter().map(|t| t.len()).collect::<Vec<_>>(), b.traces.iter().map(|t| t.len()).collect::<Vec<_>>());
+                assert_eq!(
+                    a.traces.iter().map(|t| t.len()).collect::<Vec<_>>(),
+                    b.traces.iter().map(|t| t.len()).collect::<Vec<_>>()
+                );
             }
             // In a gzip stream the chunking decides which of two faults
             // (corrupt deflate data, bad decompressed data) shows first.

@@ -63,7 +63,11 @@ fn wrong_files() {
          never contains; nothing was executed at byte offset 2",
     );
     let big_int = tmp("int.pickle", &[&[0x80, 2, 0x8a, 100][..], &[7; 100], b"."].concat());
-    fails_with("info", &big_int, "integer of 100 bytes refused (no address or size needs more than 16) at byte offset 2");
+    fails_with(
+        "info",
+        &big_int,
+        "integer of 100 bytes refused (no address or size needs more than 16) at byte offset 2",
+    );
     let json = tmp("package.json", br#"{"name": "x", "version": "1"}"#);
     fails_with("info", &json, "not a memory snapshot: a dict without 'segments' or 'device_traces'");
     let bad_json = tmp("bad.json", b"{\"segments\": [1,\n 2,, 3]}");
@@ -80,11 +84,7 @@ fn gzip_errors_name_the_offset_in_the_decompressed_data() {
         .output()
         .unwrap();
     let gz = tmp("memo.pickle.gz", &out.stdout);
-    fails_with(
-        "info",
-        &gz,
-        "memo reference 7 refers to nothing, in the decompressed gzip data at byte offset 5003",
-    );
+    fails_with("info", &gz, "memo reference 7 refers to nothing, in the decompressed gzip data at byte offset 5003");
 }
 
 /// A 150 KiB gzip file that inflates to 150 MiB of pickle: the CLI streams it

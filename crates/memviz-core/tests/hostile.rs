@@ -133,7 +133,8 @@ fn truncation_at_every_byte_of_a_real_file() {
         assert_eq!(e.kind, ErrorKind::Truncated, "cut at {n}: {e}");
         assert_eq!(e.offset, Some(n as u64), "cut at {n}: {e}");
         assert!(e.message.starts_with("truncated file: the "), "cut at {n}: {e}");
-        inside += (e.message.contains("inside the opcode") || e.message.contains("bytes of data; the file ends before them")) as usize;
+        inside += (e.message.contains("inside the opcode")
+            || e.message.contains("bytes of data; the file ends before them")) as usize;
     }
     // Most cuts land inside an opcode's operands; the rest between opcodes.
     assert!(inside > bytes.len() / 2, "{inside} of {} cuts inside an opcode", bytes.len());
@@ -174,10 +175,7 @@ fn truncated_gzip_and_corrupt_gzip() {
     assert!(load(&gz).is_ok());
     for n in [2, 10, 100, gz.len() / 2, gz.len() - 8, gz.len() - 1] {
         let e = err(&gz[..n]);
-        assert!(
-            matches!(e.kind, ErrorKind::Truncated | ErrorKind::Gzip),
-            "gzip cut at {n}: {e}"
-        );
+        assert!(matches!(e.kind, ErrorKind::Truncated | ErrorKind::Gzip), "gzip cut at {n}: {e}");
         assert_eq!(e.offset, Some(n as u64), "gzip cut at {n}: {e}");
     }
     // Corrupt the CRC in the trailer: the data inflates, the check fails.
@@ -219,7 +217,10 @@ fn random_bytes_never_panic() {
             _ => {}
         }
         if let Err(e) = load(&b) {
-            assert!(e.offset.is_none_or(|o| o <= n as u64 || e.message.contains("in the decompressed gzip data")), "{e}");
+            assert!(
+                e.offset.is_none_or(|o| o <= n as u64 || e.message.contains("in the decompressed gzip data")),
+                "{e}"
+            );
             *kinds.entry(format!("{:?}", e.kind)).or_insert(0) += 1;
         }
         // The same bytes in small chunks.
@@ -276,8 +277,18 @@ fn a_png_a_zip_and_json_that_is_not_a_snapshot() {
         "not a memory snapshot: the file holds a list of int values (expected the dict that \
          torch.cuda.memory._dump_snapshot writes or a list of segment dicts)",
     );
-    assert_err(&err(b"{\"segments\": [}"), ErrorKind::Json, Some(14), "invalid JSON: expected value at line 1 column 15");
-    assert_err(&err(b"  \n\t "), ErrorKind::NotASnapshot, Some(5), "not a memory snapshot: the file holds only whitespace");
+    assert_err(
+        &err(b"{\"segments\": [}"),
+        ErrorKind::Json,
+        Some(14),
+        "invalid JSON: expected value at line 1 column 15",
+    );
+    assert_err(
+        &err(b"  \n\t "),
+        ErrorKind::NotASnapshot,
+        Some(5),
+        "not a memory snapshot: the file holds only whitespace",
+    );
     // A pickle of something else (a string) is a pickle, but no snapshot.
     assert_err(
         &err(&python("import pickle, sys; sys.stdout.buffer.write(pickle.dumps('hello', 4))")),
@@ -360,15 +371,8 @@ fn billion_laughs_stays_linear() {
     // As allocator_settings (converted for display with a budget), and as
     // the one device trace.
     let p = P::proto(4).op(b'}').op(b'(').str("allocator_settings");
-    let with_mark = laughs(p, levels)
-        .str("segments")
-        .op(b']')
-        .str("device_traces")
-        .op(b'(')
-        .get(levels)
-        .op(b'l')
-        .op(b'u')
-        .stop();
+    let with_mark =
+        laughs(p, levels).str("segments").op(b']').str("device_traces").op(b'(').get(levels).op(b'l').op(b'u').stop();
     assert!(with_mark.len() < 400, "{} bytes", with_mark.len());
 
     let start = Instant::now();
@@ -407,9 +411,28 @@ fn shared_segments_and_texts_are_not_multiplied() {
     let refs = 50_000u32;
     let mut p = P::proto(4).op(b'}').op(b'(').str("segments").op(b']').op(b'(');
     // memo 0: the segment, with 1000 blocks
-    p = p.op(b'}').memoize().op(b'(').str("address").int(4096).str("total_size").int(1 << 20).str("blocks").op(b']').op(b'(');
+    p = p
+        .op(b'}')
+        .memoize()
+        .op(b'(')
+        .str("address")
+        .int(4096)
+        .str("total_size")
+        .int(1 << 20)
+        .str("blocks")
+        .op(b']')
+        .op(b'(');
     for i in 0..1000u32 {
-        p = p.op(b'}').op(b'(').str("size").int(1024).str("address").int(4096 + i * 1024).str("state").str("active_allocated").op(b'u');
+        p = p
+            .op(b'}')
+            .op(b'(')
+            .str("size")
+            .int(1024)
+            .str("address")
+            .int(4096 + i * 1024)
+            .str("state")
+            .str("active_allocated")
+            .op(b'u');
     }
     p = p.op(b'e').op(b'u');
     for _ in 1..refs {
@@ -425,7 +448,18 @@ fn shared_segments_and_texts_are_not_multiplied() {
     p = p.memoize().op(b'0');
     let text_memo = 1;
     for i in 0..20_000u32 {
-        p = p.op(b'}').op(b'(').str("action").str("alloc").str("addr").int(4096 + i).str("size").int(8).str("user_metadata").get(text_memo).op(b'u');
+        p = p
+            .op(b'}')
+            .op(b'(')
+            .str("action")
+            .str("alloc")
+            .str("addr")
+            .int(4096 + i)
+            .str("size")
+            .int(8)
+            .str("user_metadata")
+            .get(text_memo)
+            .op(b'u');
     }
     p = p.op(b'e').op(b'e').op(b'u');
     let bytes = p.stop();
@@ -570,7 +604,10 @@ fn integers_of_100_bytes_are_refused() {
     // What Python writes for 2**800 (LONG1 of 101 bytes).
     let py = python("import pickle, sys; sys.stdout.buffer.write(pickle.dumps({'segments': [2**800]}, 2))");
     let e = err(&py);
-    assert_eq!((e.kind.clone(), e.message.as_str()), (ErrorKind::TooLarge, "integer of 101 bytes refused (no address or size needs more than 16)"));
+    assert_eq!(
+        (e.kind.clone(), e.message.as_str()),
+        (ErrorKind::TooLarge, "integer of 101 bytes refused (no address or size needs more than 16)")
+    );
     assert_eq!(py[e.offset.unwrap() as usize], 0x8a);
     // LONG4 and the protocol 0 text form.
     let long4 = P::proto(2).op(0x8b).raw(&100i32.to_le_bytes()).0;

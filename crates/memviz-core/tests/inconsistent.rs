@@ -46,10 +46,8 @@ fn ring_buffer_overflow_frees_without_alloc() {
             Action::Alloc => {
                 last_alloc.insert(ft.addr(i), i);
             }
-            Action::FreeCompleted if i >= drop => {
-                if last_alloc.get(&ft.addr(i)).is_none_or(|&a| a < drop) {
-                    unmatched += 1;
-                }
+            Action::FreeCompleted if i >= drop && last_alloc.get(&ft.addr(i)).is_none_or(|&a| a < drop) => {
+                unmatched += 1;
             }
             _ => {}
         }
@@ -70,7 +68,7 @@ fn ring_buffer_overflow_frees_without_alloc() {
     let mut c = h.cursor();
     c.seek(&h, &snap, 0);
     let st = c.state(&h, &snap);
-    assert!(st.segments.len() >= 1);
+    assert!(!st.segments.is_empty());
 }
 
 #[test]
