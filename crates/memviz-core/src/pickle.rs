@@ -678,6 +678,10 @@ pub struct PickleDecoder {
     /// The opcode at `carry[0]` and the data length its length field
     /// claims, for the truncation message.
     stalled: Option<(u8, Option<u64>)>,
+    /// Bitset of dicts that took items by SETITEM(S) and have not gone into
+    /// a container yet (see `finish_dicts`), and how many there are.
+    open: Vec<u64>,
+    open_count: usize,
 }
 
 impl Default for PickleDecoder {
@@ -749,6 +753,8 @@ impl PickleDecoder {
             protocol: 0,
             result: None,
             stalled: None,
+            open: Vec::new(),
+            open_count: 0,
         }
     }
 
@@ -899,12 +905,30 @@ impl PickleDecoder {
     /// them that were built item by item move to their tables now (not at
     /// their first SETITEM: protocols 0 and 1 add items one at a time).
     fn finish_dicts(&mut self, items: &[Value]) {
+        if self.open_count == 0 {
+            return; // the usual case: events and frames took the fast path
+        }
         for v in items {
             if let Value::Dict(d) = *v {
-                if matches!(self.arena.dicts[d as usize], DictRec::Items(_)) {
+                let (w, bit) = (d as usize / 64, 1u64 << (d % 64));
+                if self.open.get(w).is_some_and(|x| x & bit != 0) {
+                    self.open[w] &= !bit;
+                    self.open_count -= 1;
                     self.arena.finish_dict(d);
                 }
             }
+        }
+    }
+
+    /// Marks a dict that took items by SETITEM(S) as open (not yet complete).
+    fn mark_open(&mut self, d: u32) {
+        let (w, bit) = (d as usize / 64, 1u64 << (d % 64));
+        if w >= self.open.len() {
+            self.open.resize(w + 1, 0);
+        }
+        if self.open[w] & bit == 0 {
+            self.open[w] |= bit;
+            self.open_count += 1;
         }
     }
 
@@ -939,6 +963,11 @@ impl PickleDecoder {
         if !matches!(self.arena.dicts[id as usize], DictRec::Empty) {
             return false;
         }
+        if self.open_count > 0 {
+            // Dicts among the values (user_metadata) are complete too.
+            let dicts: Vec<Value> = self.stack[m..].iter().copied().filter(|v| matches!(v, Value::Dict(_))).collect();
+            self.finish_dicts(&dicts);
+        }
         if self.arena.convert_dict(id, &self.stack[m..]) {
             self.stack.truncate(m);
             return true;
@@ -971,8 +1000,12 @@ impl PickleDecoder {
             DictRec::Items(i) => self.arena.dict_store[i as usize].extend(pairs),
             // Items added to an event or frame after it was complete
             // (fetched again from the memo): not part of the model.
-            _ => self.arena.bad_values += 1,
+            _ => {
+                self.arena.bad_values += 1;
+                return Ok(());
+            }
         }
+        self.mark_open(id);
         Ok(())
     }
 
