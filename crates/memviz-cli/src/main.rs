@@ -189,5 +189,6 @@ fn info(snap: &Snapshot) -> serde_json::Value {
         "model_heap_bytes": snap.heap_bytes(),
         "unknown_keys": snap.warnings.unknown_keys,
         "bad_values": snap.warnings.bad_values,
+        "warnings": snap.warnings.messages,
     })
 }

@@ -128,3 +128,40 @@ fn gzip_bomb_streams_in_bounded_memory() {
     // The inflated stream is 150 MiB; the process stays far below it.
     assert!(max_rss_kib < 64 << 10, "memviz used {max_rss_kib} KiB for a {inflated}-byte stream");
 }
+
+/// Odd but valid files open (exit 0) and say what was odd.
+#[test]
+fn inconsistent_files_open_and_say_what_was_odd() {
+    let made = Command::new("python3")
+        .arg("-c")
+        .arg(
+            "import pickle, sys\n\
+             s = pickle.load(open(sys.argv[1], 'rb'))\n\
+             s['segments'].append(s['segments'][0])\n\
+             t = s['device_traces'][0]\n\
+             t.append({'action': 'free_requested', 'addr': 0xdead000, 'size': 512, 'stream': 0, 'frames': []})\n\
+             sys.stdout.buffer.write(pickle.dumps(s, 4))",
+        )
+        .arg(snapshot("small_train_step.pickle"))
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let f = tmp("odd.pickle", &made.stdout);
+    let out = memviz(&["info", f.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let info: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let real = memviz_core::load(&std::fs::read(snapshot("small_train_step.pickle")).unwrap()).unwrap();
+    assert_eq!(info["segments"], real.segments.len(), "the repeated segment is counted once");
+    assert_eq!(
+        info["warnings"],
+        serde_json::json!([
+            "1 segments, blocks or trace events were referenced more than once (a snapshot has each in one place): \
+             only the first reference is used"
+        ])
+    );
+    // memory_viz throws on this free_requested; memviz state counts it.
+    let out = memviz(&["state", f.to_str().unwrap(), "--device", "0", "--event", "10", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let st: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(st["inconsistencies"], serde_json::json!({"free_requested_unknown_block": 1}));
+}
