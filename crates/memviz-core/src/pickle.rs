@@ -682,6 +682,9 @@ pub struct PickleDecoder {
     /// a container yet (see `finish_dicts`), and how many there are.
     open: Vec<u64>,
     open_count: usize,
+    /// A text-line opcode that stalled: its offset, and how many bytes after
+    /// it are known to hold no newline.
+    line_searched: (u64, usize),
 }
 
 impl Default for PickleDecoder {
@@ -755,6 +758,7 @@ impl PickleDecoder {
             stalled: None,
             open: Vec::new(),
             open_count: 0,
+            line_searched: (u64::MAX, 0),
         }
     }
 
@@ -1042,6 +1046,9 @@ impl PickleDecoder {
                 Err(Stall::NeedMore) => {
                     let claim = self.stalled.and_then(|s| s.1);
                     self.stalled = Some((data[pos], claim));
+                    if matches!(data[pos], b'I' | b'L' | b'F' | b'V' | b'S' | b'p' | b'g') {
+                        self.line_searched = (base + pos as u64, data.len() - pos - 1);
+                    }
                     return Ok(pos);
                 }
                 Err(Stall::Fail(e)) => return Err(*e),
@@ -1059,10 +1066,16 @@ impl PickleDecoder {
         let need = |n: usize| -> std::result::Result<&[u8], Stall> {
             data.get(p..p + n).ok_or(Stall::NeedMore)
         };
+        // A text line. When this opcode stalled before, the bytes already
+        // searched hold no newline: search only the new ones, or a long line
+        // arriving in small chunks would be searched again for each.
+        let searched = if self.line_searched.0 == at { self.line_searched.1 } else { 0 };
         let line = || -> std::result::Result<&[u8], Stall> {
-            let rest = &data[p..data.len().min(p + MAX_LINE)];
-            match rest.iter().position(|&b| b == b'\n') {
-                Some(i) => Ok(&data[p..p + i]),
+            let end = data.len().min(p + MAX_LINE);
+            let from = (p + searched).min(end);
+            let rest = &data[p..end];
+            match data[from..end].iter().position(|&b| b == b'\n') {
+                Some(i) => Ok(&data[p..from + i]),
                 None if rest.len() == MAX_LINE => Err(Stall::from(Error::at(
                     ErrorKind::TooLarge,
                     at,
