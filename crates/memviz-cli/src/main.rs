@@ -170,7 +170,7 @@ fn run(args: &[String]) -> Result<(), String> {
 }
 
 fn info(snap: &Snapshot) -> serde_json::Value {
-    let format = if snap.protocol == 0 {
+    let format = if snap.json {
         "JSON".to_string()
     } else {
         format!("pickle protocol {}", snap.protocol)

@@ -165,3 +165,29 @@ fn inconsistent_files_open_and_say_what_was_odd() {
     let st: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(st["inconsistencies"], serde_json::json!({"free_requested_unknown_block": 1}));
 }
+
+/// Unusual but valid files open: protocol 0 and 5 pickles, gzip JSON.
+#[test]
+fn unusual_valid_files_open() {
+    for (name, expr, format) in [
+        ("p0.pickle", "pickle.dumps(s, 0)", "pickle protocol 0"),
+        ("p5.pickle", "pickle.dumps(s, 5)", "pickle protocol 5"),
+        ("s.json.gz", "gzip.compress(json.dumps(s).encode())", "JSON"),
+    ] {
+        let made = Command::new("python3")
+            .arg("-c")
+            .arg(format!(
+                "import gzip, json, pickle, sys\ns = pickle.load(open(sys.argv[1], 'rb'))\nsys.stdout.buffer.write({expr})"
+            ))
+            .arg(snapshot("small_train_step.pickle"))
+            .output()
+            .unwrap();
+        assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+        let f = tmp(name, &made.stdout);
+        let out = memviz(&["info", f.to_str().unwrap(), "--json"]);
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        let info: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(info["format"], format, "{name}");
+        assert_eq!(info["trace_events"], serde_json::json!([97]), "{name}");
+    }
+}

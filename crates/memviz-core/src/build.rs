@@ -167,7 +167,7 @@ impl Stream {
             }
             Inner::Json(buf) => {
                 let (top, arena) = crate::json::decode(&buf).map_err(tag)?;
-                build(top, arena, 0)
+                build(top, arena, 0).map(|snap| Snapshot { json: true, ..snap })
             }
         }
     }

@@ -385,8 +385,11 @@ pub struct Snapshot {
     pub external_annotations: Option<Plain>,
     /// True when the file was the bare list `torch.cuda.memory_snapshot()` returns.
     pub bare_segment_list: bool,
-    /// The pickle protocol, or 0 for JSON.
+    /// The pickle protocol (0 also for protocol 1, which has no PROTO
+    /// opcode, and for JSON: see `json`).
     pub protocol: u8,
+    /// The file was JSON (possibly gzip-compressed), not a pickle.
+    pub json: bool,
     pub warnings: BuildWarnings,
 }
 

@@ -677,6 +677,7 @@ fn every_protocol_from_0_to_5_and_gzip() {
         // Protocols 0 and 1 add a dict's items one SETITEM at a time.
         assert_eq!(facts(&snap), want, "protocol {proto}");
         assert_eq!(snap.protocol, if proto < 2 { 0 } else { proto }, "protocol {proto}");
+        assert!(!snap.json);
     }
     let gz = python(&format!(
         "import gzip, sys; sys.stdout.buffer.write(gzip.compress(open({:?}, 'rb').read()))",
