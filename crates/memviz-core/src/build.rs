@@ -121,16 +121,14 @@ impl Stream {
         if foreign_format(&start).is_some() {
             return Err(not_a_pickle(&start));
         }
-        {
-            self.inner = match first {
-                Some(b'{') | Some(b'[') => Inner::Json(head),
-                _ => {
-                    let mut p = Box::new(PickleDecoder::new());
-                    p.feed(&head)?;
-                    Inner::Pickle(p)
-                }
-            };
-        }
+        self.inner = match first {
+            Some(b'{') | Some(b'[') => Inner::Json(head),
+            _ => {
+                let mut p = Box::new(PickleDecoder::new());
+                p.feed(&head)?;
+                Inner::Pickle(p)
+            }
+        };
         Ok(())
     }
 
