@@ -403,6 +403,63 @@ fn billion_laughs_stays_linear() {
     assert!(snap.warnings.bad_values >= 2);
 }
 
+/// Containers that hold themselves (a list appended to itself through the
+/// memo), as settings, as a frames list and as the segment list: walks stop.
+#[test]
+fn self_referencing_containers() {
+    // L = []; L.append(L); M = []; M.append(M); {'allocator_settings': L,
+    // 'segments': L, 'device_traces': [[{'action': 'alloc', 'addr': 1,
+    // 'size': 1, 'frames': M}]]}
+    let bytes = P::proto(4)
+        .op(b'}')
+        .op(b'(')
+        .str("allocator_settings")
+        .op(b']')
+        .memoize()
+        .get(0)
+        .op(b'a')
+        .str("segments")
+        .get(0)
+        .str("device_traces")
+        .op(b']')
+        .op(b'(')
+        .op(b']')
+        .op(b'(')
+        .op(b'}')
+        .op(b'(')
+        .str("action")
+        .str("alloc")
+        .str("addr")
+        .int(1)
+        .str("size")
+        .int(1)
+        .str("frames")
+        .op(b']')
+        .memoize()
+        .get(1)
+        .op(b'a')
+        .op(b'u')
+        .op(b'e')
+        .op(b'e')
+        .op(b'u')
+        .stop();
+    let start = Instant::now();
+    let snap = load(&bytes).unwrap();
+    assert_fast(start, 2_000, "self-referencing list");
+    // Shown 65 levels deep, then elided.
+    fn depth(p: &Plain) -> usize {
+        match p {
+            Plain::List(v) => 1 + v.first().map(depth).unwrap_or(0),
+            _ => 0,
+        }
+    }
+    assert_eq!(depth(snap.allocator_settings.as_ref().unwrap()), 65);
+    assert_eq!(snap.traces[0].len(), 1);
+    assert_eq!(snap.stack(snap.traces[0].stack[0]), &[] as &[u32], "a list of lists is no stack");
+    assert!(snap.segments.is_empty());
+    assert!(snap.warnings.bad_values >= 2, "{:?}", snap.warnings);
+}
+
 /// One segment dict referenced through the memo over and over, and one long
 /// text referenced by every event: the model keeps one segment and stops
 /// copying the text once it is far larger than the file.
