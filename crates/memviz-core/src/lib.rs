@@ -11,6 +11,7 @@ pub mod format;
 pub mod json;
 pub mod model;
 pub mod pickle;
+pub mod pools;
 pub mod search;
 pub mod segment_map;
 pub mod state;

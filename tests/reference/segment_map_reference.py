@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""memory_viz's Allocator State History map after raw event N, standard
+library only: simulate_memory (undo from the dump) and MemoryView.draw's
+packing, written from the JS semantics (shares no code with the Rust crates).
+
+    python3 tests/reference/segment_map_reference.py FILE DEVICE EVENT...
+
+Prints one JSON object per EVENT, one per line: {event, row_width, rows,
+reserved, allocated, segments: [[addr, size, row, x]] in packing order,
+blocks: [[addr, x, requested, waste, pending]] by address, free: largest
+gap, gap bytes, gap pieces}.
+"""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from memviz_reference import Annotated, load_snapshot  # noqa: E402
+
+
+def simulate(snap, ann, device, event):
+    trace = snap['device_traces'][device]
+    segs = []
+    blocks = {}
+    for si, seg in enumerate(snap['segments']):
+        if seg['device'] != device:
+            continue
+        segs.append([seg['address'], seg['total_size'], seg.get('stream')])
+        for b in ann.seg_blocks[si]:
+            if b['state'] in ('active_allocated', 'active_pending_free'):
+                blocks[b['addr']] = [b['size'], b['requested_size'], b['state'] == 'active_pending_free']
+    segs.sort()
+    for i in range(len(trace) - 1, event, -1):
+        e = trace[i]
+        a, addr, size = e['action'], e.get('addr', 0), e.get('size', 0)
+        if a == 'free':
+            blocks[addr] = [size, size, False]
+        elif a == 'free_completed':
+            blocks[addr] = [size, size, True]
+        elif a == 'free_requested':
+            blocks[addr][2] = False
+        elif a == 'alloc':
+            blocks.pop(addr, None)
+        elif a == 'segment_free':
+            segs.append([addr, size, e.get('stream')])
+            segs.sort()
+        elif a == 'segment_alloc':
+            segs = [s for s in segs if s[0] != addr]
+        elif a in ('segment_map', 'segment_unmap'):
+            raise SystemExit('map/unmap not handled here')
+    return segs, blocks
+
+
+def layout(segs, blocks):
+    order = sorted(segs, key=lambda s: (s[1], s[0]))
+    width = order[-1][1] if order else 0
+    pad = width / 200
+    row, cur, place = 0, 0.0, {}
+    out = []
+    for s in order:
+        if cur + s[1] > width:
+            cur, row = 0.0, row + 1
+        place[s[0]] = (row, cur)
+        out.append([s[0], s[1], row, cur])
+        cur += s[1] + pad
+    by_addr = sorted(segs)
+    bl = []
+    largest = gap_bytes = pieces = 0
+    for s in by_addr:
+        at = s[0]
+        for a in sorted(b for b in blocks if s[0] <= b < s[0] + s[1]):
+            size, req, pending = blocks[a]
+            bl.append([a, place[s[0]][1] + (a - s[0]), req, size - req, pending])
+            if a > at:
+                largest, gap_bytes, pieces = max(largest, a - at), gap_bytes + a - at, pieces + 1
+            at = max(at, a + size)
+        if at < s[0] + s[1]:
+            g = s[0] + s[1] - at
+            largest, gap_bytes, pieces = max(largest, g), gap_bytes + g, pieces + 1
+    return {'row_width': width, 'rows': row + 1, 'reserved': sum(s[1] for s in segs),
+            'allocated': sum(b[1] for b in blocks.values()), 'segments': out, 'blocks': bl,
+            'free': [largest, gap_bytes, pieces]}
+
+
+def main():
+    path, device = sys.argv[1], int(sys.argv[2])
+    snap = load_snapshot(path)
+    ann = Annotated(snap)
+    for ev in sys.argv[3:]:
+        segs, blocks = simulate(snap, ann, device, int(ev))
+        r = layout(segs, blocks)
+        r['event'] = int(ev)
+        print(json.dumps(r))
+
+
+if __name__ == '__main__':
+    main()
