@@ -79,7 +79,10 @@ pub struct PrivatePools {
 
 /// The dump's segments of one device, by address, for memory_viz's
 /// `find_pool_id`.
-fn pool_finder(snap: &Snapshot, device: u32) -> Vec<(u128, u128, Option<(i64, i64)>)> {
+/// (start, end, pool) of a segment.
+type SegRange = (u128, u128, Option<(i64, i64)>);
+
+fn pool_finder(snap: &Snapshot, device: u32) -> Vec<SegRange> {
     let mut segs: Vec<_> = snap
         .device_segments(device)
         .map(|s| (s.address, s.address.saturating_add(s.total_size as u128), s.pool_id))
@@ -88,7 +91,7 @@ fn pool_finder(snap: &Snapshot, device: u32) -> Vec<(u128, u128, Option<(i64, i6
     segs
 }
 
-fn find_pool(segs: &[(u128, u128, Option<(i64, i64)>)], addr: u128) -> Option<(i64, i64)> {
+fn find_pool(segs: &[SegRange], addr: u128) -> Option<(i64, i64)> {
     let i = segs.partition_point(|s| s.0 <= addr);
     let s = segs.get(i.checked_sub(1)?)?;
     (addr < s.1).then_some(s.2).flatten()

@@ -14,7 +14,7 @@
 
 use crate::format::{format_addr, format_event, format_event_as, format_forward_frames, format_frames, format_size, format_user_metadata};
 use crate::model::{Action, Snapshot, UserMetadata};
-use crate::state::{State, StateBlock, StateSegment, Totals};
+use crate::state::{Cursor, State, StateBlock, StateHistory, StateSegment, Totals};
 use crate::versions::Versions;
 
 /// Share of a row's height that rectangles fill (memory_viz: 4/5).
@@ -391,6 +391,90 @@ pub fn event_text(snap: &Snapshot, versions: &Versions, device: u32, i: usize, t
     s
 }
 
+/// Everything the Allocator State History view keeps for one device: the
+/// precomputed history, a cursor on the selected event, that state and its
+/// laid-out map. One call per selection change ([`StateView::select`]); the
+/// rest are reads.
+pub struct StateView {
+    pub history: StateHistory,
+    cursor: Cursor,
+    pub state: State,
+    pub map: SegmentMap,
+}
+
+impl StateView {
+    /// The view of `device`, on the last event as memory_viz starts (the
+    /// final state when the trace is empty).
+    pub fn new(snap: &Snapshot, versions: &Versions, device: u32) -> StateView {
+        let history = StateHistory::with_versions(snap, device, Some(versions));
+        let cursor = history.cursor();
+        let state = cursor.state(&history, snap);
+        let map = SegmentMap::layout(&state);
+        StateView { history, cursor, state, map }
+    }
+
+    /// Number of trace events (rows of the event list).
+    pub fn len(&self) -> usize {
+        self.history.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.history.is_empty()
+    }
+
+    /// The selected event (`None`: before the first one / empty trace).
+    pub fn selected(&self) -> Option<usize> {
+        self.cursor.event()
+    }
+
+    /// Selects the state right after event `i` (clamped to the last event).
+    /// Cheap for neighbours (ArrowUp / ArrowDown): one undo or redo, then
+    /// the state and its layout are rebuilt.
+    pub fn select(&mut self, snap: &Snapshot, i: usize) {
+        let i = i.min(self.history.len().saturating_sub(1));
+        if self.cursor.event() == Some(i) && !self.history.is_empty() {
+            return;
+        }
+        self.cursor.seek(&self.history, snap, i);
+        self.state = self.cursor.state(&self.history, snap);
+        self.map = SegmentMap::layout(&self.state);
+    }
+
+    /// Moves the selection by `delta` events (ArrowDown: +1, ArrowUp: -1),
+    /// clamped to the trace.
+    pub fn step(&mut self, snap: &Snapshot, delta: i64) {
+        let cur = self.selected().unwrap_or(0) as i64;
+        let last = self.history.len().saturating_sub(1) as i64;
+        self.select(snap, (cur + delta).clamp(0, last.max(0)) as usize);
+    }
+
+    /// What lies under (`row`, `x` bytes, `y_in_row`) of the map.
+    pub fn hit(&self, row: u32, x: f64, y_in_row: f64) -> Option<MapHit> {
+        self.map.hit(&self.state, row, x, y_in_row)
+    }
+
+    /// Hover text of a hit (segment, block, rounding waste).
+    pub fn hit_text(&self, snap: &Snapshot, hit: MapHit) -> String {
+        hit_text(snap, &self.state, hit)
+    }
+
+    /// "X allocated / Y reserved" of the selected state.
+    pub fn totals_text(&self) -> String {
+        totals_text(&self.state.totals)
+    }
+
+    /// The fragmentation line of the selected state.
+    pub fn fragmentation_text(&self) -> String {
+        fragmentation_text(&self.state)
+    }
+
+    /// The text under the list: the selected event with the totals, or
+    /// another (hovered) event without them.
+    pub fn event_text(&self, snap: &Snapshot, versions: &Versions, i: usize) -> String {
+        let totals = (self.selected() == Some(i)).then_some(&self.state.totals);
+        event_text(snap, versions, self.history.device(), i, totals)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -497,5 +581,39 @@ mod tests {
         let tt = Totals { reserved_bytes: 1 << 20, allocated_bytes: 512, ..Default::default() };
         assert!(event_text(&snap, &v, 0, 0, Some(&tt)).starts_with("(512.0B (512 bytes) allocated / 1.0MiB (1048576 bytes) reserved)\nalloc          b1000_0"));
         assert_eq!(event_text(&snap, &v, 0, 9, None), "");
+    }
+
+    #[test]
+    fn state_view_steps() {
+        let mut snap = Snapshot::default();
+        let mut t = EventTable::default();
+        push(&mut t, Action::Alloc, 0x1000, 100);
+        push(&mut t, Action::Alloc, 0x1200, 200);
+        snap.traces.push(t);
+        snap.blocks.push(block(0x1000, 512, 100, BlockState::ActiveAllocated));
+        snap.blocks.push(block(0x1200, 512, 200, BlockState::ActiveAllocated));
+        snap.segments.push(segment(0, 0x1000, 4096, 0..2));
+        let v = crate::versions::compute(&snap);
+        let mut sv = StateView::new(&snap, &v, 0);
+        assert_eq!((sv.len(), sv.selected()), (2, Some(1)));
+        assert_eq!(sv.map.allocated_bytes, 300);
+        sv.step(&snap, -1);
+        assert_eq!((sv.selected(), sv.map.allocated_bytes), (Some(0), 100));
+        sv.step(&snap, -5);
+        assert_eq!(sv.selected(), Some(0));
+        sv.step(&snap, 9);
+        assert_eq!((sv.selected(), sv.map.allocated_bytes), (Some(1), 300));
+        assert!(sv.event_text(&snap, &v, 1).starts_with("(300.0B (300 bytes) allocated / 4.0KiB (4096 bytes) reserved)\nalloc"));
+        assert!(sv.event_text(&snap, &v, 0).starts_with("alloc"));
+        assert_eq!(sv.hit(0, 10.0, 0.5), Some(MapHit::Block(0, 0)));
+        assert!(sv.hit_text(&snap, MapHit::Block(0, 0)).starts_with("b1000_0 100.0B"));
+        assert_eq!(sv.fragmentation_text(), "Largest free block 3.0KiB (3072 bytes); 3.0KiB (3072 bytes) free in 1 piece");
+        // An empty trace: the final state, nothing selected.
+        let mut empty = Snapshot::default();
+        empty.segments.push(segment(0, 0x1000, 4096, 0..0));
+        let ev = crate::versions::compute(&empty);
+        let mut sv = StateView::new(&empty, &ev, 0);
+        sv.step(&empty, 1);
+        assert_eq!((sv.selected(), sv.map.reserved_bytes), (None, 4096));
     }
 }
