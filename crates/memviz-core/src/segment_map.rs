@@ -94,8 +94,20 @@ pub enum MapHit {
 
 /// memory_viz's `hashCode(addr)` on the decimal string, `abs % 10`.
 pub fn block_color(addr: u128) -> u8 {
+    // Decimal digits into a stack buffer: no allocation per block per frame.
+    let mut digits = [0u8; 40];
+    let mut n = 0;
+    let mut a = addr;
+    loop {
+        digits[n] = b'0' + (a % 10) as u8;
+        n += 1;
+        a /= 10;
+        if a == 0 {
+            break;
+        }
+    }
     let mut h: i32 = 0;
-    for c in addr.to_string().bytes() {
+    for &c in digits[..n].iter().rev() {
         h = h.wrapping_mul(31).wrapping_add(c as i32);
     }
     ((h as i64).abs() % 10) as u8
@@ -489,6 +501,14 @@ mod tests {
         assert_eq!(block_color(10), 7);
         // A realistic address overflows i32 and stays in 0..10.
         assert!(block_color(0x7f064c000000) < 10);
+        // Against the string version for many addresses.
+        for a in (0..2000u128).map(|i| i * 0x1000_0003 + 0x7f00_0000_0000) {
+            let mut h: i32 = 0;
+            for c in a.to_string().bytes() {
+                h = h.wrapping_mul(31).wrapping_add(c as i32);
+            }
+            assert_eq!(block_color(a), ((h as i64).abs() % 10) as u8);
+        }
     }
 
     #[test]
