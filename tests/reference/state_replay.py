@@ -5,7 +5,8 @@
 
 Prints one JSON object per line, for each POSITION (events applied: 0 = before
 the first event of the device's raw trace, len = final dump): reserved,
-allocated, segments, blocks, pending. It undoes events from the final dump the
+allocated, segments, blocks, pending, and the free space inside segments not
+covered by blocks: free (bytes), largest_free, free_pieces. It undoes events from the final dump the
 way memory_viz's simulate_memory does (free/free_completed re-add a block of
 size = requested = event size, free_requested clears the pending flag, alloc
 deletes, segment_free re-inserts, segment_unmap re-inserts and merges with
@@ -26,7 +27,7 @@ def main():
     traces = snap.get('device_traces') or []
     trace = traces[device] if device < len(traces) else []
     segs = {}    # addr -> [size, stream]
-    blocks = {}  # addr -> [requested, pending]
+    blocks = {}  # addr -> [requested, pending, size]
     for s in snap['segments']:
         if s['device'] != device:
             continue
@@ -35,11 +36,33 @@ def main():
         for b in s['blocks']:
             if b['state'] in ('active_allocated', 'active_pending_free'):
                 req = b.get('requested_size', b['size'])
-                blocks[addr] = [req, b['state'] == 'active_pending_free']
+                blocks[addr] = [req, b['state'] == 'active_pending_free', b['size']]
             addr += b['size']
 
+    def gaps():
+        pieces = []
+        order = sorted(blocks)
+        k = 0
+        for sa in sorted(segs):
+            end = sa + segs[sa][0]
+            at = sa
+            while k < len(order) and order[k] < end:
+                b = order[k]
+                if b >= sa:
+                    if b > at:
+                        pieces.append(b - at)
+                    at = max(at, b + blocks[b][2])
+                k += 1
+            if end > at:
+                pieces.append(end - at)
+        return pieces
+
     def report(pos):
+        pieces = gaps()
         print(json.dumps({
+            'free': sum(pieces),
+            'largest_free': max(pieces, default=0),
+            'free_pieces': len(pieces),
             'position': pos,
             'reserved': sum(v[0] for v in segs.values()),
             'allocated': sum(v[0] for v in blocks.values()),
@@ -58,7 +81,7 @@ def main():
         e = trace[i]
         a, addr, size = e['action'], e.get('addr'), e.get('size', 0)
         if a in ('free', 'free_completed'):
-            blocks[addr] = [size, a == 'free_completed']
+            blocks[addr] = [size, a == 'free_completed', size]
         elif a == 'free_requested':
             if addr in blocks:
                 blocks[addr][1] = False

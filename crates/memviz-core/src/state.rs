@@ -17,6 +17,18 @@
 //! right after event `i` is position `i + 1` and position 0 is "before the
 //! first event". Position n is the final dump.
 //!
+//! ```no_run
+//! use memviz_core::state::StateHistory;
+//! let snap = memviz_core::load(&std::fs::read("snapshot.pickle").unwrap()).unwrap();
+//! let h = StateHistory::new(&snap, 0); // once per device, O(n)
+//! let mut c = h.cursor(); // at the final dump
+//! c.seek(&h, &snap, 1234); // right after event 1234
+//! c.step_back(&h, &snap); // ArrowUp: now right after event 1233
+//! let t = c.totals(); // "(allocated / reserved)", O(1)
+//! let state = c.state(&h, &snap); // segments, blocks, free space: O(m)
+//! # let _ = (t, state);
+//! ```
+//!
 //! Differences from memory_viz, all on inconsistent input (ring-buffer
 //! overflow): nothing throws; each oddity is counted by [`Inconsistency`]
 //! kind and the walk goes on (memory_viz throws on an unknown
@@ -940,6 +952,60 @@ impl Cursor {
         }
     }
 
+    /// The block whose range [address, address + size) holds `addr` (for
+    /// hovering), O(log m).
+    pub fn block_at(&self, h: &StateHistory, snap: &Snapshot, addr: u128) -> Option<StateBlock> {
+        let (&a, &d) = self.blocks.range(..=addr).next_back()?;
+        (addr < end_of(a, h.block_sizes(snap, d).0)).then(|| h.make_block(snap, a, d))
+    }
+
+    /// The segment holding `addr` with its blocks and free-space figures.
+    pub fn segment_at(&self, h: &StateHistory, snap: &Snapshot, addr: u128) -> Option<StateSegment> {
+        let (&a, &v) = self.segs.range(..=addr).next_back()?;
+        if addr >= end_of(a, v.size) {
+            return None;
+        }
+        let mut st = self.fill_segment(h, snap, a, v, self.blocks.range(a..end_of(a, v.size)).map(|(&a, &d)| (a, d)));
+        st.blocks.shrink_to_fit();
+        Some(st)
+    }
+
+    fn fill_segment(
+        &self,
+        h: &StateHistory,
+        snap: &Snapshot,
+        sa: u128,
+        sv: SegVal,
+        blocks: impl Iterator<Item = (u128, Desc)>,
+    ) -> StateSegment {
+        let mut seg = h.make_segment(snap, sa, sv);
+        seg.blocks.extend(blocks.map(|(a, d)| h.make_block(snap, a, d)));
+        let send = end_of(sa, sv.size);
+        let mut requested = 0u64;
+        let mut at = sa;
+        let gap = |from: u128, to: u128, seg: &mut StateSegment| {
+            if to > from {
+                let g = (to - from) as u64;
+                seg.gap_bytes = seg.gap_bytes.saturating_add(g);
+                seg.largest_gap = seg.largest_gap.max(g);
+                seg.gap_pieces += 1;
+            }
+        };
+        for i in 0..seg.blocks.len() {
+            let (ba, bs, br) = (seg.blocks[i].address, seg.blocks[i].size, seg.blocks[i].requested_size);
+            requested = requested.saturating_add(br);
+            seg.internal_bytes = seg.internal_bytes.saturating_add(bs.saturating_sub(br));
+            gap(at, ba, &mut seg);
+            at = at.max(end_of(ba, bs));
+        }
+        gap(at, send, &mut seg);
+        seg.free_bytes = sv.size.saturating_sub(requested);
+        if seg.internal_bytes > 0 && seg.free_bytes > 0 {
+            seg.internal_percent = Some(seg.internal_bytes as f64 / seg.free_bytes as f64 * 100.0);
+        }
+        seg
+    }
+
     /// The whole state: segments with their blocks and free-space figures.
     pub fn state(&self, h: &StateHistory, snap: &Snapshot) -> State {
         let mut st = State {
@@ -955,42 +1021,24 @@ impl Cursor {
         };
         let mut blocks = self.blocks.iter().peekable();
         for (&sa, &sv) in &self.segs {
-            let mut seg = h.make_segment(snap, sa, sv);
             let send = end_of(sa, sv.size);
-            while let Some((&ba, _)) = blocks.peek() {
+            // Blocks below this segment's start lie outside every segment.
+            while let Some((&ba, &d)) = blocks.peek() {
+                if ba >= sa {
+                    break;
+                }
+                st.orphan_blocks.push(h.make_block(snap, ba, d));
+                blocks.next();
+            }
+            let mut mine = Vec::new();
+            while let Some((&ba, &d)) = blocks.peek() {
                 if ba >= send {
                     break;
                 }
-                let (&ba, &d) = blocks.next().unwrap();
-                let b = h.make_block(snap, ba, d);
-                if ba < sa {
-                    st.orphan_blocks.push(b);
-                } else {
-                    seg.blocks.push(b);
-                }
+                mine.push((ba, d));
+                blocks.next();
             }
-            let mut requested = 0u64;
-            let mut at = sa;
-            let gap = |from: u128, to: u128, seg: &mut StateSegment| {
-                if to > from {
-                    let g = (to - from) as u64;
-                    seg.gap_bytes = seg.gap_bytes.saturating_add(g);
-                    seg.largest_gap = seg.largest_gap.max(g);
-                    seg.gap_pieces += 1;
-                }
-            };
-            for i in 0..seg.blocks.len() {
-                let (ba, bs, br) = (seg.blocks[i].address, seg.blocks[i].size, seg.blocks[i].requested_size);
-                requested = requested.saturating_add(br);
-                seg.internal_bytes = seg.internal_bytes.saturating_add(bs.saturating_sub(br));
-                gap(at, ba, &mut seg);
-                at = at.max(end_of(ba, bs));
-            }
-            gap(at, send, &mut seg);
-            seg.free_bytes = sv.size.saturating_sub(requested);
-            if seg.internal_bytes > 0 && seg.free_bytes > 0 {
-                seg.internal_percent = Some(seg.internal_bytes as f64 / seg.free_bytes as f64 * 100.0);
-            }
+            let seg = self.fill_segment(h, snap, sa, sv, mine.into_iter());
             st.free_bytes = st.free_bytes.saturating_add(seg.gap_bytes);
             st.largest_free_bytes = st.largest_free_bytes.max(seg.largest_gap);
             st.free_pieces += seg.gap_pieces;
@@ -1258,6 +1306,11 @@ mod tests {
         assert_eq!(st.largest_free_bytes, 2 * MB - 1536);
         assert_eq!(st.free_bytes, 2 * MB - 1024);
         assert_eq!(st.segments[0].blocks[0].alloc_event, Some(5));
+        // Hover lookups agree with the full state.
+        assert_eq!(c.block_at(&h, &snap, s + 100).as_ref(), Some(&st.segments[0].blocks[0]));
+        assert_eq!(c.block_at(&h, &snap, s + 600), None);
+        assert_eq!(c.segment_at(&h, &snap, s + 600).as_ref(), Some(&st.segments[0]));
+        assert_eq!(c.segment_at(&h, &snap, s + 2 * MB as u128), None);
         assert_eq!(st.segments[0].blocks[1].alloc_event, Some(2));
         // After event 3 (free_requested of the first block): rebuilt from the
         // merged free (event 3's fields), pending.
