@@ -41,13 +41,34 @@ def simulate(snap, ann, device, event):
             blocks[addr][2] = False
         elif a == 'alloc':
             blocks.pop(addr, None)
-        elif a == 'segment_free':
+        elif a in ('segment_free', 'segment_unmap'):
             segs.append([addr, size, e.get('stream')])
             segs.sort()
+            if a == 'segment_unmap':
+                # Undoing an unmap joins same-stream neighbours that touch it.
+                k = segs.index([addr, size, e.get('stream')])
+                if k + 1 < len(segs) and addr + size == segs[k + 1][0] and segs[k + 1][2] == segs[k][2]:
+                    segs[k][1] += segs.pop(k + 1)[1]
+                if k > 0 and segs[k - 1][0] + segs[k - 1][1] == addr and segs[k - 1][2] == segs[k][2]:
+                    segs[k - 1][1] += segs.pop(k)[1]
         elif a == 'segment_alloc':
             segs = [s for s in segs if s[0] != addr]
-        elif a in ('segment_map', 'segment_unmap'):
-            raise SystemExit('map/unmap not handled here')
+        elif a == 'segment_map':
+            # Undoing a map cuts [addr, addr + size) out of its segment.
+            end = addr + size
+            for k, s in enumerate(segs):
+                if s[0] <= addr and end <= s[0] + s[1]:
+                    s_end = s[0] + s[1]
+                    if s[0] == addr:
+                        s[0], s[1] = end, s[1] - size
+                        if s[1] == 0:
+                            segs.pop(k)
+                    elif s_end == end:
+                        s[1] -= size
+                    else:
+                        s[1] = addr - s[0]
+                        segs.insert(k + 1, [end, s_end - end, s[2]])
+                    break
     return segs, blocks
 
 

@@ -50,7 +50,7 @@ fn u(v: &Value) -> u64 {
 }
 
 /// Layout of the state after each event against memory_viz's packing in
-/// Python, on real files (no map/unmap in them).
+/// Python, on real files.
 #[test]
 fn segment_map_matches_python() {
     for (name, events) in [
@@ -58,69 +58,90 @@ fn segment_map_matches_python() {
         ("small_train_step.pickle", vec![0, 40, 96]),
         ("transformer_forward_mixed_ctx256.pickle", vec![10, 2000]),
     ] {
-        let path = snapshot_path(name);
-        let snap = load_path(&path);
-        let h = StateHistory::new(&snap, 0);
-        let mut cur = h.cursor();
-        let evs: Vec<String> = events.iter().map(|e| e.to_string()).collect();
-        let mut args = vec!["tests/reference/segment_map_reference.py", path.to_str().unwrap(), "0"];
-        args.extend(evs.iter().map(|s| s.as_str()));
-        let out = python(&args);
-        for (line, &ev) in out.lines().zip(&events) {
-            let r: Value = serde_json::from_str(line).unwrap();
-            cur.seek(&h, &snap, ev);
-            let st = cur.state(&h, &snap);
-            let m = SegmentMap::layout(&st);
-            let ctx = format!("{name} event {ev}");
-            assert_eq!(m.row_width, u(&r["row_width"]), "{ctx}");
-            assert_eq!(m.rows as u64, u(&r["rows"]), "{ctx}");
-            assert_eq!(m.reserved_bytes, u(&r["reserved"]), "{ctx}");
-            assert_eq!(m.allocated_bytes, u(&r["allocated"]), "{ctx}");
-            assert_eq!((st.totals.reserved_bytes, st.totals.allocated_bytes), (m.reserved_bytes, m.allocated_bytes), "{ctx}");
-            let segs = r["segments"].as_array().unwrap();
-            assert_eq!(segs.len(), m.order.len(), "{ctx}");
-            for (s, &i) in segs.iter().zip(&m.order) {
-                let seg = &st.segments[i as usize];
-                let p = m.places[i as usize];
-                assert_eq!(seg.address as u64, u(&s[0]), "{ctx}");
-                assert_eq!(seg.size, u(&s[1]), "{ctx}");
-                assert_eq!(p.row as u64, u(&s[2]), "{ctx}");
-                assert!(same_f64(p.x, s[3].as_f64().unwrap()), "{ctx}: {} vs {}", p.x, s[3]);
-            }
-            // Blocks by address, with their x, width and waste.
-            let mut blocks: Vec<(u64, f64, u64, u64, bool)> = m
-                .rects
-                .iter()
-                .filter(|r| matches!(r.kind, RectKind::Block | RectKind::PendingFree))
-                .map(|r| {
-                    let b = &st.segments[r.segment as usize].blocks[r.block as usize];
-                    (b.address as u64, r.x, r.width as u64, b.size - b.requested_size, r.kind == RectKind::PendingFree)
-                })
-                .collect();
-            blocks.sort_by_key(|b| b.0);
-            let want: Vec<(u64, f64, u64, u64, bool)> = r["blocks"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|b| (u(&b[0]), b[1].as_f64().unwrap(), u(&b[2]), u(&b[3]), b[4].as_bool().unwrap()))
-                .collect();
-            assert_eq!(blocks.len(), want.len(), "{ctx}");
-            for (g, w) in blocks.iter().zip(&want) {
-                assert!(g.0 == w.0 && same_f64(g.1, w.1) && (g.2, g.3, g.4) == (w.2, w.3, w.4), "{ctx}: {g:?} vs {w:?}");
-            }
-            let waste_rects = m.rects.iter().filter(|r| r.kind == RectKind::Waste).count();
-            assert_eq!(waste_rects, want.iter().filter(|b| b.3 > 0).count(), "{ctx}");
-            let f = &r["free"];
-            assert_eq!((st.largest_free_bytes, st.free_bytes, st.free_pieces as u64), (u(&f[0]), u(&f[1]), u(&f[2])), "{ctx}");
-            // Every block's middle hits it; every segment's last byte hits it
-            // or a block.
-            for rect in &m.rects {
-                let hit = m.hit(&st, rect.row, rect.x + rect.width / 2.0, 0.4);
-                match rect.kind {
-                    RectKind::Block | RectKind::PendingFree => assert_eq!(hit, Some(MapHit::Block(rect.segment, rect.block)), "{ctx}"),
-                    RectKind::Waste => assert_eq!(hit, Some(MapHit::Waste(rect.segment, rect.block)), "{ctx}"),
-                    RectKind::Segment => assert!(hit.is_some(), "{ctx}"),
-                }
+        compare_map_with_python(&snapshot_path(name), 0, &events);
+    }
+}
+
+/// The same on a generated file with expandable segments (segment_map /
+/// segment_unmap), an OOM and two devices.
+#[test]
+fn segment_map_matches_python_expandable() {
+    let p = tmp("views_state_map_exp.pickle");
+    python(&["../shared/tools/gen_snapshot.py", p.to_str().unwrap(), "--events", "6000", "--devices", "2", "--oom", "--expandable"]);
+    let snap = load_path(&p);
+    for d in [0u32, 1] {
+        let n = snap.trace(d).len();
+        assert!(n > 2000);
+        let events: Vec<usize> = (0..n).step_by(n / 9).chain([n - 1]).collect();
+        compare_map_with_python(&p, d, &events);
+    }
+}
+
+fn compare_map_with_python(path: &Path, device: u32, events: &[usize]) {
+    let name = path.file_name().unwrap().to_string_lossy().to_string();
+    let snap = load_path(path);
+    let h = StateHistory::new(&snap, device);
+    let mut cur = h.cursor();
+    let evs: Vec<String> = events.iter().map(|e| e.to_string()).collect();
+    let dev = device.to_string();
+    let mut args = vec!["tests/reference/segment_map_reference.py", path.to_str().unwrap(), dev.as_str()];
+    args.extend(evs.iter().map(|s| s.as_str()));
+    let out = python(&args);
+    assert_eq!(out.lines().count(), events.len());
+    for (line, &ev) in out.lines().zip(events) {
+        let r: Value = serde_json::from_str(line).unwrap();
+        cur.seek(&h, &snap, ev);
+        let st = cur.state(&h, &snap);
+        let m = SegmentMap::layout(&st);
+        let ctx = format!("{name} device {device} event {ev}");
+        assert_eq!(m.row_width, u(&r["row_width"]), "{ctx}");
+        assert_eq!(m.rows as u64, u(&r["rows"]), "{ctx}");
+        assert_eq!(m.reserved_bytes, u(&r["reserved"]), "{ctx}");
+        assert_eq!(m.allocated_bytes, u(&r["allocated"]), "{ctx}");
+        assert_eq!((st.totals.reserved_bytes, st.totals.allocated_bytes), (m.reserved_bytes, m.allocated_bytes), "{ctx}");
+        let segs = r["segments"].as_array().unwrap();
+        assert_eq!(segs.len(), m.order.len(), "{ctx}");
+        for (s, &i) in segs.iter().zip(&m.order) {
+            let seg = &st.segments[i as usize];
+            let p = m.places[i as usize];
+            assert_eq!(seg.address as u64, u(&s[0]), "{ctx}");
+            assert_eq!(seg.size, u(&s[1]), "{ctx}");
+            assert_eq!(p.row as u64, u(&s[2]), "{ctx}");
+            assert!(same_f64(p.x, s[3].as_f64().unwrap()), "{ctx}: {} vs {}", p.x, s[3]);
+        }
+        // Blocks by address, with their x, width and waste.
+        let mut blocks: Vec<(u64, f64, u64, u64, bool)> = m
+            .rects
+            .iter()
+            .filter(|r| matches!(r.kind, RectKind::Block | RectKind::PendingFree))
+            .map(|r| {
+                let b = &st.segments[r.segment as usize].blocks[r.block as usize];
+                (b.address as u64, r.x, r.width as u64, b.size - b.requested_size, r.kind == RectKind::PendingFree)
+            })
+            .collect();
+        blocks.sort_by_key(|b| b.0);
+        let want: Vec<(u64, f64, u64, u64, bool)> = r["blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| (u(&b[0]), b[1].as_f64().unwrap(), u(&b[2]), u(&b[3]), b[4].as_bool().unwrap()))
+            .collect();
+        assert_eq!(blocks.len(), want.len(), "{ctx}");
+        for (g, w) in blocks.iter().zip(&want) {
+            assert!(g.0 == w.0 && same_f64(g.1, w.1) && (g.2, g.3, g.4) == (w.2, w.3, w.4), "{ctx}: {g:?} vs {w:?}");
+        }
+        let waste_rects = m.rects.iter().filter(|r| r.kind == RectKind::Waste).count();
+        assert_eq!(waste_rects, want.iter().filter(|b| b.3 > 0).count(), "{ctx}");
+        let f = &r["free"];
+        assert_eq!((st.largest_free_bytes, st.free_bytes, st.free_pieces as u64), (u(&f[0]), u(&f[1]), u(&f[2])), "{ctx}");
+        // Every block's middle hits it; every segment's last byte hits it
+        // or a block.
+        for rect in &m.rects {
+            let hit = m.hit(&st, rect.row, rect.x + rect.width / 2.0, 0.4);
+            match rect.kind {
+                RectKind::Block | RectKind::PendingFree => assert_eq!(hit, Some(MapHit::Block(rect.segment, rect.block)), "{ctx}"),
+                RectKind::Waste => assert_eq!(hit, Some(MapHit::Waste(rect.segment, rect.block)), "{ctx}"),
+                RectKind::Segment => assert!(hit.is_some(), "{ctx}"),
             }
         }
     }
