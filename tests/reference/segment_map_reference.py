@@ -8,7 +8,8 @@ packing, written from the JS semantics (shares no code with the Rust crates).
 Prints one JSON object per EVENT, one per line: {event, row_width, rows,
 reserved, allocated, segments: [[addr, size, row, x]] in packing order,
 blocks: [[addr, x, requested, waste, pending]] by address, free: largest
-gap, gap bytes, gap pieces}.
+gap, gap bytes, gap pieces, hover: [[addr, free, internal % text or null]]
+in packing order}.
 """
 import json
 import os
@@ -98,7 +99,18 @@ def layout(segs, blocks):
         if at < s[0] + s[1]:
             g = s[0] + s[1] - at
             largest, gap_bytes, pieces = max(largest, g), gap_bytes + g, pieces + 1
-    return {'row_width': width, 'rows': row + 1, 'reserved': sum(s[1] for s in segs),
+    # Segment hover figures: free = size - requested, internal % as JS prints it.
+    hover = []
+    for s in order:
+        inside = [blocks[a] for a in blocks if s[0] <= a < s[0] + s[1]]
+        free = s[1] - sum(b[1] for b in inside)
+        waste = sum(b[0] - b[1] for b in inside)
+        pct = None
+        if waste > 0:
+            v = waste / free * 100 if free else float('inf')
+            pct = 'Infinity' if v == float('inf') else (str(int(v)) if v == int(v) else repr(v))
+        hover.append([s[0], free, pct])
+    return {'hover': hover, 'row_width': width, 'rows': row + 1, 'reserved': sum(s[1] for s in segs),
             'allocated': sum(b[1] for b in blocks.values()), 'segments': out, 'blocks': bl,
             'free': [largest, gap_bytes, pieces]}
 

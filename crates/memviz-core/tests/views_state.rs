@@ -132,6 +132,19 @@ fn compare_map_with_python(path: &Path, device: u32, events: &[usize]) {
         }
         let waste_rects = m.rects.iter().filter(|r| r.kind == RectKind::Waste).count();
         assert_eq!(waste_rects, want.iter().filter(|b| b.3 > 0).count(), "{ctx}");
+        // Segment hover: free bytes and "(X% internal)" as memory_viz prints them.
+        for (hv, &i) in r["hover"].as_array().unwrap().iter().zip(&m.order) {
+            let seg = &st.segments[i as usize];
+            assert_eq!(seg.address as u64, u(&hv[0]), "{ctx}");
+            let text = segment_map::segment_text(&snap, seg);
+            let line = text.lines().next().unwrap();
+            let free = format!(" {} free", memviz_core::format::format_size(u(&hv[1]), true));
+            assert!(line.contains(&free), "{ctx}: {line} lacks {free}");
+            match hv[2].as_str() {
+                Some(p) => assert!(line.contains(&format!(" free ({p}% internal) (stream ")), "{ctx}: {line} vs {p}"),
+                None => assert!(!line.contains("internal"), "{ctx}: {line}"),
+            }
+        }
         let f = &r["free"];
         assert_eq!((st.largest_free_bytes, st.free_bytes, st.free_pieces as u64), (u(&f[0]), u(&f[1]), u(&f[2])), "{ctx}");
         // Every block's middle hits it; every segment's last byte hits it
