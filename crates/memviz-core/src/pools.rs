@@ -313,8 +313,8 @@ impl PoolDetail {
         let n = tl.n_steps() as usize;
         let mut diffs: Vec<Vec<i128>> = pp.pools.iter().map(|_| vec![0i128; n + 1]).collect();
         for (e, el) in tl.elements.iter().enumerate() {
-            let p = pp.pool_of[e];
-            if p == NO_POOL || dv.is_drawn(e as u32) || el.x0 >= el.x1 {
+            let p = pp.pool_of.get(e).copied().unwrap_or(NO_POOL);
+            if p == NO_POOL || p as usize >= diffs.len() || dv.is_drawn(e as u32) || el.x0 >= el.x1 {
                 continue;
             }
             let d = &mut diffs[p as usize];
@@ -360,13 +360,13 @@ impl PoolDetail {
             *offset += h;
         };
         dv.bands_at(tl, step, |b| {
-            let el = &tl.elements[b.elem as usize];
+            let Some(el) = tl.elements.get(b.elem as usize) else { return };
             while next_env < envs.len() && pp.pools[envs[next_env] as usize].order < el.order {
                 emit_env(envs[next_env], &mut offset, &mut base, &mut f);
                 next_env += 1;
             }
-            let p = pp.pool_of[b.elem as usize];
-            if p == NO_POOL {
+            let p = pp.pool_of.get(b.elem as usize).copied().unwrap_or(NO_POOL);
+            if p == NO_POOL || p as usize >= base.len() {
                 f(PoolBand::Element { elem: b.elem, offset, size: b.size });
                 offset += b.size;
             } else {

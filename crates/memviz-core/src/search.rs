@@ -10,8 +10,6 @@
 //! then tests each distinct frame once, each stack once, and maps stacks to
 //! elements, so it stays linear in the snapshot, not in elements × frames.
 
-use std::fmt::Write;
-
 use crate::format::{format_frame, frame_filter};
 use crate::model::{Action, Snapshot};
 use crate::timeline::{ElementSource, Timeline, TimelineKind};
@@ -78,7 +76,6 @@ impl SearchIndex {
                     .collect()
             }
             SearchKind::Address => {
-                let mut buf = String::with_capacity(48);
                 let trace = snap.trace(tl.device);
                 (0..tl.elements.len() as u32)
                     .filter(|&e| {
@@ -91,7 +88,7 @@ impl SearchIndex {
                                     || trace.action.get(i as usize).is_some_and(|a| a.is_segment())
                             }
                         };
-                        addr_matches(&mut buf, seg, el.addr, el.version, &q)
+                        addr_matches(seg, el.addr, el.version, q.as_bytes())
                     })
                     .collect()
             }
@@ -112,12 +109,11 @@ impl SearchIndex {
                 (0..t.len() as u32).filter(|&i| hit.get(t.stack[i as usize] as usize).copied().unwrap_or(false)).collect()
             }
             SearchKind::Address => {
-                let mut buf = String::with_capacity(48);
                 (0..t.len() as u32)
                     .filter(|&i| {
                         let a = t.action[i as usize];
                         !matches!(a, Action::Oom | Action::Snapshot | Action::Annotate)
-                            && addr_matches(&mut buf, a.is_segment(), t.addr(i as usize), versions.of_event(device, i as usize), &q)
+                            && addr_matches(a.is_segment(), t.addr(i as usize), versions.of_event(device, i as usize), q.as_bytes())
                     })
                     .collect()
             }
@@ -125,11 +121,36 @@ impl SearchIndex {
     }
 }
 
-/// Whether `b<hex>_<v>` (or `s...`) contains `q`; `buf` is reused.
-fn addr_matches(buf: &mut String, segment: bool, addr: u128, version: u32, q: &str) -> bool {
-    buf.clear();
-    let _ = write!(buf, "{}{:x}_{}", if segment { 's' } else { 'b' }, addr, version);
-    buf.contains(q)
+/// Whether `b<hex>_<v>` (or `s...`) contains `q`. The text is built in a
+/// stack buffer, digits by hand: `format!` machinery would dominate a search
+/// over a million elements.
+fn addr_matches(segment: bool, addr: u128, version: u32, q: &[u8]) -> bool {
+    let mut buf = [0u8; 64];
+    let mut n = buf.len();
+    let mut put = |c: u8| {
+        n -= 1;
+        buf[n] = c;
+    };
+    let mut v = version;
+    loop {
+        put(b'0' + (v % 10) as u8);
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    put(b'_');
+    let mut a = addr;
+    loop {
+        put(b"0123456789abcdef"[(a & 15) as usize]);
+        a >>= 4;
+        if a == 0 {
+            break;
+        }
+    }
+    put(if segment { b's' } else { b'b' });
+    let text = &buf[n..];
+    q.len() <= text.len() && text.windows(q.len()).any(|w| w == q)
 }
 
 /// Steps through matches: the next match after `current` (wrapping), or the
@@ -195,6 +216,16 @@ mod tests {
         assert_eq!(idx.search_events(&snap, &v, 0, SearchKind::Address, "7f064c"), vec![0, 1, 2]);
         assert_eq!(idx.search_events(&snap, &v, 0, SearchKind::Frame, "forward"), vec![0, 1, 4]);
         assert_eq!(idx.search_events(&snap, &v, 5, SearchKind::Frame, "forward"), Vec::<u32>::new());
+    }
+
+    #[test]
+    fn address_text_like_format_addr() {
+        for (seg, a, v) in [(false, 0u128, 0u32), (true, 0x7f064c000000, 12), (false, u128::MAX, u32::MAX)] {
+            let full = crate::format::format_addr(seg, a, v);
+            assert!(addr_matches(seg, a, v, full.as_bytes()), "{full}");
+            assert!(!addr_matches(seg, a, v, format!("{full}x").as_bytes()));
+            assert!(addr_matches(seg, a, v, &full.as_bytes()[1..4.min(full.len())]));
+        }
     }
 
     #[test]
