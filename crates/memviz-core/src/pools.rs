@@ -409,3 +409,73 @@ impl PoolDetail {
         found.or(env_hit).or_else(|| inside(top, summarized).then_some(PoolHit::Summarized))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{BlockState, EventTable};
+    use crate::versions::test_util::*;
+
+    #[test]
+    fn envelope_grows_with_reserved_and_active() {
+        let mut snap = Snapshot::default();
+        let mut t = EventTable::default();
+        push(&mut t, Action::Alloc, 0x10000, 100); // e0, pool, step 0
+        push(&mut t, Action::Alloc, 0x50000, 50); // e1, no segment: not a pool, step 1
+        push(&mut t, Action::SegmentMap, 0x10800, 0x800); // inside the pool's final segment
+        push(&mut t, Action::Alloc, 0x10100, 300); // e2, pool, step 2
+        push(&mut t, Action::FreeCompleted, 0x10000, 100); // step 3
+        snap.traces.push(t);
+        snap.blocks.push(block(0x10100, 512, 300, BlockState::ActiveAllocated));
+        let mut s = segment(0, 0x10000, 0x1000, 0..1);
+        s.pool_id = Some((1, 7));
+        snap.segments.push(s);
+        let tl = Timeline::build(&snap, 0, TimelineKind::ActiveMemory);
+        let pp = PrivatePools::build(&snap, &tl);
+        assert_eq!(pp.pools.len(), 1);
+        let env = &pp.pools[0];
+        assert_eq!((env.pool_id, env.stream, env.first_step, env.order), ((1, 7), 0, 0, 0));
+        // 4096 in the dump minus the 2048 mapped in the trace.
+        assert_eq!(env.reserved_start, 2048);
+        assert_eq!(env.heights, vec![(0, 2048), (2, 4096)]);
+        assert_eq!(env.text(), "Private Pool (1,7,s0): capacity 4.0KiB (4096 bytes)");
+        assert_eq!(pp.pool_of, vec![0, NO_POOL, 0]);
+        assert_eq!(pp.total, vec![2048, 2098, 4146, 4146]);
+        assert_eq!(pp.start_bytes, 0);
+
+        let bands = |limit: u32, step: u32| {
+            let dv = DetailView::new(&tl, limit);
+            let pd = PoolDetail::new(&tl, &pp, &dv);
+            let mut v = Vec::new();
+            let r = pd.bands_at(&tl, &pp, &dv, step, |b| v.push(b));
+            (v, r, pd.hit(&tl, &pp, &dv, step, 150), pd.hit(&tl, &pp, &dv, step, 2000), pd.hit(&tl, &pp, &dv, step, 4100))
+        };
+        let (v, r, h150, h2000, h4100) = bands(10, 2);
+        assert_eq!(
+            v,
+            vec![
+                PoolBand::Envelope { pool: 0, offset: 0, size: 4096 },
+                PoolBand::Element { elem: 1, offset: 4096, size: 50 },
+                PoolBand::Stripe { elem: 0, pool: 0, offset: 0, size: 100 },
+                PoolBand::Stripe { elem: 2, pool: 0, offset: 100, size: 300 },
+            ]
+        );
+        assert_eq!(r, (4146, 0));
+        assert_eq!((h150, h2000, h4100), (Some(PoolHit::Element(2)), Some(PoolHit::Envelope(0)), Some(PoolHit::Element(1))));
+        // Limit 1: only e2 drawn; e0 in the pool's summarized stripe, e1 in
+        // the global summarized band.
+        let (v, r, h150, _, h4100) = bands(1, 2);
+        assert_eq!(
+            v,
+            vec![
+                PoolBand::Envelope { pool: 0, offset: 0, size: 4096 },
+                PoolBand::Stripe { elem: 2, pool: 0, offset: 0, size: 300 },
+                PoolBand::PoolSummarized { pool: 0, offset: 300, size: 100 },
+            ]
+        );
+        assert_eq!(r, (4096, 50));
+        assert_eq!((h150, h4100), (Some(PoolHit::Element(2)), Some(PoolHit::Summarized)));
+        // Past the end: nothing.
+        assert_eq!(bands(10, 9).1, (0, 0));
+    }
+}
