@@ -168,7 +168,14 @@ impl PrivatePools {
         let mut runs: Vec<Run> = keys.iter().map(|_| Run { max: 0, active: 0, reserved: 0, created: false }).collect();
         pp.pools = keys
             .iter()
-            .map(|&(pool_id, stream)| PoolEnvelope { pool_id, stream, first_step: 0, order: 0, heights: Vec::new(), reserved_start: 0 })
+            .map(|&(pool_id, stream)| PoolEnvelope {
+                pool_id,
+                stream,
+                first_step: 0,
+                order: 0,
+                heights: Vec::new(),
+                reserved_start: 0,
+            })
             .collect();
         let mut envelopes: i128 = 0;
         let mut pool_live: i128 = 0;
@@ -325,10 +332,13 @@ impl PoolDetail {
             .into_iter()
             .map(|d| {
                 let mut acc = 0i128;
-                d[..n].iter().map(|x| {
-                    acc += x;
-                    acc.max(0) as u64
-                }).collect()
+                d[..n]
+                    .iter()
+                    .map(|x| {
+                        acc += x;
+                        acc.max(0) as u64
+                    })
+                    .collect()
             })
             .collect();
         PoolDetail { summarized }
@@ -341,11 +351,19 @@ impl PoolDetail {
 
     /// Calls `f` with each band at `step`, bottom to top; returns (top of the
     /// bands, bytes of the global summarized band on top of them).
-    pub fn bands_at(&self, tl: &Timeline, pp: &PrivatePools, dv: &DetailView, step: u32, mut f: impl FnMut(PoolBand)) -> (u64, u64) {
+    pub fn bands_at(
+        &self,
+        tl: &Timeline,
+        pp: &PrivatePools,
+        dv: &DetailView,
+        step: u32,
+        mut f: impl FnMut(PoolBand),
+    ) -> (u64, u64) {
         if step >= tl.n_steps() {
             return (0, 0);
         }
-        let mut envs: Vec<u32> = (0..pp.pools.len() as u32).filter(|&p| pp.pools[p as usize].first_step <= step).collect();
+        let mut envs: Vec<u32> =
+            (0..pp.pools.len() as u32).filter(|&p| pp.pools[p as usize].first_step <= step).collect();
         envs.sort_by_key(|&p| pp.pools[p as usize].order);
         let mut base = vec![0u64; pp.pools.len()];
         let mut inner = vec![0u64; pp.pools.len()];
@@ -399,11 +417,17 @@ impl PoolDetail {
         let mut env_hit: Option<PoolHit> = None;
         let inside = |o: u64, s: u64| bytes >= o && bytes - o < s;
         let (top, summarized) = self.bands_at(tl, pp, dv, step, |b| match b {
-            PoolBand::Element { elem, offset, size } | PoolBand::Stripe { elem, offset, size, .. } if inside(offset, size) => {
+            PoolBand::Element { elem, offset, size } | PoolBand::Stripe { elem, offset, size, .. }
+                if inside(offset, size) =>
+            {
                 found = Some(PoolHit::Element(elem))
             }
-            PoolBand::PoolSummarized { pool, offset, size } if inside(offset, size) => found = Some(PoolHit::PoolSummarized(pool)),
-            PoolBand::Envelope { pool, offset, size } if inside(offset, size) => env_hit = Some(PoolHit::Envelope(pool)),
+            PoolBand::PoolSummarized { pool, offset, size } if inside(offset, size) => {
+                found = Some(PoolHit::PoolSummarized(pool))
+            }
+            PoolBand::Envelope { pool, offset, size } if inside(offset, size) => {
+                env_hit = Some(PoolHit::Envelope(pool))
+            }
             _ => {}
         });
         found.or(env_hit).or_else(|| inside(top, summarized).then_some(PoolHit::Summarized))
@@ -448,7 +472,13 @@ mod tests {
             let pd = PoolDetail::new(&tl, &pp, &dv);
             let mut v = Vec::new();
             let r = pd.bands_at(&tl, &pp, &dv, step, |b| v.push(b));
-            (v, r, pd.hit(&tl, &pp, &dv, step, 150), pd.hit(&tl, &pp, &dv, step, 2000), pd.hit(&tl, &pp, &dv, step, 4100))
+            (
+                v,
+                r,
+                pd.hit(&tl, &pp, &dv, step, 150),
+                pd.hit(&tl, &pp, &dv, step, 2000),
+                pd.hit(&tl, &pp, &dv, step, 4100),
+            )
         };
         let (v, r, h150, h2000, h4100) = bands(10, 2);
         assert_eq!(
@@ -461,7 +491,10 @@ mod tests {
             ]
         );
         assert_eq!(r, (4146, 0));
-        assert_eq!((h150, h2000, h4100), (Some(PoolHit::Element(2)), Some(PoolHit::Envelope(0)), Some(PoolHit::Element(1))));
+        assert_eq!(
+            (h150, h2000, h4100),
+            (Some(PoolHit::Element(2)), Some(PoolHit::Envelope(0)), Some(PoolHit::Element(1)))
+        );
         // Limit 1: only e2 drawn; e0 in the pool's summarized stripe, e1 in
         // the global summarized band.
         let (v, r, h150, _, h4100) = bands(1, 2);

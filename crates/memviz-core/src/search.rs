@@ -45,7 +45,8 @@ impl SearchIndex {
             .frames
             .iter()
             .map(|f| {
-                frame_filter(snap.str(f.name), snap.str(f.filename)).then(|| format_frame(snap, f).to_lowercase().into_boxed_str())
+                frame_filter(snap.str(f.name), snap.str(f.filename))
+                    .then(|| format_frame(snap, f).to_lowercase().into_boxed_str())
             })
             .collect();
         SearchIndex { frame_text }
@@ -97,7 +98,14 @@ impl SearchIndex {
 
     /// Indices of the events of `device`'s trace that match, ascending. Events
     /// without an address (oom, snapshot...) never match an address query.
-    pub fn search_events(&self, snap: &Snapshot, versions: &Versions, device: u32, kind: SearchKind, query: &str) -> Vec<u32> {
+    pub fn search_events(
+        &self,
+        snap: &Snapshot,
+        versions: &Versions,
+        device: u32,
+        kind: SearchKind,
+        query: &str,
+    ) -> Vec<u32> {
         let q = normalize(kind, query);
         if q.is_empty() {
             return Vec::new();
@@ -106,17 +114,22 @@ impl SearchIndex {
         match kind {
             SearchKind::Frame => {
                 let hit = self.stacks_matching(snap, &q);
-                (0..t.len() as u32).filter(|&i| hit.get(t.stack[i as usize] as usize).copied().unwrap_or(false)).collect()
-            }
-            SearchKind::Address => {
                 (0..t.len() as u32)
-                    .filter(|&i| {
-                        let a = t.action[i as usize];
-                        !matches!(a, Action::Oom | Action::Snapshot | Action::Annotate)
-                            && addr_matches(a.is_segment(), t.addr(i as usize), versions.of_event(device, i as usize), q.as_bytes())
-                    })
+                    .filter(|&i| hit.get(t.stack[i as usize] as usize).copied().unwrap_or(false))
                     .collect()
             }
+            SearchKind::Address => (0..t.len() as u32)
+                .filter(|&i| {
+                    let a = t.action[i as usize];
+                    !matches!(a, Action::Oom | Action::Snapshot | Action::Annotate)
+                        && addr_matches(
+                            a.is_segment(),
+                            t.addr(i as usize),
+                            versions.of_event(device, i as usize),
+                            q.as_bytes(),
+                        )
+                })
+                .collect(),
         }
     }
 }

@@ -12,7 +12,9 @@
 //! plus (block address - segment address), `requested_size` wide, followed by
 //! a "rounding waste" rectangle `size - requested_size` wide.
 
-use crate::format::{format_addr, format_event, format_event_as, format_forward_frames, format_frames, format_size, format_user_metadata};
+use crate::format::{
+    format_addr, format_event, format_event_as, format_forward_frames, format_frames, format_size, format_user_metadata,
+};
 use crate::model::{Action, Snapshot, UserMetadata};
 use crate::state::{Cursor, State, StateBlock, StateHistory, StateSegment, Totals};
 use crate::versions::Versions;
@@ -142,7 +144,15 @@ impl SegmentMap {
             let s = &segs[i as usize];
             let p = places[i as usize];
             reserved = reserved.wrapping_add(s.size);
-            rects.push(MapRect { kind: RectKind::Segment, row: p.row, x: p.x, width: s.size as f64, segment: i, block: u32::MAX, color: 0 });
+            rects.push(MapRect {
+                kind: RectKind::Segment,
+                row: p.row,
+                x: p.x,
+                width: s.size as f64,
+                segment: i,
+                block: u32::MAX,
+                color: 0,
+            });
         }
         for &i in &order {
             let s = &segs[i as usize];
@@ -152,7 +162,15 @@ impl SegmentMap {
                 let x = p.x + b.address.saturating_sub(s.address) as f64;
                 let kind = if b.pending { RectKind::PendingFree } else { RectKind::Block };
                 let color = block_color(b.address);
-                rects.push(MapRect { kind, row: p.row, x, width: b.requested_size as f64, segment: i, block: j as u32, color });
+                rects.push(MapRect {
+                    kind,
+                    row: p.row,
+                    x,
+                    width: b.requested_size as f64,
+                    segment: i,
+                    block: j as u32,
+                    color,
+                });
                 let waste = b.size.saturating_sub(b.requested_size);
                 if waste > 0 {
                     rects.push(MapRect {
@@ -239,7 +257,11 @@ pub fn segment_text(snap: &Snapshot, seg: &StateSegment) -> String {
     let requested: u64 = seg.blocks.iter().map(|b| b.requested_size).fold(0, u64::wrapping_add);
     let waste: u64 = seg.blocks.iter().map(|b| b.size.wrapping_sub(b.requested_size)).fold(0, u64::wrapping_add);
     let free = seg.size.wrapping_sub(requested);
-    let internal = if waste > 0 { format!(" ({}% internal)", js_number(waste as f64 / free as f64 * 100.0)) } else { String::new() };
+    let internal = if waste > 0 {
+        format!(" ({}% internal)", js_number(waste as f64 / free as f64 * 100.0))
+    } else {
+        String::new()
+    };
     format!(
         "{}: segment {} allocated, {} free{internal} (stream {}{})\n{}",
         format_addr(true, seg.address, seg.version),
@@ -490,9 +512,9 @@ impl StateView {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{BlockState, EventTable};
     use crate::state::StateHistory;
     use crate::versions::test_util::*;
-    use crate::model::{BlockState, EventTable};
 
     #[test]
     fn js_hash_colors() {
@@ -568,10 +590,14 @@ mod tests {
             "s1000_0: segment 400.0B (400 bytes) allocated, 44.0B (44 bytes) free (63.63636363636363% internal) (stream 0)"
         );
         let p = st.segments.iter().find(|s| s.address == 0x30000).unwrap();
-        assert!(segment_text(&snap, p).starts_with("s30000_0: segment 200.0B (200 bytes) allocated, 200.0B (200 bytes) free (stream 0, pool_id (1, 7))\n"));
-        assert!(hit_text(&snap, &st, MapHit::Block(s0, 1))
-            .starts_with("b1080_0 256.0B (256 bytes) allocation (block freed but waiting due to record_stream) (stream 0)\n"));
-        assert!(hit_text(&snap, &st, MapHit::Waste(s0, 0)).starts_with("Free space lost due to rounding 28.0B (28 bytes) (stream 0)\n"));
+        assert!(segment_text(&snap, p).starts_with(
+            "s30000_0: segment 200.0B (200 bytes) allocated, 200.0B (200 bytes) free (stream 0, pool_id (1, 7))\n"
+        ));
+        assert!(hit_text(&snap, &st, MapHit::Block(s0, 1)).starts_with(
+            "b1080_0 256.0B (256 bytes) allocation (block freed but waiting due to record_stream) (stream 0)\n"
+        ));
+        assert!(hit_text(&snap, &st, MapHit::Waste(s0, 0))
+            .starts_with("Free space lost due to rounding 28.0B (28 bytes) (stream 0)\n"));
         assert_eq!(totals_text(&st.totals), "356.0B (356 bytes) allocated / 2.0KiB (2000 bytes) reserved");
         // Before the alloc: the block at 0x1000 is gone.
         let mut c0 = h.cursor();
@@ -595,11 +621,15 @@ mod tests {
         snap.traces.push(t);
         let v = crate::versions::compute(&snap);
         let kinds: Vec<_> = (0..4).map(|i| event_line_kind(&snap, 0, i)).collect();
-        assert_eq!(kinds, vec![EventLineKind::Plain, EventLineKind::MergedFree, EventLineKind::Continuation, EventLineKind::Plain]);
+        assert_eq!(
+            kinds,
+            vec![EventLineKind::Plain, EventLineKind::MergedFree, EventLineKind::Continuation, EventLineKind::Plain]
+        );
         assert!(event_line(&snap, &v, 0, 1).starts_with("free           b1000_0"));
         assert!(event_line(&snap, &v, 0, 2).starts_with("  └ free_completed b1000_0"));
         let tt = Totals { reserved_bytes: 1 << 20, allocated_bytes: 512, ..Default::default() };
-        assert!(event_text(&snap, &v, 0, 0, Some(&tt)).starts_with("(512.0B (512 bytes) allocated / 1.0MiB (1048576 bytes) reserved)\nalloc          b1000_0"));
+        assert!(event_text(&snap, &v, 0, 0, Some(&tt))
+            .starts_with("(512.0B (512 bytes) allocated / 1.0MiB (1048576 bytes) reserved)\nalloc          b1000_0"));
         assert_eq!(event_text(&snap, &v, 0, 9, None), "");
     }
 
@@ -623,11 +653,16 @@ mod tests {
         assert_eq!(sv.selected(), Some(0));
         sv.step(&snap, 9);
         assert_eq!((sv.selected(), sv.map.allocated_bytes), (Some(1), 300));
-        assert!(sv.event_text(&snap, &v, 1).starts_with("(300.0B (300 bytes) allocated / 4.0KiB (4096 bytes) reserved)\nalloc"));
+        assert!(sv
+            .event_text(&snap, &v, 1)
+            .starts_with("(300.0B (300 bytes) allocated / 4.0KiB (4096 bytes) reserved)\nalloc"));
         assert!(sv.event_text(&snap, &v, 0).starts_with("alloc"));
         assert_eq!(sv.hit(0, 10.0, 0.5), Some(MapHit::Block(0, 0)));
         assert!(sv.hit_text(&snap, MapHit::Block(0, 0)).starts_with("b1000_0 100.0B"));
-        assert_eq!(sv.fragmentation_text(), "Largest free block 3.0KiB (3072 bytes); 3.0KiB (3072 bytes) free in 1 piece");
+        assert_eq!(
+            sv.fragmentation_text(),
+            "Largest free block 3.0KiB (3072 bytes); 3.0KiB (3072 bytes) free in 1 piece"
+        );
         // An empty trace: the final state, nothing selected.
         let mut empty = Snapshot::default();
         empty.segments.push(segment(0, 0x1000, 4096, 0..0));

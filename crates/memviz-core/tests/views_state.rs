@@ -67,7 +67,16 @@ fn segment_map_matches_python() {
 #[test]
 fn segment_map_matches_python_expandable() {
     let p = tmp("views_state_map_exp.pickle");
-    python(&["../shared/tools/gen_snapshot.py", p.to_str().unwrap(), "--events", "6000", "--devices", "2", "--oom", "--expandable"]);
+    python(&[
+        "../shared/tools/gen_snapshot.py",
+        p.to_str().unwrap(),
+        "--events",
+        "6000",
+        "--devices",
+        "2",
+        "--oom",
+        "--expandable",
+    ]);
     let snap = load_path(&p);
     for d in [0u32, 1] {
         let n = snap.trace(d).len();
@@ -98,7 +107,11 @@ fn compare_map_with_python(path: &Path, device: u32, events: &[usize]) {
         assert_eq!(m.rows as u64, u(&r["rows"]), "{ctx}");
         assert_eq!(m.reserved_bytes, u(&r["reserved"]), "{ctx}");
         assert_eq!(m.allocated_bytes, u(&r["allocated"]), "{ctx}");
-        assert_eq!((st.totals.reserved_bytes, st.totals.allocated_bytes), (m.reserved_bytes, m.allocated_bytes), "{ctx}");
+        assert_eq!(
+            (st.totals.reserved_bytes, st.totals.allocated_bytes),
+            (m.reserved_bytes, m.allocated_bytes),
+            "{ctx}"
+        );
         let segs = r["segments"].as_array().unwrap();
         assert_eq!(segs.len(), m.order.len(), "{ctx}");
         for (s, &i) in segs.iter().zip(&m.order) {
@@ -146,13 +159,19 @@ fn compare_map_with_python(path: &Path, device: u32, events: &[usize]) {
             }
         }
         let f = &r["free"];
-        assert_eq!((st.largest_free_bytes, st.free_bytes, st.free_pieces as u64), (u(&f[0]), u(&f[1]), u(&f[2])), "{ctx}");
+        assert_eq!(
+            (st.largest_free_bytes, st.free_bytes, st.free_pieces as u64),
+            (u(&f[0]), u(&f[1]), u(&f[2])),
+            "{ctx}"
+        );
         // Every block's middle hits it; every segment's last byte hits it
         // or a block.
         for rect in &m.rects {
             let hit = m.hit(&st, rect.row, rect.x + rect.width / 2.0, 0.4);
             match rect.kind {
-                RectKind::Block | RectKind::PendingFree => assert_eq!(hit, Some(MapHit::Block(rect.segment, rect.block)), "{ctx}"),
+                RectKind::Block | RectKind::PendingFree => {
+                    assert_eq!(hit, Some(MapHit::Block(rect.segment, rect.block)), "{ctx}")
+                }
                 RectKind::Waste => assert_eq!(hit, Some(MapHit::Waste(rect.segment, rect.block)), "{ctx}"),
                 RectKind::Segment => assert!(hit.is_some(), "{ctx}"),
             }
@@ -280,7 +299,9 @@ fn private_pools_match_python() {
     for seed in ["1", "2", "3"] {
         let p = tmp(&format!("views_state_pool_{seed}.pickle"));
         python(&["tests/reference/gen_private_pool.py", p.to_str().unwrap(), "--seed", seed]);
-        let r: Value = serde_json::from_str(&python(&["tests/reference/private_pools_reference.py", p.to_str().unwrap()])).unwrap();
+        let r: Value =
+            serde_json::from_str(&python(&["tests/reference/private_pools_reference.py", p.to_str().unwrap()]))
+                .unwrap();
         let snap = load_path(&p);
         let tl = Timeline::build(&snap, 0, TimelineKind::ActiveMemory);
         let pp = PrivatePools::build(&snap, &tl);
@@ -325,8 +346,14 @@ fn private_pools_match_python() {
                 assert_eq!(top + summarized, pp.total[step as usize], "{ctx} limit {limit} step {step}");
                 for (pool, o, s) in inside {
                     let (eo, es) = env_range[pool as usize];
-                    assert!(o >= eo && o + s <= eo + es, "{ctx} limit {limit} step {step}: stripe outside its envelope");
-                    assert!(matches!(pd.hit(&tl, &pp, &dv, step, o), Some(PoolHit::Element(_) | PoolHit::PoolSummarized(_))));
+                    assert!(
+                        o >= eo && o + s <= eo + es,
+                        "{ctx} limit {limit} step {step}: stripe outside its envelope"
+                    );
+                    assert!(matches!(
+                        pd.hit(&tl, &pp, &dv, step, o),
+                        Some(PoolHit::Element(_) | PoolHit::PoolSummarized(_))
+                    ));
                 }
             }
         }
@@ -375,10 +402,16 @@ fn search_on_real_file() {
     let got = idx.search_elements(&snap, &tl, SearchKind::Address, &addr);
     assert!(got.contains(&e));
     let hex = format!("{:x}", el.addr);
-    assert_eq!(got, (0..tl.elements.len() as u32).filter(|&i| format!("{:x}", tl.elements[i as usize].addr).contains(&hex)).collect::<Vec<_>>());
+    assert_eq!(
+        got,
+        (0..tl.elements.len() as u32)
+            .filter(|&i| format!("{:x}", tl.elements[i as usize].addr).contains(&hex))
+            .collect::<Vec<_>>()
+    );
     let exact = idx.search_elements(&snap, &tl, SearchKind::Address, &format::format_addr(false, el.addr, el.version));
     assert!(exact.contains(&e));
-    assert!(exact.iter().all(|&i| tl.elements[i as usize].version == el.version || tl.elements[i as usize].version.to_string().starts_with(&el.version.to_string())));
+    assert!(exact.iter().all(|&i| tl.elements[i as usize].version == el.version
+        || tl.elements[i as usize].version.to_string().starts_with(&el.version.to_string())));
     assert_eq!(next_match(&got, Some(*got.last().unwrap()), false), Some(got[0]));
 }
 
@@ -402,7 +435,10 @@ fn jumps_on_real_file() {
                 assert_eq!(t.addr(f as usize), el.addr);
                 assert_eq!(el.x1, {
                     // The free's step: count alloc/free actions before it.
-                    (0..f as usize).filter(|&j| matches!(t.action[j], Action::Alloc | Action::FreeCompleted | Action::Free)).count() as u32 + 1
+                    (0..f as usize)
+                        .filter(|&j| matches!(t.action[j], Action::Alloc | Action::FreeCompleted | Action::Free))
+                        .count() as u32
+                        + 1
                 });
             }
             if matches!(el.source, ElementSource::GhostBlock(_)) {
