@@ -471,3 +471,56 @@ fn allocator_settings_on_real_files() {
         "PYTORCH_CUDA_ALLOC_CONF: expandable_segments:True\nexpandable_segments: True\nroundup_power2_divisions: [1, 2, 4, 8]"
     );
 }
+
+/// Every new view on every real snapshot and device: no panic, and the
+/// figures agree with each other.
+#[test]
+fn all_views_on_all_real_snapshots() {
+    for name in [
+        "compile_context_metadata.pickle",
+        "llm_inference_no_timestamps.pickle",
+        "segments_only_list.pkl",
+        "small_train_step.pickle",
+        "transformer_forward_bf16.pickle",
+        "transformer_forward_mixed_ctx256.pickle",
+        "transformer_fullstep_ctx128.pickle",
+        "two_devices_state_only.pickle",
+    ] {
+        let snap = load_path(&snapshot_path(name));
+        let v = versions::compute(&snap);
+        let idx = SearchIndex::new(&snap);
+        for d in snap.devices() {
+            let mut sv = segment_map::StateView::new(&snap, &v, d);
+            assert_eq!(sv.selected(), sv.len().checked_sub(1), "{name}");
+            assert_eq!(sv.map.reserved_bytes, sv.state.totals.reserved_bytes, "{name}");
+            // The final state is the dump.
+            let dump: u64 = snap.device_segments(d).map(|s| s.total_size).sum();
+            assert_eq!(sv.map.reserved_bytes, dump, "{name}");
+            for _ in 0..20 {
+                sv.step(&snap, -1);
+                assert_eq!(sv.map.allocated_bytes, sv.state.totals.allocated_bytes, "{name}");
+            }
+            for i in (0..sv.len()).step_by(sv.len() / 50 + 1) {
+                assert!(!segment_map::event_line(&snap, &v, d, i).is_empty());
+            }
+            let tl = Timeline::build_with(&snap, &v, d, TimelineKind::ActiveMemory);
+            let pp = PrivatePools::build(&snap, &tl);
+            assert_eq!(pp.total, tl.total, "{name}: no private pools in the real files");
+            let dv = DetailView::new(&tl, 100);
+            let pd = PoolDetail::new(&tl, &pp, &dv);
+            for step in (0..tl.n_steps()).step_by(tl.n_steps() as usize / 20 + 1) {
+                let (top, s) = pd.bands_at(&tl, &pp, &dv, step, |_| {});
+                assert_eq!(top + s, tl.total[step as usize], "{name}");
+            }
+            let links = EventLinks::new(&snap, &tl);
+            for e in 0..tl.elements.len() as u32 {
+                if let Some(i) = links.event_for_element(&tl, e) {
+                    assert_eq!(links.element_of_event(i as usize), Some(e));
+                }
+            }
+            let all = idx.search_elements(&snap, &tl, SearchKind::Address, "_");
+            assert_eq!(all.len(), tl.elements.len(), "{name}: every address has a version");
+            let _ = idx.search_events(&snap, &v, d, SearchKind::Frame, "py");
+        }
+    }
+}
