@@ -386,6 +386,12 @@ pub fn event_line_kind(snap: &Snapshot, device: u32, i: usize) -> EventLineKind 
     }
 }
 
+/// Note on selection: memory_viz's merged `free` line shows the state after
+/// both halves; selecting the raw free_requested here shows the block still
+/// pending (red) and the continuation row the state after the free. A page
+/// that wants memory_viz's exact picture selects `i + 1` for a
+/// [`EventLineKind::MergedFree`] row.
+///
 /// The event list's text for raw event `i`: memory_viz's `formatEvent`, with
 /// a merged free_requested shown as `free` and its free_completed as a
 /// continuation `  └ free_completed ...` (raw indices stay those of the
