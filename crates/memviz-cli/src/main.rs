@@ -1,1 +1,143 @@
-fn main() {}
+//! memviz: PyTorch CUDA memory snapshots in the terminal and in CI.
+
+use std::io::Read;
+use std::process::ExitCode;
+
+use memviz_core::{Loader, Snapshot};
+
+const USAGE: &str = "\
+memviz: read PyTorch CUDA memory snapshots (torch.cuda.memory._dump_snapshot)
+
+USAGE:
+    memviz summary FILE [--json]
+        Per device: trace events by action, segments, reserved and allocated
+        bytes, and the Active Memory / Active Cached Segment Timelines' start,
+        peak and end.
+    memviz state FILE --device D --event N [--json]
+        The Allocator State History right after trace event N (0-based in
+        device D's trace): reserved and allocated bytes, segments, blocks.
+    memviz info FILE [--json]
+        What the file holds: format, protocol, devices, trace and stack sizes.
+
+FILE may be a pickle (protocol 2 to 5), JSON, or either gzip-compressed;
+'-' reads standard input. Errors print one line naming the file, the problem
+and the byte offset, and exit with status 1.
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(msg) => {
+            eprintln!("memviz: {msg}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+struct Opts {
+    json: bool,
+    device: Option<u32>,
+    event: Option<u64>,
+    file: Option<String>,
+}
+
+fn parse_opts(args: &[String]) -> Result<Opts, String> {
+    let mut o = Opts { json: false, device: None, event: None, file: None };
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--json" => o.json = true,
+            "--device" | "--event" => {
+                let v = it.next().ok_or_else(|| format!("{a} needs a number"))?;
+                let n: u64 = v.parse().map_err(|_| format!("{a} needs a number, not {v:?}"))?;
+                if a == "--device" {
+                    o.device = Some(u32::try_from(n).map_err(|_| format!("no device {n}"))?);
+                } else {
+                    o.event = Some(n);
+                }
+            }
+            s if s.starts_with("--") => return Err(format!("unknown option {s}\n\n{USAGE}")),
+            s => {
+                if o.file.replace(s.to_string()).is_some() {
+                    return Err(format!("more than one FILE given\n\n{USAGE}"));
+                }
+            }
+        }
+    }
+    Ok(o)
+}
+
+/// Reads the file in chunks into the streaming loader, so a large snapshot
+/// is never held twice.
+fn load(path: &str) -> Result<Snapshot, String> {
+    let mut reader: Box<dyn Read> = if path == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        Box::new(std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?)
+    };
+    let mut loader = Loader::new();
+    let mut buf = vec![0u8; 4 << 20];
+    loop {
+        let n = reader.read(&mut buf).map_err(|e| format!("{path}: {e}"))?;
+        if n == 0 {
+            break;
+        }
+        loader.feed(&buf[..n]).map_err(|e| format!("{path}: {e}"))?;
+    }
+    loader.finish().map_err(|e| format!("{path}: {e}"))
+}
+
+fn run(args: &[String]) -> Result<(), String> {
+    let Some(cmd) = args.first() else {
+        print!("{USAGE}");
+        return Ok(());
+    };
+    if matches!(cmd.as_str(), "-h" | "--help" | "help") {
+        print!("{USAGE}");
+        return Ok(());
+    }
+    let opts = parse_opts(&args[1..])?;
+    let file = opts.file.clone().ok_or_else(|| format!("{cmd}: FILE missing\n\n{USAGE}"))?;
+    match cmd.as_str() {
+        "info" => {
+            let snap = load(&file)?;
+            let info = info(&snap);
+            if opts.json {
+                println!("{}", serde_json::to_string_pretty(&info).unwrap());
+            } else {
+                println!("{file}: {}", info["format"].as_str().unwrap_or(""));
+                for (k, v) in info.as_object().unwrap() {
+                    if k != "format" {
+                        println!("  {k}: {v}");
+                    }
+                }
+            }
+            Ok(())
+        }
+        _ => Err(format!("unknown command {cmd:?}\n\n{USAGE}")),
+    }
+}
+
+fn info(snap: &Snapshot) -> serde_json::Value {
+    let format = if snap.protocol == 0 {
+        "JSON".to_string()
+    } else {
+        format!("pickle protocol {}", snap.protocol)
+    };
+    serde_json::json!({
+        "format": format,
+        "bare_segment_list": snap.bare_segment_list,
+        "devices": snap.devices(),
+        "default_device": snap.default_device(),
+        "trace_events": snap.traces.iter().map(|t| t.len()).collect::<Vec<_>>(),
+        "segments": snap.segments.len(),
+        "blocks": snap.blocks.len(),
+        "frames": snap.frames.len(),
+        "stacks": snap.stacks.len(),
+        "strings": snap.strings.len(),
+        "model_heap_bytes": snap.heap_bytes(),
+        "unknown_keys": snap.warnings.unknown_keys,
+        "bad_values": snap.warnings.bad_values,
+    })
+}

@@ -1,7 +1,569 @@
-//! Values -> model. TODO(decoder): implement.
-pub struct Loader;
+//! From decoded values to the [`Snapshot`] model, and [`Loader`], which
+//! takes a file's bytes in chunks and picks the format (pickle, JSON, gzip
+//! of either) from its first bytes.
+
+use std::io::Write;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::model::{
+    Block, BlockState, BuildWarnings, EventTable, Segment, SegmentType, Snapshot, StackId,
+};
+use crate::pickle::{Arena, DictRec, PickleDecoder, Value};
+
+/// Reads a snapshot from chunks of bytes.
+///
+/// ```no_run
+/// let mut loader = memviz_core::Loader::new();
+/// loader.feed(&std::fs::read("snapshot.pickle")?)?;
+/// let snapshot = loader.finish()?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct Loader {
+    state: LoaderState,
+    /// Bytes of (compressed) input seen so far.
+    pub bytes_in: u64,
+}
+
+enum LoaderState {
+    /// Nothing seen yet: the format is decided by the first bytes.
+    Start(Vec<u8>),
+    Plain(Inner),
+    Gzip(Box<flate2::write::MultiGzDecoder<Inner>>),
+    Failed,
+}
+
+/// The decoder of the (decompressed) stream.
+enum Inner {
+    Pickle(Box<PickleDecoder>),
+    Json(Vec<u8>),
+}
+
+impl Inner {
+    fn new(first: &[u8]) -> Inner {
+        let first_non_ws = first.iter().find(|b| !b.is_ascii_whitespace());
+        match first_non_ws {
+            Some(b'{') | Some(b'[') => Inner::Json(Vec::new()),
+            _ => Inner::Pickle(Box::new(PickleDecoder::new())),
+        }
+    }
+    fn feed(&mut self, chunk: &[u8]) -> Result<()> {
+        match self {
+            Inner::Pickle(p) => p.feed(chunk),
+            Inner::Json(buf) => {
+                buf.extend_from_slice(chunk);
+                Ok(())
+            }
+        }
+    }
+    fn finish(self) -> Result<Snapshot> {
+        match self {
+            Inner::Pickle(p) => {
+                let (top, arena, protocol) = p.finish()?;
+                build(top, arena, protocol)
+            }
+            Inner::Json(buf) => {
+                let (top, arena) = crate::json::decode(&buf)?;
+                build(top, arena, 0)
+            }
+        }
+    }
+}
+
+/// Carries decoder errors through flate2's `Write` interface.
+struct InnerError(Error);
+impl std::fmt::Display for InnerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+impl std::fmt::Debug for InnerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+impl std::error::Error for InnerError {}
+
+impl Write for Inner {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.feed(buf).map_err(|e| std::io::Error::other(InnerError(e)))?;
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn gzip_error(e: std::io::Error, offset: u64) -> Error {
+    if let Some(inner) = e.get_ref().and_then(|x| x.downcast_ref::<InnerError>()) {
+        let mut err = inner.0.clone();
+        err.message = format!("{} (offset in the decompressed data)", err.message);
+        return err;
+    }
+    Error::at(ErrorKind::Gzip, offset, format!("corrupt gzip data: {e}"))
+}
+
+impl Default for Loader {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Loader {
-    pub fn new() -> Self { Loader }
-    pub fn feed(&mut self, _b: &[u8]) -> crate::Result<()> { todo!() }
-    pub fn finish(self) -> crate::Result<crate::Snapshot> { todo!() }
+    pub fn new() -> Self {
+        Loader { state: LoaderState::Start(Vec::new()), bytes_in: 0 }
+    }
+
+    /// Feeds the next chunk of the file.
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<()> {
+        let at = self.bytes_in;
+        self.bytes_in += chunk.len() as u64;
+        let r = self.feed_inner(chunk, at);
+        if r.is_err() {
+            self.state = LoaderState::Failed;
+        }
+        r
+    }
+
+    fn feed_inner(&mut self, chunk: &[u8], at: u64) -> Result<()> {
+        match &mut self.state {
+            LoaderState::Start(head) => {
+                head.extend_from_slice(chunk);
+                if head.len() < 2 {
+                    return Ok(());
+                }
+                let head = std::mem::take(head);
+                if head.starts_with(&[0x1f, 0x8b]) {
+                    let mut gz = Box::new(flate2::write::MultiGzDecoder::new(Inner::Json(Vec::new())));
+                    // The inner format is decided on the first decompressed bytes.
+                    let mut sniff = GzSniff { gz: &mut gz, decided: false };
+                    sniff.write(&head).map_err(|e| gzip_error(e, 0))?;
+                    self.state = LoaderState::Gzip(gz);
+                } else {
+                    let mut inner = Inner::new(&head);
+                    inner.feed(&head)?;
+                    self.state = LoaderState::Plain(inner);
+                }
+                Ok(())
+            }
+            LoaderState::Plain(inner) => inner.feed(chunk),
+            LoaderState::Gzip(gz) => {
+                let mut sniff = GzSniff { gz, decided: true };
+                sniff.write(chunk).map(|_| ()).map_err(|e| gzip_error(e, at))
+            }
+            LoaderState::Failed => Err(Error::new(ErrorKind::Malformed, None, "the loader already failed")),
+        }
+    }
+
+    /// Ends the input and builds the model.
+    pub fn finish(self) -> Result<Snapshot> {
+        match self.state {
+            LoaderState::Start(head) => {
+                if head.is_empty() {
+                    return Err(Error::at(ErrorKind::NotASnapshot, 0, "the file is empty"));
+                }
+                let mut inner = Inner::new(&head);
+                inner.feed(&head)?;
+                inner.finish()
+            }
+            LoaderState::Plain(inner) => inner.finish(),
+            LoaderState::Gzip(gz) => {
+                let total = self.bytes_in;
+                let inner = gz.finish().map_err(|e| gzip_error(e, total))?;
+                inner.finish()
+            }
+            LoaderState::Failed => Err(Error::new(ErrorKind::Malformed, None, "the loader already failed")),
+        }
+    }
+}
+
+/// Writes into a gzip decoder whose inner format is chosen on the first
+/// decompressed bytes.
+struct GzSniff<'a> {
+    gz: &'a mut flate2::write::MultiGzDecoder<Inner>,
+    decided: bool,
+}
+
+impl GzSniff<'_> {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<()> {
+        if !self.decided {
+            // Decompress into a probe first, then pick the decoder.
+            let mut probe = flate2::write::MultiGzDecoder::new(Vec::new());
+            probe.write_all(data)?;
+            probe.flush()?;
+            let out = probe.get_ref().clone();
+            if out.is_empty() {
+                // Not enough yet: restart the real decoder on the same bytes later.
+                self.gz.write_all(data)?;
+                return Ok(());
+            }
+            *self.gz.get_mut() = Inner::new(&out);
+            self.decided = true;
+        }
+        self.gz.write_all(data)
+    }
+}
+
+/// Counts what the builder met that was odd but not fatal.
+struct Ctx<'a> {
+    arena: &'a mut Arena,
+    warnings: BuildWarnings,
+}
+
+impl Ctx<'_> {
+    fn unsigned(&mut self, v: &Value) -> u128 {
+        match self.arena.int(v) {
+            Some(i) if i >= 0 => i as u128,
+            _ => {
+                self.warnings.bad_values += 1;
+                0
+            }
+        }
+    }
+    fn str_of(&self, v: &Value) -> Option<&str> {
+        match v {
+            Value::Str(s) => Some(self.arena.str(*s)),
+            _ => None,
+        }
+    }
+    fn items(&self, v: &Value) -> Vec<(Value, Value)> {
+        self.arena.dict_items(v).map(|x| x.to_vec()).unwrap_or_default()
+    }
+}
+
+fn build(top: Value, mut arena: Arena, protocol: u8) -> Result<Snapshot> {
+    let mut ctx = Ctx { arena: &mut arena, warnings: BuildWarnings::default() };
+    let mut snap = Snapshot { protocol, ..Default::default() };
+
+    let (segments_v, traces_v) = match top {
+        Value::List(_) | Value::Tuple(_) => {
+            snap.bare_segment_list = true;
+            (Some(top), None)
+        }
+        Value::Dict(_) => {
+            let mut segs = None;
+            let mut traces = None;
+            for (k, v) in ctx.items(&top) {
+                match ctx.str_of(&k) {
+                    Some("segments") => segs = Some(v),
+                    Some("device_traces") | Some("traces") => traces = Some(v),
+                    Some("allocator_settings") => {
+                        let mut budget = 100_000;
+                        snap.allocator_settings = Some(ctx.arena.plain(&v, &mut budget, 0));
+                    }
+                    Some("external_annotations") => {
+                        let mut budget = 100_000;
+                        snap.external_annotations = Some(ctx.arena.plain(&v, &mut budget, 0));
+                    }
+                    _ => ctx.warnings.unknown_keys += 1,
+                }
+            }
+            if segs.is_none() && traces.is_none() {
+                return Err(Error::new(
+                    ErrorKind::NotSnapshotShaped,
+                    None,
+                    "not a memory snapshot: a dict without 'segments' or 'device_traces'",
+                ));
+            }
+            (segs, traces)
+        }
+        other => {
+            return Err(Error::new(
+                ErrorKind::NotSnapshotShaped,
+                None,
+                format!(
+                    "not a memory snapshot: the file holds a {} (expected the dict that \
+                     torch.cuda.memory._dump_snapshot writes or a list of segments)",
+                    other.type_name()
+                ),
+            ))
+        }
+    };
+
+    if let Some(v) = segments_v {
+        let Some(list) = ctx.arena.list_items(&v).map(|x| x.to_vec()) else {
+            return Err(Error::new(
+                ErrorKind::NotSnapshotShaped,
+                None,
+                format!("not a memory snapshot: 'segments' is a {}, not a list", v.type_name()),
+            ));
+        };
+        for s in &list {
+            build_segment(&mut ctx, &mut snap, s);
+        }
+    }
+
+    // Trace events were moved into one table while decoding; split it per device.
+    let mut per_device: Vec<Vec<u32>> = Vec::new();
+    if let Some(v) = traces_v {
+        let Some(devs) = ctx.arena.list_items(&v).map(|x| x.to_vec()) else {
+            return Err(Error::new(
+                ErrorKind::NotSnapshotShaped,
+                None,
+                format!("not a memory snapshot: 'device_traces' is a {}, not a list", v.type_name()),
+            ));
+        };
+        for d in &devs {
+            let mut ids = Vec::new();
+            for e in ctx.arena.list_items(d).unwrap_or(&[]) {
+                match e {
+                    Value::Dict(id) => match ctx.arena.dicts[*id as usize] {
+                        DictRec::Event(ev) => ids.push(ev),
+                        _ => ctx.warnings.bad_values += 1,
+                    },
+                    _ => ctx.warnings.bad_values += 1,
+                }
+            }
+            if ctx.arena.list_items(d).is_none() {
+                ctx.warnings.bad_values += 1;
+            }
+            per_device.push(ids);
+        }
+    }
+    let events = std::mem::take(&mut ctx.arena.events);
+    snap.traces = split_events(events, &per_device);
+
+    // memory_viz numbers streams in order of first appearance over all
+    // traces, then the segments; raw stream 0 stays 0.
+    let raw = std::mem::take(&mut ctx.arena.raw_streams);
+    let mut display = vec![u32::MAX; raw.len()];
+    let mut next = 1u32;
+    let mut name = |i: u32, display: &mut Vec<u32>| -> u32 {
+        let i = i as usize;
+        if display[i] == u32::MAX {
+            display[i] = if raw[i] == 0 {
+                0
+            } else {
+                next += 1;
+                next - 1
+            };
+        }
+        display[i]
+    };
+    for t in &mut snap.traces {
+        for s in t.stream.iter_mut() {
+            *s = name(*s, &mut display);
+        }
+    }
+    for seg in &mut snap.segments {
+        seg.stream = name(seg.stream, &mut display);
+    }
+
+    snap.warnings = ctx.warnings;
+    snap.warnings.bad_values += arena.bad_values;
+    snap.warnings.unknown_keys += arena.unknown_event_keys;
+    snap.extras = arena.extras;
+    snap.strings = arena.strings;
+    snap.frames = arena.frames;
+    snap.frame_fx = arena.frame_fx;
+    snap.stacks = arena.stacks;
+    Ok(snap)
+}
+
+/// Splits the decode-order event table into per-device tables. The common
+/// case (each device's events contiguous, in order) moves columns without
+/// copying event by event.
+fn split_events(mut all: EventTable, per_device: &[Vec<u32>]) -> Vec<EventTable> {
+    let contiguous = {
+        let mut next = 0u32;
+        per_device.iter().all(|ids| {
+            let ok = ids.iter().enumerate().all(|(i, &e)| e == next + i as u32);
+            next += ids.len() as u32;
+            ok
+        })
+    };
+    let total: usize = per_device.iter().map(|d| d.len()).sum();
+    if contiguous && total == all.len() {
+        let mut out = Vec::with_capacity(per_device.len());
+        // Split from the back so each split copies only its own events.
+        for ids in per_device.iter().rev() {
+            let start = all.len() - ids.len();
+            let mut t = EventTable {
+                action: all.action.split_off(start),
+                addr_lo: all.addr_lo.split_off(start),
+                size: all.size.split_off(start),
+                stream: all.stream.split_off(start),
+                time_us: all.time_us.split_off(start),
+                stack: all.stack.split_off(start),
+                extra: all.extra.split_off(start),
+                ..Default::default()
+            };
+            move_sparse(&mut all, &mut t, start as u32);
+            out.push(t);
+        }
+        out.reverse();
+        return out;
+    }
+    per_device
+        .iter()
+        .map(|ids| {
+            let mut t = EventTable::default();
+            for (i, &e) in ids.iter().enumerate() {
+                let e = e as usize;
+                t.action.push(all.action[e]);
+                t.addr_lo.push(all.addr_lo[e]);
+                t.size.push(all.size[e]);
+                t.stream.push(all.stream[e]);
+                t.time_us.push(all.time_us[e]);
+                t.stack.push(all.stack[e]);
+                t.extra.push(all.extra[e]);
+                if let Some(h) = all.addr_hi.get(&(e as u32)) {
+                    t.addr_hi.insert(i as u32, *h);
+                }
+                if let Some(n) = all.other_actions.get(&(e as u32)) {
+                    t.other_actions.insert(i as u32, n.clone());
+                }
+            }
+            t
+        })
+        .collect()
+}
+
+fn move_sparse(all: &mut EventTable, t: &mut EventTable, start: u32) {
+    if !all.addr_hi.is_empty() {
+        let keys: Vec<u32> = all.addr_hi.keys().copied().filter(|&k| k >= start).collect();
+        for k in keys {
+            let v = all.addr_hi.remove(&k).unwrap();
+            t.addr_hi.insert(k - start, v);
+        }
+    }
+    if !all.other_actions.is_empty() {
+        let keys: Vec<u32> = all.other_actions.keys().copied().filter(|&k| k >= start).collect();
+        for k in keys {
+            let v = all.other_actions.remove(&k).unwrap();
+            t.other_actions.insert(k - start, v);
+        }
+    }
+}
+
+fn build_segment(ctx: &mut Ctx, snap: &mut Snapshot, v: &Value) {
+    let items = ctx.items(v);
+    if items.is_empty() {
+        ctx.warnings.bad_values += 1;
+        return;
+    }
+    let mut seg = Segment {
+        device: 0,
+        address: 0,
+        total_size: 0,
+        allocated_size: 0,
+        active_size: 0,
+        requested_size: 0,
+        stream: 0,
+        segment_type: SegmentType::Unknown,
+        pool_id: None,
+        is_expandable: false,
+        stack: 0,
+        blocks: 0..0,
+    };
+    let mut raw_stream = 0u64;
+    let mut blocks_v = None;
+    for (k, x) in &items {
+        match ctx.str_of(k) {
+            Some("device") => seg.device = ctx.unsigned(x).min(u32::MAX as u128) as u32,
+            Some("address") => seg.address = ctx.unsigned(x),
+            Some("total_size") => seg.total_size = ctx.unsigned(x) as u64,
+            Some("allocated_size") => seg.allocated_size = ctx.unsigned(x) as u64,
+            Some("active_size") => seg.active_size = ctx.unsigned(x) as u64,
+            Some("requested_size") => seg.requested_size = ctx.unsigned(x) as u64,
+            Some("stream") => raw_stream = ctx.unsigned(x) as u64,
+            Some("segment_type") => {
+                seg.segment_type = match ctx.str_of(x) {
+                    Some("large") => SegmentType::Large,
+                    Some("small") => SegmentType::Small,
+                    _ => SegmentType::Unknown,
+                }
+            }
+            Some("segment_pool_id") => {
+                let ids = ctx.arena.list_items(x).map(|x| x.to_vec()).unwrap_or_default();
+                if ids.len() == 2 {
+                    let a = ctx.arena.int(&ids[0]).unwrap_or(0) as i64;
+                    let b = ctx.arena.int(&ids[1]).unwrap_or(0) as i64;
+                    seg.pool_id = Some((a, b));
+                }
+            }
+            Some("is_expandable") => seg.is_expandable = matches!(x, Value::Bool(true)) || ctx.arena.int(x).unwrap_or(0) != 0,
+            Some("frames") => seg.stack = ctx.arena.stack_of(x),
+            Some("blocks") => blocks_v = Some(*x),
+            _ => ctx.warnings.unknown_keys += 1,
+        }
+    }
+    seg.stream = ctx.arena.intern_stream(raw_stream);
+    let first = snap.blocks.len() as u32;
+    if let Some(bv) = blocks_v {
+        let list = ctx.arena.list_items(&bv).map(|x| x.to_vec()).unwrap_or_default();
+        // Old files have no block address: it is the segment's address plus
+        // the sizes of the blocks before it.
+        let mut next_addr = seg.address;
+        for b in &list {
+            if let Some(block) = build_block(ctx, b, next_addr) {
+                next_addr = block.address.wrapping_add(block.size as u128);
+                snap.blocks.push(block);
+            }
+        }
+    }
+    seg.blocks = first..snap.blocks.len() as u32;
+    snap.segments.push(seg);
+}
+
+fn build_block(ctx: &mut Ctx, v: &Value, default_addr: u128) -> Option<Block> {
+    let items = ctx.items(v);
+    if items.is_empty() {
+        ctx.warnings.bad_values += 1;
+        return None;
+    }
+    let mut address = None;
+    let mut size = 0u64;
+    let mut requested = None;
+    let mut state = BlockState::Inactive;
+    let mut stack: Option<StackId> = None;
+    let mut history = None;
+    let mut user_metadata = None;
+    for (k, x) in &items {
+        match ctx.str_of(k) {
+            Some("address") | Some("addr") => address = Some(ctx.unsigned(x)),
+            Some("size") => size = ctx.unsigned(x) as u64,
+            Some("requested_size") => requested = Some(ctx.unsigned(x) as u64),
+            Some("state") => {
+                state = match ctx.str_of(x) {
+                    Some("active_allocated") => BlockState::ActiveAllocated,
+                    Some("active_pending_free") => BlockState::ActivePendingFree,
+                    Some("inactive") => BlockState::Inactive,
+                    _ => {
+                        ctx.warnings.bad_values += 1;
+                        BlockState::Inactive
+                    }
+                }
+            }
+            Some("frames") => stack = Some(ctx.arena.stack_of(x)),
+            Some("history") => history = Some(*x),
+            Some("user_metadata") => user_metadata = ctx.arena.user_metadata(x),
+            _ => ctx.warnings.unknown_keys += 1,
+        }
+    }
+    // Legacy blocks (no 'frames') keep frames and the requested size in
+    // history[0]; memory_viz reads them from there, as we do.
+    if stack.is_none() {
+        let h0 = history.and_then(|h| ctx.arena.list_items(&h).and_then(|l| l.first().copied()));
+        let mut real_size = None;
+        if let Some(h0) = h0 {
+            for (k, x) in ctx.items(&h0) {
+                match ctx.str_of(&k) {
+                    Some("real_size") => real_size = Some(ctx.unsigned(&x) as u64),
+                    Some("frames") => stack = Some(ctx.arena.stack_of(&x)),
+                    _ => {}
+                }
+            }
+        }
+        if requested.unwrap_or(0) == 0 {
+            requested = if history.is_some() { real_size.or(requested) } else { Some(size) };
+        }
+    }
+    Some(Block {
+        address: address.unwrap_or(default_addr),
+        size,
+        requested_size: requested.unwrap_or(size),
+        state,
+        stack: stack.unwrap_or(0),
+        user_metadata,
+    })
 }

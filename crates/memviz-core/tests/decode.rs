@@ -1,0 +1,201 @@
+//! The decoder against Python's own pickle module: every real snapshot in
+//! ../shared/snapshots, re-encoded as every protocol, JSON and gzip, must give
+//! the model the facts that tests/reference/decode_facts.py reads with
+//! Python.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use memviz_core::model::{Action, BlockState, Snapshot};
+use serde_json::Value as J;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn shared() -> PathBuf {
+    let p = root().join("../shared");
+    assert!(p.join("snapshots").is_dir(), "../shared/snapshots is missing beside the repository: {}", p.display());
+    p
+}
+
+fn snapshots() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(shared().join("snapshots"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pickle" || e == "pkl"))
+        .collect();
+    v.sort();
+    assert!(v.len() >= 8, "expected the 8 real snapshots, found {}", v.len());
+    v
+}
+
+fn python(args: &[&str]) -> String {
+    let out = Command::new("python3")
+        .arg(root().join("tests/reference/decode_facts.py"))
+        .args(args)
+        .output()
+        .expect("python3 is needed for the reference side of this test");
+    assert!(out.status.success(), "decode_facts.py failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn facts(path: &Path) -> J {
+    serde_json::from_str(&python(&[path.to_str().unwrap()])).unwrap()
+}
+
+fn load(path: &Path) -> Snapshot {
+    let bytes = std::fs::read(path).unwrap();
+    memviz_core::load(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn frames_text(snap: &Snapshot, stack: u32) -> J {
+    J::Array(
+        snap.stack(stack)
+            .iter()
+            .map(|&f| {
+                let f = snap.frame(f);
+                serde_json::json!([snap.str(f.filename), f.line, snap.str(f.name)])
+            })
+            .collect(),
+    )
+}
+
+/// Compares the model with Python's facts; returns how many values matched.
+fn check(snap: &Snapshot, facts: &J, what: &str) -> usize {
+    let mut n = 0;
+    let mut eq = |a: J, b: &J, name: &str| {
+        assert_eq!(&a, b, "{what}: {name}");
+        n += 1;
+    };
+    eq(J::from(snap.segments.len()), &facts["segments"], "segments");
+    eq(J::from(snap.blocks.len()), &facts["blocks"], "blocks");
+    eq(J::from(snap.segments.iter().map(|s| s.total_size).sum::<u64>()), &facts["total_size"], "total_size");
+    eq(J::from(snap.segments.iter().map(|s| s.allocated_size).sum::<u64>()), &facts["allocated_size"], "allocated_size");
+    eq(J::from(snap.allocator_settings.is_some()), &facts["has_settings"], "allocator_settings present");
+    let devs = facts["devices"].as_array().unwrap();
+    eq(J::from(snap.traces.len()), &J::from(devs.len()), "device_traces");
+    for (d, fd) in devs.iter().enumerate() {
+        let t = &snap.traces[d];
+        eq(J::from(t.len()), &fd["events"], "events");
+        let mut acts = serde_json::Map::new();
+        for i in 0..t.len() {
+            let e = acts.entry(t.action_name(i).to_string()).or_insert(J::from(0));
+            *e = J::from(e.as_u64().unwrap() + 1);
+        }
+        eq(J::Object(acts), &fd["actions"], "actions");
+        let refs: usize = t.stack.iter().map(|&s| snap.stack(s).len()).sum();
+        eq(J::from(refs), &fd["frame_refs"], "frame references");
+        eq(J::from(t.size.iter().sum::<u64>()), &fd["size_sum"], "size sum");
+        for s in fd["samples"].as_array().unwrap() {
+            let i = s["i"].as_u64().unwrap() as usize;
+            eq(J::from(t.action_name(i)), &s["action"], "sample action");
+            eq(J::from(t.addr(i).to_string()), &s["addr"], "sample addr");
+            eq(J::from(t.size[i]), &s["size"], "sample size");
+            eq(t.time_us(i).map(J::from).unwrap_or(J::Null), &s["time_us"], "sample time_us");
+            eq(frames_text(snap, t.stack[i]), &s["frames"], "sample frames");
+        }
+    }
+    for s in facts["segment_samples"].as_array().unwrap() {
+        let seg = &snap.segments[s["i"].as_u64().unwrap() as usize];
+        eq(J::from(seg.address.to_string()), &s["address"], "segment address");
+        eq(J::from(seg.total_size), &s["total_size"], "segment total_size");
+        eq(J::from(seg.device), &s["device"], "segment device");
+        let blocks = snap.segment_blocks(seg);
+        eq(J::from(blocks.len()), &s["n_blocks"], "segment blocks");
+        if let Some(b) = blocks.first() {
+            eq(J::from(b.size), &s["block0_size"], "block size");
+            eq(J::from(b.state.name()), &s["block0_state"], "block state");
+        }
+    }
+    n
+}
+
+#[test]
+fn real_snapshots_match_python() {
+    for path in snapshots() {
+        let snap = load(&path);
+        let n = check(&snap, &facts(&path), &path.display().to_string());
+        assert!(n > 8, "{}: only {n} values compared", path.display());
+    }
+}
+
+#[test]
+fn every_protocol_json_and_gzip_give_the_same_model() {
+    let dir = std::env::temp_dir().join(format!("memviz-decode-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = shared().join("snapshots/transformer_forward_bf16.pickle");
+    let want = facts(&src);
+    for fmt in ["p2", "p3", "p4", "p5", "json", "p4.gz", "json.gz"] {
+        let out = dir.join(format!("x.{fmt}"));
+        python(&["--rewrite", src.to_str().unwrap(), out.to_str().unwrap(), fmt]);
+        let snap = load(&out);
+        check(&snap, &want, fmt);
+        let expect_protocol = match fmt {
+            "json" | "json.gz" => 0,
+            f => f[1..2].parse().unwrap(),
+        };
+        assert_eq!(snap.protocol, expect_protocol, "{fmt}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn chunked_feeding_gives_the_same_model_at_any_chunk_size() {
+    let path = shared().join("snapshots/small_train_step.pickle");
+    let bytes = std::fs::read(&path).unwrap();
+    let want = facts(&path);
+    for chunk in [1usize, 2, 3, 7, 64, 4096] {
+        let mut loader = memviz_core::Loader::new();
+        for c in bytes.chunks(chunk) {
+            loader.feed(c).unwrap();
+        }
+        let snap = loader.finish().unwrap();
+        check(&snap, &want, &format!("chunks of {chunk}"));
+    }
+}
+
+#[test]
+fn legacy_blocks_get_addresses_from_their_segment() {
+    // llm_inference_no_timestamps.pickle (PyTorch 2.0 era): blocks carry no
+    // address, history[0] holds frames and real_size.
+    let snap = load(&shared().join("snapshots/llm_inference_no_timestamps.pickle"));
+    for seg in &snap.segments {
+        let mut addr = seg.address;
+        for b in snap.segment_blocks(seg) {
+            assert_eq!(b.address, addr);
+            addr += b.size as u128;
+        }
+        assert_eq!(addr, seg.address + seg.total_size as u128, "blocks tile the segment");
+    }
+    let t = &snap.traces[0];
+    assert_eq!(t.action[0], Action::FreeCompleted);
+    assert_eq!(t.time_us(0), None, "this file predates time_us");
+    let with_frames = snap.blocks.iter().filter(|b| b.state == BlockState::ActiveAllocated && b.stack != 0).count();
+    assert!(with_frames > 700, "history[0].frames read for active blocks: {with_frames}");
+}
+
+#[test]
+fn streams_are_numbered_like_memory_viz() {
+    let snap = load(&shared().join("snapshots/transformer_fullstep_ctx128.pickle"));
+    // Everything runs on the default stream in this file.
+    assert!(snap.traces[0].stream.iter().all(|&s| s == 0));
+    assert!(snap.segments.iter().all(|s| s.stream == 0));
+    let dir = std::env::temp_dir().join(format!("memviz-gen-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("g.pickle");
+    let st = Command::new("python3")
+        .arg(shared().join("tools/gen_snapshot.py"))
+        .args([out.to_str().unwrap(), "--events", "3000", "--protocol", "5"])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let snap = load(&out);
+    assert_eq!(snap.protocol, 5);
+    // gen_snapshot.py uses raw streams 0 and 7: memory_viz shows 0 and 1.
+    let mut seen: Vec<u32> = snap.traces[0].stream.clone();
+    seen.sort();
+    seen.dedup();
+    assert_eq!(seen, vec![0, 1]);
+    std::fs::remove_dir_all(&dir).ok();
+}
