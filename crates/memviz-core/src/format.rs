@@ -1,2 +1,423 @@
-//! Text as memory_viz shows it: sizes, versioned addresses, stack traces.
-//! TODO(views helper): implement.
+//! Text as memory_viz shows it: sizes, versioned addresses, stack traces,
+//! the timeline hover text and the state-history event lines.
+
+use crate::model::{Action, Frame, Snapshot, StackId, UserMetadata};
+use crate::timeline::{ElementSource, Timeline};
+use crate::versions::Versions;
+
+const UNITS: [&str; 8] = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "Zi"];
+
+/// memory_viz's `formatSize`: "1.5MiB (1572864 bytes)", or "1.5GiB" without
+/// the byte count. One decimal, rounded like JS `toFixed(1)` (ties away from
+/// zero on the exact value: 1280 bytes is "1.3KiB").
+pub fn format_size(bytes: u64, show_bytes: bool) -> String {
+    // bytes / 1024^k is exact in f64 for every u64 that JS could hold
+    // exactly, so integer arithmetic reproduces toFixed(1) bit for bit.
+    let mut k = 0;
+    while k < UNITS.len() && (bytes as u128) >= 1u128 << (10 * (k + 1)) {
+        k += 1;
+    }
+    let shift = 10 * k as u32;
+    let tenths = if k == UNITS.len() {
+        // Past Zi: never reached by a u64 (16 EiB max), kept for parity.
+        ((bytes as u128) * 10 + (1u128 << (shift - 1))) >> shift
+    } else if shift == 0 {
+        bytes as u128 * 10
+    } else {
+        ((bytes as u128) * 10 + (1u128 << (shift - 1))) >> shift
+    };
+    let unit = if k == UNITS.len() { "Y" } else { UNITS[k] };
+    let text = format!("{}.{}{}B", tenths / 10, tenths % 10, unit);
+    if show_bytes && k < UNITS.len() {
+        format!("{text} ({bytes} bytes)")
+    } else {
+        text
+    }
+}
+
+/// Signed variant for deltas ("-1.5MiB (-1572864 bytes)").
+pub fn format_size_signed(bytes: i64, show_bytes: bool) -> String {
+    if bytes >= 0 {
+        return format_size(bytes as u64, show_bytes);
+    }
+    let mag = bytes.unsigned_abs();
+    let s = format_size(mag, false);
+    // JS prints "-0.0B" for values that round to zero only when num is -0;
+    // a negative integer byte count never rounds to zero at one decimal.
+    if show_bytes {
+        format!("-{s} ({bytes} bytes)")
+    } else {
+        format!("-{s}")
+    }
+}
+
+/// `b7f064c000000_0` / `s7f064c000000_2`: lower-case hex, no `0x`, no
+/// apostrophe (the Allocator State History style).
+pub fn format_addr(is_segment: bool, addr: u128, version: u32) -> String {
+    format!("{}{:x}_{}", if is_segment { 's' } else { 'b' }, addr, version)
+}
+
+const OMIT_FUNCTIONS: [&str; 8] = [
+    "unwind::unwind",
+    "CapturedTraceback::gather",
+    "gather_with_cpp",
+    "_start",
+    "__libc_start_main",
+    "PyEval_",
+    "PyObject_",
+    "PyFunction_",
+];
+
+const OMIT_FILENAMES: [&str; 10] = [
+    "core/boxing",
+    "/Register",
+    "/Redispatch",
+    "pythonrun.c",
+    "Modules/main.c",
+    "Objects/call.c",
+    "Objects/methodobject.c",
+    "pycore_ceval.h",
+    "ceval.c",
+    "cpython/abstract.h",
+];
+
+/// memory_viz's `frameFilter`: false for interpreter and dispatcher noise
+/// (substring matches on the function name and the filename).
+pub fn frame_filter(name: &str, filename: &str) -> bool {
+    !OMIT_FUNCTIONS.iter().any(|o| name.contains(o)) && !OMIT_FILENAMES.iter().any(|o| filename.contains(o))
+}
+
+/// memory_viz's `elideRepeats`: a run of N > 2 identical lines becomes the
+/// line followed by `<repeats N-1 times>`.
+pub fn elide_repeats(lines: Vec<String>) -> Vec<String> {
+    let mut out = Vec::with_capacity(lines.len());
+    let mut it = lines.into_iter().peekable();
+    while let Some(f) = it.next() {
+        let mut n = 1usize;
+        while it.peek() == Some(&f) {
+            it.next();
+            n += 1;
+        }
+        match n {
+            1 => out.push(f),
+            2 => {
+                out.push(f.clone());
+                out.push(f);
+            }
+            _ => {
+                out.push(f);
+                out.push(format!("<repeats {} times>", n - 1));
+            }
+        }
+    }
+    out
+}
+
+/// Text memory_viz shows when a stack has no frames (PR #124784 and later).
+pub const NO_FRAMES_TEXT: &str = "This block has no frames. Potential causes:\n\
+1) This block was allocated before _record_memory_history was enabled.\n\
+2) The context or stacks passed to _record_memory_history does not include this block. Consider changing context to 'state', 'alloc', or 'all', or changing stacks to 'all'.\n\
+3) This event occurred during backward, which has no python frames, and memory history did not include C++ frames. Use stacks='all' to record both C++ and python frames.\n\
+4) This block was reconstructed from the allocator's segment snapshot (not from a trace event). The snapshot records which blocks exist at the moment _snapshot() is called, but does not carry stack frames. This typically happens for blocks that were allocated before tracing started and never freed, or for inactive blocks in private memory pools.\n\
+5) The original alloc event was evicted from the trace ring buffer (older entries are overwritten when the buffer is full). Increase the max_entries argument to _record_memory_history to retain more events.";
+
+/// Hover text of the summarized band.
+pub const SUMMARIZED_TEXT: &str =
+    "Small tensors that were not plotted to cutdown on render time.\nUse detail slider to see smaller allocations.";
+
+/// Text of the ghost-block note in the timeline hover.
+pub const GHOST_BLOCK_TEXT: &str = "[Ghost block] This block exists in the segment snapshot but has no alloc trace events. \
+It was allocated before _record_memory_history() was called, or its alloc event was evicted \
+from the trace ring buffer. The block is still active (not freed) at snapshot time.";
+
+fn nonempty(snap: &Snapshot, id: Option<u32>) -> Option<&str> {
+    id.map(|i| snap.strings.get(i)).filter(|s| !s.is_empty())
+}
+
+/// One frame as memory_viz prints it: `filename:line:name`, plus FX lines.
+pub fn format_frame(snap: &Snapshot, f: &Frame) -> String {
+    let mut s = format!("{}:{}:{}", snap.str(f.filename), f.line, snap.str(f.name));
+    if let Some(fx) = snap.frame_fx.get(f.fx as usize) {
+        let name = nonempty(snap, fx.node_name);
+        let op = nonempty(snap, fx.node_op);
+        let target = nonempty(snap, fx.node_target);
+        if name.is_some() || op.is_some() || target.is_some() {
+            let mut parts = Vec::new();
+            if let Some(n) = name {
+                parts.push(format!("node={n}"));
+            }
+            if let Some(o) = op {
+                parts.push(format!("op={o}"));
+            }
+            if let Some(t) = target {
+                parts.push(format!("target={t}"));
+            }
+            s.push_str("\n    >> FX: ");
+            s.push_str(&parts.join(", "));
+        }
+        if let Some(orig) = nonempty(snap, fx.original_trace) {
+            s.push_str("\n    >> Original Model Code:");
+            for line in orig.trim().split('\n') {
+                s.push_str("\n       ");
+                s.push_str(line);
+            }
+        }
+    }
+    s
+}
+
+/// memory_viz's `format_frames` for an interned stack.
+pub fn format_frames(snap: &Snapshot, stack: StackId) -> String {
+    if stack as usize >= snap.stacks.len() {
+        return NO_FRAMES_TEXT.to_string();
+    }
+    let ids = snap.stack(stack);
+    if ids.is_empty() {
+        return NO_FRAMES_TEXT.to_string();
+    }
+    let lines: Vec<String> = ids
+        .iter()
+        .filter_map(|&id| snap.frames.get(id as usize))
+        .filter(|f| frame_filter(snap.str(f.name), snap.str(f.filename)))
+        .map(|f| format_frame(snap, f))
+        .collect();
+    elide_repeats(lines).join("\n")
+}
+
+/// memory_viz's `format_user_metadata`; "" when there is none.
+pub fn format_user_metadata(m: Option<&UserMetadata>) -> String {
+    match m {
+        None => String::new(),
+        Some(UserMetadata::Text(s)) if s.is_empty() => String::new(),
+        Some(UserMetadata::Text(s)) => format!("User Metadata:\n  {s}"),
+        Some(UserMetadata::Map(kv)) if kv.is_empty() => String::new(),
+        Some(UserMetadata::Map(kv)) => {
+            let lines: Vec<String> = kv.iter().map(|(k, v)| format!("  {k}: {v}")).collect();
+            format!("User Metadata:\n{}", lines.join("\n"))
+        }
+    }
+}
+
+/// memory_viz's `format_forward_frames`; "" when there are none.
+pub fn format_forward_frames(frames: &[String]) -> String {
+    if frames.is_empty() {
+        return String::new();
+    }
+    let joined: String = frames.concat();
+    format!(
+        "\n\n=== Forward Pass Stack Trace (where this tensor was created) ===\n{}",
+        joined.trim_end()
+    )
+}
+
+/// `time_us` as an ISO 8601 UTC date with milliseconds (JS `toISOString`
+/// of `new Date(time_us / 1000)`).
+pub fn format_time_us(time_us: i64) -> String {
+    let ms = time_us.div_euclid(1000);
+    let days = ms.div_euclid(86_400_000);
+    let rem = ms.rem_euclid(86_400_000);
+    let (y, m, d) = civil_from_days(days);
+    let (h, mi, s, milli) = (rem / 3_600_000, rem / 60_000 % 60, rem / 1000 % 60, rem % 1000);
+    format!("{y:04}-{m:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{milli:03}Z")
+}
+
+/// Days since 1970-01-01 -> (year, month, day), proleptic Gregorian.
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+fn format_pool(pool: Option<(i64, i64)>) -> String {
+    match pool {
+        Some((a, b)) => format!("pool_id ({a}, {b})"),
+        None => "pool_id unknown".to_string(),
+    }
+}
+
+/// memory_viz's `context_for_id`: the hover text of timeline element `elem`.
+/// (memory_viz's text pane shows it prefixed with the element index; see
+/// [`hover_text`].) Differences, all deliberate: no "Invalid Date" when
+/// `time_us` is missing (the timestamp is left out), the timestamp is ISO
+/// 8601 UTC, a ghost block shows its own `user_metadata`, the address has no
+/// apostrophe (as in the state history), and a ghost segment's address gets
+/// the `s` prefix (memory_viz marks it `alloc` and so prints `b`).
+pub fn context_for_element(snap: &Snapshot, tl: &Timeline, elem: u32) -> String {
+    let Some(e) = tl.elements.get(elem as usize) else {
+        return String::new();
+    };
+    let trace = snap.trace(tl.device);
+    let event = match e.source {
+        ElementSource::Alloc(i) | ElementSource::UnmatchedFree(i) if (i as usize) < trace.len() => Some(i as usize),
+        _ => None,
+    };
+    let extra = event.and_then(|i| snap.extra(tl.device, i));
+    let is_segment = match e.source {
+        ElementSource::GhostSegment(_) => true,
+        ElementSource::GhostBlock(_) => false,
+        _ => event.is_some_and(|i| trace.action[i].is_segment()),
+    };
+    let mut t = format!(
+        "Addr: {}, Size: {} allocation, Total memory used after allocation: {}",
+        format_addr(is_segment, e.addr, e.version),
+        format_size(e.size, true),
+        format_size(e.total_after_alloc, true)
+    );
+    let cc = extra.and_then(|x| x.compile_context).map(|c| snap.str(c)).unwrap_or("None");
+    t.push_str(&format!(", Compile context: {cc}, stream {}, {}", e.stream, format_pool(e.pool_id)));
+    if let Some(ts) = event.and_then(|i| trace.time_us(i)) {
+        t.push_str(", timestamp ");
+        t.push_str(&format_time_us(ts));
+    }
+    if matches!(e.source, ElementSource::UnmatchedFree(_)) {
+        t.push_str("\nalloc not recorded, stack trace for free:");
+    }
+    let mut metadata = extra.and_then(|x| x.user_metadata.as_ref());
+    if let ElementSource::GhostBlock(b) = e.source {
+        t.push('\n');
+        t.push_str(GHOST_BLOCK_TEXT);
+        metadata = snap.blocks.get(b as usize).and_then(|b| b.user_metadata.as_ref());
+    }
+    let um = format_user_metadata(metadata);
+    if !um.is_empty() {
+        t.push('\n');
+        t.push_str(&um);
+    }
+    t.push('\n');
+    t.push_str(&format_frames(snap, e.stack));
+    if let Some(x) = extra {
+        t.push_str(&format_forward_frames(&x.forward_frames));
+    }
+    t
+}
+
+/// The text memory_viz's timeline pane shows for element `elem`:
+/// `"{elem} {context}"`.
+pub fn hover_text(snap: &Snapshot, tl: &Timeline, elem: u32) -> String {
+    format!("{elem} {}", context_for_element(snap, tl, elem))
+}
+
+/// memory_viz's `formatEvent` (Allocator State History list) for event `i` of
+/// `device`'s trace, with the action name as in the file.
+pub fn format_event(snap: &Snapshot, versions: &Versions, device: u32, i: usize) -> String {
+    let t = snap.trace(device);
+    if i >= t.len() {
+        return String::new();
+    }
+    format_event_as(snap, versions, device, i, t.action_name(i))
+}
+
+/// [`format_event`] with another action name: memory_viz shows a
+/// free_requested merged with its free_completed (see
+/// [`crate::versions::merged_free`]) as `free`.
+pub fn format_event_as(snap: &Snapshot, versions: &Versions, device: u32, i: usize, action: &str) -> String {
+    let t = snap.trace(device);
+    if i >= t.len() {
+        return String::new();
+    }
+    let stream = format!("\n              (stream {})", t.stream[i]);
+    match t.action[i] {
+        Action::Oom => {
+            let free = snap.extra(device, i).and_then(|x| x.device_free).unwrap_or(0);
+            format!(
+                "OOM (requested {}, Device has {} memory free){stream}",
+                format_size(t.size[i], true),
+                format_size(free, true)
+            )
+        }
+        Action::Snapshot => "snapshot".to_string(),
+        a => {
+            let addr = format_addr(a.is_segment() || action.starts_with("segment"), t.addr(i), versions.of_event(device, i));
+            format!("{action:<14} {addr:<18} {}{stream}", format_size(t.size[i], true))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::FrameFx;
+
+    #[test]
+    fn sizes_like_js_to_fixed() {
+        assert_eq!(format_size(0, true), "0.0B (0 bytes)");
+        assert_eq!(format_size(1023, true), "1023.0B (1023 bytes)");
+        assert_eq!(format_size(1024, true), "1.0KiB (1024 bytes)");
+        assert_eq!(format_size(1572864, true), "1.5MiB (1572864 bytes)");
+        assert_eq!(format_size(1610612736, false), "1.5GiB");
+        // 1280 B = 1.25 KiB exactly: toFixed rounds the tie up.
+        assert_eq!(format_size(1280, false), "1.3KiB");
+        // 1.05 KiB is not exact in binary in general, but 1075.2 B is not an
+        // integer; 1076 B = 1.05078 KiB -> 1.1.
+        assert_eq!(format_size(1076, false), "1.1KiB");
+        // Just below 1 MiB: stays in KiB and rounds to 1024.0.
+        assert_eq!(format_size(1048575, false), "1024.0KiB");
+        assert_eq!(format_size(u64::MAX, false), "16.0EiB");
+        assert_eq!(format_size_signed(-1572864, true), "-1.5MiB (-1572864 bytes)");
+    }
+
+    #[test]
+    fn addresses() {
+        assert_eq!(format_addr(false, 0x7f064c000000, 0), "b7f064c000000_0");
+        assert_eq!(format_addr(true, 0x7F00, 2), "s7f00_2");
+    }
+
+    #[test]
+    fn repeats_are_elided() {
+        let v = |xs: &[&str]| xs.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(elide_repeats(v(&["a", "a", "b", "c", "c", "c", "c"])), v(&["a", "a", "b", "c", "<repeats 3 times>"]));
+        assert_eq!(elide_repeats(v(&[])), v(&[]));
+    }
+
+    #[test]
+    fn frames_filtered_and_fx() {
+        let mut snap = Snapshot::default();
+        let f = |snap: &mut Snapshot, file: &str, line: i64, name: &str, fx: u32| {
+            let filename = snap.strings.push(file);
+            let name = snap.strings.push(name);
+            snap.frames.push(Frame { filename, line, name, fx });
+            (snap.frames.len() - 1) as u32
+        };
+        let a = f(&mut snap, "model.py", 10, "forward", u32::MAX);
+        let b = f(&mut snap, "Python/ceval.c", 1, "eval", u32::MAX);
+        let c = f(&mut snap, "x.cpp", 2, "PyEval_EvalFrame", u32::MAX);
+        let op = snap.strings.push("call_function");
+        let tr = snap.strings.push("  y = x + 1\n  return y\n");
+        snap.frame_fx.push(FrameFx { node_op: Some(op), node_name: Some(0), node_target: None, original_trace: Some(tr) });
+        let d = f(&mut snap, "gen.py", 5, "fn", 0);
+        let s = snap.stacks.push(&[a, b, c, a, a, a, d]);
+        assert_eq!(
+            format_frames(&snap, s),
+            "model.py:10:forward\n<repeats 3 times>\ngen.py:5:fn\n    >> FX: op=call_function\n    >> Original Model Code:\n       y = x + 1\n         return y"
+        );
+        assert_eq!(format_frames(&snap, 0), NO_FRAMES_TEXT);
+        assert!(NO_FRAMES_TEXT.starts_with("This block has no frames. Potential causes:\n1) "));
+    }
+
+    #[test]
+    fn metadata_and_forward_frames() {
+        assert_eq!(format_user_metadata(None), "");
+        assert_eq!(format_user_metadata(Some(&UserMetadata::Text("step 3".into()))), "User Metadata:\n  step 3");
+        let m = UserMetadata::Map(vec![("a".into(), "1".into()), ("b".into(), "x".into())]);
+        assert_eq!(format_user_metadata(Some(&m)), "User Metadata:\n  a: 1\n  b: x");
+        assert_eq!(format_user_metadata(Some(&UserMetadata::Map(vec![]))), "");
+        assert_eq!(
+            format_forward_frames(&["a.py:1\n".into(), "b.py:2\n\n".into()]),
+            "\n\n=== Forward Pass Stack Trace (where this tensor was created) ===\na.py:1\nb.py:2"
+        );
+    }
+
+    #[test]
+    fn iso_time() {
+        assert_eq!(format_time_us(0), "1970-01-01T00:00:00.000Z");
+        // 2024-02-29T12:34:56.789Z = 1709210096789 ms.
+        assert_eq!(format_time_us(1_709_210_096_789_123), "2024-02-29T12:34:56.789Z");
+    }
+}

@@ -11,13 +11,17 @@
 //! `total(step)` is memory_viz's `max_at_time` for that action: after an
 //! alloc, before a free.
 //!
-//! TODO(views helper): implement everything marked todo!().
+//! Stacking is memory_viz's with the slide-down animation left out: the live
+//! drawn bands at a step sit in push order (`Element::order`), each directly
+//! on the one below, and the summarized band on top of them all.
 
-use crate::model::{Snapshot, StackId};
+use crate::model::{Action, BlockState, Segment, Snapshot, StackId};
+use crate::versions::{self, AddrMap, Versions};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum TimelineKind {
     /// alloc / free_completed (and legacy free) over blocks.
+    #[default]
     ActiveMemory,
     /// segment_alloc / segment_free, plus (unlike memory_viz) segment_map /
     /// segment_unmap, over segments.
@@ -57,7 +61,14 @@ pub struct Element {
     pub x1: u32,
     /// Position in the stack order (push order): lower sits lower.
     pub order: u32,
-    /// memory_viz's "Total memory used after allocation".
+    /// memory_viz's "Total memory used after allocation". memory_viz takes it
+    /// right after the element is pushed during its replay, counting only
+    /// the elements the detail limit lets through plus the summarized ones
+    /// seen so far, so its value shifts with the limit (and is never set for
+    /// summarized elements). Here it is the limit-independent version: the
+    /// total at the element's alloc step with everything counted (for an
+    /// initially allocated element: the sum over `initially_allocated` up to
+    /// and including it).
     pub total_after_alloc: u64,
 }
 
@@ -78,22 +89,312 @@ pub struct Timeline {
     /// Element indices by size, descending; ties keep element order (JS's
     /// stable sort).
     pub by_size: Vec<u32>,
+    /// Element indices by `order` (push order, bottom of the stack first).
+    pub by_order: Vec<u32>,
+    /// The device this timeline replays.
+    pub device: u32,
+    pub kind: TimelineKind,
+}
+
+/// A device's segments sorted by address, for memory_viz's `find_pool_id`.
+struct PoolFinder<'a> {
+    segs: Vec<&'a Segment>,
+}
+
+impl<'a> PoolFinder<'a> {
+    fn new(snap: &'a Snapshot, device: u32) -> Self {
+        let mut segs: Vec<&Segment> = snap.device_segments(device).collect();
+        segs.sort_by_key(|s| s.address);
+        PoolFinder { segs }
+    }
+    /// Pool of the segment holding `addr`, `None` when no segment does.
+    fn find(&self, addr: u128) -> Option<(i64, i64)> {
+        let i = self.segs.partition_point(|s| s.address <= addr);
+        let s = self.segs.get(i.checked_sub(1)?)?;
+        (addr < s.address.saturating_add(s.total_size as u128)).then_some(s.pool_id).flatten()
+    }
 }
 
 impl Timeline {
-    pub fn build(_snap: &Snapshot, _device: u32, _kind: TimelineKind) -> Timeline {
-        todo!()
+    /// Replays `device`'s trace for one of the two timelines (see the
+    /// module doc). Versions are computed over the whole snapshot; use
+    /// [`Timeline::build_with`] to share them between calls.
+    pub fn build(snap: &Snapshot, device: u32, kind: TimelineKind) -> Timeline {
+        Timeline::build_with(snap, &versions::compute(snap), device, kind)
     }
+
+    pub fn build_with(snap: &Snapshot, versions: &Versions, device: u32, kind: TimelineKind) -> Timeline {
+        let trace = snap.trace(device);
+        let pools = PoolFinder::new(snap, device);
+        let ev_version = versions.event.get(device as usize);
+        let mut elements: Vec<Element> = Vec::new();
+        let mut actions: Vec<u32> = Vec::new();
+        let mut initially: Vec<u32> = Vec::new();
+        let mut addr_to_alloc: AddrMap<u32> = AddrMap::default();
+
+        let element_of = |i: usize, source: ElementSource| {
+            let addr = trace.addr(i);
+            Element {
+                source,
+                addr,
+                version: ev_version.and_then(|v| v.get(i)).copied().unwrap_or(0),
+                size: trace.size[i],
+                stream: trace.stream[i],
+                pool_id: pools.find(addr),
+                stack: trace.stack[i],
+                x0: 0,
+                x1: 0,
+                order: 0,
+                total_after_alloc: 0,
+            }
+        };
+
+        // Phase 1: match allocs to frees by address. free_requested is not a
+        // free here (matching it too would free twice).
+        for i in 0..trace.len() {
+            let (is_alloc, is_free) = match (kind, trace.action[i]) {
+                (TimelineKind::ActiveMemory, Action::Alloc) => (true, false),
+                (TimelineKind::ActiveMemory, Action::FreeCompleted | Action::Free) => (false, true),
+                // segment_map / segment_unmap: our addition (memory_viz leaves
+                // expandable segments' growth out of this view).
+                (TimelineKind::CachedSegments, Action::SegmentAlloc | Action::SegmentMap) => (true, false),
+                (TimelineKind::CachedSegments, Action::SegmentFree | Action::SegmentUnmap) => (false, true),
+                _ => (false, false),
+            };
+            if is_alloc {
+                let e = elements.len() as u32;
+                elements.push(element_of(i, ElementSource::Alloc(i as u32)));
+                // A second alloc at a live address replaces the mapping; the
+                // first element then stays alive to the end, as in memory_viz.
+                addr_to_alloc.insert(trace.addr(i), e);
+                actions.push(e);
+            } else if is_free {
+                match addr_to_alloc.remove(&trace.addr(i)) {
+                    Some(e) => actions.push(e),
+                    None => {
+                        // Alloc before recording started (or lost from the
+                        // ring buffer): alive from the start, free's stack.
+                        let e = elements.len() as u32;
+                        elements.push(element_of(i, ElementSource::UnmatchedFree(i as u32)));
+                        initially.push(e);
+                        actions.push(e);
+                    }
+                }
+            }
+        }
+
+        // Phase 2: what the dump holds that the trace never allocated.
+        for (si, seg) in snap.segments.iter().enumerate() {
+            if seg.device != device {
+                continue;
+            }
+            match kind {
+                TimelineKind::CachedSegments => {
+                    if !addr_to_alloc.contains_key(&seg.address) {
+                        initially.push(elements.len() as u32);
+                        elements.push(Element {
+                            source: ElementSource::GhostSegment(si as u32),
+                            addr: seg.address,
+                            version: versions.segment.get(si).copied().unwrap_or(0),
+                            size: seg.total_size,
+                            stream: seg.stream,
+                            pool_id: pools.find(seg.address),
+                            stack: 0,
+                            x0: 0,
+                            x1: 0,
+                            order: 0,
+                            total_after_alloc: 0,
+                        });
+                    }
+                }
+                TimelineKind::ActiveMemory => {
+                    let end = (seg.blocks.end as usize).min(snap.blocks.len());
+                    for bi in (seg.blocks.start as usize).min(end)..end {
+                        let b = &snap.blocks[bi];
+                        if b.state == BlockState::ActiveAllocated && !addr_to_alloc.contains_key(&b.address) {
+                            initially.push(elements.len() as u32);
+                            elements.push(Element {
+                                source: ElementSource::GhostBlock(bi as u32),
+                                addr: b.address,
+                                version: versions.block.get(bi).copied().unwrap_or(0),
+                                size: b.requested_size,
+                                stream: seg.stream,
+                                pool_id: seg.pool_id.or_else(|| pools.find(b.address)),
+                                stack: b.stack,
+                                x0: 0,
+                                x1: 0,
+                                order: 0,
+                                total_after_alloc: 0,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+
+        // Ghosts end up at the bottom, frees that come first at the top.
+        initially.reverse();
+        if actions.is_empty() {
+            // A flat plot rather than a blank one.
+            if let Some(e) = initially.pop() {
+                actions.push(e);
+            }
+        }
+
+        let n_steps = actions.len() as u32;
+        let mut by_order = Vec::with_capacity(elements.len());
+        // 0: not yet pushed, 1: alive, 2: freed.
+        let mut state = vec![0u8; elements.len()];
+        let mut running: u64 = 0;
+        for &e in &initially {
+            let el = &mut elements[e as usize];
+            state[e as usize] = 1;
+            el.x0 = 0;
+            el.x1 = n_steps;
+            el.order = by_order.len() as u32;
+            by_order.push(e);
+            running = running.wrapping_add(el.size);
+            el.total_after_alloc = running;
+        }
+        let start_bytes = running;
+        let mut total = Vec::with_capacity(actions.len());
+        for (k, &e) in actions.iter().enumerate() {
+            let el = &mut elements[e as usize];
+            match state[e as usize] {
+                0 => {
+                    state[e as usize] = 1;
+                    running = running.wrapping_add(el.size);
+                    el.x0 = k as u32;
+                    el.x1 = n_steps;
+                    el.order = by_order.len() as u32;
+                    el.total_after_alloc = running;
+                    by_order.push(e);
+                    total.push(running);
+                }
+                1 => {
+                    state[e as usize] = 2;
+                    el.x1 = k as u32 + 1;
+                    total.push(running);
+                    running = running.wrapping_sub(el.size);
+                }
+                // Cannot happen (an element is in `actions` at most twice);
+                // keep the step anyway so steps stay action indices.
+                _ => total.push(running),
+            }
+        }
+        let mut by_size: Vec<u32> = (0..elements.len() as u32).collect();
+        by_size.sort_by_key(|&e| std::cmp::Reverse(elements[e as usize].size));
+
+        Timeline {
+            elements,
+            actions,
+            initially_allocated: initially,
+            total,
+            start_bytes,
+            end_bytes: running,
+            by_size,
+            by_order,
+            device,
+            kind,
+        }
+    }
+
     pub fn n_steps(&self) -> u32 {
         self.total.len() as u32
     }
     /// max(start_bytes, max total).
     pub fn peak_bytes(&self) -> u64 {
-        todo!()
+        self.total.iter().copied().max().unwrap_or(0).max(self.start_bytes)
     }
     /// Step at which the peak is first reached (0 if the start is the peak).
     pub fn peak_step(&self) -> u32 {
-        todo!()
+        let peak = self.peak_bytes();
+        if self.start_bytes >= peak {
+            return 0;
+        }
+        self.total.iter().position(|&t| t == peak).unwrap_or(0) as u32
+    }
+}
+
+/// Steps per leaf of [`DetailView`]'s interval tree. A query checks at most
+/// the elements with an end inside its leaf besides the live ones, and each
+/// step ends at most one element, so this bounds the extra work per query.
+const LEAF_STEPS: u32 = 64;
+
+/// Elements (drawn ones) stored at the canonical nodes of a segment tree over
+/// leaf buckets of steps, in compressed rows; each row is in stack order.
+#[derive(Debug, Clone, Default)]
+struct IntervalIndex {
+    /// Leaves in the tree (a power of two).
+    leaves: u32,
+    /// `start[node]..start[node + 1]` is the node's slice of `items`.
+    start: Vec<u32>,
+    items: Vec<u32>,
+}
+
+impl IntervalIndex {
+    fn build(tl: &Timeline, drawn: &[bool]) -> IntervalIndex {
+        let n_steps = tl.n_steps();
+        if n_steps == 0 {
+            return IntervalIndex::default();
+        }
+        let buckets = n_steps.div_ceil(LEAF_STEPS);
+        let leaves = buckets.next_power_of_two();
+        let nodes = 2 * leaves as usize;
+        // Calls f(node) for each canonical node covering buckets of [x0, x1).
+        let cover = |el: &Element, f: &mut dyn FnMut(usize)| {
+            if el.x1 <= el.x0 {
+                return;
+            }
+            let mut l = (el.x0 / LEAF_STEPS + leaves) as usize;
+            let mut r = ((el.x1 - 1) / LEAF_STEPS + leaves) as usize + 1;
+            while l < r {
+                if l & 1 == 1 {
+                    f(l);
+                    l += 1;
+                }
+                if r & 1 == 1 {
+                    r -= 1;
+                    f(r);
+                }
+                l >>= 1;
+                r >>= 1;
+            }
+        };
+        let mut count = vec![0u32; nodes + 1];
+        for &e in &tl.by_order {
+            if drawn[e as usize] {
+                cover(&tl.elements[e as usize], &mut |n| count[n + 1] += 1);
+            }
+        }
+        for i in 1..count.len() {
+            count[i] += count[i - 1];
+        }
+        let start = count.clone();
+        let mut fill = count;
+        let mut items = vec![0u32; *start.last().unwrap() as usize];
+        for &e in &tl.by_order {
+            if drawn[e as usize] {
+                cover(&tl.elements[e as usize], &mut |n| {
+                    items[fill[n] as usize] = e;
+                    fill[n] += 1;
+                });
+            }
+        }
+        IntervalIndex { leaves, start, items }
+    }
+
+    /// Rows (each in stack order) whose elements may be live at `step`.
+    fn rows(&self, step: u32) -> impl Iterator<Item = &[u32]> {
+        let mut node = if self.leaves == 0 { 0 } else { (step / LEAF_STEPS + self.leaves) as usize };
+        std::iter::from_fn(move || {
+            if node == 0 || node + 1 >= self.start.len() {
+                return None;
+            }
+            let row = &self.items[self.start[node] as usize..self.start[node + 1] as usize];
+            node >>= 1;
+            Some(row)
+        })
     }
 }
 
@@ -121,27 +422,313 @@ pub struct DetailView {
     pub limit: u32,
     /// Bytes in the summarized band at each step.
     pub summarized: Vec<u64>,
-    // implementation-defined: drawn flags, an interval index for stabbing
-    // queries so `bands_at` costs O(log n + live), not O(n).
+    drawn_count: u32,
+    /// By element index.
+    drawn: Vec<bool>,
+    /// Drawn elements by live step range, for `bands_at` in O(log n + live).
+    index: IntervalIndex,
 }
 
 impl DetailView {
-    pub fn new(_tl: &Timeline, _limit: u32) -> DetailView {
-        todo!()
+    pub fn new(tl: &Timeline, limit: u32) -> DetailView {
+        let n = tl.elements.len();
+        let mut drawn = vec![false; n];
+        for &e in tl.by_size.iter().take(limit as usize) {
+            drawn[e as usize] = true;
+        }
+        let n_steps = tl.n_steps() as usize;
+        // Difference array: + at the first live step, - one past the last.
+        let mut diff = vec![0u64; n_steps + 1];
+        for (e, el) in tl.elements.iter().enumerate() {
+            if !drawn[e] && el.x0 < el.x1 {
+                let (a, b) = ((el.x0 as usize).min(n_steps), (el.x1 as usize).min(n_steps));
+                diff[a] = diff[a].wrapping_add(el.size);
+                diff[b] = diff[b].wrapping_sub(el.size);
+            }
+        }
+        let mut summarized = Vec::with_capacity(n_steps);
+        let mut acc = 0u64;
+        for d in &diff[..n_steps] {
+            acc = acc.wrapping_add(*d);
+            summarized.push(acc);
+        }
+        let index = IntervalIndex::build(tl, &drawn);
+        DetailView { limit, summarized, drawn_count: tl.by_size.len().min(limit as usize) as u32, drawn, index }
     }
-    pub fn is_drawn(&self, _elem: u32) -> bool {
-        todo!()
+    pub fn is_drawn(&self, elem: u32) -> bool {
+        self.drawn.get(elem as usize).copied().unwrap_or(false)
     }
     /// Number of elements drawn as their own band.
     pub fn drawn_count(&self) -> u32 {
-        todo!()
+        self.drawn_count
     }
     /// Calls `f` for each drawn band live at `step`, bottom to top.
-    pub fn bands_at(&self, _tl: &Timeline, _step: u32, _f: impl FnMut(BandAt)) {
-        todo!()
+    pub fn bands_at(&self, tl: &Timeline, step: u32, mut f: impl FnMut(BandAt)) {
+        self.drawn_total_and_bands(tl, step, &mut f);
+    }
+    /// Bytes of the drawn bands live at `step` (where the summarized band
+    /// starts).
+    pub fn drawn_total_at(&self, tl: &Timeline, step: u32) -> u64 {
+        self.drawn_total_and_bands(tl, step, &mut |_| {})
+    }
+    /// Bytes in the summarized band at `step` (0 past the end).
+    pub fn summarized_at(&self, step: u32) -> u64 {
+        self.summarized.get(step as usize).copied().unwrap_or(0)
     }
     /// What lies at (`step`, `bytes` from the bottom).
-    pub fn hit(&self, _tl: &Timeline, _step: u32, _bytes: u64) -> Option<Hit> {
-        todo!()
+    pub fn hit(&self, tl: &Timeline, step: u32, bytes: u64) -> Option<Hit> {
+        let mut found = None;
+        let top = self.drawn_total_and_bands(tl, step, &mut |b| {
+            if found.is_none() && bytes >= b.offset && bytes - b.offset < b.size {
+                found = Some(Hit::Element(b.elem));
+            }
+        });
+        if found.is_some() {
+            return found;
+        }
+        let s = self.summarized_at(step);
+        (bytes >= top && bytes - top < s).then_some(Hit::Summarized)
+    }
+
+    /// Merges the tree rows on `step`'s path (each in stack order) and calls
+    /// `f` on the live bands, bottom to top; returns their total.
+    fn drawn_total_and_bands(&self, tl: &Timeline, step: u32, f: &mut dyn FnMut(BandAt)) -> u64 {
+        if step >= tl.n_steps() {
+            return 0;
+        }
+        // At most log2(leaves) + 1 rows: a linear pick of the smallest head
+        // beats a heap at this size.
+        let mut rows: Vec<&[u32]> = self.index.rows(step).filter(|r| !r.is_empty()).collect();
+        let mut offset = 0u64;
+        loop {
+            let mut best: Option<(u32, usize)> = None;
+            for (ri, r) in rows.iter().enumerate() {
+                let o = tl.elements[r[0] as usize].order;
+                if best.is_none_or(|(bo, _)| o < bo) {
+                    best = Some((o, ri));
+                }
+            }
+            let Some((_, ri)) = best else { break };
+            let e = rows[ri][0];
+            rows[ri] = &rows[ri][1..];
+            if rows[ri].is_empty() {
+                rows.swap_remove(ri);
+            }
+            let el = &tl.elements[e as usize];
+            if el.x0 <= step && step < el.x1 {
+                f(BandAt { elem: e, offset, size: el.size });
+                offset = offset.wrapping_add(el.size);
+            }
+        }
+        offset
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{EventTable, Snapshot};
+    use crate::versions::test_util::*;
+
+    /// Replays by brute force: the live elements at each step in order.
+    fn brute_bands(tl: &Timeline, dv: &DetailView, step: u32) -> Vec<BandAt> {
+        let mut v = Vec::new();
+        let mut off = 0;
+        for &e in &tl.by_order {
+            let el = &tl.elements[e as usize];
+            if dv.is_drawn(e) && el.x0 <= step && step < el.x1 {
+                v.push(BandAt { elem: e, offset: off, size: el.size });
+                off += el.size;
+            }
+        }
+        v
+    }
+
+    fn small_snapshot() -> Snapshot {
+        let mut snap = Snapshot::default();
+        let mut t = EventTable::default();
+        push(&mut t, Action::SegmentAlloc, 0x10000, 0x10000); // not a block action
+        push(&mut t, Action::Alloc, 0x10000, 100); // e0, step 0
+        push(&mut t, Action::Alloc, 0x10100, 200); // e1, step 1
+        push(&mut t, Action::FreeRequested, 0x10000, 100); // ignored
+        push(&mut t, Action::FreeCompleted, 0x10000, 100); // step 2 frees e0
+        push(&mut t, Action::FreeCompleted, 0x30000, 50); // e2 unmatched, step 3
+        push(&mut t, Action::Alloc, 0x10000, 300); // e3, step 4
+        push(&mut t, Action::Free, 0x10100, 200); // legacy free of e1, step 5
+        push(&mut t, Action::FreeCompleted, 0x40000, 70); // e4 unmatched, step 6
+        snap.traces.push(t);
+        // Dump: segment with e3 live plus a ghost block; a second segment
+        // with a ghost block in another pool.
+        snap.blocks.push(block(0x10000, 512, 300, BlockState::ActiveAllocated));
+        snap.blocks.push(block(0x10200, 1024, 1000, BlockState::ActiveAllocated)); // ghost e5
+        snap.blocks.push(block(0x10600, 512, 512, BlockState::Inactive));
+        snap.blocks.push(block(0x20000, 4096, 4000, BlockState::ActiveAllocated)); // ghost e6
+        snap.blocks.push(block(0x21000, 512, 512, BlockState::ActivePendingFree));
+        snap.segments.push(segment(0, 0x10000, 0x10000, 0..3));
+        let mut s2 = segment(0, 0x20000, 0x2000, 3..5);
+        s2.pool_id = Some((1, 7));
+        s2.stream = 2;
+        snap.segments.push(s2);
+        snap
+    }
+
+    #[test]
+    fn active_memory_replay() {
+        let snap = small_snapshot();
+        let tl = Timeline::build(&snap, 0, TimelineKind::ActiveMemory);
+        let sizes: Vec<u64> = tl.elements.iter().map(|e| e.size).collect();
+        assert_eq!(sizes, vec![100, 200, 50, 300, 70, 1000, 4000]);
+        assert_eq!(tl.actions, vec![0, 1, 0, 2, 3, 1, 4]);
+        // initially (trace order 2, 4, then ghosts 5, 6) reversed.
+        assert_eq!(tl.initially_allocated, vec![6, 5, 4, 2]);
+        assert_eq!(tl.start_bytes, 5120);
+        assert_eq!(tl.total, vec![5220, 5420, 5420, 5320, 5570, 5570, 5370]);
+        assert_eq!(tl.end_bytes, 5300);
+        assert_eq!(tl.peak_bytes(), 5570);
+        assert_eq!(tl.peak_step(), 4);
+        let e = |i: usize| tl.elements[i];
+        assert_eq!((e(0).x0, e(0).x1), (0, 3));
+        assert_eq!((e(1).x0, e(1).x1), (1, 6));
+        assert_eq!((e(2).x0, e(2).x1), (0, 4));
+        assert_eq!((e(3).x0, e(3).x1), (4, 7));
+        assert_eq!((e(4).x0, e(4).x1), (0, 7));
+        assert_eq!((e(6).x0, e(6).x1), (0, 7));
+        assert_eq!(e(6).source, ElementSource::GhostBlock(3));
+        assert_eq!(e(6).pool_id, Some((1, 7)));
+        assert_eq!(e(6).stream, 2);
+        assert_eq!(e(2).source, ElementSource::UnmatchedFree(5));
+        assert_eq!(e(2).pool_id, None); // 0x30000 lies in no segment
+        assert_eq!(e(0).pool_id, Some((0, 0)));
+        // Orders: initially 6,5,4,2 then allocs 0,1,3.
+        assert_eq!(tl.by_order, vec![6, 5, 4, 2, 0, 1, 3]);
+        assert_eq!(e(2).order, 3);
+        assert_eq!(e(3).order, 6);
+        assert_eq!(e(6).total_after_alloc, 4000);
+        assert_eq!(e(2).total_after_alloc, 5120);
+        assert_eq!(e(3).total_after_alloc, 5570);
+        assert_eq!(tl.by_size, vec![6, 5, 3, 1, 0, 4, 2]);
+        // Versions: e3 is the second alloc at 0x10000; the ghost at 0x10200 first.
+        assert_eq!(e(3).version, 1);
+        assert_eq!(e(0).version, 0);
+    }
+
+    #[test]
+    fn detail_view_matches_brute_force() {
+        let snap = small_snapshot();
+        let tl = Timeline::build(&snap, 0, TimelineKind::ActiveMemory);
+        for limit in 0..=8 {
+            let dv = DetailView::new(&tl, limit);
+            assert_eq!(dv.drawn_count(), limit.min(7));
+            for step in 0..tl.n_steps() {
+                let mut got = Vec::new();
+                dv.bands_at(&tl, step, |b| got.push(b));
+                let want = brute_bands(&tl, &dv, step);
+                assert_eq!(got, want, "limit {limit} step {step}");
+                let drawn: u64 = want.iter().map(|b| b.size).sum();
+                assert_eq!(drawn + dv.summarized[step as usize], tl.total[step as usize]);
+                for b in &want {
+                    assert_eq!(dv.hit(&tl, step, b.offset), Some(Hit::Element(b.elem)));
+                    assert_eq!(dv.hit(&tl, step, b.offset + b.size - 1), Some(Hit::Element(b.elem)));
+                }
+                let s = dv.summarized[step as usize];
+                if s > 0 {
+                    assert_eq!(dv.hit(&tl, step, drawn), Some(Hit::Summarized));
+                    assert_eq!(dv.hit(&tl, step, drawn + s - 1), Some(Hit::Summarized));
+                }
+                assert_eq!(dv.hit(&tl, step, drawn + s), None);
+            }
+        }
+    }
+
+    #[test]
+    fn detail_view_random_long() {
+        // A long synthetic trace so the tree has many leaves and levels.
+        let mut snap = Snapshot::default();
+        let mut t = EventTable::default();
+        let mut live: Vec<u128> = Vec::new();
+        let mut next = 0x1000u128;
+        let mut x = 12345u64;
+        let mut rnd = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..20000 {
+            let r = rnd();
+            if live.is_empty() || r % 3 != 0 {
+                push(&mut t, Action::Alloc, next, 1 + rnd() % 5000);
+                live.push(next);
+                next += 0x10000;
+            } else {
+                let i = (rnd() as usize) % live.len();
+                let a = live.swap_remove(i);
+                push(&mut t, Action::FreeCompleted, a, 0);
+            }
+        }
+        push(&mut t, Action::FreeCompleted, 0x9, 77); // unmatched
+        snap.traces.push(t);
+        let tl = Timeline::build(&snap, 0, TimelineKind::ActiveMemory);
+        // The free's own size (0) is not used: matched frees reuse the alloc.
+        for limit in [0u32, 1, 50, 1000, 100000] {
+            let dv = DetailView::new(&tl, limit);
+            for step in (0..tl.n_steps()).step_by(97).chain([tl.n_steps() - 1]) {
+                let mut got = Vec::new();
+                dv.bands_at(&tl, step, |b| got.push(b));
+                assert_eq!(got, brute_bands(&tl, &dv, step), "limit {limit} step {step}");
+                let drawn: u64 = got.iter().map(|b| b.size).sum();
+                assert_eq!(drawn + dv.summarized[step as usize], tl.total[step as usize]);
+            }
+        }
+    }
+
+    #[test]
+    fn cached_segments_and_map_unmap() {
+        let mut snap = Snapshot::default();
+        let mut t = EventTable::default();
+        push(&mut t, Action::SegmentAlloc, 0x100000, 2 << 20); // e0
+        push(&mut t, Action::Alloc, 0x100000, 512);
+        push(&mut t, Action::SegmentMap, 0x400000, 4 << 20); // e1
+        push(&mut t, Action::SegmentUnmap, 0x400000, 4 << 20); // frees e1
+        push(&mut t, Action::SegmentFree, 0x900000, 1 << 20); // e2 unmatched
+        snap.traces.push(t);
+        snap.segments.push(segment(0, 0x100000, 2 << 20, 0..0)); // allocated in trace
+        snap.segments.push(segment(0, 0x800000, 8 << 20, 0..0)); // ghost e3
+        snap.segments.push(segment(1, 0x100000, 1 << 20, 0..0)); // other device
+        let tl = Timeline::build(&snap, 0, TimelineKind::CachedSegments);
+        let sizes: Vec<u64> = tl.elements.iter().map(|e| e.size).collect();
+        assert_eq!(sizes, vec![2 << 20, 4 << 20, 1 << 20, 8 << 20]);
+        assert_eq!(tl.actions, vec![0, 1, 1, 2]);
+        assert_eq!(tl.initially_allocated, vec![3, 2]);
+        assert_eq!(tl.start_bytes, 9 << 20);
+        assert_eq!(tl.total, vec![11 << 20, 15 << 20, 15 << 20, 11 << 20]);
+        assert_eq!(tl.end_bytes, 10 << 20);
+        assert_eq!(tl.elements[3].source, ElementSource::GhostSegment(1));
+        assert_eq!(tl.elements[3].stack, 0);
+        // No events and no ghosts on device 1 for blocks; one ghost segment,
+        // popped into the actions so the plot is not blank.
+        let tl1 = Timeline::build(&snap, 1, TimelineKind::CachedSegments);
+        assert_eq!(tl1.actions, vec![0]);
+        assert!(tl1.initially_allocated.is_empty());
+        assert_eq!(tl1.start_bytes, 0);
+        assert_eq!(tl1.total, vec![1 << 20]);
+        assert_eq!(tl1.peak_step(), 0);
+        let empty = Timeline::build(&snap, 1, TimelineKind::ActiveMemory);
+        assert_eq!(empty.n_steps(), 0);
+        assert_eq!(empty.peak_bytes(), 0);
+        let dv = DetailView::new(&empty, 10);
+        assert_eq!(dv.hit(&empty, 0, 0), None);
+        dv.bands_at(&empty, 5, |_| panic!());
+    }
+
+    #[test]
+    fn hover_text_parts() {
+        let snap = small_snapshot();
+        let tl = Timeline::build(&snap, 0, TimelineKind::ActiveMemory);
+        let t = crate::format::context_for_element(&snap, &tl, 2);
+        assert!(t.starts_with("Addr: b30000_0, Size: 50.0B (50 bytes) allocation, Total memory used after allocation: 5.0KiB (5120 bytes), Compile context: None, stream 0, pool_id unknown\nalloc not recorded, stack trace for free:\nThis block has no frames."), "{t}");
+        let g = crate::format::context_for_element(&snap, &tl, 6);
+        assert!(g.contains(", stream 2, pool_id (1, 7)\n[Ghost block] This block exists"), "{g}");
+        assert_eq!(crate::format::context_for_element(&snap, &tl, 99), "");
     }
 }
