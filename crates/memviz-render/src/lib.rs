@@ -53,13 +53,84 @@ pub trait BandSource {
     fn summarized(&self, step: u32) -> u64;
     /// Calls `f(elem, offset, size)` for each drawn band live at `step`,
     /// bottom to top.
-    fn bands_at(&self, step: u32, f: &mut dyn FnMut(u32, u64, u64));
+    fn bands_at<F: FnMut(u32, u64, u64)>(&self, step: u32, f: F);
 }
 
-/// A timeline at a detail limit.
+/// The drawn elements of a timeline at a detail limit, laid out for a left
+/// to right sweep: ranked by stack order, and listed by the step where they
+/// appear and the step where they vanish. Built once per detail limit in
+/// O(elements + steps).
+#[derive(Debug, Clone, Default)]
+pub struct BandIndex {
+    /// Drawn elements by rank (stack order, bottom first).
+    elem: Vec<u32>,
+    size: Vec<u64>,
+    x0: Vec<u32>,
+    x1: Vec<u32>,
+    /// Ranks appearing at step s: `appear[appear_at[s]..appear_at[s + 1]]`.
+    appear_at: Vec<u32>,
+    appear: Vec<u32>,
+    /// Ranks no longer live from step s on (x1 == s).
+    vanish_at: Vec<u32>,
+    vanish: Vec<u32>,
+}
+
+impl BandIndex {
+    pub fn new(tl: &Timeline, dv: &DetailView) -> BandIndex {
+        let n_steps = tl.n_steps() as usize;
+        let mut ix = BandIndex::default();
+        for &e in &tl.by_order {
+            let el = &tl.elements[e as usize];
+            if dv.is_drawn(e) && el.x0 < el.x1 && (el.x0 as usize) < n_steps {
+                ix.elem.push(e);
+                ix.size.push(el.size);
+                ix.x0.push(el.x0);
+                ix.x1.push(el.x1.min(n_steps as u32));
+            }
+        }
+        let csr = |key: &[u32]| -> (Vec<u32>, Vec<u32>) {
+            let mut at = vec![0u32; n_steps + 2];
+            for &k in key {
+                at[k as usize + 1] += 1;
+            }
+            for i in 1..at.len() {
+                at[i] += at[i - 1];
+            }
+            let mut fill = at.clone();
+            let mut items = vec![0u32; key.len()];
+            for (rank, &k) in key.iter().enumerate() {
+                items[fill[k as usize] as usize] = rank as u32;
+                fill[k as usize] += 1;
+            }
+            (at, items)
+        };
+        (ix.appear_at, ix.appear) = csr(&ix.x0);
+        (ix.vanish_at, ix.vanish) = csr(&ix.x1);
+        ix
+    }
+}
+
+/// A timeline at a detail limit, swept left to right: the live bands of the
+/// previous column are kept in a bitset over ranks and updated by the steps
+/// in between, so a column costs O(live / 64 + live) instead of a stabbing
+/// query.
 pub struct TimelineBands<'a> {
     pub timeline: &'a Timeline,
     pub detail: &'a DetailView,
+    pub index: &'a BandIndex,
+    sweep: std::cell::RefCell<Sweep>,
+}
+
+#[derive(Default)]
+struct Sweep {
+    step: Option<u32>,
+    live: Vec<u64>,
+}
+
+impl<'a> TimelineBands<'a> {
+    pub fn new(timeline: &'a Timeline, detail: &'a DetailView, index: &'a BandIndex) -> Self {
+        TimelineBands { timeline, detail, index, sweep: Default::default() }
+    }
 }
 
 impl BandSource for TimelineBands<'_> {
@@ -72,8 +143,46 @@ impl BandSource for TimelineBands<'_> {
     fn summarized(&self, step: u32) -> u64 {
         self.detail.summarized.get(step as usize).copied().unwrap_or(0)
     }
-    fn bands_at(&self, step: u32, f: &mut dyn FnMut(u32, u64, u64)) {
-        self.detail.bands_at(self.timeline, step, |b| f(b.elem, b.offset, b.size));
+    fn bands_at<F: FnMut(u32, u64, u64)>(&self, step: u32, mut f: F) {
+        let ix = self.index;
+        if step >= self.n_steps() {
+            return;
+        }
+        let mut sw = self.sweep.borrow_mut();
+        let words = ix.elem.len().div_ceil(64);
+        match sw.step {
+            Some(s) if s <= step => {
+                for t in s + 1..=step {
+                    let t = t as usize;
+                    for &r in &ix.vanish[ix.vanish_at[t] as usize..ix.vanish_at[t + 1] as usize] {
+                        sw.live[r as usize / 64] &= !(1u64 << (r % 64));
+                    }
+                    for &r in &ix.appear[ix.appear_at[t] as usize..ix.appear_at[t + 1] as usize] {
+                        sw.live[r as usize / 64] |= 1u64 << (r % 64);
+                    }
+                }
+            }
+            _ => {
+                sw.live.clear();
+                sw.live.resize(words, 0);
+                for r in 0..ix.elem.len() {
+                    if ix.x0[r] <= step && step < ix.x1[r] {
+                        sw.live[r / 64] |= 1u64 << (r % 64);
+                    }
+                }
+            }
+        }
+        sw.step = Some(step);
+        let mut offset = 0u64;
+        for (w, &bits) in sw.live.iter().enumerate() {
+            let mut b = bits;
+            while b != 0 {
+                let r = w * 64 + b.trailing_zeros() as usize;
+                b &= b - 1;
+                f(ix.elem[r], offset, ix.size[r]);
+                offset = offset.wrapping_add(ix.size[r]);
+            }
+        }
     }
 }
 
@@ -137,7 +246,7 @@ pub struct Columns {
 /// Picks, for each of `width` columns, the step with the largest total in
 /// the column's step range (the first such step on ties). Costs
 /// O(visible steps + width).
-pub fn pick_columns(src: &dyn BandSource, win: Window, width: u32) -> Columns {
+pub fn pick_columns<S: BandSource>(src: &S, win: Window, width: u32) -> Columns {
     let n = src.n_steps();
     let mut cols = Columns { step: vec![NO_STEP; width as usize], max_total: 0 };
     if n == 0 || width == 0 {
@@ -175,11 +284,13 @@ pub struct Image {
     pub width: u32,
     pub height: u32,
     pub rgba: Vec<u8>,
+    /// Column-major scratch space reused between renderings.
+    scratch: Vec<u32>,
 }
 
 impl Image {
     pub fn new(width: u32, height: u32) -> Image {
-        let mut img = Image { width, height, rgba: Vec::new() };
+        let mut img = Image { width, height, rgba: Vec::new(), scratch: Vec::new() };
         img.reset(width, height, BACKGROUND);
         img
     }
@@ -233,7 +344,7 @@ pub struct PlotStats {
 /// Pixel row `r` (counted from the bottom) covers bytes
 /// `[r, r+1) * y_max / height`; a row takes the color of the band that covers
 /// its center, so sub-pixel bands never leave gaps and never overdraw.
-pub fn render_plot(src: &dyn BandSource, cols: &Columns, style: PlotStyle, img: &mut Image) -> PlotStats {
+pub fn render_plot<S: BandSource>(src: &S, cols: &Columns, style: PlotStyle, img: &mut Image) -> PlotStats {
     let (w, h) = (img.width, img.height);
     let mut stats = PlotStats::default();
     if w == 0 || h == 0 || style.y_max == 0 {
@@ -242,31 +353,32 @@ pub fn render_plot(src: &dyn BandSource, cols: &Columns, style: PlotStyle, img: 
     let px_per_byte = h as f64 / style.y_max as f64;
     // Row range (from the bottom) of the selected band per column.
     let mut sel: Vec<Option<(u32, u32)>> = vec![None; w as usize];
-    let mut seen = Vec::<u32>::new();
+    let mut seen = Vec::<bool>::new();
+    let mut seen_count = 0u32;
+    // Columns are filled into a column-major scratch buffer (contiguous
+    // writes), then transposed into the RGBA image in cache-sized tiles.
+    let hu = h as usize;
+    let mut colbuf = std::mem::take(&mut img.scratch);
+    colbuf.clear();
+    colbuf.resize(w as usize * hu, u32::from_le_bytes(BACKGROUND));
+    let summ_px = SUMMARIZED.map(u32::from_le_bytes);
     let mut prev_step = NO_STEP;
     for c in 0..w {
         let step = cols.step[c as usize];
         if step == NO_STEP {
             continue;
         }
+        let base = c as usize * hu;
         if step == prev_step && c > 0 {
             // Zoomed in past one step per pixel: same column as the last.
-            copy_column(img, c - 1, c);
+            colbuf.copy_within(base - hu..base, base);
             sel[c as usize] = sel[c as usize - 1];
             continue;
         }
         prev_step = step;
+        let col = &mut colbuf[base..base + hu]; // row 0 = bottom
         let mut next_row = 0u32; // first row not yet filled, from the bottom
-        let stride = w as usize * 4;
-        let col_off = c as usize * 4;
-        let fill = |img: &mut Image, from: u32, to: u32, color: Rgba| {
-            // rows [from, to) from the bottom
-            for r in from..to {
-                let i = (h - 1 - r) as usize * stride + col_off;
-                img.rgba[i..i + 4].copy_from_slice(&color);
-            }
-        };
-        src.bands_at(step, &mut |elem, offset, size| {
+        src.bands_at(step, |elem, offset, size| {
             let top = (offset + size) as f64 * px_per_byte;
             let end = ((top + 0.5).floor() as i64).clamp(0, h as i64) as u32;
             if Some(elem) == style.selected {
@@ -276,10 +388,17 @@ pub fn render_plot(src: &dyn BandSource, cols: &Columns, style: PlotStyle, img: 
                 sel[c as usize] = Some((lo, hi));
             }
             if end > next_row {
-                fill(img, next_row, end, band_color(elem));
+                col[next_row as usize..end as usize].fill(u32::from_le_bytes(band_color(elem)));
                 next_row = end;
                 stats.runs += 1;
-                seen.push(elem);
+                let i = elem as usize;
+                if i >= seen.len() {
+                    seen.resize(i + 1, false);
+                }
+                if !seen[i] {
+                    seen[i] = true;
+                    seen_count += 1;
+                }
             }
         });
         let total = src.total(step);
@@ -292,29 +411,31 @@ pub fn render_plot(src: &dyn BandSource, cols: &Columns, style: PlotStyle, img: 
         if summ > 0 && end > next_row {
             let from = next_row.min(summ_bot);
             for r in from..end {
-                let i = (h - 1 - r) as usize * stride + col_off;
-                let shade = SUMMARIZED[(((c + r) / 4) % 2) as usize];
-                img.rgba[i..i + 4].copy_from_slice(&shade);
+                col[r as usize] = summ_px[(((c + r) / 4) % 2) as usize];
             }
             stats.runs += 1;
         }
     }
+    // Transpose: image row y (top first) = scratch row h-1-y.
+    const TILE: usize = 32;
+    let wu = w as usize;
+    for y0 in (0..hu).step_by(TILE) {
+        for x0 in (0..wu).step_by(TILE) {
+            for y in y0..(y0 + TILE).min(hu) {
+                let r = hu - 1 - y;
+                let row = &mut img.rgba[y * wu * 4..(y + 1) * wu * 4];
+                for x in x0..(x0 + TILE).min(wu) {
+                    row[x * 4..x * 4 + 4].copy_from_slice(&colbuf[x * hu + r].to_le_bytes());
+                }
+            }
+        }
+    }
+    img.scratch = colbuf;
     if let Some(_e) = style.selected {
         outline(img, &sel, style.outline.max(1));
     }
-    seen.sort_unstable();
-    seen.dedup();
-    stats.bands_drawn = seen.len() as u32;
+    stats.bands_drawn = seen_count;
     stats
-}
-
-fn copy_column(img: &mut Image, from: u32, to: u32) {
-    let stride = img.width as usize * 4;
-    for r in 0..img.height as usize {
-        let a = r * stride + from as usize * 4;
-        let b = r * stride + to as usize * 4;
-        img.rgba.copy_within(a..a + 4, b);
-    }
 }
 
 /// Draws the outline of the region given per column as a row range from the
@@ -416,13 +537,13 @@ mod tests {
         }
         fn total(&self, step: u32) -> u64 {
             let mut t = self.summ[step as usize];
-            self.bands_at(step, &mut |_, _, s| t += s);
+            self.bands_at(step, |_, _, s| t += s);
             t
         }
         fn summarized(&self, step: u32) -> u64 {
             self.summ[step as usize]
         }
-        fn bands_at(&self, step: u32, f: &mut dyn FnMut(u32, u64, u64)) {
+        fn bands_at<F: FnMut(u32, u64, u64)>(&self, step: u32, mut f: F) {
             let mut off = 0;
             for &(e, a, b, s) in &self.bands {
                 if step >= a && step < b {

@@ -3,10 +3,10 @@
 //! hit testing) and the pixel buffers. `Viewer` (lib.rs) wraps it for JS.
 
 use memviz_core::timeline::{DetailView, Hit, Timeline, TimelineKind};
+use memviz_core::versions::{self, Versions};
 use memviz_core::{Loader, Snapshot};
-use memviz_render::{self as render, Columns, Image, PlotStyle, PlotStats, TimelineBands, Window};
+use memviz_render::{self as render, BandIndex, Columns, Image, PlotStats, PlotStyle, TimelineBands, Window};
 
-use crate::text;
 
 /// The timeline views the selector offers. Views of other kinds (Allocator
 /// State History, Settings) get their own variants here.
@@ -25,6 +25,8 @@ pub const MARGIN: (f64, f64, f64, f64) = (78.0, 16.0, 14.0, 40.0);
 pub struct OpenFile {
     pub name: String,
     pub snap: Snapshot,
+    /// Address versions, computed once per file (every timeline needs them).
+    versions: Versions,
     /// Built timelines: (device, view index).
     timelines: Vec<((u32, usize), Timeline)>,
 }
@@ -56,6 +58,8 @@ pub struct App {
     pub device: u32,
     pub view: usize,
     pub detail: Option<DetailView>,
+    /// The drawn bands of `detail`, laid out for the renderer's sweep.
+    pub bands: BandIndex,
     pub limit: u32,
     pub window: Window,
     pub cols: Columns,
@@ -106,7 +110,8 @@ impl App {
     }
 
     fn add(&mut self, name: String, snap: Snapshot) -> usize {
-        self.files.push(OpenFile { name, snap, timelines: Vec::new() });
+        let versions = versions::compute(&snap);
+        self.files.push(OpenFile { name, snap, versions, timelines: Vec::new() });
         let i = self.files.len() - 1;
         self.select_file(i);
         i
@@ -152,7 +157,7 @@ impl App {
         let (device, view) = (self.device, self.view);
         let Some(f) = self.files.get_mut(self.current) else { return };
         if !f.timelines.iter().any(|(k, _)| *k == (device, view)) {
-            let tl = Timeline::build(&f.snap, device, VIEWS[view].1);
+            let tl = Timeline::build_with(&f.snap, &f.versions, device, VIEWS[view].1);
             f.timelines.push(((device, view), tl));
         }
         let n = self.element_count();
@@ -160,7 +165,15 @@ impl App {
         self.window = Window::full(self.n_steps());
         self.pinned = None;
         self.hovered = None;
+        self.set_detail_view();
+    }
+
+    fn set_detail_view(&mut self) {
         self.detail = self.timeline().map(|tl| DetailView::new(tl, self.limit));
+        self.bands = match (self.timeline(), &self.detail) {
+            (Some(tl), Some(d)) => BandIndex::new(tl, d),
+            _ => BandIndex::default(),
+        };
     }
 
     pub fn element_count(&self) -> u32 {
@@ -173,7 +186,7 @@ impl App {
 
     pub fn set_detail(&mut self, limit: u32) {
         self.limit = limit.min(self.element_count());
-        self.detail = self.timeline().map(|tl| DetailView::new(tl, self.limit));
+        self.set_detail_view();
         // A pinned band that is now summarized is no longer one.
         let drawn = |h: Option<Hit>, d: &DetailView| match h {
             Some(Hit::Element(e)) if !d.is_drawn(e) => None,
@@ -218,7 +231,7 @@ impl App {
         let Some(tl) = f.timelines.iter().find(|(k, _)| *k == (self.device, self.view)).map(|(_, t)| t) else {
             return PlotStats::default();
         };
-        let src = TimelineBands { timeline: tl, detail: d };
+        let src = TimelineBands::new(tl, d, &self.bands);
         self.cols = render::pick_columns(&src, self.window, rect.w);
         // Headroom above the window's peak so it does not touch the top edge.
         self.y_max = ((self.cols.max_total as f64) * 1.06).ceil().max(1.0) as u64;
@@ -250,7 +263,7 @@ impl App {
     pub fn hit_text(&self, hit: Option<Hit>) -> String {
         let (Some(f), Some(tl)) = (self.file(), self.timeline()) else { return String::new() };
         match hit {
-            Some(Hit::Element(e)) => text::element_text(&f.snap, self.device, tl, self.kind(), e),
+            Some(Hit::Element(e)) => memviz_core::format::hover_text(&f.snap, tl, e),
             Some(Hit::Summarized) => "Small tensors that were not plotted to cutdown on render time.\n\
                  Use detail slider to see smaller allocations."
                 .to_string(),

@@ -5,6 +5,7 @@
 
 use crate::app::PlotRect;
 use crate::{ctx2d, text};
+use memviz_core::format::format_size;
 use memviz_render::Window;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::element::DashedPathElement;
@@ -71,7 +72,7 @@ pub fn draw(
         .disable_x_mesh()
         .bold_line_style(grid.stroke_width(1))
         .light_line_style(TRANSPARENT)
-        .y_label_formatter(&|v| text::size_short(*v as u64))
+        .y_label_formatter(&|v| format_size(*v as u64, false))
         .x_label_formatter(&|v| format!("{}", v.round() as i64))
         .x_labels(((rect.w as f64 / dpr) / 110.0).max(2.0) as usize)
         .x_desc("alloc/free action (step)")
@@ -88,7 +89,7 @@ pub fn draw(
             let style = red.stroke_width(dpr.round().max(1.0) as u32);
             let dash = DashedPathElement::new(vec![(ps, 0.0), (ps, pb)], (5.0 * dpr) as u32, (3.0 * dpr) as u32, style);
             chart.draw_series(std::iter::once(dash)).map_err(|e| err(&e))?;
-            let label = format!("peak {}", text::size_short(bytes));
+            let label = format!("peak {}", format_size(bytes, false));
             let right = ps > win.x0 + (win.x1 - win.x0) * 0.8;
             let pos = Pos::new(if right { HPos::Right } else { HPos::Left }, VPos::Bottom);
             let style = ("sans-serif", font).into_font().color(&red).pos(pos);

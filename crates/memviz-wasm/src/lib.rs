@@ -321,24 +321,31 @@ impl Viewer {
         self.app.hit(px, py)
     }
 
-    /// Numbers shown in the page's summary line, as JSON.
+    /// Numbers shown in the page's summary line, as JSON: the current
+    /// device's numbers as `memviz summary --json` names them, and the
+    /// current view's timeline totals under `timeline`.
     pub fn summary_json(&self) -> String {
+        use memviz_core::model::BlockState;
+        use memviz_core::summary::TimelineSummary;
         let Some(f) = self.app.file() else { return "{}".into() };
-        let snap = &f.snap;
-        let trace = snap.trace(self.app.device);
-        let tl = self.app.timeline();
+        let (snap, d) = (&f.snap, self.app.device);
+        let segs = || snap.device_segments(d);
+        let active_blocks: usize = segs()
+            .map(|s| snap.segment_blocks(s).iter().filter(|b| b.state == BlockState::ActiveAllocated).count())
+            .sum();
+        let tl = self.app.timeline().map(TimelineSummary::of).unwrap_or_default();
         serde_json::json!({
             "file": f.name,
-            "device": self.app.device,
-            "devices": snap.devices(),
-            "trace_events": trace.len(),
-            "segments": snap.device_segments(self.app.device).count(),
-            "reserved_bytes": snap.device_segments(self.app.device).map(|s| s.total_size).sum::<u64>(),
-            "allocated_bytes": snap.device_segments(self.app.device).map(|s| s.allocated_size).sum::<u64>(),
-            "elements": tl.map_or(0, |t| t.elements.len()),
-            "steps": tl.map_or(0, |t| t.n_steps()),
-            "peak_bytes": tl.map_or(0, |t| t.peak_bytes()),
-            "peak_step": tl.map_or(0, |t| t.peak_step()),
+            "device": d,
+            "view": VIEWS[self.app.view].0,
+            "trace_events": snap.trace(d).len(),
+            "segments": segs().count(),
+            "reserved_bytes": segs().map(|s| s.total_size).sum::<u64>(),
+            "allocated_bytes": segs().map(|s| s.allocated_size).sum::<u64>(),
+            "active_blocks": active_blocks,
+            "timeline": tl,
+            "peak_step": self.app.timeline().map_or(0, |t| t.peak_step()),
+            "steps": self.app.n_steps(),
         })
         .to_string()
     }
