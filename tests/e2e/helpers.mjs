@@ -42,8 +42,8 @@ export async function launch() {
  * A page that records every request it makes and lets only `allowed(url)`
  * through; the rest are aborted and kept in `blocked`.
  */
-export async function newPage(browser, allowed, viewport = { width: 1400, height: 900 }) {
-  const context = await browser.newContext({ viewport, deviceScaleFactor: 1 });
+export async function newPage(browser, allowed, opts = {}) {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1, ...opts });
   const page = await context.newPage();
   const requests = [];
   const blocked = [];

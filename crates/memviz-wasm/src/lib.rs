@@ -281,9 +281,9 @@ impl Viewer {
     }
 
     /// Element index under the pointer, -1 for none, -2 for the summarized band.
-    pub fn hit_at(&self, x: f64, y: f64) -> i64 {
+    pub fn hit_at(&self, x: f64, y: f64) -> i32 {
         match self.hit_css(x, y) {
-            Some(Hit::Element(e)) => e as i64,
+            Some(Hit::Element(e)) => e as i32,
             Some(Hit::Summarized) => -2,
             None => -1,
         }
@@ -356,7 +356,7 @@ impl Viewer {
     }
 
     /// Index of the largest element (the first drawn band).
-    pub fn largest_element(&self) -> i64 {
-        self.app.timeline().and_then(|t| t.by_size.first()).map_or(-1, |&e| e as i64)
+    pub fn largest_element(&self) -> i32 {
+        self.app.timeline().and_then(|t| t.by_size.first()).map_or(-1, |&e| e as i32)
     }
 }
