@@ -9,7 +9,7 @@ in plain Python; standard library only. It shares no code with the Rust side.
   memviz_reference.py summary FILE [--no-map-unmap]
   memviz_reference.py state FILE --device D --event N
   memviz_reference.py hover FILE --device D [--count K]
-  memviz_reference.py expected FILE    (summary + states + hover, for expected/)
+  memviz_reference.py expected FILE [--all-states]   (summary + states + hover)
 
 Prints JSON on stdout. FILE is a pickle or JSON snapshot, optionally gzipped.
 A bare list of segments (torch.cuda.memory_snapshot()) is wrapped as
@@ -391,13 +391,14 @@ def state_events(n):
     return sorted({0, n // 3, n // 2, n - 1}) if n > 0 else []
 
 
-def expected(snap, name):
+def expected(snap, name, all_states=False):
     """Everything tests/reference/expected/NAME.json holds."""
     summ = summary(snap)
     states = []
     for d in devices_of(snap):
         n = len(snap['device_traces'][d]) if d < len(snap['device_traces']) else 0
-        states += [state(snap, d, e) for e in state_events(n)]
+        events = range(n) if all_states else state_events(n)
+        states += [state(snap, d, e) for e in events]
     return {'file': name, 'summary': summ, 'states': states,
             'hover': {str(d): hover(snap, d) for d in devices_of(snap)}}
 
@@ -421,6 +422,7 @@ def main(argv=None):
     s.add_argument('--count', type=int, default=4)
     s = sub.add_parser('expected')
     s.add_argument('file')
+    s.add_argument('--all-states', action='store_true', help='a state after every event (small files)')
     a = p.parse_args(argv)
 
     snap = load_snapshot(a.file)
@@ -431,7 +433,7 @@ def main(argv=None):
     elif a.cmd == 'hover':
         out = hover(snap, a.device, a.count)
     else:
-        out = expected(snap, os.path.basename(a.file))
+        out = expected(snap, os.path.basename(a.file), a.all_states)
     json.dump(out, sys.stdout, indent=1)
     sys.stdout.write('\n')
 

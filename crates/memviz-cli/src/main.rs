@@ -100,6 +100,56 @@ fn run(args: &[String]) -> Result<(), String> {
     let opts = parse_opts(&args[1..])?;
     let file = opts.file.clone().ok_or_else(|| format!("{cmd}: FILE missing\n\n{USAGE}"))?;
     match cmd.as_str() {
+        "summary" => {
+            let snap = load(&file)?;
+            let summary = memviz_core::summary::summarize(&snap);
+            if opts.json {
+                println!("{}", summary.to_json());
+            } else {
+                print!("{file}\n{}", summary.to_text());
+            }
+            Ok(())
+        }
+        "state" => {
+            let snap = load(&file)?;
+            let devices = snap.devices();
+            let device = match opts.device {
+                Some(d) => d,
+                None => snap.default_device().ok_or_else(|| format!("{file}: the snapshot has no device"))?,
+            };
+            if !devices.contains(&device) {
+                return Err(format!("{file}: no device {device} (devices with segments or a trace: {devices:?})"));
+            }
+            let n = snap.trace(device).len();
+            let event = opts.event.ok_or_else(|| format!("state: --event N is needed (device {device} has {n} trace events)"))?;
+            if event as usize >= n {
+                return Err(format!(
+                    "{file}: no event {event} on device {device}: its trace has {n} events (0 to {})",
+                    n.saturating_sub(1)
+                ));
+            }
+            let s = memviz_core::state::summary(&snap, device, Some(event as usize));
+            if opts.json {
+                println!("{}", serde_json::to_string_pretty(&s).unwrap());
+            } else {
+                let size = |b: u64| memviz_core::format::format_size(b, true);
+                println!("{file}, device {device}, after event {event} ({})", s.action.as_deref().unwrap_or("?"));
+                println!("  reserved      {}", size(s.reserved_bytes));
+                println!("  allocated     {}", size(s.allocated_bytes));
+                println!("  segments      {}", s.segments);
+                println!("  blocks        {} ({} waiting on another stream)", s.blocks, s.pending_free_blocks);
+                println!(
+                    "  free          {} in {} pieces, largest {}",
+                    size(s.free_bytes),
+                    s.free_pieces,
+                    size(s.largest_free_bytes)
+                );
+                for (kind, count) in &s.inconsistencies {
+                    println!("  inconsistent  {kind}: {count}");
+                }
+            }
+            Ok(())
+        }
         "info" => {
             let snap = load(&file)?;
             let info = info(&snap);

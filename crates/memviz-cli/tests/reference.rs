@@ -188,7 +188,12 @@ fn cli_matches_reference_on_real_snapshots() {
             serde_json::from_str(&std::fs::read_to_string(&exp_path).unwrap()).unwrap();
         let name = exp_path.file_stem().unwrap().to_string_lossy().into_owned();
         let snapshot = snaps.join(&name);
-        assert!(snapshot.is_file(), "{} has no snapshot {}", exp_path.display(), snapshot.display());
+        assert!(
+            snapshot.is_file(),
+            "{} has no snapshot {}",
+            exp_path.display(),
+            snapshot.display()
+        );
         errors.extend(check_cli(&snapshot, &expected));
     }
     fail_if_any(errors);
@@ -247,7 +252,12 @@ fn compare_reports_differences() {
     compare(&expected, &actual, "$", &mut errors);
     assert_eq!(errors.len(), 3, "{errors:?}");
     let mut errors = Vec::new();
-    compare(&expected, &serde_json::json!({"a": 1.0, "b": {"c": [1, 2]}, "d": "x", "z": 0}), "$", &mut errors);
+    compare(
+        &expected,
+        &serde_json::json!({"a": 1.0, "b": {"c": [1, 2]}, "d": "x", "z": 0}),
+        "$",
+        &mut errors,
+    );
     assert!(errors.is_empty(), "{errors:?}");
 }
 
@@ -280,4 +290,46 @@ fn generated_gzip_and_json_inputs() {
         errors.extend(check_cli(&dir.join(name), &expected));
     }
     fail_if_any(errors);
+}
+
+#[test]
+fn expandable_segments_merge_and_split_at_every_event() {
+    // tests/reference/fixtures/expandable_merge.json: one expandable range
+    // mapped in three pieces (the last fills a gap, so undoing it splits the
+    // range in two) and partly unmapped (undoing that merges it back); a
+    // state after every event
+    let fixture = repo_root().join("tests/reference/fixtures/expandable_merge.json");
+    let expected = run_json(
+        python3().arg(reference_script()).arg("expected").arg(&fixture).arg("--all-states"),
+    );
+    let segments: Vec<u64> = expected["states"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["segments"].as_u64().unwrap())
+        .collect();
+    assert_eq!(segments, [1, 1, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1], "the fixture lost its split");
+    fail_if_any(check_cli(&fixture, &expected));
+}
+
+#[test]
+fn reference_agrees_with_itself_forwards_and_backwards() {
+    // tests/reference/selfcheck.py: the reference's backward state walk must
+    // agree with a forward replay on every real snapshot and the fixture
+    let mut cmd = python3();
+    cmd.arg(repo_root().join("tests/reference/selfcheck.py"));
+    for entry in std::fs::read_dir(shared_dir().join("snapshots")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|x| x != "md") {
+            cmd.arg(path);
+        }
+    }
+    cmd.arg(repo_root().join("tests/reference/fixtures/expandable_merge.json"));
+    let out = cmd.output().expect("python3 must be on PATH");
+    assert!(
+        out.status.success(),
+        "selfcheck.py failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -419,5 +419,9 @@ mod tests {
         assert_eq!(format_time_us(0), "1970-01-01T00:00:00.000Z");
         // 2024-02-29T12:34:56.789Z = 1709210096789 ms.
         assert_eq!(format_time_us(1_709_210_096_789_123), "2024-02-29T12:34:56.789Z");
+        assert_eq!(format_time_us(-1), "1969-12-31T23:59:59.999Z");
+        // Garbage times format without panicking.
+        assert!(!format_time_us(i64::MAX).is_empty());
+        assert!(!format_time_us(i64::MIN + 1).is_empty());
     }
 }

@@ -61,7 +61,9 @@ impl Value {
 /// A list (or tuple, or set) in the arena.
 #[derive(Debug, Clone)]
 pub enum ListRec {
-    Items(Vec<Value>),
+    Empty,
+    /// Index into `Arena::list_store`.
+    Items(u32),
     /// A frames list already interned as a stack.
     Stack(StackId),
 }
@@ -69,7 +71,9 @@ pub enum ListRec {
 /// A dict in the arena.
 #[derive(Debug, Clone)]
 pub enum DictRec {
-    Items(Vec<(Value, Value)>),
+    Empty,
+    /// Index into `Arena::dict_store`.
+    Items(u32),
     /// A trace event, moved into the event table (global event index).
     Event(u32),
     /// A stack frame, moved into the frame table.
@@ -77,6 +81,14 @@ pub enum DictRec {
 }
 
 /// Keys the decoder recognises, found by string id without comparing text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+enum DictKind {
+    Event,
+    Frame,
+    Other,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
 enum Key {
@@ -133,10 +145,17 @@ const HIGHEST_PROTOCOL: u8 = 5;
 pub struct Arena {
     pub strings: Strings,
     str_key: Vec<Key>,
+    /// The action each string names, so events need no string compare.
+    str_action: Vec<Action>,
+    last_stream: Option<(u64, u32)>,
     pub bigs: Vec<i128>,
     pub bytes: Vec<Vec<u8>>,
+    /// One small record per list / dict; items live apart so the records
+    /// of converted events and frames cost 8 bytes each.
     pub lists: Vec<ListRec>,
     pub dicts: Vec<DictRec>,
+    pub list_store: Vec<Vec<Value>>,
+    pub dict_store: Vec<Vec<(Value, Value)>>,
     pub frames: Vec<Frame>,
     pub frame_fx: Vec<FrameFx>,
     pub stacks: Stacks,
@@ -157,10 +176,14 @@ impl Arena {
         Arena {
             strings: Strings::default(),
             str_key: vec![Key::None],
+            str_action: vec![Action::Other],
+            last_stream: None,
             bigs: Vec::new(),
             bytes: Vec::new(),
             lists: Vec::new(),
             dicts: Vec::new(),
+            list_store: Vec::new(),
+            dict_store: Vec::new(),
             frames: Vec::new(),
             frame_fx: Vec::new(),
             stacks: Stacks::default(),
@@ -182,6 +205,7 @@ impl Arena {
         let id = self.strings.push(s);
         if id as usize == self.str_key.len() {
             self.str_key.push(if s.len() <= 20 { key_of(s) } else { Key::None });
+            self.str_action.push(if s.len() <= 16 { Action::from_name(s) } else { Action::Other });
         }
         id
     }
@@ -203,7 +227,13 @@ impl Arena {
     }
 
     pub fn intern_stream(&mut self, raw: u64) -> u32 {
+        if let Some((r, i)) = self.last_stream {
+            if r == raw {
+                return i;
+            }
+        }
         if let Some(&i) = self.stream_index.get(&raw) {
+            self.last_stream = Some((raw, i));
             return i;
         }
         let i = self.raw_streams.len() as u32;
@@ -215,9 +245,9 @@ impl Arena {
     /// Items of a list-like value (list, tuple or set), if it is one.
     pub fn list_items(&self, v: &Value) -> Option<&[Value]> {
         match *v {
-            Value::List(id) | Value::Tuple(id) => match &self.lists[id as usize] {
-                ListRec::Items(items) => Some(items),
-                ListRec::Stack(_) => Some(&[]),
+            Value::List(id) | Value::Tuple(id) => match self.lists[id as usize] {
+                ListRec::Items(i) => Some(&self.list_store[i as usize]),
+                ListRec::Empty | ListRec::Stack(_) => Some(&[]),
             },
             _ => None,
         }
@@ -225,8 +255,9 @@ impl Arena {
 
     pub fn dict_items(&self, v: &Value) -> Option<&[(Value, Value)]> {
         match *v {
-            Value::Dict(id) => match &self.dicts[id as usize] {
-                DictRec::Items(items) => Some(items),
+            Value::Dict(id) => match self.dicts[id as usize] {
+                DictRec::Items(i) => Some(&self.dict_store[i as usize]),
+                DictRec::Empty => Some(&[]),
                 _ => None,
             },
             _ => None,
@@ -244,9 +275,10 @@ impl Arena {
                 return 0;
             }
         };
-        let items = match &mut self.lists[id as usize] {
-            ListRec::Stack(s) => return *s,
-            ListRec::Items(items) => std::mem::take(items),
+        let items = match self.lists[id as usize] {
+            ListRec::Stack(s) => return s,
+            ListRec::Empty => Vec::new(),
+            ListRec::Items(i) => std::mem::take(&mut self.list_store[i as usize]),
         };
         let mut frame_ids: Vec<FrameId> = Vec::with_capacity(items.len());
         for it in &items {
@@ -301,8 +333,8 @@ impl Arena {
                 }
                 None => Plain::Elided,
             },
-            Value::Dict(id) => match &self.dicts[id as usize] {
-                DictRec::Items(items) => Plain::Map(
+            Value::Dict(_) => match self.dict_items(v) {
+                Some(items) => Plain::Map(
                     items
                         .iter()
                         .map(|(k, x)| (self.plain(k, budget, depth + 1), self.plain(x, budget, depth + 1)))
@@ -337,46 +369,62 @@ impl Arena {
         .filter(|m| !m.is_empty())
     }
 
-    /// Called when a dict is complete: trace events and frames leave the
-    /// generic arena for their tables.
-    fn finish_dict(&mut self, id: u32) {
-        let items = match &self.dicts[id as usize] {
-            DictRec::Items(items) => items,
-            _ => return,
-        };
+    /// What a complete dict's flat `k, v, k, v...` items make it.
+    fn classify(&self, flat: &[Value]) -> DictKind {
         let mut is_event = false;
         let mut frame_keys = 0;
         let mut other_keys = 0;
-        for (k, v) in items {
-            match self.key(k) {
-                Key::Action if matches!(v, Value::Str(_)) => is_event = true,
+        for kv in flat.chunks_exact(2) {
+            match self.key(&kv[0]) {
+                Key::Action if matches!(kv[1], Value::Str(_)) => is_event = true,
                 Key::Filename | Key::Name => frame_keys += 1,
                 Key::Line | Key::FxNodeOp | Key::FxNodeName | Key::FxNodeTarget | Key::FxOriginalTrace => {}
                 _ => other_keys += 1,
             }
         }
         if is_event {
-            let items = match std::mem::replace(&mut self.dicts[id as usize], DictRec::Event(0)) {
-                DictRec::Items(items) => items,
-                _ => unreachable!(),
-            };
-            let ev = self.push_event(&items);
-            self.dicts[id as usize] = DictRec::Event(ev);
+            DictKind::Event
         } else if frame_keys == 2 && other_keys == 0 {
-            let items = match std::mem::replace(&mut self.dicts[id as usize], DictRec::Frame(0)) {
-                DictRec::Items(items) => items,
-                _ => unreachable!(),
-            };
-            let f = self.push_frame(&items);
-            self.dicts[id as usize] = DictRec::Frame(f);
+            DictKind::Frame
+        } else {
+            DictKind::Other
         }
     }
 
-    fn push_frame(&mut self, items: &[(Value, Value)]) -> FrameId {
+    /// Turns a complete dict into a trace event or a frame when it is one.
+    /// Returns false when it stays a generic dict.
+    fn convert_dict(&mut self, id: u32, flat: &[Value]) -> bool {
+        match self.classify(flat) {
+            DictKind::Event => {
+                let ev = self.push_event(flat);
+                self.dicts[id as usize] = DictRec::Event(ev);
+                true
+            }
+            DictKind::Frame => {
+                let f = self.push_frame(flat);
+                self.dicts[id as usize] = DictRec::Frame(f);
+                true
+            }
+            DictKind::Other => false,
+        }
+    }
+
+    /// Called when a dict built item by item is complete: trace events and
+    /// frames leave the generic arena for their tables.
+    fn finish_dict(&mut self, id: u32) {
+        let flat: Vec<Value> = match self.dicts[id as usize] {
+            DictRec::Items(i) => self.dict_store[i as usize].iter().flat_map(|(k, v)| [*k, *v]).collect(),
+            _ => return,
+        };
+        self.convert_dict(id, &flat);
+    }
+
+    fn push_frame(&mut self, flat: &[Value]) -> FrameId {
         let mut frame = Frame { fx: u32::MAX, ..Default::default() };
         let mut fx = FrameFx::default();
         let mut has_fx = false;
-        for (k, v) in items {
+        for kv in flat.chunks_exact(2) {
+            let (k, v) = (&kv[0], &kv[1]);
             let s = match v {
                 Value::Str(s) => Some(*s),
                 _ => None,
@@ -400,17 +448,18 @@ impl Arena {
         (self.frames.len() - 1) as FrameId
     }
 
-    fn push_event(&mut self, items: &[(Value, Value)]) -> u32 {
+    fn push_event(&mut self, flat: &[Value]) -> u32 {
         let idx = self.events.action.len() as u32;
         let mut action = Action::Other;
         let mut action_name = None;
         let (mut addr, mut size, mut stream, mut time, mut stack) = (0u128, 0u64, 0u64, NO_TIME, 0);
         let mut extra: Option<EventExtra> = None;
-        for (k, v) in items {
+        for kv in flat.chunks_exact(2) {
+            let (k, v) = (&kv[0], &kv[1]);
             match self.key(k) {
                 Key::Action => {
                     if let Value::Str(s) = v {
-                        action = Action::from_name(self.str(*s));
+                        action = self.str_action[*s as usize];
                         if action == Action::Other {
                             action_name = Some(self.str(*s).to_string());
                         }
@@ -523,12 +572,14 @@ fn hash_u32s(xs: &[u32]) -> u64 {
 enum Stall {
     /// More input is needed to finish this opcode.
     NeedMore,
-    Fail(Error),
+    /// Boxed so the hot path's Result stays two words.
+    Fail(Box<Error>),
 }
 
 impl From<Error> for Stall {
+    #[cold]
     fn from(e: Error) -> Self {
-        Stall::Fail(e)
+        Stall::Fail(Box::new(e))
     }
 }
 
@@ -594,24 +645,42 @@ impl PickleDecoder {
     }
 
     /// Feeds the next chunk of input.
-    pub fn feed(&mut self, chunk: &[u8]) -> Result<()> {
+    pub fn feed(&mut self, mut chunk: &[u8]) -> Result<()> {
         if self.result.is_some() {
             return Ok(()); // bytes after STOP are ignored, as pickle.load does
         }
-        if self.carry.is_empty() {
+        // An opcode cut by the last chunk boundary: complete it from the
+        // front of this chunk, copying only as much as it needs.
+        let mut take = 64usize;
+        while !self.carry.is_empty() && !chunk.is_empty() {
+            let old = self.carry.len();
+            let add = take.min(chunk.len());
+            self.carry.extend_from_slice(&chunk[..add]);
+            let data = std::mem::take(&mut self.carry);
+            let used = self.run(&data, self.base)?;
+            self.base += used as u64;
+            if self.result.is_some() {
+                return Ok(());
+            }
+            if used > old {
+                // The pending opcode is done; the rest of the chunk needs no copy.
+                chunk = &chunk[used - old..];
+                break;
+            }
+            self.carry = data;
+            self.carry.drain(..used);
+            self.carry.truncate(self.carry.len() - add);
+            if add == chunk.len() {
+                self.carry.extend_from_slice(chunk);
+                return Ok(());
+            }
+            take = take.saturating_mul(4);
+        }
+        if self.carry.is_empty() && !chunk.is_empty() {
             let used = self.run(chunk, self.base)?;
             self.base += used as u64;
             if self.result.is_none() {
                 self.carry.extend_from_slice(&chunk[used..]);
-            }
-        } else {
-            let mut data = std::mem::take(&mut self.carry);
-            data.extend_from_slice(chunk);
-            let used = self.run(&data, self.base)?;
-            self.base += used as u64;
-            if self.result.is_none() {
-                data.drain(..used);
-                self.carry = data;
             }
         }
         Ok(())
@@ -639,7 +708,16 @@ impl PickleDecoder {
         }
     }
 
+    #[inline(always)]
     fn memo_get(&self, idx: u64, at: u64) -> Result<Value> {
+        if let Some(Some(v)) = self.memo.get(idx as usize) {
+            return Ok(*v);
+        }
+        self.memo_get_slow(idx, at)
+    }
+
+    #[cold]
+    fn memo_get_slow(&self, idx: u64, at: u64) -> Result<Value> {
         let v = if (idx as usize) < self.memo.len() {
             self.memo[idx as usize]
         } else {
@@ -687,24 +765,24 @@ impl PickleDecoder {
     }
 
     fn new_list(&mut self, items: Vec<Value>) -> u32 {
-        self.arena.lists.push(ListRec::Items(items));
+        let rec = self.arena.store_list(items);
+        self.arena.lists.push(rec);
         (self.arena.lists.len() - 1) as u32
     }
 
     fn new_dict(&mut self, items: Vec<(Value, Value)>) -> u32 {
-        self.arena.dicts.push(DictRec::Items(items));
+        let rec = self.arena.store_dict(items);
+        self.arena.dicts.push(rec);
         (self.arena.dicts.len() - 1) as u32
     }
 
     fn append_items(&mut self, target: Value, items: Vec<Value>, at: u64) -> Result<()> {
         match target {
             Value::List(id) => {
-                if let ListRec::Items(v) = &mut self.arena.lists[id as usize] {
-                    if v.is_empty() {
-                        *v = items;
-                    } else {
-                        v.extend(items);
-                    }
+                match self.arena.lists[id as usize] {
+                    ListRec::Empty => self.arena.lists[id as usize] = self.arena.store_list(items),
+                    ListRec::Items(i) => self.arena.list_store[i as usize].extend(items),
+                    ListRec::Stack(_) => {}
                 }
                 Ok(())
             }
@@ -714,6 +792,24 @@ impl PickleDecoder {
                 format!("APPEND to a {} (only lists can be appended to)", other.type_name()),
             )),
         }
+    }
+
+    /// SETITEMS fast path: a fresh dict whose items on the stack make a
+    /// trace event or a frame goes straight to its table, without building
+    /// the generic dict first.
+    fn convert_from_stack(&mut self, m: usize) -> bool {
+        if m == 0 || self.marks.last().is_some_and(|&f| f >= m) || (self.stack.len() - m) % 2 != 0 {
+            return false;
+        }
+        let Value::Dict(id) = self.stack[m - 1] else { return false };
+        if !matches!(self.arena.dicts[id as usize], DictRec::Empty) {
+            return false;
+        }
+        if self.arena.convert_dict(id, &self.stack[m..]) {
+            self.stack.truncate(m);
+            return true;
+        }
+        false
     }
 
     fn set_items(&mut self, target: Value, items: Vec<Value>, at: u64) -> Result<()> {
@@ -730,12 +826,15 @@ impl PickleDecoder {
         if items.len() % 2 != 0 {
             return Err(Error::at(ErrorKind::Malformed, at, "SETITEMS with an odd number of items"));
         }
-        if let DictRec::Items(d) = &mut self.arena.dicts[id as usize] {
-            d.reserve(items.len() / 2);
-            let mut it = items.into_iter();
-            while let (Some(k), Some(v)) = (it.next(), it.next()) {
-                d.push((k, v));
-            }
+        let mut pairs = Vec::with_capacity(items.len() / 2);
+        let mut it = items.into_iter();
+        while let (Some(k), Some(v)) = (it.next(), it.next()) {
+            pairs.push((k, v));
+        }
+        match self.arena.dicts[id as usize] {
+            DictRec::Empty => self.arena.dicts[id as usize] = self.arena.store_dict(pairs),
+            DictRec::Items(i) => self.arena.dict_store[i as usize].extend(pairs),
+            _ => {}
         }
         self.arena.finish_dict(id);
         Ok(())
@@ -773,7 +872,7 @@ impl PickleDecoder {
                     }
                 }
                 Err(Stall::NeedMore) => return Ok(pos),
-                Err(Stall::Fail(e)) => return Err(e),
+                Err(Stall::Fail(e)) => return Err(*e),
             }
         }
         Ok(pos)
@@ -798,7 +897,7 @@ impl PickleDecoder {
         // the input could still hold before waiting for it.
         let payload = |len_bytes: usize, len: u64| -> std::result::Result<(usize, usize), Stall> {
             if len > (u32::MAX as u64) * 4 {
-                return Err(Stall::Fail(Error::at(
+                return Err(Stall::from(Error::at(
                     ErrorKind::TooLarge,
                     at,
                     format!("a length field claims {len} bytes"),
@@ -815,7 +914,7 @@ impl PickleDecoder {
             // Protocols 0 and 1 have no PROTO opcode; accept them but make a
             // first byte that is no opcode at all a clear "not a pickle".
             if !is_opcode(op) {
-                return Err(Stall::Fail(not_a_pickle(data)));
+                return Err(Stall::from(not_a_pickle(data)));
             }
         }
         match op {
@@ -823,7 +922,7 @@ impl PickleDecoder {
                 // PROTO
                 let v = need(1)?[0];
                 if v > HIGHEST_PROTOCOL {
-                    return Err(Stall::Fail(Error::at(
+                    return Err(Stall::from(Error::at(
                         ErrorKind::UnknownOpcode,
                         at,
                         format!("unsupported pickle protocol {v} (this reader knows 0 to {HIGHEST_PROTOCOL})"),
@@ -901,12 +1000,12 @@ impl PickleDecoder {
                     let b = need(4)?;
                     let n = i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
                     if n < 0 {
-                        return Err(Stall::Fail(Error::at(ErrorKind::Malformed, at, "LONG4 with a negative length")));
+                        return Err(Stall::from(Error::at(ErrorKind::Malformed, at, "LONG4 with a negative length")));
                     }
                     (4, n as u64)
                 };
                 if n as usize > MAX_INT_BYTES {
-                    return Err(Stall::Fail(Error::at(
+                    return Err(Stall::from(Error::at(
                         ErrorKind::TooLarge,
                         at,
                         format!("integer of {n} bytes refused (no address or size needs more than {MAX_INT_BYTES})"),
@@ -927,7 +1026,7 @@ impl PickleDecoder {
                     "00" if op == b'I' => self.stack.push(Value::Bool(false)),
                     _ => {
                         if text.len() > 40 {
-                            return Err(Stall::Fail(Error::at(ErrorKind::TooLarge, at, "integer too large")));
+                            return Err(Stall::from(Error::at(ErrorKind::TooLarge, at, "integer too large")));
                         }
                         let v: i128 = text.parse().map_err(|_| {
                             Error::at(ErrorKind::Malformed, at, format!("bad integer literal {text:?}"))
@@ -1031,7 +1130,7 @@ impl PickleDecoder {
                 let n = (op - 0x84) as usize;
                 let floor = self.marks.last().copied().unwrap_or(0);
                 if self.stack.len() < floor + n {
-                    return Err(Stall::Fail(Error::at(ErrorKind::Malformed, at, "stack underflow in TUPLE")));
+                    return Err(Stall::from(Error::at(ErrorKind::Malformed, at, "stack underflow in TUPLE")));
                 }
                 let items = self.stack.split_off(self.stack.len() - n);
                 let id = self.new_list(items);
@@ -1047,6 +1146,9 @@ impl PickleDecoder {
             }
             b'u' => {
                 let m = self.pop_mark(at)?;
+                if self.convert_from_stack(m) {
+                    return Ok(p);
+                }
                 let items = self.stack.split_off(m);
                 let target = self.top_container(at)?;
                 self.set_items(target, items, at)?;
@@ -1103,7 +1205,7 @@ impl PickleDecoder {
                 Ok(end)
             }
             b'c' | 0x93 | b'R' | b'b' | b'i' | b'o' | 0x81 | 0x92 | b'P' | b'Q' | 0x82..=0x84 | 0x97 | 0x98 => {
-                Err(Stall::Fail(Error::at(
+                Err(Stall::from(Error::at(
                     ErrorKind::RefusedOpcode,
                     at,
                     format!(
@@ -1113,7 +1215,7 @@ impl PickleDecoder {
                     ),
                 )))
             }
-            _ => Err(Stall::Fail(if base == 0 && pos == 0 {
+            _ => Err(Stall::from(if base == 0 && pos == 0 {
                 not_a_pickle(data)
             } else {
                 Error::at(ErrorKind::UnknownOpcode, at, format!("unknown pickle opcode 0x{op:02x}"))
@@ -1175,6 +1277,20 @@ fn le_signed(b: &[u8]) -> i128 {
 
 /// Builders used by other front ends (JSON) to fill the same arena.
 impl Arena {
+    fn store_list(&mut self, items: Vec<Value>) -> ListRec {
+        if items.is_empty() {
+            return ListRec::Empty;
+        }
+        self.list_store.push(items);
+        ListRec::Items((self.list_store.len() - 1) as u32)
+    }
+    fn store_dict(&mut self, items: Vec<(Value, Value)>) -> DictRec {
+        if items.is_empty() {
+            return DictRec::Empty;
+        }
+        self.dict_store.push(items);
+        DictRec::Items((self.dict_store.len() - 1) as u32)
+    }
     pub fn push_big(&mut self, v: i128) -> Value {
         if let Ok(i) = i64::try_from(v) {
             return Value::Int(i);
@@ -1186,12 +1302,14 @@ impl Arena {
         Value::Str(self.push_str(s))
     }
     pub fn push_list(&mut self, items: Vec<Value>) -> Value {
-        self.lists.push(ListRec::Items(items));
+        let rec = self.store_list(items);
+        self.lists.push(rec);
         Value::List((self.lists.len() - 1) as u32)
     }
     /// Adds a complete dict (trace events and frames are moved to their tables).
     pub fn push_dict(&mut self, items: Vec<(Value, Value)>) -> Value {
-        self.dicts.push(DictRec::Items(items));
+        let rec = self.store_dict(items);
+        self.dicts.push(rec);
         let id = (self.dicts.len() - 1) as u32;
         self.finish_dict(id);
         Value::Dict(id)

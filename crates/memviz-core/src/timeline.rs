@@ -15,7 +15,7 @@
 //! drawn bands at a step sit in push order (`Element::order`), each directly
 //! on the one below, and the summarized band on top of them all.
 
-use crate::model::{Action, BlockState, Segment, Snapshot, StackId};
+use crate::model::{Action, BlockState, Snapshot, StackId};
 use crate::versions::{self, AddrMap, Versions};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -34,7 +34,8 @@ pub enum ElementSource {
     /// An alloc (or segment_alloc / segment_map) event, by trace index.
     Alloc(u32),
     /// A free with no alloc in the trace: alive from the start; its stack is
-    /// the free's. By trace index.
+    /// the free's. By trace index: the free_completed, or the free_requested
+    /// directly before it that memory_viz merges it into.
     UnmatchedFree(u32),
     /// An `active_allocated` block in the dump with no live alloc in the
     /// trace ("ghost"): alive the whole time. By index in `Snapshot::blocks`.
@@ -96,22 +97,29 @@ pub struct Timeline {
     pub kind: TimelineKind,
 }
 
-/// A device's segments sorted by address, for memory_viz's `find_pool_id`.
-struct PoolFinder<'a> {
-    segs: Vec<&'a Segment>,
+/// A device's segments sorted by address, for memory_viz's `find_pool_id`:
+/// (start, end, pool) kept compact so the binary search stays in cache.
+struct PoolFinder {
+    segs: Vec<SegRange>,
 }
 
-impl<'a> PoolFinder<'a> {
-    fn new(snap: &'a Snapshot, device: u32) -> Self {
-        let mut segs: Vec<&Segment> = snap.device_segments(device).collect();
-        segs.sort_by_key(|s| s.address);
+/// (start, end, pool) of a segment.
+type SegRange = (u128, u128, Option<(i64, i64)>);
+
+impl PoolFinder {
+    fn new(snap: &Snapshot, device: u32) -> Self {
+        let mut segs: Vec<_> = snap
+            .device_segments(device)
+            .map(|s| (s.address, s.address.saturating_add(s.total_size as u128), s.pool_id))
+            .collect();
+        segs.sort_by_key(|s| s.0);
         PoolFinder { segs }
     }
     /// Pool of the segment holding `addr`, `None` when no segment does.
     fn find(&self, addr: u128) -> Option<(i64, i64)> {
-        let i = self.segs.partition_point(|s| s.address <= addr);
+        let i = self.segs.partition_point(|s| s.0 <= addr);
         let s = self.segs.get(i.checked_sub(1)?)?;
-        (addr < s.address.saturating_add(s.total_size as u128)).then_some(s.pool_id).flatten()
+        (addr < s.1).then_some(s.2).flatten()
     }
 }
 
@@ -174,8 +182,20 @@ impl Timeline {
                     None => {
                         // Alloc before recording started (or lost from the
                         // ring buffer): alive from the start, free's stack.
+                        // memory_viz merged a free_requested directly before
+                        // this free_completed into one `free` event and shows
+                        // that one (its stack, size, time).
+                        let src = if i > 0
+                            && trace.action[i] == Action::FreeCompleted
+                            && trace.action[i - 1] == Action::FreeRequested
+                            && trace.addr(i - 1) == trace.addr(i)
+                        {
+                            i - 1
+                        } else {
+                            i
+                        };
                         let e = elements.len() as u32;
-                        elements.push(element_of(i, ElementSource::UnmatchedFree(i as u32)));
+                        elements.push(element_of(src, ElementSource::UnmatchedFree(src as u32)));
                         initially.push(e);
                         actions.push(e);
                     }
@@ -282,8 +302,12 @@ impl Timeline {
                 _ => total.push(running),
             }
         }
-        let mut by_size: Vec<u32> = (0..elements.len() as u32).collect();
-        by_size.sort_by_key(|&e| std::cmp::Reverse(elements[e as usize].size));
+        // Size descending, ties by index: JS's stable sort, done unstably on
+        // compact keys (an indirect stable sort misses the cache on 1M items).
+        let mut keyed: Vec<(u64, u32)> =
+            elements.iter().enumerate().map(|(i, e)| (!e.size, i as u32)).collect();
+        keyed.sort_unstable();
+        let by_size: Vec<u32> = keyed.into_iter().map(|(_, i)| i).collect();
 
         Timeline {
             elements,
@@ -333,7 +357,17 @@ struct IntervalIndex {
 }
 
 impl IntervalIndex {
-    fn build(tl: &Timeline, drawn: &[bool]) -> IntervalIndex {
+    fn build(tl: &Timeline, drawn: &[bool], limit: usize) -> IntervalIndex {
+        // The drawn elements in stack order: for a small limit, sorting them
+        // beats walking every element in `by_order`.
+        let in_order: Vec<u32> = if limit.saturating_mul(4) < tl.elements.len() {
+            let mut v: Vec<(u32, u32)> =
+                tl.by_size[..limit].iter().map(|&e| (tl.elements[e as usize].order, e)).collect();
+            v.sort_unstable();
+            v.into_iter().map(|(_, e)| e).collect()
+        } else {
+            tl.by_order.iter().copied().filter(|&e| drawn[e as usize]).collect()
+        };
         let n_steps = tl.n_steps();
         if n_steps == 0 {
             return IntervalIndex::default();
@@ -362,10 +396,8 @@ impl IntervalIndex {
             }
         };
         let mut count = vec![0u32; nodes + 1];
-        for &e in &tl.by_order {
-            if drawn[e as usize] {
-                cover(&tl.elements[e as usize], &mut |n| count[n + 1] += 1);
-            }
+        for &e in &in_order {
+            cover(&tl.elements[e as usize], &mut |n| count[n + 1] += 1);
         }
         for i in 1..count.len() {
             count[i] += count[i - 1];
@@ -373,13 +405,11 @@ impl IntervalIndex {
         let start = count.clone();
         let mut fill = count;
         let mut items = vec![0u32; *start.last().unwrap() as usize];
-        for &e in &tl.by_order {
-            if drawn[e as usize] {
-                cover(&tl.elements[e as usize], &mut |n| {
-                    items[fill[n] as usize] = e;
-                    fill[n] += 1;
-                });
-            }
+        for &e in &in_order {
+            cover(&tl.elements[e as usize], &mut |n| {
+                items[fill[n] as usize] = e;
+                fill[n] += 1;
+            });
         }
         IntervalIndex { leaves, start, items }
     }
@@ -452,8 +482,9 @@ impl DetailView {
             acc = acc.wrapping_add(*d);
             summarized.push(acc);
         }
-        let index = IntervalIndex::build(tl, &drawn);
-        DetailView { limit, summarized, drawn_count: tl.by_size.len().min(limit as usize) as u32, drawn, index }
+        let drawn_count = tl.by_size.len().min(limit as usize);
+        let index = IntervalIndex::build(tl, &drawn, drawn_count);
+        DetailView { limit, summarized, drawn_count: drawn_count as u32, drawn, index }
     }
     pub fn is_drawn(&self, elem: u32) -> bool {
         self.drawn.get(elem as usize).copied().unwrap_or(false)
@@ -555,7 +586,10 @@ mod tests {
         push(&mut t, Action::FreeCompleted, 0x30000, 50); // e2 unmatched, step 3
         push(&mut t, Action::Alloc, 0x10000, 300); // e3, step 4
         push(&mut t, Action::Free, 0x10100, 200); // legacy free of e1, step 5
+        push(&mut t, Action::FreeRequested, 0x40000, 70);
         push(&mut t, Action::FreeCompleted, 0x40000, 70); // e4 unmatched, step 6
+        t.stack[9] = 0; // the free_completed's stack
+        t.stack[8] = 5; // the free_requested's: the one memory_viz shows
         snap.traces.push(t);
         // Dump: segment with e3 live plus a ghost block; a second segment
         // with a ghost block in another pool.
@@ -597,6 +631,8 @@ mod tests {
         assert_eq!(e(6).pool_id, Some((1, 7)));
         assert_eq!(e(6).stream, 2);
         assert_eq!(e(2).source, ElementSource::UnmatchedFree(5));
+        assert_eq!(e(4).source, ElementSource::UnmatchedFree(8));
+        assert_eq!(e(4).stack, 5);
         assert_eq!(e(2).pool_id, None); // 0x30000 lies in no segment
         assert_eq!(e(0).pool_id, Some((0, 0)));
         // Orders: initially 6,5,4,2 then allocs 0,1,3.

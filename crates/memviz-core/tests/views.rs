@@ -295,3 +295,25 @@ fn generated_expandable_snapshot() {
         )
     );
 }
+
+/// The full hover text of the first element of compile_context_metadata
+/// (compile_context "N/A", empty user_metadata, time_us), against
+/// tests/views_hover_reference.py.
+#[test]
+fn hover_text_matches_python_reference() {
+    let name = "compile_context_metadata.pickle";
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/views_hover_reference.py");
+    let want = match Command::new("python3").arg(&script).arg(snapshots_dir().join(name)).output() {
+        Ok(o) if o.status.success() => String::from_utf8(o.stdout).unwrap(),
+        Ok(o) => panic!("reference script failed: {}", String::from_utf8_lossy(&o.stderr)),
+        Err(e) => {
+            eprintln!("python3 not available ({e}); skipping");
+            return;
+        }
+    };
+    let snap = load(name);
+    let tl = Timeline::build(&snap, 0, TimelineKind::ActiveMemory);
+    assert_eq!(tl.elements[0].source, ElementSource::Alloc(0));
+    assert_eq!(format::context_for_element(&snap, &tl, 0), want.trim_end_matches('\n'));
+    assert!(format::hover_text(&snap, &tl, 0).starts_with("0 Addr: bb03000000_0, "));
+}

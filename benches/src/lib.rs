@@ -1,0 +1,35 @@
+//! Shared helpers for the benchmarks: where the snapshots are, and making the
+//! large synthetic one with ../shared/tools/gen_snapshot.py when missing.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+pub fn real(name: &str) -> PathBuf {
+    let p = repo_root().join("../shared/snapshots").join(name);
+    assert!(p.exists(), "{} is missing (../shared must sit beside the repository)", p.display());
+    p
+}
+
+/// A synthetic snapshot of `events` trace events (`--devices 2 --oom`),
+/// generated once into target/bench-data/.
+pub fn synthetic(events: u64) -> PathBuf {
+    let dir = repo_root().join("target/bench-data");
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(format!("gen_{events}.pickle"));
+    if !p.exists() {
+        let tmp = dir.join(format!("gen_{events}.pickle.tmp"));
+        let st = Command::new("python3")
+            .arg(repo_root().join("../shared/tools/gen_snapshot.py"))
+            .arg(&tmp)
+            .args(["--events", &events.to_string(), "--devices", "2", "--oom"])
+            .status()
+            .expect("python3 runs gen_snapshot.py");
+        assert!(st.success());
+        std::fs::rename(&tmp, &p).unwrap();
+    }
+    p
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Sets up everything the tests need (idempotent; see scripts/setup.sh) and
+# runs every test: the Rust workspace (core, CLI, renderer, reference numbers
+# against Python), the wasm API in headless Chromium, and the page end to end.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ ! -d ../shared/snapshots ]; then
+  echo "test.sh: ../shared/snapshots is missing: the tests read the real snapshots from there" >&2
+  exit 1
+fi
+scripts/setup.sh
+export PATH="$HOME/.cargo/bin:$PATH"
+echo "== cargo test (workspace)"
+cargo test --workspace
+echo "== web: wasm-bindgen tests and end-to-end tests in headless Chromium"
+scripts/test-web.sh
