@@ -120,6 +120,7 @@
 
   function detailLabel() {
     $('detail-label').textContent = `${viewer.detail()} of ${viewer.element_count()}`;
+    $('detail-unit').textContent = viewer.view() === 0 ? 'allocations' : 'segments';
   }
 
   function fmtBytes(n) {

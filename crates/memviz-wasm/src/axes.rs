@@ -49,6 +49,7 @@ pub fn draw(
     win: Window,
     y_max: u64,
     peak: Option<(u32, u64)>,
+    x_desc: &str,
 ) -> Result<(), JsError> {
     let ctx = ctx2d(canvas)?;
     let (w, h) = (canvas.width(), canvas.height());
@@ -75,7 +76,7 @@ pub fn draw(
         .y_label_formatter(&|v| format_size(*v as u64, false))
         .x_label_formatter(&|v| format!("{}", v.round() as i64))
         .x_labels(((rect.w as f64 / dpr) / 110.0).max(2.0) as usize)
-        .x_desc("alloc/free action (step)")
+        .x_desc(x_desc)
         .label_style(("sans-serif", font).into_font().color(&RGBColor(60, 60, 60)))
         .axis_desc_style(("sans-serif", font).into_font().color(&RGBColor(90, 90, 90)))
         .axis_style(RGBColor(120, 120, 120).stroke_width(1))

@@ -12,7 +12,7 @@ mod axes;
 pub mod text;
 
 use app::{App, PlotRect, VIEWS};
-use memviz_core::timeline::Hit;
+use memviz_core::timeline::{Hit, TimelineKind};
 use memviz_render::Window;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::Clamped;
@@ -244,7 +244,11 @@ impl Viewer {
             let a0 = now_ms();
             let peak = self.app.timeline().map(|t| (t.peak_step(), t.peak_bytes()));
             if self.app.n_steps() > 0 {
-                axes::draw(axes, rect, dpr, self.app.window, self.app.y_max, peak)?;
+                let x_desc = match self.app.kind() {
+                    TimelineKind::ActiveMemory => "alloc / free action (step)",
+                    TimelineKind::CachedSegments => "segment alloc / free action (step)",
+                };
+                axes::draw(axes, rect, dpr, self.app.window, self.app.y_max, peak, x_desc)?;
             } else {
                 ctx2d(axes)?.clear_rect(0.0, 0.0, axes.width() as f64, axes.height() as f64);
             }
