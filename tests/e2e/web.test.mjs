@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import zlib from 'node:zlib';
+import { execFileSync } from 'node:child_process';
 import {
   ROOT, DIST, serveDist, launch, newPage, dropFiles, snapshot, expected, waitOpened, shownSummary,
 } from './helpers.mjs';
@@ -281,5 +282,47 @@ test('the standalone file runs from file:// and opens the built-in example', asy
   assert.deepEqual([...new Set([...seen, ...requests])].filter((u) => u !== url), []);
   assert.deepEqual(errors, []);
   await page.screenshot({ path: join(OUT, 'standalone-example.png'), fullPage: true });
+  await context.close();
+});
+
+test('a generated 2-device, 200k-event snapshot picked with the file button: progress, numbers, minimap brush', async () => {
+  // Written by ../shared/tools/gen_snapshot.py, checked by the independent
+  // Python reference (tests/reference/memviz_reference.py).
+  const file = join(OUT, 'gen200k.pickle');
+  execFileSync('python3', [join(ROOT, '../shared/tools/gen_snapshot.py'), file, '--events', '200000', '--devices', '2', '--seed', '7']);
+  const ref = JSON.parse(execFileSync('python3', [join(ROOT, 'tests/reference/memviz_reference.py'), 'summary', file], { maxBuffer: 1 << 26 }));
+  const { page, context, blocked } = await openPage();
+  await page.evaluate(() => {
+    window.sawProgress = false;
+    new MutationObserver(() => { if (!document.getElementById('progress-box').hidden) window.sawProgress = true; })
+      .observe(document.getElementById('progress-box'), { attributes: true, subtree: true, characterData: true, childList: true });
+  });
+  await page.setInputFiles('#file-input', file);
+  await waitOpened(page, 'gen200k.pickle');
+  assert.ok(await page.evaluate(() => window.sawProgress), 'progress shown while reading');
+  assert.ok(await page.$eval('#progress-box', (e) => e.hidden), 'progress gone after');
+  for (const d of Object.keys(ref.summary?.devices ?? ref.devices)) {
+    const want = (ref.summary ?? ref).devices[d];
+    await page.selectOption('#device-select', d);
+    const s = await shownSummary(page);
+    assert.equal(s.trace_events, want.trace_events, `device ${d}`);
+    assert.equal(s['timeline.elements'], want.active_memory.elements, `device ${d}`);
+    assert.equal(s['timeline.peak_bytes'], want.active_memory.peak_bytes, `device ${d}`);
+    assert.equal(s['timeline.end_bytes'], want.active_memory.end_bytes, `device ${d}`);
+    assert.equal(s.reserved_bytes, want.reserved_bytes, `device ${d}`);
+  }
+  // Dragging across the middle fifth of the minimap shows that window.
+  await redrawNow(page);
+  const n = await page.evaluate(() => window.memviz.viewer.n_steps());
+  const mini = await page.locator('#minimap').boundingBox();
+  await page.mouse.move(mini.x + mini.width * 0.4, mini.y + mini.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(mini.x + mini.width * 0.6, mini.y + mini.height / 2, { steps: 4 });
+  await page.mouse.up();
+  await redrawNow(page);
+  const [a, b] = await page.evaluate(() => [window.memviz.viewer.window_start(), window.memviz.viewer.window_end()]);
+  assert.ok(Math.abs(a - 0.4 * n) < n * 0.01 && Math.abs(b - 0.6 * n) < n * 0.01, `window ${a}..${b} of ${n}`);
+  assert.ok(await inkedPixels(page) > 50000);
+  assert.deepEqual(blocked, []);
   await context.close();
 });
