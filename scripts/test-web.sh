@@ -12,7 +12,10 @@ export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
 
 echo "== wasm-bindgen tests (headless Chromium)"
-cargo test --target wasm32-unknown-unknown -p memviz-wasm
+# --release: the tests include a timing comparison (plotters-canvas vs the
+# pixel buffer) that is only meaningful optimized; the deps are shared with
+# the trunk release build.
+cargo test --release --target wasm32-unknown-unknown -p memviz-wasm -- --nocapture
 
 echo "== build dist/"
 scripts/build-web.sh

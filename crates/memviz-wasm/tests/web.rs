@@ -178,3 +178,39 @@ fn detail_zoom_pan_and_views() {
     let text = v.element_text(0);
     assert!(text.starts_with("0 Addr: s"), "{text}");
 }
+
+/// Why bands are not drawn by plotters: plotters-canvas issues one canvas
+/// call per rectangle. Measured here against the pixel-buffer path on the
+/// same canvas size; printed by the test (see the README's design notes).
+#[wasm_bindgen_test]
+fn plotters_rectangles_cost_more_than_the_pixel_buffer() {
+    use plotters::prelude::*;
+    use plotters_canvas::CanvasBackend;
+    let perf = web_sys::window().unwrap().performance().unwrap();
+    let c = canvas(1264, 450);
+    let n = 20_000u32;
+    let t0 = perf.now();
+    {
+        let root = CanvasBackend::with_canvas_object(c.clone()).unwrap().into_drawing_area();
+        let colors = [RGBColor(0x4e, 0x79, 0xa7), RGBColor(0xf2, 0x8e, 0x2c), RGBColor(0xe1, 0x57, 0x59)];
+        for i in 0..n {
+            let x = (i % 1264) as i32;
+            let y = ((i * 7) % 440) as i32;
+            root.draw(&Rectangle::new([(x, y), (x + 1, y + 3)], colors[i as usize % 3].filled())).unwrap();
+        }
+        root.present().unwrap();
+    }
+    let plotters_ms = perf.now() - t0;
+    let mut v = example();
+    let cs = Canvases { plot: canvas(1264, 450), axes: canvas(1264, 450), mini: canvas(1264, 50) };
+    v.render(&cs.plot, &cs.axes, &cs.mini).unwrap();
+    let t1 = perf.now();
+    let st = v.render(&cs.plot, &cs.axes, &cs.mini).unwrap();
+    let buffer_ms = perf.now() - t1;
+    console_log!(
+        "plotters-canvas: {n} rectangles {plotters_ms:.1} ms; pixel buffer: whole plot ({} columns, {} bands) {buffer_ms:.1} ms",
+        st.columns,
+        st.bands_drawn
+    );
+    assert!(buffer_ms < plotters_ms, "{buffer_ms} vs {plotters_ms}");
+}
