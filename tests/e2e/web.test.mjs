@@ -4,7 +4,7 @@
 // independent Python re-implementation of memory_viz).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, copyFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, copyFileSync, writeFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import zlib from 'node:zlib';
@@ -324,5 +324,32 @@ test('a generated 2-device, 200k-event snapshot picked with the file button: pro
   assert.ok(Math.abs(a - 0.4 * n) < n * 0.01 && Math.abs(b - 0.6 * n) < n * 0.01, `window ${a}..${b} of ${n}`);
   assert.ok(await inkedPixels(page) > 50000);
   assert.deepEqual(blocked, []);
+  await context.close();
+});
+
+test('every real snapshot opens with the reference numbers in both views', async () => {
+  const { page, context, errors } = await openPage();
+  const names = readdirSync(join(ROOT, '../shared/snapshots')).filter((f) => f !== 'README.md' && f !== BIG).sort();
+  assert.ok(names.length >= 7);
+  for (const name of names) {
+    await dropAndWait(page, name);
+    const ref = expected(name);
+    assert.ok(ref, `tests/reference/expected/${name}.json`);
+    const dev = await page.$eval('#device-select', (e) => e.value);
+    const want = ref.summary.devices[dev];
+    for (const [view, tl] of [['Active Memory Timeline', want.active_memory], ['Active Cached Segment Timeline', want.segment_memory]]) {
+      await page.selectOption('#view-select', { label: view });
+      const s = await shownSummary(page);
+      assert.deepEqual(
+        [s.trace_events, s.segments, s['timeline.elements'], s['timeline.start_bytes'], s['timeline.peak_bytes'], s['timeline.end_bytes']],
+        [want.trace_events, want.segments, tl.elements, tl.start_bytes, tl.peak_bytes, tl.end_bytes], `${name} ${view}`);
+      const drawn = await redrawNow(page);
+      if (tl.elements > 0) assert.ok(drawn > 0 && await inkedPixels(page) > 1000, `${name} ${view}: drawn`);
+    }
+    await page.selectOption('#view-select', { label: 'Active Memory Timeline' });
+  }
+  assert.equal(await page.$eval('#file-select', (e) => e.options.length), names.length);
+  assert.equal(await page.$eval('#errors', (e) => e.textContent), '');
+  assert.deepEqual(errors.filter((e) => !/Content Security Policy|connect-src/.test(e)), []);
   await context.close();
 });
