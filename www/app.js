@@ -57,7 +57,8 @@
       await nextTask();
       viewer.finish();
     } catch (e) {
-      showError(`Could not open ${file.name}: ${e.message || e}`);
+      // The viewer's message starts with the file name and ends with the byte offset.
+      showError(`Could not open ${e.message || e}`);
       return;
     } finally {
       $('progress-box').hidden = true;
