@@ -205,6 +205,13 @@ test(`dropping ${BIG}: bands drawn, the core's numbers shown, hover, pin, detail
   s = await shownSummary(page);
   assert.deepEqual(s, want(dev.segment_memory));
   assert.ok(await inkedPixels(page) > 100000);
+  // Hover the largest segment: its text (s-prefixed address) shows.
+  const seg = await page.evaluate(() => window.memviz.viewer.largest_element());
+  const sxy = await page.evaluate((e) => Array.from(window.memviz.viewer.locate(e)), seg);
+  assert.equal(sxy.length, 2, 'largest segment drawn');
+  await page.mouse.move(box.x + sxy[0], box.y + sxy[1]);
+  await page.waitForFunction((e) => document.getElementById('context').textContent.startsWith(`${e} Addr: s`), seg);
+  await redrawNow(page);
   await page.screenshot({ path: join(OUT, 'screenshot-segments.png'), fullPage: true });
   await page.selectOption('#view-select', { label: 'Active Memory Timeline' });
 
