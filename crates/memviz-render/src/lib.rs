@@ -344,7 +344,12 @@ pub struct PlotStats {
 /// Pixel row `r` (counted from the bottom) covers bytes
 /// `[r, r+1) * y_max / height`; a row takes the color of the band that covers
 /// its center, so sub-pixel bands never leave gaps and never overdraw.
-pub fn render_plot<S: BandSource>(src: &S, cols: &Columns, style: PlotStyle, img: &mut Image) -> PlotStats {
+pub fn render_plot<S: BandSource>(
+    src: &S,
+    cols: &Columns,
+    style: PlotStyle,
+    img: &mut Image,
+) -> PlotStats {
     let (w, h) = (img.width, img.height);
     let mut stats = PlotStats::default();
     if w == 0 || h == 0 || style.y_max == 0 {
@@ -451,7 +456,9 @@ fn outline(img: &mut Image, sel: &[Option<(u32, u32)>], t: u32) {
         matches!(sel[c as usize], Some((lo, hi)) if r >= lo && r < hi)
     };
     for c in 0..w {
-        let Some((lo, hi)) = sel[c as usize] else { continue };
+        let Some((lo, hi)) = sel[c as usize] else {
+            continue;
+        };
         for r in lo..hi {
             let edge = r < lo + t
                 || r + t >= hi
@@ -465,7 +472,13 @@ fn outline(img: &mut Image, sel: &[Option<(u32, u32)>], t: u32) {
 
 /// Converts a pixel (x from the left, y from the top, in image pixels) to
 /// the step and byte height it shows.
-pub fn pixel_to_point(cols: &Columns, y_max: u64, height: u32, x: f64, y: f64) -> Option<(u32, u64)> {
+pub fn pixel_to_point(
+    cols: &Columns,
+    y_max: u64,
+    height: u32,
+    x: f64,
+    y: f64,
+) -> Option<(u32, u64)> {
     if x < 0.0 || y < 0.0 || height == 0 {
         return None;
     }
@@ -480,7 +493,13 @@ pub fn pixel_to_point(cols: &Columns, y_max: u64, height: u32, x: f64, y: f64) -
 
 /// Draws the minimap: the total over all steps as a filled step curve, the
 /// part outside `win` dimmed, the peak step marked.
-pub fn render_minimap(totals: &[u64], start_bytes: u64, win: Window, peak_step: Option<u32>, img: &mut Image) {
+pub fn render_minimap(
+    totals: &[u64],
+    start_bytes: u64,
+    win: Window,
+    peak_step: Option<u32>,
+    img: &mut Image,
+) {
     let (w, h) = (img.width, img.height);
     img.reset(w, h, BACKGROUND);
     let n = totals.len();
@@ -606,7 +625,8 @@ mod tests {
         let f = Fake { bands: (0..1000).map(|e| (e, 0, 1, 1)).collect(), summ: vec![0] };
         let cols = pick_columns(&f, Window::full(1), 1);
         let mut img = Image::new(1, 10);
-        let stats = render_plot(&f, &cols, PlotStyle { y_max: 1000, selected: None, outline: 1 }, &mut img);
+        let stats =
+            render_plot(&f, &cols, PlotStyle { y_max: 1000, selected: None, outline: 1 }, &mut img);
         for r in 0..10 {
             assert_ne!(img.get(0, r), BACKGROUND, "row {r}");
         }

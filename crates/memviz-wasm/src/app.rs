@@ -5,8 +5,9 @@
 use memviz_core::timeline::{DetailView, Hit, Timeline, TimelineKind};
 use memviz_core::versions::{self, Versions};
 use memviz_core::{Loader, Snapshot};
-use memviz_render::{self as render, BandIndex, Columns, Image, PlotStats, PlotStyle, TimelineBands, Window};
-
+use memviz_render::{
+    self as render, BandIndex, Columns, Image, PlotStats, PlotStyle, TimelineBands, Window,
+};
 
 /// The timeline views the selector offers. Views of other kinds (Allocator
 /// State History, Settings) get their own variants here.
@@ -155,7 +156,9 @@ impl App {
     /// window.
     fn rebuild(&mut self) {
         let (device, view) = (self.device, self.view);
-        let Some(f) = self.files.get_mut(self.current) else { return };
+        let Some(f) = self.files.get_mut(self.current) else {
+            return;
+        };
         if !f.timelines.iter().any(|(k, _)| *k == (device, view)) {
             let tl = Timeline::build_with(&f.snap, &f.versions, device, VIEWS[view].1);
             f.timelines.push(((device, view), tl));
@@ -228,7 +231,9 @@ impl App {
             self.last_stats = PlotStats::default();
             return self.last_stats;
         };
-        let Some(tl) = f.timelines.iter().find(|(k, _)| *k == (self.device, self.view)).map(|(_, t)| t) else {
+        let Some(tl) =
+            f.timelines.iter().find(|(k, _)| *k == (self.device, self.view)).map(|(_, t)| t)
+        else {
             return PlotStats::default();
         };
         let src = TimelineBands::new(tl, d, &self.bands);
@@ -261,12 +266,16 @@ impl App {
 
     /// Hover text of a hit.
     pub fn hit_text(&self, hit: Option<Hit>) -> String {
-        let (Some(f), Some(tl)) = (self.file(), self.timeline()) else { return String::new() };
+        let (Some(f), Some(tl)) = (self.file(), self.timeline()) else {
+            return String::new();
+        };
         match hit {
             Some(Hit::Element(e)) => memviz_core::format::hover_text(&f.snap, tl, e),
-            Some(Hit::Summarized) => "Small tensors that were not plotted to cutdown on render time.\n\
+            Some(Hit::Summarized) => {
+                "Small tensors that were not plotted to cutdown on render time.\n\
                  Use detail slider to see smaller allocations."
-                .to_string(),
+                    .to_string()
+            }
             None => String::new(),
         }
     }

@@ -1,6 +1,5 @@
 //! Sizes as the axis shows them. (Hover text comes from memviz_core::format.)
 
-
 /// Axis tick values: multiples of 1, 2 or 5 times a power of 1024 unit
 /// (so labels read `256MiB`, not `268435456`), about `target` of them over
 /// `[0, max]`.
@@ -16,7 +15,12 @@ pub fn size_ticks(max: f64, target: usize) -> Vec<f64> {
         .unwrap_or(1.0);
     let in_unit = raw / unit;
     let pow = 10f64.powf(in_unit.log10().floor());
-    let step = [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * pow).find(|s| *s >= in_unit).unwrap_or(10.0 * pow) * unit;
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * pow)
+        .find(|s| *s >= in_unit)
+        .unwrap_or(10.0 * pow)
+        * unit;
     let step = step.max(1.0);
     (0..).map(|i| i as f64 * step).take_while(|v| *v <= max).collect()
 }
@@ -32,5 +36,4 @@ mod tests {
         assert_eq!(t.len(), 5 + 1);
         assert_eq!(size_ticks(0.0, 5), vec![0.0]);
     }
-
 }

@@ -66,7 +66,10 @@ fn example_opens_with_its_numbers() {
     // The whole run is traced from an empty device: it starts at 0, peaks in
     // the first backward pass and ends with parameters + optimizer state.
     assert_eq!(s["timeline"]["start_bytes"], 0);
-    assert!(s["timeline"]["peak_bytes"].as_u64().unwrap() > s["timeline"]["end_bytes"].as_u64().unwrap());
+    assert!(
+        s["timeline"]["peak_bytes"].as_u64().unwrap()
+            > s["timeline"]["end_bytes"].as_u64().unwrap()
+    );
     assert_eq!(s["timeline"]["end_bytes"], s["allocated_bytes"], "{s}");
     assert!(v.peak_step() > 0 && v.peak_step() < v.n_steps());
 }
@@ -90,14 +93,14 @@ fn streaming_loader_equals_whole_file() {
 fn bad_file_is_an_error_naming_it_and_open_files_stay() {
     let mut v = example();
     let png = [0x89u8, b'P', b'N', b'G', 13, 10, 26, 10, 0, 0, 0, 13];
-    let msg = error_message(v.open("picture.png", &png).err().expect("a PNG is no snapshot"));
+    let msg = error_message(v.open("picture.png", &png).expect_err("a PNG is no snapshot"));
     assert!(msg.starts_with("picture.png: "), "{msg}");
     assert!(msg.contains("byte offset"), "{msg}");
     // A truncated pickle through the streaming path.
     v.begin("cut.pickle");
     let cut = [0x80u8, 4, 0x95, 0, 0, 0, 0, 0, 0, 0, 0, b'}', 0x94];
     let r = v.feed(&cut).and_then(|_| v.finish().map(|_| ()));
-    let msg = error_message(r.err().expect("truncated"));
+    let msg = error_message(r.expect_err("truncated"));
     assert!(msg.starts_with("cut.pickle: "), "{msg}");
     assert_eq!(v.file_names(), vec![EXAMPLE_NAME.to_string()]);
     assert!(summary(&v)["trace_events"].as_u64().unwrap() > 0);
@@ -192,11 +195,13 @@ fn plotters_rectangles_cost_more_than_the_pixel_buffer() {
     let t0 = perf.now();
     {
         let root = CanvasBackend::with_canvas_object(c.clone()).unwrap().into_drawing_area();
-        let colors = [RGBColor(0x4e, 0x79, 0xa7), RGBColor(0xf2, 0x8e, 0x2c), RGBColor(0xe1, 0x57, 0x59)];
+        let colors =
+            [RGBColor(0x4e, 0x79, 0xa7), RGBColor(0xf2, 0x8e, 0x2c), RGBColor(0xe1, 0x57, 0x59)];
         for i in 0..n {
             let x = (i % 1264) as i32;
             let y = ((i * 7) % 440) as i32;
-            root.draw(&Rectangle::new([(x, y), (x + 1, y + 3)], colors[i as usize % 3].filled())).unwrap();
+            root.draw(&Rectangle::new([(x, y), (x + 1, y + 3)], colors[i as usize % 3].filled()))
+                .unwrap();
         }
         root.present().unwrap();
     }
