@@ -1,0 +1,100 @@
+//! Loads and summarizes one snapshot (what `memviz summary` does) and prints
+//! the time of each stage and the process's peak memory (VmHWM) against the
+//! file size, for issue 6's "peak memory at most 3x the file size".
+//!
+//! cargo run --release -p memviz-benches --bin peak_memory -- FILE [--timelines] [--check]
+//!
+//! `--timelines` also builds both timelines of every device and a DetailView
+//! at the default limit (what the page holds); `--check` compares the
+//! summary's one-pass replay with the full timelines.
+
+use std::time::Instant;
+
+/// (VmHWM, VmRSS) in bytes, from /proc/self/status (Linux only; 0 elsewhere).
+fn mem() -> (u64, u64) {
+    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        s.lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse::<u64>().ok())
+            .map_or(0, |kb| kb * 1024)
+    };
+    (field("VmHWM:"), field("VmRSS:"))
+}
+
+fn mb(b: u64) -> String {
+    format!("{:.1} MB", b as f64 / 1e6)
+}
+
+fn report(stage: &str, file: u64, t: Instant) {
+    let (hwm, rss) = mem();
+    println!(
+        "{stage:<22} {:>8.1} ms   rss {:>10}   peak {:>10} ({:.2}x file)",
+        t.elapsed().as_secs_f64() * 1e3,
+        mb(rss),
+        mb(hwm),
+        hwm as f64 / file as f64
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(path) = args.iter().find(|a| !a.starts_with("--")) else {
+        eprintln!("usage: peak_memory FILE [--timelines]");
+        std::process::exit(2);
+    };
+    let timelines = args.iter().any(|a| a == "--timelines");
+    let t = Instant::now();
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let file = bytes.len() as u64;
+    println!("{path}: {}", mb(file));
+    report("read", file, t);
+    let t = Instant::now();
+    let snap = memviz_core::load(&bytes).unwrap_or_else(|e| panic!("{path}: {e}"));
+    report("decode + build", file, t);
+    let events: usize = snap.traces.iter().map(|t| t.len()).sum();
+    println!(
+        "  model heap_bytes {} ({:.2}x file), {events} events",
+        mb(snap.heap_bytes() as u64),
+        snap.heap_bytes() as f64 / file as f64
+    );
+    let t = Instant::now();
+    let summary = memviz_core::summary::summarize(&snap);
+    report("summarize", file, t);
+    std::hint::black_box(&summary);
+    if args.iter().any(|a| a == "--check") {
+        // The one-pass replay against the full timelines.
+        use memviz_core::summary::TimelineSummary;
+        use memviz_core::timeline::{Timeline, TimelineKind};
+        let v = memviz_core::versions::compute(&snap);
+        for (d, s) in &summary.devices.0 {
+            for (kind, got) in
+                [(TimelineKind::ActiveMemory, &s.active_memory), (TimelineKind::CachedSegments, &s.segment_memory)]
+            {
+                let want = TimelineSummary::of(&Timeline::build_with(&snap, &v, *d, kind));
+                assert_eq!(*got, want, "device {d} {kind:?}");
+            }
+        }
+        println!("check: summary equals the full replay's on {} devices", summary.devices.0.len());
+    }
+    if timelines {
+        use memviz_core::timeline::{DetailView, Timeline, TimelineKind};
+        let t = Instant::now();
+        let v = memviz_core::versions::compute(&snap);
+        report("versions", file, t);
+        let mut keep = Vec::new();
+        for d in snap.devices() {
+            for kind in [TimelineKind::ActiveMemory, TimelineKind::CachedSegments] {
+                let t = Instant::now();
+                let tl = Timeline::build_with(&snap, &v, d, kind);
+                report(&format!("timeline {d} {kind:?}"), file, t);
+                let t = Instant::now();
+                let dv = DetailView::new(&tl, 15000);
+                report("  detail 15000", file, t);
+                keep.push((tl, dv));
+            }
+        }
+        std::hint::black_box(&keep);
+    }
+}
