@@ -8,7 +8,43 @@
 //! at the default limit (what the page holds); `--check` compares the
 //! summary's one-pass replay with the full timelines.
 
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Instant;
+
+/// The system allocator, counting live heap bytes and their peak: exact and
+/// free of the process's own baseline, unlike VmHWM.
+struct Counting;
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(l) };
+        if !p.is_null() {
+            let now = LIVE.fetch_add(l.size(), Relaxed) + l.size();
+            PEAK.fetch_max(now, Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        unsafe { System.dealloc(p, l) };
+        LIVE.fetch_sub(l.size(), Relaxed);
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
+        let q = unsafe { System.realloc(p, l, new) };
+        if !q.is_null() {
+            // Counted as alloc-then-free: a moving realloc holds both.
+            let now = LIVE.fetch_add(new, Relaxed) + new;
+            PEAK.fetch_max(now, Relaxed);
+            LIVE.fetch_sub(l.size(), Relaxed);
+        }
+        q
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
 
 /// (VmHWM, VmRSS) in bytes, from /proc/self/status (Linux only; 0 elsewhere).
 fn mem() -> (u64, u64) {
@@ -29,9 +65,13 @@ fn mb(b: u64) -> String {
 
 fn report(stage: &str, file: u64, t: Instant) {
     let (hwm, rss) = mem();
+    let (live, peak) = (LIVE.load(Relaxed) as u64, PEAK.load(Relaxed) as u64);
     println!(
-        "{stage:<22} {:>8.1} ms   rss {:>10}   peak {:>10} ({:.2}x file)",
+        "{stage:<22} {:>7.1} ms | heap {:>9}, peak {:>9} ({:.2}x file) | rss {:>9}, peak {:>9} ({:.2}x file)",
         t.elapsed().as_secs_f64() * 1e3,
+        mb(live),
+        mb(peak),
+        peak as f64 / file as f64,
         mb(rss),
         mb(hwm),
         hwm as f64 / file as f64
@@ -45,6 +85,7 @@ fn main() {
         std::process::exit(2);
     };
     let timelines = args.iter().any(|a| a == "--timelines");
+    println!("process baseline: rss {}", mb(mem().1));
     let t = Instant::now();
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let file = bytes.len() as u64;
