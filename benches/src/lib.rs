@@ -33,3 +33,15 @@ pub fn synthetic(events: u64) -> PathBuf {
     }
     p
 }
+
+/// False when the bench filter on the command line names the other file
+/// (`-- transformer` or `-- synthetic`), so a bench skips loading the big
+/// file it would not run.
+pub fn wanted(case: &str) -> bool {
+    match std::env::args().skip(1).find(|a| !a.starts_with('-')) {
+        Some(f) if f.contains("transformer") || f.contains("synthetic") => {
+            f.split('/').any(|part| !part.is_empty() && (case.contains(part) || part.contains(case)))
+        }
+        _ => true,
+    }
+}
