@@ -123,6 +123,20 @@ impl PoolFinder {
     }
 }
 
+/// (is an alloc, is a free) of `kind`'s timeline.
+#[inline]
+fn classify(kind: TimelineKind, a: Action) -> (bool, bool) {
+    match (kind, a) {
+        (TimelineKind::ActiveMemory, Action::Alloc) => (true, false),
+        (TimelineKind::ActiveMemory, Action::FreeCompleted | Action::Free) => (false, true),
+        // segment_map / segment_unmap: our addition (memory_viz leaves
+        // expandable segments' growth out of this view).
+        (TimelineKind::CachedSegments, Action::SegmentAlloc | Action::SegmentMap) => (true, false),
+        (TimelineKind::CachedSegments, Action::SegmentFree | Action::SegmentUnmap) => (false, true),
+        _ => (false, false),
+    }
+}
+
 impl Timeline {
     /// Replays `device`'s trace for one of the two timelines (see the
     /// module doc). Versions are computed over the whole snapshot; use
@@ -135,8 +149,26 @@ impl Timeline {
         let trace = snap.trace(device);
         let pools = PoolFinder::new(snap, device);
         let ev_version = versions.event.get(device as usize);
-        let mut elements: Vec<Element> = Vec::new();
-        let mut actions: Vec<u32> = Vec::new();
+        // Sized up front: doubling a vector of 100-byte elements would copy
+        // them and leave up to half its capacity unused. Frees add elements
+        // only when unmatched (rare: the vector grows then).
+        let (mut n_allocs, mut n_frees) = (0usize, 0usize);
+        for &a in &trace.action {
+            match classify(kind, a) {
+                (true, _) => n_allocs += 1,
+                (_, true) => n_frees += 1,
+                _ => {}
+            }
+        }
+        let ghosts = match kind {
+            TimelineKind::CachedSegments => snap.device_segments(device).count(),
+            TimelineKind::ActiveMemory => snap
+                .device_segments(device)
+                .map(|s| s.blocks.end.saturating_sub(s.blocks.start) as usize)
+                .sum::<usize>(),
+        };
+        let mut elements: Vec<Element> = Vec::with_capacity(n_allocs + ghosts.min(snap.blocks.len()));
+        let mut actions: Vec<u32> = Vec::with_capacity(n_allocs + n_frees + 1);
         let mut initially: Vec<u32> = Vec::new();
         let mut addr_to_alloc: AddrMap<u32> = AddrMap::default();
 
@@ -160,15 +192,7 @@ impl Timeline {
         // Phase 1: match allocs to frees by address. free_requested is not a
         // free here (matching it too would free twice).
         for i in 0..trace.len() {
-            let (is_alloc, is_free) = match (kind, trace.action[i]) {
-                (TimelineKind::ActiveMemory, Action::Alloc) => (true, false),
-                (TimelineKind::ActiveMemory, Action::FreeCompleted | Action::Free) => (false, true),
-                // segment_map / segment_unmap: our addition (memory_viz leaves
-                // expandable segments' growth out of this view).
-                (TimelineKind::CachedSegments, Action::SegmentAlloc | Action::SegmentMap) => (true, false),
-                (TimelineKind::CachedSegments, Action::SegmentFree | Action::SegmentUnmap) => (false, true),
-                _ => (false, false),
-            };
+            let (is_alloc, is_free) = classify(kind, trace.action[i]);
             if is_alloc {
                 let e = elements.len() as u32;
                 elements.push(element_of(i, ElementSource::Alloc(i as u32)));
