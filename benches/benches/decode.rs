@@ -3,16 +3,12 @@
 //! a 2,000,000-event synthetic one.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use memviz_benches::{real, synthetic, wanted};
+use memviz_benches::{cases, wanted};
 
 fn decode(c: &mut Criterion) {
-    let cases: [(&str, fn() -> std::path::PathBuf); 2] = [
-        ("transformer_fullstep_ctx128", || real("transformer_fullstep_ctx128.pickle")),
-        ("synthetic_2M_events", || synthetic(2_000_000)),
-    ];
     let mut g = c.benchmark_group("decode");
     g.sample_size(10);
-    for (name, path) in cases {
+    for (name, path) in cases() {
         if !wanted(name) {
             continue;
         }

@@ -8,19 +8,15 @@
 //! Only the real file: `cargo bench -p memviz-benches --bench views -- transformer`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use memviz_benches::{real, synthetic, wanted};
+use memviz_benches::{cases, wanted};
 use memviz_core::timeline::{DetailView, Timeline, TimelineKind};
 
 const DEFAULT_DETAIL: u32 = 15000;
 
 fn views(c: &mut Criterion) {
-    let cases: [(&str, fn() -> std::path::PathBuf); 2] = [
-        ("transformer_fullstep_ctx128", || real("transformer_fullstep_ctx128.pickle")),
-        ("synthetic_2M_events", || synthetic(2_000_000)),
-    ];
     let mut g = c.benchmark_group("views");
     g.sample_size(10);
-    for (name, path) in cases {
+    for (name, path) in cases() {
         if !wanted(name) {
             continue;
         }

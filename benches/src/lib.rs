@@ -45,3 +45,15 @@ pub fn wanted(case: &str) -> bool {
         _ => true,
     }
 }
+
+/// A benchmark case: its name and where its file is (made on demand).
+pub type Case = (&'static str, fn() -> PathBuf);
+
+/// The two files issue 6 names: the largest real snapshot and the
+/// 2,000,000-event synthetic one.
+pub fn cases() -> [Case; 2] {
+    [
+        ("transformer_fullstep_ctx128", || real("transformer_fullstep_ctx128.pickle")),
+        ("synthetic_2M_events", || synthetic(2_000_000)),
+    ]
+}

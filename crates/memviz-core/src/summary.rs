@@ -1,13 +1,14 @@
 //! `memviz summary`: per-device numbers, as JSON (`serde`) or text.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::BuildHasherDefault;
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use crate::format::format_size;
-use crate::model::{Action, BlockState, Snapshot};
+use crate::model::{Action, BlockState, EventTable, Snapshot};
 use crate::timeline::{Timeline, TimelineKind};
-use crate::versions::{self, AddrMap};
+use crate::versions::{self, AddrHasher};
 
 /// One of the two timelines, reduced to its totals.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
@@ -39,66 +40,102 @@ impl TimelineSummary {
     /// faster. It mirrors build_with's replay step by step; see there for
     /// why each rule is what it is.
     pub fn replay(snap: &Snapshot, device: u32) -> [TimelineSummary; 2] {
-        let trace = snap.trace(device);
-        let mut lean = [Lean::default(), Lean::default()];
-        // Addresses below 2^64 (all real ones) take the narrow map.
-        let wide = !trace.addr_hi.is_empty();
-        let [blocks, segs] = &mut lean;
-        for (i, a) in trace.action.iter().enumerate() {
-            let (l, alloc) = match a {
-                Action::Alloc => (&mut *blocks, true),
-                Action::FreeCompleted | Action::Free => (&mut *blocks, false),
-                Action::SegmentAlloc | Action::SegmentMap => (&mut *segs, true),
-                Action::SegmentFree | Action::SegmentUnmap => (&mut *segs, false),
-                _ => continue,
-            };
-            let addr = if wide { trace.addr(i) } else { trace.addr_lo[i] as u128 };
-            if alloc {
-                l.alloc(addr, trace.size[i]);
-            } else if !l.free(addr) {
-                // Unmatched: memory_viz shows the merged free_requested.
-                let src = if i > 0
-                    && *a == Action::FreeCompleted
-                    && trace.action[i - 1] == Action::FreeRequested
-                    && trace.addr(i - 1) == trace.addr(i)
-                {
-                    i - 1
-                } else {
-                    i
-                };
-                l.unmatched_free(trace.size[src]);
-            }
-        }
-        for seg in snap.device_segments(device) {
-            if !segs.live.contains_key(&seg.address) {
-                segs.ghost(seg.total_size);
-            }
-            // Clamped as build_with does (a malformed model may point past).
-            let end = (seg.blocks.end as usize).min(snap.blocks.len());
-            for b in &snap.blocks[(seg.blocks.start as usize).min(end)..end] {
-                if b.state == BlockState::ActiveAllocated && !blocks.live.contains_key(&b.address) {
-                    blocks.ghost(b.requested_size);
-                }
-            }
-        }
-        let exact = lean.map(|l| l.finish());
+        // Addresses below 2^64 (all real ones) take the narrower map.
+        let exact = if snap.trace(device).addr_hi.is_empty() {
+            replay_as::<u64>(snap, device)
+        } else {
+            replay_as::<u128>(snap, device)
+        };
         if let [Some(a), Some(s)] = exact {
             return [a, s];
         }
-        // Some total left 0..2^64 (sizes no real file has): the full replay
-        // gives the wrapped figures. Versions do not change the totals.
+        // A total over 2^64 (sizes no real file has): the full replay gives
+        // the wrapped figures. Versions do not change the totals.
         let v = versions::Versions::default();
         [TimelineKind::ActiveMemory, TimelineKind::CachedSegments]
             .map(|k| TimelineSummary::of(&Timeline::build_with(snap, &v, device, k)))
     }
 }
 
+/// An address as a map key: `u64` when the whole trace fits.
+trait AddrKey: std::hash::Hash + Eq + Copy {
+    fn of(addr: u128) -> Option<Self>;
+    /// Address of event `i`.
+    fn at(trace: &EventTable, i: usize) -> Self;
+}
+impl AddrKey for u64 {
+    /// Only used when the trace has no address above 2^64.
+    #[inline]
+    fn at(trace: &EventTable, i: usize) -> u64 {
+        trace.addr_lo[i]
+    }
+    #[inline]
+    fn of(addr: u128) -> Option<u64> {
+        u64::try_from(addr).ok()
+    }
+}
+impl AddrKey for u128 {
+    #[inline]
+    fn at(trace: &EventTable, i: usize) -> u128 {
+        trace.addr(i)
+    }
+    #[inline]
+    fn of(addr: u128) -> Option<u128> {
+        Some(addr)
+    }
+}
+
+/// [`TimelineSummary::replay`] with `K` keys; `None` where a total exceeds u64.
+fn replay_as<K: AddrKey>(snap: &Snapshot, device: u32) -> [Option<TimelineSummary>; 2] {
+    let trace = snap.trace(device);
+    let mut lean = [Lean::<K>::default(), Lean::<K>::default()];
+    let [blocks, segs] = &mut lean;
+    for (i, a) in trace.action.iter().enumerate() {
+        let (l, alloc) = match a {
+            Action::Alloc => (&mut *blocks, true),
+            Action::FreeCompleted | Action::Free => (&mut *blocks, false),
+            Action::SegmentAlloc | Action::SegmentMap => (&mut *segs, true),
+            Action::SegmentFree | Action::SegmentUnmap => (&mut *segs, false),
+            _ => continue,
+        };
+        let key = K::at(trace, i);
+        if alloc {
+            l.alloc(key, trace.size[i]);
+        } else if !l.free(key) {
+            // Unmatched: memory_viz shows the merged free_requested.
+            let src = if i > 0
+                && *a == Action::FreeCompleted
+                && trace.action[i - 1] == Action::FreeRequested
+                && K::at(trace, i - 1) == key
+            {
+                i - 1
+            } else {
+                i
+            };
+            l.unmatched_free(trace.size[src]);
+        }
+    }
+    let live = |l: &Lean<K>, addr: u128| K::of(addr).is_some_and(|k| l.live.contains_key(&k));
+    for seg in snap.device_segments(device) {
+        if !live(segs, seg.address) {
+            segs.ghost(seg.total_size);
+        }
+        // Clamped as build_with does (a malformed model may point past).
+        let end = (seg.blocks.end as usize).min(snap.blocks.len());
+        for b in &snap.blocks[(seg.blocks.start as usize).min(end)..end] {
+            if b.state == BlockState::ActiveAllocated && !live(blocks, b.address) {
+                blocks.ghost(b.requested_size);
+            }
+        }
+    }
+    lean.map(|l| l.finish())
+}
+
 /// One timeline's replay reduced to counts and exact (i128) byte figures
 /// relative to the start, which is only known once the ghosts are counted.
-#[derive(Default)]
-struct Lean {
+struct Lean<K> {
     /// Live trace allocations: address -> size.
-    live: AddrMap<u64>,
+    live: HashMap<K, u64, BuildHasherDefault<AddrHasher>>,
     allocs: u64,
     matched_frees: u64,
     unmatched: u64,
@@ -112,17 +149,34 @@ struct Lean {
     /// minus the start. The running total is the sum of the live sizes, so
     /// it never drops below 0 and never exceeds max(start, peak).
     rel: i128,
-    max_rel: Option<i128>,
+    /// `i128::MIN` before the first step.
+    max_rel: i128,
 }
 
-impl Lean {
+impl<K> Default for Lean<K> {
+    fn default() -> Self {
+        Lean {
+            live: HashMap::default(),
+            allocs: 0,
+            matched_frees: 0,
+            unmatched: 0,
+            ghosts: 0,
+            first_ghost: None,
+            initial: 0,
+            rel: 0,
+            max_rel: i128::MIN,
+        }
+    }
+}
+
+impl<K: AddrKey> Lean<K> {
     #[inline]
     fn step_total(&mut self) {
-        self.max_rel = Some(self.max_rel.map_or(self.rel, |m| m.max(self.rel)));
+        self.max_rel = self.max_rel.max(self.rel);
     }
 
     #[inline]
-    fn alloc(&mut self, addr: u128, size: u64) {
+    fn alloc(&mut self, addr: K, size: u64) {
         self.allocs += 1;
         // A second alloc at a live address replaces the mapping; the first
         // stays alive to the end.
@@ -131,7 +185,7 @@ impl Lean {
         self.step_total();
     }
     #[inline]
-    fn free(&mut self, addr: u128) -> bool {
+    fn free(&mut self, addr: K) -> bool {
         let Some(size) = self.live.remove(&addr) else { return false };
         self.matched_frees += 1;
         self.step_total();
@@ -162,10 +216,11 @@ impl Lean {
                 initially -= 1;
                 start -= g as i128;
                 rel = g as i128;
-                max_rel = Some(rel);
+                max_rel = rel;
             }
         }
-        let peak = max_rel.map_or(start, |m| start.max(start + m));
+        // No step: max_rel + start stays far below start.
+        let peak = start.max(start + max_rel);
         (peak <= u64::MAX as i128).then(|| TimelineSummary {
             start_bytes: start as u64,
             peak_bytes: peak as u64,
@@ -353,7 +408,7 @@ mod tests {
             let huge = case % 11 == 5;
             let addr = |r: u64| {
                 let a = 0x1000 * (1 + (r % 12) as u128);
-                if wide && r % 3 == 0 {
+                if wide && r.is_multiple_of(3) {
                     a | (1u128 << 70)
                 } else {
                     a
