@@ -1,0 +1,90 @@
+//! The renderer on the real snapshots in ../shared/snapshots.
+use memviz_core::timeline::{DetailView, Hit, Timeline, TimelineKind};
+use memviz_render::*;
+
+fn load(name: &str) -> memviz_core::Snapshot {
+    let path = format!("{}/../../../shared/snapshots/{name}", env!("CARGO_MANIFEST_DIR"));
+    memviz_core::load(&std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))).unwrap()
+}
+
+/// The sweep gives exactly the bands the core's stabbing query gives, for
+/// steps visited in increasing order with gaps, and after jumping back.
+#[test]
+fn sweep_matches_bands_at() {
+    for name in [
+        "transformer_fullstep_ctx128.pickle",
+        "llm_inference_no_timestamps.pickle",
+        "small_train_step.pickle",
+    ] {
+        let snap = load(name);
+        let dev = snap.default_device().unwrap();
+        for kind in [TimelineKind::ActiveMemory, TimelineKind::CachedSegments] {
+            let tl = Timeline::build(&snap, dev, kind);
+            for limit in [tl.elements.len() as u32, 50, 0] {
+                let dv = DetailView::new(&tl, limit);
+                let ix = BandIndex::new(&tl, &dv);
+                let src = TimelineBands::new(&tl, &dv, &ix);
+                let n = tl.n_steps();
+                let steps: Vec<u32> = (0..n)
+                    .step_by(7)
+                    .chain([n / 2, n.saturating_sub(1), 3])
+                    .filter(|&s| s < n)
+                    .collect();
+                for s in steps {
+                    let mut want = Vec::new();
+                    dv.bands_at(&tl, s, |b| want.push((b.elem, b.offset, b.size)));
+                    let mut got = Vec::new();
+                    src.bands_at(s, |e, o, z| got.push((e, o, z)));
+                    assert_eq!(got, want, "{name} {kind:?} limit {limit} step {s}");
+                    let drawn: u64 = want.iter().map(|b| b.2).sum();
+                    assert_eq!(
+                        drawn + dv.summarized[s as usize],
+                        tl.total[s as usize],
+                        "{name} step {s}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Every pixel that a rendering gives a band's color is a pixel where the
+/// core's hit test finds that band (or, for sub-pixel bands, a band of the
+/// same color next to it), and the largest element is drawn.
+#[test]
+fn rendered_pixels_agree_with_hit_test() {
+    let snap = load("transformer_fullstep_ctx128.pickle");
+    let tl = Timeline::build(&snap, 0, TimelineKind::ActiveMemory);
+    let dv = DetailView::new(&tl, tl.elements.len() as u32);
+    let ix = BandIndex::new(&tl, &dv);
+    let src = TimelineBands::new(&tl, &dv, &ix);
+    let (w, h) = (400, 300);
+    let cols = pick_columns(&src, Window::full(tl.n_steps()), w);
+    assert_eq!(cols.max_total, tl.peak_bytes().max(*tl.total.iter().max().unwrap()));
+    let y_max = cols.max_total;
+    let mut img = Image::new(w, h);
+    let stats = render_plot(&src, &cols, PlotStyle { y_max, selected: None, outline: 1 }, &mut img);
+    assert!(stats.bands_drawn > 500, "{stats:?}");
+    let mut checked = 0;
+    for x in (0..w).step_by(13) {
+        for y in (0..h).step_by(11) {
+            let (step, bytes) =
+                pixel_to_point(&cols, y_max, h, x as f64 + 0.5, y as f64 + 0.5).unwrap();
+            let px = img.get(x, y);
+            match dv.hit(&tl, step, bytes) {
+                Some(Hit::Element(e)) => {
+                    // Rows take the band covering their center: same band.
+                    assert_eq!(px, band_color(e), "x {x} y {y} step {step} elem {e}");
+                    checked += 1;
+                }
+                Some(Hit::Summarized) => {}
+                None => assert_eq!(px, BACKGROUND, "x {x} y {y}"),
+            }
+        }
+    }
+    assert!(checked > 200, "{checked}");
+    // The largest allocation is on screen and outlined when selected.
+    let big = tl.by_size[0];
+    render_plot(&src, &cols, PlotStyle { y_max, selected: Some(big), outline: 1 }, &mut img);
+    assert!(img.rgba.chunks(4).any(|p| p == OUTLINE));
+}

@@ -1,0 +1,221 @@
+//! The wasm API in headless Chromium (wasm-bindgen-test; scripts/test-web.sh
+//! runs it with chromedriver). Uses the built-in example, which build.rs
+//! writes with the project's own allocator simulation.
+#![cfg(target_arch = "wasm32")]
+
+use memviz_wasm::{Viewer, EXAMPLE, EXAMPLE_NAME};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn canvas(w: u32, h: u32) -> HtmlCanvasElement {
+    let doc = web_sys::window().unwrap().document().unwrap();
+    let c: HtmlCanvasElement = doc.create_element("canvas").unwrap().dyn_into().unwrap();
+    c.set_width(w);
+    c.set_height(h);
+    doc.body().unwrap().append_child(&c).unwrap();
+    c
+}
+
+fn summary(v: &Viewer) -> serde_json::Value {
+    serde_json::from_str(&v.summary_json()).unwrap()
+}
+
+/// Pixels of `c` that are not fully transparent or white.
+fn inked(c: &HtmlCanvasElement) -> usize {
+    let ctx: CanvasRenderingContext2d = c.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
+    let d = ctx.get_image_data(0.0, 0.0, c.width() as f64, c.height() as f64).unwrap().data();
+    d.chunks(4).filter(|p| p[3] != 0 && (p[0] < 250 || p[1] < 250 || p[2] < 250)).count()
+}
+
+struct Canvases {
+    plot: HtmlCanvasElement,
+    axes: HtmlCanvasElement,
+    mini: HtmlCanvasElement,
+}
+
+fn canvases() -> Canvases {
+    Canvases { plot: canvas(900, 400), axes: canvas(900, 400), mini: canvas(900, 50) }
+}
+
+fn example() -> Viewer {
+    let mut v = Viewer::new();
+    assert_eq!(v.open_example().unwrap(), 0);
+    v
+}
+
+fn error_message(e: wasm_bindgen::JsError) -> String {
+    let v = wasm_bindgen::JsValue::from(e);
+    String::from(v.dyn_into::<js_sys::Error>().unwrap().message())
+}
+
+#[wasm_bindgen_test]
+fn example_opens_with_its_numbers() {
+    let v = example();
+    assert_eq!(v.file_names(), vec![EXAMPLE_NAME.to_string()]);
+    assert_eq!(v.devices(), vec![0]);
+    assert_eq!(v.view_names(), vec!["Active Memory Timeline", "Active Cached Segment Timeline"]);
+    let s = summary(&v);
+    let events = s["trace_events"].as_u64().unwrap();
+    let elements = s["timeline"]["elements"].as_u64().unwrap();
+    assert!(events > 500, "{s}");
+    assert_eq!(elements as u32, v.element_count());
+    assert_eq!(v.detail(), v.element_count(), "all drawn by default");
+    // The whole run is traced from an empty device: it starts at 0, peaks in
+    // the first backward pass and ends with parameters + optimizer state.
+    assert_eq!(s["timeline"]["start_bytes"], 0);
+    assert!(
+        s["timeline"]["peak_bytes"].as_u64().unwrap()
+            > s["timeline"]["end_bytes"].as_u64().unwrap()
+    );
+    assert_eq!(s["timeline"]["end_bytes"], s["allocated_bytes"], "{s}");
+    assert!(v.peak_step() > 0 && v.peak_step() < v.n_steps());
+}
+
+#[wasm_bindgen_test]
+fn streaming_loader_equals_whole_file() {
+    let whole = example();
+    let mut v = Viewer::new();
+    v.begin("chunked.pickle.gz");
+    for chunk in EXAMPLE.chunks(777) {
+        v.feed(chunk).unwrap();
+    }
+    assert_eq!(v.finish().unwrap(), 0);
+    let (a, b) = (summary(&whole), summary(&v));
+    assert_eq!(a["timeline"], b["timeline"]);
+    assert_eq!(a["trace_events"], b["trace_events"]);
+    assert_eq!(a["reserved_bytes"], b["reserved_bytes"]);
+}
+
+#[wasm_bindgen_test]
+fn bad_file_is_an_error_naming_it_and_open_files_stay() {
+    let mut v = example();
+    let png = [0x89u8, b'P', b'N', b'G', 13, 10, 26, 10, 0, 0, 0, 13];
+    let msg = error_message(v.open("picture.png", &png).expect_err("a PNG is no snapshot"));
+    assert!(msg.starts_with("picture.png: "), "{msg}");
+    assert!(msg.contains("byte offset"), "{msg}");
+    // A truncated pickle through the streaming path.
+    v.begin("cut.pickle");
+    let cut = [0x80u8, 4, 0x95, 0, 0, 0, 0, 0, 0, 0, 0, b'}', 0x94];
+    let r = v.feed(&cut).and_then(|_| v.finish().map(|_| ()));
+    let msg = error_message(r.expect_err("truncated"));
+    assert!(msg.starts_with("cut.pickle: "), "{msg}");
+    assert_eq!(v.file_names(), vec![EXAMPLE_NAME.to_string()]);
+    assert!(summary(&v)["trace_events"].as_u64().unwrap() > 0);
+}
+
+#[wasm_bindgen_test]
+fn render_draws_bands_axes_and_minimap() {
+    let mut v = example();
+    let c = canvases();
+    let st = v.render(&c.plot, &c.axes, &c.mini).unwrap();
+    assert!(st.bands_drawn > 20, "{}", st.bands_drawn);
+    assert!(st.columns > 700);
+    assert!(inked(&c.plot) > 50_000);
+    assert!(inked(&c.axes) > 500, "plotters drew labels");
+    assert!(inked(&c.mini) > 5_000);
+    // Axes are drawn again only when they change.
+    let st2 = v.render(&c.plot, &c.axes, &c.mini).unwrap();
+    assert_eq!(st2.axes_ms, 0.0);
+    assert_eq!(st2.bands_drawn, st.bands_drawn);
+}
+
+#[wasm_bindgen_test]
+fn hover_pin_and_hit_follow_the_bands() {
+    let mut v = example();
+    let c = canvases();
+    v.render(&c.plot, &c.axes, &c.mini).unwrap();
+    let big = v.largest_element();
+    assert!(big >= 0);
+    let xy = v.locate(big as u32);
+    assert_eq!(xy.len(), 2, "largest element visible");
+    assert_eq!(v.hit_at(xy[0], xy[1]), big);
+    let text = v.hover(xy[0], xy[1]);
+    assert!(text.starts_with(&format!("{big} Addr: b")), "{text}");
+    assert!(text.contains("train.py"), "{text}");
+    assert_eq!(text, v.element_text(big as u32));
+    // Pin, then hover empty space (top left of the plot: nothing allocated yet).
+    v.click(xy[0], xy[1]);
+    assert_eq!(v.hit_at(80.0, 16.0), -1);
+    assert_eq!(v.hover(80.0, 16.0), text);
+    assert_eq!(v.leave(), text);
+    // Outside the plot: nothing.
+    assert_eq!(v.hit_at(2.0, 2.0), -1);
+}
+
+#[wasm_bindgen_test]
+fn detail_zoom_pan_and_views() {
+    let mut v = example();
+    let c = canvases();
+    let all = v.render(&c.plot, &c.axes, &c.mini).unwrap().bands_drawn;
+    v.set_detail(5);
+    assert_eq!(v.drawn_count(), 5);
+    let five = v.render(&c.plot, &c.axes, &c.mini).unwrap().bands_drawn;
+    assert!(five <= 5 && five < all, "{five} {all}");
+    v.set_detail(u32::MAX);
+    assert_eq!(v.detail(), v.element_count());
+
+    let n = v.n_steps() as f64;
+    assert_eq!((v.window_start(), v.window_end()), (0.0, n));
+    v.zoom_at(0.5, 78.0 + 403.0); // middle of the plot
+    let span = v.window_end() - v.window_start();
+    assert!((span - n / 2.0).abs() < 1e-6, "{span}");
+    let s0 = v.window_start();
+    v.pan_by(-100.0);
+    assert!(v.window_start() > s0);
+    v.set_window(-50.0, 1e12);
+    assert_eq!((v.window_start(), v.window_end()), (0.0, n));
+
+    let active = summary(&v);
+    v.set_view(1);
+    let seg = summary(&v);
+    assert_eq!(seg["view"], "Active Cached Segment Timeline");
+    assert_ne!(seg["timeline"], active["timeline"]);
+    // Segments are never freed in the example: the segment timeline ends at
+    // the reserved total of the dump.
+    assert_eq!(seg["timeline"]["end_bytes"], seg["reserved_bytes"]);
+    let st = v.render(&c.plot, &c.axes, &c.mini).unwrap();
+    assert!(st.bands_drawn > 3);
+    let text = v.element_text(0);
+    assert!(text.starts_with("0 Addr: s"), "{text}");
+}
+
+/// Why bands are not drawn by plotters: plotters-canvas issues one canvas
+/// call per rectangle. Measured here against the pixel-buffer path on the
+/// same canvas size; printed by the test (see the README's design notes).
+#[wasm_bindgen_test]
+fn plotters_rectangles_cost_more_than_the_pixel_buffer() {
+    use plotters::prelude::*;
+    use plotters_canvas::CanvasBackend;
+    let perf = web_sys::window().unwrap().performance().unwrap();
+    let c = canvas(1264, 450);
+    let n = 20_000u32;
+    let t0 = perf.now();
+    {
+        let root = CanvasBackend::with_canvas_object(c.clone()).unwrap().into_drawing_area();
+        let colors =
+            [RGBColor(0x4e, 0x79, 0xa7), RGBColor(0xf2, 0x8e, 0x2c), RGBColor(0xe1, 0x57, 0x59)];
+        for i in 0..n {
+            let x = (i % 1264) as i32;
+            let y = ((i * 7) % 440) as i32;
+            root.draw(&Rectangle::new([(x, y), (x + 1, y + 3)], colors[i as usize % 3].filled()))
+                .unwrap();
+        }
+        root.present().unwrap();
+    }
+    let plotters_ms = perf.now() - t0;
+    let mut v = example();
+    let cs = Canvases { plot: canvas(1264, 450), axes: canvas(1264, 450), mini: canvas(1264, 50) };
+    v.render(&cs.plot, &cs.axes, &cs.mini).unwrap();
+    let t1 = perf.now();
+    let st = v.render(&cs.plot, &cs.axes, &cs.mini).unwrap();
+    let buffer_ms = perf.now() - t1;
+    console_log!(
+        "plotters-canvas: {n} rectangles {plotters_ms:.1} ms; pixel buffer: whole plot ({} columns, {} bands) {buffer_ms:.1} ms",
+        st.columns,
+        st.bands_drawn
+    );
+    assert!(buffer_ms < plotters_ms, "{buffer_ms} vs {plotters_ms}");
+}

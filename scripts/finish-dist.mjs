@@ -1,0 +1,69 @@
+// After `trunk build`: (1) pins the CSP of dist/index.html to the hash of
+// trunk's inline loader script instead of 'unsafe-inline'; (2) writes
+// dist/memviz-standalone.html, one self-contained file (wasm as base64, JS
+// glue, page script and CSS inlined) that runs from file://, where Chromium
+// refuses to fetch a .wasm next to the page.
+//
+// usage: node scripts/finish-dist.mjs [dist]
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+const dist = process.argv[2] || 'dist';
+const read = (f) => readFileSync(join(dist, f), 'utf8');
+const files = readdirSync(dist);
+const one = (re) => {
+  const m = files.filter((f) => re.test(f));
+  if (m.length !== 1) throw new Error(`expected one ${re} in ${dist}, found ${m.join(', ') || 'none'}`);
+  return m[0];
+};
+const sha = (text) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+const inlineScripts = (html) => [...html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].map((m) => m[1]);
+const setCsp = (html, fn) => {
+  const re = /(<meta http-equiv="Content-Security-Policy" content=")([^"]*)(")/;
+  if (!re.test(html)) throw new Error('no CSP meta in index.html');
+  return html.replace(re, (_, a, csp, b) => a + fn(csp) + b);
+};
+
+// (1) dist/index.html
+let index = read('index.html');
+const hashes = inlineScripts(index).map(sha).join(' ');
+index = setCsp(index, (csp) => csp.replace("script-src 'self' 'wasm-unsafe-eval' 'unsafe-inline'", `script-src 'self' 'wasm-unsafe-eval' ${hashes}`));
+if (/script-src[^;"]*'unsafe-inline'/.test(index)) throw new Error('script-src still allows unsafe-inline');
+writeFileSync(join(dist, 'index.html'), index);
+
+// (2) dist/memviz-standalone.html
+const glueName = one(/^memviz-wasm-[0-9a-f]+\.js$/);
+const wasmName = one(/^memviz-wasm-[0-9a-f]+_bg\.wasm$/);
+const cssName = one(/^style-[0-9a-f]+\.css$/);
+let glue = read(glueName);
+// The wasm-bindgen glue is an ES module; inline it as the body of one module
+// script: drop the export keywords, keep the names.
+const exported = [...glue.matchAll(/^export (?:class|function|const|let) (\w+)/gm)].map((m) => m[1]);
+glue = glue
+  .replace(/^export (class|function|const|let) /gm, '$1 ')
+  .replace(/^export \{[^}]*\};?\s*$/gm, '');
+if (/^export /m.test(glue)) throw new Error('unhandled export in the wasm-bindgen glue');
+const wasmB64 = readFileSync(join(dist, wasmName)).toString('base64');
+const loader = `${glue}
+const wasmBytes = Uint8Array.from(atob("${wasmB64}"), (c) => c.charCodeAt(0));
+initSync({ module: wasmBytes });
+window.wasmBindings = { ${exported.join(', ')} };
+dispatchEvent(new CustomEvent("TrunkApplicationStarted", { detail: {} }));
+`;
+const app = read('app.js');
+let page = read('index.html');
+page = page
+  // trunk's loader, its preloads and the stylesheet link go; inline versions come in
+  .replace(/<script type="module">[\s\S]*?<\/script>/, '')
+  .replace(/<link rel="modulepreload"[^>]*>/g, '')
+  .replace(/<link rel="preload"[^>]*>/g, '')
+  .replace(/<link rel="stylesheet"[^>]*>/, () => `<style>\n${read(cssName)}</style>`)
+  .replace(/<script src="app\.js" defer><\/script>/, () => `<script>\n${app}</script>\n<script type="module">\n${loader}</script>`);
+if (/src="\.?\/?memviz-wasm|href="\.\/memviz-wasm|app\.js"/.test(page)) throw new Error('standalone still refers to a dist file');
+const scriptHashes = inlineScripts(page).map(sha).join(' ');
+page = setCsp(page, () =>
+  `default-src 'none'; script-src 'wasm-unsafe-eval' ${scriptHashes}; connect-src 'none'; style-src 'unsafe-inline'; img-src data: blob:; base-uri 'none'; form-action 'none'`);
+writeFileSync(join(dist, 'memviz-standalone.html'), page);
+console.log(`dist/index.html: CSP pinned to ${inlineScripts(index).length} inline script hash(es)`);
+console.log(`dist/memviz-standalone.html: ${(page.length / 1024).toFixed(0)} KiB (wasm ${(readFileSync(join(dist, wasmName)).length / 1024).toFixed(0)} KiB)`);

@@ -1,0 +1,103 @@
+// Shared by the browser tests: a static server for dist/, Debian's chromium
+// through playwright-core (never a downloaded browser), and file drops.
+import { createServer } from 'node:http';
+import { readFileSync, existsSync, statSync } from 'node:fs';
+import { join, extname, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const DIST = join(ROOT, 'dist');
+export const SNAPSHOTS = join(ROOT, '../shared/snapshots');
+export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm' };
+
+/** Serves dist/ on a free localhost port (the OS picks it). */
+export async function serveDist() {
+  const server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    const file = join(DIST, path === '/' ? 'index.html' : path);
+    if (!file.startsWith(DIST) || !existsSync(file) || !statSync(file).isFile()) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': TYPES[extname(file)] || 'application/octet-stream' });
+    res.end(readFileSync(file));
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { server, origin: `http://127.0.0.1:${server.address().port}` };
+}
+
+export async function launch() {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+/**
+ * A page that records every request it makes and lets only `allowed(url)`
+ * through; the rest are aborted and kept in `blocked`.
+ */
+export async function newPage(browser, allowed, opts = {}) {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1, ...opts });
+  const page = await context.newPage();
+  const requests = [];
+  const blocked = [];
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    requests.push(url);
+    if (allowed(url)) route.continue();
+    else { blocked.push(url); route.abort(); }
+  });
+  return { page, context, requests, blocked, errors };
+}
+
+/** Drops files (name, bytes) onto the page the way a user's drag does. */
+export async function dropFiles(page, files) {
+  const payload = files.map(([name, bytes]) => [name, Buffer.from(bytes).toString('base64')]);
+  await page.evaluate((payload) => {
+    const dt = new DataTransfer();
+    for (const [name, b64] of payload) {
+      const bin = atob(b64);
+      const bytes = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      dt.items.add(new File([bytes], name));
+    }
+    const target = document.querySelector('#plot-box');
+    for (const type of ['dragenter', 'dragover', 'drop']) {
+      target.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }
+  }, payload);
+}
+
+export function snapshot(name) {
+  return readFileSync(join(SNAPSHOTS, name));
+}
+
+/** tests/reference/expected/NAME.json, or null where it is not there. */
+export function expected(name) {
+  const f = join(ROOT, 'tests/reference/expected', `${name}.json`);
+  return existsSync(f) ? JSON.parse(readFileSync(f, 'utf8')) : null;
+}
+
+/** Waits until the page shows the summary of the file named `name`. */
+export async function waitOpened(page, name, timeout = 60000) {
+  await page.waitForFunction((name) => {
+    const sel = document.querySelector('#file-select');
+    return sel && [...sel.options].some((o) => o.textContent === name) &&
+      sel.selectedOptions[0]?.textContent === name &&
+      document.querySelector('#summary [data-k]') && document.querySelector('#plot').dataset.bandsDrawn !== undefined;
+  }, name, { timeout });
+}
+
+/** The summary numbers the page shows: {key: value}. */
+export async function shownSummary(page) {
+  return page.$$eval('#summary [data-k]', (els) => Object.fromEntries(els.map((e) => [e.dataset.k, Number(e.dataset.v)])));
+}

@@ -1,0 +1,372 @@
+// Browser tests of the release page (dist/, built by scripts/build-web.sh):
+// real snapshots from ../shared/snapshots dropped onto the page in Debian's
+// chromium, checked against tests/reference/expected/*.json (numbers from an
+// independent Python re-implementation of memory_viz).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, copyFileSync, writeFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import zlib from 'node:zlib';
+import { execFileSync } from 'node:child_process';
+import {
+  ROOT, DIST, serveDist, launch, newPage, dropFiles, snapshot, expected, waitOpened, shownSummary,
+} from './helpers.mjs';
+
+const BIG = 'transformer_fullstep_ctx128.pickle';
+const OUT = join(ROOT, 'tests/e2e/out');
+mkdirSync(OUT, { recursive: true });
+
+let server, origin, browser;
+before(async () => {
+  assert.ok(existsSync(join(DIST, 'index.html')), 'dist/ missing: run scripts/build-web.sh first');
+  ({ server, origin } = await serveDist());
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+/** A served page with every request outside the page's own origin blocked. */
+async function openPage(opts) {
+  const p = await newPage(browser, (u) => u.startsWith(origin + '/'), opts);
+  await p.page.goto(origin + '/');
+  await p.page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+  return p;
+}
+
+async function dropAndWait(page, name) {
+  await dropFiles(page, [[name, snapshot(name)]]);
+  await waitOpened(page, name);
+}
+
+/** Pixels of the plot canvas that are not the white background. */
+async function inkedPixels(page) {
+  return page.evaluate(() => {
+    const c = document.getElementById('plot');
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < d.length; i += 4) if (d[i + 3] && (d[i] < 250 || d[i + 1] < 250 || d[i + 2] < 250)) n++;
+    return n;
+  });
+}
+
+async function pixelAt(page, x, y) {
+  return page.evaluate(([x, y]) => {
+    const c = document.getElementById('plot');
+    const dpr = window.devicePixelRatio;
+    return Array.from(c.getContext('2d').getImageData(Math.floor(x * dpr), Math.floor(y * dpr), 1, 1).data);
+  }, [x, y]);
+}
+
+/** Redraws now (not on the next animation frame) and returns bands drawn. */
+async function redrawNow(page) {
+  await page.evaluate(() => new Promise((r) => { window.memviz.redraw(); requestAnimationFrame(() => setTimeout(r, 0)); }));
+  return Number(await page.getAttribute('#plot', 'data-bands-drawn'));
+}
+
+/**
+ * Shows steps around `elem`'s life and returns CSS coordinates (relative to
+ * the plot canvas) inside its band, found by the viewer's own hit test.
+ */
+async function bandPoint(page, elem, from, to) {
+  await page.evaluate(([a, b]) => window.memviz.viewer.set_window(a, b), [from, to]);
+  await redrawNow(page);
+  const xy = await page.evaluate((e) => Array.from(window.memviz.viewer.locate(e)), elem);
+  assert.equal(xy.length, 2, `element ${elem} not drawn in steps ${from}..${to}`);
+  return xy;
+}
+
+async function plotBox(page) {
+  return page.locator('#plot').boundingBox();
+}
+
+test('the page loads only its own files and then forbids every connection', async () => {
+  const { page, context, requests, blocked, errors } = await openPage();
+  assert.deepEqual(blocked, []);
+  const own = new Set(requests.map((u) => new URL(u).pathname));
+  for (const p of own) assert.match(p, /^\/(|index\.html|app\.js|style-[0-9a-f]+\.css|memviz-wasm-[0-9a-f]+(_bg\.wasm|\.js))$/);
+  assert.ok([...own].some((p) => p.endsWith('.wasm')), 'wasm loaded');
+  // After load the page's CSP has connect-src 'none': even its own origin is refused.
+  const fetched = await page.evaluate(() => fetch('index.html').then(() => 'fetched', (e) => 'refused: ' + e));
+  assert.match(fetched, /^refused/);
+  assert.match(await page.textContent('header'), /Nothing leaves your browser/);
+  assert.deepEqual(errors.filter((e) => !/Content Security Policy|Failed to fetch|connect-src/.test(e)), []);
+  await context.close();
+});
+
+test(`dropping ${BIG}: bands drawn, the core's numbers shown, hover, pin, detail, bad file, screenshots`, async () => {
+  const ref = expected(BIG);
+  assert.ok(ref, `tests/reference/expected/${BIG}.json missing`);
+  const dev = ref.summary.devices['0'];
+  const { page, context, requests, blocked, errors } = await openPage();
+  const t0 = Date.now();
+  await dropAndWait(page, BIG);
+  const dropToPaint = Date.now() - t0;
+
+  // Summary numbers equal the reference (Active Memory Timeline first).
+  let s = await shownSummary(page);
+  const want = (tl) => ({
+    trace_events: dev.trace_events, segments: dev.segments, reserved_bytes: dev.reserved_bytes,
+    allocated_bytes: dev.allocated_bytes, 'timeline.elements': tl.elements, 'timeline.peak_bytes': tl.peak_bytes,
+    'timeline.start_bytes': tl.start_bytes, 'timeline.end_bytes': tl.end_bytes,
+  });
+  assert.deepEqual(s, want(dev.active_memory));
+  assert.equal(await page.$eval('#detail-label', (e) => e.textContent), `${dev.active_memory.elements} of ${dev.active_memory.elements}`);
+
+  // Bands are drawn: many non-background pixels, and the plot is bands
+  // where the start total is and background above the peak.
+  const allBands = await redrawNow(page);
+  assert.ok(allBands > 500, `bands drawn: ${allBands}`);
+  assert.ok(await inkedPixels(page) > 100000);
+  const box = await plotBox(page);
+  const hover = ref.hover['0'].elements[0];
+
+  // Hover the largest allocation: its address and first frame show.
+  const [hx, hy] = await bandPoint(page, hover.elem, hover.alloc_step - 30, (hover.free_step ?? hover.alloc_step) + 30);
+  const px = await pixelAt(page, hx, hy);
+  assert.notDeepEqual(px, [255, 255, 255, 255], 'the hovered band is painted');
+  await page.mouse.move(box.x + hx, box.y + hy);
+  await page.waitForFunction((a) => document.getElementById('context').textContent.includes(a), hover.addr);
+  const text = await page.textContent('#context');
+  assert.ok(text.includes(`Addr: ${hover.addr}`), text.slice(0, 300));
+  assert.ok(text.includes(`Size: `) && text.includes(`(${hover.size} bytes)`), text.slice(0, 300));
+  if (hover.first_frame) assert.ok(text.includes(hover.first_frame), 'first frame shown');
+  // The hovered band is outlined (black pixels appear on the canvas).
+  const outlined = await page.evaluate(() => {
+    const c = document.getElementById('plot');
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    for (let i = 0; i < d.length; i += 4) if (d[i] === 0 && d[i + 1] === 0 && d[i + 2] === 0 && d[i + 3] === 255) return true;
+    return false;
+  });
+  assert.ok(outlined, 'selected band outlined');
+  // Click pins it; hovering empty space (above the bands) keeps it shown.
+  await page.mouse.click(box.x + hx, box.y + hy);
+  await page.mouse.move(box.x + hx, box.y + 20);
+  await page.waitForTimeout(100);
+  assert.equal(await page.evaluate(([x, y]) => window.memviz.viewer.hit_at(x, y), [hx, 20]), -1, 'empty space above the bands');
+  assert.ok((await page.textContent('#context')).includes(hover.addr), 'pinned text stays');
+
+  // Screenshot of the Active Memory Timeline over the whole trace, pinned band shown.
+  await page.click('#reset-zoom');
+  await redrawNow(page);
+  await page.screenshot({ path: join(OUT, 'screenshot-active-memory.png'), fullPage: true });
+
+  // Detail slider: 10 bands at most, the rest summarized; redraws at once.
+  await page.$eval('#detail', (el) => { el.value = 10; el.dispatchEvent(new Event('input')); });
+  const tenBands = await redrawNow(page);
+  assert.ok(tenBands <= 10 && tenBands >= 1, `bands drawn at detail 10: ${tenBands}`);
+  assert.equal(await page.evaluate(() => window.memviz.viewer.drawn_count()), 10);
+  assert.equal(await page.$eval('#detail-label', (e) => e.textContent), `10 of ${dev.active_memory.elements}`);
+  await page.$eval('#detail', (el) => { el.value = el.max; el.dispatchEvent(new Event('input')); });
+  assert.equal(await redrawNow(page), allBands);
+
+  // Zoom with the wheel and pan by dragging change the window; the y axis fits it.
+  const win = () => page.evaluate(() => [window.memviz.viewer.window_start(), window.memviz.viewer.window_end()]);
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.wheel(0, -600);
+  await redrawNow(page);
+  const [z0, z1] = await win();
+  assert.ok(z1 - z0 < 12665 * 0.6, `zoomed in: ${z0}..${z1}`);
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width / 2 + 200, box.y + box.height / 2, { steps: 5 });
+  await page.mouse.up();
+  await redrawNow(page);
+  const [p0, p1] = await win();
+  assert.ok(p0 < z0 && Math.abs((p1 - p0) - (z1 - z0)) < 1e-6, `panned left: ${p0}..${p1}`);
+
+  // Redraw timings with every allocation drawn: pan step by step.
+  const redraws = await page.evaluate(async () => {
+    const v = window.memviz.viewer;
+    const out = [];
+    for (let i = 0; i < 20; i++) {
+      v.pan_by(i % 2 ? 15 : -25);
+      const t = performance.now();
+      window.memviz.redraw();
+      await new Promise((r) => requestAnimationFrame(() => r()));
+      out.push(performance.getEntriesByName('memviz:redraw').pop().duration);
+      void t;
+    }
+    return out;
+  });
+  redraws.sort((a, b) => a - b);
+  const median = redraws[redraws.length >> 1];
+  const marks = await page.evaluate(() => ['memviz:file-received', 'memviz:decoded', 'memviz:first-paint']
+    .map((m) => performance.getEntriesByName(m).length));
+  assert.deepEqual(marks.map((n) => n > 0), [true, true, true], 'performance marks');
+  assert.match(await page.textContent('#timings'), /first paint .* ms/);
+  assert.ok(median < 100, `median redraw ${median} ms`);
+
+  // The segment view: its numbers equal the reference's segment timeline.
+  await page.selectOption('#view-select', { label: 'Active Cached Segment Timeline' });
+  await redrawNow(page);
+  s = await shownSummary(page);
+  assert.deepEqual(s, want(dev.segment_memory));
+  assert.ok(await inkedPixels(page) > 100000);
+  // Hover the largest segment: its text (s-prefixed address) shows.
+  const seg = await page.evaluate(() => window.memviz.viewer.largest_element());
+  const sxy = await page.evaluate((e) => Array.from(window.memviz.viewer.locate(e)), seg);
+  assert.equal(sxy.length, 2, 'largest segment drawn');
+  await page.mouse.move(box.x + sxy[0], box.y + sxy[1]);
+  await page.waitForFunction((e) => document.getElementById('context').textContent.startsWith(`${e} Addr: s`), seg);
+  await redrawNow(page);
+  await page.screenshot({ path: join(OUT, 'screenshot-segments.png'), fullPage: true });
+  await page.selectOption('#view-select', { label: 'Active Memory Timeline' });
+
+  // A file that is no snapshot: a clear error naming it; the open one stays.
+  const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), zlib.deflateSync(Buffer.alloc(64))]);
+  await dropFiles(page, [['not-a-snapshot.png', png]]);
+  await page.waitForSelector('#errors .error');
+  const err = await page.textContent('#errors');
+  assert.match(err, /not-a-snapshot\.png/);
+  assert.match(err, /byte offset \d+/);
+  assert.equal(await page.$eval('#file-select', (e) => e.selectedOptions[0].textContent), BIG);
+  assert.equal(await page.$eval('#file-select', (e) => e.options.length), 1);
+  assert.equal((await shownSummary(page)).trace_events, dev.trace_events);
+  assert.ok(await inkedPixels(page) > 100000, 'still drawn');
+
+  const timings = { drop_to_first_paint_ms: dropToPaint, redraw_median_ms: median, redraw_max_ms: redraws.at(-1),
+    page_timings: await page.textContent('#timings') };
+  writeFileSync(join(OUT, 'timings.json'), JSON.stringify(timings, null, 2));
+  console.log('# timings', JSON.stringify(timings));
+  assert.deepEqual(blocked, []);
+  assert.ok(requests.every((u) => u.startsWith(origin + '/')));
+  assert.deepEqual(errors.filter((e) => !/Content Security Policy|connect-src/.test(e)), []);
+  await context.close();
+  if (process.env.MEMVIZ_SCREENSHOTS) {
+    for (const f of ['screenshot-active-memory.png', 'screenshot-segments.png']) copyFileSync(join(OUT, f), join(ROOT, 'docs', f));
+  }
+});
+
+test('several snapshots at once, switching between them and between devices', async () => {
+  const { page, context } = await openPage();
+  const a = 'small_train_step.pickle', b = 'two_devices_state_only.pickle';
+  await dropFiles(page, [[a, snapshot(a)], [b, snapshot(b)]]);
+  await waitOpened(page, b);
+  assert.deepEqual(await page.$$eval('#file-select option', (o) => o.map((x) => x.textContent)), [a, b]);
+  // two_devices_state_only: memory_viz's device list and numbers per device.
+  const ref = expected(b);
+  const devs = Object.keys(ref.summary.devices);
+  assert.deepEqual(await page.$$eval('#device-select option', (o) => o.map((x) => x.value)), devs);
+  for (const d of devs) {
+    await page.selectOption('#device-select', d);
+    const s = await shownSummary(page);
+    assert.equal(s.segments, ref.summary.devices[d].segments, `device ${d}`);
+    assert.equal(s['timeline.peak_bytes'], ref.summary.devices[d].active_memory.peak_bytes, `device ${d}`);
+  }
+  await page.selectOption('#file-select', { label: a });
+  const s = await shownSummary(page);
+  assert.equal(s.trace_events, expected(a).summary.devices['0'].trace_events);
+  assert.ok(await inkedPixels(page) > 1000);
+  await context.close();
+});
+
+test('the canvas is sized to devicePixelRatio', async () => {
+  const { page, context } = await openPage({ viewport: { width: 1000, height: 700 }, deviceScaleFactor: 2 });
+  await dropAndWait(page, 'small_train_step.pickle');
+  await redrawNow(page);
+  const [cw, w] = await page.$eval('#plot', (c) => [c.clientWidth, c.width]);
+  assert.equal(w, cw * 2);
+  assert.ok(await inkedPixels(page) > 1000);
+  await context.close();
+});
+
+test('the standalone file runs from file:// and opens the built-in example', async () => {
+  const url = pathToFileURL(join(DIST, 'memviz-standalone.html')).href;
+  const { page, context, requests, errors } = await newPage(browser, (u) => u === url);
+  const seen = [];
+  page.on('request', (r) => seen.push(r.url()));
+  await page.goto(url);
+  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+  await page.click('#example');
+  await waitOpened(page, 'example_training_step.pickle.gz');
+  const s = await shownSummary(page);
+  assert.ok(s.trace_events > 100 && s['timeline.elements'] > 50, JSON.stringify(s));
+  assert.ok(await redrawNow(page) > 20);
+  assert.ok(await inkedPixels(page) > 50000);
+  assert.deepEqual([...new Set([...seen, ...requests])].filter((u) => u !== url), []);
+  assert.deepEqual(errors, []);
+  await page.screenshot({ path: join(OUT, 'standalone-example.png'), fullPage: true });
+  await context.close();
+});
+
+test('a generated 2-device, 200k-event snapshot picked with the file button: progress, numbers, minimap brush', async () => {
+  // Written by ../shared/tools/gen_snapshot.py, checked by the independent
+  // Python reference (tests/reference/memviz_reference.py).
+  const file = join(OUT, 'gen200k.pickle');
+  execFileSync('python3', [join(ROOT, '../shared/tools/gen_snapshot.py'), file, '--events', '200000', '--devices', '2', '--seed', '7']);
+  const ref = JSON.parse(execFileSync('python3', [join(ROOT, 'tests/reference/memviz_reference.py'), 'summary', file], { maxBuffer: 1 << 26 }));
+  const { page, context, blocked } = await openPage();
+  await page.evaluate(() => {
+    window.sawProgress = false;
+    new MutationObserver(() => { if (!document.getElementById('progress-box').hidden) window.sawProgress = true; })
+      .observe(document.getElementById('progress-box'), { attributes: true, subtree: true, characterData: true, childList: true });
+  });
+  await page.setInputFiles('#file-input', file);
+  await waitOpened(page, 'gen200k.pickle');
+  assert.ok(await page.evaluate(() => window.sawProgress), 'progress shown while reading');
+  assert.ok(await page.$eval('#progress-box', (e) => e.hidden), 'progress gone after');
+  for (const d of Object.keys(ref.summary?.devices ?? ref.devices)) {
+    const want = (ref.summary ?? ref).devices[d];
+    await page.selectOption('#device-select', d);
+    const s = await shownSummary(page);
+    assert.equal(s.trace_events, want.trace_events, `device ${d}`);
+    assert.equal(s['timeline.elements'], want.active_memory.elements, `device ${d}`);
+    assert.equal(s['timeline.peak_bytes'], want.active_memory.peak_bytes, `device ${d}`);
+    assert.equal(s['timeline.end_bytes'], want.active_memory.end_bytes, `device ${d}`);
+    assert.equal(s.reserved_bytes, want.reserved_bytes, `device ${d}`);
+  }
+  // Dragging across the middle fifth of the minimap shows that window.
+  await redrawNow(page);
+  const n = await page.evaluate(() => window.memviz.viewer.n_steps());
+  const mini = await page.locator('#minimap').boundingBox();
+  await page.mouse.move(mini.x + mini.width * 0.4, mini.y + mini.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(mini.x + mini.width * 0.6, mini.y + mini.height / 2, { steps: 4 });
+  await page.mouse.up();
+  await redrawNow(page);
+  const [a, b] = await page.evaluate(() => [window.memviz.viewer.window_start(), window.memviz.viewer.window_end()]);
+  assert.ok(Math.abs(a - 0.4 * n) < n * 0.01 && Math.abs(b - 0.6 * n) < n * 0.01, `window ${a}..${b} of ${n}`);
+  assert.ok(await inkedPixels(page) > 50000);
+  assert.deepEqual(blocked, []);
+  await context.close();
+});
+
+test('every real snapshot opens with the reference numbers in both views', async () => {
+  const { page, context, errors } = await openPage();
+  const names = readdirSync(join(ROOT, '../shared/snapshots')).filter((f) => f !== 'README.md' && f !== BIG).sort();
+  assert.ok(names.length >= 7);
+  for (const name of names) {
+    await dropAndWait(page, name);
+    const ref = expected(name);
+    assert.ok(ref, `tests/reference/expected/${name}.json`);
+    const dev = await page.$eval('#device-select', (e) => e.value);
+    const want = ref.summary.devices[dev];
+    for (const [view, tl] of [['Active Memory Timeline', want.active_memory], ['Active Cached Segment Timeline', want.segment_memory]]) {
+      await page.selectOption('#view-select', { label: view });
+      const s = await shownSummary(page);
+      assert.deepEqual(
+        [s.trace_events, s.segments, s['timeline.elements'], s['timeline.start_bytes'], s['timeline.peak_bytes'], s['timeline.end_bytes']],
+        [want.trace_events, want.segments, tl.elements, tl.start_bytes, tl.peak_bytes, tl.end_bytes], `${name} ${view}`);
+      const drawn = await redrawNow(page);
+      if (tl.elements > 0) assert.ok(drawn > 0 && await inkedPixels(page) > 1000, `${name} ${view}: drawn`);
+    }
+    await page.selectOption('#view-select', { label: 'Active Memory Timeline' });
+    if (name === 'llm_inference_no_timestamps.pickle') {
+      // Its one free_completed without an alloc: drawn from the start, with
+      // the free's stack; and no timestamps anywhere (no time_us recorded).
+      const texts = await page.evaluate(() => {
+        const v = window.memviz.viewer;
+        return Array.from({ length: v.element_count() }, (_, i) => v.element_text(i));
+      });
+      assert.equal(texts.filter((t) => t.includes('alloc not recorded, stack trace for free:')).length, 1);
+      assert.ok(texts.every((t) => !t.includes('timestamp')));
+    }
+  }
+  assert.equal(await page.$eval('#file-select', (e) => e.options.length), names.length);
+  assert.equal(await page.$eval('#errors', (e) => e.textContent), '');
+  assert.deepEqual(errors.filter((e) => !/Content Security Policy|connect-src/.test(e)), []);
+  await context.close();
+});

@@ -1,0 +1,291 @@
+// memviz page glue: wires DOM events to the wasm Viewer (crates/memviz-wasm).
+// Everything else (decoding, replay, drawing, hit testing, text) is in Rust.
+'use strict';
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const CHUNK = 4 << 20; // bytes read and decoded per slice
+  let viewer = null;
+  let queue = Promise.resolve(); // files are read one after the other
+  let lastHit = -1;
+  let firstPaintPending = false;
+  const timings = {};
+
+  function start(bindings) {
+    if (viewer) return;
+    viewer = new bindings.Viewer();
+    // The wasm is loaded: from now on the page may connect nowhere at all.
+    const csp = document.createElement('meta');
+    csp.httpEquiv = 'Content-Security-Policy';
+    csp.content = "connect-src 'none'";
+    document.head.appendChild(csp);
+    document.body.dataset.ready = '1';
+  }
+  if (window.wasmBindings) start(window.wasmBindings);
+  else addEventListener('TrunkApplicationStarted', () => start(window.wasmBindings));
+
+  // ---- opening files -------------------------------------------------------
+  function showError(msg) {
+    const div = document.createElement('div');
+    div.className = 'error';
+    const close = document.createElement('button');
+    close.textContent = '×';
+    close.title = 'Dismiss';
+    close.onclick = () => div.remove();
+    div.append(close, document.createTextNode(msg));
+    $('errors').append(div);
+  }
+
+  const nextTask = () => new Promise((r) => setTimeout(r, 0));
+
+  async function readFile(file) {
+    performance.mark('memviz:file-received');
+    const t0 = performance.now();
+    $('progress-box').hidden = false;
+    $('progress').value = 0;
+    $('progress-text').textContent = `Reading ${file.name}…`;
+    viewer.begin(file.name);
+    try {
+      for (let off = 0; off < file.size; off += CHUNK) {
+        const buf = await file.slice(off, off + CHUNK).arrayBuffer();
+        viewer.feed(new Uint8Array(buf));
+        const done = Math.min(off + CHUNK, file.size);
+        $('progress').value = done / file.size;
+        $('progress-text').textContent = `Reading ${file.name}: ${fmtBytes(done)} of ${fmtBytes(file.size)}`;
+        await nextTask(); // keep the page responsive between chunks
+      }
+      $('progress-text').textContent = `Building the timeline of ${file.name}…`;
+      await nextTask();
+      viewer.finish();
+    } catch (e) {
+      // The viewer's message starts with the file name and ends with the byte offset.
+      showError(`Could not open ${e.message || e}`);
+      return;
+    } finally {
+      $('progress-box').hidden = true;
+    }
+    performance.mark('memviz:decoded');
+    timings.decode = performance.now() - t0;
+    timings.t0 = t0;
+    firstPaintPending = true;
+    opened();
+  }
+
+  function openFiles(files) {
+    for (const f of files) queue = queue.then(() => readFile(f));
+    return queue;
+  }
+
+  function openExample() {
+    performance.mark('memviz:file-received');
+    const t0 = performance.now();
+    try {
+      viewer.open_example();
+    } catch (e) {
+      showError(`Could not open the example: ${e.message || e}`);
+      return;
+    }
+    performance.mark('memviz:decoded');
+    timings.decode = performance.now() - t0;
+    timings.t0 = t0;
+    firstPaintPending = true;
+    opened();
+  }
+
+  // ---- controls --------------------------------------------------------------
+  function fillSelect(sel, items, current) {
+    sel.replaceChildren(...items.map(([value, text]) => new Option(text, value)));
+    sel.value = String(current);
+    sel.disabled = items.length === 0;
+  }
+
+  function opened() {
+    $('hint').hidden = true;
+    fillSelect($('file-select'), viewer.file_names().map((n, i) => [i, n]), viewer.current_file());
+    fillSelect($('view-select'), viewer.view_names().map((n, i) => [i, n]), viewer.view());
+    viewChanged();
+  }
+
+  function viewChanged() {
+    fillSelect($('device-select'), Array.from(viewer.devices(), (d) => [d, `cuda:${d}`]), viewer.device());
+    const slider = $('detail');
+    slider.max = viewer.element_count();
+    slider.value = viewer.detail();
+    slider.disabled = false;
+    $('reset-zoom').disabled = false;
+    lastHit = -1;
+    $('context').textContent = '';
+    showSummary();
+    detailLabel();
+    redraw();
+  }
+
+  function detailLabel() {
+    $('detail-label').textContent = `${viewer.detail()} of ${viewer.element_count()}`;
+    $('detail-unit').textContent = viewer.view() === 0 ? 'allocations' : 'segments';
+  }
+
+  function fmtBytes(n) {
+    const u = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+    let i = 0;
+    while (n >= 1024 && i < u.length - 1) { n /= 1024; i++; }
+    return i ? `${n.toFixed(1)}${u[i]}` : `${n}B`;
+  }
+
+  // The numbers carry data-k (name as in `memviz summary --json`) and data-v
+  // (exact value) so that tests can compare them with the core's.
+  function showSummary() {
+    const s = JSON.parse(viewer.summary_json());
+    const t = s.timeline;
+    const item = (k, v, label, text) => `<span data-k="${k}" data-v="${v}">${label} <b>${text}</b></span>`;
+    $('summary').innerHTML = [
+      item('trace_events', s.trace_events, 'trace events', s.trace_events),
+      item('timeline.elements', t.elements, s.view === 'Active Memory Timeline' ? 'allocations' : 'segments drawn', t.elements),
+      item('timeline.peak_bytes', t.peak_bytes, 'peak', `${fmtBytes(t.peak_bytes)} at step ${s.peak_step}`),
+      item('timeline.start_bytes', t.start_bytes, 'start', fmtBytes(t.start_bytes)),
+      item('timeline.end_bytes', t.end_bytes, 'end', fmtBytes(t.end_bytes)),
+      item('segments', s.segments, 'segments at dump', s.segments),
+      item('reserved_bytes', s.reserved_bytes, 'reserved', fmtBytes(s.reserved_bytes)),
+      item('allocated_bytes', s.allocated_bytes, 'allocated', fmtBytes(s.allocated_bytes)),
+    ].join(' · ');
+  }
+
+  $('file-input').addEventListener('change', (e) => {
+    openFiles(Array.from(e.target.files));
+    e.target.value = '';
+  });
+  $('example').addEventListener('click', () => viewer && openExample());
+  $('file-select').addEventListener('change', (e) => { viewer.select_file(+e.target.value); viewChanged(); });
+  $('device-select').addEventListener('change', (e) => { viewer.set_device(+e.target.value); viewChanged(); });
+  $('view-select').addEventListener('change', (e) => { viewer.set_view(+e.target.value); viewChanged(); });
+  $('detail').addEventListener('input', (e) => {
+    viewer.set_detail(+e.target.value);
+    detailLabel();
+    redraw();
+  });
+  $('reset-zoom').addEventListener('click', () => { viewer.reset_window(); redraw(); });
+
+  // ---- drag and drop anywhere ------------------------------------------------
+  let dragDepth = 0;
+  addEventListener('dragenter', (e) => { e.preventDefault(); dragDepth++; $('drop-overlay').hidden = false; });
+  addEventListener('dragleave', () => { if (--dragDepth <= 0) { dragDepth = 0; $('drop-overlay').hidden = true; } });
+  addEventListener('dragover', (e) => e.preventDefault());
+  addEventListener('drop', (e) => {
+    e.preventDefault();
+    dragDepth = 0;
+    $('drop-overlay').hidden = true;
+    if (viewer && e.dataTransfer) openFiles(Array.from(e.dataTransfer.files));
+  });
+
+  // ---- drawing ---------------------------------------------------------------
+  let frame = 0;
+  function redraw() {
+    if (!frame) frame = requestAnimationFrame(draw);
+  }
+
+  function sizeCanvas(c) {
+    const dpr = window.devicePixelRatio || 1;
+    const w = Math.max(1, Math.round(c.clientWidth * dpr));
+    const h = Math.max(1, Math.round(c.clientHeight * dpr));
+    if (c.width !== w || c.height !== h) { c.width = w; c.height = h; }
+  }
+
+  function draw() {
+    frame = 0;
+    if (!viewer || viewer.file_names().length === 0) return;
+    for (const c of [$('plot'), $('axes'), $('minimap')]) sizeCanvas(c);
+    performance.mark('memviz:redraw-start');
+    const st = viewer.render($('plot'), $('axes'), $('minimap'));
+    performance.measure('memviz:redraw', 'memviz:redraw-start');
+    const redrawMs = performance.now() - performance.getEntriesByName('memviz:redraw-start').pop().startTime;
+    $('plot').dataset.bandsDrawn = st.bands_drawn;
+    if (firstPaintPending) {
+      firstPaintPending = false;
+      performance.mark('memviz:first-paint');
+      timings.firstPaint = performance.now() - timings.t0;
+    }
+    $('timings').textContent =
+      `timings: decode+replay ${timings.decode.toFixed(1)} ms · first paint ${timings.firstPaint.toFixed(1)} ms after the file arrived · ` +
+      `redraw ${redrawMs.toFixed(1)} ms (bands ${st.bands_ms.toFixed(1)} ms, axes ${st.axes_ms.toFixed(1)} ms) · ` +
+      `${st.bands_drawn} bands drawn in ${st.columns} columns`;
+    st.free();
+    performance.clearMarks('memviz:redraw-start');
+  }
+
+  addEventListener('resize', redraw);
+
+  // ---- plot: hover, click to pin, wheel zoom, drag pan -----------------------
+  const plot = $('plot');
+  let drag = null;
+  plot.addEventListener('pointerdown', (e) => {
+    drag = { x: e.offsetX, x0: e.offsetX, moved: false };
+    plot.setPointerCapture(e.pointerId);
+  });
+  plot.addEventListener('pointermove', (e) => {
+    if (!viewer) return;
+    if (drag) {
+      if (Math.abs(e.offsetX - drag.x0) > 3) drag.moved = true;
+      if (drag.moved) {
+        viewer.pan_by(e.offsetX - drag.x);
+        drag.x = e.offsetX;
+        redraw();
+      }
+      return;
+    }
+    const hit = viewer.hit_at(e.offsetX, e.offsetY);
+    if (hit !== lastHit) {
+      lastHit = hit;
+      $('context').textContent = viewer.hover(e.offsetX, e.offsetY);
+      redraw();
+    }
+  });
+  plot.addEventListener('pointerup', (e) => {
+    if (drag && !drag.moved && viewer) {
+      $('context').textContent = viewer.click(e.offsetX, e.offsetY);
+      lastHit = viewer.hit_at(e.offsetX, e.offsetY);
+      redraw();
+    }
+    drag = null;
+  });
+  plot.addEventListener('pointerleave', () => {
+    if (!viewer || drag) return;
+    lastHit = -1;
+    $('context').textContent = viewer.leave();
+    redraw();
+  });
+  plot.addEventListener('wheel', (e) => {
+    if (!viewer) return;
+    e.preventDefault();
+    viewer.zoom_at(Math.exp(e.deltaY * 0.0015), e.offsetX);
+    redraw();
+  }, { passive: false });
+
+  // ---- minimap: drag a window (brush), click to center ------------------------
+  const mini = $('minimap');
+  let brush = null;
+  const miniStep = (e) => (e.offsetX / mini.clientWidth) * viewer.n_steps();
+  mini.addEventListener('pointerdown', (e) => {
+    if (!viewer) return;
+    brush = { a: miniStep(e), moved: false };
+    mini.setPointerCapture(e.pointerId);
+  });
+  mini.addEventListener('pointermove', (e) => {
+    if (!brush) return;
+    const b = miniStep(e);
+    if (Math.abs(b - brush.a) < 1) return;
+    brush.moved = true;
+    viewer.set_window(Math.min(brush.a, b), Math.max(brush.a, b));
+    redraw();
+  });
+  mini.addEventListener('pointerup', (e) => {
+    if (brush && !brush.moved) {
+      const span = viewer.window_end() - viewer.window_start();
+      const c = miniStep(e);
+      viewer.set_window(c - span / 2, c + span / 2);
+      redraw();
+    }
+    brush = null;
+  });
+
+  // For tests and the curious: the viewer object.
+  window.memviz = { get viewer() { return viewer; }, openFiles, timings, redraw };
+})();
