@@ -172,36 +172,38 @@ impl Timeline {
         let mut initially: Vec<u32> = Vec::new();
         let mut addr_to_alloc: AddrMap<u32> = AddrMap::default();
 
-        let element_of = |i: usize, source: ElementSource| {
-            let addr = trace.addr(i);
-            Element {
-                source,
-                addr,
-                version: ev_version.and_then(|v| v.get(i)).copied().unwrap_or(0),
-                size: trace.size[i],
-                stream: trace.stream[i],
-                pool_id: pools.find(addr),
-                stack: trace.stack[i],
-                x0: 0,
-                x1: 0,
-                order: 0,
-                total_after_alloc: 0,
-            }
+        // `addr` is event i's (read once per event by the caller).
+        let element_of = |i: usize, addr: u128, source: ElementSource| Element {
+            source,
+            addr,
+            version: ev_version.and_then(|v| v.get(i)).copied().unwrap_or(0),
+            size: trace.size[i],
+            stream: trace.stream[i],
+            pool_id: pools.find(addr),
+            stack: trace.stack[i],
+            x0: 0,
+            x1: 0,
+            order: 0,
+            total_after_alloc: 0,
         };
 
         // Phase 1: match allocs to frees by address. free_requested is not a
         // free here (matching it too would free twice).
         for i in 0..trace.len() {
             let (is_alloc, is_free) = classify(kind, trace.action[i]);
+            if !(is_alloc || is_free) {
+                continue;
+            }
+            let addr = trace.addr(i);
             if is_alloc {
                 let e = elements.len() as u32;
-                elements.push(element_of(i, ElementSource::Alloc(i as u32)));
+                elements.push(element_of(i, addr, ElementSource::Alloc(i as u32)));
                 // A second alloc at a live address replaces the mapping; the
                 // first element then stays alive to the end, as in memory_viz.
-                addr_to_alloc.insert(trace.addr(i), e);
+                addr_to_alloc.insert(addr, e);
                 actions.push(e);
-            } else if is_free {
-                match addr_to_alloc.remove(&trace.addr(i)) {
+            } else {
+                match addr_to_alloc.remove(&addr) {
                     Some(e) => actions.push(e),
                     None => {
                         // Alloc before recording started (or lost from the
@@ -212,14 +214,14 @@ impl Timeline {
                         let src = if i > 0
                             && trace.action[i] == Action::FreeCompleted
                             && trace.action[i - 1] == Action::FreeRequested
-                            && trace.addr(i - 1) == trace.addr(i)
+                            && trace.addr(i - 1) == addr
                         {
                             i - 1
                         } else {
                             i
                         };
                         let e = elements.len() as u32;
-                        elements.push(element_of(src, ElementSource::UnmatchedFree(src as u32)));
+                        elements.push(element_of(src, addr, ElementSource::UnmatchedFree(src as u32)));
                         initially.push(e);
                         actions.push(e);
                     }
@@ -327,11 +329,12 @@ impl Timeline {
             }
         }
         // Size descending, ties by index: JS's stable sort, done unstably on
-        // compact keys (an indirect stable sort misses the cache on 1M items).
-        let mut keyed: Vec<(u64, u32)> =
-            elements.iter().enumerate().map(|(i, e)| (!e.size, i as u32)).collect();
+        // compact keys (an indirect stable sort misses the cache on 1M
+        // items), each one integer so a comparison is one compare.
+        let mut keyed: Vec<u128> =
+            elements.iter().enumerate().map(|(i, e)| ((!e.size as u128) << 32) | i as u128).collect();
         keyed.sort_unstable();
-        let by_size: Vec<u32> = keyed.into_iter().map(|(_, i)| i).collect();
+        let by_size: Vec<u32> = keyed.into_iter().map(|k| k as u32).collect();
 
         Timeline {
             elements,
