@@ -45,3 +45,21 @@ pub fn load(bytes: &[u8]) -> Result<Snapshot> {
 }
 
 pub use build::Loader;
+
+#[cfg(test)]
+mod tests {
+    /// `load` feeds the format-deciding head apart from the rest: leading
+    /// blanks before JSON, tiny and empty inputs still decide as one chunk would.
+    #[test]
+    fn load_splits_the_head_without_changing_the_result() {
+        let json = r#"{"segments": [], "device_traces": [[{"action": "alloc", "addr": 4096, "size": 512, "stream": 0, "frames": []}]]}"#;
+        let plain = super::load(json.as_bytes()).unwrap();
+        let blank = super::load(format!(" \n\t {json}").as_bytes()).unwrap();
+        assert_eq!(plain.traces.len(), 1);
+        assert_eq!(blank.traces[0].size, plain.traces[0].size);
+        assert_eq!(blank.traces[0].addr_lo, vec![4096]);
+        for bad in [&b""[..], b" ", b"\x80", b"  \n"] {
+            assert!(super::load(bad).is_err(), "{bad:?}");
+        }
+    }
+}
