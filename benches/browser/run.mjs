@@ -24,13 +24,14 @@ const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 
 // ---- arguments -----------------------------------------------------------------
 const argv = process.argv.slice(2);
-const opt = { huge: null, profile: false, write: true, files: [], redrawSteps: 40 };
+const opt = { huge: null, profile: false, write: true, files: [], redrawSteps: 40, chromiumArgs: [] };
 for (let i = 0; i < argv.length; i++) {
   const a = argv[i];
   if (a === '--huge') opt.huge = argv[++i];
   else if (a === '--profile') opt.profile = true;
   else if (a === '--no-write') opt.write = false;
   else if (a === '--steps') opt.redrawSteps = +argv[++i];
+  else if (a === '--chromium-arg') opt.chromiumArgs.push(argv[++i]);
   else if (a.startsWith('--')) { console.error(`unknown option ${a}`); process.exit(2); }
   else opt.files.push(a);
 }
@@ -48,19 +49,11 @@ if (!existsSync(join(DIST, 'index.html'))) { console.error('dist/ missing: run s
 
 // ---- a static server for dist/ (streams files; the OS picks the port) ---------
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm' };
-// --profile serves the same build's wasm optimized with its function names
-// kept (wasm-opt -O3 -g of target/wasm-bindgen/release), so that the CPU
-// profile names the Rust functions; the preload's integrity is dropped.
-let PROFILE_WASM = null;
-if (opt.profile) {
-  const src = join(ROOT, 'target/wasm-bindgen/release/memviz-wasm_bg.wasm');
-  PROFILE_WASM = join(ROOT, 'target/bench-profile/memviz_bg.wasm');
-  if (!existsSync(PROFILE_WASM) || statSync(PROFILE_WASM).mtimeMs < statSync(src).mtimeMs) {
-    execSync(`mkdir -p target/bench-profile && tests/e2e/node_modules/.bin/wasm-opt -O3 -g --enable-bulk-memory ` +
-      `--enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals --enable-reference-types ` +
-      `--enable-multivalue ${src} -o ${PROFILE_WASM}`, { cwd: ROOT, stdio: 'inherit' });
-  }
-}
+// --profile serves the same build's wasm before wasm-opt (its name section
+// kept, so that the CPU profile names the Rust functions; wasm-opt -O3 would
+// both strip and inline them), and drops the wasm preload's integrity. Its
+// results go to benches/browser/PROFILE.md, not RESULTS.md.
+const PROFILE_WASM = opt.profile ? join(ROOT, 'target/wasm-bindgen/release/memviz-wasm_bg.wasm') : null;
 const server = createServer((req, res) => {
   const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
   let file = join(DIST, path === '/' ? 'index.html' : path);
@@ -80,7 +73,7 @@ const browser = await chromium.launch({
   executablePath: CHROMIUM,
   headless: true,
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync', '--no-first-run'],
+    '--disable-component-update', '--disable-sync', '--no-first-run', ...opt.chromiumArgs],
 });
 
 // ---- helpers -------------------------------------------------------------------
@@ -333,10 +326,11 @@ const profiles = results.flatMap((r) => [
   ...(r.profileRedraw ? [`\n${r.file}: pan/zoom, all drawn (self time by function)\n\n\`\`\`\n${r.profileRedraw.join('\n')}\n\`\`\``] : []),
 ]);
 const out = [
-  `# Browser benchmark results`,
+  opt.profile ? `# Browser benchmark with CPU profiles (wasm before wasm-opt: slower than RESULTS.md)` : `# Browser benchmark results`,
   ``,
   `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, commit ${commit}, ${chromeVersion} headless (--disable-gpu), ` +
-    `viewport 1400×900 at DPR 1; ${machine}.`,
+    `viewport 1400×900 at DPR 1; ${machine}.` +
+    (opt.chromiumArgs.length ? ` Extra chromium args: ${opt.chromiumArgs.join(' ')}.` : ''),
   `Made by \`scripts/bench-web.sh${opt.huge ? ' --huge' : ''}\` (benches/browser/run.mjs): release page from dist/, each file picked in the page's file input.`,
   ``,
   md,
@@ -355,4 +349,4 @@ const out = [
   '',
 ].join('\n');
 console.log(out);
-if (opt.write) writeFileSync(join(ROOT, 'benches/browser/RESULTS.md'), out);
+if (opt.write) writeFileSync(join(ROOT, `benches/browser/${opt.profile ? 'PROFILE' : 'RESULTS'}.md`), out);
