@@ -354,6 +354,16 @@ test('every real snapshot opens with the reference numbers in both views', async
       if (tl.elements > 0) assert.ok(drawn > 0 && await inkedPixels(page) > 1000, `${name} ${view}: drawn`);
     }
     await page.selectOption('#view-select', { label: 'Active Memory Timeline' });
+    if (name === 'llm_inference_no_timestamps.pickle') {
+      // Its one free_completed without an alloc: drawn from the start, with
+      // the free's stack; and no timestamps anywhere (no time_us recorded).
+      const texts = await page.evaluate(() => {
+        const v = window.memviz.viewer;
+        return Array.from({ length: v.element_count() }, (_, i) => v.element_text(i));
+      });
+      assert.equal(texts.filter((t) => t.includes('alloc not recorded, stack trace for free:')).length, 1);
+      assert.ok(texts.every((t) => !t.includes('timestamp')));
+    }
   }
   assert.equal(await page.$eval('#file-select', (e) => e.options.length), names.length);
   assert.equal(await page.$eval('#errors', (e) => e.textContent), '');

@@ -491,32 +491,52 @@ pub fn pixel_to_point(
     Some((step, (from_bottom * y_max as f64) as u64))
 }
 
-/// Draws the minimap: the total over all steps as a filled step curve, the
-/// part outside `win` dimmed, the peak step marked.
+/// The minimap's columns: the largest total in each column's step range,
+/// and the largest of all (with `start_bytes`). O(steps): computed once per
+/// timeline and width, not per redraw.
+pub fn minimap_columns(totals: &[u64], start_bytes: u64, w: u32) -> (Vec<u64>, u64) {
+    let n = totals.len();
+    if n == 0 || w == 0 {
+        return (vec![0; w as usize], start_bytes);
+    }
+    let per_px = n as f64 / w as f64;
+    let cols: Vec<u64> = (0..w)
+        .map(|c| {
+            let lo = ((c as f64 * per_px).floor() as usize).min(n - 1);
+            let hi = (((c + 1) as f64 * per_px).ceil() as usize).clamp(lo + 1, n);
+            totals[lo..hi].iter().copied().max().unwrap_or(0)
+        })
+        .collect();
+    let max = cols.iter().copied().max().unwrap_or(0).max(start_bytes);
+    (cols, max)
+}
+
+/// Draws the minimap from [`minimap_columns`]: the total over all `n_steps`
+/// as a filled step curve, the part outside `win` dimmed, the peak step
+/// marked, the window's edges (the brush) in black.
 pub fn render_minimap(
-    totals: &[u64],
-    start_bytes: u64,
+    cols: &[u64],
+    max: u64,
+    n_steps: u32,
     win: Window,
     peak_step: Option<u32>,
     img: &mut Image,
 ) {
     let (w, h) = (img.width, img.height);
     img.reset(w, h, BACKGROUND);
-    let n = totals.len();
-    if n == 0 || w == 0 || h == 0 {
+    if n_steps == 0 || w == 0 || h == 0 || cols.len() != w as usize {
         return;
     }
-    let max = totals.iter().copied().max().unwrap_or(0).max(start_bytes).max(1);
-    let per_px = n as f64 / w as f64;
+    let max = max.max(1);
+    let per_px = n_steps as f64 / w as f64;
     let stride = w as usize * 4;
     for c in 0..w {
-        let lo = ((c as f64 * per_px).floor() as usize).min(n - 1);
-        let hi = (((c + 1) as f64 * per_px).ceil() as usize).clamp(lo + 1, n);
-        let t = totals[lo..hi].iter().copied().max().unwrap_or(0);
+        let t = cols[c as usize];
         let rows = ((t as f64 / max as f64) * (h - 1) as f64).round() as u32;
         let mid = (c as f64 + 0.5) * per_px;
-        let color = if mid >= win.x0 && mid < win.x1 { MINIMAP_FILL } else { MINIMAP_DIM_FILL };
-        let bg = if mid >= win.x0 && mid < win.x1 { BACKGROUND } else { MINIMAP_DIM };
+        let inside = mid >= win.x0 && mid < win.x1;
+        let color = if inside { MINIMAP_FILL } else { MINIMAP_DIM_FILL };
+        let bg = if inside { BACKGROUND } else { MINIMAP_DIM };
         for r in 0..h {
             let i = (h - 1 - r) as usize * stride + c as usize * 4;
             img.rgba[i..i + 4].copy_from_slice(if r < rows { &color } else { &bg });
@@ -528,7 +548,6 @@ pub fn render_minimap(
             img.put(c.min(w - 1), r, PEAK);
         }
     }
-    // Brush edges.
     for x in [win.x0, win.x1] {
         let c = (x / per_px).round() as i64;
         let c = c.clamp(0, w as i64 - 1) as u32;
@@ -679,7 +698,9 @@ mod tests {
     fn minimap_marks_window_and_peak() {
         let totals: Vec<u64> = (0..100).map(|i| if i == 70 { 1000 } else { 100 }).collect();
         let mut img = Image::new(100, 20);
-        render_minimap(&totals, 0, Window { x0: 10.0, x1: 20.0 }, Some(70), &mut img);
+        let (cols, max) = minimap_columns(&totals, 0, 100);
+        assert_eq!((cols[70], cols[69], max), (1000, 100, 1000));
+        render_minimap(&cols, max, 100, Window { x0: 10.0, x1: 20.0 }, Some(70), &mut img);
         assert_eq!(img.get(70, 0), PEAK);
         assert_eq!(img.get(15, 19), MINIMAP_FILL);
         assert_eq!(img.get(50, 19), MINIMAP_DIM_FILL);

@@ -23,6 +23,10 @@ pub const DEFAULT_DETAIL_CAP: u32 = 50_000;
 /// right, top, bottom (x labels).
 pub const MARGIN: (f64, f64, f64, f64) = (78.0, 16.0, 14.0, 40.0);
 
+/// Minimap columns of (file, device, view, width), then their max, the
+/// number of steps and the peak step: O(steps) to compute, so kept.
+type MinimapCache = ((usize, u32, usize, u32), Vec<u64>, u64, u32, u32);
+
 pub struct OpenFile {
     pub name: String,
     pub snap: Snapshot,
@@ -68,6 +72,7 @@ pub struct App {
     pub rect: Option<PlotRect>,
     pub plot: Image,
     pub minimap: Image,
+    minimap_cache: Option<MinimapCache>,
     /// Element under the pointer, and the one pinned by a click.
     pub hovered: Option<Hit>,
     pub pinned: Option<Hit>,
@@ -251,9 +256,15 @@ impl App {
 
     pub fn render_minimap(&mut self, w: u32, h: u32) {
         self.minimap.reset(w, h, render::BACKGROUND);
-        let Some(tl) = self.timeline() else { return };
-        let (total, start, peak) = (tl.total.clone(), tl.start_bytes, tl.peak_step());
-        render::render_minimap(&total, start, self.window, Some(peak), &mut self.minimap);
+        let key = (self.current, self.device, self.view, w);
+        if self.minimap_cache.as_ref().map(|c| c.0) != Some(key) {
+            let Some(tl) = self.timeline() else { return };
+            let (cols, max) = render::minimap_columns(&tl.total, tl.start_bytes, w);
+            self.minimap_cache = Some((key, cols, max, tl.n_steps(), tl.peak_step()));
+        }
+        if let Some((_, cols, max, n, peak)) = &self.minimap_cache {
+            render::render_minimap(cols, *max, *n, self.window, Some(*peak), &mut self.minimap);
+        }
     }
 
     /// What lies under the plot pixel (x, y) (device pixels inside the plot).
