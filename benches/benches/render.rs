@@ -8,7 +8,7 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use memviz_benches::{real, synthetic};
 use memviz_core::timeline::{DetailView, Timeline, TimelineKind};
-use memviz_render::{pick_columns, render_plot, BandIndex, Image, PlotStyle, TimelineBands, Window};
+use memviz_render::{pick_columns, render_plot, BandIndex, BandSource, Image, PlotStyle, TimelineBands, Window};
 
 const W: u32 = 1358;
 const H: u32 = 502;
@@ -37,6 +37,23 @@ fn render(c: &mut Criterion) {
                     b.iter(|| pick_columns(&TimelineBands::new(&tl, &dv, &ix), win, W))
                 });
                 let mut img = Image::new(W, H);
+                // What one redraw visits: live bands summed over the columns
+                // (the sweep's callbacks) against the runs that got a pixel.
+                let src = TimelineBands::new(&tl, &dv, &ix);
+                let cols = pick_columns(&src, win, W);
+                let mut visits = 0u64;
+                for &s in cols.step.iter().filter(|&&s| s != memviz_render::NO_STEP) {
+                    src.bands_at(s, |_, _, _| visits += 1);
+                }
+                let y_max = (cols.max_total as f64 * 1.06).ceil().max(1.0) as u64;
+                let st = render_plot(&src, &cols, PlotStyle { y_max, selected: None, outline: 1 }, &mut img);
+                eprintln!(
+                    "{name}/{label}/{wname}: {limit} bands drawable, {visits} band visits per redraw \
+                     ({:.0} per column), {} runs filled, {} bands got a pixel",
+                    visits as f64 / W as f64,
+                    st.runs,
+                    st.bands_drawn
+                );
                 g.bench_function(format!("{name}/{label}/{wname}/pick+render_plot"), |b| {
                     b.iter(|| {
                         let src = TimelineBands::new(&tl, &dv, &ix);

@@ -205,7 +205,7 @@ async function benchFile(path) {
   // Poll until the first paint (or an error / crash), keeping the last wasm
   // memory size and progress text to say at which stage a crash happened.
   let last = { mem: 0, text: '' };
-  const limitMs = Math.max(120_000, (size / MB) * 1500);
+  const limitMs = Math.max(120_000, (size / MB) * 300);
   for (;;) {
     if (crashed) break;
     let s;
