@@ -96,6 +96,8 @@ const f0 = (x) => (Number.isFinite(x) ? x.toFixed(0) : '–');
  */
 const INIT = `(() => {
   const calls = {};
+  const spans = []; // [method, start, end] of each wasm call, for the opening's timeline
+  window.__memvizSpans = () => spans.splice(0);
   window.__memvizCalls = () => { const c = JSON.parse(JSON.stringify(calls)); for (const k in calls) delete calls[k]; return c; };
   const add = (k, ms) => { const c = calls[k] || (calls[k] = { n: 0, ms: 0, max: 0 }); c.n++; c.ms += ms; c.max = Math.max(c.max, ms); };
   addEventListener('TrunkApplicationStarted', (e) => {
@@ -108,7 +110,9 @@ const INIT = `(() => {
       proto[name] = function (...args) {
         const t0 = performance.now();
         const r = f.apply(this, args);
-        add(name, performance.now() - t0);
+        const t1 = performance.now();
+        add(name, t1 - t0);
+        if (spans.length < 10000) spans.push([name, t0, t1]);
         // Linear memory right after each kind of call (it only grows): shows which step grew it.
         const c = calls[name]; c.memMB = window.__memvizWasm.memory.buffer.byteLength / 1048576;
         if (name === 'render' && r) { add('render.bands', r.bands_ms); add('render.axes', r.axes_ms); }
@@ -120,6 +124,10 @@ const INIT = `(() => {
 const takeCalls = (page) => page.evaluate(() => window.__memvizCalls());
 const callsText = (c) => Object.entries(c).sort((a, b) => b[1].ms - a[1].ms).filter(([, v]) => v.ms >= 0.5)
   .map(([k, v]) => `${k} ${v.ms.toFixed(1)} ms/${v.n} (max ${v.max.toFixed(1)})`).join(', ');
+const openText = (o) => `${f0(o.readMs)} ms waiting for the ${o.feeds} slice(s) (read + yields before each feed), ` +
+  `${f0(o.feedMs)} ms in feed, ${f0(o.tailMs)} ms between the last feed and finish, ${f0(o.finishMs)} ms in finish, ` +
+  `${f0(o.otherWasmMs)} ms in other wasm calls; decoded → first render call ${f0(o.decodedToRender)} ms ` +
+  `(page's opened(): summary, selects; then the animation frame), render ${f0(o.renderMs)} ms, then ${f1(o.renderToPaint)} ms to the mark`;
 /** Wasm memory (MB) after the open phase's calls, in call order. */
 const memText = (c) => ['begin', 'feed', 'finish', 'summary_json', 'render'].filter((k) => c[k])
   .map((k) => `${k} ${c[k].memMB.toFixed(1)}`).join(' → ');
@@ -179,6 +187,31 @@ async function panZoom(page, steps) {
   return page.evaluate((t0) => performance.getEntriesByName('memviz:redraw', 'measure')
     .filter((e) => e.startTime >= t0).map((e) => e.duration), t0);
 }
+
+/** Splits one opening (file-received → first-paint) by the page's wasm calls. */
+const openTimeline = (page, m) => page.evaluate(({ received, decoded, paint }) => {
+  // Splits file-received → first-paint by the wasm calls: reading slices
+  // (before each feed), feeding, the gaps (progress text, yields), finish,
+  // and the wait from decoded to the first render.
+  const sp = window.__memvizSpans().filter(([, a]) => a >= received && a <= paint);
+  const sum = (k) => sp.filter(([n]) => n === k).reduce((s, [, a, b]) => s + b - a, 0);
+  const feeds = sp.filter(([n]) => n === 'feed');
+  const begin = sp.find(([n]) => n === 'begin');
+  const fin = sp.find(([n]) => n === 'finish');
+  const render = sp.filter(([n]) => n === 'render').pop();
+  let beforeFeed = 0, afterFeed = 0;
+  for (let i = 0; i < feeds.length; i++) {
+    beforeFeed += feeds[i][1] - (i === 0 ? (begin ? begin[2] : received) : feeds[i - 1][2]);
+  }
+  if (feeds.length && fin) afterFeed = fin[1] - feeds[feeds.length - 1][2];
+  const inOpen = sp.filter(([, a]) => a <= decoded).reduce((s, [, a, b]) => s + b - a, 0);
+  return {
+    feeds: feeds.length, feedMs: sum('feed'), readMs: beforeFeed, tailMs: afterFeed, finishMs: fin ? fin[2] - fin[1] : NaN,
+    otherWasmMs: inOpen - sum('feed') - (fin ? fin[2] - fin[1] : 0),
+    decodedToRender: render ? render[1] - decoded : NaN, renderMs: render ? render[2] - render[1] : NaN,
+    renderToPaint: render ? paint - render[2] : NaN,
+  };
+}, m);
 
 // ---- one file --------------------------------------------------------------------
 async function benchFile(path) {
@@ -246,6 +279,7 @@ async function benchFile(path) {
       events: +document.querySelector('#summary [data-k="trace_events"]').dataset.v,
     };
   });
+  r.openTimeline = await openTimeline(page, { received: marks.received, decoded: marks.decoded, paint: marks.paint });
   r.decodeMs = marks.decoded - marks.received;
   r.firstPaintMs = marks.paint - marks.received;
   r.firstRedrawMs = marks.firstRedraw;
@@ -287,12 +321,16 @@ async function benchFile(path) {
   // tiered it up from its baseline compiler) and plotters' text set up.
   if (size < 400 * MB) {
     await takeCalls(page);
+    await page.evaluate(() => window.__memvizSpans());
     await page.setInputFiles('#file-input', path);
     await page.waitForFunction(() => performance.getEntriesByName('memviz:first-paint').length >= 2, null, { timeout: limitMs });
     const w = await page.evaluate(() => {
       const t = (n) => performance.getEntriesByName(n).pop().startTime;
-      return { decode: t('memviz:decoded') - t('memviz:file-received'), paint: t('memviz:first-paint') - t('memviz:file-received') };
+      return { received: t('memviz:file-received'), decoded: t('memviz:decoded'), paint: t('memviz:first-paint'),
+        decode: t('memviz:decoded') - t('memviz:file-received'), paint_: t('memviz:first-paint') - t('memviz:file-received') };
     });
+    r.warmOpenTimeline = await openTimeline(page, w);
+    w.paint = w.paint_;
     r.warmDecodeMs = w.decode;
     r.warmFirstPaintMs = w.paint;
     r.callsWarmOpen = await takeCalls(page);
@@ -387,7 +425,9 @@ const detail = results.flatMap((r) => (r.callsOpen ? [
   ``, `### ${r.file}`, ``,
   `- wasm memory: ${f1(r.wasmBaseMB)} MB before the file, ${f1(r.wasmAfterOpenMB)} MB after opening, ${f1(r.wasmMB)} MB at the end; ` +
     `${r.elements} allocations in the default view, default detail ${r.defaultDetail}; plot canvas ${r.canvas}; first render ${f1(r.firstRedrawMs)} ms`,
+  ...(r.openTimeline ? [`- file-received → first-paint: ${openText(r.openTimeline)}`] : []),
   `- open (wasm calls): ${callsText(r.callsOpen)}`,
+  ...(r.warmOpenTimeline ? [`- 2nd open, file-received → first-paint: ${openText(r.warmOpenTimeline)}`] : []),
   ...(r.callsWarmOpen ? [`- 2nd open in the same page (wasm calls): ${callsText(r.callsWarmOpen)}`] : []),
   `- wasm memory (MB) after: ${memText(r.callsOpen)}`,
   `- pan/zoom at default detail: ${callsText(r.callsRedrawDefault)}`,
