@@ -28,6 +28,51 @@ fn main() {
                 tl.elements.len(),
                 tl.n_steps()
             );
+            if kind == TimelineKind::ActiveMemory {
+                let t = Instant::now();
+                let idx = memviz_core::search::SearchIndex::new(&snap);
+                let index_t = t.elapsed();
+                let t = Instant::now();
+                let a = idx.search_elements(&snap, &tl, memviz_core::search::SearchKind::Address, "7f0");
+                let addr_t = t.elapsed();
+                let t = Instant::now();
+                let f = idx.search_elements(&snap, &tl, memviz_core::search::SearchKind::Frame, "forward");
+                println!(
+                    "  search: index {index_t:?}; address '7f0' {addr_t:?} ({} hits); frame 'forward' {:?} ({} hits)",
+                    a.len(),
+                    t.elapsed(),
+                    f.len()
+                );
+                let t = Instant::now();
+                let links = memviz_core::timeline::EventLinks::new(&snap, &tl);
+                println!("  EventLinks::new {:?} ({:?})", t.elapsed(), links.element_of_event(0));
+                let t = Instant::now();
+                let pp = memviz_core::pools::PrivatePools::build(&snap, &tl);
+                println!("  PrivatePools::build {:?} ({} pools)", t.elapsed(), pp.pools.len());
+                let t = Instant::now();
+                let mut sv = memviz_core::segment_map::StateView::new(&snap, &v, d);
+                let new_t = t.elapsed();
+                let t = Instant::now();
+                sv.select(&snap, sv.len() / 2);
+                let seek_t = t.elapsed();
+                let t = Instant::now();
+                let mut worst = std::time::Duration::ZERO;
+                let mut slow = 0;
+                for _ in 0..1000 {
+                    let s = Instant::now();
+                    sv.step(&snap, 1);
+                    let e = s.elapsed();
+                    worst = worst.max(e);
+                    slow += (e.as_micros() > 2000) as u32;
+                }
+                println!("  ArrowDown steps over 2 ms: {slow}");
+                println!(
+                    "  StateView::new {new_t:?}; select middle {seek_t:?}; 1000 ArrowDown {:?} (worst {worst:?}; {} segments, {} rects)",
+                    t.elapsed(),
+                    sv.state.segments.len(),
+                    sv.map.rects.len()
+                );
+            }
             for limit in [15000u32, u32::MAX] {
                 let t = Instant::now();
                 let dv = DetailView::new(&tl, limit);

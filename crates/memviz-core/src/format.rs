@@ -1,7 +1,7 @@
 //! Text as memory_viz shows it: sizes, versioned addresses, stack traces,
 //! the timeline hover text and the state-history event lines.
 
-use crate::model::{Action, Frame, Snapshot, StackId, UserMetadata};
+use crate::model::{Action, Frame, Plain, Snapshot, StackId, UserMetadata};
 use crate::timeline::{ElementSource, Timeline};
 use crate::versions::Versions;
 
@@ -340,6 +340,74 @@ pub fn format_event_as(snap: &Snapshot, versions: &Versions, device: u32, i: usi
     }
 }
 
+/// Text of the Allocator Settings view when the snapshot has none.
+pub const NO_ALLOCATOR_SETTINGS: &str = "No allocator settings recorded in this snapshot.";
+
+/// `allocator_settings` as readable text: `key: value` lines, nested dicts
+/// indented by two spaces under their key, lists of scalars compact on one
+/// line (`roundup_power2_divisions: [1, 2, 4]`), strings unquoted at the top
+/// of a line and quoted inside lists. [`NO_ALLOCATOR_SETTINGS`] when absent.
+pub fn format_allocator_settings(settings: Option<&Plain>) -> String {
+    let Some(p) = settings else {
+        return NO_ALLOCATOR_SETTINGS.to_string();
+    };
+    let mut out = String::new();
+    match p {
+        Plain::Map(kv) if kv.is_empty() => return "(empty)".to_string(),
+        Plain::Map(kv) => settings_map(&mut out, kv, 0),
+        other => out.push_str(&plain_inline(other)),
+    }
+    out.truncate(out.trim_end().len());
+    out
+}
+
+fn settings_map(out: &mut String, kv: &[(Plain, Plain)], depth: usize) {
+    for (k, v) in kv {
+        let key = match k {
+            Plain::Str(s) => s.clone(),
+            other => plain_inline(other),
+        };
+        out.push_str(&"  ".repeat(depth));
+        out.push_str(&key);
+        out.push(':');
+        match v {
+            Plain::Map(m) if !m.is_empty() => {
+                out.push('\n');
+                settings_map(out, m, depth + 1);
+            }
+            Plain::Str(s) => {
+                out.push(' ');
+                out.push_str(s);
+                out.push('\n');
+            }
+            other => {
+                out.push(' ');
+                out.push_str(&plain_inline(other));
+                out.push('\n');
+            }
+        }
+    }
+}
+
+/// A value on one line, Python-like (`True`, `None`, `'text'`, `[1, 2]`,
+/// `{'a': 1}`).
+fn plain_inline(p: &Plain) -> String {
+    match p {
+        Plain::None => "None".into(),
+        Plain::Bool(b) => if *b { "True" } else { "False" }.into(),
+        Plain::Int(i) => i.to_string(),
+        Plain::Float(f) => format!("{f:?}"),
+        Plain::Str(s) => format!("'{s}'"),
+        Plain::Bytes(b) => format!("b'{}'", String::from_utf8_lossy(b)),
+        Plain::List(l) => format!("[{}]", l.iter().map(plain_inline).collect::<Vec<_>>().join(", ")),
+        Plain::Map(m) => format!(
+            "{{{}}}",
+            m.iter().map(|(k, v)| format!("{}: {}", plain_inline(k), plain_inline(v))).collect::<Vec<_>>().join(", ")
+        ),
+        Plain::Elided => "…".into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -423,5 +491,25 @@ mod tests {
         // Garbage times format without panicking.
         assert!(!format_time_us(i64::MAX).is_empty());
         assert!(!format_time_us(i64::MIN + 1).is_empty());
+    }
+
+    #[test]
+    fn allocator_settings_text() {
+        assert_eq!(format_allocator_settings(None), NO_ALLOCATOR_SETTINGS);
+        let s = |x: &str| Plain::Str(x.into());
+        let p = Plain::Map(vec![
+            (s("PYTORCH_CUDA_ALLOC_CONF"), s("expandable_segments:True")),
+            (s("max_split_size"), Plain::Int(-1)),
+            (s("garbage_collection_threshold"), Plain::Float(0.0)),
+            (s("expandable_segments"), Plain::Bool(true)),
+            (s("roundup_power2_divisions"), Plain::List(vec![Plain::Int(1), Plain::Int(2), Plain::Int(4)])),
+            (s("nested"), Plain::Map(vec![(s("a"), Plain::None), (s("b"), Plain::List(vec![s("x")]))])),
+        ]);
+        assert_eq!(
+            format_allocator_settings(Some(&p)),
+            "PYTORCH_CUDA_ALLOC_CONF: expandable_segments:True\nmax_split_size: -1\ngarbage_collection_threshold: 0.0\n\
+expandable_segments: True\nroundup_power2_divisions: [1, 2, 4]\nnested:\n  a: None\n  b: ['x']"
+        );
+        assert_eq!(format_allocator_settings(Some(&Plain::Map(vec![]))), "(empty)");
     }
 }

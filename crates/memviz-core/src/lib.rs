@@ -2,7 +2,8 @@
 //! [`model::Snapshot`] -> the data memory_viz's views draw.
 //!
 //! The data path is one way: [`load`] (pickle / JSON / gzip) builds the model;
-//! [`timeline`], [`state`] and [`summary`] compute views from it; [`format`]
+//! [`timeline`], [`pools`], [`state`], [`segment_map`], [`search`] and
+//! [`summary`] compute views from it; [`format`](mod@format)
 //! turns pieces of it into the text memory_viz shows.
 
 pub mod build;
@@ -11,6 +12,9 @@ pub mod format;
 pub mod json;
 pub mod model;
 pub mod pickle;
+pub mod pools;
+pub mod search;
+pub mod segment_map;
 pub mod state;
 pub mod summary;
 pub mod timeline;

@@ -555,6 +555,103 @@ impl DetailView {
     }
 }
 
+/// Links between a timeline's elements and its device's trace events, for
+/// jumping between the timeline and the Allocator State History. Built in
+/// O(n) from the same alloc/free matching as [`Timeline::build`].
+#[derive(Debug, Clone, Default)]
+pub struct EventLinks {
+    /// Per trace event: the element it allocates, frees or requests to free
+    /// (`NO_ELEMENT` for others: segment events in the Active Memory
+    /// timeline, oom, ...).
+    elem_of_event: Vec<u32>,
+    /// Per element: the event that freed it (`u32::MAX`: never freed in the
+    /// trace).
+    free_of_elem: Vec<u32>,
+}
+
+/// No element / no event.
+pub const NO_ELEMENT: u32 = u32::MAX;
+
+impl EventLinks {
+    pub fn new(snap: &Snapshot, tl: &Timeline) -> EventLinks {
+        let trace = snap.trace(tl.device);
+        let mut elem_of_event = vec![NO_ELEMENT; trace.len()];
+        let mut free_of_elem = vec![NO_ELEMENT; tl.elements.len()];
+        let mut seen = vec![false; tl.elements.len()];
+        // `actions[k]` is the k-th alloc/free event in trace order (see
+        // `build_with`); a free_requested links to the element then live at
+        // its address.
+        let mut live: AddrMap<u32> = AddrMap::default();
+        let mut k = 0usize;
+        for i in 0..trace.len() {
+            let a = trace.action[i];
+            let counted = match tl.kind {
+                TimelineKind::ActiveMemory => matches!(a, Action::Alloc | Action::FreeCompleted | Action::Free),
+                TimelineKind::CachedSegments => a.is_segment(),
+            };
+            if counted {
+                let Some(&e) = tl.actions.get(k) else { break };
+                k += 1;
+                elem_of_event[i] = e;
+                let (eu, addr) = (e as usize, trace.addr(i));
+                if eu < seen.len() {
+                    let is_alloc = matches!(tl.elements[eu].source, ElementSource::Alloc(j) if j as usize == i);
+                    if is_alloc {
+                        live.insert(addr, e);
+                    } else {
+                        free_of_elem[eu] = i as u32;
+                        live.remove(&addr);
+                        // An unmatched free made from the free_requested
+                        // before it: that event is this element too.
+                        if let ElementSource::UnmatchedFree(j) = tl.elements[eu].source {
+                            if let Some(x) = elem_of_event.get_mut(j as usize) {
+                                *x = e;
+                            }
+                        }
+                    }
+                    seen[eu] = true;
+                }
+            } else if a == Action::FreeRequested && tl.kind == TimelineKind::ActiveMemory {
+                if let Some(&e) = live.get(&trace.addr(i)) {
+                    elem_of_event[i] = e;
+                }
+            }
+        }
+        EventLinks { elem_of_event, free_of_elem }
+    }
+
+    /// The element trace event `i` allocates, frees or requests to free.
+    pub fn element_of_event(&self, i: usize) -> Option<u32> {
+        self.elem_of_event.get(i).copied().filter(|&e| e != NO_ELEMENT)
+    }
+
+    /// The trace event that freed element `e` (free_completed, free, or
+    /// segment_free/unmap), if the trace holds it.
+    pub fn free_event(&self, e: u32) -> Option<u32> {
+        self.free_of_elem.get(e as usize).copied().filter(|&i| i != NO_ELEMENT)
+    }
+
+    /// The event the State History should select for element `e`: its alloc,
+    /// else its free (allocated before recording), else `None` (a ghost from
+    /// the dump: the final state shows it).
+    pub fn event_for_element(&self, tl: &Timeline, e: u32) -> Option<u32> {
+        match tl.elements.get(e as usize)?.source {
+            ElementSource::Alloc(i) => Some(i),
+            _ => self.free_event(e),
+        }
+    }
+}
+
+impl Element {
+    /// The trace event that allocated it, when the trace holds it.
+    pub fn alloc_event(&self) -> Option<u32> {
+        match self.source {
+            ElementSource::Alloc(i) => Some(i),
+            _ => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -766,5 +863,29 @@ mod tests {
         let g = crate::format::context_for_element(&snap, &tl, 6);
         assert!(g.contains(", stream 2, pool_id (1, 7)\n[Ghost block] This block exists"), "{g}");
         assert_eq!(crate::format::context_for_element(&snap, &tl, 99), "");
+    }
+
+    #[test]
+    fn event_links_both_ways() {
+        let snap = small_snapshot();
+        let tl = Timeline::build(&snap, 0, TimelineKind::ActiveMemory);
+        let l = EventLinks::new(&snap, &tl);
+        let by_event: Vec<Option<u32>> = (0..snap.traces[0].len()).map(|i| l.element_of_event(i)).collect();
+        // seg_alloc, alloc e0, alloc e1, free_req e0, free_c e0, free_c e2,
+        // alloc e3, free e1, free_req e4 (unmatched pair), free_c e4.
+        assert_eq!(by_event, vec![None, Some(0), Some(1), Some(0), Some(0), Some(2), Some(3), Some(1), Some(4), Some(4)]);
+        assert_eq!(l.free_event(0), Some(4));
+        assert_eq!(l.free_event(1), Some(7));
+        assert_eq!(l.free_event(3), None);
+        assert_eq!(l.free_event(4), Some(9));
+        assert_eq!(l.event_for_element(&tl, 3), Some(6));
+        assert_eq!(l.event_for_element(&tl, 2), Some(5));
+        assert_eq!(l.event_for_element(&tl, 6), None); // ghost
+        assert_eq!(tl.elements[1].alloc_event(), Some(2));
+        assert_eq!(l.element_of_event(99), None);
+        let seg = Timeline::build(&snap, 0, TimelineKind::CachedSegments);
+        let ls = EventLinks::new(&snap, &seg);
+        assert_eq!(ls.element_of_event(0), Some(0));
+        assert_eq!(ls.element_of_event(1), None);
     }
 }

@@ -1,0 +1,514 @@
+//! Allocated Memory (incl. Private Pools): the Active Memory Timeline with
+//! each private pool (`segment_pool_id` other than (0, 0): CUDA graphs,
+//! `MemPool`) drawn as an envelope of its reserved memory, its active blocks
+//! inside as stripes. memory_viz's `process_alloc_data(...,
+//! include_private_inactive=true)` rules (../shared/docs/memory_viz_reference.md
+//! §2.3), on our x axis (one step per action, see `timeline`):
+//!
+//! * one envelope per (pool, stream) of the elements' pool and stream;
+//! * its height is the high-water mark of max(active, reserved) and never
+//!   shrinks; it is created by the pool's first element (at step 0 for
+//!   elements alive from the start) and only grows from then on;
+//! * reserved starts at the dump's `total_size` sum of the pool's segments
+//!   minus the net `segment_alloc`/`segment_map` − `segment_free`/
+//!   `segment_unmap` sizes of the trace (segments found in the dump only,
+//!   as `find_pool_id` does), and those deltas apply just before the action
+//!   that follows them; deltas after the last action apply at the last step;
+//! * the envelope sits in the stack where its first element was pushed;
+//!   drawn pool elements are stripes packed from its bottom in push order,
+//!   the pool's small (summarized) ones one stripe on top of them.
+//!
+//! The 3-step animations of memory_viz are left out, as in `timeline`.
+
+use std::collections::HashMap;
+
+use crate::format::format_size;
+use crate::model::{Action, Snapshot};
+use crate::timeline::{DetailView, Timeline, TimelineKind};
+
+/// No pool.
+pub const NO_POOL: u32 = u32::MAX;
+
+/// One private pool (on one stream) and its envelope over the steps.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PoolEnvelope {
+    pub pool_id: (i64, i64),
+    pub stream: u32,
+    /// First step it is drawn on.
+    pub first_step: u32,
+    /// Stack position: the `order` of the element that created it.
+    pub order: u32,
+    /// (step, height from that step on), steps ascending.
+    pub heights: Vec<(u32, u64)>,
+    /// Reserved bytes before the first action (can be negative on a trace
+    /// that disagrees with the dump).
+    pub reserved_start: i128,
+}
+
+impl PoolEnvelope {
+    /// Height at `step` (0 before `first_step`).
+    pub fn height_at(&self, step: u32) -> u64 {
+        let k = self.heights.partition_point(|&(s, _)| s <= step);
+        k.checked_sub(1).map(|k| self.heights[k].1).unwrap_or(0)
+    }
+    /// memory_viz's "capacity": the final height.
+    pub fn capacity(&self) -> u64 {
+        self.heights.last().map(|h| h.1).unwrap_or(0)
+    }
+    /// memory_viz's key `a,b,sN`.
+    pub fn key(&self) -> String {
+        format!("{},{},s{}", self.pool_id.0, self.pool_id.1, self.stream)
+    }
+    /// memory_viz's envelope hover: `Private Pool (a,b,sN): capacity <size>`.
+    pub fn text(&self) -> String {
+        format!("Private Pool ({}): capacity {}", self.key(), format_size(self.capacity(), true))
+    }
+}
+
+/// The private pools of an Active Memory timeline.
+#[derive(Debug, Clone, Default)]
+pub struct PrivatePools {
+    pub pools: Vec<PoolEnvelope>,
+    /// Per element: its pool in `pools`, or [`NO_POOL`].
+    pub pool_of: Vec<u32>,
+    /// Bytes drawn at each step: elements outside pools plus the envelopes.
+    pub total: Vec<u64>,
+    /// Same, before the first action.
+    pub start_bytes: u64,
+}
+
+/// The dump's segments of one device, by address, for memory_viz's
+/// `find_pool_id`.
+/// (start, end, pool) of a segment.
+type SegRange = (u128, u128, Option<(i64, i64)>);
+
+fn pool_finder(snap: &Snapshot, device: u32) -> Vec<SegRange> {
+    let mut segs: Vec<_> = snap
+        .device_segments(device)
+        .map(|s| (s.address, s.address.saturating_add(s.total_size as u128), s.pool_id))
+        .collect();
+    segs.sort_by_key(|s| s.0);
+    segs
+}
+
+fn find_pool(segs: &[SegRange], addr: u128) -> Option<(i64, i64)> {
+    let i = segs.partition_point(|s| s.0 <= addr);
+    let s = segs.get(i.checked_sub(1)?)?;
+    (addr < s.1).then_some(s.2).flatten()
+}
+
+fn is_private(p: Option<(i64, i64)>) -> bool {
+    matches!(p, Some(p) if p != (0, 0))
+}
+
+impl PrivatePools {
+    /// Pools of `tl`, an Active Memory timeline of `snap`. Empty (no pools,
+    /// `total == tl.total`) when nothing is in a private pool.
+    pub fn build(snap: &Snapshot, tl: &Timeline) -> PrivatePools {
+        let n_steps = tl.n_steps() as usize;
+        let mut pp = PrivatePools { pool_of: vec![NO_POOL; tl.elements.len()], ..Default::default() };
+        if tl.kind != TimelineKind::ActiveMemory {
+            pp.total = tl.total.clone();
+            pp.start_bytes = tl.start_bytes;
+            return pp;
+        }
+        let mut index: HashMap<((i64, i64), u32), u32> = HashMap::new();
+        let mut keys: Vec<((i64, i64), u32)> = Vec::new();
+        let mut key_of = |k: ((i64, i64), u32)| {
+            *index.entry(k).or_insert_with(|| {
+                keys.push(k);
+                (keys.len() - 1) as u32
+            })
+        };
+        for (e, el) in tl.elements.iter().enumerate() {
+            if let Some(p) = el.pool_id.filter(|&p| p != (0, 0)) {
+                pp.pool_of[e] = key_of((p, el.stream));
+            }
+        }
+        // Segment events of private pools, by the action count before them.
+        let trace = snap.trace(tl.device);
+        let finder = pool_finder(snap, tl.device);
+        let mut seg_events: Vec<(usize, u32, i128)> = Vec::new();
+        let mut k = 0usize;
+        for i in 0..trace.len() {
+            let a = trace.action[i];
+            if matches!(a, Action::Alloc | Action::FreeCompleted | Action::Free) {
+                k += 1;
+            } else if a.is_segment() {
+                let p = find_pool(&finder, trace.addr(i));
+                if is_private(p) {
+                    let add = matches!(a, Action::SegmentAlloc | Action::SegmentMap);
+                    let d = trace.size[i] as i128;
+                    seg_events.push((k, key_of((p.unwrap(), trace.stream[i])), if add { d } else { -d }));
+                }
+            }
+        }
+        let mut snap_reserved: Vec<(u32, i128)> = Vec::new();
+        for s in snap.device_segments(tl.device) {
+            if is_private(s.pool_id) {
+                let key = key_of((s.pool_id.unwrap(), s.stream));
+                match snap_reserved.iter_mut().find(|(k, _)| *k == key) {
+                    Some(x) => x.1 += s.total_size as i128,
+                    None => snap_reserved.push((key, s.total_size as i128)),
+                }
+            }
+        }
+        if keys.is_empty() {
+            pp.total = tl.total.clone();
+            pp.start_bytes = tl.start_bytes;
+            return pp;
+        }
+
+        struct Run {
+            max: i128,
+            active: i128,
+            reserved: i128,
+            created: bool,
+        }
+        let mut runs: Vec<Run> = keys.iter().map(|_| Run { max: 0, active: 0, reserved: 0, created: false }).collect();
+        pp.pools = keys
+            .iter()
+            .map(|&(pool_id, stream)| PoolEnvelope {
+                pool_id,
+                stream,
+                first_step: 0,
+                order: 0,
+                heights: Vec::new(),
+                reserved_start: 0,
+            })
+            .collect();
+        let mut envelopes: i128 = 0;
+        let mut pool_live: i128 = 0;
+        // Sets the height of pool `p` from step `step` on.
+        fn grow(pool: &mut PoolEnvelope, run: &mut Run, target: i128, step: u32, envelopes: &mut i128) {
+            if target > run.max {
+                *envelopes += target - run.max;
+                run.max = target;
+                match pool.heights.last_mut() {
+                    Some(h) if h.0 == step => h.1 = target as u64,
+                    _ => pool.heights.push((step, target as u64)),
+                }
+            }
+        }
+        // Elements alive from the start, pre-loaded at step 0.
+        let mut alive = vec![false; tl.elements.len()];
+        for &e in &tl.initially_allocated {
+            let p = pp.pool_of[e as usize];
+            if p == NO_POOL {
+                continue;
+            }
+            alive[e as usize] = true;
+            let el = &tl.elements[e as usize];
+            let (pool, run) = (&mut pp.pools[p as usize], &mut runs[p as usize]);
+            if !run.created {
+                run.created = true;
+                pool.first_step = 0;
+                pool.order = el.order;
+            }
+            run.active += el.size as i128;
+            pool_live += el.size as i128;
+            let target = run.active.max(run.reserved);
+            grow(pool, run, target, 0, &mut envelopes);
+        }
+        for &(key, total) in &snap_reserved {
+            let net: i128 = seg_events.iter().filter(|s| s.1 == key).map(|s| s.2).sum();
+            let (pool, run) = (&mut pp.pools[key as usize], &mut runs[key as usize]);
+            run.reserved = total - net;
+            pool.reserved_start = run.reserved;
+            if run.created {
+                let target = run.reserved;
+                grow(pool, run, target, 0, &mut envelopes);
+            }
+        }
+        let base = tl.start_bytes as i128 - pool_live;
+        pp.start_bytes = (base + envelopes).max(0) as u64;
+        let mut total = Vec::with_capacity(n_steps);
+        let mut se = 0usize;
+        let last = n_steps.saturating_sub(1) as u32;
+        for (step, &e) in tl.actions.iter().enumerate() {
+            let step32 = step as u32;
+            while se < seg_events.len() && seg_events[se].0 <= step {
+                let (_, key, d) = seg_events[se];
+                let (pool, run) = (&mut pp.pools[key as usize], &mut runs[key as usize]);
+                run.reserved += d;
+                if run.created {
+                    let target = run.reserved;
+                    grow(pool, run, target, step32, &mut envelopes);
+                }
+                se += 1;
+            }
+            let p = pp.pool_of.get(e as usize).copied().unwrap_or(NO_POOL);
+            let el = &tl.elements[e as usize];
+            let is_alloc = el.x0 == step32 && !alive[e as usize];
+            let mut live_here = pool_live;
+            if p != NO_POOL {
+                let (pool, run) = (&mut pp.pools[p as usize], &mut runs[p as usize]);
+                if is_alloc {
+                    alive[e as usize] = true;
+                    if !run.created {
+                        run.created = true;
+                        pool.first_step = step32;
+                        pool.order = el.order;
+                    }
+                    run.active += el.size as i128;
+                    pool_live += el.size as i128;
+                    live_here = pool_live;
+                    let target = run.active.max(run.reserved);
+                    grow(pool, run, target, step32, &mut envelopes);
+                } else {
+                    // A free: the element is still drawn on this step.
+                    run.active -= el.size as i128;
+                    pool_live -= el.size as i128;
+                }
+            }
+            if step32 == last {
+                // Segment events after the last action.
+                while se < seg_events.len() {
+                    let (_, key, d) = seg_events[se];
+                    let (pool, run) = (&mut pp.pools[key as usize], &mut runs[key as usize]);
+                    run.reserved += d;
+                    if run.created {
+                        let target = run.reserved;
+                        grow(pool, run, target, step32, &mut envelopes);
+                    }
+                    se += 1;
+                }
+            }
+            total.push((tl.total[step] as i128 - live_here + envelopes).max(0) as u64);
+        }
+        pp.total = total;
+        pp
+    }
+
+    pub fn peak_bytes(&self) -> u64 {
+        self.total.iter().copied().max().unwrap_or(0).max(self.start_bytes)
+    }
+}
+
+/// One band of the pools view at a step, bottom to top; offsets and sizes
+/// in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PoolBand {
+    /// A drawn element outside every private pool.
+    Element { elem: u32, offset: u64, size: u64 },
+    /// A pool's envelope (memory_viz: gray, black outline).
+    Envelope { pool: u32, offset: u64, size: u64 },
+    /// A drawn element of a pool, inside its envelope (50% opacity).
+    Stripe { elem: u32, pool: u32, offset: u64, size: u64 },
+    /// The pool's small elements, on top of its stripes (30% opacity).
+    PoolSummarized { pool: u32, offset: u64, size: u64 },
+}
+
+/// What lies under a point of the pools view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PoolHit {
+    Element(u32),
+    Envelope(u32),
+    PoolSummarized(u32),
+    Summarized,
+}
+
+/// The pools view at a detail limit: per-pool summarized bytes per step.
+#[derive(Debug, Clone, Default)]
+pub struct PoolDetail {
+    /// `summarized[pool][step]`: live non-drawn bytes of the pool.
+    summarized: Vec<Vec<u64>>,
+}
+
+impl PoolDetail {
+    pub fn new(tl: &Timeline, pp: &PrivatePools, dv: &DetailView) -> PoolDetail {
+        let n = tl.n_steps() as usize;
+        let mut diffs: Vec<Vec<i128>> = pp.pools.iter().map(|_| vec![0i128; n + 1]).collect();
+        for (e, el) in tl.elements.iter().enumerate() {
+            let p = pp.pool_of.get(e).copied().unwrap_or(NO_POOL);
+            if p == NO_POOL || p as usize >= diffs.len() || dv.is_drawn(e as u32) || el.x0 >= el.x1 {
+                continue;
+            }
+            let d = &mut diffs[p as usize];
+            d[(el.x0 as usize).min(n)] += el.size as i128;
+            d[(el.x1 as usize).min(n)] -= el.size as i128;
+        }
+        let summarized = diffs
+            .into_iter()
+            .map(|d| {
+                let mut acc = 0i128;
+                d[..n]
+                    .iter()
+                    .map(|x| {
+                        acc += x;
+                        acc.max(0) as u64
+                    })
+                    .collect()
+            })
+            .collect();
+        PoolDetail { summarized }
+    }
+
+    /// Non-drawn live bytes of pool `p` at `step`.
+    pub fn pool_summarized_at(&self, p: u32, step: u32) -> u64 {
+        self.summarized.get(p as usize).and_then(|v| v.get(step as usize)).copied().unwrap_or(0)
+    }
+
+    /// Calls `f` with each band at `step`, bottom to top; returns (top of the
+    /// bands, bytes of the global summarized band on top of them).
+    pub fn bands_at(
+        &self,
+        tl: &Timeline,
+        pp: &PrivatePools,
+        dv: &DetailView,
+        step: u32,
+        mut f: impl FnMut(PoolBand),
+    ) -> (u64, u64) {
+        if step >= tl.n_steps() {
+            return (0, 0);
+        }
+        let mut envs: Vec<u32> =
+            (0..pp.pools.len() as u32).filter(|&p| pp.pools[p as usize].first_step <= step).collect();
+        envs.sort_by_key(|&p| pp.pools[p as usize].order);
+        let mut base = vec![0u64; pp.pools.len()];
+        let mut inner = vec![0u64; pp.pools.len()];
+        let mut stripes: Vec<(u32, u32, u64)> = Vec::new();
+        let mut offset = 0u64;
+        let mut next_env = 0usize;
+        let mut pool_summarized_total = 0u64;
+        let emit_env = |p: u32, offset: &mut u64, base: &mut Vec<u64>, f: &mut dyn FnMut(PoolBand)| {
+            let h = pp.pools[p as usize].height_at(step);
+            base[p as usize] = *offset;
+            f(PoolBand::Envelope { pool: p, offset: *offset, size: h });
+            *offset += h;
+        };
+        dv.bands_at(tl, step, |b| {
+            let Some(el) = tl.elements.get(b.elem as usize) else { return };
+            while next_env < envs.len() && pp.pools[envs[next_env] as usize].order < el.order {
+                emit_env(envs[next_env], &mut offset, &mut base, &mut f);
+                next_env += 1;
+            }
+            let p = pp.pool_of.get(b.elem as usize).copied().unwrap_or(NO_POOL);
+            if p == NO_POOL || p as usize >= base.len() {
+                f(PoolBand::Element { elem: b.elem, offset, size: b.size });
+                offset += b.size;
+            } else {
+                stripes.push((b.elem, p, b.size));
+            }
+        });
+        while next_env < envs.len() {
+            emit_env(envs[next_env], &mut offset, &mut base, &mut f);
+            next_env += 1;
+        }
+        for (elem, p, size) in stripes {
+            let o = base[p as usize] + inner[p as usize];
+            inner[p as usize] += size;
+            f(PoolBand::Stripe { elem, pool: p, offset: o, size });
+        }
+        for &p in &envs {
+            let s = self.pool_summarized_at(p, step);
+            pool_summarized_total += s;
+            if s > 0 {
+                f(PoolBand::PoolSummarized { pool: p, offset: base[p as usize] + inner[p as usize], size: s });
+            }
+        }
+        (offset, dv.summarized_at(step).saturating_sub(pool_summarized_total))
+    }
+
+    /// What lies at (`step`, `bytes` from the bottom): stripes before their
+    /// envelope.
+    pub fn hit(&self, tl: &Timeline, pp: &PrivatePools, dv: &DetailView, step: u32, bytes: u64) -> Option<PoolHit> {
+        let mut found: Option<PoolHit> = None;
+        let mut env_hit: Option<PoolHit> = None;
+        let inside = |o: u64, s: u64| bytes >= o && bytes - o < s;
+        let (top, summarized) = self.bands_at(tl, pp, dv, step, |b| match b {
+            PoolBand::Element { elem, offset, size } | PoolBand::Stripe { elem, offset, size, .. }
+                if inside(offset, size) =>
+            {
+                found = Some(PoolHit::Element(elem))
+            }
+            PoolBand::PoolSummarized { pool, offset, size } if inside(offset, size) => {
+                found = Some(PoolHit::PoolSummarized(pool))
+            }
+            PoolBand::Envelope { pool, offset, size } if inside(offset, size) => {
+                env_hit = Some(PoolHit::Envelope(pool))
+            }
+            _ => {}
+        });
+        found.or(env_hit).or_else(|| inside(top, summarized).then_some(PoolHit::Summarized))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{BlockState, EventTable};
+    use crate::versions::test_util::*;
+
+    #[test]
+    fn envelope_grows_with_reserved_and_active() {
+        let mut snap = Snapshot::default();
+        let mut t = EventTable::default();
+        push(&mut t, Action::Alloc, 0x10000, 100); // e0, pool, step 0
+        push(&mut t, Action::Alloc, 0x50000, 50); // e1, no segment: not a pool, step 1
+        push(&mut t, Action::SegmentMap, 0x10800, 0x800); // inside the pool's final segment
+        push(&mut t, Action::Alloc, 0x10100, 300); // e2, pool, step 2
+        push(&mut t, Action::FreeCompleted, 0x10000, 100); // step 3
+        snap.traces.push(t);
+        snap.blocks.push(block(0x10100, 512, 300, BlockState::ActiveAllocated));
+        let mut s = segment(0, 0x10000, 0x1000, 0..1);
+        s.pool_id = Some((1, 7));
+        snap.segments.push(s);
+        let tl = Timeline::build(&snap, 0, TimelineKind::ActiveMemory);
+        let pp = PrivatePools::build(&snap, &tl);
+        assert_eq!(pp.pools.len(), 1);
+        let env = &pp.pools[0];
+        assert_eq!((env.pool_id, env.stream, env.first_step, env.order), ((1, 7), 0, 0, 0));
+        // 4096 in the dump minus the 2048 mapped in the trace.
+        assert_eq!(env.reserved_start, 2048);
+        assert_eq!(env.heights, vec![(0, 2048), (2, 4096)]);
+        assert_eq!(env.text(), "Private Pool (1,7,s0): capacity 4.0KiB (4096 bytes)");
+        assert_eq!(pp.pool_of, vec![0, NO_POOL, 0]);
+        assert_eq!(pp.total, vec![2048, 2098, 4146, 4146]);
+        assert_eq!(pp.start_bytes, 0);
+
+        let bands = |limit: u32, step: u32| {
+            let dv = DetailView::new(&tl, limit);
+            let pd = PoolDetail::new(&tl, &pp, &dv);
+            let mut v = Vec::new();
+            let r = pd.bands_at(&tl, &pp, &dv, step, |b| v.push(b));
+            (
+                v,
+                r,
+                pd.hit(&tl, &pp, &dv, step, 150),
+                pd.hit(&tl, &pp, &dv, step, 2000),
+                pd.hit(&tl, &pp, &dv, step, 4100),
+            )
+        };
+        let (v, r, h150, h2000, h4100) = bands(10, 2);
+        assert_eq!(
+            v,
+            vec![
+                PoolBand::Envelope { pool: 0, offset: 0, size: 4096 },
+                PoolBand::Element { elem: 1, offset: 4096, size: 50 },
+                PoolBand::Stripe { elem: 0, pool: 0, offset: 0, size: 100 },
+                PoolBand::Stripe { elem: 2, pool: 0, offset: 100, size: 300 },
+            ]
+        );
+        assert_eq!(r, (4146, 0));
+        assert_eq!(
+            (h150, h2000, h4100),
+            (Some(PoolHit::Element(2)), Some(PoolHit::Envelope(0)), Some(PoolHit::Element(1)))
+        );
+        // Limit 1: only e2 drawn; e0 in the pool's summarized stripe, e1 in
+        // the global summarized band.
+        let (v, r, h150, _, h4100) = bands(1, 2);
+        assert_eq!(
+            v,
+            vec![
+                PoolBand::Envelope { pool: 0, offset: 0, size: 4096 },
+                PoolBand::Stripe { elem: 2, pool: 0, offset: 0, size: 300 },
+                PoolBand::PoolSummarized { pool: 0, offset: 300, size: 100 },
+            ]
+        );
+        assert_eq!(r, (4096, 50));
+        assert_eq!((h150, h4100), (Some(PoolHit::Element(2)), Some(PoolHit::Summarized)));
+        // Past the end: nothing.
+        assert_eq!(bands(10, 9).1, (0, 0));
+    }
+}
