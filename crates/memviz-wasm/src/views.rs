@@ -555,7 +555,13 @@ impl Viewer {
         let (first, end) = g.visible_rows(h);
         for r in sv.map.rects.iter().filter(|r| r.kind == RectKind::Segment && r.row >= first && r.row < end) {
             let Some((x0, y0, x1, y1)) = g.rect_px(r) else { continue };
-            let y = ((y0 + y1.min(h)) as f64 / 2.0).floor() + 0.5;
+            // Rows cut by the scroll are skipped: their middle may be hidden.
+            if r.row as f64 * g.row_h < g.y_off || y1 > h {
+                continue;
+            }
+            let y = ((y0 + y1) as f64 / 2.0).floor() + 0.5;
+            // The middle of the first run of matching pixels.
+            let mut run: Option<(u32, u32)> = None;
             for x in x0..x1 {
                 let px = x as f64 + 0.5;
                 let Some((row, bytes, frac)) = g.to_map(px, y) else { continue };
@@ -564,9 +570,15 @@ impl Viewer {
                     Some(MapHit::Block(s, _)) => block && s == r.segment,
                     _ => false,
                 };
-                if ok {
-                    return vec![px / dpr, y / dpr];
+                match (ok, run) {
+                    (true, None) => run = Some((x, x)),
+                    (true, Some((a, _))) => run = Some((a, x)),
+                    (false, Some(_)) => break,
+                    _ => {}
                 }
+            }
+            if let Some((a, b)) = run {
+                return vec![(a + b) as f64 / 2.0 / dpr + 0.5 / dpr, y / dpr];
             }
         }
         vec![]
