@@ -26,6 +26,7 @@
     $('settings').hidden = kind !== 'settings';
     $('state-box').hidden = kind !== 'state';
     if (kind === 'settings') $('settings').textContent = v.allocator_settings_text();
+    if (kind === 'pools') $('detail-unit').textContent = 'allocations';
     mapHover = '';
     rerunSearch();
     if (kind === 'state') {
