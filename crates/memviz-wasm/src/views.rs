@@ -145,6 +145,17 @@ impl Views {
     }
 }
 
+/// Appends a multi-line event line as one row: the continuation lines
+/// (`(stream N)`) after two spaces, their indentation dropped.
+fn one_line(out: &mut String, text: &str) {
+    for (k, part) in text.split('\n').enumerate() {
+        if k > 0 {
+            out.push_str("  ");
+        }
+        out.push_str(if k > 0 { part.trim_start() } else { part });
+    }
+}
+
 /// First line of a text (list entries).
 fn first_line(s: &str) -> &str {
     s.lines().next().unwrap_or("")
@@ -410,7 +421,7 @@ impl Viewer {
             if i > first as usize {
                 out.push('\n');
             }
-            out.push_str(&event_line(&f.snap, &f.versions, self.app.device, i).replace('\n', " "));
+            one_line(&mut out, &event_line(&f.snap, &f.versions, self.app.device, i));
         }
         out
     }
@@ -715,7 +726,11 @@ impl Viewer {
         let ms: Vec<u32> = self.views.search.matches.iter().take(limit as usize).copied().collect();
         for m in ms {
             let text = match self.views.mode {
-                Mode::State => event_line(&f.snap, &f.versions, self.app.device, m as usize),
+                Mode::State => {
+                    let mut s = String::new();
+                    one_line(&mut s, &event_line(&f.snap, &f.versions, self.app.device, m as usize));
+                    s
+                }
                 _ => match self.app.timeline() {
                     Some(tl) => first_line(&hover_text(&f.snap, tl, m)).to_string(),
                     None => String::new(),
