@@ -102,7 +102,13 @@ pub fn render_pools(
                     }
                 }
                 PoolBand::PoolSummarized { offset, size, .. } => {
-                    put(img, c, row(offset), row(offset + size), blend(SUMMARIZED[1], ENVELOPE, 0.3));
+                    put(
+                        img,
+                        c,
+                        row(offset),
+                        row(offset + size),
+                        blend(SUMMARIZED[1], ENVELOPE, 0.3),
+                    );
                 }
             }
         });
@@ -160,7 +166,14 @@ mod tests {
         }
     }
     fn block(address: u128, size: u64, requested_size: u64) -> Block {
-        Block { address, size, requested_size, state: BlockState::ActiveAllocated, stack: 0, user_metadata: None }
+        Block {
+            address,
+            size,
+            requested_size,
+            state: BlockState::ActiveAllocated,
+            stack: 0,
+            user_metadata: None,
+        }
     }
 
     #[test]

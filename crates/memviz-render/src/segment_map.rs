@@ -4,7 +4,6 @@
 
 use memviz_core::segment_map::{MapRect, RectKind, SegmentMap, ROW_FILL};
 
-
 use crate::{Image, Rgba, BACKGROUND, OUTLINE, TABLEAU10};
 
 /// Rounding waste and blocks waiting on another stream (memory_viz: red).
@@ -33,9 +32,17 @@ pub struct MapGeometry {
 impl MapGeometry {
     /// Rows share the height, none taller than `max_row_h` nor shorter than
     /// `min_row_h` pixels; `y_off` is clamped to the scrollable range.
-    pub fn new(map: &SegmentMap, width: u32, height: u32, max_row_h: f64, min_row_h: f64, y_off: f64) -> MapGeometry {
+    pub fn new(
+        map: &SegmentMap,
+        width: u32,
+        height: u32,
+        max_row_h: f64,
+        min_row_h: f64,
+        y_off: f64,
+    ) -> MapGeometry {
         let rows = map.rows.max(1);
-        let px_per_byte = if map.row_width == 0 { 0.0 } else { width as f64 / map.row_width as f64 };
+        let px_per_byte =
+            if map.row_width == 0 { 0.0 } else { width as f64 / map.row_width as f64 };
         let row_h = (height as f64 / rows as f64).min(max_row_h).max(min_row_h).max(1.0);
         let total_h = row_h * rows as f64;
         let y_off = y_off.clamp(0.0, (total_h - height as f64).max(0.0)).round();
@@ -78,7 +85,8 @@ fn fill(img: &mut Image, (x0, y0, x1, y1): (u32, u32, u32, u32), c: Rgba) {
     let (x1, y1) = (x1.min(img.width), y1.min(img.height));
     let w = img.width as usize;
     for y in y0..y1 {
-        let row = &mut img.rgba[(y as usize * w + x0 as usize) * 4..(y as usize * w + x1.max(x0) as usize) * 4];
+        let row = &mut img.rgba
+            [(y as usize * w + x0 as usize) * 4..(y as usize * w + x1.max(x0) as usize) * 4];
         for px in row.chunks_exact_mut(4) {
             px.copy_from_slice(&c);
         }

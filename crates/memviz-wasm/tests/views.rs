@@ -36,7 +36,10 @@ fn state_history_selects_and_draws() {
     v.open_example().unwrap();
     let events = json(&v.summary_json())["trace_events"].as_u64().unwrap() as u32;
     let names = v.view_names();
-    assert_eq!(names[2..], ["Allocated Memory (incl. Private Pools)", "Allocator State History", "Allocator Settings"]);
+    assert_eq!(
+        names[2..],
+        ["Allocated Memory (incl. Private Pools)", "Allocator State History", "Allocator Settings"]
+    );
     v.set_view(3);
     assert_eq!((v.view(), v.view_kind().as_str()), (3, "state"));
     assert_eq!(v.state_len(), events);
@@ -47,7 +50,10 @@ fn state_history_selects_and_draws() {
     assert_eq!(v.state_selected(), 0);
     let st = json(&v.state_json());
     let (a, r) = (st["allocated_bytes"].as_u64().unwrap(), st["reserved_bytes"].as_u64().unwrap());
-    assert_eq!(v.state_totals_text(), format!("{} allocated / {} reserved", format_size(a, true), format_size(r, true)));
+    assert_eq!(
+        v.state_totals_text(),
+        format!("{} allocated / {} reserved", format_size(a, true), format_size(r, true))
+    );
     // Lines of the visible rows only, one per event.
     assert_eq!(v.state_lines(0, 5).lines().count(), 5.min(events as usize));
     assert!(v.state_event_text(0).starts_with('('));
