@@ -90,7 +90,7 @@
         d.hidden = false;
         d.textContent = `${i}  ${lines[k] ?? ''}`;
         d.dataset.i = i;
-        d.className = i === sel ? 'sel' : '';
+        d.className = i === sel ? 'sel' : (v.search_is_match(i) ? 'match' : '');
       } else {
         d.hidden = true;
       }
@@ -290,7 +290,8 @@
       }
     }
     list.hidden = !n;
-    if (kind !== 'state' && kind !== 'settings') window.memviz.redraw();
+    if (kind === 'state') renderRows();
+    else if (kind !== 'settings') window.memviz.redraw();
   }
 
   function rerunSearch() {

@@ -231,6 +231,8 @@ test('search: by address and by frame text, counts against the hover texts, Ente
   const { page, errors } = await openPage();
   await dropAndWait(page, BIG);
   const texts = await elementTexts(page);
+  const red = [0xd6, 0x27, 0x28];
+  const redBefore = (await pixels(page, 'plot', red)).match;
   // Address with version: exactly the elements printed with it.
   await page.fill('#search-addr', target.addr);
   await page.waitForFunction(() => document.querySelector('#search-count').dataset.n !== undefined &&
@@ -255,6 +257,9 @@ test('search: by address and by frame text, counts against the hover texts, Ente
   const firstStep = exp.hover['0'].elements.find((e) => e.elem === ms[0])?.alloc_step;
   if (firstStep !== undefined) assert.ok(w0 <= firstStep && firstStep < w1);
   assert.ok((await page.textContent('#context')).startsWith(`${ms[0]} `));
+  // Matches are marked above the plot (red ticks; the current one black).
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+  assert.ok((await pixels(page, 'plot', red)).match > redBefore || ms.length === 1);
   if (ms.length > 1) {
     await page.keyboard.press('Enter');
     assert.equal(await viewer(page, 'pinned_element'), ms[1]);
@@ -287,6 +292,9 @@ test('search: by address and by frame text, counts against the hover texts, Ente
   const sel = await selected(page);
   assert.ok(lines[sel].includes(target.addr));
   assert.ok((await selectedRow(page)).includes(target.addr));
+  // The other matching rows in view are marked.
+  const marked = await page.$$eval('#event-rows div.match', (d) => d.map((x) => x.textContent));
+  for (const r of marked) assert.ok(r.includes(target.addr), r);
   assert.ok(errors.length === 0, errors.join('\n'));
   await page.context().close();
 });

@@ -337,15 +337,18 @@ impl Viewer {
         if cols.is_empty() || img.height == 0 {
             return;
         }
-        // Columns are ascending in step: a match's column by binary search.
-        let last_col = cols.iter().rposition(|&s| s != render::NO_STEP).unwrap_or(0);
+        // The column whose step range holds the match's first step.
+        let win = self.app.window;
+        let per_col = (win.x1 - win.x0) / cols.len() as f64;
         let tick = (img.height / 40).clamp(4, 12);
         for &e in &self.views.search.matches {
             let Some(el) = tl.elements.get(e as usize) else { continue };
-            let c = cols[..=last_col].partition_point(|&s| s < el.x0);
-            if c > last_col || cols[c] >= el.x1 {
+            // Alive when the window starts: the first column.
+            let c = ((el.x0 as f64 - win.x0) / per_col).floor().max(0.0);
+            if c >= cols.len() as f64 || el.x1 as f64 <= win.x0 {
                 continue;
             }
+            let c = c as usize;
             let current = self.views.search.current == Some(e);
             let color = if current { render::OUTLINE } else { render::segment_map::WASTE };
             for x in c.saturating_sub(1)..(c + 2).min(img.width as usize) {
@@ -661,7 +664,11 @@ impl Viewer {
         let n = tl.n_steps() as f64;
         let (a, b) = (el.x0 as f64, (el.x1 as f64).min(n).max(el.x0 as f64 + 1.0));
         let rank = tl.by_size.iter().position(|&x| x == e);
-        let span = (self.app.window.x1 - self.app.window.x0).max((b - a) * 3.0).max(8.0);
+        // Zoom so that its life is about a third of the window (at least 64
+        // steps), unless the current zoom already shows it whole.
+        let (cur, life) = (self.app.window.x1 - self.app.window.x0, b - a);
+        let want = (life * 3.0).max(64.0);
+        let span = if cur >= life * 1.2 { cur.min(want) } else { want };
         let mid = (a + b) / 2.0;
         self.app.set_window(Window { x0: mid - span / 2.0, x1: mid + span / 2.0 });
         // Summarized elements are not drawn: draw them all up to this one.
@@ -808,6 +815,13 @@ impl Viewer {
             Mode::Settings => {}
             _ => self.show_element(m),
         }
+    }
+
+    /// Whether `m` (an event of the state history, an element of a
+    /// timeline) is among the current view's matches.
+    pub fn search_is_match(&self, m: u32) -> bool {
+        self.views.search.key == self.views.search_key(&self.app)
+            && self.views.search.matches.binary_search(&m).is_ok()
     }
 
     /// The match shown last, -1 for none.
