@@ -422,3 +422,32 @@ print(json.dumps(sorted({'%d,%d,s%d' % (tuple(s['segment_pool_id']) + (s['stream
   assert.ok(errors.length === 0, errors.join('\n'));
   await page.context().close();
 });
+
+test('state history without a trace (bare segment list) and with one event per device', async () => {
+  const { page, errors } = await openPage();
+  const bare = expected('segments_only_list.pkl');
+  await dropAndWait(page, 'segments_only_list.pkl');
+  await setView(page, 'Allocator State History');
+  assert.equal(await viewer(page, 'state_len'), 0);
+  assert.equal(await selected(page), -1);
+  // The final state: the dump's segments.
+  assert.match(await page.textContent('#state-totals'), new RegExp(` / ${fmt(bare.summary.devices['1'].reserved_bytes).replace(/[()]/g, '\\$&')} reserved$`));
+  await page.focus('#event-list');
+  for (const k of ['ArrowDown', 'ArrowUp', 'Home', 'End', 'PageDown']) await page.keyboard.press(k);
+  assert.equal(await selected(page), -1);
+  assert.equal(await page.$$eval('#event-rows div:not([hidden])', (d) => d.length), 0);
+  assert.ok((await pixels(page, 'segment-map')).ink > 1000);
+
+  const two = expected('two_devices_state_only.pickle');
+  await dropAndWait(page, 'two_devices_state_only.pickle');
+  await setView(page, 'Allocator State History');
+  for (const st of two.states) {
+    await page.selectOption('#device-select', String(st.device));
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+    assert.equal(await selected(page), st.event);
+    assert.equal(await page.textContent('#state-totals'),
+      `${fmt(st.allocated_bytes)} allocated / ${fmt(st.reserved_bytes)} reserved`);
+  }
+  assert.ok(errors.length === 0, errors.join('\n'));
+  await page.context().close();
+});
