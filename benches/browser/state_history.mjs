@@ -1,9 +1,10 @@
 // Allocator State History in the release page (dist/): opens a snapshot with
 // the file picker, switches to the state history, selects an event in the
-// middle of the trace and presses ArrowDown N times, reading after each
-// press how long the page's keydown handler took (selection + segment map +
-// visible rows: window.memvizViews.stats.lastMs, measured in the page with
-// performance.now()).
+// middle of the trace and presses ArrowDown N times (playwright key presses),
+// reading after each how long the page's keydown handler took (selection +
+// segment map + visible rows: window.memvizViews.stats.lastMs, measured in
+// the page with performance.now()); then N more ArrowDowns dispatched in the
+// page, each timed with the style and layout it causes.
 //
 //   node benches/browser/state_history.mjs FILE [--presses N]
 //
@@ -54,14 +55,28 @@ for (let k = 0; k < presses; k++) {
   await page.keyboard.press('ArrowDown');
   times.push(await page.evaluate(() => window.memvizViews.stats.lastMs));
 }
+// Then the same in one page-side loop: the keydown handler plus the style
+// and layout it causes (read back with offsetHeight), no CDP round trips.
+const inPage = await page.evaluate((n) => {
+  const out = [];
+  for (let k = 0; k < n; k++) {
+    const t0 = performance.now();
+    document.getElementById('event-list').dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowDown', bubbles: true }));
+    void document.getElementById('event-rows').offsetHeight;
+    out.push(performance.now() - t0);
+  }
+  return out;
+}, presses);
 const sel = await page.evaluate(() => window.memviz.viewer.state_selected());
-const sorted = [...times].sort((a, b) => a - b);
-const q = (p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+const stat = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
+  return { median: q(0.5), p95: q(0.95), max: s[s.length - 1], mean: xs.reduce((a, b) => a + b, 0) / xs.length, over_16_7ms: xs.filter((t) => t > 16.7).length };
+};
 const map = JSON.parse(await page.evaluate(() => window.memviz.viewer.state_json()));
 const out = {
   file: basename(file), events: n, open_s: openS, switch_to_state_history_ms: switchMs, seek_to_middle_ms: seekMs,
-  presses, selected_after: sel, arrowdown_ms: { median: q(0.5), p95: q(0.95), max: sorted[sorted.length - 1], mean: times.reduce((a, b) => a + b, 0) / times.length },
-  over_16ms: times.filter((t) => t > 16.7).length, segments: map.segments, blocks: map.blocks, rects: map.rects, errors,
+  presses, selected_after: sel, arrowdown_handler_ms: stat(times), arrowdown_with_layout_ms: stat(inPage), segments: map.segments, blocks: map.blocks, rects: map.rects, errors,
 };
 console.log(JSON.stringify(out, null, 2));
 await browser.close();
