@@ -3,17 +3,16 @@
 //! a 2,000,000-event synthetic one.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use memviz_benches::{real, synthetic};
+use memviz_benches::{cases, wanted};
 
 fn decode(c: &mut Criterion) {
-    let cases = [
-        ("transformer_fullstep_ctx128", real("transformer_fullstep_ctx128.pickle")),
-        ("synthetic_2M_events", synthetic(2_000_000)),
-    ];
     let mut g = c.benchmark_group("decode");
     g.sample_size(10);
-    for (name, path) in cases {
-        let bytes = std::fs::read(&path).unwrap();
+    for (name, path) in cases() {
+        if !wanted(name) {
+            continue;
+        }
+        let bytes = std::fs::read(path()).unwrap();
         g.throughput(Throughput::Bytes(bytes.len() as u64));
         g.bench_function(format!("{name}/decode"), |b| b.iter(|| memviz_core::load(&bytes).unwrap()));
         g.bench_function(format!("{name}/decode+summarize"), |b| {

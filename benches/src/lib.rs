@@ -33,3 +33,27 @@ pub fn synthetic(events: u64) -> PathBuf {
     }
     p
 }
+
+/// False when the bench filter on the command line names the other file
+/// (`-- transformer` or `-- synthetic`), so a bench skips loading the big
+/// file it would not run.
+pub fn wanted(case: &str) -> bool {
+    match std::env::args().skip(1).find(|a| !a.starts_with('-')) {
+        Some(f) if f.contains("transformer") || f.contains("synthetic") => {
+            f.split('/').any(|part| !part.is_empty() && (case.contains(part) || part.contains(case)))
+        }
+        _ => true,
+    }
+}
+
+/// A benchmark case: its name and where its file is (made on demand).
+pub type Case = (&'static str, fn() -> PathBuf);
+
+/// The two files issue 6 names: the largest real snapshot and the
+/// 2,000,000-event synthetic one.
+pub fn cases() -> [Case; 2] {
+    [
+        ("transformer_fullstep_ctx128", || real("transformer_fullstep_ctx128.pickle")),
+        ("synthetic_2M_events", || synthetic(2_000_000)),
+    ]
+}

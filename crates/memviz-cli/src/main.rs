@@ -170,7 +170,7 @@ fn run(args: &[String]) -> Result<(), String> {
 }
 
 fn info(snap: &Snapshot) -> serde_json::Value {
-    let format = if snap.protocol == 0 {
+    let format = if snap.json {
         "JSON".to_string()
     } else {
         format!("pickle protocol {}", snap.protocol)
@@ -189,5 +189,6 @@ fn info(snap: &Snapshot) -> serde_json::Value {
         "model_heap_bytes": snap.heap_bytes(),
         "unknown_keys": snap.warnings.unknown_keys,
         "bad_values": snap.warnings.bad_values,
+        "warnings": snap.warnings.messages,
     })
 }

@@ -8,7 +8,16 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::model::{
     Block, BlockState, BuildWarnings, EventTable, Segment, SegmentType, Snapshot, StackId,
 };
-use crate::pickle::{Arena, DictRec, PickleDecoder, Value};
+use crate::pickle::{foreign_format, not_a_pickle, Arena, DictRec, PickleDecoder, Value};
+
+/// The largest (decompressed) snapshot a [`Loader`] reads unless told
+/// otherwise: ids in the model are 32-bit, and every id needs at least one
+/// input byte, so below this size none can overflow.
+pub const MAX_SNAPSHOT_BYTES: u64 = u32::MAX as u64;
+
+/// gzip input goes to the decoder in pieces this large, so a corrupt stream
+/// is reported within this many bytes of where it breaks.
+const GZIP_PIECE: usize = 4096;
 
 /// Reads a snapshot from chunks of bytes.
 ///
@@ -22,48 +31,141 @@ pub struct Loader {
     state: LoaderState,
     /// Bytes of (compressed) input seen so far.
     pub bytes_in: u64,
+    max_bytes: u64,
 }
 
 enum LoaderState {
-    /// Nothing seen yet: the format is decided by the first bytes.
+    /// Fewer than two bytes seen: not yet known whether it is gzip.
     Start(Vec<u8>),
-    Plain(Inner),
-    Gzip(Box<flate2::write::MultiGzDecoder<Inner>>),
+    Plain(Stream),
+    Gzip(Box<flate2::write::MultiGzDecoder<Stream>>),
     Failed,
 }
 
-/// The decoder of the (decompressed) stream.
+/// The (decompressed) snapshot stream: its decoder and how many bytes it took.
+struct Stream {
+    inner: Inner,
+    bytes: u64,
+    max_bytes: u64,
+    gzip: bool,
+}
+
 enum Inner {
+    /// Only whitespace so far (JSON may start with some): the format is
+    /// decided on the first other byte.
+    Sniff(Vec<u8>),
     Pickle(Box<PickleDecoder>),
+    /// JSON is parsed whole at the end (serde_json has no streaming parser
+    /// for one document); it is bounded by `max_bytes` like any input.
     Json(Vec<u8>),
 }
 
-impl Inner {
-    fn new(first: &[u8]) -> Inner {
-        let first_non_ws = first.iter().find(|b| !b.is_ascii_whitespace());
-        match first_non_ws {
-            Some(b'{') | Some(b'[') => Inner::Json(Vec::new()),
-            _ => Inner::Pickle(Box::new(PickleDecoder::new())),
-        }
+/// Leading whitespace kept while deciding the format; past it, the input is
+/// handed to the pickle decoder, which calls it what it is.
+const MAX_SNIFF: usize = 4096;
+/// Bytes looked at for the magic of a file that is no snapshot (PNG, zip...).
+const SNIFF_MAGIC: usize = 8;
+
+impl Stream {
+    fn new(max_bytes: u64, gzip: bool) -> Stream {
+        Stream { inner: Inner::Sniff(Vec::new()), bytes: 0, max_bytes, gzip }
     }
+
+    /// Marks errors of the decompressed stream as such.
+    fn tag(&self, mut e: Error) -> Error {
+        if self.gzip {
+            e.message.push_str(", in the decompressed gzip data");
+        }
+        e
+    }
+
     fn feed(&mut self, chunk: &[u8]) -> Result<()> {
-        match self {
+        self.bytes += chunk.len() as u64;
+        if self.bytes > self.max_bytes {
+            let what = if self.gzip { "the gzip data inflates to" } else { "the snapshot has" };
+            return Err(Error::at(
+                ErrorKind::TooLarge,
+                self.max_bytes,
+                format!("{what} more than {} bytes (the limit of this reader)", self.max_bytes),
+            ));
+        }
+        self.feed_inner(chunk).map_err(|e| self.tag(e))
+    }
+
+    fn feed_inner(&mut self, chunk: &[u8]) -> Result<()> {
+        if let Inner::Sniff(head) = &mut self.inner {
+            let first = head.iter().chain(chunk).copied().find(|b| !b.is_ascii_whitespace());
+            let len = head.len() + chunk.len();
+            if (first.is_none() && len <= MAX_SNIFF) || len < SNIFF_MAGIC {
+                head.extend_from_slice(chunk);
+                return Ok(());
+            }
+            let head = std::mem::take(head);
+            self.decide(first, head, Some(chunk))?;
+        }
+        match &mut self.inner {
             Inner::Pickle(p) => p.feed(chunk),
             Inner::Json(buf) => {
                 buf.extend_from_slice(chunk);
                 Ok(())
             }
+            Inner::Sniff(_) => unreachable!("decided above"),
         }
     }
-    fn finish(self) -> Result<Snapshot> {
-        match self {
+
+    /// Picks the decoder from the first non-whitespace byte and feeds it
+    /// `head`; `next` (not fed) is looked at for a foreign file's magic.
+    fn decide(&mut self, first: Option<u8>, head: Vec<u8>, next: Option<&[u8]>) -> Result<()> {
+        let mut start = head.clone();
+        start.extend(next.unwrap_or(&[]).iter().take(SNIFF_MAGIC));
+        if foreign_format(&start).is_some() {
+            return Err(not_a_pickle(&start));
+        }
+        self.inner = match first {
+            Some(b'{') | Some(b'[') => Inner::Json(head),
+            _ => {
+                let mut p = Box::new(PickleDecoder::new());
+                p.feed(&head)?;
+                Inner::Pickle(p)
+            }
+        };
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<Snapshot> {
+        if let Inner::Sniff(head) = &mut self.inner {
+            // A short file (under SNIFF_MAGIC bytes) is decided at its end.
+            if head.iter().any(|b| !b.is_ascii_whitespace()) {
+                let head = std::mem::take(head);
+                let first = head.iter().copied().find(|b| !b.is_ascii_whitespace());
+                self.decide(first, head, None).map_err(|e| self.tag(e))?;
+            }
+        }
+        let gzip = self.gzip;
+        let tag = |mut e: Error| {
+            if gzip {
+                e.message.push_str(", in the decompressed gzip data");
+            }
+            e
+        };
+        match self.inner {
+            Inner::Sniff(head) if head.is_empty() => Err(Error::at(
+                ErrorKind::NotASnapshot,
+                0,
+                if gzip { "the gzip data decompresses to nothing" } else { "the file is empty" },
+            )),
+            Inner::Sniff(head) => Err(tag(Error::at(
+                ErrorKind::NotASnapshot,
+                head.len() as u64,
+                "not a memory snapshot: the file holds only whitespace",
+            ))),
             Inner::Pickle(p) => {
-                let (top, arena, protocol) = p.finish()?;
+                let (top, arena, protocol) = p.finish().map_err(tag)?;
                 build(top, arena, protocol)
             }
             Inner::Json(buf) => {
-                let (top, arena) = crate::json::decode(&buf)?;
-                build(top, arena, 0)
+                let (top, arena) = crate::json::decode(&buf).map_err(tag)?;
+                build(top, arena, 0).map(|snap| Snapshot { json: true, ..snap })
             }
         }
     }
@@ -83,7 +185,7 @@ impl std::fmt::Debug for InnerError {
 }
 impl std::error::Error for InnerError {}
 
-impl Write for Inner {
+impl Write for Stream {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         self.feed(buf).map_err(|e| std::io::Error::other(InnerError(e)))?;
         Ok(buf.len())
@@ -95,9 +197,10 @@ impl Write for Inner {
 
 fn gzip_error(e: std::io::Error, offset: u64) -> Error {
     if let Some(inner) = e.get_ref().and_then(|x| x.downcast_ref::<InnerError>()) {
-        let mut err = inner.0.clone();
-        err.message = format!("{} (offset in the decompressed data)", err.message);
-        return err;
+        return inner.0.clone();
+    }
+    if e.kind() == std::io::ErrorKind::UnexpectedEof {
+        return Error::at(ErrorKind::Truncated, offset, format!("truncated gzip data: {e}"));
     }
     Error::at(ErrorKind::Gzip, offset, format!("corrupt gzip data: {e}"))
 }
@@ -110,7 +213,14 @@ impl Default for Loader {
 
 impl Loader {
     pub fn new() -> Self {
-        Loader { state: LoaderState::Start(Vec::new()), bytes_in: 0 }
+        Self::with_max_bytes(MAX_SNAPSHOT_BYTES)
+    }
+
+    /// A loader that refuses (with [`ErrorKind::TooLarge`]) a snapshot whose
+    /// decompressed data is larger than `max_bytes` (at most
+    /// [`MAX_SNAPSHOT_BYTES`]): the page sets it from what the browser can hold.
+    pub fn with_max_bytes(max_bytes: u64) -> Self {
+        Loader { state: LoaderState::Start(Vec::new()), bytes_in: 0, max_bytes: max_bytes.min(MAX_SNAPSHOT_BYTES) }
     }
 
     /// Feeds the next chunk of the file.
@@ -127,28 +237,28 @@ impl Loader {
     fn feed_inner(&mut self, chunk: &[u8], at: u64) -> Result<()> {
         match &mut self.state {
             LoaderState::Start(head) => {
-                head.extend_from_slice(chunk);
-                if head.len() < 2 {
+                if head.len() + chunk.len() < 2 {
+                    head.extend_from_slice(chunk);
                     return Ok(());
                 }
                 let head = std::mem::take(head);
-                if head.starts_with(&[0x1f, 0x8b]) {
-                    let mut gz = Box::new(flate2::write::MultiGzDecoder::new(Inner::Json(Vec::new())));
-                    // The inner format is decided on the first decompressed bytes.
-                    let mut sniff = GzSniff { gz: &mut gz, decided: false };
-                    sniff.write(&head).map_err(|e| gzip_error(e, 0))?;
-                    self.state = LoaderState::Gzip(gz);
+                let is_gzip = head.iter().chain(chunk).take(2).eq([0x1f, 0x8b].iter());
+                self.state = if is_gzip {
+                    LoaderState::Gzip(Box::new(flate2::write::MultiGzDecoder::new(Stream::new(self.max_bytes, true))))
                 } else {
-                    let mut inner = Inner::new(&head);
-                    inner.feed(&head)?;
-                    self.state = LoaderState::Plain(inner);
+                    LoaderState::Plain(Stream::new(self.max_bytes, false))
+                };
+                let at = at - head.len() as u64;
+                self.feed_inner(&head, at)?;
+                self.feed_inner(chunk, at + head.len() as u64)
+            }
+            LoaderState::Plain(s) => s.feed(chunk),
+            LoaderState::Gzip(gz) => {
+                for (i, piece) in chunk.chunks(GZIP_PIECE).enumerate() {
+                    let at = at + (i * GZIP_PIECE) as u64;
+                    gz.write_all(piece).map_err(|e| gzip_error(e, at))?;
                 }
                 Ok(())
-            }
-            LoaderState::Plain(inner) => inner.feed(chunk),
-            LoaderState::Gzip(gz) => {
-                let mut sniff = GzSniff { gz, decided: true };
-                sniff.write(chunk).map(|_| ()).map_err(|e| gzip_error(e, at))
             }
             LoaderState::Failed => Err(Error::new(ErrorKind::Malformed, None, "the loader already failed")),
         }
@@ -161,45 +271,18 @@ impl Loader {
                 if head.is_empty() {
                     return Err(Error::at(ErrorKind::NotASnapshot, 0, "the file is empty"));
                 }
-                let mut inner = Inner::new(&head);
-                inner.feed(&head)?;
-                inner.finish()
+                let mut s = Stream::new(self.max_bytes, false);
+                s.feed(&head)?;
+                s.finish()
             }
-            LoaderState::Plain(inner) => inner.finish(),
+            LoaderState::Plain(s) => s.finish(),
             LoaderState::Gzip(gz) => {
                 let total = self.bytes_in;
-                let inner = gz.finish().map_err(|e| gzip_error(e, total))?;
-                inner.finish()
+                let s = gz.finish().map_err(|e| gzip_error(e, total))?;
+                s.finish()
             }
             LoaderState::Failed => Err(Error::new(ErrorKind::Malformed, None, "the loader already failed")),
         }
-    }
-}
-
-/// Writes into a gzip decoder whose inner format is chosen on the first
-/// decompressed bytes.
-struct GzSniff<'a> {
-    gz: &'a mut flate2::write::MultiGzDecoder<Inner>,
-    decided: bool,
-}
-
-impl GzSniff<'_> {
-    fn write(&mut self, data: &[u8]) -> std::io::Result<()> {
-        if !self.decided {
-            // Decompress into a probe first, then pick the decoder.
-            let mut probe = flate2::write::MultiGzDecoder::new(Vec::new());
-            probe.write_all(data)?;
-            probe.flush()?;
-            let out = probe.get_ref().clone();
-            if out.is_empty() {
-                // Not enough yet: restart the real decoder on the same bytes later.
-                self.gz.write_all(data)?;
-                return Ok(());
-            }
-            *self.gz.get_mut() = Inner::new(&out);
-            self.decided = true;
-        }
-        self.gz.write_all(data)
     }
 }
 
@@ -207,9 +290,37 @@ impl GzSniff<'_> {
 struct Ctx<'a> {
     arena: &'a mut Arena,
     warnings: BuildWarnings,
+    /// Dicts and lists already used as a segment, block, blocks list or
+    /// trace: the format has each in one place, and a hostile file that
+    /// references one a million times (through the memo) must not make a
+    /// million copies.
+    used_dicts: Vec<bool>,
+    used_lists: Vec<bool>,
+    /// References to an already used value, skipped.
+    shared: u64,
 }
 
 impl Ctx<'_> {
+    /// True the first time a container is used; counts later uses.
+    fn first_use(&mut self, v: &Value) -> bool {
+        let slot = match *v {
+            Value::Dict(id) => self.used_dicts.get_mut(id as usize),
+            Value::List(id) | Value::Tuple(id) => self.used_lists.get_mut(id as usize),
+            _ => return true,
+        };
+        match slot {
+            Some(u) if *u => {
+                self.shared += 1;
+                false
+            }
+            Some(u) => {
+                *u = true;
+                true
+            }
+            None => true,
+        }
+    }
+
     fn unsigned(&mut self, v: &Value) -> u128 {
         match self.arena.int(v) {
             Some(i) if i >= 0 => i as u128,
@@ -231,11 +342,29 @@ impl Ctx<'_> {
 }
 
 fn build(top: Value, mut arena: Arena, protocol: u8) -> Result<Snapshot> {
-    let mut ctx = Ctx { arena: &mut arena, warnings: BuildWarnings::default() };
+    let used_dicts = vec![false; arena.dicts.len()];
+    let used_lists = vec![false; arena.lists.len()];
+    let mut ctx = Ctx { arena: &mut arena, warnings: BuildWarnings::default(), used_dicts, used_lists, shared: 0 };
+    // One budget for all free-form values, however often they repeat.
+    let mut budget = 100_000;
     let mut snap = Snapshot { protocol, ..Default::default() };
 
     let (segments_v, traces_v) = match top {
         Value::List(_) | Value::Tuple(_) => {
+            // torch.cuda.memory_snapshot() returns a list of segment dicts; a
+            // list holding no dict at all is something else.
+            let items = ctx.arena.list_items(&top).unwrap_or(&[]);
+            if let Some(x) = items.first().filter(|_| !items.iter().any(|x| matches!(x, Value::Dict(_)))) {
+                return Err(Error::new(
+                    ErrorKind::NotSnapshotShaped,
+                    None,
+                    format!(
+                        "not a memory snapshot: the file holds a list of {} values (expected the dict that \
+                         torch.cuda.memory._dump_snapshot writes or a list of segment dicts)",
+                        x.type_name()
+                    ),
+                ));
+            }
             snap.bare_segment_list = true;
             (Some(top), None)
         }
@@ -247,11 +376,9 @@ fn build(top: Value, mut arena: Arena, protocol: u8) -> Result<Snapshot> {
                     Some("segments") => segs = Some(v),
                     Some("device_traces") | Some("traces") => traces = Some(v),
                     Some("allocator_settings") => {
-                        let mut budget = 100_000;
                         snap.allocator_settings = Some(ctx.arena.plain(&v, &mut budget, 0));
                     }
                     Some("external_annotations") => {
-                        let mut budget = 100_000;
                         snap.external_annotations = Some(ctx.arena.plain(&v, &mut budget, 0));
                     }
                     _ => ctx.warnings.unknown_keys += 1,
@@ -302,19 +429,26 @@ fn build(top: Value, mut arena: Arena, protocol: u8) -> Result<Snapshot> {
                 format!("not a memory snapshot: 'device_traces' is a {}, not a list", v.type_name()),
             ));
         };
+        let mut used_events = vec![false; ctx.arena.events.len()];
         for d in &devs {
             let mut ids = Vec::new();
-            for e in ctx.arena.list_items(d).unwrap_or(&[]) {
-                match e {
-                    Value::Dict(id) => match ctx.arena.dicts[*id as usize] {
-                        DictRec::Event(ev) => ids.push(ev),
+            if ctx.first_use(d) {
+                for e in ctx.arena.list_items(d).unwrap_or(&[]) {
+                    match e {
+                        Value::Dict(id) => match ctx.arena.dicts[*id as usize] {
+                            DictRec::Event(ev) if used_events[ev as usize] => ctx.shared += 1,
+                            DictRec::Event(ev) => {
+                                used_events[ev as usize] = true;
+                                ids.push(ev)
+                            }
+                            _ => ctx.warnings.bad_values += 1,
+                        },
                         _ => ctx.warnings.bad_values += 1,
-                    },
-                    _ => ctx.warnings.bad_values += 1,
+                    }
                 }
-            }
-            if ctx.arena.list_items(d).is_none() {
-                ctx.warnings.bad_values += 1;
+                if ctx.arena.list_items(d).is_none() {
+                    ctx.warnings.bad_values += 1;
+                }
             }
             per_device.push(ids);
         }
@@ -348,6 +482,20 @@ fn build(top: Value, mut arena: Arena, protocol: u8) -> Result<Snapshot> {
         seg.stream = name(seg.stream, &mut display);
     }
 
+    if ctx.shared > 0 {
+        ctx.warnings.messages.push(format!(
+            "{} segments, blocks or trace events were referenced more than once (a snapshot has each in one place): \
+             only the first reference is used",
+            ctx.shared
+        ));
+    }
+    let elided = ctx.arena.elided_copies.get();
+    if elided > 0 {
+        ctx.warnings.messages.push(format!(
+            "{elided} repeated text values (settings, metadata, action names) were shortened to \"…\": \
+             together they are far larger than the file"
+        ));
+    }
     snap.warnings = ctx.warnings;
     snap.warnings.bad_values += arena.bad_values;
     snap.warnings.unknown_keys += arena.unknown_event_keys;
@@ -436,6 +584,9 @@ fn move_sparse(all: &mut EventTable, t: &mut EventTable, start: u32) {
 }
 
 fn build_segment(ctx: &mut Ctx, snap: &mut Snapshot, v: &Value) {
+    if !ctx.first_use(v) {
+        return;
+    }
     let items = ctx.items(v);
     if items.is_empty() {
         ctx.warnings.bad_values += 1;
@@ -489,7 +640,7 @@ fn build_segment(ctx: &mut Ctx, snap: &mut Snapshot, v: &Value) {
     }
     seg.stream = ctx.arena.intern_stream(raw_stream);
     let first = snap.blocks.len() as u32;
-    if let Some(bv) = blocks_v {
+    if let Some(bv) = blocks_v.filter(|bv| ctx.first_use(bv)) {
         let list = ctx.arena.list_items(&bv).map(|x| x.to_vec()).unwrap_or_default();
         // Old files have no block address: it is the segment's address plus
         // the sizes of the blocks before it.
@@ -506,6 +657,9 @@ fn build_segment(ctx: &mut Ctx, snap: &mut Snapshot, v: &Value) {
 }
 
 fn build_block(ctx: &mut Ctx, v: &Value, default_addr: u128) -> Option<Block> {
+    if !ctx.first_use(v) {
+        return None;
+    }
     let items = ctx.items(v);
     if items.is_empty() {
         ctx.warnings.bad_values += 1;

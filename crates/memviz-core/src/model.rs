@@ -53,6 +53,11 @@ impl Strings {
     pub fn heap_bytes(&self) -> usize {
         self.buf.capacity() + self.spans.capacity() * 8
     }
+    /// Total bytes of all strings (offsets are 32-bit: the decoder keeps
+    /// this below 4 GiB).
+    pub fn byte_len(&self) -> usize {
+        self.buf.len()
+    }
 }
 
 /// One stack frame: `{filename, line, name}` plus the FX fields that
@@ -380,24 +385,23 @@ pub struct Snapshot {
     pub external_annotations: Option<Plain>,
     /// True when the file was the bare list `torch.cuda.memory_snapshot()` returns.
     pub bare_segment_list: bool,
-    /// The pickle protocol, or 0 for JSON.
+    /// The pickle protocol (0 also for protocol 1, which has no PROTO
+    /// opcode, and for JSON: see `json`).
     pub protocol: u8,
+    /// The file was JSON (possibly gzip-compressed), not a pickle.
+    pub json: bool,
     pub warnings: BuildWarnings,
 }
 
 impl Snapshot {
     /// Devices memory_viz offers: those with segments or a non-empty trace.
     pub fn devices(&self) -> Vec<u32> {
-        let mut n = self.traces.len() as u32;
-        for s in &self.segments {
-            n = n.max(s.device + 1);
-        }
-        (0..n)
-            .filter(|&d| {
-                self.traces.get(d as usize).is_some_and(|t| !t.is_empty())
-                    || self.segments.iter().any(|s| s.device == d)
-            })
-            .collect()
+        // From the devices present, not 0..max: a file may name device 4e9.
+        let mut devs: Vec<u32> = (0..self.traces.len() as u32).filter(|&d| !self.traces[d as usize].is_empty()).collect();
+        devs.extend(self.segments.iter().map(|s| s.device));
+        devs.sort_unstable();
+        devs.dedup();
+        devs
     }
 
     /// The device with the longest trace (memory_viz's default), else the

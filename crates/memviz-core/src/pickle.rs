@@ -17,6 +17,7 @@
 //! Input can be fed in chunks ([`PickleDecoder::feed`]): an opcode cut by a
 //! chunk boundary waits for the next chunk.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 
 use crate::error::{Error, ErrorKind, Result};
@@ -139,6 +140,8 @@ fn key_of(s: &str) -> Key {
 /// fit); a longer one is refused rather than carried as a bignum.
 const MAX_INT_BYTES: usize = 16;
 const HIGHEST_PROTOCOL: u8 = 5;
+/// Longest string or bytes value: string offsets in the model are 32-bit.
+const MAX_PAYLOAD: u64 = u32::MAX as u64;
 
 /// The decoder's arenas and the model parts it fills while decoding.
 #[derive(Debug)]
@@ -169,7 +172,29 @@ pub struct Arena {
     /// Values of the wrong type met while converting events and frames.
     pub bad_values: u64,
     pub unknown_event_keys: u64,
+    /// Bytes that may still be copied out of shared values into owned text
+    /// (allocator settings, user metadata, forward frames, action names).
+    /// It grows with the input, so a value referenced a million times
+    /// through the memo cannot be copied a million times.
+    copy_left: Cell<u64>,
+    /// Copies refused because `copy_left` ran out.
+    pub elided_copies: Cell<u64>,
 }
+
+/// Copy budget every input starts with, and what each input byte adds.
+const COPY_BASE: u64 = 16 << 20;
+const COPY_PER_INPUT_BYTE: u64 = 4;
+/// Events and frames have a dozen keys; a dict with more is neither, and is
+/// not scanned again each time an item is added or it is referenced.
+const MAX_RECORD_KEYS: usize = 64;
+/// Protocol 0 text opcodes (INT, FLOAT, UNICODE, PUT...) end at a newline;
+/// no line in a memory snapshot comes near this.
+const MAX_LINE: usize = 1 << 20;
+/// Memo indices are sequential in every pickle Python writes; a PUT that
+/// skips ahead more than this goes to the sparse map instead of growing the
+/// dense memo (16 bytes a slot: a gap of 4096 per 5-byte LONG_BINPUT would
+/// make a 1 MB file take 13 GB).
+const MEMO_DENSE_GAP: u64 = 8;
 
 impl Arena {
     pub fn new() -> Self {
@@ -194,6 +219,36 @@ impl Arena {
             stream_index: HashMap::new(),
             bad_values: 0,
             unknown_event_keys: 0,
+            copy_left: Cell::new(COPY_BASE),
+            elided_copies: Cell::new(0),
+        }
+    }
+
+    /// Adds the copy budget that `n` more input bytes earn.
+    pub fn credit_input(&mut self, n: u64) {
+        let c = self.copy_left.get_mut();
+        *c = c.saturating_add(n.saturating_mul(COPY_PER_INPUT_BYTE));
+    }
+
+    /// Takes `n` bytes from the copy budget; false (and counted) when spent.
+    fn charge(&self, n: usize) -> bool {
+        let left = self.copy_left.get();
+        if (n as u64) <= left {
+            self.copy_left.set(left - n as u64);
+            true
+        } else {
+            self.elided_copies.set(self.elided_copies.get() + 1);
+            false
+        }
+    }
+
+    /// An owned copy of a string, within the copy budget ("…" beyond it).
+    fn copy_str(&self, id: StrId) -> String {
+        let s = self.str(id);
+        if self.charge(s.len() + 16) {
+            s.to_string()
+        } else {
+            "…".to_string()
         }
     }
 
@@ -315,7 +370,7 @@ impl Arena {
     /// A readable copy of a small value (allocator settings, metadata), with
     /// a budget so shared or cyclic structures cannot blow up.
     pub fn plain(&self, v: &Value, budget: &mut usize, depth: usize) -> Plain {
-        if *budget == 0 || depth > 64 {
+        if *budget == 0 || depth > 64 || !self.charge(16) {
             return Plain::Elided;
         }
         *budget -= 1;
@@ -325,21 +380,42 @@ impl Arena {
             Value::Int(i) => Plain::Int(i as i128),
             Value::Big(b) => Plain::Int(self.bigs[b as usize]),
             Value::Float(f) => Plain::Float(f),
-            Value::Str(s) => Plain::Str(self.str(s).to_string()),
-            Value::Bytes(b) => Plain::Bytes(self.bytes[b as usize].clone()),
+            Value::Str(s) => Plain::Str(self.copy_str(s)),
+            Value::Bytes(b) => {
+                let b = &self.bytes[b as usize];
+                if self.charge(b.len()) {
+                    Plain::Bytes(b.clone())
+                } else {
+                    Plain::Elided
+                }
+            }
+            // Containers stop at the budget with one Elided for the rest.
             Value::List(_) | Value::Tuple(_) => match self.list_items(v) {
                 Some(items) => {
-                    Plain::List(items.iter().map(|x| self.plain(x, budget, depth + 1)).collect())
+                    let mut out = Vec::with_capacity(items.len().min(*budget));
+                    for x in items {
+                        if *budget == 0 {
+                            out.push(Plain::Elided);
+                            break;
+                        }
+                        out.push(self.plain(x, budget, depth + 1));
+                    }
+                    Plain::List(out)
                 }
                 None => Plain::Elided,
             },
             Value::Dict(_) => match self.dict_items(v) {
-                Some(items) => Plain::Map(
-                    items
-                        .iter()
-                        .map(|(k, x)| (self.plain(k, budget, depth + 1), self.plain(x, budget, depth + 1)))
-                        .collect(),
-                ),
+                Some(items) => {
+                    let mut out = Vec::with_capacity(items.len().min(*budget));
+                    for (k, x) in items {
+                        if *budget == 0 {
+                            out.push((Plain::Elided, Plain::Elided));
+                            break;
+                        }
+                        out.push((self.plain(k, budget, depth + 1), self.plain(x, budget, depth + 1)));
+                    }
+                    Plain::Map(out)
+                }
                 _ => Plain::Elided,
             },
         }
@@ -347,7 +423,7 @@ impl Arena {
 
     pub fn user_metadata(&self, v: &Value) -> Option<UserMetadata> {
         match v {
-            Value::Str(s) => Some(UserMetadata::Text(self.str(*s).to_string())),
+            Value::Str(s) => Some(UserMetadata::Text(self.copy_str(*s))),
             Value::Dict(_) => {
                 let items = self.dict_items(v)?;
                 let mut budget = 10_000;
@@ -409,11 +485,14 @@ impl Arena {
         }
     }
 
-    /// Called when a dict built item by item is complete: trace events and
-    /// frames leave the generic arena for their tables.
+    /// Called when a dict built item by item is complete (it went into a
+    /// container, or is the result): trace events and frames leave the
+    /// generic arena for their tables.
     fn finish_dict(&mut self, id: u32) {
         let flat: Vec<Value> = match self.dicts[id as usize] {
-            DictRec::Items(i) => self.dict_store[i as usize].iter().flat_map(|(k, v)| [*k, *v]).collect(),
+            DictRec::Items(i) if self.dict_store[i as usize].len() <= MAX_RECORD_KEYS => {
+                self.dict_store[i as usize].iter().flat_map(|(k, v)| [*k, *v]).collect()
+            }
             _ => return,
         };
         self.convert_dict(id, &flat);
@@ -461,7 +540,7 @@ impl Arena {
                     if let Value::Str(s) = v {
                         action = self.str_action[*s as usize];
                         if action == Action::Other {
-                            action_name = Some(self.str(*s).to_string());
+                            action_name = Some(self.copy_str(*s));
                         }
                     }
                 }
@@ -490,7 +569,7 @@ impl Arena {
                         .unwrap_or(&[])
                         .iter()
                         .filter_map(|x| match x {
-                            Value::Str(s) => Some(self.str(*s).to_string()),
+                            Value::Str(s) => Some(self.copy_str(*s)),
                             _ => None,
                         })
                         .collect();
@@ -596,6 +675,16 @@ pub struct PickleDecoder {
     base: u64,
     pub protocol: u8,
     result: Option<Value>,
+    /// The opcode at `carry[0]` and the data length its length field
+    /// claims, for the truncation message.
+    stalled: Option<(u8, Option<u64>)>,
+    /// Bitset of dicts that took items by SETITEM(S) and have not gone into
+    /// a container yet (see `finish_dicts`), and how many there are.
+    open: Vec<u64>,
+    open_count: usize,
+    /// A text-line opcode that stalled: its offset, and how many bytes after
+    /// it are known to hold no newline.
+    line_searched: (u64, usize),
 }
 
 impl Default for PickleDecoder {
@@ -621,6 +710,35 @@ fn op_name(op: u8) -> &'static str {
         0x84 => "EXT4",
         0x97 => "NEXT_BUFFER",
         0x98 => "READONLY_BUFFER",
+        0x80 => "PROTO",
+        0x95 => "FRAME",
+        b'.' => "STOP",
+        0x8a => "LONG1",
+        0x8b => "LONG4",
+        0x8c => "SHORT_BINUNICODE",
+        b'X' => "BINUNICODE",
+        0x8d => "BINUNICODE8",
+        b'U' => "SHORT_BINSTRING",
+        b'T' => "BINSTRING",
+        b'C' => "SHORT_BINBYTES",
+        b'B' => "BINBYTES",
+        0x8e => "BINBYTES8",
+        0x96 => "BYTEARRAY8",
+        b'J' => "BININT",
+        b'K' => "BININT1",
+        b'M' => "BININT2",
+        b'G' => "BINFLOAT",
+        b'I' => "INT",
+        b'L' => "LONG",
+        b'F' => "FLOAT",
+        b'V' => "UNICODE",
+        b'S' => "STRING",
+        b'p' => "PUT",
+        b'g' => "GET",
+        b'q' => "BINPUT",
+        b'r' => "LONG_BINPUT",
+        b'h' => "BINGET",
+        b'j' => "LONG_BINGET",
         _ => "?",
     }
 }
@@ -637,6 +755,10 @@ impl PickleDecoder {
             base: 0,
             protocol: 0,
             result: None,
+            stalled: None,
+            open: Vec::new(),
+            open_count: 0,
+            line_searched: (u64::MAX, 0),
         }
     }
 
@@ -649,6 +771,7 @@ impl PickleDecoder {
         if self.result.is_some() {
             return Ok(()); // bytes after STOP are ignored, as pickle.load does
         }
+        self.arena.credit_input(chunk.len() as u64);
         // An opcode cut by the last chunk boundary: complete it from the
         // front of this chunk, copying only as much as it needs.
         let mut take = 64usize;
@@ -695,13 +818,18 @@ impl PickleDecoder {
                 if end == 0 {
                     return Err(Error::at(ErrorKind::NotASnapshot, 0, "the file is empty"));
                 }
-                let what = if self.carry.is_empty() {
-                    "the pickle ends before its STOP opcode".to_string()
-                } else {
-                    format!(
-                        "the pickle ends inside the opcode 0x{:02x} that starts at byte offset {}",
-                        self.carry[0], self.base
-                    )
+                let what = match (self.carry.first(), self.stalled) {
+                    (None, _) => "the pickle ends before its STOP opcode".to_string(),
+                    (Some(&op), Some((_, Some(claim)))) => format!(
+                        "the opcode {} (0x{op:02x}) at byte offset {} claims {claim} bytes of data; the file ends before them",
+                        op_name(op),
+                        self.base,
+                    ),
+                    (Some(&op), _) => format!(
+                        "the pickle ends inside the opcode {} (0x{op:02x}) that starts at byte offset {}",
+                        op_name(op),
+                        self.base
+                    ),
                 };
                 Err(Error::at(ErrorKind::Truncated, end, format!("truncated file: {what}")))
             }
@@ -734,7 +862,7 @@ impl PickleDecoder {
         let len = self.memo.len() as u64;
         if idx < len {
             self.memo[idx as usize] = Some(v);
-        } else if idx < len + 4096 {
+        } else if idx < len + MEMO_DENSE_GAP {
             self.memo.resize(idx as usize, None);
             self.memo.push(Some(v));
         } else {
@@ -765,6 +893,7 @@ impl PickleDecoder {
     }
 
     fn new_list(&mut self, items: Vec<Value>) -> u32 {
+        self.finish_dicts(&items);
         let rec = self.arena.store_list(items);
         self.arena.lists.push(rec);
         (self.arena.lists.len() - 1) as u32
@@ -776,13 +905,46 @@ impl PickleDecoder {
         (self.arena.dicts.len() - 1) as u32
     }
 
+    /// Dicts that go into a container are complete: events and frames among
+    /// them that were built item by item move to their tables now (not at
+    /// their first SETITEM: protocols 0 and 1 add items one at a time).
+    fn finish_dicts(&mut self, items: &[Value]) {
+        if self.open_count == 0 {
+            return; // the usual case: events and frames took the fast path
+        }
+        for v in items {
+            if let Value::Dict(d) = *v {
+                let (w, bit) = (d as usize / 64, 1u64 << (d % 64));
+                if self.open.get(w).is_some_and(|x| x & bit != 0) {
+                    self.open[w] &= !bit;
+                    self.open_count -= 1;
+                    self.arena.finish_dict(d);
+                }
+            }
+        }
+    }
+
+    /// Marks a dict that took items by SETITEM(S) as open (not yet complete).
+    fn mark_open(&mut self, d: u32) {
+        let (w, bit) = (d as usize / 64, 1u64 << (d % 64));
+        if w >= self.open.len() {
+            self.open.resize(w + 1, 0);
+        }
+        if self.open[w] & bit == 0 {
+            self.open[w] |= bit;
+            self.open_count += 1;
+        }
+    }
+
     fn append_items(&mut self, target: Value, items: Vec<Value>, at: u64) -> Result<()> {
+        self.finish_dicts(&items);
         match target {
             Value::List(id) => {
                 match self.arena.lists[id as usize] {
                     ListRec::Empty => self.arena.lists[id as usize] = self.arena.store_list(items),
                     ListRec::Items(i) => self.arena.list_store[i as usize].extend(items),
-                    ListRec::Stack(_) => {}
+                    // Items added to a frames list after it became a stack.
+                    ListRec::Stack(_) => self.arena.bad_values += 1,
                 }
                 Ok(())
             }
@@ -805,6 +967,11 @@ impl PickleDecoder {
         if !matches!(self.arena.dicts[id as usize], DictRec::Empty) {
             return false;
         }
+        if self.open_count > 0 {
+            // Dicts among the values (user_metadata) are complete too.
+            let dicts: Vec<Value> = self.stack[m..].iter().copied().filter(|v| matches!(v, Value::Dict(_))).collect();
+            self.finish_dicts(&dicts);
+        }
         if self.arena.convert_dict(id, &self.stack[m..]) {
             self.stack.truncate(m);
             return true;
@@ -826,6 +993,7 @@ impl PickleDecoder {
         if items.len() % 2 != 0 {
             return Err(Error::at(ErrorKind::Malformed, at, "SETITEMS with an odd number of items"));
         }
+        self.finish_dicts(&items);
         let mut pairs = Vec::with_capacity(items.len() / 2);
         let mut it = items.into_iter();
         while let (Some(k), Some(v)) = (it.next(), it.next()) {
@@ -834,18 +1002,21 @@ impl PickleDecoder {
         match self.arena.dicts[id as usize] {
             DictRec::Empty => self.arena.dicts[id as usize] = self.arena.store_dict(pairs),
             DictRec::Items(i) => self.arena.dict_store[i as usize].extend(pairs),
-            _ => {}
+            // Items added to an event or frame after it was complete
+            // (fetched again from the memo): not part of the model.
+            _ => {
+                self.arena.bad_values += 1;
+                return Ok(());
+            }
         }
-        self.arena.finish_dict(id);
+        self.mark_open(id);
         Ok(())
     }
 
     fn push_string(&mut self, raw: &[u8]) -> Value {
         let id = match std::str::from_utf8(raw) {
             Ok(s) => self.arena.push_str(s),
-            // Python pickles undecodable file names as lone surrogates, which
-            // are not valid UTF-8: show them as U+FFFD.
-            Err(_) => self.arena.push_str(&String::from_utf8_lossy(raw)),
+            Err(_) => self.arena.push_str(&python_str_lossy(raw)),
         };
         Value::Str(id)
     }
@@ -863,6 +1034,7 @@ impl PickleDecoder {
     /// returns how many bytes were consumed (whole opcodes only).
     fn run(&mut self, data: &[u8], base: u64) -> Result<usize> {
         let mut pos = 0usize;
+        self.stalled = None;
         while pos < data.len() {
             match self.step(data, pos, base) {
                 Ok(next) => {
@@ -871,7 +1043,14 @@ impl PickleDecoder {
                         return Ok(pos);
                     }
                 }
-                Err(Stall::NeedMore) => return Ok(pos),
+                Err(Stall::NeedMore) => {
+                    let claim = self.stalled.and_then(|s| s.1);
+                    self.stalled = Some((data[pos], claim));
+                    if matches!(data[pos], b'I' | b'L' | b'F' | b'V' | b'S' | b'p' | b'g') {
+                        self.line_searched = (base + pos as u64, data.len() - pos - 1);
+                    }
+                    return Ok(pos);
+                }
                 Err(Stall::Fail(e)) => return Err(*e),
             }
         }
@@ -887,28 +1066,44 @@ impl PickleDecoder {
         let need = |n: usize| -> std::result::Result<&[u8], Stall> {
             data.get(p..p + n).ok_or(Stall::NeedMore)
         };
+        // A text line. When this opcode stalled before, the bytes already
+        // searched hold no newline: search only the new ones, or a long line
+        // arriving in small chunks would be searched again for each.
+        let searched = if self.line_searched.0 == at { self.line_searched.1 } else { 0 };
         let line = || -> std::result::Result<&[u8], Stall> {
-            match data[p..].iter().position(|&b| b == b'\n') {
-                Some(i) => Ok(&data[p..p + i]),
+            let end = data.len().min(p + MAX_LINE);
+            let from = (p + searched).min(end);
+            let rest = &data[p..end];
+            match data[from..end].iter().position(|&b| b == b'\n') {
+                Some(i) => Ok(&data[p..from + i]),
+                None if rest.len() == MAX_LINE => Err(Stall::from(Error::at(
+                    ErrorKind::TooLarge,
+                    at,
+                    format!("a text line of more than {MAX_LINE} bytes (opcode {})", op_name(data[pos])),
+                ))),
                 None => Err(Stall::NeedMore),
             }
         };
         // A length-prefixed payload: check the claimed length against what
         // the input could still hold before waiting for it.
         let payload = |len_bytes: usize, len: u64| -> std::result::Result<(usize, usize), Stall> {
-            if len > (u32::MAX as u64) * 4 {
+            if len > MAX_PAYLOAD {
                 return Err(Stall::from(Error::at(
                     ErrorKind::TooLarge,
                     at,
-                    format!("a length field claims {len} bytes"),
+                    format!(
+                        "the opcode {} claims {len} bytes of data (this reader's limit is {MAX_PAYLOAD})",
+                        op_name(data[pos])
+                    ),
                 )));
             }
             let start = p + len_bytes;
-            let end = start.checked_add(len as usize).ok_or(Stall::NeedMore)?;
-            if end > data.len() {
+            // In u64: on wasm32 a usize sum could wrap.
+            let end = start as u64 + len;
+            if end > data.len() as u64 {
                 return Err(Stall::NeedMore);
             }
-            Ok((start, end))
+            Ok((start, end as usize))
         };
         if self.protocol == 0 && pos == 0 && base == 0 && op != 0x80 {
             // Protocols 0 and 1 have no PROTO opcode; accept them but make a
@@ -939,6 +1134,7 @@ impl PickleDecoder {
             b'.' => {
                 // STOP
                 let v = self.pop(at)?;
+                self.finish_dicts(&[v]);
                 self.result = Some(v);
                 Ok(p)
             }
@@ -1026,7 +1222,14 @@ impl PickleDecoder {
                     "00" if op == b'I' => self.stack.push(Value::Bool(false)),
                     _ => {
                         if text.len() > 40 {
-                            return Err(Stall::from(Error::at(ErrorKind::TooLarge, at, "integer too large")));
+                            return Err(Stall::from(Error::at(
+                                ErrorKind::TooLarge,
+                                at,
+                                format!(
+                                    "integer literal of {} digits refused (no address or size needs more than 39)",
+                                    text.len()
+                                ),
+                            )));
                         }
                         let v: i128 = text.parse().map_err(|_| {
                             Error::at(ErrorKind::Malformed, at, format!("bad integer literal {text:?}"))
@@ -1061,8 +1264,23 @@ impl PickleDecoder {
                     }
                     _ => (8, u64::from_le_bytes(need(8)?.try_into().unwrap())),
                 };
-                let (s, e) = payload(len_bytes, n)?;
+                let (s, e) = match payload(len_bytes, n) {
+                    Err(Stall::NeedMore) => {
+                        self.stalled = Some((op, Some(n)));
+                        return Err(Stall::NeedMore);
+                    }
+                    r => r?,
+                };
                 let raw = &data[s..e];
+                if matches!(op, 0x8c | b'X' | 0x8d | b'U' | b'T')
+                    && (self.arena.strings.byte_len() + raw.len()) as u64 > MAX_PAYLOAD
+                {
+                    return Err(Stall::from(Error::at(
+                        ErrorKind::TooLarge,
+                        at,
+                        format!("the strings of this file add up to more than {MAX_PAYLOAD} bytes (this reader's limit)"),
+                    )));
+                }
                 let v = match op {
                     0x8c | b'X' | 0x8d | b'U' | b'T' => self.push_string(raw),
                     _ => {
@@ -1073,12 +1291,20 @@ impl PickleDecoder {
                 self.stack.push(v);
                 Ok(e)
             }
-            b'V' | b'S' => {
-                // UNICODE / STRING (protocol 0 text): kept as text, escapes
-                // undecoded (they never occur in memory snapshots).
+            b'V' => {
+                // UNICODE (protocol 0): raw-unicode-escape text.
                 let l = line()?;
                 let end = p + l.len() + 1;
-                let l = if op == b'S' && l.len() >= 2 { &l[1..l.len() - 1] } else { l };
+                let id = self.arena.push_str(&raw_unicode_escape(l));
+                self.stack.push(Value::Str(id));
+                Ok(end)
+            }
+            b'S' => {
+                // STRING (protocol 0 bytes, quoted): kept as text, escapes
+                // undecoded (Python 3 never writes it for a str).
+                let l = line()?;
+                let end = p + l.len() + 1;
+                let l = if l.len() >= 2 { &l[1..l.len() - 1] } else { l };
                 let v = self.push_string(l);
                 self.stack.push(v);
                 Ok(end)
@@ -1238,6 +1464,18 @@ fn is_opcode(op: u8) -> bool {
 /// Names what the bytes are when they are not a pickle at all.
 pub fn not_a_pickle(data: &[u8]) -> Error {
     let head: Vec<String> = data.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    let what = foreign_format(data).unwrap_or_else(|| format!("it starts with bytes {}", head.join(" ")));
+    Error::at(
+        ErrorKind::NotASnapshot,
+        0,
+        format!("not a memory snapshot (expected a pickle, JSON or gzip file): {what}"),
+    )
+}
+
+/// The kind of file that `data` starts like, for files that are often
+/// dropped by mistake. Some (PNG: 0x89 is NEWFALSE) begin with a byte that is
+/// also a pickle opcode, so the loader asks this before decoding.
+pub fn foreign_format(data: &[u8]) -> Option<String> {
     let what = if data.starts_with(b"\x89PNG") {
         "a PNG image".to_string()
     } else if data.starts_with(b"PK\x03\x04") {
@@ -1257,13 +1495,62 @@ pub fn not_a_pickle(data: &[u8]) -> Error {
     } else if data.starts_with(b"\x28\xb5\x2f\xfd") {
         "a zstd file (only gzip is supported)".to_string()
     } else {
-        format!("it starts with bytes {}", head.join(" "))
+        return None;
     };
-    Error::at(
-        ErrorKind::NotASnapshot,
-        0,
-        format!("not a memory snapshot (expected a pickle, JSON or gzip file): {what}"),
-    )
+    Some(what)
+}
+
+/// Text of a pickled `str` that is not valid UTF-8. Python pickles file
+/// names it could not decode as lone surrogates (U+DC80..U+DCFF), written
+/// with 'surrogatepass' as the three bytes ED B0..BF 80..BF: each becomes one
+/// U+FFFD, as does every other invalid sequence.
+pub fn python_str_lossy(mut raw: &[u8]) -> String {
+    let mut out = String::with_capacity(raw.len());
+    while !raw.is_empty() {
+        match std::str::from_utf8(raw) {
+            Ok(s) => {
+                out.push_str(s);
+                break;
+            }
+            Err(e) => {
+                let (good, bad) = raw.split_at(e.valid_up_to());
+                out.push_str(std::str::from_utf8(good).unwrap_or_default());
+                out.push('\u{FFFD}');
+                let surrogate = matches!(bad, [0xed, 0xa0..=0xbf, 0x80..=0xbf, ..]);
+                let skip = if surrogate { 3 } else { e.error_len().unwrap_or(bad.len()) };
+                raw = &bad[skip..];
+            }
+        }
+    }
+    out
+}
+
+/// Protocol 0's UNICODE text (Python's raw-unicode-escape): bytes are
+/// Latin-1 characters, except `\uXXXX` and `\UXXXXXXXX` escapes, which
+/// Python writes for characters above U+00FF and for `\` and newlines.
+/// Lone surrogates (undecodable file names) become U+FFFD.
+fn raw_unicode_escape(b: &[u8]) -> String {
+    let mut out = String::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let digits = match b.get(i..i + 2) {
+            Some(b"\\u") => 4,
+            Some(b"\\U") => 8,
+            _ => 0,
+        };
+        let hex = b.get(i + 2..i + 2 + digits).and_then(|h| std::str::from_utf8(h).ok());
+        match hex.and_then(|h| u32::from_str_radix(h, 16).ok()).filter(|_| digits > 0) {
+            Some(c) => {
+                out.push(char::from_u32(c).unwrap_or('\u{FFFD}'));
+                i += 2 + digits;
+            }
+            None => {
+                out.push(b[i] as char);
+                i += 1;
+            }
+        }
+    }
+    out
 }
 
 fn le_signed(b: &[u8]) -> i128 {

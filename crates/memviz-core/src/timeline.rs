@@ -123,6 +123,20 @@ impl PoolFinder {
     }
 }
 
+/// (is an alloc, is a free) of `kind`'s timeline.
+#[inline]
+fn classify(kind: TimelineKind, a: Action) -> (bool, bool) {
+    match (kind, a) {
+        (TimelineKind::ActiveMemory, Action::Alloc) => (true, false),
+        (TimelineKind::ActiveMemory, Action::FreeCompleted | Action::Free) => (false, true),
+        // segment_map / segment_unmap: our addition (memory_viz leaves
+        // expandable segments' growth out of this view).
+        (TimelineKind::CachedSegments, Action::SegmentAlloc | Action::SegmentMap) => (true, false),
+        (TimelineKind::CachedSegments, Action::SegmentFree | Action::SegmentUnmap) => (false, true),
+        _ => (false, false),
+    }
+}
+
 impl Timeline {
     /// Replays `device`'s trace for one of the two timelines (see the
     /// module doc). Versions are computed over the whole snapshot; use
@@ -135,49 +149,61 @@ impl Timeline {
         let trace = snap.trace(device);
         let pools = PoolFinder::new(snap, device);
         let ev_version = versions.event.get(device as usize);
-        let mut elements: Vec<Element> = Vec::new();
-        let mut actions: Vec<u32> = Vec::new();
+        // Sized up front: doubling a vector of 100-byte elements would copy
+        // them and leave up to half its capacity unused. Frees add elements
+        // only when unmatched (rare: the vector grows then).
+        let (mut n_allocs, mut n_frees) = (0usize, 0usize);
+        for &a in &trace.action {
+            match classify(kind, a) {
+                (true, _) => n_allocs += 1,
+                (_, true) => n_frees += 1,
+                _ => {}
+            }
+        }
+        let ghosts = match kind {
+            TimelineKind::CachedSegments => snap.device_segments(device).count(),
+            TimelineKind::ActiveMemory => snap
+                .device_segments(device)
+                .map(|s| s.blocks.end.saturating_sub(s.blocks.start) as usize)
+                .sum::<usize>(),
+        };
+        let mut elements: Vec<Element> = Vec::with_capacity(n_allocs + ghosts.min(snap.blocks.len()));
+        let mut actions: Vec<u32> = Vec::with_capacity(n_allocs + n_frees + 1);
         let mut initially: Vec<u32> = Vec::new();
         let mut addr_to_alloc: AddrMap<u32> = AddrMap::default();
 
-        let element_of = |i: usize, source: ElementSource| {
-            let addr = trace.addr(i);
-            Element {
-                source,
-                addr,
-                version: ev_version.and_then(|v| v.get(i)).copied().unwrap_or(0),
-                size: trace.size[i],
-                stream: trace.stream[i],
-                pool_id: pools.find(addr),
-                stack: trace.stack[i],
-                x0: 0,
-                x1: 0,
-                order: 0,
-                total_after_alloc: 0,
-            }
+        // `addr` is event i's (read once per event by the caller).
+        let element_of = |i: usize, addr: u128, source: ElementSource| Element {
+            source,
+            addr,
+            version: ev_version.and_then(|v| v.get(i)).copied().unwrap_or(0),
+            size: trace.size[i],
+            stream: trace.stream[i],
+            pool_id: pools.find(addr),
+            stack: trace.stack[i],
+            x0: 0,
+            x1: 0,
+            order: 0,
+            total_after_alloc: 0,
         };
 
         // Phase 1: match allocs to frees by address. free_requested is not a
         // free here (matching it too would free twice).
         for i in 0..trace.len() {
-            let (is_alloc, is_free) = match (kind, trace.action[i]) {
-                (TimelineKind::ActiveMemory, Action::Alloc) => (true, false),
-                (TimelineKind::ActiveMemory, Action::FreeCompleted | Action::Free) => (false, true),
-                // segment_map / segment_unmap: our addition (memory_viz leaves
-                // expandable segments' growth out of this view).
-                (TimelineKind::CachedSegments, Action::SegmentAlloc | Action::SegmentMap) => (true, false),
-                (TimelineKind::CachedSegments, Action::SegmentFree | Action::SegmentUnmap) => (false, true),
-                _ => (false, false),
-            };
+            let (is_alloc, is_free) = classify(kind, trace.action[i]);
+            if !(is_alloc || is_free) {
+                continue;
+            }
+            let addr = trace.addr(i);
             if is_alloc {
                 let e = elements.len() as u32;
-                elements.push(element_of(i, ElementSource::Alloc(i as u32)));
+                elements.push(element_of(i, addr, ElementSource::Alloc(i as u32)));
                 // A second alloc at a live address replaces the mapping; the
                 // first element then stays alive to the end, as in memory_viz.
-                addr_to_alloc.insert(trace.addr(i), e);
+                addr_to_alloc.insert(addr, e);
                 actions.push(e);
-            } else if is_free {
-                match addr_to_alloc.remove(&trace.addr(i)) {
+            } else {
+                match addr_to_alloc.remove(&addr) {
                     Some(e) => actions.push(e),
                     None => {
                         // Alloc before recording started (or lost from the
@@ -188,14 +214,14 @@ impl Timeline {
                         let src = if i > 0
                             && trace.action[i] == Action::FreeCompleted
                             && trace.action[i - 1] == Action::FreeRequested
-                            && trace.addr(i - 1) == trace.addr(i)
+                            && trace.addr(i - 1) == addr
                         {
                             i - 1
                         } else {
                             i
                         };
                         let e = elements.len() as u32;
-                        elements.push(element_of(src, ElementSource::UnmatchedFree(src as u32)));
+                        elements.push(element_of(src, addr, ElementSource::UnmatchedFree(src as u32)));
                         initially.push(e);
                         actions.push(e);
                     }
@@ -303,11 +329,12 @@ impl Timeline {
             }
         }
         // Size descending, ties by index: JS's stable sort, done unstably on
-        // compact keys (an indirect stable sort misses the cache on 1M items).
-        let mut keyed: Vec<(u64, u32)> =
-            elements.iter().enumerate().map(|(i, e)| (!e.size, i as u32)).collect();
+        // compact keys (an indirect stable sort misses the cache on 1M
+        // items), each one integer so a comparison is one compare.
+        let mut keyed: Vec<u128> =
+            elements.iter().enumerate().map(|(i, e)| ((!e.size as u128) << 32) | i as u128).collect();
         keyed.sort_unstable();
-        let by_size: Vec<u32> = keyed.into_iter().map(|(_, i)| i).collect();
+        let by_size: Vec<u32> = keyed.into_iter().map(|k| k as u32).collect();
 
         Timeline {
             elements,
@@ -375,13 +402,21 @@ impl IntervalIndex {
         let buckets = n_steps.div_ceil(LEAF_STEPS);
         let leaves = buckets.next_power_of_two();
         let nodes = 2 * leaves as usize;
+        // Live ranges read once, in stack order: the two passes below then
+        // stream through them instead of hopping over 100-byte elements.
+        let spans: Vec<(u32, u32, u32)> = in_order
+            .iter()
+            .map(|&e| {
+                let el = &tl.elements[e as usize];
+                (el.x0, el.x1, e)
+            })
+            .filter(|&(x0, x1, _)| x0 < x1)
+            .collect();
+        drop(in_order);
         // Calls f(node) for each canonical node covering buckets of [x0, x1).
-        let cover = |el: &Element, f: &mut dyn FnMut(usize)| {
-            if el.x1 <= el.x0 {
-                return;
-            }
-            let mut l = (el.x0 / LEAF_STEPS + leaves) as usize;
-            let mut r = ((el.x1 - 1) / LEAF_STEPS + leaves) as usize + 1;
+        let cover = |&(x0, x1, _): &(u32, u32, u32), f: &mut dyn FnMut(usize)| {
+            let mut l = (x0 / LEAF_STEPS + leaves) as usize;
+            let mut r = ((x1 - 1) / LEAF_STEPS + leaves) as usize + 1;
             while l < r {
                 if l & 1 == 1 {
                     f(l);
@@ -396,8 +431,8 @@ impl IntervalIndex {
             }
         };
         let mut count = vec![0u32; nodes + 1];
-        for &e in &in_order {
-            cover(&tl.elements[e as usize], &mut |n| count[n + 1] += 1);
+        for sp in &spans {
+            cover(sp, &mut |n| count[n + 1] += 1);
         }
         for i in 1..count.len() {
             count[i] += count[i - 1];
@@ -405,9 +440,9 @@ impl IntervalIndex {
         let start = count.clone();
         let mut fill = count;
         let mut items = vec![0u32; *start.last().unwrap() as usize];
-        for &e in &in_order {
-            cover(&tl.elements[e as usize], &mut |n| {
-                items[fill[n] as usize] = e;
+        for sp in &spans {
+            cover(sp, &mut |n| {
+                items[fill[n] as usize] = sp.2;
                 fill[n] += 1;
             });
         }
@@ -462,27 +497,35 @@ pub struct DetailView {
 impl DetailView {
     pub fn new(tl: &Timeline, limit: u32) -> DetailView {
         let n = tl.elements.len();
+        let drawn_count = n.min(limit as usize);
         let mut drawn = vec![false; n];
-        for &e in tl.by_size.iter().take(limit as usize) {
+        for &e in &tl.by_size[..drawn_count] {
             drawn[e as usize] = true;
         }
         let n_steps = tl.n_steps() as usize;
-        // Difference array: + at the first live step, - one past the last.
+        // Sum the smaller side with a difference array (+ at the first live
+        // step, - one past the last): the summarized elements directly, or
+        // the drawn ones and subtract from the total (which is the sum of the
+        // live sizes at each step), so neither end of the slider walks every
+        // element.
+        let direct = n - drawn_count <= drawn_count;
+        let side = if direct { &tl.by_size[drawn_count..] } else { &tl.by_size[..drawn_count] };
         let mut diff = vec![0u64; n_steps + 1];
-        for (e, el) in tl.elements.iter().enumerate() {
-            if !drawn[e] && el.x0 < el.x1 {
+        for &e in side {
+            let el = &tl.elements[e as usize];
+            if el.x0 < el.x1 {
                 let (a, b) = ((el.x0 as usize).min(n_steps), (el.x1 as usize).min(n_steps));
                 diff[a] = diff[a].wrapping_add(el.size);
                 diff[b] = diff[b].wrapping_sub(el.size);
             }
         }
-        let mut summarized = Vec::with_capacity(n_steps);
         let mut acc = 0u64;
-        for d in &diff[..n_steps] {
+        for (d, &t) in diff[..n_steps].iter_mut().zip(&tl.total) {
             acc = acc.wrapping_add(*d);
-            summarized.push(acc);
+            *d = if direct { acc } else { t.wrapping_sub(acc) };
         }
-        let drawn_count = tl.by_size.len().min(limit as usize);
+        diff.truncate(n_steps);
+        let summarized = diff;
         let index = IntervalIndex::build(tl, &drawn, drawn_count);
         DetailView { limit, summarized, drawn_count: drawn_count as u32, drawn, index }
     }
