@@ -305,7 +305,11 @@ test('jump: timeline allocation -> its alloc event in the state history -> back'
   const { page, errors } = await openPage();
   await dropAndWait(page, BIG);
   // Pin the element as a click does (show_element pins and pans to it).
-  await page.evaluate((e) => { window.memviz.viewer.show_element(e); window.memviz.redraw(); }, target.elem);
+  await page.evaluate((e) => new Promise((r) => {
+    window.memviz.viewer.show_element(e);
+    window.memviz.redraw();
+    requestAnimationFrame(() => setTimeout(r, 0));
+  }), target.elem);
   const xy = await page.evaluate((e) => Array.from(window.memviz.viewer.locate(e)), target.elem);
   assert.equal(xy.length, 2);
   const box = await page.locator('#plot').boundingBox();
