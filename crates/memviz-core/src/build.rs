@@ -453,6 +453,11 @@ fn build(top: Value, mut arena: Arena, protocol: u8) -> Result<Snapshot> {
             per_device.push(ids);
         }
     }
+    // The generic values are done with: free them before the event columns
+    // are split, the moment of the load's peak memory.
+    for store in [&mut ctx.arena.list_store as &mut dyn Release, &mut ctx.arena.dict_store, &mut ctx.arena.lists, &mut ctx.arena.dicts] {
+        store.release();
+    }
     let events = std::mem::take(&mut ctx.arena.events);
     snap.traces = split_events(events, &per_device);
 
@@ -525,14 +530,21 @@ fn split_events(mut all: EventTable, per_device: &[Vec<u32>]) -> Vec<EventTable>
         // Split from the back so each split copies only its own events.
         for ids in per_device.iter().rev() {
             let start = all.len() - ids.len();
+            // The first device takes the columns themselves (no copy); the
+            // columns grew by doubling, so give the slack back.
+            fn cut<T>(v: &mut Vec<T>, start: usize) -> Vec<T> {
+                let mut part = if start == 0 { std::mem::take(v) } else { v.split_off(start) };
+                part.shrink_to_fit();
+                part
+            }
             let mut t = EventTable {
-                action: all.action.split_off(start),
-                addr_lo: all.addr_lo.split_off(start),
-                size: all.size.split_off(start),
-                stream: all.stream.split_off(start),
-                time_us: all.time_us.split_off(start),
-                stack: all.stack.split_off(start),
-                extra: all.extra.split_off(start),
+                action: cut(&mut all.action, start),
+                addr_lo: cut(&mut all.addr_lo, start),
+                size: cut(&mut all.size, start),
+                stream: cut(&mut all.stream, start),
+                time_us: cut(&mut all.time_us, start),
+                stack: cut(&mut all.stack, start),
+                extra: cut(&mut all.extra, start),
                 ..Default::default()
             };
             move_sparse(&mut all, &mut t, start as u32);
@@ -720,4 +732,15 @@ fn build_block(ctx: &mut Ctx, v: &Value, default_addr: u128) -> Option<Block> {
         stack: stack.unwrap_or(0),
         user_metadata,
     })
+}
+
+/// Frees a store of decoded values once the model no longer needs it.
+trait Release {
+    fn release(&mut self);
+}
+
+impl<T> Release for Vec<T> {
+    fn release(&mut self) {
+        *self = Vec::new();
+    }
 }

@@ -26,21 +26,10 @@ pub use model::Snapshot;
 /// Reads a whole snapshot from memory: a pickle (protocol 2 to 5), JSON, or
 /// either of them gzip-compressed.
 pub fn load(bytes: &[u8]) -> Result<Snapshot> {
+    // The loader decides the format without copying the chunk, so one
+    // chunk costs no second copy of the file.
     let mut loader = Loader::new();
-    // The loader buffers its first chunk until it has picked the format, so
-    // feed just the bytes that decide it (through the first non-blank one,
-    // at least 2 for the gzip magic) first: one chunk would be copied whole,
-    // doubling the peak memory on a large file. Gzip goes in one chunk: the
-    // loader picks the inner format from the first decompressed bytes and
-    // does not retry when a chunk yields none.
-    let head = if bytes.starts_with(&[0x1f, 0x8b]) {
-        bytes.len()
-    } else {
-        bytes.iter().position(|b| !b.is_ascii_whitespace()).map_or(bytes.len(), |p| (p + 1).max(2))
-    };
-    let (head, rest) = bytes.split_at(head.min(bytes.len()));
-    loader.feed(head)?;
-    loader.feed(rest)?;
+    loader.feed(bytes)?;
     loader.finish()
 }
 
@@ -48,8 +37,8 @@ pub use build::Loader;
 
 #[cfg(test)]
 mod tests {
-    /// `load` feeds the format-deciding head apart from the rest: leading
-    /// blanks before JSON, tiny and empty inputs still decide as one chunk would.
+    /// Leading blanks before JSON, tiny and empty inputs decide the format
+    /// as they should.
     #[test]
     fn load_splits_the_head_without_changing_the_result() {
         let json = r#"{"segments": [], "device_traces": [[{"action": "alloc", "addr": 4096, "size": 512, "stream": 0, "frames": []}]]}"#;
