@@ -59,8 +59,11 @@ page = page
   .replace(/<link rel="modulepreload"[^>]*>/g, '')
   .replace(/<link rel="preload"[^>]*>/g, '')
   .replace(/<link rel="stylesheet"[^>]*>/, () => `<style>\n${read(cssName)}</style>`)
-  .replace(/<script src="app\.js" defer><\/script>/, () => `<script>\n${app}</script>\n<script type="module">\n${loader}</script>`);
-if (/src="\.?\/?memviz-wasm|href="\.\/memviz-wasm|app\.js"/.test(page)) throw new Error('standalone still refers to a dist file');
+  .replace(/<script src="app\.js" defer><\/script>/, () => `<script>\n${app}</script>\n<script type="module">\n${loader}</script>`)
+  // views.js and its stylesheet (the views beyond the timelines)
+  .replace(/<link rel="stylesheet"[^>]*views-[0-9a-f]+\.css[^>]*>/, () => `<style>\n${read(one(/^views-[0-9a-f]+\.css$/))}</style>`)
+  .replace(/<script src="views\.js" defer><\/script>/, () => `<script>\n${read('views.js')}</script>`);
+if (/src="\.?\/?memviz-wasm|href="\.\/memviz-wasm|app\.js"|views\.js"|views-[0-9a-f]+\.css/.test(page)) throw new Error('standalone still refers to a dist file');
 const scriptHashes = inlineScripts(page).map(sha).join(' ');
 page = setCsp(page, () =>
   `default-src 'none'; script-src 'wasm-unsafe-eval' ${scriptHashes}; connect-src 'none'; style-src 'unsafe-inline'; img-src data: blob:; base-uri 'none'; form-action 'none'`);

@@ -148,6 +148,7 @@
     $('context').textContent = '';
     showSummary();
     detailLabel();
+    if (window.memvizViews) window.memvizViews.changed(); // views.js: pools, state history, settings
     redraw();
   }
 
@@ -224,6 +225,7 @@
   function draw() {
     frame = 0;
     if (!viewer || viewer.file_names().length === 0) return;
+    if (window.memvizViews && window.memvizViews.draw()) return; // drawn by views.js
     for (const c of [$('plot'), $('axes'), $('minimap')]) sizeCanvas(c);
     performance.mark('memviz:redraw-start');
     const st = viewer.render($('plot'), $('axes'), $('minimap'));

@@ -11,6 +11,9 @@
 
 use memviz_core::timeline::{DetailView, Timeline};
 
+pub mod pools;
+pub mod segment_map;
+
 /// An RGBA color.
 pub type Rgba = [u8; 4];
 

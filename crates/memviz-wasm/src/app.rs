@@ -31,7 +31,7 @@ pub struct OpenFile {
     pub name: String,
     pub snap: Snapshot,
     /// Address versions, computed once per file (every timeline needs them).
-    versions: Versions,
+    pub versions: Versions,
     /// Built timelines: (device, view index).
     timelines: Vec<((u32, usize), Timeline)>,
 }

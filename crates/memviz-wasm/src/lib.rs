@@ -10,6 +10,7 @@
 pub mod app;
 mod axes;
 pub mod text;
+mod views;
 
 use app::{App, PlotRect, VIEWS};
 use memviz_core::timeline::{Hit, TimelineKind};
@@ -42,6 +43,8 @@ pub struct Viewer {
     app: App,
     /// What the axes overlay shows now; redrawn only when this changes.
     axes_key: Option<(u64, u64, u64, u32, u32, u64, usize)>,
+    /// Pools, state history, settings, search, jumps (views.rs).
+    views: views::Views,
 }
 
 impl Default for Viewer {
@@ -67,7 +70,7 @@ pub(crate) fn ctx2d(canvas: &HtmlCanvasElement) -> Result<CanvasRenderingContext
 impl Viewer {
     #[wasm_bindgen(constructor)]
     pub fn new() -> Viewer {
-        Viewer { app: App::default(), axes_key: None }
+        Viewer { app: App::default(), axes_key: None, views: Default::default() }
     }
 
     /// Starts reading a file that arrives in chunks (`feed`, then `finish`).
@@ -123,15 +126,15 @@ impl Viewer {
     }
 
     pub fn view_names(&self) -> Vec<String> {
-        VIEWS.iter().map(|(n, _)| n.to_string()).collect()
+        VIEWS.iter().map(|(n, _)| *n).chain(views::EXTRA_VIEWS).map(str::to_string).collect()
     }
 
     pub fn view(&self) -> u32 {
-        self.app.view as u32
+        self.view_index() as u32
     }
 
     pub fn set_view(&mut self, v: u32) {
-        self.app.set_view(v as usize);
+        self.select_view(v as usize);
     }
 
     /// Elements of the current view (the detail slider's maximum).
@@ -218,11 +221,15 @@ impl Viewer {
         axes: &HtmlCanvasElement,
         minimap: &HtmlCanvasElement,
     ) -> Result<RenderStats, JsError> {
+        if self.views.mode == views::Mode::Pools {
+            return self.render_pools_view(plot, axes, minimap);
+        }
         let dpr = self.dpr();
         let (w, h) = (plot.width(), plot.height());
         let rect = PlotRect::in_canvas(w, h, dpr);
         let t0 = now_ms();
         let stats = self.app.render_plot(rect, dpr);
+        self.decorate_plot();
         let ctx = ctx2d(plot)?;
         ctx.clear_rect(0.0, 0.0, w as f64, h as f64);
         let img = ImageData::new_with_u8_clamped_array_and_sh(
@@ -277,6 +284,11 @@ impl Viewer {
     /// Pointer at CSS (x, y) of the plot canvas: returns the text of what is
     /// under it, or of the pinned band when it is over empty space.
     pub fn hover(&mut self, x: f64, y: f64) -> String {
+        if self.views.mode == views::Mode::Pools {
+            let hit = self.pools_hit(x, y);
+            self.views.pool_hovered = hit;
+            return self.pools_text(hit.or(self.views.pool_pinned));
+        }
         let hit = self.hit_css(x, y);
         self.app.hovered = hit;
         self.app.hit_text(hit.or(self.app.pinned))
@@ -284,19 +296,36 @@ impl Viewer {
 
     /// Pointer left the plot: the pinned band stays selected.
     pub fn leave(&mut self) -> String {
+        if self.views.mode == views::Mode::Pools {
+            self.views.pool_hovered = None;
+            return self.pools_text(self.views.pool_pinned);
+        }
         self.app.hovered = None;
         self.app.hit_text(self.app.pinned)
     }
 
     /// Click: pins what is under the pointer (or unpins on empty space).
     pub fn click(&mut self, x: f64, y: f64) -> String {
+        if self.views.mode == views::Mode::Pools {
+            let hit = self.pools_hit(x, y);
+            self.views.pool_pinned = hit;
+            self.app.pinned = match hit {
+                Some(memviz_core::pools::PoolHit::Element(e)) => Some(Hit::Element(e)),
+                _ => None,
+            };
+            return self.pools_text(hit);
+        }
         let hit = self.hit_css(x, y);
         self.app.pinned = hit;
         self.app.hit_text(hit)
     }
 
     /// Element index under the pointer, -1 for none, -2 for the summarized band.
-    pub fn hit_at(&self, x: f64, y: f64) -> i32 {
+    pub fn hit_at(&mut self, x: f64, y: f64) -> i32 {
+        if self.views.mode == views::Mode::Pools {
+            let hit = self.pools_hit(x, y);
+            return Self::pools_code(hit);
+        }
         match self.hit_css(x, y) {
             Some(Hit::Element(e)) => e as i32,
             Some(Hit::Summarized) => -2,

@@ -1,0 +1,206 @@
+//! Rasterizes the "Allocated Memory (incl. Private Pools)" view: the Active
+//! Memory timeline with each private pool drawn as a gray envelope of its
+//! reserved memory (black edge) and its drawn blocks as stripes inside
+//! (memviz_core::pools). One column per pixel, as the timeline.
+
+use memviz_core::pools::{PoolBand, PoolDetail, PrivatePools};
+use memviz_core::timeline::{DetailView, Timeline};
+
+use crate::{band_color, BandSource, Columns, Image, Rgba, NO_STEP, OUTLINE, SUMMARIZED};
+
+/// Envelope gray (memory_viz: light gray with a black outline).
+pub const ENVELOPE: Rgba = [0xbb, 0xbb, 0xbb, 255];
+
+/// Stripes are drawn at 50% over the envelope, the pool's small blocks at
+/// 30% (memory_viz's opacities).
+fn blend(c: Rgba, over: Rgba, alpha: f64) -> Rgba {
+    let m = |a: u8, b: u8| (a as f64 * alpha + b as f64 * (1.0 - alpha)).round() as u8;
+    [m(c[0], over[0]), m(c[1], over[1]), m(c[2], over[2]), 255]
+}
+
+/// Totals of the pools view, for [`crate::pick_columns`].
+pub struct PoolTotals<'a>(pub &'a PrivatePools);
+
+impl BandSource for PoolTotals<'_> {
+    fn n_steps(&self) -> u32 {
+        self.0.total.len() as u32
+    }
+    fn total(&self, step: u32) -> u64 {
+        self.0.total.get(step as usize).copied().unwrap_or(0)
+    }
+    fn summarized(&self, _step: u32) -> u64 {
+        0
+    }
+    fn bands_at<F: FnMut(u32, u64, u64)>(&self, _step: u32, _f: F) {}
+}
+
+/// What a pools rendering drew.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PoolStats {
+    /// Envelope pixels (for tests and the timings line).
+    pub envelope_px: u64,
+    pub bands: u64,
+}
+
+/// Draws the columns `cols` of the pools view into `img` (sized, cleared).
+/// `selected`: the element whose band gets a black top and bottom edge.
+#[allow(clippy::too_many_arguments)]
+pub fn render_pools(
+    tl: &Timeline,
+    pp: &PrivatePools,
+    pd: &PoolDetail,
+    dv: &DetailView,
+    cols: &Columns,
+    y_max: u64,
+    selected: Option<u32>,
+    img: &mut Image,
+) -> PoolStats {
+    let (w, h) = (img.width, img.height);
+    let mut st = PoolStats::default();
+    if w == 0 || h == 0 || y_max == 0 {
+        return st;
+    }
+    let ppb = h as f64 / y_max as f64;
+    let row = |bytes: u64| ((bytes as f64 * ppb + 0.5).floor() as i64).clamp(0, h as i64) as u32;
+    let wu = w as usize;
+    let put = |img: &mut Image, c: u32, r0: u32, r1: u32, color: Rgba| {
+        // Rows counted from the bottom.
+        for r in r0..r1.min(h) {
+            let y = (h - 1 - r) as usize;
+            let i = (y * wu + c as usize) * 4;
+            img.rgba[i..i + 4].copy_from_slice(&color);
+        }
+    };
+    for c in 0..w {
+        let step = cols.step[c as usize];
+        if step == NO_STEP {
+            continue;
+        }
+        let mut env_edges: Vec<(u32, u32)> = Vec::new();
+        let mut sel: Option<(u32, u32)> = None;
+        let (top, summ) = pd.bands_at(tl, pp, dv, step, |b| {
+            st.bands += 1;
+            match b {
+                PoolBand::Element { elem, offset, size } => {
+                    let (a, z) = (row(offset), row(offset + size));
+                    put(img, c, a, z, band_color(elem));
+                    if Some(elem) == selected {
+                        sel = Some((a, z));
+                    }
+                }
+                PoolBand::Envelope { offset, size, .. } => {
+                    let (a, z) = (row(offset), row(offset + size));
+                    put(img, c, a, z, ENVELOPE);
+                    st.envelope_px += (z - a) as u64;
+                    env_edges.push((a, z));
+                }
+                PoolBand::Stripe { elem, offset, size, .. } => {
+                    let (a, z) = (row(offset), row(offset + size));
+                    put(img, c, a, z, blend(band_color(elem), ENVELOPE, 0.5));
+                    if Some(elem) == selected {
+                        sel = Some((a, z));
+                    }
+                }
+                PoolBand::PoolSummarized { offset, size, .. } => {
+                    put(
+                        img,
+                        c,
+                        row(offset),
+                        row(offset + size),
+                        blend(SUMMARIZED[1], ENVELOPE, 0.3),
+                    );
+                }
+            }
+        });
+        if summ > 0 {
+            put(img, c, row(top), row(top + summ), SUMMARIZED[((c / 4) % 2) as usize]);
+        }
+        // Envelope edges: top and bottom lines (the sides show where the
+        // height changes between columns well enough).
+        for (a, z) in env_edges {
+            if z > a {
+                put(img, c, a, a + 1, OUTLINE);
+                put(img, c, z - 1, z, OUTLINE);
+            }
+        }
+        if let Some((a, z)) = sel {
+            if z > a {
+                put(img, c, a, a + 1, OUTLINE);
+                put(img, c, z - 1, z, OUTLINE);
+            }
+        }
+    }
+    st
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{pick_columns, Window};
+    use memviz_core::model::*;
+    use memviz_core::timeline::TimelineKind;
+
+    fn push(t: &mut EventTable, a: Action, addr: u128, size: u64) {
+        t.action.push(a);
+        t.addr_lo.push(addr as u64);
+        t.size.push(size);
+        t.stream.push(0);
+        t.time_us.push(NO_TIME);
+        t.stack.push(0);
+        t.extra.push(NO_EXTRA);
+    }
+    fn segment(address: u128, total_size: u64, blocks: std::ops::Range<u32>) -> Segment {
+        Segment {
+            device: 0,
+            address,
+            total_size,
+            allocated_size: 0,
+            active_size: 0,
+            requested_size: 0,
+            stream: 0,
+            segment_type: SegmentType::Large,
+            pool_id: Some((1, 7)),
+            is_expandable: false,
+            stack: 0,
+            blocks,
+        }
+    }
+    fn block(address: u128, size: u64, requested_size: u64) -> Block {
+        Block {
+            address,
+            size,
+            requested_size,
+            state: BlockState::ActiveAllocated,
+            stack: 0,
+            user_metadata: None,
+        }
+    }
+
+    #[test]
+    fn envelope_is_gray_with_stripes_inside() {
+        let mut snap = Snapshot::default();
+        let mut t = EventTable::default();
+        push(&mut t, Action::Alloc, 0x10000, 100);
+        push(&mut t, Action::Alloc, 0x50000, 50);
+        push(&mut t, Action::Alloc, 0x10100, 300);
+        snap.traces.push(t);
+        snap.blocks.push(block(0x10000, 256, 100));
+        snap.blocks.push(block(0x10100, 512, 300));
+        snap.segments.push(segment(0x10000, 0x1000, 0..2));
+        let tl = Timeline::build(&snap, 0, TimelineKind::ActiveMemory);
+        let pp = PrivatePools::build(&snap, &tl);
+        let dv = DetailView::new(&tl, 10);
+        let pd = PoolDetail::new(&tl, &pp, &dv);
+        let cols = pick_columns(&PoolTotals(&pp), Window::full(tl.n_steps()), 3);
+        let y_max = 4096 + 50;
+        let mut img = Image::new(3, 4146);
+        let st = render_pools(&tl, &pp, &pd, &dv, &cols, y_max, None, &mut img);
+        assert!(st.envelope_px > 3 * 4000);
+        // Column 2, a row in the middle of the envelope above the stripes.
+        assert_eq!(img.get(2, 4146 - 2000), ENVELOPE);
+        // Stripe of element 2 (bytes 100..400 of the envelope).
+        assert_eq!(img.get(2, 4146 - 200), blend(band_color(2), ENVELOPE, 0.5));
+        // The element outside the pool sits on top of the envelope.
+        assert_eq!(img.get(2, 4146 - 4120), band_color(1));
+    }
+}

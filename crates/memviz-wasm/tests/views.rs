@@ -1,0 +1,107 @@
+//! The wasm API of the views beyond the timelines (views.rs) in headless
+//! Chromium, on the built-in example: state history, pools, settings,
+//! search, jumps.
+#![cfg(target_arch = "wasm32")]
+
+use memviz_core::format::format_size;
+use memviz_wasm::Viewer;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn canvas(w: u32, h: u32) -> HtmlCanvasElement {
+    let doc = web_sys::window().unwrap().document().unwrap();
+    let c: HtmlCanvasElement = doc.create_element("canvas").unwrap().dyn_into().unwrap();
+    c.set_width(w);
+    c.set_height(h);
+    doc.body().unwrap().append_child(&c).unwrap();
+    c
+}
+
+fn inked(c: &HtmlCanvasElement) -> usize {
+    let ctx: CanvasRenderingContext2d = c.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
+    let d = ctx.get_image_data(0.0, 0.0, c.width() as f64, c.height() as f64).unwrap().data();
+    d.chunks(4).filter(|p| p[3] != 0 && (p[0] < 250 || p[1] < 250 || p[2] < 250)).count()
+}
+
+fn json(s: &str) -> serde_json::Value {
+    serde_json::from_str(s).unwrap()
+}
+
+#[wasm_bindgen_test]
+fn state_history_selects_and_draws() {
+    let mut v = Viewer::new();
+    v.open_example().unwrap();
+    let events = json(&v.summary_json())["trace_events"].as_u64().unwrap() as u32;
+    let names = v.view_names();
+    assert_eq!(
+        names[2..],
+        ["Allocated Memory (incl. Private Pools)", "Allocator State History", "Allocator Settings"]
+    );
+    v.set_view(3);
+    assert_eq!((v.view(), v.view_kind().as_str()), (3, "state"));
+    assert_eq!(v.state_len(), events);
+    assert_eq!(v.state_selected(), events as i32 - 1);
+    v.state_step(-1);
+    assert_eq!(v.state_selected(), events as i32 - 2);
+    v.state_select(0);
+    assert_eq!(v.state_selected(), 0);
+    let st = json(&v.state_json());
+    let (a, r) = (st["allocated_bytes"].as_u64().unwrap(), st["reserved_bytes"].as_u64().unwrap());
+    assert_eq!(
+        v.state_totals_text(),
+        format!("{} allocated / {} reserved", format_size(a, true), format_size(r, true))
+    );
+    // Lines of the visible rows only, one per event.
+    assert_eq!(v.state_lines(0, 5).lines().count(), 5.min(events as usize));
+    assert!(v.state_event_text(0).starts_with('('));
+    let c = canvas(600, 300);
+    v.state_render(&c).unwrap();
+    assert!(inked(&c) > 1000);
+    // A segment is hoverable where state_locate says.
+    let xy = v.state_locate(false);
+    assert_eq!(xy.len(), 2);
+    assert_eq!(v.state_hit_kind(xy[0], xy[1]), "segment");
+    assert!(v.state_hover(xy[0], xy[1]).contains(": segment "));
+    // Settings and back to a timeline.
+    v.set_view(4);
+    assert_eq!(v.view_kind(), "settings");
+    assert!(!v.allocator_settings_text().is_empty());
+    v.set_view(1);
+    assert_eq!((v.view(), v.view_kind().as_str()), (1, "timeline"));
+}
+
+#[wasm_bindgen_test]
+fn search_and_jumps() {
+    let mut v = Viewer::new();
+    v.open_example().unwrap();
+    let big = v.largest_element();
+    assert!(big >= 0);
+    let text = v.element_text(big as u32);
+    let addr = text.split("Addr: ").nth(1).unwrap().split(',').next().unwrap().to_string();
+    let n = v.search("address", &addr);
+    assert!(n >= 1);
+    assert!(v.search_list(10).lines().any(|l| l.starts_with(&format!("{big}\t"))));
+    let first = v.search_next(false);
+    assert_eq!(v.pinned_element(), first);
+    // Pin the largest and jump to its alloc event, and back.
+    v.show_element(big as u32);
+    let ev = v.element_event(big as u32);
+    v.set_view(3);
+    if ev >= 0 {
+        v.state_select(ev as u32);
+        assert!(v.state_lines(ev as u32, 1).contains(&addr));
+        assert_eq!(v.state_linked_element(), big);
+        assert_eq!(v.show_in_timeline(), big);
+        assert_eq!((v.view(), v.pinned_element()), (0, big));
+    }
+    // Pools view draws the timeline (the example has no private pool).
+    v.set_view(2);
+    assert_eq!(v.view_kind(), "pools");
+    let (p, a, m) = (canvas(900, 400), canvas(900, 400), canvas(900, 50));
+    let st = v.render(&p, &a, &m).unwrap();
+    assert!(st.bands_drawn > 0);
+    assert!(inked(&p) > 1000);
+}
