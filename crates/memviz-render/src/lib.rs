@@ -386,7 +386,15 @@ pub fn render_plot<S: BandSource>(
         prev_step = step;
         let col = &mut colbuf[base..base + hu]; // row 0 = bottom
         let mut next_row = 0u32; // first row not yet filled, from the bottom
+        // Bytes a band's top must reach to fill the next row: most bands of a
+        // busy column are thinner than a pixel, and an integer compare skips
+        // them without the float math below.
+        let reach = |row: u32| ((row as f64 + 0.5) / px_per_byte).floor() as u64;
+        let mut threshold = reach(next_row);
         src.bands_at(step, |elem, offset, size| {
+            if offset + size < threshold && Some(elem) != style.selected {
+                return;
+            }
             let top = (offset + size) as f64 * px_per_byte;
             let end = ((top + 0.5).floor() as i64).clamp(0, h as i64) as u32;
             if Some(elem) == style.selected {
@@ -398,6 +406,7 @@ pub fn render_plot<S: BandSource>(
             if end > next_row {
                 col[next_row as usize..end as usize].fill(u32::from_le_bytes(band_color(elem)));
                 next_row = end;
+                threshold = reach(next_row);
                 stats.runs += 1;
                 let i = elem as usize;
                 if i >= seen.len() {
