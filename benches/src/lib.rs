@@ -17,6 +17,10 @@ pub fn real(name: &str) -> PathBuf {
 /// A synthetic snapshot of `events` trace events (`--devices 2 --oom`),
 /// generated once into target/bench-data/.
 pub fn synthetic(events: u64) -> PathBuf {
+    // MEMVIZ_BENCH_2M points the 2,000,000-event case at an existing file.
+    if let (2_000_000, Some(p)) = (events, std::env::var_os("MEMVIZ_BENCH_2M")) {
+        return PathBuf::from(p);
+    }
     let dir = repo_root().join("target/bench-data");
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join(format!("gen_{events}.pickle"));
