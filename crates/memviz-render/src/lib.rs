@@ -57,6 +57,16 @@ pub trait BandSource {
     /// Calls `f(elem, offset, size)` for each drawn band live at `step`,
     /// bottom to top.
     fn bands_at<F: FnMut(u32, u64, u64)>(&self, step: u32, f: F);
+    /// As `bands_at`, but `f` returns the lowest band top (bytes from the
+    /// bottom) it still needs to see: a source may pass over runs of bands
+    /// whose tops all stay below it in one step. The band of element `keep`
+    /// is never passed over.
+    fn bands_reaching<F: FnMut(u32, u64, u64) -> u64>(&self, step: u32, keep: Option<u32>, mut f: F) {
+        let _ = keep;
+        self.bands_at(step, |e, o, s| {
+            f(e, o, s);
+        });
+    }
 }
 
 /// The drawn elements of a timeline at a detail limit, laid out for a left
@@ -128,6 +138,16 @@ pub struct TimelineBands<'a> {
 struct Sweep {
     step: Option<u32>,
     live: Vec<u64>,
+    /// Bytes of the live bands of each 64-rank word of `live`: a column
+    /// passes over a whole word when its top stays below the next pixel row.
+    word_bytes: Vec<u64>,
+    /// Bit w of `nonempty[g]`: word 64g + w of `live` has a live band; and
+    /// the bytes of each group of 64 words. Most words of a busy column are
+    /// empty or thin, so a column visits groups, then only non-empty words.
+    nonempty: Vec<u64>,
+    group_bytes: Vec<u64>,
+    /// The element never passed over, and its rank.
+    keep: Option<(u32, Option<usize>)>,
 }
 
 impl<'a> TimelineBands<'a> {
@@ -147,6 +167,13 @@ impl BandSource for TimelineBands<'_> {
         self.detail.summarized.get(step as usize).copied().unwrap_or(0)
     }
     fn bands_at<F: FnMut(u32, u64, u64)>(&self, step: u32, mut f: F) {
+        self.bands_reaching(step, None, |e, o, s| {
+            f(e, o, s);
+            0
+        });
+    }
+
+    fn bands_reaching<F: FnMut(u32, u64, u64) -> u64>(&self, step: u32, keep: Option<u32>, mut f: F) {
         let ix = self.index;
         if step >= self.n_steps() {
             return;
@@ -158,32 +185,76 @@ impl BandSource for TimelineBands<'_> {
                 for t in s + 1..=step {
                     let t = t as usize;
                     for &r in &ix.vanish[ix.vanish_at[t] as usize..ix.vanish_at[t + 1] as usize] {
-                        sw.live[r as usize / 64] &= !(1u64 << (r % 64));
+                        let (w, bit) = (r as usize / 64, 1u64 << (r % 64));
+                        if sw.live[w] & bit != 0 {
+                            sw.live[w] &= !bit;
+                            sw.word_bytes[w] = sw.word_bytes[w].wrapping_sub(ix.size[r as usize]);
+                            sw.group_bytes[w / 64] = sw.group_bytes[w / 64].wrapping_sub(ix.size[r as usize]);
+                            if sw.live[w] == 0 {
+                                sw.nonempty[w / 64] &= !(1u64 << (w % 64));
+                            }
+                        }
                     }
                     for &r in &ix.appear[ix.appear_at[t] as usize..ix.appear_at[t + 1] as usize] {
-                        sw.live[r as usize / 64] |= 1u64 << (r % 64);
+                        let (w, bit) = (r as usize / 64, 1u64 << (r % 64));
+                        if sw.live[w] & bit == 0 {
+                            sw.live[w] |= bit;
+                            sw.word_bytes[w] = sw.word_bytes[w].wrapping_add(ix.size[r as usize]);
+                            sw.group_bytes[w / 64] = sw.group_bytes[w / 64].wrapping_add(ix.size[r as usize]);
+                            sw.nonempty[w / 64] |= 1u64 << (w % 64);
+                        }
                     }
                 }
             }
             _ => {
                 sw.live.clear();
                 sw.live.resize(words, 0);
+                sw.word_bytes.clear();
+                sw.word_bytes.resize(words, 0);
+                sw.nonempty.clear();
+                sw.nonempty.resize(words.div_ceil(64), 0);
+                sw.group_bytes.clear();
+                sw.group_bytes.resize(words.div_ceil(64), 0);
                 for r in 0..ix.elem.len() {
                     if ix.x0[r] <= step && step < ix.x1[r] {
-                        sw.live[r / 64] |= 1u64 << (r % 64);
+                        let w = r / 64;
+                        sw.live[w] |= 1u64 << (r % 64);
+                        sw.word_bytes[w] = sw.word_bytes[w].wrapping_add(ix.size[r]);
+                        sw.group_bytes[w / 64] = sw.group_bytes[w / 64].wrapping_add(ix.size[r]);
+                        sw.nonempty[w / 64] |= 1u64 << (w % 64);
                     }
                 }
             }
         }
         sw.step = Some(step);
+        if sw.keep.map(|k| k.0) != keep {
+            sw.keep = keep.map(|e| (e, ix.elem.iter().position(|&x| x == e)));
+        }
+        let keep_word = sw.keep.and_then(|k| k.1).map(|r| r / 64);
+        let mut need = 0u64;
         let mut offset = 0u64;
-        for (w, &bits) in sw.live.iter().enumerate() {
-            let mut b = bits;
-            while b != 0 {
-                let r = w * 64 + b.trailing_zeros() as usize;
-                b &= b - 1;
-                f(ix.elem[r], offset, ix.size[r]);
-                offset = offset.wrapping_add(ix.size[r]);
+        for (g, &words_bits) in sw.nonempty.iter().enumerate() {
+            let group_top = offset.wrapping_add(sw.group_bytes[g]);
+            if group_top < need && keep_word.map(|w| w / 64) != Some(g) {
+                offset = group_top;
+                continue;
+            }
+            let mut wb = words_bits;
+            while wb != 0 {
+                let w = g * 64 + wb.trailing_zeros() as usize;
+                wb &= wb - 1;
+                let word_top = offset.wrapping_add(sw.word_bytes[w]);
+                if word_top < need && Some(w) != keep_word {
+                    offset = word_top;
+                    continue;
+                }
+                let mut b = sw.live[w];
+                while b != 0 {
+                    let r = w * 64 + b.trailing_zeros() as usize;
+                    b &= b - 1;
+                    need = f(ix.elem[r], offset, ix.size[r]);
+                    offset = offset.wrapping_add(ix.size[r]);
+                }
             }
         }
     }
@@ -391,9 +462,9 @@ pub fn render_plot<S: BandSource>(
         // them without the float math below.
         let reach = |row: u32| ((row as f64 + 0.5) / px_per_byte).floor() as u64;
         let mut threshold = reach(next_row);
-        src.bands_at(step, |elem, offset, size| {
+        src.bands_reaching(step, style.selected, |elem, offset, size| {
             if offset + size < threshold && Some(elem) != style.selected {
-                return;
+                return threshold;
             }
             let top = (offset + size) as f64 * px_per_byte;
             let end = ((top + 0.5).floor() as i64).clamp(0, h as i64) as u32;
@@ -417,6 +488,7 @@ pub fn render_plot<S: BandSource>(
                     seen_count += 1;
                 }
             }
+            threshold
         });
         let total = src.total(step);
         let summ = src.summarized(step).min(total);
