@@ -434,87 +434,96 @@ pub fn render_plot<S: BandSource>(
     let mut sel: Vec<Option<(u32, u32)>> = vec![None; w as usize];
     let mut seen = Vec::<bool>::new();
     let mut seen_count = 0u32;
-    // Columns are filled into a column-major scratch buffer (contiguous
-    // writes), then transposed into the RGBA image in cache-sized tiles.
+    // Columns are filled into a column-major scratch tile of TILE columns
+    // (contiguous writes), and each full tile is transposed into the RGBA
+    // image: the scratch stays small (wasm memory never shrinks).
+    const TILE: usize = 64;
     let hu = h as usize;
+    let wu = w as usize;
+    let bg = u32::from_le_bytes(BACKGROUND);
     let mut colbuf = std::mem::take(&mut img.scratch);
     colbuf.clear();
-    colbuf.resize(w as usize * hu, u32::from_le_bytes(BACKGROUND));
+    colbuf.resize(TILE * hu, bg);
     let summ_px = SUMMARIZED.map(u32::from_le_bytes);
     let mut prev_step = NO_STEP;
     for c in 0..w {
         let step = cols.step[c as usize];
-        if step == NO_STEP {
-            continue;
-        }
-        let base = c as usize * hu;
-        if step == prev_step && c > 0 {
-            // Zoomed in past one step per pixel: same column as the last.
-            colbuf.copy_within(base - hu..base, base);
-            sel[c as usize] = sel[c as usize - 1];
-            continue;
-        }
-        prev_step = step;
-        let col = &mut colbuf[base..base + hu]; // row 0 = bottom
-        let mut next_row = 0u32; // first row not yet filled, from the bottom
-        // Bytes a band's top must reach to fill the next row: most bands of a
-        // busy column are thinner than a pixel, and an integer compare skips
-        // them without the float math below.
-        let reach = |row: u32| ((row as f64 + 0.5) / px_per_byte).floor() as u64;
-        let mut threshold = reach(next_row);
-        src.bands_reaching(step, style.selected, |elem, offset, size| {
-            if offset + size < threshold && Some(elem) != style.selected {
-                return threshold;
+        let slot = c as usize % TILE;
+        let base = slot * hu;
+        'column: {
+            if step == NO_STEP {
+                colbuf[base..base + hu].fill(bg);
+                break 'column;
             }
-            let top = (offset + size) as f64 * px_per_byte;
+            if step == prev_step && c > 0 {
+                // Zoomed in past one step per pixel: same column as the last
+                // (whose slot, the tile's last one after a flush, is intact).
+                let prev = ((c as usize - 1) % TILE) * hu;
+                colbuf.copy_within(prev..prev + hu, base);
+                sel[c as usize] = sel[c as usize - 1];
+                break 'column;
+            }
+            prev_step = step;
+            let col = &mut colbuf[base..base + hu]; // row 0 = bottom
+            col.fill(bg);
+            let mut next_row = 0u32; // first row not yet filled, from the bottom
+            // Bytes a band's top must reach to fill the next row: most bands of a
+            // busy column are thinner than a pixel, and an integer compare skips
+            // them without the float math below.
+            let reach = |row: u32| ((row as f64 + 0.5) / px_per_byte).floor() as u64;
+            let mut threshold = reach(next_row);
+            src.bands_reaching(step, style.selected, |elem, offset, size| {
+                if offset + size < threshold && Some(elem) != style.selected {
+                    return threshold;
+                }
+                let top = (offset + size) as f64 * px_per_byte;
+                let end = ((top + 0.5).floor() as i64).clamp(0, h as i64) as u32;
+                if Some(elem) == style.selected {
+                    let bot = offset as f64 * px_per_byte;
+                    let lo = (bot.floor() as i64).clamp(0, h as i64 - 1) as u32;
+                    let hi = (top.ceil() as i64).clamp(lo as i64 + 1, h as i64) as u32;
+                    sel[c as usize] = Some((lo, hi));
+                }
+                if end > next_row {
+                    col[next_row as usize..end as usize].fill(u32::from_le_bytes(band_color(elem)));
+                    next_row = end;
+                    threshold = reach(next_row);
+                    stats.runs += 1;
+                    let i = elem as usize;
+                    if i >= seen.len() {
+                        seen.resize(i + 1, false);
+                    }
+                    if !seen[i] {
+                        seen[i] = true;
+                        seen_count += 1;
+                    }
+                }
+                threshold
+            });
+            let total = src.total(step);
+            let summ = src.summarized(step).min(total);
+            let top = total as f64 * px_per_byte;
             let end = ((top + 0.5).floor() as i64).clamp(0, h as i64) as u32;
-            if Some(elem) == style.selected {
-                let bot = offset as f64 * px_per_byte;
-                let lo = (bot.floor() as i64).clamp(0, h as i64 - 1) as u32;
-                let hi = (top.ceil() as i64).clamp(lo as i64 + 1, h as i64) as u32;
-                sel[c as usize] = Some((lo, hi));
-            }
-            if end > next_row {
-                col[next_row as usize..end as usize].fill(u32::from_le_bytes(band_color(elem)));
-                next_row = end;
-                threshold = reach(next_row);
+            let summ_bot = ((total - summ) as f64 * px_per_byte + 0.5).floor() as u32;
+            // Rows below the summarized band that no drawn band claimed (rounding)
+            // take the summarized look too, so the stack has no holes.
+            if summ > 0 && end > next_row {
+                let from = next_row.min(summ_bot);
+                for r in from..end {
+                    col[r as usize] = summ_px[(((c + r) / 4) % 2) as usize];
+                }
                 stats.runs += 1;
-                let i = elem as usize;
-                if i >= seen.len() {
-                    seen.resize(i + 1, false);
-                }
-                if !seen[i] {
-                    seen[i] = true;
-                    seen_count += 1;
-                }
             }
-            threshold
-        });
-        let total = src.total(step);
-        let summ = src.summarized(step).min(total);
-        let top = total as f64 * px_per_byte;
-        let end = ((top + 0.5).floor() as i64).clamp(0, h as i64) as u32;
-        let summ_bot = ((total - summ) as f64 * px_per_byte + 0.5).floor() as u32;
-        // Rows below the summarized band that no drawn band claimed (rounding)
-        // take the summarized look too, so the stack has no holes.
-        if summ > 0 && end > next_row {
-            let from = next_row.min(summ_bot);
-            for r in from..end {
-                col[r as usize] = summ_px[(((c + r) / 4) % 2) as usize];
-            }
-            stats.runs += 1;
         }
-    }
-    // Transpose: image row y (top first) = scratch row h-1-y.
-    const TILE: usize = 32;
-    let wu = w as usize;
-    for y0 in (0..hu).step_by(TILE) {
-        for x0 in (0..wu).step_by(TILE) {
-            for y in y0..(y0 + TILE).min(hu) {
+        // Transpose a full (or the last) tile: image row y (top first) =
+        // scratch row h-1-y.
+        if slot == TILE - 1 || c + 1 == w {
+            let x0 = c as usize - slot;
+            for y in 0..hu {
                 let r = hu - 1 - y;
-                let row = &mut img.rgba[y * wu * 4..(y + 1) * wu * 4];
-                for x in x0..(x0 + TILE).min(wu) {
-                    row[x * 4..x * 4 + 4].copy_from_slice(&colbuf[x * hu + r].to_le_bytes());
+                let row = &mut img.rgba[(y * wu + x0) * 4..(y * wu + c as usize + 1) * 4];
+                for (i, px) in row.chunks_exact_mut(4).enumerate() {
+                    px.copy_from_slice(&colbuf[i * hu + r].to_le_bytes());
                 }
             }
         }
