@@ -190,6 +190,15 @@ impl PrivatePools {
                 }
             }
         }
+        // A segment event of pool `p`: its reserved bytes change; a pool
+        // already drawn grows to fit them.
+        fn reserve(pool: &mut PoolEnvelope, run: &mut Run, delta: i128, step: u32, envelopes: &mut i128) {
+            run.reserved += delta;
+            if run.created {
+                let target = run.reserved;
+                grow(pool, run, target, step, envelopes);
+            }
+        }
         // Elements alive from the start, pre-loaded at step 0.
         let mut alive = vec![false; tl.elements.len()];
         for &e in &tl.initially_allocated {
@@ -229,12 +238,7 @@ impl PrivatePools {
             let step32 = step as u32;
             while se < seg_events.len() && seg_events[se].0 <= step {
                 let (_, key, d) = seg_events[se];
-                let (pool, run) = (&mut pp.pools[key as usize], &mut runs[key as usize]);
-                run.reserved += d;
-                if run.created {
-                    let target = run.reserved;
-                    grow(pool, run, target, step32, &mut envelopes);
-                }
+                reserve(&mut pp.pools[key as usize], &mut runs[key as usize], d, step32, &mut envelopes);
                 se += 1;
             }
             let p = pp.pool_of.get(e as usize).copied().unwrap_or(NO_POOL);
@@ -265,12 +269,7 @@ impl PrivatePools {
                 // Segment events after the last action.
                 while se < seg_events.len() {
                     let (_, key, d) = seg_events[se];
-                    let (pool, run) = (&mut pp.pools[key as usize], &mut runs[key as usize]);
-                    run.reserved += d;
-                    if run.created {
-                        let target = run.reserved;
-                        grow(pool, run, target, step32, &mut envelopes);
-                    }
+                    reserve(&mut pp.pools[key as usize], &mut runs[key as usize], d, step32, &mut envelopes);
                     se += 1;
                 }
             }
