@@ -10,6 +10,7 @@ pub mod build;
 pub mod error;
 pub mod format;
 pub mod json;
+pub mod mapped;
 pub mod model;
 pub mod pickle;
 pub mod pools;

@@ -1,0 +1,113 @@
+//! Reserved memory agrees everywhere (issue 9): after every trace event of
+//! every real and generated snapshot, the Active Cached Segment Timeline and
+//! the Allocator State History give the reserved bytes that independent
+//! Python computes from the dump alone (tests/reference/reserved_reference.py:
+//! the dump's reserved bytes minus what later events mapped plus what they
+//! unmapped), starting from that and ending at the dump's reserved bytes.
+//! Expandable segments with holes (gen_snapshot.py --expandable, the real
+//! torch_npu recording) are the case this guards.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use memviz_core::state::StateHistory;
+use memviz_core::timeline::{Timeline, TimelineKind, NO_EVENT};
+use memviz_core::Snapshot;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn python(args: &[&str]) -> String {
+    let out = Command::new("python3").args(args).output().expect("python3 must be installed for this test");
+    assert!(out.status.success(), "python3 {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Reserved bytes after each event: element `i + 1` is after event `i`,
+/// element 0 before the first event.
+fn timeline_reserved(snap: &Snapshot, device: u32) -> Vec<u64> {
+    let tl = Timeline::build(snap, device, TimelineKind::CachedSegments);
+    let n = snap.trace(device).len();
+    let mut after = vec![0u64; n + 1];
+    let mut running = tl.start_bytes;
+    let mut live = vec![false; tl.elements.len()];
+    for &e in &tl.initially_allocated {
+        live[e as usize] = true;
+    }
+    after[0] = running;
+    let mut k = 0;
+    for i in 0..n {
+        while k < tl.actions.len() && tl.events[k] == i as u32 {
+            let e = tl.actions[k] as usize;
+            let size = tl.elements[e].size;
+            if live[e] {
+                running -= size;
+            } else {
+                running += size;
+            }
+            live[e] = !live[e];
+            k += 1;
+        }
+        after[i + 1] = running;
+    }
+    assert!(tl.events[k..].iter().all(|&i| i == NO_EVENT), "device {device}: steps left over");
+    assert_eq!(running, tl.end_bytes);
+    after
+}
+
+fn check(path: &Path) -> usize {
+    let snap = memviz_core::load(&std::fs::read(path).unwrap()).unwrap();
+    let want: BTreeMap<String, Vec<u64>> =
+        serde_json::from_str(&python(&[repo().join("tests/reference/reserved_reference.py").to_str().unwrap(), path.to_str().unwrap()]))
+            .unwrap();
+    let name = path.file_name().unwrap().to_string_lossy();
+    for (d, want) in &want {
+        let d: u32 = d.parse().unwrap();
+        let dump: u64 = snap.device_segments(d).map(|s| s.total_size).sum();
+        assert_eq!(*want.last().unwrap(), dump, "{name}: python's end is the dump");
+        let tl = timeline_reserved(&snap, d);
+        let h = StateHistory::new(&snap, d);
+        let mut c = h.cursor();
+        for (i, &w) in want.iter().enumerate() {
+            assert_eq!(tl[i], w, "{name} device {d}: segment timeline after {} events", i);
+            c.seek_position(&h, &snap, i);
+            assert_eq!(c.totals().reserved_bytes, w, "{name} device {d}: state history after {i} events");
+        }
+    }
+    want.len()
+}
+
+#[test]
+fn every_real_snapshot() {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(repo().join("../shared/snapshots"))
+        .expect("../shared/snapshots beside the repository")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e != "md"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 11, "snapshots missing: {files:?}");
+    let devices: usize = files.iter().map(|f| check(f)).sum();
+    assert!(devices >= 9, "only {devices} traced devices checked");
+}
+
+#[test]
+fn generated_snapshots() {
+    let gen = repo().join("../shared/tools/gen_snapshot.py");
+    for (name, opts) in [
+        ("plain", &["--events", "6000", "--devices", "2", "--seed", "11"][..]),
+        ("expandable", &["--events", "8000", "--expandable", "--seed", "12"]),
+        ("expandable_oom_3dev", &["--events", "9000", "--devices", "3", "--expandable", "--oom", "--iters", "4", "--seed", "13"]),
+        ("expandable_p5", &["--events", "4000", "--expandable", "--protocol", "5", "--seed", "14"]),
+    ] {
+        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("reserved_{name}.pickle"));
+        let mut args = vec![gen.to_str().unwrap(), out.to_str().unwrap()];
+        args.extend_from_slice(opts);
+        python(&args);
+        assert!(check(&out) >= 1, "{name}");
+    }
+    let pools = Path::new(env!("CARGO_TARGET_TMPDIR")).join("reserved_private_pool.pickle");
+    python(&[repo().join("tests/reference/gen_private_pool.py").to_str().unwrap(), pools.to_str().unwrap()]);
+    assert_eq!(check(&pools), 1);
+}
