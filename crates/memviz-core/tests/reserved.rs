@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use memviz_core::pools::PrivatePools;
 use memviz_core::state::StateHistory;
 use memviz_core::timeline::{Timeline, TimelineKind, NO_EVENT};
 use memviz_core::Snapshot;
@@ -119,4 +120,44 @@ fn generated_snapshots() {
     let pools = Path::new(env!("CARGO_TARGET_TMPDIR")).join("reserved_private_pool.pickle");
     python(&[repo().join("tests/reference/gen_private_pool.py").to_str().unwrap(), pools.to_str().unwrap()]);
     assert_eq!(check(&pools), 1);
+    check_pools(&pools);
+}
+
+/// The private-pools view's reserved bytes per pool and stream, after every
+/// event, against Python and the state history's segments of that pool.
+fn check_pools(path: &Path) {
+    let snap = memviz_core::load(&std::fs::read(path).unwrap()).unwrap();
+    let want: BTreeMap<String, BTreeMap<String, Vec<i128>>> = serde_json::from_str(&python(&[
+        repo().join("tests/reference/reserved_reference.py").to_str().unwrap(),
+        path.to_str().unwrap(),
+        "--pools",
+    ]))
+    .unwrap();
+    let want = &want["0"];
+    assert!(want.len() >= 2, "the file has two private pools: {:?}", want.keys());
+    let tl = Timeline::build(&snap, 0, TimelineKind::ActiveMemory);
+    let pp = PrivatePools::build(&snap, &tl);
+    let h = StateHistory::new(&snap, 0);
+    let mut c = h.cursor();
+    for pool in &pp.pools {
+        let w = &want[&pool.key()];
+        let mut reserved = pool.reserved_start;
+        let mut changes = pool.reserved_changes.iter().peekable();
+        for (i, &w) in w.iter().enumerate() {
+            // After i events: the changes of events 0..i.
+            while let Some(&(_, d)) = changes.next_if(|&&(e, _)| (e as usize) < i) {
+                reserved += d;
+            }
+            assert_eq!(reserved, w, "pools view, pool {} after {i} events", pool.key());
+            c.seek_position(&h, &snap, i);
+            let state: i128 = c
+                .state(&h, &snap)
+                .segments
+                .iter()
+                .filter(|s| s.pool_id == Some(pool.pool_id) && s.stream == pool.stream)
+                .map(|s| s.size as i128)
+                .sum();
+            assert_eq!(state, w, "state history, pool {} after {i} events", pool.key());
+        }
+    }
 }
