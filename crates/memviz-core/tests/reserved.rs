@@ -161,3 +161,53 @@ fn check_pools(path: &Path) {
         }
     }
 }
+
+/// A piece of an expandable segment that an unmap cut out of a larger map
+/// (the middle of an 8 MiB map unmapped, as empty_cache does): its band and
+/// hover text give the piece's own address and size and the stack of the
+/// map (pieces from tests/reference/expandable.py).
+#[test]
+fn expandable_piece_hover() {
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("reserved_hole.pickle");
+    let script = r#"
+import pickle, sys
+sys.path.insert(0, sys.argv[2])
+from expandable import pieces
+MB, a = 1 << 20, 0x7f5000000000
+fr = lambda n, l: [{'filename': '/src/%s.py' % n, 'line': l, 'name': n}]
+seg = lambda x, n: {'device': 0, 'address': x, 'total_size': n, 'allocated_size': 0, 'active_size': 0,
+                    'requested_size': 0, 'stream': 0, 'segment_type': 'large', 'segment_pool_id': (0, 0),
+                    'is_expandable': True, 'frames': [], 'blocks': [{'address': x, 'size': n, 'requested_size': 0,
+                    'state': 'inactive', 'frames': []}]}
+ev = lambda act, x, n, f: {'action': act, 'addr': x, 'size': n, 'stream': 0, 'frames': f}
+snap = {'segments': [seg(a, 3 * MB), seg(a + 5 * MB, 3 * MB)],
+        'device_traces': [[ev('segment_map', a, 8 * MB, fr('grow', 7)), ev('segment_unmap', a + 3 * MB, 2 * MB, fr('empty_cache', 9))]]}
+pickle.dump(snap, open(sys.argv[1], 'wb'), protocol=4)
+ps, _ = pieces(snap, 0)
+trace = snap['device_traces'][0]
+cut = [p for p in ps if p['map'] is not None and p['size'] < trace[p['map']]['size']]
+p = max(cut, key=lambda p: (p['size'], -p['addr']))
+f = trace[p['map']]['frames'][0]
+print(len(ps), len(cut), '%x' % p['addr'], p['size'], '%s:%d:%s' % (f['filename'], f['line'], f['name']))
+"#;
+    let out = python(&["-c", script, path.to_str().unwrap(), repo().join("tests/reference").to_str().unwrap()]);
+    let f: Vec<&str> = out.split_whitespace().collect();
+    let (n_pieces, n_cut, addr, size, frame) = (f[0], f[1], f[2], f[3].parse::<u64>().unwrap(), f[4]);
+    assert_eq!((n_pieces, n_cut), ("3", "3"), "left, hole and right of the map");
+    check(&path);
+    let snap = memviz_core::load(&std::fs::read(&path).unwrap()).unwrap();
+    let tl = Timeline::build(&snap, 0, TimelineKind::CachedSegments);
+    assert_eq!(tl.elements.len().to_string(), n_pieces);
+    let e = tl.elements.iter().position(|e| format!("{:x}", e.addr) == addr && e.size == size).expect("the piece's band");
+    let text = memviz_core::format::hover_text(&snap, &tl, e as u32);
+    assert!(text.contains(&format!("Addr: s{addr}_")), "{text}");
+    assert!(text.contains(&format!("({size} bytes) allocation")), "{text}");
+    assert!(text.contains(frame), "{text}");
+    // The state history shows the hole as a hole: two segments after the unmap.
+    let h = StateHistory::new(&snap, 0);
+    let mut c = h.cursor();
+    c.seek(&h, &snap, 1);
+    assert_eq!(c.totals().segments, 2);
+    c.seek(&h, &snap, 0);
+    assert_eq!(c.totals().segments, 1);
+}
