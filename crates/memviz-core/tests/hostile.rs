@@ -860,7 +860,7 @@ fn size_limits_are_explicit() {
     l.feed(b"{\"segments\": [").unwrap();
     let e = l.feed(&vec![b' '; 1000]).unwrap_err();
     assert_err(&e, ErrorKind::TooLarge, Some(1000), "the snapshot has more than 1000 bytes (the limit of this reader)");
-    assert_eq!(memviz_core::build::MAX_SNAPSHOT_BYTES, u32::MAX as u64);
+    assert_eq!(memviz_core::loader::MAX_SNAPSHOT_BYTES, u32::MAX as u64);
 }
 
 // ---------------------------------------------------------------------------
