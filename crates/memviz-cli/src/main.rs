@@ -16,12 +16,14 @@ USAGE:
     memviz state FILE --device D --event N [--json]
         The Allocator State History right after trace event N (0-based in
         device D's trace): reserved and allocated bytes, segments, blocks.
+        D is a CUDA device number, or 'host' for pinned host memory.
     memviz info FILE [--json]
         What the file holds: format, protocol, devices, trace and stack sizes.
 
 FILE may be a pickle (protocol 2 to 5), JSON, or either gzip-compressed;
 '-' reads standard input. Errors print one line naming the file, the problem
-and the byte offset, and exit with status 1.
+and the byte offset, and exit with status 1. Entries of the file that could
+not be read as they are print one warning line each on stderr.
 ";
 
 fn main() -> ExitCode {
@@ -37,7 +39,8 @@ fn main() -> ExitCode {
 
 struct Opts {
     json: bool,
-    device: Option<u32>,
+    /// As given: a number or `host`, resolved once the file is read.
+    device: Option<String>,
     event: Option<u64>,
     file: Option<String>,
 }
@@ -48,14 +51,13 @@ fn parse_opts(args: &[String]) -> Result<Opts, String> {
     while let Some(a) = it.next() {
         match a.as_str() {
             "--json" => o.json = true,
-            "--device" | "--event" => {
+            "--device" => {
+                let v = it.next().ok_or_else(|| format!("{a} needs a device number or 'host'"))?;
+                o.device = Some(v.clone());
+            }
+            "--event" => {
                 let v = it.next().ok_or_else(|| format!("{a} needs a number"))?;
-                let n: u64 = v.parse().map_err(|_| format!("{a} needs a number, not {v:?}"))?;
-                if a == "--device" {
-                    o.device = Some(u32::try_from(n).map_err(|_| format!("no device {n}"))?);
-                } else {
-                    o.event = Some(n);
-                }
+                o.event = Some(v.parse().map_err(|_| format!("{a} needs a number, not {v:?}"))?);
             }
             s if s.starts_with("--") => return Err(format!("unknown option {s}\n\n{USAGE}")),
             s => {
@@ -85,7 +87,13 @@ fn load(path: &str) -> Result<Snapshot, String> {
         }
         loader.feed(&buf[..n]).map_err(|e| format!("{path}: {e}"))?;
     }
-    loader.finish().map_err(|e| format!("{path}: {e}"))
+    let snap = loader.finish().map_err(|e| format!("{path}: {e}"))?;
+    // What was left out or read as a default: one line each, so a script
+    // reading stdout is not disturbed and a person still sees it.
+    for w in &snap.warnings.list {
+        eprintln!("memviz: {path}: warning: {w}");
+    }
+    Ok(snap)
 }
 
 fn run(args: &[String]) -> Result<(), String> {
@@ -112,19 +120,19 @@ fn run(args: &[String]) -> Result<(), String> {
         }
         "state" => {
             let snap = load(&file)?;
-            let devices = snap.devices();
-            let device = match opts.device {
-                Some(d) => d,
+            let names: Vec<String> = snap.devices().into_iter().map(|d| snap.device_name(d)).collect();
+            let device = match &opts.device {
+                Some(name) => snap.device_by_name(name).ok_or_else(|| {
+                    format!("{file}: no device {name} (devices with segments or a trace: {})", names.join(", "))
+                })?,
                 None => snap.default_device().ok_or_else(|| format!("{file}: the snapshot has no device"))?,
             };
-            if !devices.contains(&device) {
-                return Err(format!("{file}: no device {device} (devices with segments or a trace: {devices:?})"));
-            }
+            let name = snap.device_name(device);
             let n = snap.trace(device).len();
-            let event = opts.event.ok_or_else(|| format!("state: --event N is needed (device {device} has {n} trace events)"))?;
+            let event = opts.event.ok_or_else(|| format!("state: --event N is needed (device {name} has {n} trace events)"))?;
             if event as usize >= n {
                 return Err(format!(
-                    "{file}: no event {event} on device {device}: its trace has {n} events (0 to {})",
+                    "{file}: no event {event} on device {name}: its trace has {n} events (0 to {})",
                     n.saturating_sub(1)
                 ));
             }
@@ -133,7 +141,7 @@ fn run(args: &[String]) -> Result<(), String> {
                 println!("{}", serde_json::to_string_pretty(&s).unwrap());
             } else {
                 let size = |b: u64| memviz_core::format::format_size(b, true);
-                println!("{file}, device {device}, after event {event} ({})", s.action.as_deref().unwrap_or("?"));
+                println!("{file}, device {name}, after event {event} ({})", s.action.as_deref().unwrap_or("?"));
                 println!("  reserved      {}", size(s.reserved_bytes));
                 println!("  allocated     {}", size(s.allocated_bytes));
                 println!("  segments      {}", s.segments);
@@ -178,9 +186,9 @@ fn info(snap: &Snapshot) -> serde_json::Value {
     serde_json::json!({
         "format": format,
         "bare_segment_list": snap.bare_segment_list,
-        "devices": snap.devices(),
-        "default_device": snap.default_device(),
-        "trace_events": snap.traces.iter().map(|t| t.len()).collect::<Vec<_>>(),
+        "devices": snap.devices().into_iter().map(|d| snap.device_name(d)).collect::<Vec<_>>(),
+        "default_device": snap.default_device().map(|d| snap.device_name(d)),
+        "trace_events": snap.devices().into_iter().map(|d| (snap.device_name(d), serde_json::Value::from(snap.trace(d).len()))).collect::<serde_json::Map<_, _>>(),
         "segments": snap.segments.len(),
         "blocks": snap.blocks.len(),
         "frames": snap.frames.len(),
@@ -188,7 +196,6 @@ fn info(snap: &Snapshot) -> serde_json::Value {
         "strings": snap.strings.len(),
         "model_heap_bytes": snap.heap_bytes(),
         "unknown_keys": snap.warnings.unknown_keys,
-        "bad_values": snap.warnings.bad_values,
-        "warnings": snap.warnings.messages,
+        "warnings": snap.warnings.list.iter().map(|w| w.to_string()).collect::<Vec<_>>(),
     })
 }

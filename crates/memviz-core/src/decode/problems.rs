@@ -1,0 +1,180 @@
+//! What the builder says about entries of a file it could not use as they
+//! are: the words of each problem, and the grouping of identical problems
+//! into one [`Warning`] (first place + count).
+//!
+//! A segment, block or trace entry that is not a dict, or whose required
+//! field is missing or of the wrong type, is left out; a wrong optional field
+//! is read as a default. Either way the user is told where.
+
+use std::collections::HashMap;
+
+use crate::model::Warning;
+
+/// What was wrong with a field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Found {
+    /// A value of this Python type where another was expected.
+    Type(&'static str),
+    /// A negative number where an address, size or count was expected.
+    Negative,
+    /// The field is absent.
+    Missing,
+    /// A frames list holding values that are not frame dicts.
+    NotFrames,
+    /// A string that is none of the values the field takes.
+    UnknownValue,
+}
+
+/// What was done about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// The entry cannot be used without the field: it is left out.
+    Skip,
+    /// The entry is kept and the field read as this (`0`, `no frames`...).
+    ReadAs(&'static str),
+}
+
+/// One field of one entry that could not be read as it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Problem {
+    pub field: &'static str,
+    pub found: Found,
+    /// What the field should be: `an int`, `a list`, `a str`...
+    pub expected: &'static str,
+    pub outcome: Outcome,
+}
+
+impl Problem {
+    /// `'addr' is a str, not an int`, `no 'size'`, `'stream' is negative (read as 0)`.
+    pub fn text(&self) -> String {
+        let f = self.field;
+        let mut s = match self.found {
+            Found::Type(t) => format!("'{f}' is {} {t}, not {}", article(t), self.expected),
+            Found::Negative => format!("'{f}' is negative"),
+            Found::Missing => format!("no '{f}'"),
+            Found::NotFrames => format!("'{f}' holds values that are not frames"),
+            Found::UnknownValue => format!("'{f}' is not {}", self.expected),
+        };
+        if let Outcome::ReadAs(r) = self.outcome {
+            s.push_str(&format!(" (read as {r})"));
+        }
+        s
+    }
+
+    pub fn skips(&self) -> bool {
+        self.outcome == Outcome::Skip
+    }
+}
+
+/// "a" or "an" before a Python type name.
+pub fn article(type_name: &str) -> &'static str {
+    if type_name.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
+}
+
+/// `not a dict` for an entry that is a `type_name`.
+pub fn not_a(expected: &str, type_name: &str) -> String {
+    format!("{} {type_name}, not {expected}", article(type_name))
+}
+
+/// Collects warnings, grouping identical problems met in the same kind of
+/// place (`device_traces[*][*]`, `segments[*]['blocks'][*]`...).
+#[derive(Debug, Default)]
+pub struct Collector {
+    list: Vec<Warning>,
+    index: HashMap<(String, String, bool), usize>,
+}
+
+impl Collector {
+    /// Notes `problem` at `location` (the entry was left out when `skipped`).
+    pub fn add(&mut self, location: &str, problem: String, skipped: bool) {
+        let key = (pattern(location), problem, skipped);
+        match self.index.get(&key) {
+            Some(&i) => self.list[i].count += 1,
+            None => {
+                self.index.insert(key.clone(), self.list.len());
+                self.list.push(Warning { location: location.to_string(), problem: key.1, count: 1, skipped });
+            }
+        }
+    }
+
+    pub fn add_problem(&mut self, location: &str, p: &Problem) {
+        self.add(location, p.text(), p.skips());
+    }
+
+    /// A warning about the file as a whole.
+    pub fn add_file(&mut self, problem: String) {
+        self.list.push(Warning { location: String::new(), problem, count: 1, skipped: false });
+    }
+
+    pub fn skipped_any(&self) -> bool {
+        self.list.iter().any(|w| w.skipped)
+    }
+
+    pub fn into_list(self) -> Vec<Warning> {
+        self.list
+    }
+}
+
+/// The kind of place a location is: its list indices replaced by `*`.
+fn pattern(location: &str) -> String {
+    let mut out = String::with_capacity(location.len());
+    let mut in_index = false;
+    for c in location.chars() {
+        match c {
+            '[' => {
+                in_index = true;
+                out.push(c);
+            }
+            '0'..='9' if in_index => {
+                if !out.ends_with('*') {
+                    out.push('*');
+                }
+            }
+            _ => {
+                in_index = false;
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn texts() {
+        let p = Problem { field: "addr", found: Found::Type("str"), expected: "an int", outcome: Outcome::Skip };
+        assert_eq!(p.text(), "'addr' is a str, not an int");
+        let p = Problem { field: "stream", found: Found::Negative, expected: "an int", outcome: Outcome::ReadAs("0") };
+        assert_eq!(p.text(), "'stream' is negative (read as 0)");
+        let p = Problem { field: "size", found: Found::Type("int"), expected: "a list", outcome: Outcome::Skip };
+        assert_eq!(p.text(), "'size' is an int, not a list");
+        assert_eq!(not_a("a dict", "list"), "a list, not a dict");
+    }
+
+    #[test]
+    fn identical_problems_in_the_same_kind_of_place_are_one_warning() {
+        let mut c = Collector::default();
+        c.add("device_traces[0][17]", "not a dict".into(), true);
+        c.add("segments[2]", "not a dict".into(), true);
+        c.add("device_traces[0][20]", "not a dict".into(), true);
+        c.add("device_traces[1][3]", "not a dict".into(), true);
+        c.add("segments[4]['blocks'][0]", "no 'size'".into(), true);
+        c.add("segments[5]['blocks'][12]", "no 'size'".into(), true);
+        let text: Vec<String> = c.into_list().iter().map(|w| w.to_string()).collect();
+        assert_eq!(
+            text,
+            [
+                "device_traces[0][17]: not a dict; 3 entries like it skipped",
+                "segments[2]: not a dict; skipped",
+                "segments[4]['blocks'][0]: no 'size'; 2 entries like it skipped",
+            ]
+        );
+    }
+}
