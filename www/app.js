@@ -53,15 +53,24 @@
   else addEventListener('TrunkApplicationStarted', () => idle(warmUp));
 
   // ---- opening files -------------------------------------------------------
-  function showError(msg) {
+  function showMessage(cls, msg) {
     const div = document.createElement('div');
-    div.className = 'error';
+    div.className = cls;
     const close = document.createElement('button');
     close.textContent = '×';
     close.title = 'Dismiss';
     close.onclick = () => div.remove();
     div.append(close, document.createTextNode(msg));
     $('errors').append(div);
+  }
+  const showError = (msg) => showMessage('error', msg);
+
+  // What the reader left out of the file just opened (it still opened):
+  // one warning box, a line per problem, as `memviz` prints them on stderr.
+  function showWarnings() {
+    const name = viewer.file_names()[viewer.current_file()];
+    const lines = viewer.warnings().map((w) => `${name}: warning: ${w}`);
+    if (lines.length) showMessage('warning', lines.join('\n'));
   }
 
   const nextTask = () => new Promise((r) => setTimeout(r, 0));
@@ -132,13 +141,15 @@
 
   function opened() {
     $('hint').hidden = true;
+    showWarnings();
     fillSelect($('file-select'), viewer.file_names().map((n, i) => [i, n]), viewer.current_file());
     fillSelect($('view-select'), viewer.view_names().map((n, i) => [i, n]), viewer.view());
     viewChanged();
   }
 
   function viewChanged() {
-    fillSelect($('device-select'), Array.from(viewer.devices(), (d) => [d, `cuda:${d}`]), viewer.device());
+    const labels = viewer.device_labels();
+    fillSelect($('device-select'), Array.from(viewer.devices(), (d, i) => [d, labels[i]]), viewer.device());
     const slider = $('detail');
     slider.max = viewer.element_count();
     slider.value = viewer.detail();
