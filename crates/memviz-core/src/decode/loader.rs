@@ -9,7 +9,7 @@ use crate::model::{
     Block, BlockState, BuildWarnings, EventTable, Segment, SegmentType, Snapshot, StackId, NO_POOL,
 };
 use crate::pickle::{foreign_format, not_a_pickle, Arena, DictRec, PickleDecoder, Value};
-use crate::problems::{article, not_a, Collector, Found, Outcome, Problem};
+use crate::problems::{a_value_of, not_a, Collector, Found, Outcome, Problem};
 
 /// The largest (decompressed) snapshot a [`Loader`] reads unless told
 /// otherwise: ids in the model are 32-bit, and every id needs at least one
@@ -377,7 +377,7 @@ impl Ctx<'_> {
                     Some((_, Value::Str(_))) => {
                         format!("a dict of {} keys, not a trace entry (those have a dozen)", items.len())
                     }
-                    Some((_, a)) => format!("'action' is {} {}, not a str", article(a.type_name()), a.type_name()),
+                    Some((_, a)) => format!("'action' is {}, not a str", a_value_of(a.type_name())),
                     None => "no 'action'".to_string(),
                 }
             }

@@ -49,7 +49,7 @@ impl Problem {
     pub fn text(&self) -> String {
         let f = self.field;
         let mut s = match self.found {
-            Found::Type(t) => format!("'{f}' is {} {t}, not {}", article(t), self.expected),
+            Found::Type(t) => format!("'{f}' is {}, not {}", a_value_of(t), self.expected),
             Found::Negative => format!("'{f}' is negative"),
             Found::Missing => format!("no '{f}'"),
             Found::NotFrames => format!("'{f}' holds values that are not frames"),
@@ -66,18 +66,18 @@ impl Problem {
     }
 }
 
-/// "a" or "an" before a Python type name.
-pub fn article(type_name: &str) -> &'static str {
-    if type_name.starts_with(['a', 'e', 'i', 'o', 'u']) {
-        "an"
-    } else {
-        "a"
+/// A value of a Python type, as a warning names it: `a str`, `an int`, `None`.
+pub fn a_value_of(type_name: &str) -> String {
+    match type_name {
+        "None" => "None".to_string(),
+        t if t.starts_with(['a', 'e', 'i', 'o', 'u']) => format!("an {t}"),
+        t => format!("a {t}"),
     }
 }
 
-/// `not a dict` for an entry that is a `type_name`.
+/// `a list, not a dict` for an entry of type `type_name` that should be `expected`.
 pub fn not_a(expected: &str, type_name: &str) -> String {
-    format!("{} {type_name}, not {expected}", article(type_name))
+    format!("{}, not {expected}", a_value_of(type_name))
 }
 
 /// Collects warnings, grouping identical problems met in the same kind of
@@ -156,6 +156,9 @@ mod tests {
         let p = Problem { field: "size", found: Found::Type("int"), expected: "a list", outcome: Outcome::Skip };
         assert_eq!(p.text(), "'size' is an int, not a list");
         assert_eq!(not_a("a dict", "list"), "a list, not a dict");
+        assert_eq!(not_a("a dict", "None"), "None, not a dict");
+        let p = Problem { field: "total_size", found: Found::Type("None"), expected: "an int", outcome: Outcome::Skip };
+        assert_eq!(p.text(), "'total_size' is None, not an int");
     }
 
     #[test]
