@@ -138,7 +138,9 @@ fn run(args: &[String]) -> Result<(), String> {
             }
             let s = memviz_core::state::summary(&snap, device, Some(event as usize));
             if opts.json {
-                println!("{}", serde_json::to_string_pretty(&s).unwrap());
+                let mut v = serde_json::to_value(&s).unwrap();
+                v["device_name"] = name.clone().into();
+                println!("{}", serde_json::to_string_pretty(&v).unwrap());
             } else {
                 let size = |b: u64| memviz_core::format::format_size(b, true);
                 println!("{file}, device {name}, after event {event} ({})", s.action.as_deref().unwrap_or("?"));
