@@ -190,7 +190,9 @@ fn info(snap: &Snapshot) -> serde_json::Value {
         "bare_segment_list": snap.bare_segment_list,
         "devices": snap.devices().into_iter().map(|d| snap.device_name(d)).collect::<Vec<_>>(),
         "default_device": snap.default_device().map(|d| snap.device_name(d)),
-        "trace_events": snap.devices().into_iter().map(|d| (snap.device_name(d), serde_json::Value::from(snap.trace(d).len()))).collect::<serde_json::Map<_, _>>(),
+        // Per entry of device_traces (the host's trace is apart).
+        "trace_events": snap.traces.iter().enumerate().filter(|(d, _)| Some(*d as u32) != snap.host_device).map(|(_, t)| t.len()).collect::<Vec<_>>(),
+        "host_trace_events": snap.host_device.map(|h| snap.trace(h).len()),
         "segments": snap.segments.len(),
         "blocks": snap.blocks.len(),
         "frames": snap.frames.len(),
