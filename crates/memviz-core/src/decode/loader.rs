@@ -364,62 +364,71 @@ impl Ctx<'_> {
             other => not_a("a dict", other.type_name()),
         }
     }
+}
 
-    /// Why a dict in a trace is no trace entry.
-    fn not_an_event(&self, v: &Value) -> String {
-        let Value::Dict(id) = *v else { return not_a("a dict", v.type_name()) };
-        match self.arena.dicts[id as usize] {
-            DictRec::Frame(_) => "a stack frame, not a trace entry".to_string(),
-            DictRec::Empty => "an empty dict, not a trace entry".to_string(),
-            _ => {
-                let items = self.arena.dict_items(v).unwrap_or(&[]);
-                match items.iter().find(|(k, _)| self.str_of(k) == Some("action")) {
-                    Some((_, Value::Str(_))) => {
-                        format!("a dict of {} keys, not a trace entry (those have a dozen)", items.len())
-                    }
-                    Some((_, a)) => format!("'action' is {}, not a str", a_value_of(a.type_name())),
-                    None => "no 'action'".to_string(),
+/// Why a dict in a trace is no trace entry.
+fn not_an_event(arena: &Arena, v: &Value) -> String {
+    let Value::Dict(id) = *v else { return not_a("a dict", v.type_name()) };
+    match arena.dicts[id as usize] {
+        DictRec::Frame(_) => "a stack frame, not a trace entry".to_string(),
+        DictRec::Empty => "an empty dict, not a trace entry".to_string(),
+        _ => {
+            let items = arena.dict_items(v).unwrap_or(&[]);
+            let is_action = |k: &Value| matches!(k, Value::Str(s) if arena.str(*s) == "action");
+            match items.iter().find(|(k, _)| is_action(k)) {
+                Some((_, Value::Str(_))) => {
+                    format!("a dict of {} keys, not a trace entry (those have a dozen)", items.len())
                 }
+                Some((_, a)) => format!("'action' is {}, not a str", a_value_of(a.type_name())),
+                None => "no 'action'".to_string(),
             }
         }
     }
+}
 
-    /// The trace events of one trace list, in order, leaving out (and
-    /// reporting at `loc(i)`) what is no usable event.
-    fn trace_events(&mut self, items: &[Value], used_events: &mut [bool], loc: &dyn Fn(usize) -> String, ids: &mut Vec<u32>) {
-        for (i, e) in items.iter().enumerate() {
-            let ev = match *e {
-                Value::Dict(id) => match self.arena.dicts[id as usize] {
-                    DictRec::Event(ev) => ev,
-                    _ => {
-                        self.warn.add(&loc(i), self.not_an_event(e), true);
-                        continue;
-                    }
-                },
-                other => {
-                    self.warn.add(&loc(i), not_a("a dict", other.type_name()), true);
+/// The trace events of one trace list, in order, leaving out (and reporting
+/// at `loc(i)`) what is no usable event. Borrows the arena and the warnings
+/// apart so a trace of millions of events is not copied.
+fn trace_events(
+    arena: &Arena,
+    warn: &mut Collector,
+    items: &[Value],
+    used_events: &mut [bool],
+    loc: &dyn Fn(usize) -> String,
+    ids: &mut Vec<u32>,
+) {
+    for (i, e) in items.iter().enumerate() {
+        let ev = match *e {
+            Value::Dict(id) => match arena.dicts[id as usize] {
+                DictRec::Event(ev) => ev,
+                _ => {
+                    warn.add(&loc(i), not_an_event(arena, e), true);
                     continue;
                 }
-            };
-            if used_events[ev as usize] {
-                self.warn.add(&loc(i), SHARED.to_string(), true);
+            },
+            other => {
+                warn.add(&loc(i), not_a("a dict", other.type_name()), true);
                 continue;
             }
-            used_events[ev as usize] = true;
-            let problems = self.arena.problems_of(ev);
-            if problems.is_empty() {
-                ids.push(ev);
-                continue;
-            }
-            let here = loc(i);
-            let mut skip = false;
-            for (_, p) in problems {
-                self.warn.add_problem(&here, p);
-                skip |= p.skips();
-            }
-            if !skip {
-                ids.push(ev);
-            }
+        };
+        if used_events[ev as usize] {
+            warn.add(&loc(i), SHARED.to_string(), true);
+            continue;
+        }
+        used_events[ev as usize] = true;
+        let problems = arena.problems_of(ev);
+        if problems.is_empty() {
+            ids.push(ev);
+            continue;
+        }
+        let here = loc(i);
+        let mut skip = false;
+        for (_, p) in problems {
+            warn.add_problem(&here, p);
+            skip |= p.skips();
+        }
+        if !skip {
+            ids.push(ev);
         }
     }
 }
@@ -523,10 +532,15 @@ fn build(top: Value, mut arena: Arena, protocol: u8) -> Result<Snapshot> {
             let mut ids = Vec::new();
             // A skipped device keeps its place: device numbers are indices.
             if ctx.first_use(dv, &|| format!("device_traces[{d}]")) {
-                match ctx.arena.list_items(dv).map(|x| x.to_vec()) {
-                    Some(items) => {
-                        ctx.trace_events(&items, &mut used_events, &|i| format!("device_traces[{d}][{i}]"), &mut ids)
-                    }
+                match ctx.arena.list_items(dv) {
+                    Some(items) => trace_events(
+                        ctx.arena,
+                        &mut ctx.warn,
+                        items,
+                        &mut used_events,
+                        &|i| format!("device_traces[{d}][{i}]"),
+                        &mut ids,
+                    ),
                     None => ctx.warn.add(&format!("device_traces[{d}]"), not_a("a list", dv.type_name()), true),
                 }
             }
@@ -558,15 +572,18 @@ fn build(top: Value, mut arena: Arena, protocol: u8) -> Result<Snapshot> {
     let mut host_ids = Vec::new();
     if let Some(v) = host_traces_v {
         // A list of traces (like device_traces) or one trace: both are written.
-        match ctx.arena.list_items(&v).map(|x| x.to_vec()) {
-            Some(items) if items.iter().any(|x| matches!(x, Value::List(_) | Value::Tuple(_))) => {
-                for (k, tv) in items.iter().enumerate() {
+        let nested = ctx.arena.list_items(&v).is_some_and(|l| l.iter().any(|x| matches!(x, Value::List(_) | Value::Tuple(_))));
+        match ctx.arena.list_items(&v) {
+            Some(items) if nested => {
+                for (k, tv) in items.to_vec().iter().enumerate() {
                     if !ctx.first_use(tv, &|| format!("host_traces[{k}]")) {
                         continue;
                     }
-                    match ctx.arena.list_items(tv).map(|x| x.to_vec()) {
-                        Some(list) => ctx.trace_events(
-                            &list,
+                    match ctx.arena.list_items(tv) {
+                        Some(list) => trace_events(
+                            ctx.arena,
+                            &mut ctx.warn,
+                            list,
                             &mut used_events,
                             &|i| format!("host_traces[{k}][{i}]"),
                             &mut host_ids,
@@ -575,7 +592,14 @@ fn build(top: Value, mut arena: Arena, protocol: u8) -> Result<Snapshot> {
                     }
                 }
             }
-            Some(items) => ctx.trace_events(&items, &mut used_events, &|i| format!("host_traces[{i}]"), &mut host_ids),
+            Some(items) => trace_events(
+                ctx.arena,
+                &mut ctx.warn,
+                items,
+                &mut used_events,
+                &|i| format!("host_traces[{i}]"),
+                &mut host_ids,
+            ),
             None => ctx.warn.add("host_traces", not_a("a list", v.type_name()), true),
         }
     }
