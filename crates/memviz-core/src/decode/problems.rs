@@ -86,7 +86,14 @@ pub fn not_a(expected: &str, type_name: &str) -> String {
 pub struct Collector {
     list: Vec<Warning>,
     index: HashMap<(String, String, bool), usize>,
+    /// Problems past [`MAX_WARNINGS`] kinds: counted, not listed.
+    more: u64,
+    skipped_more: bool,
 }
+
+/// Kinds of problems listed one by one: a hostile file could make a new kind
+/// with every entry, and a person reads the first ones anyway.
+pub const MAX_WARNINGS: usize = 100;
 
 impl Collector {
     /// Notes `problem` at `location` (the entry was left out when `skipped`).
@@ -94,6 +101,10 @@ impl Collector {
         let key = (pattern(location), problem, skipped);
         match self.index.get(&key) {
             Some(&i) => self.list[i].count += 1,
+            None if self.index.len() >= MAX_WARNINGS => {
+                self.more += 1;
+                self.skipped_more |= skipped;
+            }
             None => {
                 self.index.insert(key.clone(), self.list.len());
                 self.list.push(Warning { location: location.to_string(), problem: key.1, count: 1, skipped });
@@ -111,10 +122,13 @@ impl Collector {
     }
 
     pub fn skipped_any(&self) -> bool {
-        self.list.iter().any(|w| w.skipped)
+        self.skipped_more || self.list.iter().any(|w| w.skipped)
     }
 
-    pub fn into_list(self) -> Vec<Warning> {
+    pub fn into_list(mut self) -> Vec<Warning> {
+        if self.more > 0 {
+            self.add_file(format!("{} more entries had problems of other kinds (not listed)", self.more));
+        }
         self.list
     }
 }
@@ -170,7 +184,13 @@ mod tests {
         c.add("device_traces[1][3]", "not a dict".into(), true);
         c.add("segments[4]['blocks'][0]", "no 'size'".into(), true);
         c.add("segments[5]['blocks'][12]", "no 'size'".into(), true);
-        let text: Vec<String> = c.into_list().iter().map(|w| w.to_string()).collect();
+        for i in 0..MAX_WARNINGS + 5 {
+            c.add(&format!("segments[{i}]"), format!("a dict of {i} keys"), false);
+        }
+        let list = c.into_list();
+        assert_eq!(list.len(), MAX_WARNINGS + 1);
+        assert_eq!(list[MAX_WARNINGS].to_string(), "8 more entries had problems of other kinds (not listed)");
+        let text: Vec<String> = list[..3].iter().map(|w| w.to_string()).collect();
         assert_eq!(
             text,
             [
