@@ -48,7 +48,9 @@ fn warnings_go_to_stderr_one_line_each() {
         .map(|w| format!("memviz: {path}: warning: {}\n", w.as_str().unwrap()))
         .collect();
     assert_eq!(String::from_utf8_lossy(&out.stderr), lines);
-    assert!(lines.contains(&format!("memviz: {path}: warning: device_traces[0][17]: an int, not a dict; 3 entries like it skipped\n")));
+    assert!(lines.contains(&format!(
+        "memviz: {path}: warning: device_traces[0][17]: an int, not a dict; 3 entries like it skipped\n"
+    )));
     // info lists them too.
     let info = ok_json(&memviz(&["info", path, "--json"]));
     assert_eq!(info["warnings"], want["warnings"]);
@@ -84,7 +86,8 @@ fn pinned_host_memory_is_the_device_named_host() {
     assert_eq!(st["action"], "free_completed");
     assert_eq!(st["inconsistencies"], serde_json::json!({}));
     let line = memviz(&["state", path, "--device", "host", "--event", "4"]);
-    assert!(String::from_utf8_lossy(&line.stdout).starts_with(&format!("{path}, device host, after event 4 (free_completed)\n")));
+    assert!(String::from_utf8_lossy(&line.stdout)
+        .starts_with(&format!("{path}, device host, after event 4 (free_completed)\n")));
     // The host's internal number is not a CUDA device.
     let n = want["summary"]["devices"].as_object().unwrap().len() - 1;
     let bad = memviz(&["state", path, "--device", &n.to_string(), "--event", "0"]);

@@ -94,7 +94,9 @@ fn annotations_show_in_the_allocation_hover_and_the_event_list() {
                 let k = t["event"].as_u64().unwrap() as u32;
                 element(&tl, |s, _| *s == ElementSource::Alloc(k))
             }
-            Some("before_recording") => element(&tl, |s, a| matches!(s, ElementSource::UnmatchedFree(_)) && a == addr(t)),
+            Some("before_recording") => {
+                element(&tl, |s, a| matches!(s, ElementSource::UnmatchedFree(_)) && a == addr(t))
+            }
             Some("dump_block") => element(&tl, |s, a| matches!(s, ElementSource::GhostBlock(_)) && a == addr(t)),
             Some(k) => panic!("unknown target {k}"),
         };
@@ -121,7 +123,9 @@ fn annotations_show_in_the_allocation_hover_and_the_event_list() {
     let last = snap.trace(0).len() - 1;
     let h = StateHistory::new(&snap, 0);
     let mut cur = h.cursor();
-    for (at, addr, ann, shown) in [(last, 0x7f0000000200u128, 1, true), (last, 0x7f0000180000, 4, true), (3, 0x7f0000000200, 1, false)] {
+    for (at, addr, ann, shown) in
+        [(last, 0x7f0000000200u128, 1, true), (last, 0x7f0000180000, 4, true), (3, 0x7f0000000200, 1, false)]
+    {
         cur.seek(&h, &snap, at);
         let state = cur.state(&h, &snap);
         let (seg, b) = state

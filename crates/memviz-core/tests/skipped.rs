@@ -58,7 +58,10 @@ fn broken_entries_are_named_and_the_sound_ones_kept() {
     assert_eq!(serde_json::to_value(summarize(&snap)).unwrap(), want["summary"]);
     // The grouped warning: its first place, and how many.
     let w = &snap.warnings.list[3];
-    assert_eq!((w.location.as_str(), w.problem.as_str(), w.count, w.skipped), ("device_traces[0][17]", "an int, not a dict", 3, true));
+    assert_eq!(
+        (w.location.as_str(), w.problem.as_str(), w.count, w.skipped),
+        ("device_traces[0][17]", "an int, not a dict", 3, true)
+    );
 }
 
 #[test]
