@@ -9,7 +9,7 @@ use crate::model::{
     Block, BlockState, BuildWarnings, EventTable, Segment, SegmentType, Snapshot, StackId, NO_POOL,
 };
 use crate::pickle::{foreign_format, not_a_pickle, Arena, DictRec, PickleDecoder, Value};
-use crate::problems::{a_value_of, not_a, Collector, Found, Outcome, Problem};
+use crate::problems::{a_value_of, frames_read_as, not_a, Collector, Found, Outcome, Problem};
 
 /// The largest (decompressed) snapshot a [`Loader`] reads unless told
 /// otherwise: ids in the model are 32-bit, and every id needs at least one
@@ -889,15 +889,6 @@ fn build_segment(ctx: &mut Ctx, snap: &mut Snapshot, v: &Value, loc: &dyn Fn() -
     }
     seg.blocks = first..snap.blocks.len() as u32;
     snap.segments.push(seg);
-}
-
-/// What a frames list with `found` is read as.
-fn frames_read_as(found: Found) -> &'static str {
-    if found == Found::NotFrames {
-        "the frames among them"
-    } else {
-        "no frames"
-    }
 }
 
 fn build_block(ctx: &mut Ctx, v: &Value, default_addr: u128, loc: &dyn Fn() -> String) -> Option<Block> {

@@ -25,7 +25,7 @@ use crate::model::{
     Action, EventExtra, EventTable, Frame, FrameFx, FrameId, Plain, StackId, Stacks, StrId,
     Strings, UserMetadata, NO_EXTRA, NO_POOL, NO_TIME,
 };
-use crate::problems::{Found, Outcome, Problem};
+use crate::problems::{frames_read_as, Found, Outcome, Problem};
 
 /// A value on the pickle stack or in a container. Containers are ids into the
 /// decoder's arenas, so copying a `Value` never copies a container.
@@ -578,8 +578,9 @@ impl Arena {
                 Key::Frames => {
                     let (st, f) = self.stack_of(v);
                     stack = st;
-                    let read_as = if f == Some(Found::NotFrames) { "the frames among them" } else { "no frames" };
-                    self.event_problem(idx, "frames", f, "a list", read_as);
+                    if let Some(f) = f {
+                        self.event_problem(idx, "frames", Some(f), "a list", frames_read_as(f));
+                    }
                 }
                 Key::CompileContext => match v {
                     Value::Str(s) => extra.get_or_insert_with(Default::default).compile_context = Some(*s),

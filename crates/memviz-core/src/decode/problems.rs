@@ -66,6 +66,16 @@ impl Problem {
     }
 }
 
+/// What a bad `frames` value is read as: no frames, or (a list holding some
+/// values that are not frames) the frames among them.
+pub fn frames_read_as(found: Found) -> &'static str {
+    if found == Found::NotFrames {
+        "the frames among them"
+    } else {
+        "no frames"
+    }
+}
+
 /// A value of a Python type, as a warning names it: `a str`, `an int`, `None`.
 pub fn a_value_of(type_name: &str) -> String {
     match type_name {
@@ -86,6 +96,9 @@ pub fn not_a(expected: &str, type_name: &str) -> String {
 pub struct Collector {
     list: Vec<Warning>,
     index: HashMap<(String, String, bool), usize>,
+    /// The last key added and its index: a run of identical problems (a
+    /// hostile file can have millions) costs no allocation per entry.
+    last: Option<((String, String, bool), usize)>,
     /// Problems past [`MAX_WARNINGS`] kinds: counted, not listed.
     more: u64,
     skipped_more: bool,
@@ -98,16 +111,27 @@ pub const MAX_WARNINGS: usize = 100;
 impl Collector {
     /// Notes `problem` at `location` (the entry was left out when `skipped`).
     pub fn add(&mut self, location: &str, problem: String, skipped: bool) {
+        if let Some(((p, q, k), i)) = &self.last {
+            if *k == skipped && *q == problem && same_pattern(p, location) {
+                self.list[*i].count += 1;
+                return;
+            }
+        }
         let key = (pattern(location), problem, skipped);
         match self.index.get(&key) {
-            Some(&i) => self.list[i].count += 1,
+            Some(&i) => {
+                self.list[i].count += 1;
+                self.last = Some((key, i));
+            }
             None if self.index.len() >= MAX_WARNINGS => {
                 self.more += 1;
                 self.skipped_more |= skipped;
             }
             None => {
-                self.index.insert(key.clone(), self.list.len());
-                self.list.push(Warning { location: location.to_string(), problem: key.1, count: 1, skipped });
+                let i = self.list.len();
+                self.index.insert(key.clone(), i);
+                self.list.push(Warning { location: location.to_string(), problem: key.1.clone(), count: 1, skipped });
+                self.last = Some((key, i));
             }
         }
     }
@@ -130,6 +154,29 @@ impl Collector {
             self.add_file(format!("{} more entries had problems of other kinds (not listed)", self.more));
         }
         self.list
+    }
+}
+
+/// Whether `location` is of the kind `pat` (see [`pattern`]), without
+/// building its pattern.
+fn same_pattern(pat: &str, location: &str) -> bool {
+    let mut p = pat.chars().peekable();
+    let mut l = location.chars().peekable();
+    let mut in_index = false;
+    loop {
+        match (p.next(), l.peek().copied()) {
+            (None, None) => return true,
+            (Some('*'), Some(c)) if in_index && c.is_ascii_digit() => {
+                while l.peek().is_some_and(|c| c.is_ascii_digit()) {
+                    l.next();
+                }
+            }
+            (Some(a), Some(b)) if a == b => {
+                in_index = a == '[';
+                l.next();
+            }
+            _ => return false,
+        }
     }
 }
 
@@ -173,6 +220,23 @@ mod tests {
         assert_eq!(not_a("a dict", "None"), "None, not a dict");
         let p = Problem { field: "total_size", found: Found::Type("None"), expected: "an int", outcome: Outcome::Skip };
         assert_eq!(p.text(), "'total_size' is None, not an int");
+    }
+
+    #[test]
+    fn patterns() {
+        for (loc, pat) in [
+            ("device_traces[0][17]", "device_traces[*][*]"),
+            ("segments[12]['blocks'][3]", "segments[*]['blocks'][*]"),
+            ("host_traces", "host_traces"),
+            ("[4]", "[*]"),
+        ] {
+            assert_eq!(pattern(loc), pat);
+            assert!(same_pattern(pat, loc), "{loc}");
+        }
+        assert!(!same_pattern("device_traces[*][*]", "device_traces[0]"));
+        assert!(!same_pattern("device_traces[*]", "device_traces[0][1]"));
+        assert!(!same_pattern("segments[*]", "host_segments[1]"));
+        assert!(!same_pattern("[*]", "[x]"));
     }
 
     #[test]
