@@ -5,6 +5,8 @@ use std::process::ExitCode;
 
 use memviz_core::{Loader, Snapshot};
 
+mod analysis;
+
 const USAGE: &str = "\
 memviz: read PyTorch CUDA memory snapshots (torch.cuda.memory._dump_snapshot)
 
@@ -18,6 +20,23 @@ USAGE:
         device D's trace): reserved and allocated bytes, segments, blocks.
     memviz info FILE [--json]
         What the file holds: format, protocol, devices, trace and stack sizes.
+    memviz top FILE [--device D] [--at peak|oom|oom:K|end|start|step:S|EVENT]
+               [--by stack|user|frame|category] [--limit N] [--json]
+        What is alive at that moment (default: the peak), grouped, largest
+        first: by whole stack, innermost user frame, every frame (inclusive)
+        or kind (parameter, gradient, optimizer_state, activation,
+        autograd_saved, temporary, other).
+    memviz oom FILE [--device D] [--json]
+        Each OOM explained (request, device free, reserved, allocated, free
+        pieces, who held the memory, advice where the numbers show a cause),
+        then the peak.
+    memviz leaks FILE [--device D] [--json]
+        Allocations alive at the end by stack, stacks whose live bytes grow
+        every iteration, frees left pending on another stream.
+
+    top, oom and leaks take --category 'REGEX=KIND' (repeatable, first match
+    wins over the built-in inference): REGEX is matched against the stack's
+    shown frames, 'filename:line:name' one a line, innermost first.
 
 FILE may be a pickle (protocol 2 to 5), JSON, or either gzip-compressed;
 '-' reads standard input. Errors print one line naming the file, the problem
@@ -35,19 +54,44 @@ fn main() -> ExitCode {
     }
 }
 
-struct Opts {
+pub(crate) struct Opts {
     json: bool,
     device: Option<u32>,
     event: Option<u64>,
     file: Option<String>,
+    at: Option<String>,
+    by: Option<String>,
+    limit: Option<usize>,
+    categories: Vec<String>,
 }
 
 fn parse_opts(args: &[String]) -> Result<Opts, String> {
-    let mut o = Opts { json: false, device: None, event: None, file: None };
+    let mut o = Opts {
+        json: false,
+        device: None,
+        event: None,
+        file: None,
+        at: None,
+        by: None,
+        limit: None,
+        categories: Vec::new(),
+    };
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--json" => o.json = true,
+            "--at" | "--by" | "--category" => {
+                let v = it.next().ok_or_else(|| format!("{a} needs a value"))?.clone();
+                match a.as_str() {
+                    "--at" => o.at = Some(v),
+                    "--by" => o.by = Some(v),
+                    _ => o.categories.push(v),
+                }
+            }
+            "--limit" => {
+                let v = it.next().ok_or_else(|| "--limit needs a number".to_string())?;
+                o.limit = Some(v.parse().map_err(|_| format!("--limit needs a number, not {v:?}"))?);
+            }
             "--device" | "--event" => {
                 let v = it.next().ok_or_else(|| format!("{a} needs a number"))?;
                 let n: u64 = v.parse().map_err(|_| format!("{a} needs a number, not {v:?}"))?;
@@ -70,7 +114,7 @@ fn parse_opts(args: &[String]) -> Result<Opts, String> {
 
 /// Reads the file in chunks into the streaming loader, so a large snapshot
 /// is never held twice.
-fn load(path: &str) -> Result<Snapshot, String> {
+pub(crate) fn load(path: &str) -> Result<Snapshot, String> {
     let mut reader: Box<dyn Read> = if path == "-" {
         Box::new(std::io::stdin().lock())
     } else {
@@ -110,16 +154,10 @@ fn run(args: &[String]) -> Result<(), String> {
             }
             Ok(())
         }
+        "top" | "oom" | "leaks" => analysis::run(cmd, &file, &opts),
         "state" => {
             let snap = load(&file)?;
-            let devices = snap.devices();
-            let device = match opts.device {
-                Some(d) => d,
-                None => snap.default_device().ok_or_else(|| format!("{file}: the snapshot has no device"))?,
-            };
-            if !devices.contains(&device) {
-                return Err(format!("{file}: no device {device} (devices with segments or a trace: {devices:?})"));
-            }
+            let device = pick_device(&snap, &file, opts.device)?;
             let n = snap.trace(device).len();
             let event = opts.event.ok_or_else(|| format!("state: --event N is needed (device {device} has {n} trace events)"))?;
             if event as usize >= n {
@@ -167,6 +205,19 @@ fn run(args: &[String]) -> Result<(), String> {
         }
         _ => Err(format!("unknown command {cmd:?}\n\n{USAGE}")),
     }
+}
+
+/// `--device D`, or the default device; errors name the devices there are.
+pub(crate) fn pick_device(snap: &Snapshot, file: &str, device: Option<u32>) -> Result<u32, String> {
+    let devices = snap.devices();
+    let device = match device {
+        Some(d) => d,
+        None => snap.default_device().ok_or_else(|| format!("{file}: the snapshot has no device"))?,
+    };
+    if !devices.contains(&device) {
+        return Err(format!("{file}: no device {device} (devices with segments or a trace: {devices:?})"));
+    }
+    Ok(device)
 }
 
 fn info(snap: &Snapshot) -> serde_json::Value {

@@ -6,6 +6,7 @@
 //! [`summary`] compute views from it; [`format`](mod@format)
 //! turns pieces of it into the text memory_viz shows.
 
+pub mod analysis;
 pub mod build;
 pub mod error;
 pub mod format;
