@@ -176,45 +176,47 @@ impl LeakReport {
     /// Plain text for a terminal.
     pub fn to_text(&self, a: &Analysis, snap: &Snapshot) -> String {
         let size = |b: u64| format_size(b, false);
+        let stack = |key: &str| indent(&super::live::short_stack(key, 3));
         let mut s = format!("device {}\n", self.device);
         s.push_str(&format!(
-            "  alive at the end  {} in {} allocations made during the trace ({} more from before it)\n",
+            "  alive at the end: {} in {} allocations made during the trace ({} more from before it)\n",
             size(self.alive_at_end_bytes),
             self.alive_at_end_count,
             size(self.before_trace_bytes)
         ));
         for g in self.alive_at_end.iter().take(10) {
-            s.push_str(&format!("    {:>10}  {:>6}x  {}\n", size(g.bytes), g.count, indent(&super::live::short_stack(&g.key, 3))));
+            s.push_str(&format!("    {} in {} allocations\n{}", size(g.bytes), g.count, stack(&g.key)));
         }
         s.push_str(&format!(
-            "  growth            {} samples ({}); {} stacks grow at every one\n",
+            "  growth: {} samples ({}); {} stacks grow at every one\n",
             self.samples.len(),
             if self.iterations_from == "phases" { "iteration starts" } else { "equal windows: no iterations found" },
             self.growing.len()
         ));
         for g in &self.growing {
             let series: Vec<String> = g.live_bytes.iter().map(|&b| size(b)).collect();
-            s.push_str(&format!("    +{:>9}  {}\n      {}\n", size(g.growth_bytes), series.join(" → "), indent(&super::live::short_stack(&g.key, 3))));
+            s.push_str(&format!("    +{} ({})\n{}", size(g.growth_bytes), series.join(" → "), stack(&g.key)));
         }
-        s.push_str(&format!("  pending frees     {} frees waited for another stream\n", self.pending_free_count));
+        s.push_str(&format!("  pending frees: {} frees waited between free_requested and free_completed\n", self.pending_free_count));
         for p in &self.pending_frees {
             let wait = match p.time_us {
-                Some(t) => format!("{t} us"),
+                Some(t) => format!("{t} us, {} events", p.events),
                 None => format!("{} events", p.events),
             };
             let done = p.free_completed_event.map_or("never completed".to_string(), |c| format!("completed at event {c}"));
             s.push_str(&format!(
-                "    {:>10}  stream {}  requested at event {}, {done}, waited {wait}\n      {}\n",
+                "    {} on stream {}: requested at event {}, {done}, waited {wait}\n{}",
                 size(p.size),
                 p.stream,
                 p.free_requested_event,
-                indent(&super::live::short_stack(&a.stack_key(snap, p.stack), 2))
+                stack(&a.stack_key(snap, p.stack))
             ));
         }
         s
     }
 }
 
+/// Each line of `s` indented under an entry, newline-terminated.
 fn indent(s: &str) -> String {
-    s.replace('\n', "\n      ")
+    s.lines().map(|l| format!("        {l}\n")).collect()
 }

@@ -440,6 +440,7 @@ impl Analysis {
     /// children, siblings largest first.
     pub fn tree(&self, snap: &Snapshot, elems: &[u32], min_bytes: u64) -> Vec<TreeNode> {
         let mut incl: HashMap<u32, (u64, u64, u64)> = HashMap::new(); // bytes, self, count
+        incl.insert(0, (0, 0, 0));
         for (leaf, bytes, count) in per_leaf(self, elems) {
             let s = incl.entry(leaf).or_default();
             s.1 = s.1.wrapping_add(bytes);

@@ -95,8 +95,9 @@ pub struct At {
     /// The timeline step whose total is this moment's live bytes, when one
     /// is (a position between two frees followed by an alloc has none).
     pub step: Option<u32>,
-    /// The trace event right after which this moment is; `None` before the
-    /// first alloc/free.
+    /// The trace event right after which this moment is (the last alloc or
+    /// free up to it; for the end, the last event); `None` before the first
+    /// alloc/free.
     pub event: Option<u32>,
 }
 
@@ -344,6 +345,11 @@ impl Analysis {
         }
     }
 
+    /// Elements (those of the Active Memory Timeline, same indices).
+    pub fn element_count(&self) -> u32 {
+        self.el.size.len() as u32
+    }
+
     /// Positions run from 0 to this.
     pub fn last_position(&self) -> u32 {
         self.n_actions
@@ -375,7 +381,13 @@ impl Analysis {
                 return self.at_event(i);
             }
         };
-        Ok(At { position: p, step: self.step_of(p), event: p.checked_sub(1).and_then(|k| self.action_event.get(k as usize).copied()) })
+        let event = match m {
+            // The end is after the last event, whatever it is (segment
+            // frees may follow the last free).
+            Moment::End => (self.trace_events as u32).checked_sub(1),
+            _ => p.checked_sub(1).and_then(|k| self.action_event.get(k as usize).copied()),
+        };
+        Ok(At { position: p, step: self.step_of(p), event })
     }
 
     fn at_event(&self, i: u32) -> Result<At, String> {

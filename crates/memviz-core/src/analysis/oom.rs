@@ -128,12 +128,11 @@ pub fn advise(request: Option<&Request>, totals: &StateTotals, usable: Option<&F
         out.push(Advice {
             kind: AdviceKind::Fragmentation,
             text: format!(
-                "fragmentation: {} is free inside reserved segments this request could use, in {} pieces, but the largest is {} < {}. Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (or max_split_size_mb:{} so large blocks are not split).",
+                "fragmentation: {} is free inside reserved segments this request could use, in {} pieces, but the largest is {} < the request {}. Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (or max_split_size_mb, so that blocks above it are never split).",
                 size(u.bytes),
                 u.pieces,
-                size(u.largest),
-                size(r.bytes),
-                (r.bytes >> 20).max(1)
+                format_size(u.largest, true),
+                format_size(r.bytes, true)
             ),
         });
     }
