@@ -41,7 +41,7 @@ fn top(snap: &Snapshot, file: &str, opts: &Opts, rules: &Rules) -> Result<(), St
     let at = a.resolve(moment).map_err(|e| format!("{file}: {e}"))?;
     let live = a.live(at.position);
     let total = a.bytes_of(&live);
-    let mut groups = a.groups(snap, &live, by);
+    let mut groups = a.groups(&live, by);
     let shown = opts.limit.unwrap_or(if opts.json { usize::MAX } else { 20 });
     let n_groups = groups.len();
     groups.truncate(shown);
@@ -124,7 +124,7 @@ fn leaks(snap: &Snapshot, file: &str, opts: &Opts, rules: &Rules) -> Result<(), 
     let mut reports = Vec::new();
     for d in devices(snap, file, opts.device)? {
         let a = Analysis::build(snap, d, rules);
-        let r = a.leaks(snap);
+        let r = a.leaks();
         reports.push((a, r));
     }
     if opts.json {
@@ -134,7 +134,7 @@ fn leaks(snap: &Snapshot, file: &str, opts: &Opts, rules: &Rules) -> Result<(), 
     }
     println!("{file}");
     for (a, r) in &reports {
-        print!("{}", r.to_text(a, snap));
+        print!("{}", r.to_text(a));
     }
     Ok(())
 }

@@ -121,7 +121,7 @@ fn check_file(path: &Path, rules: &[&str]) {
                 (GroupBy::UserFrame, "user_frame"),
                 (GroupBy::Frame, "frame"),
             ] {
-                let got = groups_json(&a.groups(&snap, &live, by));
+                let got = groups_json(&a.groups(&live, by));
                 assert!(got == m["groups"][key], "{ctx}: groups by {key}:\n got {got}\nwant {}", m["groups"][key]);
             }
             let t = a.state_totals(&snap, &h, &mut cursor, &at);
@@ -146,7 +146,7 @@ fn check_file(path: &Path, rules: &[&str]) {
         }
 
         // Leaks.
-        let r = a.leaks(&snap);
+        let r = a.leaks();
         let lk = &exp["leaks"];
         assert!(groups_json(&r.alive_at_end) == lk["alive_at_end"], "{ctx}: alive at end");
         assert_eq!((r.alive_at_end_bytes, r.alive_at_end_count), (u(&lk["alive_at_end_bytes"]), u(&lk["alive_at_end_count"])), "{ctx}");
@@ -192,12 +192,18 @@ fn check_invariants(snap: &Snapshot, tl: &Timeline, a: &Analysis, ctx: &str) {
     assert_eq!(bytes_at(Moment::Peak), tl.peak_bytes(), "{ctx}: peak");
     let live = a.live(a.resolve(Moment::Peak).unwrap().position);
     let total = a.bytes_of(&live);
+    for by in [GroupBy::Category, GroupBy::Stack, GroupBy::UserFrame, GroupBy::Frame] {
+        let all = a.groups(&live, by);
+        for limit in [0, 1, 3, 10] {
+            assert_eq!(a.top_groups(&live, by, limit), all[..limit.min(all.len())], "{ctx}: top {limit} by {by:?}");
+        }
+    }
     for by in [GroupBy::Category, GroupBy::Stack, GroupBy::UserFrame] {
-        let gs = a.groups(snap, &live, by);
+        let gs = a.groups(&live, by);
         assert_eq!(gs.iter().map(|g| g.bytes).sum::<u64>(), total, "{ctx}: {by:?} sums to the total");
         assert_eq!(gs.iter().map(|g| g.count).sum::<u64>(), live.len() as u64, "{ctx}: {by:?} counts");
     }
-    let tree = a.tree(snap, &live, 0);
+    let tree = a.tree(&live, 0);
     assert_eq!(tree[0].id, 0);
     assert_eq!(tree[0].bytes, total, "{ctx}: root holds everything");
     let mut children = std::collections::HashMap::<u32, u64>::new();
@@ -210,13 +216,13 @@ fn check_invariants(snap: &Snapshot, tl: &Timeline, a: &Analysis, ctx: &str) {
     }
     // Leaves with their own bytes are the stack groups.
     let mut selfs: Vec<(u32, u64)> = tree.iter().filter(|t| t.self_bytes > 0).map(|t| (t.id, t.self_bytes)).collect();
-    let mut stacks: Vec<(u32, u64)> = a.groups(snap, &live, GroupBy::Stack).iter().map(|g| (g.id, g.bytes)).collect();
+    let mut stacks: Vec<(u32, u64)> = a.groups(&live, GroupBy::Stack).iter().map(|g| (g.id, g.bytes)).collect();
     selfs.sort_unstable();
     stacks.sort_unstable();
     assert_eq!(selfs, stacks, "{ctx}: tree leaves = stack groups");
     // A pruned tree keeps the root and only nodes at or above the cut.
     let cut = total / 10;
-    assert!(a.tree(snap, &live, cut).iter().skip(1).all(|t| t.bytes >= cut.max(1)), "{ctx}: pruned tree");
+    assert!(a.tree(&live, cut).iter().skip(1).all(|t| t.bytes >= cut.max(1)), "{ctx}: pruned tree");
 }
 
 #[test]
@@ -265,9 +271,9 @@ fn leak_fixture_explained() {
     // Kinds of what is alive at the end: optimizer state, the leak (an
     // activation: allocated in forward, never freed), gradients.
     let end = a.live(a.resolve(Moment::End).unwrap().position);
-    let by_kind: Vec<(String, u64)> = a.groups(&snap, &end, GroupBy::Category).into_iter().map(|g| (g.key, g.bytes)).collect();
+    let by_kind: Vec<(String, u64)> = a.groups(&end, GroupBy::Category).into_iter().map(|g| (g.key, g.bytes)).collect();
     assert_eq!(by_kind, vec![("optimizer_state".into(), 8 * MIB), ("activation".into(), 4 * MIB), ("gradient".into(), 4 * MIB)]);
-    let leaks = a.leaks(&snap);
+    let leaks = a.leaks();
     assert_eq!(leaks.iterations_from, "phases");
     assert_eq!(leaks.growing.len(), 1, "{:?}", leaks.growing);
     let g = &leaks.growing[0];

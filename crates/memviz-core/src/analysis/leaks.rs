@@ -19,7 +19,6 @@ use serde::Serialize;
 use super::category::Phase;
 use super::{Analysis, At, Group, GroupBy, Moment, Origin, PendingFree};
 use crate::format::format_size;
-use crate::model::Snapshot;
 
 /// Windows when the trace shows no iterations.
 pub const WINDOWS: u32 = 8;
@@ -90,7 +89,7 @@ impl Analysis {
 
     /// Stacks whose live bytes grow at every sample (see the module doc),
     /// most growth first.
-    pub fn growth(&self, snap: &Snapshot, samples: &[u32]) -> Vec<Growth> {
+    pub fn growth(&self, samples: &[u32]) -> Vec<Growth> {
         if samples.len() < MIN_SAMPLES {
             return Vec::new();
         }
@@ -133,7 +132,7 @@ impl Analysis {
                 let live: Vec<u64> = rising.iter().map(|&(_, v)| v as u64).collect();
                 out.push(Growth {
                     id: leaf,
-                    key: self.stack_key(snap, leaf),
+                    key: self.stack_key(leaf),
                     first_sample: first,
                     growth_bytes: live[live.len() - 1] - live[0],
                     live_bytes: live,
@@ -145,15 +144,15 @@ impl Analysis {
     }
 
     /// The leak report of this device.
-    pub fn leaks(&self, snap: &Snapshot) -> LeakReport {
+    pub fn leaks(&self) -> LeakReport {
         let end = self.resolve(Moment::End).unwrap_or(At { position: 0, step: None, event: None });
         let live = self.live(end.position);
         let (mine, before): (Vec<u32>, Vec<u32>) =
             live.iter().partition(|&&e| self.el.origin[e as usize] == Origin::Trace);
-        let mut alive_at_end = self.groups(snap, &mine, GroupBy::Stack);
+        let mut alive_at_end = self.groups(&mine, GroupBy::Stack);
         alive_at_end.truncate(TOP);
         let (samples, iterations_from) = self.iteration_samples();
-        let mut growing = self.growth(snap, &samples);
+        let mut growing = self.growth(&samples);
         growing.truncate(TOP);
         LeakReport {
             device: self.device,
@@ -174,7 +173,7 @@ impl Analysis {
 
 impl LeakReport {
     /// Plain text for a terminal.
-    pub fn to_text(&self, a: &Analysis, snap: &Snapshot) -> String {
+    pub fn to_text(&self, a: &Analysis) -> String {
         let size = |b: u64| format_size(b, false);
         let stack = |key: &str| indent(&super::live::short_stack(key, 3));
         let mut s = format!("device {}\n", self.device);
@@ -209,7 +208,7 @@ impl LeakReport {
                 size(p.size),
                 p.stream,
                 p.free_requested_event,
-                stack(&a.stack_key(snap, p.stack))
+                stack(&a.stack_key(p.stack))
             ));
         }
         s

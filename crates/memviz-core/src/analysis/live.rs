@@ -112,6 +112,8 @@ pub(crate) struct FrameTable {
     user: Vec<bool>,
     /// Per canonical id: a Python frame (`.py` file).
     python: Vec<bool>,
+    /// Per canonical id: `filename:line:name` (plus FX lines), made once.
+    labels: Vec<Box<str>>,
 }
 
 /// A Python file of the program itself, not of an installed package or of
@@ -143,6 +145,7 @@ impl FrameTable {
             let c = *by_text.entry((file, f.line, name)).or_insert(next);
             if c == next {
                 t.rep.push(id as FrameId);
+                t.labels.push(format_frame(snap, f).into_boxed_str());
                 t.python.push(file.ends_with(".py"));
                 t.user.push(is_user_file(file));
             }
@@ -155,16 +158,14 @@ impl FrameTable {
         self.canon.get(f as usize).copied().unwrap_or(NONE)
     }
 
-    pub(crate) fn len(&self) -> usize {
-        self.rep.len()
+    /// `filename:line:name` (with FX lines when recorded); [`NO_FRAMES`]
+    /// for NONE.
+    pub(crate) fn label(&self, c: u32) -> &str {
+        self.labels.get(c as usize).map_or(NO_FRAMES, |l| l)
     }
 
-    /// `filename:line:name` (with FX lines when recorded).
-    pub(crate) fn label(&self, snap: &Snapshot, c: u32) -> String {
-        match self.rep.get(c as usize).and_then(|&f| snap.frames.get(f as usize)) {
-            Some(f) => format_frame(snap, f),
-            None => NO_FRAMES.to_string(),
-        }
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.canon.capacity() * 4 + self.rep.len() * 22 + self.labels.iter().map(|l| l.len()).sum::<usize>()
     }
 
     /// The innermost user frame of `stack`, else its innermost shown Python
@@ -354,11 +355,6 @@ fn per_leaf(a: &Analysis, elems: &[u32]) -> Vec<(u32, u64, u64)> {
     out
 }
 
-fn sort_groups(v: &mut [Group]) {
-    // Largest first; ties by key so the order never depends on hashing.
-    v.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| b.count.cmp(&a.count)).then_with(|| a.key.cmp(&b.key)));
-}
-
 impl Analysis {
     /// Elements (of the Active Memory Timeline) alive at position `p`, in no
     /// particular order.
@@ -373,10 +369,18 @@ impl Analysis {
         elems.iter().fold(0u64, |s, &e| s.wrapping_add(self.el.size[e as usize]))
     }
 
-    /// `elems` grouped, largest first (all groups; take the first N for a
-    /// top list).
-    pub fn groups(&self, snap: &Snapshot, elems: &[u32], by: GroupBy) -> Vec<Group> {
-        let mut out: Vec<Group> = match by {
+    /// `elems` grouped, largest first (all groups).
+    pub fn groups(&self, elems: &[u32], by: GroupBy) -> Vec<Group> {
+        self.top_groups(elems, by, usize::MAX)
+    }
+
+    /// The `limit` largest groups of `elems`: the same as the first `limit`
+    /// of [`Analysis::groups`], but only those get their key text (a stack
+    /// key is dozens of lines), so a panel of the top groups stays cheap
+    /// however many groups there are.
+    pub fn top_groups(&self, elems: &[u32], by: GroupBy, limit: usize) -> Vec<Group> {
+        // (id, bytes, count)
+        let mut sums: Vec<(u32, u64, u64)> = match by {
             GroupBy::Category => {
                 let mut sums = [(0u64, 0u64); Kind::ALL.len()];
                 for &e in elems {
@@ -384,16 +388,9 @@ impl Analysis {
                     s.0 = s.0.wrapping_add(self.el.size[e as usize]);
                     s.1 += 1;
                 }
-                Kind::ALL
-                    .iter()
-                    .filter(|k| sums[**k as usize].1 > 0)
-                    .map(|&k| Group { id: k as u32, key: k.name().to_string(), bytes: sums[k as usize].0, count: sums[k as usize].1 })
-                    .collect()
+                Kind::ALL.iter().filter(|k| sums[**k as usize].1 > 0).map(|&k| (k as u32, sums[k as usize].0, sums[k as usize].1)).collect()
             }
-            GroupBy::Stack => per_leaf(self, elems)
-                .into_iter()
-                .map(|(leaf, bytes, count)| Group { id: leaf, key: self.stack_key(snap, leaf), bytes, count })
-                .collect(),
+            GroupBy::Stack => per_leaf(self, elems),
             GroupBy::UserFrame => {
                 let mut sums: HashMap<u32, (u64, u64)> = HashMap::new();
                 for &e in elems {
@@ -401,9 +398,7 @@ impl Analysis {
                     s.0 = s.0.wrapping_add(self.el.size[e as usize]);
                     s.1 += 1;
                 }
-                sums.into_iter()
-                    .map(|(f, (bytes, count))| Group { id: f, key: self.frames.label(snap, f), bytes, count })
-                    .collect()
+                sums.into_iter().map(|(f, (b, c))| (f, b, c)).collect()
             }
             GroupBy::Frame => {
                 let mut sums: HashMap<u32, (u64, u64)> = HashMap::new();
@@ -426,19 +421,35 @@ impl Analysis {
                         s.1 += count;
                     }
                 }
-                sums.into_iter()
-                    .map(|(f, (bytes, count))| Group { id: f, key: self.frames.label(snap, f), bytes, count })
-                    .collect()
+                sums.into_iter().map(|(f, (b, c))| (f, b, c)).collect()
             }
         };
-        sort_groups(&mut out);
+        let key = |id: u32| match by {
+            GroupBy::Category => Kind::ALL.get(id as usize).map_or("", |k| k.name()).to_string(),
+            GroupBy::Stack => self.stack_key(id),
+            GroupBy::UserFrame | GroupBy::Frame => self.frames.label(id).to_string(),
+        };
+        // Largest first; ties by key so the order never depends on hashing.
+        // Only the groups up to the end of the tie at the cut need a key.
+        sums.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(b.2.cmp(&a.2)));
+        let mut cut = limit.min(sums.len());
+        if cut > 0 {
+            let last = (sums[cut - 1].1, sums[cut - 1].2);
+            while cut < sums.len() && (sums[cut].1, sums[cut].2) == last {
+                cut += 1;
+            }
+        }
+        let mut out: Vec<Group> =
+            sums[..cut].iter().map(|&(id, bytes, count)| Group { id, key: key(id), bytes, count }).collect();
+        out.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| b.count.cmp(&a.count)).then_with(|| a.key.cmp(&b.key)));
+        out.truncate(limit);
         out
     }
 
     /// The stack tree over `elems` for an icicle graph: the nodes with at
     /// least `min_bytes` inclusive bytes (the root always), parents before
     /// children, siblings largest first.
-    pub fn tree(&self, snap: &Snapshot, elems: &[u32], min_bytes: u64) -> Vec<TreeNode> {
+    pub fn tree(&self, elems: &[u32], min_bytes: u64) -> Vec<TreeNode> {
         let mut incl: HashMap<u32, (u64, u64, u64)> = HashMap::new(); // bytes, self, count
         incl.insert(0, (0, 0, 0));
         for (leaf, bytes, count) in per_leaf(self, elems) {
@@ -466,7 +477,7 @@ impl Analysis {
                     id: n,
                     parent: self.tree.parent[n as usize],
                     depth: self.tree.depth[n as usize],
-                    frame: if n == 0 { "all".to_string() } else { self.frames.label(snap, self.tree.frame[n as usize]) },
+                    frame: if n == 0 { "all".to_string() } else { self.frames.label(self.tree.frame[n as usize]).to_string() },
                     bytes,
                     self_bytes,
                     count,
@@ -477,8 +488,8 @@ impl Analysis {
 
     /// A stack-tree node's shown frames, one a line, innermost first
     /// (repeats elided as memory_viz does).
-    pub fn stack_key(&self, snap: &Snapshot, node: u32) -> String {
-        let lines: Vec<String> = self.tree.path(node).map(|f| self.frames.label(snap, f)).collect();
+    pub fn stack_key(&self, node: u32) -> String {
+        let lines: Vec<String> = self.tree.path(node).map(|f| self.frames.label(f).to_string()).collect();
         if lines.is_empty() {
             return NO_FRAMES.to_string();
         }

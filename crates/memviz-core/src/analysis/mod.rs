@@ -12,8 +12,8 @@
 //! let a = Analysis::build(&snap, device, &Rules::default());
 //! let at = a.resolve(Moment::Peak).unwrap(); // or Step(s), Event(i), Oom(k), End
 //! let live = a.live(at.position); // element indices of the timeline
-//! let by_kind = a.groups(&snap, &live, GroupBy::Category);
-//! let icicle = a.tree(&snap, &live, 1 << 20);
+//! let by_kind = a.groups(&live, GroupBy::Category);
+//! let icicle = a.tree(&live, 1 << 20);
 //! let h = StateHistory::new(&snap, device); // reserved, free pieces at the moment
 //! let mut cursor = h.cursor();
 //! let totals = a.state_totals(&snap, &h, &mut cursor, &at);
@@ -440,7 +440,7 @@ impl Analysis {
             + self.action_event.capacity() * 5
             + self.index.heap_bytes()
             + self.tree.heap_bytes()
-            + self.frames.len() * 16
+            + self.frames.heap_bytes()
     }
 
     /// Reserved memory and its free space at `at` (from the Allocator State

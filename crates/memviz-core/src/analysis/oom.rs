@@ -184,11 +184,11 @@ impl Analysis {
         });
         let live = self.live(at.position);
         let top = |by| {
-            let mut g = self.groups(snap, &live, by);
+            let mut g = self.groups(&live, by);
             g.truncate(TOP);
             g
         };
-        let by_category = self.groups(snap, &live, GroupBy::Category);
+        let by_category = self.groups(&live, GroupBy::Category);
         let advice = advise(request.as_ref(), &totals, usable.as_ref(), &by_category);
         Ok(Explanation {
             what: if request.is_some() { "oom" } else { "peak" },
