@@ -5,7 +5,7 @@
 //! * `build`: `Analysis::new` on an existing Active Memory Timeline (once
 //!   per device and set of category rules);
 //! * `moment`: one moment, everything a panel shows: resolve a step, the
-//!   live set, the 50 largest groups of each of the four groupings and the icicle tree (nodes of at least
+//!   live set, the 50 largest groups of each of the 50 largest groups of each of the four groupings and the icicle tree (nodes of at least
 //!   0.1% of the live bytes); positions spread over the whole trace, so each
 //!   iteration is a jump;
 //! * `drag`: a slider drag, 1/1000 of the trace per move: the same plus the
@@ -22,14 +22,17 @@ use memviz_core::analysis::{Analysis, GroupBy, Moment, Rules};
 use memviz_core::state::StateHistory;
 use memviz_core::timeline::{Timeline, TimelineKind};
 
+/// Groups a panel lists per grouping.
+const TOP: usize = 50;
+
 /// Work for one moment, returning something so nothing is optimised away.
-fn panel(a: &Analysis, snap: &memviz_core::Snapshot, step: u32) -> usize {
+fn panel(a: &Analysis, step: u32) -> usize {
     let at = a.resolve(Moment::Step(step)).unwrap();
     let live = a.live(at.position);
     let total = a.bytes_of(&live);
     let mut n = 0;
     for by in [GroupBy::Category, GroupBy::Stack, GroupBy::UserFrame, GroupBy::Frame] {
-        n += a.groups(&live, by).len();
+        n += a.top_groups(&live, by, TOP).len();
     }
     n + a.tree(&live, total / 1000).len()
 }

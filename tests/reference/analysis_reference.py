@@ -394,14 +394,18 @@ def analyse(snap, device, rules):
     # leaks: alive at the end, growth over iterations, pending frees
     end_live = alive(n)
     mine = [e for e in end_live if elements[e]['kind'] == 'trace']
-    run_first = []
+    run_last = []  # per run: [last event with its phase, phase]
     for i, (p, r) in enumerate(zip(phases, runs)):
-        if p is not None and len(run_first) <= r:
-            run_first.append((i, p))
+        if p is None:
+            continue
+        if len(run_last) <= r:
+            run_last.append([i, p])
+        else:
+            run_last[-1][0] = i
     starts = []
-    for (_, prev), (first, p) in zip(run_first, run_first[1:]):
+    for (last, prev), (_, p) in zip(run_last, run_last[1:]):
         if p == 'forward' and prev in ('backward', 'optimizer'):
-            pos = bisect.bisect_left(action_event, first)
+            pos = bisect.bisect_right(action_event, last)
             if (not starts or starts[-1] != pos) and 0 < pos < n:
                 starts.append(pos)
     if len(starts) >= 2:

@@ -314,3 +314,19 @@ fn real_oom_explained() {
     assert!(oom.totals.allocated_bytes + r.bytes > oom.device_limit_bytes.unwrap());
     assert_eq!(oom.by_category[0].key, "activation");
 }
+
+/// expandable_segments_map_unmap.pickle is a real memory-leak demo
+/// (memory_leaks_demo.py): train_one_step keeps 40 MiB more every
+/// iteration; the Adam state is made once and stays flat.
+#[test]
+fn real_leak_found() {
+    let snap = load(&shared_dir().join("snapshots/expandable_segments_map_unmap.pickle"));
+    let a = Analysis::build(&snap, 0, &Rules::default());
+    let r = a.leaks();
+    assert_eq!(r.iterations_from, "phases");
+    assert_eq!(r.samples.len(), 3);
+    assert_eq!(r.growing.len(), 1, "{:?}", r.growing);
+    let g = &r.growing[0];
+    assert!(g.key.starts_with("/home/liuyekang/dev/projects/test/memory_leaks_demo.py:11:train_one_step"), "{}", g.key);
+    assert_eq!(g.live_bytes, vec![40 << 20, 80 << 20, 120 << 20]);
+}

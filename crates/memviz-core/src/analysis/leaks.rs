@@ -3,10 +3,11 @@
 //! pending.
 //!
 //! **Iterations.** A new iteration starts where a forward run follows a
-//! backward or optimizer run (see `category` for runs). With fewer than two
-//! such starts the trace is cut into [`WINDOWS`] equal windows of positions
-//! instead. The live bytes of each stack are sampled at the start of every
-//! iteration after the first, and at the end of the trace.
+//! backward or optimizer run (see `category` for runs), right after the last
+//! event of that backward or optimizer run. With fewer than two such starts
+//! the trace is cut into [`WINDOWS`] equal windows of positions instead.
+//! The live bytes of each stack are sampled at the start of every iteration
+//! after the first, and at the end of the trace.
 //!
 //! **Growth.** A stack grows when its live bytes rise strictly from one
 //! sample to the next, from the first sample where it has any through the
@@ -68,10 +69,12 @@ impl Analysis {
         let n = self.last_position();
         let mut starts: Vec<u32> = Vec::new();
         for w in self.phase_runs.windows(2) {
-            let ((_, prev), (first, p)) = (w[0], w[1]);
+            let ((last, prev), (_, p)) = (w[0], w[1]);
             if p == Phase::Forward && matches!(prev, Phase::Backward | Phase::Optimizer) {
-                // The state just before the forward's first event.
-                let pos = self.action_event.partition_point(|&e| e < first) as u32;
+                // The state right after the previous run's last event: what
+                // comes between (data loading, a leak before the forward)
+                // is the new iteration's.
+                let pos = self.action_event.partition_point(|&e| e <= last) as u32;
                 if starts.last() != Some(&pos) && pos > 0 && pos < n {
                     starts.push(pos);
                 }

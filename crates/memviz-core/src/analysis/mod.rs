@@ -167,7 +167,8 @@ pub struct Analysis {
     pub(crate) frames: FrameTable,
     pub(crate) tree: StackTree,
     index: LiveIndex,
-    /// Event phases and runs, kept for the leak report's iterations.
+    /// Per run: its last event with a phase, and the phase (for the leak
+    /// report's iterations).
     pub(crate) phase_runs: Vec<(u32, Phase)>,
     pub(crate) pending: Vec<PendingFree>,
 }
@@ -301,11 +302,17 @@ impl Analysis {
             el.origin.push(origin);
         }
 
-        // Runs as (first event, phase) for the iterations of the leak report.
+        // Runs as (last event with the run's phase, phase) for the
+        // iterations of the leak report.
         let mut phase_runs: Vec<(u32, Phase)> = Vec::new();
         for (i, (&p, &r)) in phases.iter().zip(&runs).enumerate() {
-            if p != Phase::None && phase_runs.len() <= r as usize {
+            if p == Phase::None {
+                continue;
+            }
+            if phase_runs.len() <= r as usize {
                 phase_runs.push((i as u32, p));
+            } else if let Some(last) = phase_runs.last_mut() {
+                last.0 = i as u32;
             }
         }
 
