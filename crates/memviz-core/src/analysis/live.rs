@@ -8,6 +8,7 @@
 //! groupings then cost the distinct live stacks times their depth.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::Serialize;
 
@@ -17,6 +18,28 @@ use crate::format::{format_frame, frame_filter};
 use crate::model::{FrameId, Snapshot, StackId};
 
 pub(crate) const NONE: u32 = u32::MAX;
+
+/// A multiply-rotate hasher for the small integer ids the queries sum by:
+/// SipHash cost more than the rest of a query.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u32(b as u32);
+        }
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.0 = (self.0.rotate_left(5) ^ n as u64).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+/// A map keyed by ids, hashed with [`IdHasher`].
+pub(crate) type IdMap<V> = HashMap<u32, V, BuildHasherDefault<IdHasher>>;
 
 /// Positions per leaf of [`LiveIndex`]: a query filters at most the
 /// allocations born or dying in its leaf besides the live ones.
@@ -341,7 +364,7 @@ pub struct TreeNode {
 /// Live bytes and count per stack-tree leaf: the first step of every
 /// grouping but by category.
 fn per_leaf(a: &Analysis, elems: &[u32]) -> Vec<(u32, u64, u64)> {
-    let mut at: HashMap<u32, usize> = HashMap::with_capacity(64);
+    let mut at: IdMap<usize> = IdMap::default();
     let mut out: Vec<(u32, u64, u64)> = Vec::new();
     for &e in elems {
         let (leaf, size) = (a.el.leaf[e as usize], a.el.size[e as usize]);
@@ -392,7 +415,7 @@ impl Analysis {
             }
             GroupBy::Stack => per_leaf(self, elems),
             GroupBy::UserFrame => {
-                let mut sums: HashMap<u32, (u64, u64)> = HashMap::new();
+                let mut sums: IdMap<(u64, u64)> = IdMap::default();
                 for &e in elems {
                     let s = sums.entry(self.el.user[e as usize]).or_default();
                     s.0 = s.0.wrapping_add(self.el.size[e as usize]);
@@ -401,10 +424,10 @@ impl Analysis {
                 sums.into_iter().map(|(f, (b, c))| (f, b, c)).collect()
             }
             GroupBy::Frame => {
-                let mut sums: HashMap<u32, (u64, u64)> = HashMap::new();
+                let mut sums: IdMap<(u64, u64)> = IdMap::default();
                 // Per frame, the leaf that last added to it: a recursive
                 // stack counts once per frame.
-                let mut seen: HashMap<u32, u32> = HashMap::new();
+                let mut seen: IdMap<u32> = IdMap::default();
                 for (leaf, bytes, count) in per_leaf(self, elems) {
                     let mut any = false;
                     for f in self.tree.path(leaf) {
@@ -450,7 +473,7 @@ impl Analysis {
     /// least `min_bytes` inclusive bytes (the root always), parents before
     /// children, siblings largest first.
     pub fn tree(&self, elems: &[u32], min_bytes: u64) -> Vec<TreeNode> {
-        let mut incl: HashMap<u32, (u64, u64, u64)> = HashMap::new(); // bytes, self, count
+        let mut incl: IdMap<(u64, u64, u64)> = IdMap::default(); // bytes, self, count
         incl.insert(0, (0, 0, 0));
         for (leaf, bytes, count) in per_leaf(self, elems) {
             let s = incl.entry(leaf).or_default();
@@ -466,22 +489,24 @@ impl Analysis {
                 n = self.tree.parent[n as usize];
             }
         }
-        let mut ids: Vec<u32> =
-            incl.iter().filter(|(&n, s)| n == 0 || s.0 >= min_bytes.max(1)).map(|(&n, _)| n).collect();
+        let min = min_bytes.max(1);
+        let mut nodes: Vec<(u32, std::cmp::Reverse<u64>, u32, u64, u64)> = incl
+            .into_iter()
+            .filter(|&(n, (bytes, _, _))| n == 0 || bytes >= min)
+            .map(|(n, (bytes, self_bytes, count))| (self.tree.depth[n as usize], std::cmp::Reverse(bytes), n, self_bytes, count))
+            .collect();
         // Parents first (by depth), then siblings largest first.
-        ids.sort_by_key(|&n| (self.tree.depth[n as usize], std::cmp::Reverse(incl[&n].0), n));
-        ids.into_iter()
-            .map(|n| {
-                let (bytes, self_bytes, count) = incl[&n];
-                TreeNode {
-                    id: n,
-                    parent: self.tree.parent[n as usize],
-                    depth: self.tree.depth[n as usize],
-                    frame: if n == 0 { "all".to_string() } else { self.frames.label(self.tree.frame[n as usize]).to_string() },
-                    bytes,
-                    self_bytes,
-                    count,
-                }
+        nodes.sort_unstable();
+        nodes
+            .into_iter()
+            .map(|(depth, std::cmp::Reverse(bytes), n, self_bytes, count)| TreeNode {
+                id: n,
+                parent: self.tree.parent[n as usize],
+                depth,
+                frame: if n == 0 { "all".to_string() } else { self.frames.label(self.tree.frame[n as usize]).to_string() },
+                bytes,
+                self_bytes,
+                count,
             })
             .collect()
     }
