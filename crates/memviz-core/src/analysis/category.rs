@@ -318,7 +318,9 @@ impl Rules {
             let re = regex::RegexBuilder::new(re)
                 .size_limit(1 << 20)
                 .build()
-                .map_err(|e| format!("category rule {spec:?}: {e}"))?;
+                // regex's message spans lines (pattern, caret, error): the
+                // CLI prints one line, the error itself.
+                .map_err(|e| format!("category rule {spec:?}: {}", e.to_string().lines().last().unwrap_or("bad regex").trim()))?;
             rules.push((re, kind));
         }
         Ok(Rules { rules })
