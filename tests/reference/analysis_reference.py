@@ -29,7 +29,6 @@ KINDS = ['parameter', 'gradient', 'optimizer_state', 'activation', 'autograd_sav
 NO_FRAMES = '<no frames>'
 SMALL_REQUEST = 1 << 20
 SMALL_SEGMENT = 2 << 20
-WINDOWS = 8
 MIN_SAMPLES = 3
 TOP = 20
 
@@ -141,8 +140,7 @@ def event_phases(trace):
             p = stack_phase(frames)
             last_stacked = p
         if p is not None and p != last_marked:
-            if last_marked is not None:
-                run += 1
+            run += 1  # the events before the first phase are run 0
             last_marked = p
         phases.append(p)
         runs.append(run)
@@ -394,11 +392,13 @@ def analyse(snap, device, rules):
     # leaks: alive at the end, growth over iterations, pending frees
     end_live = alive(n)
     mine = [e for e in end_live if elements[e]['kind'] == 'trace']
-    run_last = []  # per run: [last event with its phase, phase]
+    run_last = []  # per run with a phase: [last event with it, phase]
+    current = None
     for i, (p, r) in enumerate(zip(phases, runs)):
         if p is None:
             continue
-        if len(run_last) <= r:
+        if r != current:
+            current = r
             run_last.append([i, p])
         else:
             run_last[-1][0] = i
@@ -411,11 +411,7 @@ def analyse(snap, device, rules):
     if len(starts) >= 2:
         samples, source = starts + [n], 'phases'
     else:
-        samples, source = [], 'windows'
-        for j in range(1, WINDOWS + 1):
-            p = n * j // WINDOWS
-            if p > 0 and (not samples or samples[-1] != p):
-                samples.append(p)
+        samples, source = [], 'none'
     growing = []
     if len(samples) >= MIN_SAMPLES:
         series = {}

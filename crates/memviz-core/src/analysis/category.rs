@@ -28,7 +28,8 @@
 //!
 //! A *run* is a stretch of events between two changes of the marked phase
 //! (events with no phase stay in the current run): a forward pass, the
-//! backward after it, the optimizer step, the next forward...
+//! backward after it, the optimizer step, the next forward... The events
+//! before the first one with a phase are a run of their own.
 //!
 //! # Rules
 //!
@@ -380,10 +381,9 @@ pub(crate) fn event_phases(snap: &Snapshot, device: u32, facts: &mut StackFacts)
             last_stacked = p;
             p
         };
+        // The stretch before the first marked event is a run of its own.
         if p != Phase::None && p != last_marked {
-            if last_marked != Phase::None {
-                run += 1;
-            }
+            run += 1;
             last_marked = p;
         }
         phases.push(p);

@@ -4,10 +4,11 @@
 //!
 //! **Iterations.** A new iteration starts where a forward run follows a
 //! backward or optimizer run (see `category` for runs), right after the last
-//! event of that backward or optimizer run. With fewer than two such starts
-//! the trace is cut into [`WINDOWS`] equal windows of positions instead.
-//! The live bytes of each stack are sampled at the start of every iteration
-//! after the first, and at the end of the trace.
+//! event of that backward or optimizer run. The live bytes of each stack are
+//! sampled at the start of every iteration after the first, and at the end
+//! of the trace. With fewer than two such starts there is no growth report:
+//! cutting a trace into equal windows instead would call every stack that a
+//! single forward pass calls again and again "growing".
 //!
 //! **Growth.** A stack grows when its live bytes rise strictly from one
 //! sample to the next, from the first sample where it has any through the
@@ -21,8 +22,6 @@ use super::category::Phase;
 use super::{Analysis, At, Group, GroupBy, Moment, Origin, PendingFree};
 use crate::format::format_size;
 
-/// Windows when the trace shows no iterations.
-pub const WINDOWS: u32 = 8;
 /// Samples a growing stack must rise over.
 pub const MIN_SAMPLES: usize = 3;
 /// Entries listed per part of the report.
@@ -53,7 +52,8 @@ pub struct LeakReport {
     /// Alive from before the trace to its end (not this trace's leaks).
     pub before_trace_bytes: u64,
     pub before_trace_count: u64,
-    /// `phases` (iterations found) or `windows` (equal cuts).
+    /// `phases` (iterations found from forward / backward / optimizer
+    /// frames) or `none`.
     pub iterations_from: &'static str,
     /// Positions where the live bytes were sampled.
     pub samples: Vec<u32>,
@@ -84,10 +84,7 @@ impl Analysis {
             starts.push(n);
             return (starts, "phases");
         }
-        let w = (1..=WINDOWS).map(|j| (n as u64 * j as u64 / WINDOWS as u64) as u32).filter(|&p| p > 0);
-        let mut v: Vec<u32> = w.collect();
-        v.dedup();
-        (v, "windows")
+        (Vec::new(), "none")
     }
 
     /// Stacks whose live bytes grow at every sample (see the module doc),
@@ -189,12 +186,15 @@ impl LeakReport {
         for g in self.alive_at_end.iter().take(10) {
             s.push_str(&format!("    {} in {} allocations\n{}", size(g.bytes), g.count, stack(&g.key)));
         }
-        s.push_str(&format!(
-            "  growth: {} samples ({}); {} stacks grow at every one\n",
-            self.samples.len(),
-            if self.iterations_from == "phases" { "iteration starts" } else { "equal windows: no iterations found" },
-            self.growing.len()
-        ));
+        if self.iterations_from == "phases" {
+            s.push_str(&format!(
+                "  growth: {} samples (iteration starts); {} stacks grow at every one\n",
+                self.samples.len(),
+                self.growing.len()
+            ));
+        } else {
+            s.push_str("  growth: no iterations found (no forward pass after a backward or optimizer step in the stacks)\n");
+        }
         for g in &self.growing {
             let series: Vec<String> = g.live_bytes.iter().map(|&b| size(b)).collect();
             s.push_str(&format!("    +{} ({})\n{}", size(g.growth_bytes), series.join(" → "), stack(&g.key)));

@@ -305,11 +305,13 @@ impl Analysis {
         // Runs as (last event with the run's phase, phase) for the
         // iterations of the leak report.
         let mut phase_runs: Vec<(u32, Phase)> = Vec::new();
+        let mut current = None;
         for (i, (&p, &r)) in phases.iter().zip(&runs).enumerate() {
             if p == Phase::None {
                 continue;
             }
-            if phase_runs.len() <= r as usize {
+            if current != Some(r) {
+                current = Some(r);
                 phase_runs.push((i as u32, p));
             } else if let Some(last) = phase_runs.last_mut() {
                 last.0 = i as u32;
