@@ -330,3 +330,60 @@ fn real_leak_found() {
     assert!(g.key.starts_with("/home/liuyekang/dev/projects/test/memory_leaks_demo.py:11:train_one_step"), "{}", g.key);
     assert_eq!(g.live_bytes, vec![40 << 20, 80 << 20, 120 << 20]);
 }
+
+/// Odd and hostile traces never panic: sizes near 2^64, addresses above
+/// 2^64, frees without allocs, an address allocated twice, OOMs without
+/// device_free, times that overflow, empty and absent frames, a trace with
+/// no alloc/free at all.
+#[test]
+fn odd_input_never_panics() {
+    let big = u64::MAX - 7;
+    let cases = [
+        format!(
+            r#"{{"segments": [], "device_traces": [[
+            {{"action": "alloc", "addr": 4096, "size": {big}, "stream": 0, "time_us": -9223372036854775807, "frames": [{{"filename": "m.py", "line": 1, "name": "forward"}}]}},
+            {{"action": "alloc", "addr": 8192, "size": {big}, "stream": 3, "frames": []}},
+            {{"action": "free_requested", "addr": 4096, "size": 1, "stream": 0, "time_us": 9223372036854775807}},
+            {{"action": "oom", "size": {big}, "stream": 0, "frames": [{{"filename": "x", "line": -5, "name": "backward"}}]}},
+            {{"action": "free_completed", "addr": 4096, "size": 1, "stream": 0, "time_us": -9223372036854775807}},
+            {{"action": "free_completed", "addr": 12288, "size": 77, "stream": 0}},
+            {{"action": "alloc", "addr": 8192, "size": 5, "stream": 0, "frames": [{{"filename": "torch/optim/adam.py", "line": 1, "name": "step"}}]}},
+            {{"action": "free_requested", "addr": 99999999999999999999999, "size": 5, "stream": 0}},
+            {{"action": "alloc", "addr": 99999999999999999999999, "size": 5, "stream": 0}},
+            {{"action": "oom", "size": 0, "stream": 9, "device_free": {big}}}
+            ]]}}"#
+        ),
+        r#"{"segments": [{"device": 0, "address": 0, "total_size": 2097152, "stream": 0, "blocks": [
+            {"address": 0, "size": 4096, "requested_size": 4096, "state": "active_allocated", "frames": []}]}],
+            "device_traces": [[{"action": "oom", "size": 1, "stream": 0}]]}"#
+            .to_string(),
+        r#"{"segments": [], "device_traces": [[{"action": "snapshot", "size": 0, "stream": 0}]]}"#.to_string(),
+    ];
+    for (i, json) in cases.iter().enumerate() {
+        let snap = memviz_core::load(json.as_bytes()).unwrap_or_else(|e| panic!("case {i}: {e}"));
+        let rules = Rules::parse(&["forward=temporary"]).unwrap();
+        for device in snap.devices() {
+            let a = Analysis::build(&snap, device, &rules);
+            let h = StateHistory::new(&snap, device);
+            let mut cursor = h.cursor();
+            let n = a.last_position();
+            let mut moments = vec![Moment::Start, Moment::Peak, Moment::End, Moment::Oom(0), Moment::Oom(1), Moment::Oom(7)];
+            moments.extend((0..n + 2).map(Moment::Step));
+            moments.extend((0..snap.trace(device).len() as u32 + 2).map(Moment::Event));
+            for m in moments {
+                let Ok(at) = a.resolve(m) else { continue };
+                let live = a.live(at.position);
+                for by in [GroupBy::Category, GroupBy::Stack, GroupBy::UserFrame, GroupBy::Frame] {
+                    a.groups(&live, by);
+                }
+                a.tree(&live, 0);
+                a.state_totals(&snap, &h, &mut cursor, &at);
+                let _ = a.explain(&snap, &h, &mut cursor, m);
+            }
+            for e in a.explain_all(&snap, &h) {
+                e.to_text();
+            }
+            a.leaks().to_text(&a);
+        }
+    }
+}

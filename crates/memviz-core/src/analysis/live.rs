@@ -285,6 +285,14 @@ impl StackTree {
         self.parent.len()
     }
 
+    /// Drops what only [`StackTree::insert`] needs.
+    pub(crate) fn finish(&mut self) {
+        self.children = HashMap::new();
+        self.parent.shrink_to_fit();
+        self.frame.shrink_to_fit();
+        self.depth.shrink_to_fit();
+    }
+
     /// The frames from `node` up to the root: innermost first, as memory_viz
     /// prints a stack.
     pub(crate) fn path(&self, node: u32) -> impl Iterator<Item = u32> + '_ {

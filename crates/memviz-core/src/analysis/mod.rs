@@ -281,7 +281,7 @@ impl Analysis {
                 let done = free_event.filter(|&c| c > r);
                 let waited = done.map_or(trace.len() as u32 - r, |c| c - r);
                 if waited > 1 {
-                    let time_us = done.and_then(|c| Some(trace.time_us(c as usize)? - trace.time_us(r as usize)?));
+                    let time_us = done.and_then(|c| trace.time_us(c as usize)?.checked_sub(trace.time_us(r as usize)?));
                     pending.push(PendingFree {
                         element: e as u32,
                         size: elem.size,
@@ -318,6 +318,7 @@ impl Analysis {
             }
         }
 
+        tree.finish();
         let index = LiveIndex::build(&el.born, &el.dies, n + 1);
         let peak_bytes = tl.peak_bytes();
         let peak_position = if n == 0 || tl.start_bytes >= peak_bytes {
