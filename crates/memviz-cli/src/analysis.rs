@@ -81,7 +81,10 @@ fn top(snap: &Snapshot, file: &str, opts: &Opts, rules: &Rules) -> Result<(), St
         totals.free_pieces,
         size(totals.largest_free_bytes)
     );
-    println!("  by {by_spec}: {n_groups} groups{}", if n_groups > shown { format!(", the largest {shown}") } else { String::new() });
+    println!(
+        "  by {by_spec}: {n_groups} groups{}",
+        if n_groups > shown { format!(", the largest {shown}") } else { String::new() }
+    );
     let lines = if by == GroupBy::Stack { 4 } else { 1 };
     for g in &groups {
         let share = if total > 0 { g.bytes as f64 * 100.0 / total as f64 } else { 0.0 };
@@ -101,10 +104,8 @@ fn oom(snap: &Snapshot, file: &str, opts: &Opts, rules: &Rules) -> Result<(), St
         all.push((d, ex, peak));
     }
     if opts.json {
-        let out: Vec<serde_json::Value> = all
-            .iter()
-            .map(|(d, ooms, peak)| serde_json::json!({"device": d, "ooms": ooms, "peak": peak}))
-            .collect();
+        let out: Vec<serde_json::Value> =
+            all.iter().map(|(d, ooms, peak)| serde_json::json!({"device": d, "ooms": ooms, "peak": peak})).collect();
         println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "devices": out })).unwrap_or_default());
         return Ok(());
     }

@@ -113,7 +113,8 @@ fn oom_explained() {
     assert_eq!(oom["request"]["device_free_bytes"], 264634368u64);
     assert_eq!(oom["at"]["event"], 1117);
     let expected = reference(&file);
-    let m = expected["devices"]["0"]["moments"].as_array().unwrap().iter().find(|m| m["at"] == "oom:0").unwrap().clone();
+    let m =
+        expected["devices"]["0"]["moments"].as_array().unwrap().iter().find(|m| m["at"] == "oom:0").unwrap().clone();
     assert_eq!(oom["totals"]["reserved_bytes"], m["state"]["reserved_bytes"]);
     assert_eq!(oom["totals"]["allocated_bytes"], m["total_bytes"]);
     assert_eq!(oom["totals"]["free_pieces"], m["state"]["free"]["pieces"]);
@@ -122,7 +123,12 @@ fn oom_explained() {
     assert_eq!(advice, vec!["live_tensors"]);
     assert_eq!(dev["peak"]["what"], "peak");
     let text = String::from_utf8(memviz(&["oom", &file]).stdout).unwrap();
-    assert!(text.contains("OOM on device 0 at event 1117\n  requested      384.0MiB on stream 0\n  device free    252.4MiB\n"), "{text}");
+    assert!(
+        text.contains(
+            "OOM on device 0 at event 1117\n  requested      384.0MiB on stream 0\n  device free    252.4MiB\n"
+        ),
+        "{text}"
+    );
     // No OOM in the trace: said so, and the peak still explained.
     let text = String::from_utf8(memviz(&["oom", &snapshot("small_train_step.pickle")]).stdout).unwrap();
     assert!(text.contains("device 0: no oom event in the trace\nPeak on device 0: 3.0GiB"), "{text}");

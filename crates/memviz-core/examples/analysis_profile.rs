@@ -14,7 +14,12 @@ fn main() {
     let device = snap.default_device().unwrap();
     let t = std::time::Instant::now();
     let a = Analysis::build(&snap, device, &Rules::default());
-    eprintln!("build (timeline + analysis): {:?}, analysis heap {:.1} MB (file {:.1} MB)", t.elapsed(), a.heap_bytes() as f64 / 1e6, std::fs::metadata(&path).unwrap().len() as f64 / 1e6);
+    eprintln!(
+        "build (timeline + analysis): {:?}, analysis heap {:.1} MB (file {:.1} MB)",
+        t.elapsed(),
+        a.heap_bytes() as f64 / 1e6,
+        std::fs::metadata(&path).unwrap().len() as f64 / 1e6
+    );
     let steps = a.last_position().max(1);
     let t = std::time::Instant::now();
     let mut sink = 0usize;

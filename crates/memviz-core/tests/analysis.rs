@@ -89,12 +89,15 @@ fn check_file(path: &Path, rules: &[&str]) {
         let tl = Timeline::build(&snap, device, TimelineKind::ActiveMemory);
         let a = Analysis::new(&snap, &tl, &rules);
         assert_eq!(a.last_position() as u64, u(&exp["positions"]), "{ctx}: positions");
-        assert_eq!((a.start_bytes, a.peak_bytes, a.end_bytes), (u(&exp["start_bytes"]), u(&exp["peak_bytes"]), u(&exp["end_bytes"])), "{ctx}");
+        assert_eq!(
+            (a.start_bytes, a.peak_bytes, a.end_bytes),
+            (u(&exp["start_bytes"]), u(&exp["peak_bytes"]), u(&exp["end_bytes"])),
+            "{ctx}"
+        );
 
         // Kinds, element by element.
-        let kinds: String = (0..tl.elements.len() as u32)
-            .map(|e| char::from(b'0' + a.kind_of(e).unwrap().0 as u8))
-            .collect();
+        let kinds: String =
+            (0..tl.elements.len() as u32).map(|e| char::from(b'0' + a.kind_of(e).unwrap().0 as u8)).collect();
         let want = exp["kinds"].as_str().unwrap();
         if kinds != want {
             let first = kinds.chars().zip(want.chars()).position(|(x, y)| x != y);
@@ -137,10 +140,18 @@ fn check_file(path: &Path, rules: &[&str]) {
                 let ex = a.explain(&snap, &h, &mut cursor, moment).unwrap();
                 let r = ex.request.expect("an oom has a request");
                 let req = &m["request"];
-                assert_eq!((r.bytes, r.stream as u64, r.device_free_bytes), (u(&req["bytes"]), u(&req["stream"]), opt_u(&req["device_free_bytes"])), "{ctx}");
+                assert_eq!(
+                    (r.bytes, r.stream as u64, r.device_free_bytes),
+                    (u(&req["bytes"]), u(&req["stream"]), opt_u(&req["device_free_bytes"])),
+                    "{ctx}"
+                );
                 let us = ex.usable.unwrap();
                 let want = &st["usable"];
-                assert_eq!((us.bytes, us.pieces as u64, us.largest), (u(&want["bytes"]), u(&want["pieces"]), u(&want["largest"])), "{ctx}: usable");
+                assert_eq!(
+                    (us.bytes, us.pieces as u64, us.largest),
+                    (u(&want["bytes"]), u(&want["pieces"]), u(&want["largest"])),
+                    "{ctx}: usable"
+                );
                 assert_eq!(ex.totals.allocated_bytes, u(&m["total_bytes"]), "{ctx}");
             }
         }
@@ -149,7 +160,11 @@ fn check_file(path: &Path, rules: &[&str]) {
         let r = a.leaks();
         let lk = &exp["leaks"];
         assert!(groups_json(&r.alive_at_end) == lk["alive_at_end"], "{ctx}: alive at end");
-        assert_eq!((r.alive_at_end_bytes, r.alive_at_end_count), (u(&lk["alive_at_end_bytes"]), u(&lk["alive_at_end_count"])), "{ctx}");
+        assert_eq!(
+            (r.alive_at_end_bytes, r.alive_at_end_count),
+            (u(&lk["alive_at_end_bytes"]), u(&lk["alive_at_end_count"])),
+            "{ctx}"
+        );
         assert_eq!(r.before_trace_bytes, u(&lk["before_trace_bytes"]), "{ctx}");
         assert_eq!(r.iterations_from, lk["iterations_from"].as_str().unwrap(), "{ctx}");
         assert_eq!(serde_json::json!(r.samples), lk["samples"], "{ctx}: samples");
@@ -209,10 +224,18 @@ fn check_invariants(snap: &Snapshot, tl: &Timeline, a: &Analysis, ctx: &str) {
     let mut children = std::collections::HashMap::<u32, u64>::new();
     for node in &tree[1..] {
         *children.entry(node.parent).or_default() += node.bytes;
-        assert!(tree.iter().position(|p| p.id == node.parent).unwrap() < tree.iter().position(|p| p.id == node.id).unwrap(), "{ctx}: parents first");
+        assert!(
+            tree.iter().position(|p| p.id == node.parent).unwrap() < tree.iter().position(|p| p.id == node.id).unwrap(),
+            "{ctx}: parents first"
+        );
     }
     for node in &tree {
-        assert_eq!(node.bytes, node.self_bytes + children.get(&node.id).copied().unwrap_or(0), "{ctx}: node {} adds up", node.id);
+        assert_eq!(
+            node.bytes,
+            node.self_bytes + children.get(&node.id).copied().unwrap_or(0),
+            "{ctx}: node {} adds up",
+            node.id
+        );
     }
     // Leaves with their own bytes are the stack groups.
     let mut selfs: Vec<(u32, u64)> = tree.iter().filter(|t| t.self_bytes > 0).map(|t| (t.id, t.self_bytes)).collect();
@@ -272,7 +295,10 @@ fn leak_fixture_explained() {
     // activation: allocated in forward, never freed), gradients.
     let end = a.live(a.resolve(Moment::End).unwrap().position);
     let by_kind: Vec<(String, u64)> = a.groups(&end, GroupBy::Category).into_iter().map(|g| (g.key, g.bytes)).collect();
-    assert_eq!(by_kind, vec![("optimizer_state".into(), 8 * MIB), ("activation".into(), 4 * MIB), ("gradient".into(), 4 * MIB)]);
+    assert_eq!(
+        by_kind,
+        vec![("optimizer_state".into(), 8 * MIB), ("activation".into(), 4 * MIB), ("gradient".into(), 4 * MIB)]
+    );
     let leaks = a.leaks();
     assert_eq!(leaks.iterations_from, "phases");
     assert_eq!(leaks.growing.len(), 1, "{:?}", leaks.growing);
@@ -367,7 +393,8 @@ fn odd_input_never_panics() {
             let h = StateHistory::new(&snap, device);
             let mut cursor = h.cursor();
             let n = a.last_position();
-            let mut moments = vec![Moment::Start, Moment::Peak, Moment::End, Moment::Oom(0), Moment::Oom(1), Moment::Oom(7)];
+            let mut moments =
+                vec![Moment::Start, Moment::Peak, Moment::End, Moment::Oom(0), Moment::Oom(1), Moment::Oom(7)];
             moments.extend((0..n + 2).map(Moment::Step));
             moments.extend((0..snap.trace(device).len() as u32 + 2).map(Moment::Event));
             for m in moments {

@@ -222,8 +222,7 @@ fn file_ends_with(file: &str, tail: &str) -> bool {
 /// Contains `part` (written with `/`), reading `\` in `file` as `/`.
 fn file_contains(file: &str, part: &str) -> bool {
     let (f, p) = (file.as_bytes(), part.as_bytes());
-    p.is_empty()
-        || f.windows(p.len()).any(|w| w.iter().zip(p).all(|(&a, &b)| a == b || (a == b'\\' && b == b'/')))
+    p.is_empty() || f.windows(p.len()).any(|w| w.iter().zip(p).all(|(&a, &b)| a == b || (a == b'\\' && b == b'/')))
 }
 
 fn frame_mark(name: &str, file: &str) -> Mark {
@@ -276,7 +275,9 @@ pub fn stack_phase(snap: &Snapshot, stack: StackId) -> Phase {
 }
 
 fn has_zero_grad(snap: &Snapshot, stack: StackId) -> bool {
-    frames_of(snap, stack).iter().any(|&f| snap.frames.get(f as usize).is_some_and(|fr| snap.str(fr.name) == "zero_grad"))
+    frames_of(snap, stack)
+        .iter()
+        .any(|&f| snap.frames.get(f as usize).is_some_and(|fr| snap.str(fr.name) == "zero_grad"))
 }
 
 /// The shown frames of a stack as user rules see them: `filename:line:name`
@@ -308,9 +309,8 @@ impl Rules {
         let mut rules = Vec::new();
         for spec in specs {
             let spec = spec.as_ref();
-            let (re, kind) = spec
-                .rsplit_once('=')
-                .ok_or_else(|| format!("category rule {spec:?}: expected REGEX=KIND"))?;
+            let (re, kind) =
+                spec.rsplit_once('=').ok_or_else(|| format!("category rule {spec:?}: expected REGEX=KIND"))?;
             let kind = Kind::from_name(kind).ok_or_else(|| {
                 let names: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
                 format!("category rule {spec:?}: unknown kind {kind:?} (one of {})", names.join(", "))
@@ -321,7 +321,9 @@ impl Rules {
                 .build()
                 // regex's message spans lines (pattern, caret, error): the
                 // CLI prints one line, the error itself.
-                .map_err(|e| format!("category rule {spec:?}: {}", e.to_string().lines().last().unwrap_or("bad regex").trim()))?;
+                .map_err(|e| {
+                    format!("category rule {spec:?}: {}", e.to_string().lines().last().unwrap_or("bad regex").trim())
+                })?;
             rules.push((re, kind));
         }
         Ok(Rules { rules })
@@ -421,7 +423,10 @@ mod tests {
         assert_eq!(k(facts(Some((P::Backward, 1)), Some((P::Optimizer, 2)))), Kind::Gradient);
         assert_eq!(k(facts(Some((P::Setup, 0)), None)), Kind::Parameter);
         assert_eq!(k(facts(Some((P::Forward, 0)), Some((P::Backward, 1)))), Kind::Activation);
-        assert_eq!(infer(&facts(Some((P::None, 0)), Some((P::Backward, 1)))), (Kind::AutogradSaved, Rule::FreedInBackward));
+        assert_eq!(
+            infer(&facts(Some((P::None, 0)), Some((P::Backward, 1)))),
+            (Kind::AutogradSaved, Rule::FreedInBackward)
+        );
         assert_eq!(k(facts(Some((P::Forward, 0)), None)), Kind::Activation);
         assert_eq!(k(facts(Some((P::Forward, 0)), Some((P::Optimizer, 2)))), Kind::Activation);
         assert_eq!(infer(&facts(Some((P::None, 0)), None)), (Kind::Other, Rule::Other));
@@ -431,7 +436,10 @@ mod tests {
     fn frame_marks() {
         let m = |name: &str, file: &str| frame_mark(name, file);
         assert_eq!(m("step", "/x/site-packages/torch/optim/adamw.py"), Mark::Phase(Phase::Optimizer));
-        assert_eq!(m("wrapper", "D:\\venv\\Lib\\site-packages\\torch\\optim\\optimizer.py"), Mark::Phase(Phase::Optimizer));
+        assert_eq!(
+            m("wrapper", "D:\\venv\\Lib\\site-packages\\torch\\optim\\optimizer.py"),
+            Mark::Phase(Phase::Optimizer)
+        );
         assert_eq!(m("torch::autograd::Engine::thread_main(x)", "??"), Mark::Phase(Phase::Backward));
         assert_eq!(m("torch::autograd::generated::MulBackward0::apply(x)", ""), Mark::Phase(Phase::Backward));
         assert_eq!(m("backward", "/x/torch/_tensor.py"), Mark::Phase(Phase::Backward));

@@ -193,19 +193,25 @@ impl LeakReport {
                 self.growing.len()
             ));
         } else {
-            s.push_str("  growth: no iterations found (no forward pass after a backward or optimizer step in the stacks)\n");
+            s.push_str(
+                "  growth: no iterations found (no forward pass after a backward or optimizer step in the stacks)\n",
+            );
         }
         for g in &self.growing {
             let series: Vec<String> = g.live_bytes.iter().map(|&b| size(b)).collect();
             s.push_str(&format!("    +{} ({})\n{}", size(g.growth_bytes), series.join(" → "), stack(&g.key)));
         }
-        s.push_str(&format!("  pending frees: {} frees waited between free_requested and free_completed\n", self.pending_free_count));
+        s.push_str(&format!(
+            "  pending frees: {} frees waited between free_requested and free_completed\n",
+            self.pending_free_count
+        ));
         for p in &self.pending_frees {
             let wait = match p.time_us {
                 Some(t) => format!("{t} us, {} events", p.events),
                 None => format!("{} events", p.events),
             };
-            let done = p.free_completed_event.map_or("never completed".to_string(), |c| format!("completed at event {c}"));
+            let done =
+                p.free_completed_event.map_or("never completed".to_string(), |c| format!("completed at event {c}"));
             s.push_str(&format!(
                 "    {} on stream {}: requested at event {}, {done}, waited {wait}\n{}",
                 size(p.size),

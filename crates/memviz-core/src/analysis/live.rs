@@ -419,7 +419,11 @@ impl Analysis {
                     s.0 = s.0.wrapping_add(self.el.size[e as usize]);
                     s.1 += 1;
                 }
-                Kind::ALL.iter().filter(|k| sums[**k as usize].1 > 0).map(|&k| (k as u32, sums[k as usize].0, sums[k as usize].1)).collect()
+                Kind::ALL
+                    .iter()
+                    .filter(|k| sums[**k as usize].1 > 0)
+                    .map(|&k| (k as u32, sums[k as usize].0, sums[k as usize].1))
+                    .collect()
             }
             GroupBy::Stack => per_leaf(self, elems),
             GroupBy::UserFrame => {
@@ -501,7 +505,9 @@ impl Analysis {
         let mut nodes: Vec<(u32, std::cmp::Reverse<u64>, u32, u64, u64)> = incl
             .into_iter()
             .filter(|&(n, (bytes, _, _))| n == 0 || bytes >= min)
-            .map(|(n, (bytes, self_bytes, count))| (self.tree.depth[n as usize], std::cmp::Reverse(bytes), n, self_bytes, count))
+            .map(|(n, (bytes, self_bytes, count))| {
+                (self.tree.depth[n as usize], std::cmp::Reverse(bytes), n, self_bytes, count)
+            })
             .collect();
         // Parents first (by depth), then siblings largest first.
         nodes.sort_unstable();
@@ -511,7 +517,11 @@ impl Analysis {
                 id: n,
                 parent: self.tree.parent[n as usize],
                 depth,
-                frame: if n == 0 { "all".to_string() } else { self.frames.label(self.tree.frame[n as usize]).to_string() },
+                frame: if n == 0 {
+                    "all".to_string()
+                } else {
+                    self.frames.label(self.tree.frame[n as usize]).to_string()
+                },
                 bytes,
                 self_bytes,
                 count,
@@ -560,7 +570,8 @@ mod tests {
             let mut got = Vec::new();
             idx.for_each(p, &born, &dies, |e| got.push(e));
             got.sort_unstable();
-            let want: Vec<u32> = (0..born.len() as u32).filter(|&e| born[e as usize] <= p && p < dies[e as usize]).collect();
+            let want: Vec<u32> =
+                (0..born.len() as u32).filter(|&e| born[e as usize] <= p && p < dies[e as usize]).collect();
             assert_eq!(got, want, "position {p}");
         }
         let empty = LiveIndex::build(&[], &[], 0);

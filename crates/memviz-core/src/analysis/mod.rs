@@ -71,7 +71,10 @@ impl Moment {
     /// `start`, `peak`, `end`, `oom` (the first), `oom:K`, `step:S`, or an
     /// event index `N`.
     pub fn parse(s: &str) -> Result<Moment, String> {
-        let num = |t: &str| t.parse::<u32>().map_err(|_| format!("not a moment: {s:?} (peak, oom, oom:K, end, start, step:S or an event index)"));
+        let num = |t: &str| {
+            t.parse::<u32>()
+                .map_err(|_| format!("not a moment: {s:?} (peak, oom, oom:K, end, start, step:S or an event index)"))
+        };
         Ok(match s {
             "start" => Moment::Start,
             "peak" => Moment::Peak,
@@ -215,8 +218,7 @@ impl Analysis {
         }
         drop(seen);
         let counted = |a: Action| matches!(a, Action::Alloc | Action::FreeCompleted | Action::Free);
-        let action_event: Vec<u32> =
-            (0..trace.len() as u32).filter(|&i| counted(trace.action[i as usize])).collect();
+        let action_event: Vec<u32> = (0..trace.len() as u32).filter(|&i| counted(trace.action[i as usize])).collect();
         let oom_events: Vec<u32> =
             (0..trace.len() as u32).filter(|&i| trace.action[i as usize] == Action::Oom).collect();
 
@@ -261,7 +263,9 @@ impl Analysis {
                 NONE => free_event,
                 r => Some(r),
             };
-            let at = |i: u32| (phases.get(i as usize).copied().unwrap_or_default(), runs.get(i as usize).copied().unwrap_or(0));
+            let at = |i: u32| {
+                (phases.get(i as usize).copied().unwrap_or_default(), runs.get(i as usize).copied().unwrap_or(0))
+            };
             let (origin, alloc) = match elem.source {
                 ElementSource::Alloc(i) => (Origin::Trace, Some(at(i))),
                 ElementSource::UnmatchedFree(_) => (Origin::BeforeTraceFreed, None),
@@ -271,7 +275,8 @@ impl Analysis {
                 alloc,
                 free: if el.dies[e] <= n { let_go.map(at) } else { None },
                 stack_phase: facts.phase(elem.stack).0,
-                freed_by_zero_grad: let_go.is_some_and(|i| facts.phase(trace.stack.get(i as usize).copied().unwrap_or(0)).1),
+                freed_by_zero_grad: let_go
+                    .is_some_and(|i| facts.phase(trace.stack.get(i as usize).copied().unwrap_or(0)).1),
             };
             let (kind, rule) = match facts.user_kind(elem.stack) {
                 Some(k) => (k, Rule::User),
@@ -333,7 +338,9 @@ impl Analysis {
         };
         // Longest wait first: time where both events have one, else events.
         pending.sort_by(|a, b| {
-            (b.time_us.unwrap_or(-1), b.events, b.size).cmp(&(a.time_us.unwrap_or(-1), a.events, a.size)).then(a.element.cmp(&b.element))
+            (b.time_us.unwrap_or(-1), b.events, b.size)
+                .cmp(&(a.time_us.unwrap_or(-1), a.events, a.size))
+                .then(a.element.cmp(&b.element))
         });
         Analysis {
             device,

@@ -88,7 +88,12 @@ fn size(b: u64) -> String {
 }
 
 /// The advice rules of the module doc.
-pub fn advise(request: Option<&Request>, totals: &StateTotals, usable: Option<&FreeSpace>, by_category: &[Group]) -> Vec<Advice> {
+pub fn advise(
+    request: Option<&Request>,
+    totals: &StateTotals,
+    usable: Option<&FreeSpace>,
+    by_category: &[Group],
+) -> Vec<Advice> {
     let mut out = Vec::new();
     let gap = totals.reserved_bytes.saturating_sub(totals.allocated_bytes);
     let Some(r) = request else {
@@ -138,7 +143,8 @@ pub fn advise(request: Option<&Request>, totals: &StateTotals, usable: Option<&F
     }
     if let (false, Some(l)) = (too_large, limit) {
         if totals.allocated_bytes.saturating_add(r.bytes) > l {
-            let kinds: Vec<String> = by_category.iter().take(3).map(|g| format!("{} {}", g.key, size(g.bytes))).collect();
+            let kinds: Vec<String> =
+                by_category.iter().take(3).map(|g| format!("{} {}", g.key, size(g.bytes))).collect();
             out.push(Advice {
                 kind: AdviceKind::LiveTensors,
                 text: format!(
@@ -165,7 +171,13 @@ pub fn advise(request: Option<&Request>, totals: &StateTotals, usable: Option<&F
 impl Analysis {
     /// The OOM or peak at `moment` explained (`Moment::Oom(k)` gives the
     /// request; any other moment is explained like the peak).
-    pub fn explain(&self, snap: &Snapshot, h: &StateHistory, cursor: &mut Cursor, moment: Moment) -> Result<Explanation, String> {
+    pub fn explain(
+        &self,
+        snap: &Snapshot,
+        h: &StateHistory,
+        cursor: &mut Cursor,
+        moment: Moment,
+    ) -> Result<Explanation, String> {
         let at = self.resolve(moment)?;
         let trace = snap.trace(self.device);
         let request = match moment {
@@ -196,7 +208,9 @@ impl Analysis {
             at,
             time_us: at.event.and_then(|i| trace.time_us(i as usize)),
             request,
-            device_limit_bytes: request.and_then(|r| r.device_free_bytes).map(|f| totals.reserved_bytes.saturating_add(f)),
+            device_limit_bytes: request
+                .and_then(|r| r.device_free_bytes)
+                .map(|f| totals.reserved_bytes.saturating_add(f)),
             totals,
             usable,
             by_category,
@@ -243,7 +257,12 @@ impl Explanation {
             size(t.largest_free_bytes)
         ));
         if let Some(u) = &self.usable {
-            s.push_str(&format!("  usable for it  {} in {} pieces, largest {} (same stream and pool)\n", size(u.bytes), u.pieces, size(u.largest)));
+            s.push_str(&format!(
+                "  usable for it  {} in {} pieces, largest {} (same stream and pool)\n",
+                size(u.bytes),
+                u.pieces,
+                size(u.largest)
+            ));
         }
         s.push_str("  held by kind\n");
         for g in &self.by_category {
