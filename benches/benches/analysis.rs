@@ -8,9 +8,9 @@
 //!   live set, the 50 largest groups of each of the 50 largest groups of each of the four groupings and the icicle tree (nodes of at least
 //!   0.1% of the live bytes); positions spread over the whole trace, so each
 //!   iteration is a jump;
-//! * `drag`: a slider drag, 1/1000 of the trace per move: the same plus the
-//!   reserved memory and free pieces from the state history (the cursor
-//!   follows);
+//! * `drag`: a slider drag, 1/1000 of the trace per move: `Analysis::moment`
+//!   (the same, with every tree node, plus the reserved memory and free
+//!   pieces from the state history; the cursor follows);
 //! * `oom_and_peak`: `explain_all` (every OOM and the peak; builds its own
 //!   cursor).
 //!
@@ -66,8 +66,8 @@ fn analysis(c: &mut Criterion) {
         g.bench_function(format!("{name}/drag"), |b| {
             b.iter(|| {
                 s = (s + stride) % n;
-                let at = a.resolve(Moment::Step(s)).unwrap();
-                panel(&a, s) + a.state_totals(&snap, &h, &mut cursor, &at).free_pieces
+                let v = a.moment(&snap, Some((&h, &mut cursor)), Moment::Step(s), TOP, 0).unwrap();
+                v.tree.len() + v.totals.map_or(0, |t| t.free_pieces)
             })
         });
         g.bench_function(format!("{name}/oom_and_peak"), |b| b.iter(|| a.explain_all(&snap, &h).len()));

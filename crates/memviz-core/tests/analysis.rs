@@ -243,6 +243,13 @@ fn check_invariants(snap: &Snapshot, tl: &Timeline, a: &Analysis, ctx: &str) {
     selfs.sort_unstable();
     stacks.sort_unstable();
     assert_eq!(selfs, stacks, "{ctx}: tree leaves = stack groups");
+    // `moment` is the pieces together.
+    let view = a.moment(snap, None, Moment::Peak, 5, 0).unwrap();
+    assert_eq!((view.bytes, view.count), (total, live.len() as u64));
+    assert_eq!(view.by_stack, a.top_groups(&live, GroupBy::Stack, 5), "{ctx}");
+    assert_eq!(view.by_frame, a.top_groups(&live, GroupBy::Frame, 5), "{ctx}");
+    assert_eq!(view.tree, tree, "{ctx}");
+    assert!(view.totals.is_none());
     // A pruned tree keeps the root and only nodes at or above the cut.
     let cut = total / 10;
     assert!(a.tree(&live, cut).iter().skip(1).all(|t| t.bytes >= cut.max(1)), "{ctx}: pruned tree");

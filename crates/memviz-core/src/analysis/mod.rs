@@ -17,7 +17,9 @@
 //! let h = StateHistory::new(&snap, device); // reserved, free pieces at the moment
 //! let mut cursor = h.cursor();
 //! let totals = a.state_totals(&snap, &h, &mut cursor, &at);
-//! # let _ = (by_kind, icicle, totals);
+//! // Or all of it at once, as plain data (50 groups each, tree nodes >= 1 MiB):
+//! let view = a.moment(&snap, Some((&h, &mut cursor)), Moment::Step(1234), 50, 1 << 20);
+//! # let _ = (by_kind, icicle, totals, view);
 //! ```
 //!
 //! **Positions.** A position `p` (0..=n, n = the timeline's actions) is the
@@ -480,6 +482,54 @@ impl Analysis {
             free_pieces: free.pieces,
             largest_free_bytes: free.largest,
         }
+    }
+}
+
+/// Everything a panel shows for one moment, as plain data (what
+/// [`Analysis::moment`] returns; serializable for the page).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MomentView {
+    pub at: At,
+    /// Live bytes and allocations.
+    pub bytes: u64,
+    pub count: u64,
+    /// Reserved memory and free pieces; `None` without a state history.
+    pub totals: Option<StateTotals>,
+    pub by_category: Vec<Group>,
+    /// The `limit` largest of each of these.
+    pub by_stack: Vec<Group>,
+    pub by_user_frame: Vec<Group>,
+    pub by_frame: Vec<Group>,
+    /// The icicle: stack-tree nodes of at least `min_tree_bytes`.
+    pub tree: Vec<TreeNode>,
+}
+
+impl Analysis {
+    /// One moment for a panel: the live set's groupings (the `limit`
+    /// largest groups of each; all kinds), the icicle tree (nodes of at
+    /// least `min_tree_bytes`) and, given the state history and a cursor
+    /// (which moves there), the reserved memory and its free pieces.
+    pub fn moment(
+        &self,
+        snap: &Snapshot,
+        state: Option<(&StateHistory, &mut Cursor)>,
+        moment: Moment,
+        limit: usize,
+        min_tree_bytes: u64,
+    ) -> Result<MomentView, String> {
+        let at = self.resolve(moment)?;
+        let live = self.live(at.position);
+        Ok(MomentView {
+            at,
+            bytes: self.bytes_of(&live),
+            count: live.len() as u64,
+            totals: state.map(|(h, c)| self.state_totals(snap, h, c, &at)),
+            by_category: self.groups(&live, GroupBy::Category),
+            by_stack: self.top_groups(&live, GroupBy::Stack, limit),
+            by_user_frame: self.top_groups(&live, GroupBy::UserFrame, limit),
+            by_frame: self.top_groups(&live, GroupBy::Frame, limit),
+            tree: self.tree(&live, min_tree_bytes),
+        })
     }
 }
 
