@@ -5,6 +5,8 @@ use std::process::ExitCode;
 
 use memviz_core::{Loader, Snapshot};
 
+mod analysis;
+
 const USAGE: &str = "\
 memviz: read PyTorch CUDA memory snapshots (torch.cuda.memory._dump_snapshot)
 
@@ -19,6 +21,23 @@ USAGE:
         D is a CUDA device number, or 'host' for pinned host memory.
     memviz info FILE [--json]
         What the file holds: format, protocol, devices, trace and stack sizes.
+    memviz top FILE [--device D] [--at peak|oom|oom:K|end|start|step:S|EVENT]
+               [--by stack|user|frame|category] [--limit N] [--json]
+        What is alive at that moment (default: the peak), grouped, largest
+        first: by whole stack, innermost user frame, every frame (inclusive)
+        or kind (parameter, gradient, optimizer_state, activation,
+        autograd_saved, temporary, other).
+    memviz oom FILE [--device D] [--json]
+        Each OOM explained (request, device free, reserved, allocated, free
+        pieces, who held the memory, advice where the numbers show a cause),
+        then the peak.
+    memviz leaks FILE [--device D] [--json]
+        Allocations alive at the end by stack, stacks whose live bytes grow
+        every iteration, frees left pending on another stream.
+
+    top, oom and leaks take --category 'REGEX=KIND' (repeatable, first match
+    wins over the built-in inference): REGEX is matched against the stack's
+    shown frames, 'filename:line:name' one a line, innermost first.
 
 FILE may be a pickle (protocol 2 to 5), JSON, or either gzip-compressed;
 '-' reads standard input. Errors print one line naming the file, the problem
@@ -37,16 +56,29 @@ fn main() -> ExitCode {
     }
 }
 
-struct Opts {
+pub(crate) struct Opts {
     json: bool,
     /// As given: a number or `host`, resolved once the file is read.
     device: Option<String>,
     event: Option<u64>,
     file: Option<String>,
+    at: Option<String>,
+    by: Option<String>,
+    limit: Option<usize>,
+    categories: Vec<String>,
 }
 
 fn parse_opts(args: &[String]) -> Result<Opts, String> {
-    let mut o = Opts { json: false, device: None, event: None, file: None };
+    let mut o = Opts {
+        json: false,
+        device: None,
+        event: None,
+        file: None,
+        at: None,
+        by: None,
+        limit: None,
+        categories: Vec::new(),
+    };
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -54,6 +86,18 @@ fn parse_opts(args: &[String]) -> Result<Opts, String> {
             "--device" => {
                 let v = it.next().ok_or_else(|| format!("{a} needs a device number or 'host'"))?;
                 o.device = Some(v.clone());
+            }
+            "--at" | "--by" | "--category" => {
+                let v = it.next().ok_or_else(|| format!("{a} needs a value"))?.clone();
+                match a.as_str() {
+                    "--at" => o.at = Some(v),
+                    "--by" => o.by = Some(v),
+                    _ => o.categories.push(v),
+                }
+            }
+            "--limit" => {
+                let v = it.next().ok_or_else(|| "--limit needs a number".to_string())?;
+                o.limit = Some(v.parse().map_err(|_| format!("--limit needs a number, not {v:?}"))?);
             }
             "--event" => {
                 let v = it.next().ok_or_else(|| format!("{a} needs a number"))?;
@@ -72,7 +116,7 @@ fn parse_opts(args: &[String]) -> Result<Opts, String> {
 
 /// Reads the file in chunks into the streaming loader, so a large snapshot
 /// is never held twice.
-fn load(path: &str) -> Result<Snapshot, String> {
+pub(crate) fn load(path: &str) -> Result<Snapshot, String> {
     let mut reader: Box<dyn Read> = if path == "-" {
         Box::new(std::io::stdin().lock())
     } else {
@@ -118,15 +162,10 @@ fn run(args: &[String]) -> Result<(), String> {
             }
             Ok(())
         }
+        "top" | "oom" | "leaks" => analysis::run(cmd, &file, &opts),
         "state" => {
             let snap = load(&file)?;
-            let names: Vec<String> = snap.devices().into_iter().map(|d| snap.device_name(d)).collect();
-            let device = match &opts.device {
-                Some(name) => snap.device_by_name(name).ok_or_else(|| {
-                    format!("{file}: no device {name} (devices with segments or a trace: {})", names.join(", "))
-                })?,
-                None => snap.default_device().ok_or_else(|| format!("{file}: the snapshot has no device"))?,
-            };
+            let device = pick_device(&snap, &file, opts.device.as_deref())?;
             let name = snap.device_name(device);
             let n = snap.trace(device).len();
             let event = opts.event.ok_or_else(|| format!("state: --event N is needed (device {name} has {n} trace events)"))?;
@@ -176,6 +215,17 @@ fn run(args: &[String]) -> Result<(), String> {
             Ok(())
         }
         _ => Err(format!("unknown command {cmd:?}\n\n{USAGE}")),
+    }
+}
+
+/// `--device D`, or the default device; errors name the devices there are.
+pub(crate) fn pick_device(snap: &Snapshot, file: &str, device: Option<&str>) -> Result<u32, String> {
+    match device {
+        Some(name) => snap.device_by_name(name).ok_or_else(|| {
+            let names: Vec<String> = snap.devices().into_iter().map(|d| snap.device_name(d)).collect();
+            format!("{file}: no device {name} (devices with segments or a trace: {})", names.join(", "))
+        }),
+        None => snap.default_device().ok_or_else(|| format!("{file}: the snapshot has no device")),
     }
 }
 

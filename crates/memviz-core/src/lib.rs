@@ -6,8 +6,10 @@
 //! [`model::Snapshot::warnings`] what it left out); [`views`]
 //! (timeline, pools, state, segment_map, search, summary) compute view data
 //! from it; [`format`](mod@format) turns pieces of it into the text
-//! memory_viz shows.
+//! memory_viz shows; [`analysis`] explains the memory (what is alive at any
+//! moment and what it is, the OOMs, the peak, the leaks).
 
+pub mod analysis;
 pub mod decode;
 pub mod error;
 pub mod format;
