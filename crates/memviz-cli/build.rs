@@ -15,8 +15,8 @@ fn main() {
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap());
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=MEMVIZ_VIEWER_HTML");
-    let dist = manifest.join("../../dist/memviz-standalone.html");
-    let dist = dist.canonicalize().unwrap_or(dist);
+    let root = manifest.join("../..");
+    let dist = root.canonicalize().unwrap_or(root).join("dist/memviz-standalone.html");
     let explicit = std::env::var_os("MEMVIZ_VIEWER_HTML");
     let path = match &explicit {
         Some(p) if p.is_empty() => None,

@@ -287,7 +287,7 @@ fn html(file: &str, opts: &Opts) -> Result<(), String> {
     if file == "-" {
         return Err("html: FILE must be a file (its name goes into the page), not standard input".to_string());
     }
-    let (viewer, _) = html::viewer(opts.viewer.as_deref())?;
+    let (viewer, origin) = html::viewer(opts.viewer.as_deref())?;
     let bytes = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
     // A file the page could not open is reported here, not in the browser.
     memviz_core::load(&bytes).map_err(|e| format!("{file}: {e}"))?;
@@ -303,7 +303,11 @@ fn html(file: &str, opts: &Opts) -> Result<(), String> {
     };
     let page = html::page(&viewer, &name, &bytes)?;
     std::fs::write(&out, &page).map_err(|e| format!("{out}: {e}"))?;
-    println!("{out}: {} (snapshot {} gzip+base64)", fmt_len(page.len()), fmt_len(page.len() - viewer.len()));
+    println!(
+        "{out}: {} (snapshot {} as gzip+base64; viewer: {origin})",
+        fmt_len(page.len()),
+        fmt_len(page.len().saturating_sub(viewer.len()))
+    );
     Ok(())
 }
 
