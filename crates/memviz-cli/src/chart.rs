@@ -5,9 +5,10 @@
 //! pass per column), then plotters draws the axes, labels and markers on the
 //! same buffer. SVG: the bands are rectangles, a column's runs merged with
 //! the next columns' while they stay put, drawn by plotters with the rest.
-//! Text is drawn by plotters' ab_glyph backend with DejaVu Sans compiled in:
-//! the binary needs no fontconfig and no installed font (README, design
-//! notes).
+//! Text: DejaVu Sans compiled in, measured by plotters' ab_glyph font
+//! backend, drawn into the PNG by crate::glyphs (the SVG names the font and
+//! the viewer's browser draws it): no fontconfig, no installed font (README,
+//! design notes).
 
 use std::collections::HashMap;
 use std::sync::Once;
@@ -19,11 +20,14 @@ use memviz_core::Snapshot;
 use memviz_render::axis::size_ticks;
 use memviz_render::{self as render, BandIndex, BandSource, Image, PlotStyle, TimelineBands, Window, NO_STEP};
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::Serialize;
+
+use crate::glyphs::GlyphText;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -127,6 +131,28 @@ impl Ranged for SizeAxis {
     }
 }
 
+/// The x axis in steps. plotters maps a range onto the plot's pixels
+/// `[left, right - 1]`; the bands put step `s` at `left + s * width / n`
+/// (memviz-render's columns), and the markers must land on the same pixels.
+struct StepAxis {
+    n: f64,
+}
+
+impl Ranged for StepAxis {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
+        let width = (limit.1 - limit.0 + 1) as f64;
+        limit.0 + (v / self.n * width).floor() as i32
+    }
+    fn key_points<H: KeyPointHint>(&self, hint: H) -> Vec<f64> {
+        RangedCoordf64::from(0.0..self.n).key_points(hint)
+    }
+    fn range(&self) -> std::ops::Range<f64> {
+        0.0..self.n
+    }
+}
+
 fn register_font() {
     static FONT_ONCE: Once = Once::new();
     FONT_ONCE.call_once(|| {
@@ -206,7 +232,8 @@ pub fn render(snap: &Snapshot, req: &Request) -> Result<(Vec<u8>, Info), String>
                 }
             }
             {
-                let root = BitMapBackend::with_buffer(&mut rgb, (req.width, req.height)).into_drawing_area();
+                let backend = BitMapBackend::with_buffer(&mut rgb, (req.width, req.height));
+                let root = GlyphText(backend).into_drawing_area();
                 decorate(&root, &info, req).map_err(|e| err(&e))?;
                 root.present().map_err(|e| err(&e))?;
             }
@@ -331,7 +358,7 @@ fn decorate<DB: DrawingBackend>(
         .margin_right(w - px - pw)
         .y_label_area_size(px)
         .x_label_area_size(h - py - ph)
-        .build_cartesian_2d(0.0..n, SizeAxis { max: y_max, ticks })?;
+        .build_cartesian_2d(StepAxis { n }, SizeAxis { max: y_max, ticks })?;
     let x_desc = match req.kind {
         TimelineKind::ActiveMemory => "alloc / free action (step)",
         TimelineKind::CachedSegments => "segment alloc / free action (step)",
@@ -355,13 +382,13 @@ fn decorate<DB: DrawingBackend>(
     for &s in &info.oom_steps {
         let x = s as f64;
         chart.draw_series(std::iter::once(PathElement::new(vec![(x, 0.0), (x, y_max)], oom.stroke_width(1))))?;
+        // Its label sits above the plot, clear of the peak's (which is near
+        // the top: the axis ends 6% above the peak).
         let at = chart.backend_coord(&(x, y_max));
         if (at.0 as f64) - last_label > 40.0 {
             last_label = at.0 as f64;
-            let right = at.0 > (px + pw * 4 / 5) as i32;
-            let pos = Pos::new(if right { HPos::Right } else { HPos::Left }, VPos::Top);
-            let style = (FONT, 13).into_font().color(&oom).pos(pos);
-            root.draw(&Text::new("OOM", (at.0 + if right { -3 } else { 3 }, at.1 + 2), style))?;
+            let style = (FONT, 13).into_font().color(&oom).pos(Pos::new(HPos::Center, VPos::Bottom));
+            root.draw(&Text::new("OOM", (at.0.clamp(14, w as i32 - 14), py as i32 - 1), style))?;
         }
     }
     // The peak: a dashed line up to it at the middle of its step, and its value.
@@ -378,6 +405,6 @@ fn decorate<DB: DrawingBackend>(
     chart.draw_series(std::iter::once(Text::new(text, (ps, pb), (FONT, 13).into_font().color(&PEAK).pos(pos))))?;
     // Title: file, device, view.
     let title = format!("{}  ·  cuda:{}  ·  {}", req.title, info.device, info.view);
-    root.draw(&Text::new(title, (px as i32, 12), (FONT, 15).into_font().color(&RGBColor(30, 30, 30))))?;
+    root.draw(&Text::new(title, (px as i32, 6), (FONT, 15).into_font().color(&RGBColor(30, 30, 30))))?;
     Ok(())
 }

@@ -2,6 +2,8 @@
 
 #[cfg(feature = "render")]
 mod chart;
+#[cfg(feature = "render")]
+mod glyphs;
 mod html;
 
 use std::io::Read;
