@@ -157,7 +157,7 @@ fn register_font() {
     static FONT_ONCE: Once = Once::new();
     FONT_ONCE.call_once(|| {
         // DejaVu Sans is a valid font: this cannot fail.
-        let _ = plotters::style::register_font(FONT, FontStyle::Normal, dejavu::sans::regular());
+        let _ = plotters::style::register_font(FONT, FontStyle::Normal, crate::glyphs::font_bytes());
     });
 }
 

@@ -13,10 +13,17 @@ use plotters::prelude::DrawingBackend;
 use plotters_backend::text_anchor::{HPos, VPos};
 use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind, FontTransform};
 
+/// DejaVu Sans, from one call site: each inlined call of the dejavu
+/// crate's function would link its own 740 KB copy of the font.
+pub fn font_bytes() -> &'static [u8] {
+    static BYTES: OnceLock<&'static [u8]> = OnceLock::new();
+    BYTES.get_or_init(dejavu::sans::regular)
+}
+
 fn font() -> &'static FontRef<'static> {
     static FONT: OnceLock<FontRef<'static>> = OnceLock::new();
     // DejaVu Sans is a valid font: this cannot fail.
-    FONT.get_or_init(|| FontRef::try_from_slice(dejavu::sans::regular()).expect("DejaVu Sans"))
+    FONT.get_or_init(|| FontRef::try_from_slice(font_bytes()).expect("DejaVu Sans"))
 }
 
 pub struct GlyphText<DB>(pub DB);

@@ -9,6 +9,7 @@ mod html;
 use std::io::Read;
 use std::process::ExitCode;
 
+#[cfg(feature = "render")]
 use memviz_core::timeline::TimelineKind;
 use memviz_core::{Loader, Snapshot};
 
@@ -154,14 +155,7 @@ fn run(args: &[String]) -> Result<(), String> {
         }
         "state" => {
             let snap = load(&file)?;
-            let devices = snap.devices();
-            let device = match opts.device {
-                Some(d) => d,
-                None => snap.default_device().ok_or_else(|| format!("{file}: the snapshot has no device"))?,
-            };
-            if !devices.contains(&device) {
-                return Err(format!("{file}: no device {device} (devices with segments or a trace: {devices:?})"));
-            }
+            let device = pick_device(&file, &snap, opts.device)?;
             let n = snap.trace(device).len();
             let event = opts.event.ok_or_else(|| format!("state: --event N is needed (device {device} has {n} trace events)"))?;
             if event as usize >= n {
@@ -223,6 +217,7 @@ fn pick_device(file: &str, snap: &Snapshot, device: Option<u32>) -> Result<u32, 
     }
 }
 
+#[cfg(feature = "render")]
 fn parse_view(v: Option<&str>) -> Result<TimelineKind, String> {
     match v {
         Some("active") => Ok(TimelineKind::ActiveMemory),
