@@ -181,6 +181,23 @@ test('a trace_plot page pointed at the self-hosted MemoryViz.js shows the snapsh
   await s.context.close();
 });
 
+test('MemoryViz.js add_remote_files: the host page fetches, the viewer shows', async () => {
+  writeFileSync(join(RUNS, SMALL), readFileSync(join(SNAPSHOTS, SMALL)));
+  writeFileSync(join(RUNS, 'remote.html'), `<!DOCTYPE html><html><body><script type="module">
+import {add_remote_files} from "/MemoryViz.js"
+add_remote_files([{name: "remote.pickle", url: "${SMALL}"}])
+</script></body></html>`);
+  const { page, context, blocked, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
+  await page.goto(`${origin}/runs/remote.html`);
+  await page.waitForSelector('iframe');
+  const frame = page.frames().find((f) => f.url() === `${origin}/index.html`);
+  await waitOpened(frame, 'remote.pickle');
+  assert.deepEqual(await shownSummary(frame), want(SMALL, 'active_memory'));
+  assert.deepEqual(blocked, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('index.html#file= opens a file beside the page; other origins and absolute paths are refused', async () => {
   writeFileSync(join(RUNS, BIG), readFileSync(join(SNAPSHOTS, BIG)));
   const { page, context, requests, blocked, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
