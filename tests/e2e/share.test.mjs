@@ -86,7 +86,7 @@ async function inked(frame) {
   });
 }
 
-test('memviz html: one file, opened from file:// with every other request blocked, draws its snapshot', async () => {
+test('memviz html: one file, opened from file:// with every other request blocked, draws its snapshot', async (t) => {
   const out = join(OUT, 'share-ctx128.html');
   const said = execFileSync(memviz, ['html', join(SNAPSHOTS, BIG), '-o', out], { encoding: 'utf8' });
   assert.match(said, /share-ctx128\.html: .*viewer:/);
@@ -99,8 +99,10 @@ test('memviz html: one file, opened from file:// with every other request blocke
   const { page, context, requests, blocked, errors } = await newPage(browser, (u) => u === url);
   const seen = [];
   page.on('request', (r) => seen.push(r.url()));
+  const t0 = Date.now();
   await page.goto(url);
   await waitOpened(page, BIG); // at load: no drop, no click
+  t.diagnostic(`memviz html ${BIG}: ${size} bytes (viewer ${viewerSize}), load to drawn ${Date.now() - t0} ms`);
   assert.deepEqual(await shownSummary(page), want(BIG, 'active_memory'));
   assert.equal(await page.title(), `${BIG} · memviz`);
   assert.ok(await inked(page) > 100_000, 'timeline drawn');

@@ -45,11 +45,11 @@ pub struct Request<'a> {
     pub title: &'a str,
 }
 
-/// Smallest image with room for the axes and a plot; the largest keeps
-/// the RGB buffer under 200 MB.
+/// Smallest image with room for the axes and a plot; the largest keeps the
+/// buffers (RGBA plot + RGB image, 7 bytes a pixel) near 200 MB.
 pub const MIN_SIZE: (u32, u32) = (320, 200);
 pub const MAX_SIDE: u32 = 16384;
-pub const MAX_PIXELS: u64 = 64 << 20;
+pub const MAX_PIXELS: u64 = 32 << 20;
 
 /// Space around the plot: left (y labels), right, top (title), bottom (x labels).
 const MARGIN: (u32, u32, u32, u32) = (84, 28, 40, 48);
