@@ -20,6 +20,7 @@
     csp.content = "connect-src 'none'";
     document.head.appendChild(csp);
     document.body.dataset.ready = '1';
+    dispatchEvent(new Event('memviz:ready')); // share.js: open embedded / #file= / posted snapshots
   }
   if (window.wasmBindings) start(window.wasmBindings);
   else addEventListener('TrunkApplicationStarted', () => start(window.wasmBindings));
@@ -332,5 +333,5 @@
   });
 
   // For tests and the curious: the viewer object.
-  window.memviz = { get viewer() { return viewer; }, openFiles, timings, redraw };
+  window.memviz = { get viewer() { return viewer; }, openFiles, showError, timings, redraw };
 })();

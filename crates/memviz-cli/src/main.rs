@@ -1,8 +1,16 @@
 //! memviz: PyTorch CUDA memory snapshots in the terminal and in CI.
 
+#[cfg(feature = "render")]
+mod chart;
+#[cfg(feature = "render")]
+mod glyphs;
+mod html;
+
 use std::io::Read;
 use std::process::ExitCode;
 
+#[cfg(feature = "render")]
+use memviz_core::timeline::TimelineKind;
 use memviz_core::{Loader, Snapshot};
 
 mod analysis;
@@ -38,6 +46,18 @@ USAGE:
     top, oom and leaks take --category 'REGEX=KIND' (repeatable, first match
     wins over the built-in inference): REGEX is matched against the stack's
     shown frames, 'filename:line:name' one a line, innermost first.
+    memviz render FILE --view active|segments [--device D]
+                  [--width W --height H] -o OUT.png|OUT.svg [--json]
+        Draws the Active Memory (active) or Active Cached Segment (segments)
+        Timeline into a PNG or SVG file (default 1200x600): every allocation,
+        axes in KiB/MiB/GiB, the peak (dashed red) and OOM events (purple).
+        --json prints what was drawn where.
+    memviz html FILE [-o OUT.html] [--viewer VIEWER.html]
+        One self-contained HTML file, the web viewer with the snapshot inside
+        (gzip+base64), that opens from file:// and makes no network request.
+        Default OUT: FILE's name with .html. The viewer is the one built into
+        this binary (dist/memviz-standalone.html when it was compiled), or
+        --viewer.
 
 FILE may be a pickle (protocol 2 to 5), JSON, or either gzip-compressed;
 '-' reads standard input. Errors print one line naming the file, the problem
@@ -56,6 +76,7 @@ fn main() -> ExitCode {
     }
 }
 
+#[derive(Default)]
 pub(crate) struct Opts {
     json: bool,
     /// As given: a number or `host`, resolved once the file is read.
@@ -66,19 +87,15 @@ pub(crate) struct Opts {
     by: Option<String>,
     limit: Option<usize>,
     categories: Vec<String>,
+    view: Option<String>,
+    width: Option<u32>,
+    height: Option<u32>,
+    output: Option<String>,
+    viewer: Option<String>,
 }
 
 fn parse_opts(args: &[String]) -> Result<Opts, String> {
-    let mut o = Opts {
-        json: false,
-        device: None,
-        event: None,
-        file: None,
-        at: None,
-        by: None,
-        limit: None,
-        categories: Vec::new(),
-    };
+    let mut o = Opts::default();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -93,6 +110,23 @@ fn parse_opts(args: &[String]) -> Result<Opts, String> {
                     "--at" => o.at = Some(v),
                     "--by" => o.by = Some(v),
                     _ => o.categories.push(v),
+                }
+            }
+            "--view" | "-o" | "--output" | "--viewer" => {
+                let v = it.next().ok_or_else(|| format!("{a} needs a value"))?.clone();
+                match a.as_str() {
+                    "--view" => o.view = Some(v),
+                    "--viewer" => o.viewer = Some(v),
+                    _ => o.output = Some(v),
+                }
+            }
+            "--width" | "--height" => {
+                let v = it.next().ok_or_else(|| format!("{a} needs a number of pixels"))?;
+                let n: u32 = v.parse().map_err(|_| format!("{a} needs a number of pixels, not {v:?}"))?;
+                if a == "--width" {
+                    o.width = Some(n);
+                } else {
+                    o.height = Some(n);
                 }
             }
             "--limit" => {
@@ -199,6 +233,8 @@ fn run(args: &[String]) -> Result<(), String> {
             }
             Ok(())
         }
+        "render" => render(&file, &opts),
+        "html" => html(&file, &opts),
         "info" => {
             let snap = load(&file)?;
             let info = info(&snap);
@@ -227,6 +263,101 @@ pub(crate) fn pick_device(snap: &Snapshot, file: &str, device: Option<&str>) -> 
         }),
         None => snap.default_device().ok_or_else(|| format!("{file}: the snapshot has no device")),
     }
+}
+
+#[cfg(feature = "render")]
+fn parse_view(v: Option<&str>) -> Result<TimelineKind, String> {
+    match v {
+        Some("active") => Ok(TimelineKind::ActiveMemory),
+        Some("segments") => Ok(TimelineKind::CachedSegments),
+        Some(v) => Err(format!("--view must be active or segments, not {v:?}")),
+        None => Err("render: --view active|segments is needed".to_string()),
+    }
+}
+
+#[cfg(not(feature = "render"))]
+fn render(_file: &str, _opts: &Opts) -> Result<(), String> {
+    Err("this memviz was built without charts (feature `render`): cargo build --release -p memviz-cli".to_string())
+}
+
+#[cfg(feature = "render")]
+fn render(file: &str, opts: &Opts) -> Result<(), String> {
+    let kind = parse_view(opts.view.as_deref())?;
+    let out = opts.output.as_deref().ok_or("render: -o OUT.png or -o OUT.svg is needed")?;
+    let lower = out.to_ascii_lowercase();
+    let format = if lower.ends_with(".png") {
+        chart::Format::Png
+    } else if lower.ends_with(".svg") {
+        chart::Format::Svg
+    } else {
+        return Err(format!("render: -o {out:?}: the name must end in .png or .svg"));
+    };
+    let (width, height) = (opts.width.unwrap_or(1200), opts.height.unwrap_or(600));
+    // Before reading a large file: a bad size is the user's typo.
+    chart::check_size(width, height)?;
+    let snap = load(file)?;
+    let device = pick_device(&snap, file, opts.device.as_deref())?;
+    let t0 = std::time::Instant::now();
+    let title = std::path::Path::new(file).file_name().map_or(file.to_string(), |n| n.to_string_lossy().into_owned());
+    let req = chart::Request { kind, device, width, height, format, title: &title };
+    let (bytes, info) = chart::render(&snap, &req).map_err(|e| format!("{file}: {e}"))?;
+    let ms = t0.elapsed().as_secs_f64() * 1e3;
+    std::fs::write(out, &bytes).map_err(|e| format!("{out}: {e}"))?;
+    if opts.json {
+        let mut v = serde_json::to_value(&info).unwrap();
+        v["output"] = out.into();
+        v["bytes"] = bytes.len().into();
+        v["render_ms"] = ((ms * 10.0).round() / 10.0).into();
+        println!("{}", serde_json::to_string_pretty(&v).unwrap());
+    } else {
+        let size = |b: u64| memviz_core::format::format_size(b, false);
+        println!(
+            "{out}: {}x{}, device {device}, {}, peak {} at step {} of {}{} ({ms:.0} ms)",
+            info.width,
+            info.height,
+            info.view,
+            size(info.peak_bytes),
+            info.peak_step,
+            info.n_steps,
+            match info.oom_steps.len() {
+                0 => String::new(),
+                n => format!(", {n} OOM"),
+            },
+        );
+    }
+    Ok(())
+}
+
+fn html(file: &str, opts: &Opts) -> Result<(), String> {
+    if file == "-" {
+        return Err("html: FILE must be a file (its name goes into the page), not standard input".to_string());
+    }
+    let (viewer, origin) = html::viewer(opts.viewer.as_deref())?;
+    let bytes = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
+    // A file the page could not open is reported here, not in the browser.
+    memviz_core::load(&bytes).map_err(|e| format!("{file}: {e}"))?;
+    let path = std::path::Path::new(file);
+    let name = path.file_name().map_or(file.to_string(), |n| n.to_string_lossy().into_owned());
+    let out = match &opts.output {
+        Some(o) => o.clone(),
+        None => {
+            let stem = name.strip_suffix(".gz").unwrap_or(&name);
+            let stem = std::path::Path::new(stem).file_stem().map_or(stem.to_string(), |s| s.to_string_lossy().into_owned());
+            format!("{stem}.html")
+        }
+    };
+    let page = html::page(&viewer, &name, &bytes)?;
+    std::fs::write(&out, &page).map_err(|e| format!("{out}: {e}"))?;
+    println!(
+        "{out}: {} (snapshot {} as gzip+base64; viewer: {origin})",
+        fmt_len(page.len()),
+        fmt_len(page.len().saturating_sub(viewer.len()))
+    );
+    Ok(())
+}
+
+fn fmt_len(n: usize) -> String {
+    memviz_core::format::format_size(n as u64, false)
 }
 
 fn info(snap: &Snapshot) -> serde_json::Value {
