@@ -171,6 +171,65 @@ mod tests {
         }
     }
 
+    fn block(address: u128, size: u64, requested_size: u64) -> StateBlock {
+        StateBlock {
+            address,
+            size,
+            requested_size,
+            pending: false,
+            version: 0,
+            stack: 0,
+            alloc_event: None,
+            final_block: None,
+            free_event: None,
+        }
+    }
+
+    fn state(segments: Vec<StateSegment>) -> State {
+        State {
+            device: 0,
+            position: 0,
+            event: None,
+            segments,
+            orphan_blocks: vec![],
+            totals: Default::default(),
+            free_bytes: 0,
+            largest_free_bytes: 0,
+            free_pieces: 0,
+        }
+    }
+
+    /// Issue 9: a block that runs past its segment's end, in a row cut by
+    /// the image's bottom edge (the map scrolled to it), used to start its
+    /// fill right of the image and index past the pixel buffer (a wasm
+    /// "unreachable" trap in the page).
+    #[test]
+    fn block_past_its_segment_end_in_a_row_cut_by_the_bottom_edge() {
+        // Row 0: a 500-byte segment; row 1: a 1000-byte one whose block
+        // starts 1500 bytes in (past its end; 150 px right of a 100 px map).
+        let state = state(vec![
+            seg(0x10000, 1000, vec![block(0x10000 + 1500, 300, 200)]),
+            seg(0x90000, 500, vec![]),
+        ]);
+        let map = SegmentMap::layout(&state);
+        assert_eq!(map.rows, 2);
+        // Rows of 6 px in a 10 px image: row 1 covers y 6..11, cut at 10,
+        // so its rectangles reach the last pixel row.
+        for (w, h, y_off) in [(100, 10, 0.0), (100, 10, 2.0), (7, 9, 1.0), (1, 7, 3.0), (150, 10, 0.0)] {
+            let mut img = Image::new(w, h);
+            let g = render_segment_map(&map, &mut img, 100.0, 1, None, y_off);
+            assert_eq!(img.rgba.len(), (w * h * 4) as usize);
+            assert_eq!(g.rows, 2);
+            // The segment of row 1 is drawn (outlined) and nothing else broke.
+            let y = h - 1;
+            assert_eq!(img.get(0, y), OUTLINE, "{w}x{h} at {y_off}");
+        }
+        // Hovered past-the-end rectangles too.
+        let all: Vec<usize> = (0..map.rects.len()).collect();
+        let mut img = Image::new(100, 10);
+        render_segment_map(&map, &mut img, 100.0, 1, Some(&all), 0.0);
+    }
+
     #[test]
     fn draws_rectangles_where_the_geometry_says() {
         // Row 0: a 500-byte segment; row 1: a 1000-byte one with a block
