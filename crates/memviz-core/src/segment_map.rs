@@ -82,6 +82,10 @@ pub struct SegmentMap {
     /// sizes.
     pub allocated_bytes: u64,
     pub reserved_bytes: u64,
+    /// Blocks that run past their segment's end (inconsistent input): their
+    /// rectangles are cut at the segment's end, so that they neither cover
+    /// the next segment nor leave the row.
+    pub clipped_blocks: usize,
 }
 
 /// What lies under a point of the map.
@@ -139,7 +143,7 @@ impl SegmentMap {
         row_start.push(order.len() as u32);
         let nblocks: usize = segs.iter().map(|s| s.blocks.len()).sum();
         let mut rects = Vec::with_capacity(segs.len() + 2 * nblocks);
-        let (mut allocated, mut reserved) = (0u64, 0u64);
+        let (mut allocated, mut reserved, mut clipped) = (0u64, 0u64, 0usize);
         for &i in &order {
             let s = &segs[i as usize];
             let p = places[i as usize];
@@ -159,24 +163,32 @@ impl SegmentMap {
             let p = places[i as usize];
             for (j, b) in s.blocks.iter().enumerate() {
                 allocated = allocated.wrapping_add(b.requested_size);
-                let x = p.x + b.address.saturating_sub(s.address) as f64;
+                // A state's blocks start inside their segment; on
+                // inconsistent input they may end past it: cut them there.
+                let off = b.address.saturating_sub(s.address);
+                let room = (s.size as u128).saturating_sub(off);
+                if b.size.max(b.requested_size) as u128 > room {
+                    clipped += 1;
+                }
+                let requested = (b.requested_size as u128).min(room);
+                let x = p.x + off as f64;
                 let kind = if b.pending { RectKind::PendingFree } else { RectKind::Block };
                 let color = block_color(b.address);
                 rects.push(MapRect {
                     kind,
                     row: p.row,
                     x,
-                    width: b.requested_size as f64,
+                    width: requested as f64,
                     segment: i,
                     block: j as u32,
                     color,
                 });
-                let waste = b.size.saturating_sub(b.requested_size);
+                let waste = (b.size.saturating_sub(b.requested_size) as u128).min(room - requested);
                 if waste > 0 {
                     rects.push(MapRect {
                         kind: RectKind::Waste,
                         row: p.row,
-                        x: x + b.requested_size as f64,
+                        x: x + requested as f64,
                         width: waste as f64,
                         segment: i,
                         block: j as u32,
@@ -195,6 +207,7 @@ impl SegmentMap {
             rects,
             allocated_bytes: allocated,
             reserved_bytes: reserved,
+            clipped_blocks: clipped,
         }
     }
 
