@@ -520,6 +520,33 @@ impl StateView {
         fragmentation_text(&self.state)
     }
 
+    /// What the map of the selected state cannot show as the file says, ""
+    /// when nothing: blocks outside every segment (not drawn), blocks past
+    /// their segment's end (cut there), and how often the trace disagrees
+    /// with the dump (the whole trace, by kind).
+    pub fn issues_text(&self) -> String {
+        let s = |n: usize| if n == 1 { "" } else { "s" };
+        let mut parts = Vec::new();
+        let o = self.state.orphan_blocks.len();
+        if o > 0 {
+            parts.push(format!("{o} block{} outside every segment (not drawn)", s(o)));
+        }
+        let c = self.map.clipped_blocks;
+        if c > 0 {
+            parts.push(format!("{c} block{} running past {} segment's end (cut there)", s(c), if c == 1 { "its" } else { "their" }));
+        }
+        let issues = self.history.inconsistencies();
+        if issues.total() > 0 {
+            let kinds: Vec<String> = issues.iter().map(|(k, n, _)| format!("{} {n}", k.name())).collect();
+            parts.push(format!("the trace disagrees with the dump {} times: {}", issues.total(), kinds.join(", ")));
+        }
+        if parts.is_empty() {
+            String::new()
+        } else {
+            format!("Inconsistent input: {}", parts.join("; "))
+        }
+    }
+
     /// The text under the list: the selected event with the totals, or
     /// another (hovered) event without them.
     pub fn event_text(&self, snap: &Snapshot, versions: &Versions, i: usize) -> String {
@@ -682,6 +709,7 @@ mod tests {
             sv.fragmentation_text(),
             "Largest free block 3.0KiB (3072 bytes); 3.0KiB (3072 bytes) free in 1 piece"
         );
+        assert_eq!(sv.issues_text(), "");
         // An empty trace: the final state, nothing selected.
         let mut empty = Snapshot::default();
         empty.segments.push(segment(0, 0x1000, 4096, 0..0));

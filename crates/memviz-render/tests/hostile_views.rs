@@ -348,3 +348,23 @@ fn a_hundred_thousand_segments() {
     let seen = all_views(name, snap, Depth::Light, Duration::from_secs(60));
     assert!(seen[0].1.map_hits > 0 && seen[0].1.pool_hits > 0);
 }
+
+/// The state history says what its map cannot show.
+#[test]
+fn the_state_history_names_what_it_cannot_draw() {
+    let files = hostile(&["past_end", "overlap"]);
+    let v = versions::compute(&files[0].1);
+    let sv = StateView::new(&files[0].1, &v, 0);
+    assert_eq!(
+        sv.issues_text(),
+        "Inconsistent input: 8 blocks running past their segment's end (cut there); \
+         the trace disagrees with the dump 8 times: block_outside_segment 8"
+    );
+    let v = versions::compute(&files[1].1);
+    let sv = StateView::new(&files[1].1, &v, 0);
+    let text = sv.issues_text();
+    let n = sv.state.orphan_blocks.len();
+    assert!(n >= 2, "{n}");
+    assert!(text.starts_with(&format!("Inconsistent input: {n} blocks outside every segment (not drawn); ")), "{text}");
+    assert!(text.contains("the trace disagrees with the dump"), "{text}");
+}
