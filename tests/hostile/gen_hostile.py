@@ -13,7 +13,7 @@ is committed.
 
 | name | what is wrong with it |
 |---|---|
-| past_end | blocks that run past their segment's end, in the lowest rows of a map with dozens of rows (scroll to see them) |
+| past_end | blocks (and their rounding waste) that run past their segment's end, in the last rows of a 150-row map (scroll down to see them) |
 | overlap | blocks that overlap each other, blocks before / after / between segments, overlapping segments, trace events on all of them |
 | sizes | zero, negative (read as 0) and wrapping sizes: 2**64 - 1, 2**63, 2**64 + 5; requested_size > size; addresses 0 and 2**127 - 1 (the largest 16-byte pickle integer) |
 | many_segments | 100,000 segments, half of them each in a private pool of its own, and a 20,000-event trace over them |
@@ -64,23 +64,26 @@ def snapshot(segments, traces):
 
 
 def past_end():
-    """60 segments in rows; the 8 largest (the last rows) have blocks whose
+    """150 segments of nearly one size, so that each gets a row of its own
+    and the map scrolls; the 8 largest (the last rows) have blocks whose
     sizes add up to more than the segment: the last block starts inside and
-    ends past it; one is 1,000x its segment."""
+    ends past it (its rounding waste starts past it); one is 1,000x its
+    segment."""
     segs, trace, t = [], [], 1_700_000_000_000_000
     base = 0x7f00_0000_0000
-    for i in range(60):
-        size = (1 + i % 7) * 2 * MB if i < 52 else 20 * MB + i * MB
+    n = 150
+    for i in range(n):
+        size = 20 * MB + i * 64 * 1024
         addr = base + i * 128 * MB
-        if i < 52:
+        if i < n - 8:
             blocks = [block(MB, MB - 512), block(size - MB, 0, 'inactive')]
         else:
-            over = size * 1000 if i == 59 else size // 2 + 3 * MB
-            blocks = [block(size // 2, size // 2 - 4096), block(over, over - 100)]
+            over = size * 1000 if i == n - 1 else size // 2 + 3 * MB
+            blocks = [block(size // 2, size // 2 - 4096), block(over, over // 3)]
         segs.append(segment(addr, size, blocks))
         trace.append(ev('segment_alloc', addr, size, t=t + 3 * i))
         trace.append(ev('alloc', addr, blocks[0]['size'], t=t + 3 * i + 1))
-        if i >= 52:
+        if i >= n - 8:
             trace.append(ev('alloc', addr + blocks[0]['size'], blocks[1]['size'], t=t + 3 * i + 2))
     return snapshot(segs, [trace])
 
