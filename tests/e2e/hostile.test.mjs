@@ -199,8 +199,16 @@ test('hostile snapshots: every view of every device answers, then a good file dr
       assert.match(await page.textContent('#state-issues'), /8 blocks running past their segment's end \(cut there\)/);
       // The map follows the selection: the last rows, where the blocks are.
       assert.match(await page.textContent('#state-rows'), /^rows \d+–150 of 150 /);
-      await useStateHistory(page);
+      // Scrolled to the bottom, hovering the last row (the 1,000x block).
+      const b = await box(page, 'segment-map');
+      await page.mouse.move(b.x + b.w * 0.75, b.y + b.h - 4);
+      await page.mouse.wheel(0, 1e6);
+      await frame(page);
+      await page.mouse.move(b.x + b.w * 0.75, b.y + b.h - 5);
+      await frame(page);
+      assert.match(await page.textContent('#context'), /^b7f[0-9a-f]+_0 \d+\.\dGiB \(\d+ bytes\) allocation \(stream 0\)/);
       await page.screenshot({ path: join(OUT, 'hostile-past-end-state.png') });
+      await useStateHistory(page);
       await setView(page, 'Active Memory Timeline');
     }
     if (name === 'overlap') {
