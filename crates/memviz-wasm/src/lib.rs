@@ -434,8 +434,10 @@ impl Viewer {
             "view": VIEWS[self.app.view].0,
             "trace_events": snap.trace(d).len(),
             "segments": segs().count(),
-            "reserved_bytes": segs().map(|s| s.total_size).sum::<u64>(),
-            "allocated_bytes": segs().map(|s| s.allocated_size).sum::<u64>(),
+            // Wrapping as `memviz summary` sums them (a hostile file's sizes
+            // may add up past 2^64; `sum` would panic in a debug build).
+            "reserved_bytes": segs().fold(0u64, |a, s| a.wrapping_add(s.total_size)),
+            "allocated_bytes": segs().fold(0u64, |a, s| a.wrapping_add(s.allocated_size)),
             "active_blocks": active_blocks,
             "timeline": tl,
             "peak_step": self.app.timeline().map_or(0, |t| t.peak_step()),
