@@ -368,3 +368,50 @@ fn the_state_history_names_what_it_cannot_draw() {
     assert!(text.starts_with(&format!("Inconsistent input: {n} blocks outside every segment (not drawn); ")), "{text}");
     assert!(text.contains("the trace disagrees with the dump"), "{text}");
 }
+
+/// The view fuzz targets' finds (crates/memviz-core/tests/regressions/
+/// views-*): every view, and the segment map with the canvas and scroll
+/// offsets fuzz/fuzz_targets/common.rs takes from the last 16 bytes.
+#[test]
+fn view_target_regressions() {
+    let dir = root().join("crates/memviz-core/tests/regressions");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.starts_with("views-") {
+            continue;
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        let snap = memviz_core::load(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut t = [0u8; 16];
+        t.copy_from_slice(&bytes[bytes.len() - 16..]);
+        let w = match t[0] % 8 {
+            0 => 1,
+            1 => 1 + u16::from_le_bytes([t[0], t[1]]) as u32 % 4000,
+            _ => 1 + u16::from_le_bytes([t[0], t[1]]) as u32 % 700,
+        };
+        let h = match t[2] % 8 {
+            0 => 1,
+            1 => 1 + u16::from_le_bytes([t[2], t[3]]) as u32 % 3000,
+            _ => 1 + u16::from_le_bytes([t[2], t[3]]) as u32 % 400,
+        };
+        let outline = 1 + (t[8] % 3) as u32;
+        let v = versions::compute(&snap);
+        for d in snap.devices() {
+            let mut sv = StateView::new(&snap, &v, d);
+            for i in [0, sv.len() / 2, sv.len().saturating_sub(1)] {
+                sv.select(&snap, i);
+                let max_row = 48.0 * outline as f64;
+                let probe = MapGeometry::new(&sv.map, w, h, max_row, 6.0 * outline as f64, 0.0);
+                for y_off in [probe.total_h - h as f64, probe.total_h / 3.0, 0.0] {
+                    let mut img = Image::new(w, h);
+                    render_segment_map(&sv.map, &mut img, max_row, outline, None, y_off);
+                }
+            }
+        }
+        all_views(&name, &snap, Depth::Full, Duration::from_secs(60));
+        n += 1;
+    }
+    assert!(n >= 1, "no views-* regression inputs in {}", dir.display());
+}
