@@ -263,6 +263,33 @@ test('several snapshots at once, switching between them and between devices', as
   await context.close();
 });
 
+test('expandable segments recorded for real: the segment timeline starts and ends where Python says', async () => {
+  const { page, context, errors } = await openPage();
+  const name = 'expandable_segments_map_unmap.pickle';
+  const ref = expected(name);
+  assert.ok(ref, `tests/reference/expected/${name}.json is missing: run tests/reference/regenerate.sh`);
+  await dropAndWait(page, name);
+  await page.selectOption('#view-select', '1');
+  await redrawNow(page);
+  const s = await shownSummary(page);
+  const want = ref.summary.devices['0'].segment_memory;
+  assert.equal(s['timeline.start_bytes'], want.start_bytes);
+  assert.equal(s['timeline.peak_bytes'], want.peak_bytes);
+  assert.equal(s['timeline.end_bytes'], want.end_bytes);
+  assert.equal(s['timeline.end_bytes'], ref.summary.devices['0'].reserved_bytes, 'ends at the dump');
+  assert.equal(s['timeline.elements'], want.elements);
+  assert.ok(await inkedPixels(page) > 100000);
+  // A piece mapped in the trace: its hover names a segment address and the map's stack.
+  const elem = await page.evaluate(() => window.memviz.viewer.element_count() - 1);
+  const [x, y] = await bandPoint(page, elem, 0, want.actions);
+  const box = await plotBox(page);
+  await page.mouse.move(box.x + x, box.y + y);
+  await page.waitForFunction(() => /Addr: s[0-9a-f]+_\d+/.test(document.querySelector('#context').textContent));
+  assert.match(await page.textContent('#context'), /memory_leaks_demo\.py/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('the canvas is sized to devicePixelRatio', async () => {
   const { page, context } = await openPage({ viewport: { width: 1000, height: 700 }, deviceScaleFactor: 2 });
   await dropAndWait(page, 'small_train_step.pickle');

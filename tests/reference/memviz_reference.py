@@ -16,12 +16,11 @@ A bare list of segments (torch.cuda.memory_snapshot()) is wrapped as
 {'segments': list, 'device_traces': []}.
 
 Deliberate departures from memory_viz (each says why):
-- `summary` counts segment_map as a segment allocation and segment_unmap as a
-  segment free (matched by address) in segment_memory, because memory_viz's
-  Active Cached Segment Timeline ignores them and so draws nothing for
-  expandable segments. --no-map-unmap gives memory_viz's exact behaviour.
-  Real snapshots in ../shared/snapshots have no map/unmap events, so both
-  agree there.
+- `summary` replays segment_map / segment_unmap in segment_memory as the
+  pieces they map and unmap (expandable.py: an unmap need not equal any map),
+  because memory_viz's Active Cached Segment Timeline ignores them and so
+  draws nothing for expandable segments. --no-map-unmap gives memory_viz's
+  exact behaviour.
 - `state` indexes RAW trace events (before free_requested + free_completed are
   merged into 'free'), so the state between the two halves of a free is
   observable (the block shows as pending free).
@@ -37,6 +36,9 @@ import os
 import json
 import pickle
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from expandable import pieces as expandable_pieces, steps as expandable_steps  # noqa: E402
 
 
 # ---------------------------------------------------------------- loading
@@ -159,16 +161,31 @@ def process_alloc_data(snap, ann, device, plot_segments, map_unmap=False):
     trace = snap['device_traces'][device] if device < len(snap['device_traces']) else []
     merged = ann.traces[device] if device < len(ann.traces) else []
     if plot_segments:
-        allocs = {'segment_alloc'} | ({'segment_map'} if map_unmap else set())
-        frees = {'segment_free'} | ({'segment_unmap'} if map_unmap else set())
+        allocs, frees = {'segment_alloc'}, {'segment_free'}
     else:
         allocs, frees = {'alloc'}, {'free', 'free_completed'}
 
     elements, actions, initially = [], [], []
+    # Expandable segments: map / unmap replayed as pieces (expandable.py).
+    plist, expandable = expandable_pieces(snap, device) if plot_segments and map_unmap else ([], [])
+    by_event = expandable_steps(snap, device, plist)
+    elem = {}
+    for n, p in enumerate(plist):
+        if p['map'] is None:
+            elements.append({'kind': 'piece', 'size': p['size'], 'addr': p['addr'], 'version': 0,
+                             'frames': [], 'raw': p['unmap']})
+            elem[n] = len(elements) - 1
     addr_to_alloc = {}
     for raw_i, action, version in merged:
         e = trace[raw_i]
-        if action in allocs:
+        if raw_i in by_event and action in ('segment_map', 'segment_unmap'):
+            for n in by_event[raw_i]:
+                if n not in elem:
+                    elements.append({'kind': 'piece', 'size': plist[n]['size'], 'addr': plist[n]['addr'],
+                                     'version': version, 'frames': e.get('frames') or [], 'raw': raw_i})
+                    elem[n] = len(elements) - 1
+                actions.append(elem[n])
+        elif action in allocs:
             elements.append({'kind': 'trace', 'size': e.get('size', 0), 'addr': e.get('addr', 0),
                              'version': version, 'frames': e.get('frames') or [], 'raw': raw_i})
             addr_to_alloc[e.get('addr', 0)] = len(elements) - 1
@@ -184,11 +201,12 @@ def process_alloc_data(snap, ann, device, plot_segments, map_unmap=False):
                 initially.append(len(elements) - 1)
                 actions.append(len(elements) - 1)
 
+    initially += [elem[n] for n, p in sorted(enumerate(plist), key=lambda x: x[1]['addr']) if p['map'] is None]
     for si, seg in enumerate(snap['segments']):
         if seg['device'] != device:
             continue
         if plot_segments:
-            if seg['address'] not in addr_to_alloc:
+            if si not in expandable and seg['address'] not in addr_to_alloc:
                 elements.append({'kind': 'dump', 'size': seg['total_size'], 'addr': seg['address'],
                                  'version': ann.seg_version[si], 'frames': [], 'raw': None})
                 initially.append(len(elements) - 1)

@@ -1,24 +1,21 @@
 //! memviz-core: bytes of a PyTorch CUDA memory snapshot -> a compact
 //! [`model::Snapshot`] -> the data memory_viz's views draw.
 //!
-//! The data path is one way: [`load`] (pickle / JSON / gzip) builds the model;
-//! [`timeline`], [`pools`], [`state`], [`segment_map`], [`search`] and
-//! [`summary`] compute views from it; [`format`](mod@format)
-//! turns pieces of it into the text memory_viz shows.
+//! The data path is one way, and the folders follow it: [`decode`] (pickle /
+//! JSON / gzip, [`load`] and [`Loader`]) builds the [`model`]; [`views`]
+//! (timeline, pools, state, segment_map, search, summary) compute view data
+//! from it; [`format`](mod@format) turns pieces of it into the text
+//! memory_viz shows.
 
-pub mod build;
+pub mod decode;
 pub mod error;
 pub mod format;
-pub mod json;
 pub mod model;
-pub mod pickle;
-pub mod pools;
-pub mod search;
-pub mod segment_map;
-pub mod state;
-pub mod summary;
-pub mod timeline;
-pub mod versions;
+pub mod views;
+
+// The modules by their short names: `memviz_core::timeline`, `crate::pickle`.
+pub use decode::{json, loader, pickle};
+pub use views::{mapped, pools, search, segment_map, state, summary, timeline, versions};
 
 pub use error::{Error, ErrorKind, Result};
 pub use model::Snapshot;
@@ -33,7 +30,7 @@ pub fn load(bytes: &[u8]) -> Result<Snapshot> {
     loader.finish()
 }
 
-pub use build::Loader;
+pub use loader::Loader;
 
 #[cfg(test)]
 mod tests {

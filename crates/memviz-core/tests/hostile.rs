@@ -1,12 +1,13 @@
 //! Hostile and broken input: one test per case of issue 5. Every bad input
 //! is made by code here (a small pickle writer, Python's pickle module, or
 //! cuts of the real files in ../shared/snapshots); each test asserts the
-//! exact error kind, message and byte offset, and that nothing panics, hangs
-//! or grows out of proportion to the input.
+//! exact error kind, message and byte offset, and that nothing panics or
+//! grows out of proportion to the input (counted: lists, references, memo
+//! entries). Time is not asserted here: the Criterion benchmarks (benches/)
+//! and the fuzzers (fuzz/) hold the speed limits.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 use memviz_core::model::Plain;
 use memviz_core::pickle::PickleDecoder;
@@ -114,11 +115,6 @@ impl P {
     }
 }
 
-#[track_caller]
-fn assert_fast(start: Instant, limit_ms: u64, what: &str) {
-    let t = start.elapsed();
-    assert!(t < Duration::from_millis(limit_ms), "{what} took {t:?} (limit {limit_ms} ms)");
-}
 
 // ---------------------------------------------------------------------------
 // Truncation, random bytes, files that are not snapshots
@@ -205,7 +201,6 @@ impl Rng {
 #[test]
 fn random_bytes_never_panic() {
     let mut rng = Rng(0x9e3779b97f4a7c15);
-    let start = Instant::now();
     let mut kinds = std::collections::BTreeMap::new();
     for i in 0..3000 {
         let n = (rng.next() % 2048) as usize;
@@ -228,7 +223,6 @@ fn random_bytes_never_panic() {
         let r = b.chunks(7).try_for_each(|c| l.feed(c)).and_then(|_| l.finish());
         assert_eq!(r.is_ok(), load(&b).is_ok());
     }
-    assert_fast(start, 60_000, "3000 random inputs");
     assert!(kinds.len() >= 4, "random input reached only {kinds:?}");
 }
 
@@ -346,12 +340,10 @@ fn memo_references_to_nothing() {
     assert_err(&e, ErrorKind::Malformed, Some(4), "memo reference 70000 refers to nothing");
     // A PUT far ahead does not allocate the memo up to it.
     let far = P::proto(4).op(b']').raw(b"r\xff\xff\xff\xff").get(u32::MAX).stop();
-    let start = Instant::now();
     let mut d = PickleDecoder::new();
     d.feed(&far).unwrap();
     let (_, arena, _) = d.finish().unwrap();
     assert_eq!(arena.lists.len(), 1);
-    assert_fast(start, 500, "LONG_BINPUT 2^32-1");
 }
 
 /// Appends `levels` + 1 lists, each holding the previous one twice through
@@ -374,8 +366,6 @@ fn billion_laughs_stays_linear() {
     let with_mark =
         laughs(p, levels).str("segments").op(b']').str("device_traces").op(b'(').get(levels).op(b'l').op(b'u').stop();
     assert!(with_mark.len() < 400, "{} bytes", with_mark.len());
-
-    let start = Instant::now();
     let mut d = PickleDecoder::new();
     d.feed(&with_mark).unwrap();
     let (_, arena, _) = d.finish().unwrap();
@@ -385,7 +375,6 @@ fn billion_laughs_stays_linear() {
     assert_eq!(arena.list_store.iter().map(|v| v.len()).sum::<usize>(), 2 * levels as usize + 1);
 
     let snap = load(&with_mark).unwrap();
-    assert_fast(start, 5_000, "billion laughs");
     fn count(p: &Plain) -> usize {
         match p {
             Plain::List(v) => 1 + v.iter().map(count).sum::<usize>(),
@@ -443,9 +432,7 @@ fn self_referencing_containers() {
         .op(b'e')
         .op(b'u')
         .stop();
-    let start = Instant::now();
     let snap = load(&bytes).unwrap();
-    assert_fast(start, 2_000, "self-referencing list");
     // Shown 65 levels deep, then elided.
     fn depth(p: &Plain) -> usize {
         match p {
@@ -520,9 +507,7 @@ fn shared_segments_and_texts_are_not_multiplied() {
     }
     p = p.op(b'e').op(b'e').op(b'u');
     let bytes = p.stop();
-    let start = Instant::now();
     let snap = load(&bytes).unwrap();
-    assert_fast(start, 20_000, "shared segments");
     assert_eq!(snap.segments.len(), 1);
     assert_eq!(snap.blocks.len(), 1000);
     assert_eq!(snap.traces[0].len(), 20_000);
@@ -558,9 +543,7 @@ fn a_dict_built_item_by_item_is_linear() {
          s = {'segments': [], 'allocator_settings': {str(i): i for i in range(200000)}}\n\
          sys.stdout.buffer.write(pickle.dumps(s, 0))",
     );
-    let start = Instant::now();
     let snap = load(&py).unwrap();
-    assert_fast(start, 5_000, "200,000 SETITEMs");
     match snap.allocator_settings.as_ref().unwrap() {
         Plain::Map(m) => {
             // The display budget (100,000 values: the map, then 2 a pair)
@@ -598,13 +581,11 @@ fn a_length_field_claiming_gigabytes() {
     // re-parsed on every chunk (which would copy gigabytes).
     let mut big = P::proto(4).op(b'X').raw(&u32::MAX.to_le_bytes()).0;
     big.resize(16 << 20, b'a');
-    let start = Instant::now();
     let mut l = Loader::new();
     for c in big.chunks(4096) {
         l.feed(c).unwrap();
     }
     let e = l.finish().unwrap_err();
-    assert_fast(start, 5_000, "16 MB in 4 kB chunks");
     assert_eq!((e.kind, e.offset), (ErrorKind::Truncated, Some(16 << 20)));
 }
 
@@ -616,7 +597,6 @@ fn a_length_field_claiming_gigabytes() {
 fn a_text_line_without_end() {
     let mut line = vec![b'I'];
     line.resize(900_000, b'7');
-    let start = Instant::now();
     let mut l = Loader::new();
     for c in line.chunks(64) {
         l.feed(c).unwrap();
@@ -627,7 +607,6 @@ fn a_text_line_without_end() {
         Some(900_000),
         "truncated file: the pickle ends inside the opcode INT (0x49) that starts at byte offset 0",
     );
-    assert_fast(start, 3_000, "a 900 kB line in 64-byte chunks");
     line.resize(2 << 20, b'7');
     let mut l = Loader::new();
     let e = line.chunks(4096).try_for_each(|c| l.feed(c)).unwrap_err();
@@ -657,9 +636,7 @@ fn nesting_100000_deep() {
     let mut m = vec![b'('; depth];
     m.extend(std::iter::repeat_n(b'l', depth));
     for (what, value) in [("EMPTY_LIST/APPEND", v), ("MARK/LIST", m)] {
-        let start = Instant::now();
         let snap = load(&wrap(value)).unwrap_or_else(|e| panic!("{what}: {e}"));
-        assert_fast(start, 5_000, what);
         // Shown down to 65 levels (depth 0 to 64), the rest elided.
         assert_eq!(depth_of(snap.allocator_settings.as_ref().unwrap()), 65, "{what}");
     }
@@ -883,7 +860,7 @@ fn size_limits_are_explicit() {
     l.feed(b"{\"segments\": [").unwrap();
     let e = l.feed(&vec![b' '; 1000]).unwrap_err();
     assert_err(&e, ErrorKind::TooLarge, Some(1000), "the snapshot has more than 1000 bytes (the limit of this reader)");
-    assert_eq!(memviz_core::build::MAX_SNAPSHOT_BYTES, u32::MAX as u64);
+    assert_eq!(memviz_core::loader::MAX_SNAPSHOT_BYTES, u32::MAX as u64);
 }
 
 // ---------------------------------------------------------------------------
@@ -902,7 +879,6 @@ fn fuzzer_regressions() {
             continue;
         }
         let bytes = std::fs::read(&path).unwrap();
-        let start = Instant::now();
         let whole = load(&bytes);
         for size in [1, 3, 61] {
             let mut l = Loader::new();
@@ -919,7 +895,6 @@ fn fuzzer_regressions() {
             let r = rest.chunks(1 + c as usize % 61).try_for_each(|c| l.feed(c)).and_then(|_| l.finish());
             assert_eq!(r.is_ok(), load(rest).is_ok(), "{}: as the fuzz target fed it", path.display());
         }
-        assert_fast(start, 3_000, &path.display().to_string());
         n += 1;
     }
     assert!(n >= 1, "no regression inputs in {}", dir.display());

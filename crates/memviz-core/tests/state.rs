@@ -284,62 +284,6 @@ fn generated_snapshots_replay_consistently() {
     }
 }
 
-/// Timing note (not a benchmark harness): run with
-/// `cargo test --release -p memviz-core --test state -- --ignored --nocapture`
-/// on `gen_snapshot.py /tmp/big.pickle --events 2000000 --devices 2 --oom`
-/// (or MEMVIZ_BIG=path).
-#[test]
-#[ignore]
-fn timing_big_trace() {
-    use std::time::Instant;
-    let path = std::env::var("MEMVIZ_BIG").unwrap_or_else(|_| "/tmp/big.pickle".into());
-    let t0 = Instant::now();
-    let snap = load(Path::new(&path));
-    println!("load: {:?}", t0.elapsed());
-    let d = snap.default_device().unwrap();
-    let t0 = Instant::now();
-    let h = StateHistory::new(&snap, d);
-    let n = h.len();
-    println!(
-        "device {d}: {n} events, StateHistory::new {:?}, checkpoint every {} events, inconsistencies {}",
-        t0.elapsed(),
-        h.checkpoint_every(),
-        h.inconsistencies().total()
-    );
-    let mut c = h.cursor();
-    let t0 = Instant::now();
-    c.seek(&h, &snap, n / 2);
-    println!("seek final -> middle: {:?} ({:?})", t0.elapsed(), c.totals());
-    let t0 = Instant::now();
-    let st = c.state(&h, &snap);
-    println!("state() at middle: {:?} ({} segments, {} blocks)", t0.elapsed(), st.segments.len(), st.totals.blocks);
-    let t0 = Instant::now();
-    for _ in 0..1000 {
-        c.step_forward(&h, &snap);
-    }
-    println!("history heap: {} MiB", h.heap_bytes() >> 20);
-    println!("1000 steps forward: {:?} ({:?}/step)", t0.elapsed(), t0.elapsed() / 1000);
-    let t0 = Instant::now();
-    for _ in 0..1000 {
-        c.step_back(&h, &snap);
-    }
-    println!("1000 steps back: {:?} ({:?}/step)", t0.elapsed(), t0.elapsed() / 1000);
-    let mut times = Vec::new();
-    let mut x = 1u64;
-    for _ in 0..1000 {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        let i = (x >> 33) as usize % n;
-        let t0 = Instant::now();
-        c.seek(&h, &snap, i);
-        times.push(t0.elapsed());
-    }
-    times.sort();
-    println!("1000 random seeks: median {:?}, p99 {:?}, max {:?}", times[500], times[990], times[999]);
-    let t0 = Instant::now();
-    let sum = c.summary(&h, &snap);
-    println!("summary: {:?} {}", t0.elapsed(), serde_json::to_string(&sum).unwrap());
-}
-
 /// The versions StateHistory computes itself equal those of
 /// `versions::compute` (memory_viz's `_N` suffixes).
 #[test]

@@ -7,27 +7,43 @@ totals, written from its JS semantics (standard library only).
       (the 4 largest Active Memory elements: index, "b<hex>_<version>",
        size, alloc step, free step; steps are indices into the actions)
 """
-import json, pickle, sys
+import json, os, pickle, sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '../../../tests/reference'))
+from expandable import pieces as expandable_pieces, steps as expandable_steps  # noqa: E402
 
 
 def timeline(snap, dev, segs):
-    alloc = ('segment_alloc', 'segment_map') if segs else ('alloc',)
-    free = ('segment_free', 'segment_unmap') if segs else ('free', 'free_completed')
+    alloc = ('segment_alloc',) if segs else ('alloc',)
+    free = ('segment_free',) if segs else ('free', 'free_completed')
     sizes, actions, initial, live = [], [], [], {}
     trace = snap['device_traces'][dev] if dev < len(snap['device_traces']) else []
-    for e in trace:
-        if e['action'] in alloc:
+    # Expandable segments: map / unmap replayed as pieces (tests/reference/expandable.py).
+    plist, expandable = expandable_pieces(snap, dev) if segs else ([], [])
+    by_event = expandable_steps(snap, dev, plist)
+    elem = {}
+    for n, p in enumerate(plist):
+        if p['map'] is None:
+            sizes.append(p['size']); elem[n] = len(sizes) - 1
+    for i, e in enumerate(trace):
+        if segs and e['action'] in ('segment_map', 'segment_unmap'):
+            for n in by_event.get(i, []):
+                if n not in elem:
+                    sizes.append(plist[n]['size']); elem[n] = len(sizes) - 1
+                actions.append(elem[n])
+        elif e['action'] in alloc:
             sizes.append(e['size']); live[e['addr']] = len(sizes) - 1; actions.append(len(sizes) - 1)
         elif e['action'] in free:
             if e['addr'] in live:
                 actions.append(live.pop(e['addr']))
             else:
                 sizes.append(e['size']); initial.append(len(sizes) - 1); actions.append(len(sizes) - 1)
-    for s in snap['segments']:
+    initial += [elem[n] for n, p in sorted(enumerate(plist), key=lambda x: x[1]['addr']) if p['map'] is None]
+    for si, s in enumerate(snap['segments']):
         if s['device'] != dev:
             continue
         if segs:
-            if s['address'] not in live:
+            if si not in expandable and s['address'] not in live:
                 sizes.append(s['total_size']); initial.append(len(sizes) - 1)
         else:
             addr = s['address']

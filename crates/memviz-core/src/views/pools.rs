@@ -43,6 +43,9 @@ pub struct PoolEnvelope {
     /// Reserved bytes before the first action (can be negative on a trace
     /// that disagrees with the dump).
     pub reserved_start: i128,
+    /// The pool's segment events: (trace index, change of its reserved
+    /// bytes), in trace order.
+    pub reserved_changes: Vec<(u32, i128)>,
 }
 
 impl PoolEnvelope {
@@ -134,7 +137,8 @@ impl PrivatePools {
         // Segment events of private pools, by the action count before them.
         let trace = snap.trace(tl.device);
         let finder = pool_finder(snap, tl.device);
-        let mut seg_events: Vec<(usize, u32, i128)> = Vec::new();
+        // (steps before it, pool, change of reserved bytes, trace index)
+        let mut seg_events: Vec<(usize, u32, i128, u32)> = Vec::new();
         let mut k = 0usize;
         for i in 0..trace.len() {
             let a = trace.action[i];
@@ -145,7 +149,7 @@ impl PrivatePools {
                 if is_private(p) {
                     let add = matches!(a, Action::SegmentAlloc | Action::SegmentMap);
                     let d = trace.size[i] as i128;
-                    seg_events.push((k, key_of((p.unwrap(), trace.stream[i])), if add { d } else { -d }));
+                    seg_events.push((k, key_of((p.unwrap(), trace.stream[i])), if add { d } else { -d }, i as u32));
                 }
             }
         }
@@ -186,6 +190,7 @@ impl PrivatePools {
                 order: 0,
                 heights: Vec::new(),
                 reserved_start: 0,
+                reserved_changes: seg_events.iter().filter(|s| keys[s.1 as usize] == (pool_id, stream)).map(|s| (s.3, s.2)).collect(),
             })
             .collect();
         let mut envelopes: i128 = 0;
@@ -249,7 +254,7 @@ impl PrivatePools {
         for (step, &e) in tl.actions.iter().enumerate() {
             let step32 = step as u32;
             while se < seg_events.len() && seg_events[se].0 <= step {
-                let (_, key, d) = seg_events[se];
+                let (_, key, d, _) = seg_events[se];
                 reserve(&mut pp.pools[key as usize], &mut runs[key as usize], d, step32, &mut envelopes);
                 se += 1;
             }
@@ -280,7 +285,7 @@ impl PrivatePools {
             if step32 == last {
                 // Segment events after the last action.
                 while se < seg_events.len() {
-                    let (_, key, d) = seg_events[se];
+                    let (_, key, d, _) = seg_events[se];
                     reserve(&mut pp.pools[key as usize], &mut runs[key as usize], d, step32, &mut envelopes);
                     se += 1;
                 }

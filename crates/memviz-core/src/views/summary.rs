@@ -6,6 +6,7 @@ use std::hash::BuildHasherDefault;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use crate::format::format_size;
+use crate::mapped::MappedPieces;
 use crate::model::{Action, BlockState, EventTable, Snapshot};
 use crate::timeline::{Timeline, TimelineKind};
 use crate::versions::{self, AddrHasher};
@@ -47,7 +48,13 @@ impl TimelineSummary {
             replay_as::<u128>(snap, device)
         };
         if let [Some(a), Some(s)] = exact {
-            return [a, s];
+            // Expandable segments are replayed as pieces (crate::mapped),
+            // which only the full timeline does; they are few, so it is cheap.
+            if MappedPieces::build(snap, device).is_empty() {
+                return [a, s];
+            }
+            let v = versions::Versions::default();
+            return [a, TimelineSummary::of(&Timeline::build_with(snap, &v, device, TimelineKind::CachedSegments))];
         }
         // A total over 2^64 (sizes no real file has): the full replay gives
         // the wrapped figures. Versions do not change the totals.
@@ -94,8 +101,9 @@ fn replay_as<K: AddrKey>(snap: &Snapshot, device: u32) -> [Option<TimelineSummar
         let (l, alloc) = match a {
             Action::Alloc => (&mut *blocks, true),
             Action::FreeCompleted | Action::Free => (&mut *blocks, false),
-            Action::SegmentAlloc | Action::SegmentMap => (&mut *segs, true),
-            Action::SegmentFree | Action::SegmentUnmap => (&mut *segs, false),
+            // segment_map / segment_unmap: see `replay`.
+            Action::SegmentAlloc => (&mut *segs, true),
+            Action::SegmentFree => (&mut *segs, false),
             _ => continue,
         };
         let key = K::at(trace, i);

@@ -15,6 +15,7 @@
 //! drawn bands at a step sit in push order (`Element::order`), each directly
 //! on the one below, and the summarized band on top of them all.
 
+use crate::mapped::{self, MappedPieces, BEFORE_TRACE};
 use crate::model::{Action, BlockState, Snapshot, StackId};
 use crate::versions::{self, AddrMap, Versions};
 
@@ -23,15 +24,18 @@ pub enum TimelineKind {
     /// alloc / free_completed (and legacy free) over blocks.
     #[default]
     ActiveMemory,
-    /// segment_alloc / segment_free, plus (unlike memory_viz) segment_map /
-    /// segment_unmap, over segments.
+    /// segment_alloc / segment_free over segments, plus (unlike memory_viz)
+    /// the pieces that segment_map / segment_unmap map and unmap (see
+    /// [`crate::mapped`]).
     CachedSegments,
 }
 
 /// Where an element came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ElementSource {
-    /// An alloc (or segment_alloc / segment_map) event, by trace index.
+    /// An alloc (or segment_alloc / segment_map) event, by trace index. A
+    /// segment_map may make several elements: one per piece of it that a
+    /// later unmap cuts off.
     Alloc(u32),
     /// A free with no alloc in the trace: alive from the start; its stack is
     /// the free's. By trace index: the free_completed, or the free_requested
@@ -79,6 +83,10 @@ pub struct Timeline {
     pub elements: Vec<Element>,
     /// Element index of each action (an index appears twice: alloc, free).
     pub actions: Vec<u32>,
+    /// Trace event of each action (same length as `actions`; [`NO_EVENT`]
+    /// for the one step of a trace-less plot). One event makes one action,
+    /// except a segment_map / segment_unmap, which makes one per piece.
+    pub events: Vec<u32>,
     /// Elements alive from the start, in memory_viz's order (after reverse).
     pub initially_allocated: Vec<u32>,
     /// Total bytes at each step (len == n_steps).
@@ -123,16 +131,19 @@ impl PoolFinder {
     }
 }
 
-/// (is an alloc, is a free) of `kind`'s timeline.
+/// No trace event.
+pub const NO_EVENT: u32 = u32::MAX;
+
+/// (is an alloc, is a free) of `kind`'s timeline, matched by address.
+/// segment_map / segment_unmap are replayed as pieces instead (our addition:
+/// memory_viz leaves expandable segments out of this view).
 #[inline]
 fn classify(kind: TimelineKind, a: Action) -> (bool, bool) {
     match (kind, a) {
         (TimelineKind::ActiveMemory, Action::Alloc) => (true, false),
         (TimelineKind::ActiveMemory, Action::FreeCompleted | Action::Free) => (false, true),
-        // segment_map / segment_unmap: our addition (memory_viz leaves
-        // expandable segments' growth out of this view).
-        (TimelineKind::CachedSegments, Action::SegmentAlloc | Action::SegmentMap) => (true, false),
-        (TimelineKind::CachedSegments, Action::SegmentFree | Action::SegmentUnmap) => (false, true),
+        (TimelineKind::CachedSegments, Action::SegmentAlloc) => (true, false),
+        (TimelineKind::CachedSegments, Action::SegmentFree) => (false, true),
         _ => (false, false),
     }
 }
@@ -160,6 +171,12 @@ impl Timeline {
                 _ => {}
             }
         }
+        let pieces = match kind {
+            TimelineKind::CachedSegments => MappedPieces::build(snap, device),
+            TimelineKind::ActiveMemory => MappedPieces::default(),
+        };
+        n_allocs += pieces.pieces.len();
+        n_frees += pieces.by_unmap.len();
         let ghosts = match kind {
             TimelineKind::CachedSegments => snap.device_segments(device).count(),
             TimelineKind::ActiveMemory => snap
@@ -169,6 +186,7 @@ impl Timeline {
         };
         let mut elements: Vec<Element> = Vec::with_capacity(n_allocs + ghosts.min(snap.blocks.len()));
         let mut actions: Vec<u32> = Vec::with_capacity(n_allocs + n_frees + 1);
+        let mut events: Vec<u32> = Vec::with_capacity(n_allocs + n_frees + 1);
         let mut initially: Vec<u32> = Vec::new();
         let mut addr_to_alloc: AddrMap<u32> = AddrMap::default();
 
@@ -187,13 +205,72 @@ impl Timeline {
             total_after_alloc: 0,
         };
 
+        // Pieces of expandable segments: element of each piece, those mapped
+        // before the trace first (they join the initially allocated ones in
+        // phase 2), then the others as their maps come.
+        let mut piece_elem = vec![u32::MAX; pieces.pieces.len()];
+        let piece_element = |p: &mapped::Piece| {
+            let (source, version, stream, stack) = if p.map_event != BEFORE_TRACE {
+                let i = p.map_event as usize;
+                (ElementSource::Alloc(p.map_event), ev_version.and_then(|v| v.get(i)).copied().unwrap_or(0), trace.stream[i], trace.stack[i])
+            } else if let Some(u) = p.unmap_event {
+                // Mapped before recording: like an unmatched free, it shows
+                // the stack of the unmap.
+                let u = u as usize;
+                (ElementSource::UnmatchedFree(u as u32), ev_version.and_then(|v| v.get(u)).copied().unwrap_or(0), trace.stream[u], trace.stack[u])
+            } else {
+                let si = p.dump_segment.unwrap_or(u32::MAX);
+                let seg = snap.segments.get(si as usize);
+                let version = versions.segment.get(si as usize).copied().unwrap_or(0);
+                (ElementSource::GhostSegment(si), version, seg.map_or(0, |s| s.stream), 0)
+            };
+            Element {
+                source,
+                addr: p.addr,
+                version,
+                size: p.size,
+                stream,
+                pool_id: pools.find(p.addr),
+                stack,
+                x0: 0,
+                x1: 0,
+                order: 0,
+                total_after_alloc: 0,
+            }
+        };
+        for &p in &pieces.before_trace {
+            piece_elem[p as usize] = elements.len() as u32;
+            elements.push(piece_element(&pieces.pieces[p as usize]));
+        }
+        let (mut next_map, mut next_unmap) = (0usize, 0usize);
+
         // Phase 1: match allocs to frees by address. free_requested is not a
         // free here (matching it too would free twice).
         for i in 0..trace.len() {
+            if kind == TimelineKind::CachedSegments && mapped::is_map_or_unmap(trace.action[i]) {
+                // Each piece this event maps or unmaps is one action.
+                let at = |list: &[u32], k: usize, of: fn(&mapped::Piece) -> Option<u32>| {
+                    list.get(k).filter(|&&p| of(&pieces.pieces[p as usize]) == Some(i as u32)).copied()
+                };
+                while let Some(p) = at(&pieces.by_map, next_map, |p| Some(p.map_event)) {
+                    next_map += 1;
+                    piece_elem[p as usize] = elements.len() as u32;
+                    actions.push(elements.len() as u32);
+                    events.push(i as u32);
+                    elements.push(piece_element(&pieces.pieces[p as usize]));
+                }
+                while let Some(p) = at(&pieces.by_unmap, next_unmap, |p| p.unmap_event) {
+                    next_unmap += 1;
+                    actions.push(piece_elem[p as usize]);
+                    events.push(i as u32);
+                }
+                continue;
+            }
             let (is_alloc, is_free) = classify(kind, trace.action[i]);
             if !(is_alloc || is_free) {
                 continue;
             }
+            events.push(i as u32);
             let addr = trace.addr(i);
             if is_alloc {
                 let e = elements.len() as u32;
@@ -230,13 +307,18 @@ impl Timeline {
         }
 
         // Phase 2: what the dump holds that the trace never allocated.
+        for &p in &pieces.before_trace {
+            initially.push(piece_elem[p as usize]);
+        }
         for (si, seg) in snap.segments.iter().enumerate() {
             if seg.device != device {
                 continue;
             }
             match kind {
                 TimelineKind::CachedSegments => {
-                    if !addr_to_alloc.contains_key(&seg.address) {
+                    // Expandable segments are counted as pieces above.
+                    let expandable = pieces.dump_segments.binary_search(&(si as u32)).is_ok();
+                    if !expandable && !addr_to_alloc.contains_key(&seg.address) {
                         initially.push(elements.len() as u32);
                         elements.push(Element {
                             source: ElementSource::GhostSegment(si as u32),
@@ -284,6 +366,7 @@ impl Timeline {
             // A flat plot rather than a blank one.
             if let Some(e) = initially.pop() {
                 actions.push(e);
+                events.push(NO_EVENT);
             }
         }
 
@@ -340,6 +423,7 @@ impl Timeline {
             elements,
             actions,
             initially_allocated: initially,
+            events,
             total,
             start_bytes,
             end_bytes: running,
@@ -620,41 +704,36 @@ impl EventLinks {
         let trace = snap.trace(tl.device);
         let mut elem_of_event = vec![NO_ELEMENT; trace.len()];
         let mut free_of_elem = vec![NO_ELEMENT; tl.elements.len()];
-        let mut seen = vec![false; tl.elements.len()];
-        // `actions[k]` is the k-th alloc/free event in trace order (see
-        // `build_with`); a free_requested links to the element then live at
-        // its address.
+        // A free_requested links to the element then live at its address.
         let mut live: AddrMap<u32> = AddrMap::default();
-        let mut k = 0usize;
+        let mut next_step = 0usize;
         for i in 0..trace.len() {
             let a = trace.action[i];
-            let counted = match tl.kind {
-                TimelineKind::ActiveMemory => matches!(a, Action::Alloc | Action::FreeCompleted | Action::Free),
-                TimelineKind::CachedSegments => a.is_segment(),
-            };
-            if counted {
-                let Some(&e) = tl.actions.get(k) else { break };
-                k += 1;
-                elem_of_event[i] = e;
-                let (eu, addr) = (e as usize, trace.addr(i));
-                if eu < seen.len() {
-                    let is_alloc = matches!(tl.elements[eu].source, ElementSource::Alloc(j) if j as usize == i);
-                    if is_alloc {
-                        live.insert(addr, e);
-                    } else {
-                        free_of_elem[eu] = i as u32;
-                        live.remove(&addr);
-                        // An unmatched free made from the free_requested
-                        // before it: that event is this element too.
-                        if let ElementSource::UnmatchedFree(j) = tl.elements[eu].source {
-                            if let Some(x) = elem_of_event.get_mut(j as usize) {
-                                *x = e;
-                            }
+            // The steps of event i (several for a map / unmap of pieces).
+            let mut first = true;
+            while next_step < tl.actions.len() && tl.events[next_step] == i as u32 {
+                let e = tl.actions[next_step];
+                next_step += 1;
+                let Some(el) = tl.elements.get(e as usize) else { continue };
+                if first {
+                    elem_of_event[i] = e;
+                    first = false;
+                }
+                if matches!(el.source, ElementSource::Alloc(j) if j as usize == i) {
+                    live.insert(el.addr, e);
+                } else {
+                    free_of_elem[e as usize] = i as u32;
+                    live.remove(&el.addr);
+                    // An unmatched free made from the free_requested
+                    // before it: that event is this element too.
+                    if let ElementSource::UnmatchedFree(j) = el.source {
+                        if let Some(x) = elem_of_event.get_mut(j as usize) {
+                            *x = e;
                         }
                     }
-                    seen[eu] = true;
                 }
-            } else if a == Action::FreeRequested && tl.kind == TimelineKind::ActiveMemory {
+            }
+            if a == Action::FreeRequested && tl.kind == TimelineKind::ActiveMemory {
                 if let Some(&e) = live.get(&trace.addr(i)) {
                     elem_of_event[i] = e;
                 }

@@ -1,0 +1,8 @@
+//! Bytes -> [`Snapshot`](crate::model::Snapshot): the first half of the data
+//! path. [`loader`] takes chunks and picks the format (pickle, JSON, gzip of
+//! either); [`pickle`] and [`json`] decode into one arena of values, trace
+//! events straight into columns; the loader then builds the model from them.
+
+pub mod json;
+pub mod loader;
+pub mod pickle;
