@@ -70,8 +70,7 @@ fn legacy_free_versions_are_memory_vizs_in_every_view() {
             }
         }
         // The dump's blocks (address = segment address + sizes before it).
-        let blocks: Vec<Vec<Option<u32>>> =
-            want["blocks"].as_array().unwrap().iter().map(u32s).collect();
+        let blocks: Vec<Vec<Option<u32>>> = want["blocks"].as_array().unwrap().iter().map(u32s).collect();
         for (si, seg) in snap.segments.iter().enumerate() {
             for (k, bi) in (seg.blocks.start..seg.blocks.end).enumerate() {
                 assert_eq!(Some(v.block[bi as usize]), blocks[si][k], "segment {si} block {k}");

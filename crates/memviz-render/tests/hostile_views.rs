@@ -5,15 +5,15 @@
 //! and minimap; Allocated Memory (incl. Private Pools); the Allocator State
 //! History at the first, a middle and the last event with its segment map
 //! drawn at odd canvas sizes and scroll offsets and hovered all over; search
-//! by address and frame text; the jumps between views. Nothing may panic
-//! or take long, and what each file is known to hold must show.
+//! by address and frame text; the jumps between views. Nothing may panic,
+//! what each file is known to hold must show, and the work stays in
+//! proportion (counted, not timed: speed lives in the benchmarks).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 use memviz_core::format::hover_text;
-use memviz_core::pools::{PoolDetail, PrivatePools};
+use memviz_core::pools::{PoolDetail, PrivatePools, Slot};
 use memviz_core::search::{SearchIndex, SearchKind};
 use memviz_core::segment_map::{MapHit, RectKind, StateView};
 use memviz_core::timeline::{DetailView, EventLinks, Hit, Timeline, TimelineKind};
@@ -103,8 +103,10 @@ fn timeline_views(snap: &Snapshot, v: &Versions, ix: &SearchIndex, device: u32, 
                 assert_eq!(img.rgba.len(), (w * h * 4) as usize);
                 // Hover a grid of pixels, and a few off the image.
                 let (gx, gy) = (w.div_ceil(16).max(1), h.div_ceil(16).max(1));
-                let mut pts: Vec<(f64, f64)> =
-                    (0..w).step_by(gx as usize).flat_map(|x| (0..h).step_by(gy as usize).map(move |y| (x as f64 + 0.5, y as f64 + 0.5))).collect();
+                let mut pts: Vec<(f64, f64)> = (0..w)
+                    .step_by(gx as usize)
+                    .flat_map(|x| (0..h).step_by(gy as usize).map(move |y| (x as f64 + 0.5, y as f64 + 0.5)))
+                    .collect();
                 pts.extend([(-1.0, 0.0), (w as f64, 0.0), (0.0, h as f64), (f64::NAN, 1.0), (1e300, 1e300)]);
                 for (x, y) in pts {
                     let Some((step, bytes)) = pixel_to_point(&cols, y_max, h, x, y) else { continue };
@@ -170,7 +172,8 @@ fn pools_view(snap: &Snapshot, tl: &Timeline, dv: &DetailView, sizes: &[(u32, u3
 fn state_views(snap: &Snapshot, v: &Versions, ix: &SearchIndex, device: u32, depth: Depth, seen: &mut Seen) {
     let mut sv = StateView::new(snap, v, device);
     let n = sv.len();
-    let picks: &[usize] = if depth == Depth::Full { &[usize::MAX, 0, n / 2, n.saturating_sub(1)] } else { &[usize::MAX, n / 2] };
+    let picks: &[usize] =
+        if depth == Depth::Full { &[usize::MAX, 0, n / 2, n.saturating_sub(1)] } else { &[usize::MAX, n / 2] };
     for (k, &i) in picks.iter().enumerate() {
         if i != usize::MAX {
             sv.select(snap, i);
@@ -225,8 +228,7 @@ fn state_views(snap: &Snapshot, v: &Versions, ix: &SearchIndex, device: u32, dep
 }
 
 /// Every view of every device of `snap`; returns what was seen per device.
-fn all_views(name: &str, snap: &Snapshot, depth: Depth, budget: Duration) -> Vec<(u32, Seen)> {
-    let t0 = Instant::now();
+fn all_views(name: &str, snap: &Snapshot, depth: Depth) -> Vec<(u32, Seen)> {
     let v = versions::compute(snap);
     let ix = SearchIndex::new(snap);
     let mut out = Vec::new();
@@ -236,9 +238,7 @@ fn all_views(name: &str, snap: &Snapshot, depth: Depth, budget: Duration) -> Vec
         state_views(snap, &v, &ix, d, depth, &mut seen);
         out.push((d, seen));
     }
-    let took = t0.elapsed();
-    assert!(took < budget, "{name}: every view took {took:?} (budget {budget:?})");
-    eprintln!("{name}: {took:?} {out:?}");
+    eprintln!("{name}: {out:?}");
     out
 }
 
@@ -246,7 +246,7 @@ fn all_views(name: &str, snap: &Snapshot, depth: Depth, budget: Duration) -> Vec
 fn past_end_blocks_are_cut_at_their_segment() {
     let files = hostile(&["past_end"]);
     let (name, snap) = &files[0];
-    let seen = all_views(name, snap, Depth::Full, Duration::from_secs(60));
+    let seen = all_views(name, snap, Depth::Full);
     assert_eq!(seen.len(), 1);
     let s = &seen[0].1;
     // 150 segments in 150 rows, 158 blocks: every block drawn, the 8 that
@@ -274,7 +274,7 @@ fn past_end_blocks_are_cut_at_their_segment() {
 fn overlapping_and_outside_blocks_and_segments() {
     let files = hostile(&["overlap"]);
     let (name, snap) = &files[0];
-    let seen = all_views(name, snap, Depth::Full, Duration::from_secs(60));
+    let seen = all_views(name, snap, Depth::Full);
     let s = &seen[0].1;
     assert!(s.map_hits > 0 && s.timeline_hits > 0 && s.pool_hits > 0, "{s:?}");
     // The final state: blocks outside every segment are counted, not drawn.
@@ -290,7 +290,7 @@ fn zero_negative_and_wrapping_sizes() {
     let (name, snap) = &files[0];
     // Negative sizes are read as 0 and counted.
     assert!(snap.warnings.bad_values >= 4, "{:?}", snap.warnings);
-    let seen = all_views(name, snap, Depth::Full, Duration::from_secs(60));
+    let seen = all_views(name, snap, Depth::Full);
     let s = &seen[0].1;
     assert!(s.map_hits > 0 && s.timeline_hits > 0, "{s:?}");
     assert!(s.clipped_blocks >= 1, "{s:?}");
@@ -300,7 +300,7 @@ fn zero_negative_and_wrapping_sizes() {
 fn chaotic_traces() {
     let files = hostile(&["chaos"]);
     let (name, snap) = &files[0];
-    let seen = all_views(name, snap, Depth::Full, Duration::from_secs(60));
+    let seen = all_views(name, snap, Depth::Full);
     assert_eq!(seen.iter().map(|s| s.0).collect::<Vec<_>>(), vec![0, 1]);
     assert!(seen[0].1.map_hits > 0);
 }
@@ -313,7 +313,7 @@ fn device_indices_in_the_thousands_and_billions() {
     let (name, snap) = &files[0];
     assert_eq!(snap.devices(), vec![3, 5000, 4_000_000_000]);
     assert_eq!(snap.default_device(), Some(5000));
-    let seen = all_views(name, snap, Depth::Full, Duration::from_secs(30));
+    let seen = all_views(name, snap, Depth::Full);
     let by_dev: Vec<(u32, usize)> = seen.iter().map(|(d, s)| (*d, s.map_rects)).collect();
     // Device 3: one segment, one block; 5000: one segment, its block after
     // the trace, one freed block before it; 4e9: one segment, one block.
@@ -330,22 +330,31 @@ fn a_hundred_thousand_segments() {
     let files = hostile(&["many_segments"]);
     let (name, snap) = &files[0];
     assert_eq!(snap.segments.len(), 100_000);
-    let t0 = Instant::now();
     let v = versions::compute(snap);
     let tl = Timeline::build_with(snap, &v, 0, TimelineKind::ActiveMemory);
     let pp = PrivatePools::build(snap, &tl);
     assert_eq!(pp.pools.len(), 50_000);
     let dv = DetailView::new(&tl, 1000);
     let pd = PoolDetail::new(&tl, &pp, &dv);
-    let cols = pick_columns(&PoolTotals(&pp), Window::full(tl.n_steps()), 400);
-    let mut img = Image::new(400, 200);
-    render_pools(&tl, &pp, &pd, &dv, &cols, cols.max_total.max(1), None, &mut img);
+    // 50,000 pools: the sweep, whose changes are in proportion to the
+    // elements and envelope heights (not pools x steps)...
+    let sw = pd.sweep.as_ref().expect("a sweep for 50,000 pools");
+    let heights: usize = pp.pools.iter().map(|p| p.heights.len()).sum();
+    assert_eq!(sw.top.len(), pp.pools.len() + sw.top.iter().filter(|s| matches!(s, Slot::Element(_))).count());
+    assert!(sw.changes.len() <= 3 * tl.elements.len() + heights, "{} changes", sw.changes.len());
+    // ...and a drawing that visits bands per pixel row, not every pool in
+    // every column (walking them: 50,000 x 400).
+    let (w, h) = (400, 200);
+    let cols = pick_columns(&PoolTotals(&pp), Window::full(tl.n_steps()), w);
+    let mut img = Image::new(w, h);
+    let st = render_pools(&tl, &pp, &pd, &dv, &cols, cols.max_total.max(1), None, &mut img);
+    assert!(st.bands > 0 && st.bands <= 2 * (w * h) as u64, "{} bands visited", st.bands);
     let sv = StateView::new(snap, &v, 0);
     assert_eq!(sv.state.segments.len(), 100_000);
     assert!(sv.map.rows > 1000, "{}", sv.map.rows);
-    // Debug build, 2 shared cores: the page's release wasm is 10-20x faster.
-    assert!(t0.elapsed() < Duration::from_secs(20), "pools and state: {:?}", t0.elapsed());
-    let seen = all_views(name, snap, Depth::Light, Duration::from_secs(60));
+    let blocks: usize = sv.state.segments.iter().map(|s| s.blocks.len()).sum();
+    assert!(sv.map.rects.len() <= sv.state.segments.len() + 2 * blocks);
+    let seen = all_views(name, snap, Depth::Light);
     assert!(seen[0].1.map_hits > 0 && seen[0].1.pool_hits > 0);
 }
 
@@ -410,7 +419,7 @@ fn view_target_regressions() {
                 }
             }
         }
-        all_views(&name, &snap, Depth::Full, Duration::from_secs(60));
+        all_views(&name, &snap, Depth::Full);
         n += 1;
     }
     assert!(n >= 1, "no views-* regression inputs in {}", dir.display());

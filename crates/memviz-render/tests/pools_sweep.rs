@@ -52,7 +52,11 @@ fn compare(name: &str, snap: &Snapshot) -> usize {
             if a.rgba != b.rgba {
                 let k = a.rgba.iter().zip(&b.rgba).position(|(x, y)| x != y).unwrap() / 4;
                 let (x, y) = (k as u32 % w, k as u32 / w);
-                panic!("{name} limit {limit} {w}x{h}: pixel ({x}, {y}) {:?} walking, {:?} sweeping", a.get(x, y), b.get(x, y));
+                panic!(
+                    "{name} limit {limit} {w}x{h}: pixel ({x}, {y}) {:?} walking, {:?} sweeping",
+                    a.get(x, y),
+                    b.get(x, y)
+                );
             }
             env_px += sa.envelope_px;
             colors.extend(a.rgba.chunks_exact(4).map(|p| [p[0], p[1], p[2]]));

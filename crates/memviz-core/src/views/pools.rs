@@ -165,8 +165,11 @@ impl PrivatePools {
         let mut snap_reserved: Vec<(u32, i128)> = snap_reserved.into_iter().collect();
         snap_reserved.sort_unstable();
         let mut net_of: HashMap<u32, i128> = HashMap::new();
-        for &(_, key, d) in &seg_events {
+        // Each pool's segment events, in one pass (not one pass per pool).
+        let mut changes_of: Vec<Vec<(u32, i128)>> = vec![Vec::new(); keys.len()];
+        for &(_, key, d, i) in &seg_events {
             *net_of.entry(key).or_insert(0) += d;
+            changes_of[key as usize].push((i, d));
         }
         if keys.is_empty() {
             pp.total = tl.total.clone();
@@ -183,14 +186,15 @@ impl PrivatePools {
         let mut runs: Vec<Run> = keys.iter().map(|_| Run { max: 0, active: 0, reserved: 0, created: false }).collect();
         pp.pools = keys
             .iter()
-            .map(|&(pool_id, stream)| PoolEnvelope {
+            .zip(changes_of)
+            .map(|(&(pool_id, stream), reserved_changes)| PoolEnvelope {
                 pool_id,
                 stream,
                 first_step: 0,
                 order: 0,
                 heights: Vec::new(),
                 reserved_start: 0,
-                reserved_changes: seg_events.iter().filter(|s| keys[s.1 as usize] == (pool_id, stream)).map(|s| (s.3, s.2)).collect(),
+                reserved_changes,
             })
             .collect();
         let mut envelopes: i128 = 0;
