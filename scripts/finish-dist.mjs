@@ -45,10 +45,22 @@ glue = glue
   .replace(/^export \{[^}]*\};?\s*$/gm, '');
 if (/^export /m.test(glue)) throw new Error('unhandled export in the wasm-bindgen glue');
 const wasmB64 = readFileSync(join(dist, wasmName)).toString('base64');
-const loader = `${glue}
-const wasmBytes = Uint8Array.from(atob("${wasmB64}"), (c) => c.charCodeAt(0));
-initSync({ module: wasmBytes });
-window.wasmBindings = { ${exported.join(', ')} };
+// The glue inside a function: each call is a fresh copy with its own module
+// state, so that after an internal error (a trap) the page can instantiate
+// the compiled module again (memvizReinstantiate, see www/boot.js).
+const loader = `const memvizGlue = () => {
+${glue}
+return { initSync, ${exported.join(', ')} };
+};
+const wasmModule = new WebAssembly.Module(Uint8Array.from(atob("${wasmB64}"), (c) => c.charCodeAt(0)));
+const bindings = memvizGlue();
+bindings.initSync({ module: wasmModule });
+window.wasmBindings = bindings;
+window.memvizReinstantiate = async () => {
+  const fresh = memvizGlue();
+  fresh.initSync({ module: wasmModule });
+  return fresh;
+};
 dispatchEvent(new CustomEvent("TrunkApplicationStarted", { detail: {} }));
 `;
 // A script inlined into the page ends at the first "</script" in its text.
@@ -64,13 +76,14 @@ page = page
   .replace(/<link rel="modulepreload"[^>]*>/g, '')
   .replace(/<link rel="preload"[^>]*>/g, '')
   .replace(/<link rel="stylesheet"[^>]*>/, () => `<style>\n${read(cssName)}</style>`)
+  .replace(/<script src="boot\.js"><\/script>/, () => `<script>\n${read('boot.js')}</script>`)
   // share.js before app.js, as in index.html (it opens the embedded snapshot)
   .replace(/<script src="share\.js" defer><\/script>/, () => `<script>\n${inlined('share.js', read('share.js'))}</script>`)
   .replace(/<script src="app\.js" defer><\/script>/, () => `<script>\n${app}</script>\n<script type="module">\n${loader}</script>`)
   // views.js and its stylesheet (the views beyond the timelines)
   .replace(/<link rel="stylesheet"[^>]*views-[0-9a-f]+\.css[^>]*>/, () => `<style>\n${read(one(/^views-[0-9a-f]+\.css$/))}</style>`)
   .replace(/<script src="views\.js" defer><\/script>/, () => `<script>\n${inlined('views.js', read('views.js'))}</script>`);
-if (/src="\.?\/?memviz-wasm|href="\.\/memviz-wasm|app\.js"|views\.js"|share\.js"|views-[0-9a-f]+\.css/.test(page)) throw new Error('standalone still refers to a dist file');
+if (/src="\.?\/?memviz-wasm|href="\.\/memviz-wasm|app\.js"|views\.js"|share\.js"|boot\.js"|views-[0-9a-f]+\.css/.test(page)) throw new Error('standalone still refers to a dist file');
 const scriptHashes = inlineScripts(page).map(sha).join(' ');
 page = setCsp(page, () =>
   `default-src 'none'; script-src 'wasm-unsafe-eval' ${scriptHashes}; connect-src 'none'; style-src 'unsafe-inline'; img-src data: blob:; base-uri 'none'; form-action 'none'`);

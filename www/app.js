@@ -6,14 +6,16 @@
   const CHUNK = 4 << 20; // bytes read from the file per slice
   const FEED = 1 << 20; // bytes copied into wasm memory per call: its peak stays small
   let viewer = null;
+  let bindings = null; // the wasm module's exports (a fresh copy after a trap)
   let queue = Promise.resolve(); // files are read one after the other
   let lastHit = -1;
   let firstPaintPending = false;
   const timings = {};
 
-  function start(bindings) {
+  function start(b) {
     if (viewer) return;
-    viewer = new bindings.Viewer();
+    bindings = b;
+    viewer = new b.Viewer();
     // The wasm is loaded: from now on the page may connect nowhere at all.
     const csp = document.createElement('meta');
     csp.httpEquiv = 'Content-Security-Policy';
@@ -46,7 +48,8 @@
       }
       w.free();
     } catch (e) {
-      console.debug('memviz: warm-up skipped', e);
+      if (isTrap(e)) crashed(e);
+      else console.debug('memviz: warm-up skipped', e);
     }
   }
   const idle = window.requestIdleCallback || ((f) => setTimeout(f, 50));
@@ -76,14 +79,87 @@
 
   const nextTask = () => new Promise((r) => setTimeout(r, 0));
 
+  // ---- internal errors: a trap in the wasm code ---------------------------
+  // A Rust panic (a bug) or running out of memory aborts the wasm call with a
+  // RuntimeError ("unreachable"); the instance cannot be trusted afterwards.
+  // The page says so, naming the panic's message, and starts a fresh
+  // instance of the module (www/boot.js): the next file opens as usual.
+  let currentName = ''; // the file being read or shown, for the message
+  let recovering = null; // a promise while the fresh instance starts
+  let crashes = 0;
+
+  function isTrap(e) {
+    return e instanceof WebAssembly.RuntimeError ||
+      /recursive use of an object|null pointer passed to rust|unreachable/.test(String(e && e.message));
+  }
+
+  function crashed(e) {
+    if (recovering) return;
+    let msg = null;
+    try { msg = bindings && bindings.panic_message(); } catch (_) { /* that instance is gone too */ }
+    if (!msg) msg = `${(e && e.name) || 'Error'}: ${(e && e.message) || e} (a trap in the wasm code: out of memory?)`;
+    const name = currentName;
+    // The old Viewer stays borrowed: drop it without calling into it.
+    try { if (viewer && viewer.__destroy_into_raw) viewer.__destroy_into_raw(); } catch (_) { /* nothing to do */ }
+    viewer = null;
+    currentName = '';
+    document.body.dataset.crashes = String(++crashes);
+    showError(`internal error in memviz: ${msg}; the file could not be shown${name ? ` (${name})` : ''}. ` +
+      'The viewer restarted: open a file again.');
+    resetControls();
+    recovering = Promise.resolve()
+      .then(() => window.memvizReinstantiate())
+      .then((b) => {
+        bindings = b;
+        window.wasmBindings = b;
+        viewer = new b.Viewer();
+        document.body.dataset.restarts = String(crashes);
+      })
+      .catch((err) => showError(`memviz could not restart (${(err && err.message) || err}): reload the page.`))
+      .finally(() => { recovering = null; });
+  }
+
+  /** Wraps a handler: nothing while no viewer, a trap ends in crashed(). */
+  function guard(fn) {
+    return function (...args) {
+      if (!viewer) return undefined;
+      try {
+        return fn.apply(this, args);
+      } catch (e) {
+        if (!isTrap(e)) throw e;
+        crashed(e);
+        return undefined;
+      }
+    };
+  }
+
+  /** Empties the controls, the summary and the canvases (no file open). */
+  function resetControls() {
+    for (const id of ['file-select', 'device-select', 'view-select']) fillSelect($(id), [], '');
+    $('detail').disabled = true;
+    $('reset-zoom').disabled = true;
+    for (const id of ['summary', 'context', 'timings', 'detail-label']) $(id).textContent = '';
+    $('hint').hidden = false;
+    $('progress-box').hidden = true;
+    for (const id of ['plot', 'axes', 'minimap', 'segment-map']) {
+      const c = $(id);
+      c.getContext('2d').clearRect(0, 0, c.width, c.height);
+    }
+    delete $('plot').dataset.bandsDrawn;
+    if (window.memvizViews) window.memvizViews.reset();
+  }
+
   async function readFile(file) {
+    if (recovering) await recovering;
+    if (!viewer) return;
+    currentName = file.name;
     performance.mark('memviz:file-received');
     const t0 = performance.now();
     $('progress-box').hidden = false;
     $('progress').value = 0;
     $('progress-text').textContent = `Reading ${file.name}…`;
-    viewer.begin(file.name);
     try {
+      viewer.begin(file.name);
       // The next slice is read while this one is decoded.
       let next = file.slice(0, CHUNK).arrayBuffer();
       for (let off = 0; off < file.size; off += CHUNK) {
@@ -99,6 +175,10 @@
       await nextTask();
       viewer.finish();
     } catch (e) {
+      if (isTrap(e)) {
+        crashed(e);
+        return;
+      }
       // The viewer's message starts with the file name and ends with the byte offset.
       showError(`Could not open ${e.message || e}`);
       return;
@@ -118,11 +198,16 @@
   }
 
   function openExample() {
+    currentName = 'the example';
     performance.mark('memviz:file-received');
     const t0 = performance.now();
     try {
       viewer.open_example();
     } catch (e) {
+      if (isTrap(e)) {
+        crashed(e);
+        return;
+      }
       showError(`Could not open the example: ${e.message || e}`);
       return;
     }
@@ -140,15 +225,17 @@
     sel.disabled = items.length === 0;
   }
 
-  function opened() {
+  const opened = guard(function () {
     $('hint').hidden = true;
     showWarnings();
     fillSelect($('file-select'), viewer.file_names().map((n, i) => [i, n]), viewer.current_file());
     fillSelect($('view-select'), viewer.view_names().map((n, i) => [i, n]), viewer.view());
     viewChanged();
-  }
+  });
 
   function viewChanged() {
+    const names = viewer.file_names();
+    currentName = names[viewer.current_file()] || currentName;
     const labels = viewer.device_labels();
     fillSelect($('device-select'), Array.from(viewer.devices(), (d, i) => [d, labels[i]]), viewer.device());
     const slider = $('detail');
@@ -198,16 +285,16 @@
     openFiles(Array.from(e.target.files));
     e.target.value = '';
   });
-  $('example').addEventListener('click', () => viewer && openExample());
-  $('file-select').addEventListener('change', (e) => { viewer.select_file(+e.target.value); viewChanged(); });
-  $('device-select').addEventListener('change', (e) => { viewer.set_device(+e.target.value); viewChanged(); });
-  $('view-select').addEventListener('change', (e) => { viewer.set_view(+e.target.value); viewChanged(); });
-  $('detail').addEventListener('input', (e) => {
+  $('example').addEventListener('click', guard(() => openExample()));
+  $('file-select').addEventListener('change', guard((e) => { viewer.select_file(+e.target.value); viewChanged(); }));
+  $('device-select').addEventListener('change', guard((e) => { viewer.set_device(+e.target.value); viewChanged(); }));
+  $('view-select').addEventListener('change', guard((e) => { viewer.set_view(+e.target.value); viewChanged(); }));
+  $('detail').addEventListener('input', guard((e) => {
     viewer.set_detail(+e.target.value);
     detailLabel();
     redraw();
-  });
-  $('reset-zoom').addEventListener('click', () => { viewer.reset_window(); redraw(); });
+  }));
+  $('reset-zoom').addEventListener('click', guard(() => { viewer.reset_window(); redraw(); }));
 
   // ---- drag and drop anywhere ------------------------------------------------
   let dragDepth = 0;
@@ -218,13 +305,14 @@
     e.preventDefault();
     dragDepth = 0;
     $('drop-overlay').hidden = true;
-    if (viewer && e.dataTransfer) openFiles(Array.from(e.dataTransfer.files));
+    // While the viewer restarts after an internal error, files wait for it.
+    if ((viewer || recovering) && e.dataTransfer) openFiles(Array.from(e.dataTransfer.files));
   });
 
   // ---- drawing ---------------------------------------------------------------
   let frame = 0;
   function redraw() {
-    if (!frame) frame = requestAnimationFrame(draw);
+    if (!frame) frame = requestAnimationFrame(guard(draw));
   }
 
   function sizeCanvas(c) {
@@ -266,8 +354,7 @@
     drag = { x: e.offsetX, x0: e.offsetX, moved: false };
     plot.setPointerCapture(e.pointerId);
   });
-  plot.addEventListener('pointermove', (e) => {
-    if (!viewer) return;
+  plot.addEventListener('pointermove', guard((e) => {
     if (drag) {
       if (Math.abs(e.offsetX - drag.x0) > 3) drag.moved = true;
       if (drag.moved) {
@@ -283,55 +370,62 @@
       $('context').textContent = viewer.hover(e.offsetX, e.offsetY);
       redraw();
     }
-  });
+  }));
   plot.addEventListener('pointerup', (e) => {
-    if (drag && !drag.moved && viewer) {
+    const d = drag;
+    drag = null;
+    if (d && !d.moved) guard(() => {
       $('context').textContent = viewer.click(e.offsetX, e.offsetY);
       lastHit = viewer.hit_at(e.offsetX, e.offsetY);
       redraw();
-    }
-    drag = null;
+    })();
   });
-  plot.addEventListener('pointerleave', () => {
-    if (!viewer || drag) return;
+  plot.addEventListener('pointerleave', guard(() => {
+    if (drag) return;
     lastHit = -1;
     $('context').textContent = viewer.leave();
     redraw();
-  });
+  }));
   plot.addEventListener('wheel', (e) => {
-    if (!viewer) return;
     e.preventDefault();
-    viewer.zoom_at(Math.exp(e.deltaY * 0.0015), e.offsetX);
-    redraw();
+    guard(() => {
+      viewer.zoom_at(Math.exp(e.deltaY * 0.0015), e.offsetX);
+      redraw();
+    })();
   }, { passive: false });
 
   // ---- minimap: drag a window (brush), click to center ------------------------
   const mini = $('minimap');
   let brush = null;
   const miniStep = (e) => (e.offsetX / mini.clientWidth) * viewer.n_steps();
-  mini.addEventListener('pointerdown', (e) => {
-    if (!viewer) return;
+  mini.addEventListener('pointerdown', guard((e) => {
     brush = { a: miniStep(e), moved: false };
     mini.setPointerCapture(e.pointerId);
-  });
-  mini.addEventListener('pointermove', (e) => {
+  }));
+  mini.addEventListener('pointermove', guard((e) => {
     if (!brush) return;
     const b = miniStep(e);
     if (Math.abs(b - brush.a) < 1) return;
     brush.moved = true;
     viewer.set_window(Math.min(brush.a, b), Math.max(brush.a, b));
     redraw();
-  });
+  }));
   mini.addEventListener('pointerup', (e) => {
-    if (brush && !brush.moved) {
+    const b = brush;
+    brush = null;
+    if (b && !b.moved) guard(() => {
       const span = viewer.window_end() - viewer.window_start();
       const c = miniStep(e);
       viewer.set_window(c - span / 2, c + span / 2);
       redraw();
-    }
-    brush = null;
+    })();
   });
 
-  // For tests and the curious: the viewer object.
-  window.memviz = { get viewer() { return viewer; }, openFiles, showError, timings, redraw };
+  // For tests and the curious: the viewer object; views.js wraps its
+  // handlers with guard too.
+  window.memviz = {
+    get viewer() { return viewer; },
+    get recovering() { return recovering; },
+    openFiles, showError, timings, redraw, guard,
+  };
 })();

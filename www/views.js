@@ -7,6 +7,9 @@
 (function () {
   const $ = (id) => document.getElementById(id);
   const V = () => window.memviz && window.memviz.viewer;
+  // app.js's guard: a handler does nothing while no viewer, and a trap in
+  // the wasm code (a panic) ends in the page's internal-error path.
+  const G = (fn) => window.memviz.guard(fn);
   const ROW = 18; // px per event row (CSS: #event-rows div)
   // Browsers cap element heights (Chrome at about 33.5M px); past this the
   // spacer stays this tall and scrolling maps proportionally onto rows.
@@ -34,6 +37,21 @@
       drawState();
     }
     updateJump();
+  }
+
+  /** After an internal error: no file, the timeline view's layout. */
+  function reset() {
+    kind = 'timeline';
+    document.body.dataset.kind = kind;
+    $('settings').hidden = true;
+    $('state-box').hidden = true;
+    mapHover = '';
+    for (const id of ['search-count', 'state-totals', 'state-frag', 'state-rows', 'state-issues']) $(id).textContent = '';
+    delete $('search-count').dataset.n;
+    $('search-list').replaceChildren();
+    $('search-list').hidden = true;
+    $('to-state').hidden = true;
+    $('to-timeline').hidden = true;
   }
 
   /** Draws the state history or settings; false for timeline views. */
@@ -130,6 +148,7 @@
     $('state-totals').textContent = v.state_totals_text();
     $('state-frag').textContent = v.state_fragmentation_text();
     $('state-rows').textContent = v.state_map_rows_text();
+    $('state-issues').textContent = v.state_issues_text();
     if (!mapHover) $('context').textContent = sel >= 0 ? v.state_event_text(sel) : '';
     const ms = performance.now() - t0;
     stats.lastMs = ms;
@@ -167,24 +186,24 @@
     else return;
     e.preventDefault();
   }
-  document.addEventListener('keydown', onKey);
+  document.addEventListener('keydown', G(onKey));
 
-  $('event-list').addEventListener('scroll', () => { if (kind === 'state') renderRows(); });
-  $('event-rows').addEventListener('click', (e) => {
+  $('event-list').addEventListener('scroll', G(() => { if (kind === 'state') renderRows(); }));
+  $('event-rows').addEventListener('click', G((e) => {
     const i = e.target.dataset && e.target.dataset.i;
     if (i !== undefined) { $('event-list').focus(); select(+i); }
-  });
-  $('event-rows').addEventListener('mouseover', (e) => {
+  }));
+  $('event-rows').addEventListener('mouseover', G((e) => {
     const i = e.target.dataset && e.target.dataset.i;
     if (i !== undefined) $('context').textContent = V().state_event_text(+i);
-  });
-  $('event-list').addEventListener('mouseleave', () => {
+  }));
+  $('event-list').addEventListener('mouseleave', G(() => {
     const sel = V() ? V().state_selected() : -1;
     if (sel >= 0) $('context').textContent = V().state_event_text(sel);
-  });
+  }));
 
   const map = $('segment-map');
-  map.addEventListener('pointermove', (e) => {
+  map.addEventListener('pointermove', G((e) => {
     const v = V();
     if (!v || kind !== 'state') return;
     const text = v.state_hover(e.offsetX, e.offsetY);
@@ -194,24 +213,26 @@
       $('context').textContent = text || (sel >= 0 ? v.state_event_text(sel) : '');
       v.state_render(map);
     }
-  });
+  }));
   map.addEventListener('wheel', (e) => {
-    const v = V();
-    if (!v || kind !== 'state') return;
+    if (!V() || kind !== 'state') return;
     e.preventDefault();
-    if (v.state_scroll(e.deltaY)) {
-      mapHover = '';
-      v.state_hover(-1, -1);
-      drawState();
-    }
+    G(() => {
+      const v = V();
+      if (v.state_scroll(e.deltaY)) {
+        mapHover = '';
+        v.state_hover(-1, -1);
+        drawState();
+      }
+    })();
   }, { passive: false });
-  map.addEventListener('pointerleave', () => {
+  map.addEventListener('pointerleave', G(() => {
     const v = V();
     if (!v || kind !== 'state') return;
     mapHover = '';
     v.state_hover(-1, -1);
     drawState();
-  });
+  }));
 
   // ---- jumps -------------------------------------------------------------------
   function setView(i) {
@@ -239,7 +260,7 @@
     updateJump();
   }
 
-  $('to-state').addEventListener('click', () => {
+  $('to-state').addEventListener('click', G(() => {
     const v = V();
     const e = v.pinned_element();
     if (e < 0) return;
@@ -248,15 +269,15 @@
     setView(v.view_names().indexOf('Allocator State History'));
     select(ev);
     $('event-list').focus();
-  });
-  $('to-timeline').addEventListener('click', () => {
+  }));
+  $('to-timeline').addEventListener('click', G(() => {
     const v = V();
     const e = v.state_linked_element();
     if (e < 0) return;
     setView(0);
     showElement(e);
-  });
-  $('plot').addEventListener('pointerup', () => setTimeout(updateJump, 0));
+  }));
+  $('plot').addEventListener('pointerup', () => setTimeout(G(updateJump), 0));
 
   // ---- search --------------------------------------------------------------------
   let searchKind = 'address';
@@ -319,21 +340,21 @@
       searchKind = k;
       $(other).value = '';
       clearTimeout(searchTimer);
-      searchTimer = setTimeout(runSearch, 150);
+      searchTimer = setTimeout(G(runSearch), 150);
     });
-    input.addEventListener('keydown', (e) => {
+    input.addEventListener('keydown', G((e) => {
       if (e.key !== 'Enter' || !V()) return;
       e.preventDefault();
       if (searchKind !== k || searchTimer) { clearTimeout(searchTimer); searchTimer = 0; searchKind = k; runSearch(); }
       const v = V();
       const m = v.search_next(e.shiftKey);
       showMatch(m);
-    });
+    }));
   }
-  $('search-list').addEventListener('click', (e) => {
+  $('search-list').addEventListener('click', G((e) => {
     const m = e.target.dataset && e.target.dataset.m;
     if (m !== undefined) showMatch(+m);
-  });
+  }));
 
-  window.memvizViews = { changed, draw, select, stats, runSearch, renderRows };
+  window.memvizViews = { changed, draw, select, stats, runSearch, renderRows, reset };
 })();

@@ -474,10 +474,12 @@ pub fn render_plot<S: BandSource>(
             let reach = |row: u32| ((row as f64 + 0.5) / px_per_byte).floor() as u64;
             let mut threshold = reach(next_row);
             src.bands_reaching(step, style.selected, |elem, offset, size| {
-                if offset + size < threshold && Some(elem) != style.selected {
+                // Saturating: sizes near 2^64 in a hostile file must not wrap.
+                let band_top = offset.saturating_add(size);
+                if band_top < threshold && Some(elem) != style.selected {
                     return threshold;
                 }
-                let top = (offset + size) as f64 * px_per_byte;
+                let top = band_top as f64 * px_per_byte;
                 let end = ((top + 0.5).floor() as i64).clamp(0, h as i64) as u32;
                 if Some(elem) == style.selected {
                     let bot = offset as f64 * px_per_byte;

@@ -3,7 +3,7 @@
 //! reserved memory (black edge) and its drawn blocks as stripes inside
 //! (memviz_core::pools). One column per pixel, as the timeline.
 
-use memviz_core::pools::{PoolBand, PoolDetail, PrivatePools};
+use memviz_core::pools::{PoolBand, PoolDetail, PoolSweep, PrivatePools, Slot, SweepChange};
 use memviz_core::timeline::{DetailView, Timeline};
 
 use crate::{band_color, BandSource, Columns, Image, Rgba, NO_STEP, OUTLINE, SUMMARIZED};
@@ -39,6 +39,8 @@ impl BandSource for PoolTotals<'_> {
 pub struct PoolStats {
     /// Envelope pixels (for tests and the timings line).
     pub envelope_px: u64,
+    /// Bands visited (walking the bands: all of them; sweeping: those that
+    /// got at least one pixel).
     pub bands: u64,
 }
 
@@ -59,6 +61,9 @@ pub fn render_pools(
     let mut st = PoolStats::default();
     if w == 0 || h == 0 || y_max == 0 {
         return st;
+    }
+    if let Some(sw) = &pd.sweep {
+        return render_sweep(tl, pd, sw, dv, cols, y_max, selected, img);
     }
     let ppb = h as f64 / y_max as f64;
     let row = |bytes: u64| ((bytes as f64 * ppb + 0.5).floor() as i64).clamp(0, h as i64) as u32;
@@ -82,20 +87,20 @@ pub fn render_pools(
             st.bands += 1;
             match b {
                 PoolBand::Element { elem, offset, size } => {
-                    let (a, z) = (row(offset), row(offset + size));
+                    let (a, z) = (row(offset), row(offset.saturating_add(size)));
                     put(img, c, a, z, band_color(elem));
                     if Some(elem) == selected {
                         sel = Some((a, z));
                     }
                 }
                 PoolBand::Envelope { offset, size, .. } => {
-                    let (a, z) = (row(offset), row(offset + size));
+                    let (a, z) = (row(offset), row(offset.saturating_add(size)));
                     put(img, c, a, z, ENVELOPE);
                     st.envelope_px += (z - a) as u64;
                     env_edges.push((a, z));
                 }
                 PoolBand::Stripe { elem, offset, size, .. } => {
-                    let (a, z) = (row(offset), row(offset + size));
+                    let (a, z) = (row(offset), row(offset.saturating_add(size)));
                     put(img, c, a, z, blend(band_color(elem), ENVELOPE, 0.5));
                     if Some(elem) == selected {
                         sel = Some((a, z));
@@ -106,17 +111,243 @@ pub fn render_pools(
                         img,
                         c,
                         row(offset),
-                        row(offset + size),
+                        row(offset.saturating_add(size)),
                         blend(SUMMARIZED[1], ENVELOPE, 0.3),
                     );
                 }
             }
         });
         if summ > 0 {
-            put(img, c, row(top), row(top + summ), SUMMARIZED[((c / 4) % 2) as usize]);
+            put(img, c, row(top), row(top.saturating_add(summ)), SUMMARIZED[((c / 4) % 2) as usize]);
         }
         // Envelope edges: top and bottom lines (the sides show where the
         // height changes between columns well enough).
+        for (a, z) in env_edges {
+            if z > a {
+                put(img, c, a, a + 1, OUTLINE);
+                put(img, c, z - 1, z, OUTLINE);
+            }
+        }
+        if let Some((a, z)) = sel {
+            if z > a {
+                put(img, c, a, a + 1, OUTLINE);
+                put(img, c, z - 1, z, OUTLINE);
+            }
+        }
+    }
+    st
+}
+
+/// Prefix sums over slot sizes (u128: a hostile file's sizes may add up
+/// past 2^64) with the search for the slot at a height.
+struct Fenwick {
+    t: Vec<u128>,
+    /// Each slot's size, for reading one back.
+    v: Vec<u128>,
+}
+
+impl Fenwick {
+    fn new(n: usize) -> Fenwick {
+        Fenwick { t: vec![0; n + 1], v: vec![0; n] }
+    }
+    fn add(&mut self, i: usize, d: i128) {
+        let Some(x) = self.v.get_mut(i) else { return };
+        *x = x.wrapping_add(d as u128);
+        let mut k = i + 1;
+        while k < self.t.len() {
+            self.t[k] = self.t[k].wrapping_add(d as u128);
+            k += k & k.wrapping_neg();
+        }
+    }
+    /// Sum of slots `0..i`.
+    fn prefix(&self, i: usize) -> u128 {
+        let mut k = i.min(self.v.len());
+        let mut s = 0u128;
+        while k > 0 {
+            s = s.wrapping_add(self.t[k]);
+            k &= k - 1;
+        }
+        s
+    }
+    /// The first slot whose end (prefix including it) reaches `y`, or the
+    /// slot count when none does.
+    fn lower_bound(&self, y: u128) -> usize {
+        let n = self.v.len();
+        let (mut pos, mut rem) = (0usize, y);
+        let mut step = if n == 0 { 0 } else { 1usize << (usize::BITS - 1 - n.leading_zeros()) };
+        while step > 0 {
+            let k = pos + step;
+            if k <= n && self.t[k] < rem {
+                pos = k;
+                rem -= self.t[k];
+            }
+            step >>= 1;
+        }
+        pos
+    }
+}
+
+/// The sweep's running state: sizes of the slots at the current step.
+struct SweepState {
+    step: u32,
+    next: usize,
+    top: Fenwick,
+    inner: Fenwick,
+    pool_summarized: i128,
+}
+
+impl SweepState {
+    fn new(sw: &PoolSweep) -> SweepState {
+        SweepState {
+            step: 0,
+            next: 0,
+            top: Fenwick::new(sw.top.len()),
+            inner: Fenwick::new(sw.inner.len()),
+            pool_summarized: 0,
+        }
+    }
+    /// Applies the changes up to `step` (from the start again when `step`
+    /// lies before the current one).
+    fn advance(&mut self, sw: &PoolSweep, step: u32) {
+        if step < self.step {
+            *self = SweepState::new(sw);
+        }
+        while let Some(&(s, c)) = sw.changes.get(self.next) {
+            if s > step {
+                break;
+            }
+            match c {
+                SweepChange::Top { slot, delta } => self.top.add(slot as usize, delta),
+                SweepChange::Inner { slot, delta } => self.inner.add(slot as usize, delta),
+                SweepChange::PoolSummarized { delta } => self.pool_summarized += delta,
+            }
+            self.next += 1;
+        }
+        self.step = step;
+    }
+}
+
+fn sat64(x: u128) -> u64 {
+    x.min(u64::MAX as u128) as u64
+}
+
+/// [`render_pools`] for views with a [`PoolSweep`]: the same pixels as
+/// walking the bands, found per pixel row with prefix sums.
+#[allow(clippy::too_many_arguments)]
+fn render_sweep(
+    tl: &Timeline,
+    pd: &PoolDetail,
+    sw: &PoolSweep,
+    dv: &DetailView,
+    cols: &Columns,
+    y_max: u64,
+    selected: Option<u32>,
+    img: &mut Image,
+) -> PoolStats {
+    let (w, h) = (img.width, img.height);
+    let mut st = PoolStats::default();
+    let ppb = h as f64 / y_max as f64;
+    let row = |bytes: u64| ((bytes as f64 * ppb + 0.5).floor() as i64).clamp(0, h as i64) as u32;
+    // reach[r]: the fewest bytes whose row() passes row r (a band ending
+    // there or above covers row r).
+    let reach: Vec<u64> = (0..h)
+        .map(|r| {
+            let (mut lo, mut hi) = (0u64, u64::MAX);
+            if row(hi) <= r {
+                return u64::MAX;
+            }
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                if row(mid) > r {
+                    hi = mid;
+                } else {
+                    lo = mid + 1;
+                }
+            }
+            lo
+        })
+        .collect();
+    let wu = w as usize;
+    let put = |img: &mut Image, c: u32, r0: u32, r1: u32, color: Rgba| {
+        for r in r0..r1.min(h) {
+            let y = (h - 1 - r) as usize;
+            let i = (y * wu + c as usize) * 4;
+            img.rgba[i..i + 4].copy_from_slice(&color);
+        }
+    };
+    let mut state = SweepState::new(sw);
+    let n_top = sw.top.len();
+    for c in 0..w {
+        let step = cols.step[c as usize];
+        if step == NO_STEP || step >= tl.n_steps() {
+            continue;
+        }
+        state.advance(sw, step);
+        let mut env_edges: Vec<(u32, u32)> = Vec::new();
+        let mut sel: Option<(u32, u32)> = None;
+        let mut r = 0u32;
+        while r < h {
+            let i = state.top.lower_bound(reach[r as usize] as u128);
+            if i >= n_top {
+                break;
+            }
+            let o = state.top.prefix(i);
+            let e = o.wrapping_add(state.top.v[i]);
+            let (a, z) = (row(sat64(o)), row(sat64(e)));
+            if z <= r {
+                break; // sizes past 2^64: nothing more to find
+            }
+            st.bands += 1;
+            match sw.top[i] {
+                Slot::Element(elem) => {
+                    put(img, c, a, z, band_color(elem));
+                    if Some(elem) == selected {
+                        sel = Some((a, z));
+                    }
+                }
+                Slot::Envelope(p) => {
+                    put(img, c, a, z, ENVELOPE);
+                    st.envelope_px += (z - a) as u64;
+                    env_edges.push((a, z));
+                    let (i0, i1) = (sw.inner_at[p as usize] as usize, sw.inner_at[p as usize + 1] as usize);
+                    let pre = state.inner.prefix(i0);
+                    let stripes = state.inner.prefix(i1).wrapping_sub(pre);
+                    let small = pd.pool_summarized_at(p, step) as u128;
+                    let mut rr = r.max(a);
+                    while rr < z {
+                        let b = reach[rr as usize] as u128;
+                        if b <= o.saturating_add(stripes) {
+                            let j = state.inner.lower_bound(b - o + pre).min(i1.saturating_sub(1));
+                            let so = o + state.inner.prefix(j) - pre;
+                            let (sa, sz) = (row(sat64(so)), row(sat64(so.saturating_add(state.inner.v[j]))));
+                            if sz <= rr {
+                                break;
+                            }
+                            let elem = sw.inner[j];
+                            put(img, c, sa.max(rr), sz, blend(band_color(elem), ENVELOPE, 0.5));
+                            st.bands += 1;
+                            if Some(elem) == selected {
+                                sel = Some((sa, sz));
+                            }
+                            rr = sz;
+                        } else if b <= o.saturating_add(stripes).saturating_add(small) {
+                            let (sa, sz) = (row(sat64(o + stripes)), row(sat64(o + stripes + small)));
+                            put(img, c, sa.max(rr), sz, blend(SUMMARIZED[1], ENVELOPE, 0.3));
+                            st.bands += 1;
+                            rr = sz.max(rr + 1);
+                        } else {
+                            break;
+                        }
+                    }
+                }
+            }
+            r = z;
+        }
+        let top = state.top.prefix(n_top);
+        let summ = (dv.summarized_at(step) as i128 - state.pool_summarized).clamp(0, u64::MAX as i128) as u128;
+        if summ > 0 {
+            put(img, c, row(sat64(top)), row(sat64(top + summ)), SUMMARIZED[((c / 4) % 2) as usize]);
+        }
         for (a, z) in env_edges {
             if z > a {
                 put(img, c, a, a + 1, OUTLINE);

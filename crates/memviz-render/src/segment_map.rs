@@ -45,6 +45,7 @@ impl MapGeometry {
             if map.row_width == 0 { 0.0 } else { width as f64 / map.row_width as f64 };
         let row_h = (height as f64 / rows as f64).min(max_row_h).max(min_row_h).max(1.0);
         let total_h = row_h * rows as f64;
+        let y_off = if y_off.is_nan() { 0.0 } else { y_off };
         let y_off = y_off.clamp(0.0, (total_h - height as f64).max(0.0)).round();
         MapGeometry { px_per_byte, row_h, rows, y_off, total_h }
     }
@@ -81,12 +82,18 @@ impl MapGeometry {
     }
 }
 
+/// Fills the box clipped to the image on all four sides: a box may start
+/// right of or below the image (a block past its segment's end, a row cut by
+/// the scroll) and must then draw nothing.
 fn fill(img: &mut Image, (x0, y0, x1, y1): (u32, u32, u32, u32), c: Rgba) {
-    let (x1, y1) = (x1.min(img.width), y1.min(img.height));
+    let (x0, x1) = (x0.min(img.width), x1.min(img.width));
+    let (y0, y1) = (y0.min(img.height), y1.min(img.height));
+    if x1 <= x0 {
+        return;
+    }
     let w = img.width as usize;
     for y in y0..y1 {
-        let row = &mut img.rgba
-            [(y as usize * w + x0 as usize) * 4..(y as usize * w + x1.max(x0) as usize) * 4];
+        let row = &mut img.rgba[(y as usize * w + x0 as usize) * 4..(y as usize * w + x1 as usize) * 4];
         for px in row.chunks_exact_mut(4) {
             px.copy_from_slice(&c);
         }
@@ -169,6 +176,67 @@ mod tests {
             largest_gap: 0,
             gap_pieces: 0,
         }
+    }
+
+    fn block(address: u128, size: u64, requested_size: u64) -> StateBlock {
+        StateBlock {
+            address,
+            size,
+            requested_size,
+            pending: false,
+            version: 0,
+            stack: 0,
+            alloc_event: None,
+            final_block: None,
+            free_event: None,
+        }
+    }
+
+    fn state(segments: Vec<StateSegment>) -> State {
+        State {
+            device: 0,
+            position: 0,
+            event: None,
+            segments,
+            orphan_blocks: vec![],
+            totals: Default::default(),
+            free_bytes: 0,
+            largest_free_bytes: 0,
+            free_pieces: 0,
+        }
+    }
+
+    /// Issue 9: a block that runs past its segment's end, in a row cut by
+    /// the image's bottom edge (the map scrolled to it), used to start its
+    /// fill right of the image and index past the pixel buffer (a wasm
+    /// "unreachable" trap in the page).
+    #[test]
+    fn block_past_its_segment_end_in_a_row_cut_by_the_bottom_edge() {
+        // Row 0: a 500-byte segment; row 1: a 1000-byte one whose block
+        // starts 1500 bytes in (past its end; 150 px right of a 100 px map).
+        let state = state(vec![
+            seg(0x10000, 1000, vec![block(0x10000 + 1500, 300, 200)]),
+            seg(0x90000, 500, vec![]),
+        ]);
+        let map = SegmentMap::layout(&state);
+        assert_eq!(map.rows, 2);
+        // Rows of 6 px in a 10 px image: row 1 covers y 6..11, cut at 10,
+        // so its rectangles reach the last pixel row.
+        for (w, h, y_off) in [(100, 10, 0.0), (100, 10, 2.0), (7, 9, 1.0), (1, 7, 3.0), (150, 10, 0.0)] {
+            let mut img = Image::new(w, h);
+            let g = render_segment_map(&map, &mut img, 100.0, 1, None, y_off);
+            assert_eq!(img.rgba.len(), (w * h * 4) as usize);
+            assert_eq!(g.rows, 2);
+            // The segment of row 1 is drawn (outlined, or gray when too
+            // narrow) from its top, where the scroll puts it, down.
+            let top = (g.row_h - g.y_off) as u32;
+            let want = if w <= 3 { NARROW_SEGMENT } else { OUTLINE };
+            assert_eq!((g.row_h, img.get(0, top)), (6.0, want), "{w}x{h} at {y_off}");
+        }
+        // Hovered past-the-end rectangles too.
+        let all: Vec<usize> = (0..map.rects.len()).collect();
+        let mut img = Image::new(100, 10);
+        render_segment_map(&map, &mut img, 100.0, 1, Some(&all), 0.0);
     }
 
     #[test]

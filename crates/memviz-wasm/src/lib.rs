@@ -19,6 +19,45 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::Clamped;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 
+/// The message of the last panic of this instance ("" when none).
+static LAST_PANIC: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());
+
+/// Runs when the module is instantiated: installs the panic hook.
+///
+/// wasm32 has no unwinding: a panic aborts the call with an `unreachable`
+/// trap, and the instance is not to be trusted afterwards (the Viewer stays
+/// borrowed, the shadow stack is not unwound, memory held by the open files
+/// is never freed). The hook keeps the panic's message where
+/// [`panic_message`] finds it and logs it; the page (www/app.js) then shows
+/// "internal error in memviz: <message>" and starts a fresh instance of the
+/// module (www/boot.js keeps the compiled module for that).
+#[wasm_bindgen(start)]
+pub fn start() {
+    std::panic::set_hook(Box::new(|info| {
+        let text = match (info.payload().downcast_ref::<&str>(), info.payload().downcast_ref::<String>()) {
+            (Some(s), _) => s.to_string(),
+            (_, Some(s)) => s.clone(),
+            _ => "panic".to_string(),
+        };
+        let msg = match info.location() {
+            Some(l) => format!("{text} (at {}:{})", l.file(), l.line()),
+            None => text,
+        };
+        web_sys::console::error_1(&JsValue::from_str(&format!("memviz: internal error: {msg}")));
+        if let Ok(mut last) = LAST_PANIC.lock() {
+            *last = msg;
+        }
+    }));
+}
+
+/// The message of this instance's last panic, if any (read by the page
+/// after a call threw `RuntimeError: unreachable`).
+#[wasm_bindgen]
+pub fn panic_message() -> Option<String> {
+    let last = LAST_PANIC.lock().ok()?;
+    (!last.is_empty()).then(|| last.clone())
+}
+
 /// The built-in example: two training steps of a small transformer, written
 /// by build.rs with the project's own allocator simulation (gzip pickle).
 pub static EXAMPLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/example.pickle.gz"));
@@ -409,8 +448,10 @@ impl Viewer {
             "view": VIEWS[self.app.view].0,
             "trace_events": snap.trace(d).len(),
             "segments": segs().count(),
-            "reserved_bytes": segs().map(|s| s.total_size).sum::<u64>(),
-            "allocated_bytes": segs().map(|s| s.allocated_size).sum::<u64>(),
+            // Wrapping as `memviz summary` sums them (a hostile file's sizes
+            // may add up past 2^64; `sum` would panic in a debug build).
+            "reserved_bytes": segs().fold(0u64, |a, s| a.wrapping_add(s.total_size)),
+            "allocated_bytes": segs().fold(0u64, |a, s| a.wrapping_add(s.allocated_size)),
             "active_blocks": active_blocks,
             "timeline": tl,
             "peak_step": self.app.timeline().map_or(0, |t| t.peak_step()),
@@ -427,5 +468,11 @@ impl Viewer {
     /// Index of the largest element (the first drawn band).
     pub fn largest_element(&self) -> i32 {
         self.app.timeline().and_then(|t| t.by_size.first()).map_or(-1, |&e| e as i32)
+    }
+
+    /// Panics with `msg`, as a bug would: for the tests of the page's
+    /// recovery (tests/e2e/hostile.test.mjs); the page never calls it.
+    pub fn debug_panic(&mut self, msg: &str) {
+        panic!("{msg}");
     }
 }

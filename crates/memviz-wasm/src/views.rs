@@ -400,6 +400,9 @@ impl Viewer {
         let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio()).max(0.5);
         let g = self.views.map_geom;
         let h = self.views.map_img.height as f64;
+        if !dy.is_finite() {
+            return false;
+        }
         let y = (self.views.map_scroll + dy * dpr).clamp(0.0, (g.total_h - h).max(0.0)).round();
         let moved = y != self.views.map_scroll;
         self.views.map_scroll = y;
@@ -471,6 +474,13 @@ impl Viewer {
         self.views.state_view(&self.app).map_or(String::new(), |s| s.fragmentation_text())
     }
 
+    /// What the map cannot show as the file says (blocks outside every
+    /// segment, blocks past their segment's end, the trace's disagreements
+    /// with the dump), "" when nothing.
+    pub fn state_issues_text(&mut self) -> String {
+        self.views.state_view(&self.app).map_or(String::new(), |s| s.issues_text())
+    }
+
     /// Numbers of the selected state, as `memviz state --json` names them.
     pub fn state_json(&mut self) -> String {
         let Some(sv) = self.views.state_view(&self.app) else { return "{}".into() };
@@ -537,7 +547,7 @@ impl Viewer {
                 sv.state
                     .segments
                     .iter()
-                    .position(|s| a >= s.address && a < s.address + s.size as u128)
+                    .position(|s| a >= s.address && a < s.address.saturating_add(s.size as u128))
             });
             if let Some(place) = seg.and_then(|s| sv.map.places.get(s)) {
                 let top = place.row as f64 * g.row_h;

@@ -100,6 +100,12 @@ fn find_pool(segs: &[SegRange], addr: u128) -> Option<(i64, i64)> {
     (addr < s.1).then_some(s.2).flatten()
 }
 
+/// Bytes as drawn: sums over a hostile file (sizes near 2^64, frees of more
+/// than was allocated) stay in 0..=u64::MAX instead of wrapping.
+fn to_u64(x: i128) -> u64 {
+    x.clamp(0, u64::MAX as i128) as u64
+}
+
 fn is_private(p: Option<(i64, i64)>) -> bool {
     matches!(p, Some(p) if p != (0, 0))
 }
@@ -147,15 +153,23 @@ impl PrivatePools {
                 }
             }
         }
-        let mut snap_reserved: Vec<(u32, i128)> = Vec::new();
+        // The dump's reserved bytes per pool (one pass: a file may hold a
+        // pool per segment, 100,000 of them).
+        let mut snap_reserved: HashMap<u32, i128> = HashMap::new();
         for s in snap.device_segments(tl.device) {
             if is_private(s.pool_id) {
                 let key = key_of((s.pool_id.unwrap(), s.stream));
-                match snap_reserved.iter_mut().find(|(k, _)| *k == key) {
-                    Some(x) => x.1 += s.total_size as i128,
-                    None => snap_reserved.push((key, s.total_size as i128)),
-                }
+                *snap_reserved.entry(key).or_insert(0) += s.total_size as i128;
             }
+        }
+        let mut snap_reserved: Vec<(u32, i128)> = snap_reserved.into_iter().collect();
+        snap_reserved.sort_unstable();
+        let mut net_of: HashMap<u32, i128> = HashMap::new();
+        // Each pool's segment events, in one pass (not one pass per pool).
+        let mut changes_of: Vec<Vec<(u32, i128)>> = vec![Vec::new(); keys.len()];
+        for &(_, key, d, i) in &seg_events {
+            *net_of.entry(key).or_insert(0) += d;
+            changes_of[key as usize].push((i, d));
         }
         if keys.is_empty() {
             pp.total = tl.total.clone();
@@ -172,14 +186,15 @@ impl PrivatePools {
         let mut runs: Vec<Run> = keys.iter().map(|_| Run { max: 0, active: 0, reserved: 0, created: false }).collect();
         pp.pools = keys
             .iter()
-            .map(|&(pool_id, stream)| PoolEnvelope {
+            .zip(changes_of)
+            .map(|(&(pool_id, stream), reserved_changes)| PoolEnvelope {
                 pool_id,
                 stream,
                 first_step: 0,
                 order: 0,
                 heights: Vec::new(),
                 reserved_start: 0,
-                reserved_changes: seg_events.iter().filter(|s| keys[s.1 as usize] == (pool_id, stream)).map(|s| (s.3, s.2)).collect(),
+                reserved_changes,
             })
             .collect();
         let mut envelopes: i128 = 0;
@@ -189,9 +204,10 @@ impl PrivatePools {
             if target > run.max {
                 *envelopes += target - run.max;
                 run.max = target;
+                let height = to_u64(target);
                 match pool.heights.last_mut() {
-                    Some(h) if h.0 == step => h.1 = target as u64,
-                    _ => pool.heights.push((step, target as u64)),
+                    Some(h) if h.0 == step => h.1 = height,
+                    _ => pool.heights.push((step, height)),
                 }
             }
         }
@@ -225,7 +241,7 @@ impl PrivatePools {
             grow(pool, run, target, 0, &mut envelopes);
         }
         for &(key, total) in &snap_reserved {
-            let net: i128 = seg_events.iter().filter(|s| s.1 == key).map(|s| s.2).sum();
+            let net = net_of.get(&key).copied().unwrap_or(0);
             let (pool, run) = (&mut pp.pools[key as usize], &mut runs[key as usize]);
             run.reserved = total - net;
             pool.reserved_start = run.reserved;
@@ -235,7 +251,7 @@ impl PrivatePools {
             }
         }
         let base = tl.start_bytes as i128 - pool_live;
-        pp.start_bytes = (base + envelopes).max(0) as u64;
+        pp.start_bytes = to_u64(base + envelopes);
         let mut total = Vec::with_capacity(n_steps);
         let mut se = 0usize;
         let last = n_steps.saturating_sub(1) as u32;
@@ -278,7 +294,7 @@ impl PrivatePools {
                     se += 1;
                 }
             }
-            total.push((tl.total[step] as i128 - live_here + envelopes).max(0) as u64);
+            total.push(to_u64(tl.total[step] as i128 - live_here + envelopes));
         }
         pp.total = total;
         pp
@@ -312,45 +328,194 @@ pub enum PoolHit {
     Summarized,
 }
 
-/// The pools view at a detail limit: per-pool summarized bytes per step.
+/// The pools view at a detail limit: per-pool summarized bytes, as the steps
+/// where they change (O(elements) memory, not pools x steps: a file may hold
+/// 50,000 pools over 100,000 steps), and the pools in stack order.
 #[derive(Debug, Clone, Default)]
 pub struct PoolDetail {
-    /// `summarized[pool][step]`: live non-drawn bytes of the pool.
-    summarized: Vec<Vec<u64>>,
+    /// Pool `p`'s changes are `points[at[p]..at[p + 1]]`: (step, live
+    /// non-drawn bytes from that step on), steps ascending.
+    at: Vec<u32>,
+    points: Vec<(u32, u64)>,
+    /// Pools by `order` (their place in the stack).
+    by_order: Vec<u32>,
+    /// For views with more than [`SWEEP_POOLS`] pools: the stack as slots
+    /// whose sizes change at known steps (see [`PoolSweep`]).
+    pub sweep: Option<PoolSweep>,
+}
+
+/// Views with more private pools than this get a [`PoolSweep`]: every
+/// envelope is a band at every step after its creation, so walking the
+/// bands costs O(pools) per pixel column (50,000 pools: seconds a frame).
+pub const SWEEP_POOLS: usize = 64;
+
+/// A slot of the pools view's stack, bottom to top.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Slot {
+    /// A pool's envelope (its stripes and small blocks inside it).
+    Envelope(u32),
+    /// A drawn element outside every pool.
+    Element(u32),
+}
+
+/// What changes at a step of a [`PoolSweep`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SweepChange {
+    /// The size of slot `top[slot]` changes by `delta`.
+    Top { slot: u32, delta: i128 },
+    /// The size of the drawn pool element `inner[slot]` changes by `delta`.
+    Inner { slot: u32, delta: i128 },
+    /// The pools' small (not drawn) bytes, all pools together.
+    PoolSummarized { delta: i128 },
+}
+
+/// The pools view as slots in stack order whose sizes change at known
+/// steps: envelopes and drawn elements outside pools in `top`, drawn pool
+/// elements (stripes) per pool in `inner`. A renderer that replays `changes`
+/// left to right keeps prefix sums over the slots and finds the band under
+/// each pixel row in O(log slots), so a column costs O(rows log slots)
+/// instead of O(pools + bands). Same bands, offsets and sizes as
+/// [`PoolDetail::bands_at`].
+#[derive(Debug, Clone, Default)]
+pub struct PoolSweep {
+    pub top: Vec<Slot>,
+    /// Drawn pool elements by (pool, order); pool `p`'s are
+    /// `inner[inner_at[p]..inner_at[p + 1]]`.
+    pub inner: Vec<u32>,
+    pub inner_at: Vec<u32>,
+    /// (step, change), steps ascending: a change applies from its step on.
+    pub changes: Vec<(u32, SweepChange)>,
+}
+
+impl PoolSweep {
+    fn build(tl: &Timeline, pp: &PrivatePools, dv: &DetailView, pd: &PoolDetail) -> PoolSweep {
+        let np = pp.pools.len();
+        let pool_of = |e: usize| pp.pool_of.get(e).copied().filter(|&p| (p as usize) < np);
+        // Top-level slots by stack order: an envelope before elements of
+        // the same order (its own first element is a stripe).
+        let mut top: Vec<(u32, u8, Slot)> = pp.pools.iter().enumerate().map(|(p, e)| (e.order, 0, Slot::Envelope(p as u32))).collect();
+        let mut inner: Vec<(u32, u32, u32)> = Vec::new();
+        for (e, el) in tl.elements.iter().enumerate() {
+            if !dv.is_drawn(e as u32) || el.x0 >= el.x1 {
+                continue;
+            }
+            match pool_of(e) {
+                None => top.push((el.order, 1, Slot::Element(e as u32))),
+                Some(p) => inner.push((p, el.order, e as u32)),
+            }
+        }
+        top.sort_unstable_by_key(|t| (t.0, t.1));
+        inner.sort_unstable_by_key(|t| (t.0, t.1));
+        let mut inner_at = vec![0u32; np + 1];
+        for &(p, _, _) in &inner {
+            inner_at[p as usize + 1] += 1;
+        }
+        for p in 0..np {
+            inner_at[p + 1] += inner_at[p];
+        }
+        let mut changes: Vec<(u32, SweepChange)> = Vec::new();
+        for (slot, &(_, _, t)) in top.iter().enumerate() {
+            let slot = slot as u32;
+            match t {
+                Slot::Envelope(p) => {
+                    let env = &pp.pools[p as usize];
+                    let mut prev = 0u64;
+                    for &(step, h) in &env.heights {
+                        // bands_at draws an envelope from its first step on.
+                        let step = step.max(env.first_step);
+                        changes.push((step, SweepChange::Top { slot, delta: h as i128 - prev as i128 }));
+                        prev = h;
+                    }
+                }
+                Slot::Element(e) => {
+                    let el = &tl.elements[e as usize];
+                    changes.push((el.x0, SweepChange::Top { slot, delta: el.size as i128 }));
+                    changes.push((el.x1, SweepChange::Top { slot, delta: -(el.size as i128) }));
+                }
+            }
+        }
+        for (slot, &(_, _, e)) in inner.iter().enumerate() {
+            let el = &tl.elements[e as usize];
+            let slot = slot as u32;
+            changes.push((el.x0, SweepChange::Inner { slot, delta: el.size as i128 }));
+            changes.push((el.x1, SweepChange::Inner { slot, delta: -(el.size as i128) }));
+        }
+        for p in 0..np {
+            let mut prev = 0u64;
+            for &(step, v) in &pd.points[pd.at[p] as usize..pd.at[p + 1] as usize] {
+                changes.push((step, SweepChange::PoolSummarized { delta: v as i128 - prev as i128 }));
+                prev = v;
+            }
+        }
+        changes.sort_by_key(|c| c.0);
+        PoolSweep {
+            top: top.into_iter().map(|t| t.2).collect(),
+            inner: inner.into_iter().map(|t| t.2).collect(),
+            inner_at,
+            changes,
+        }
+    }
 }
 
 impl PoolDetail {
     pub fn new(tl: &Timeline, pp: &PrivatePools, dv: &DetailView) -> PoolDetail {
-        let n = tl.n_steps() as usize;
-        let mut diffs: Vec<Vec<i128>> = pp.pools.iter().map(|_| vec![0i128; n + 1]).collect();
+        let n = tl.n_steps();
+        let np = pp.pools.len();
+        // (pool, step, delta) of every non-drawn pool element's start and end.
+        let mut deltas: Vec<(u32, u32, i128)> = Vec::new();
         for (e, el) in tl.elements.iter().enumerate() {
             let p = pp.pool_of.get(e).copied().unwrap_or(NO_POOL);
-            if p == NO_POOL || p as usize >= diffs.len() || dv.is_drawn(e as u32) || el.x0 >= el.x1 {
+            let (x0, x1) = (el.x0.min(n), el.x1.min(n));
+            if p == NO_POOL || p as usize >= np || dv.is_drawn(e as u32) || x0 >= x1 {
                 continue;
             }
-            let d = &mut diffs[p as usize];
-            d[(el.x0 as usize).min(n)] += el.size as i128;
-            d[(el.x1 as usize).min(n)] -= el.size as i128;
+            deltas.push((p, x0, el.size as i128));
+            deltas.push((p, x1, -(el.size as i128)));
         }
-        let summarized = diffs
-            .into_iter()
-            .map(|d| {
-                let mut acc = 0i128;
-                d[..n]
-                    .iter()
-                    .map(|x| {
-                        acc += x;
-                        acc.max(0) as u64
-                    })
-                    .collect()
-            })
-            .collect();
-        PoolDetail { summarized }
+        deltas.sort_unstable_by_key(|d| (d.0, d.1));
+        let mut at = vec![0u32; np + 1];
+        let mut points: Vec<(u32, u64)> = Vec::new();
+        let mut k = 0;
+        for p in 0..np as u32 {
+            let mut acc = 0i128;
+            while k < deltas.len() && deltas[k].0 == p {
+                let step = deltas[k].1;
+                while k < deltas.len() && deltas[k].0 == p && deltas[k].1 == step {
+                    acc += deltas[k].2;
+                    k += 1;
+                }
+                let v = to_u64(acc);
+                if points.last().map(|l| l.1) != Some(v) || at[p as usize] as usize == points.len() {
+                    points.push((step, v));
+                }
+            }
+            at[p as usize + 1] = points.len() as u32;
+        }
+        let mut by_order: Vec<u32> = (0..np as u32).collect();
+        by_order.sort_by_key(|&p| pp.pools[p as usize].order);
+        let mut pd = PoolDetail { at, points, by_order, sweep: None };
+        if np > SWEEP_POOLS {
+            pd.sweep = Some(PoolSweep::build(tl, pp, dv, &pd));
+        }
+        pd
     }
 
-    /// Non-drawn live bytes of pool `p` at `step`.
+    /// As [`PoolDetail::new`], with a [`PoolSweep`] however few the pools
+    /// (tests compare both ways of drawing).
+    pub fn with_sweep(tl: &Timeline, pp: &PrivatePools, dv: &DetailView) -> PoolDetail {
+        let mut pd = PoolDetail::new(tl, pp, dv);
+        if pd.sweep.is_none() {
+            pd.sweep = Some(PoolSweep::build(tl, pp, dv, &pd));
+        }
+        pd
+    }
+
+    /// Non-drawn live bytes of pool `p` at `step`. O(log changes).
     pub fn pool_summarized_at(&self, p: u32, step: u32) -> u64 {
-        self.summarized.get(p as usize).and_then(|v| v.get(step as usize)).copied().unwrap_or(0)
+        let (Some(&a), Some(&b)) = (self.at.get(p as usize), self.at.get(p as usize + 1)) else { return 0 };
+        let pts = &self.points[a as usize..b as usize];
+        let k = pts.partition_point(|&(s, _)| s <= step);
+        k.checked_sub(1).map_or(0, |k| pts[k].1)
     }
 
     /// Calls `f` with each band at `step`, bottom to top; returns (top of the
@@ -366,9 +531,12 @@ impl PoolDetail {
         if step >= tl.n_steps() {
             return (0, 0);
         }
-        let mut envs: Vec<u32> =
-            (0..pp.pools.len() as u32).filter(|&p| pp.pools[p as usize].first_step <= step).collect();
-        envs.sort_by_key(|&p| pp.pools[p as usize].order);
+        let envs: Vec<u32> = self
+            .by_order
+            .iter()
+            .copied()
+            .filter(|&p| pp.pools.get(p as usize).is_some_and(|e| e.first_step <= step))
+            .collect();
         let mut base = vec![0u64; pp.pools.len()];
         let mut inner = vec![0u64; pp.pools.len()];
         let mut stripes: Vec<(u32, u32, u64)> = Vec::new();
@@ -379,7 +547,7 @@ impl PoolDetail {
             let h = pp.pools[p as usize].height_at(step);
             base[p as usize] = *offset;
             f(PoolBand::Envelope { pool: p, offset: *offset, size: h });
-            *offset += h;
+            *offset = offset.saturating_add(h);
         };
         dv.bands_at(tl, step, |b| {
             let Some(el) = tl.elements.get(b.elem as usize) else { return };
@@ -390,7 +558,7 @@ impl PoolDetail {
             let p = pp.pool_of.get(b.elem as usize).copied().unwrap_or(NO_POOL);
             if p == NO_POOL || p as usize >= base.len() {
                 f(PoolBand::Element { elem: b.elem, offset, size: b.size });
-                offset += b.size;
+                offset = offset.saturating_add(b.size);
             } else {
                 stripes.push((b.elem, p, b.size));
             }
@@ -400,15 +568,16 @@ impl PoolDetail {
             next_env += 1;
         }
         for (elem, p, size) in stripes {
-            let o = base[p as usize] + inner[p as usize];
-            inner[p as usize] += size;
+            let o = base[p as usize].saturating_add(inner[p as usize]);
+            inner[p as usize] = inner[p as usize].saturating_add(size);
             f(PoolBand::Stripe { elem, pool: p, offset: o, size });
         }
         for &p in &envs {
             let s = self.pool_summarized_at(p, step);
-            pool_summarized_total += s;
+            pool_summarized_total = pool_summarized_total.saturating_add(s);
             if s > 0 {
-                f(PoolBand::PoolSummarized { pool: p, offset: base[p as usize] + inner[p as usize], size: s });
+                let offset = base[p as usize].saturating_add(inner[p as usize]);
+                f(PoolBand::PoolSummarized { pool: p, offset, size: s });
             }
         }
         (offset, dv.summarized_at(step).saturating_sub(pool_summarized_total))

@@ -84,6 +84,10 @@ pub struct SegmentMap {
     /// sizes.
     pub allocated_bytes: u64,
     pub reserved_bytes: u64,
+    /// Blocks that run past their segment's end (inconsistent input): their
+    /// rectangles are cut at the segment's end, so that they neither cover
+    /// the next segment nor leave the row.
+    pub clipped_blocks: usize,
 }
 
 /// What lies under a point of the map.
@@ -141,7 +145,7 @@ impl SegmentMap {
         row_start.push(order.len() as u32);
         let nblocks: usize = segs.iter().map(|s| s.blocks.len()).sum();
         let mut rects = Vec::with_capacity(segs.len() + 2 * nblocks);
-        let (mut allocated, mut reserved) = (0u64, 0u64);
+        let (mut allocated, mut reserved, mut clipped) = (0u64, 0u64, 0usize);
         for &i in &order {
             let s = &segs[i as usize];
             let p = places[i as usize];
@@ -161,24 +165,32 @@ impl SegmentMap {
             let p = places[i as usize];
             for (j, b) in s.blocks.iter().enumerate() {
                 allocated = allocated.wrapping_add(b.requested_size);
-                let x = p.x + b.address.saturating_sub(s.address) as f64;
+                // A state's blocks start inside their segment; on
+                // inconsistent input they may end past it: cut them there.
+                let off = b.address.saturating_sub(s.address);
+                let room = (s.size as u128).saturating_sub(off);
+                if b.size.max(b.requested_size) as u128 > room {
+                    clipped += 1;
+                }
+                let requested = (b.requested_size as u128).min(room);
+                let x = p.x + off as f64;
                 let kind = if b.pending { RectKind::PendingFree } else { RectKind::Block };
                 let color = block_color(b.address);
                 rects.push(MapRect {
                     kind,
                     row: p.row,
                     x,
-                    width: b.requested_size as f64,
+                    width: requested as f64,
                     segment: i,
                     block: j as u32,
                     color,
                 });
-                let waste = b.size.saturating_sub(b.requested_size);
+                let waste = (b.size.saturating_sub(b.requested_size) as u128).min(room - requested);
                 if waste > 0 {
                     rects.push(MapRect {
                         kind: RectKind::Waste,
                         row: p.row,
-                        x: x + b.requested_size as f64,
+                        x: x + requested as f64,
                         width: waste as f64,
                         segment: i,
                         block: j as u32,
@@ -197,6 +209,7 @@ impl SegmentMap {
             rects,
             allocated_bytes: allocated,
             reserved_bytes: reserved,
+            clipped_blocks: clipped,
         }
     }
 
@@ -536,6 +549,33 @@ impl StateView {
         fragmentation_text(&self.state)
     }
 
+    /// What the map of the selected state cannot show as the file says, ""
+    /// when nothing: blocks outside every segment (not drawn), blocks past
+    /// their segment's end (cut there), and how often the trace disagrees
+    /// with the dump (the whole trace, by kind).
+    pub fn issues_text(&self) -> String {
+        let s = |n: usize| if n == 1 { "" } else { "s" };
+        let mut parts = Vec::new();
+        let o = self.state.orphan_blocks.len();
+        if o > 0 {
+            parts.push(format!("{o} block{} outside every segment (not drawn)", s(o)));
+        }
+        let c = self.map.clipped_blocks;
+        if c > 0 {
+            parts.push(format!("{c} block{} running past {} segment's end (cut there)", s(c), if c == 1 { "its" } else { "their" }));
+        }
+        let issues = self.history.inconsistencies();
+        if issues.total() > 0 {
+            let kinds: Vec<String> = issues.iter().map(|(k, n, _)| format!("{} {n}", k.name())).collect();
+            parts.push(format!("the trace disagrees with the dump {} times: {}", issues.total(), kinds.join(", ")));
+        }
+        if parts.is_empty() {
+            String::new()
+        } else {
+            format!("Inconsistent input: {}", parts.join("; "))
+        }
+    }
+
     /// The text under the list: the selected event with the totals, or
     /// another (hovered) event without them.
     pub fn event_text(&self, snap: &Snapshot, versions: &Versions, i: usize) -> String {
@@ -698,6 +738,7 @@ mod tests {
             sv.fragmentation_text(),
             "Largest free block 3.0KiB (3072 bytes); 3.0KiB (3072 bytes) free in 1 piece"
         );
+        assert_eq!(sv.issues_text(), "");
         // An empty trace: the final state, nothing selected.
         let mut empty = Snapshot::default();
         empty.segments.push(segment(0, 0x1000, 4096, 0..0));

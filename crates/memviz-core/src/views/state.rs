@@ -35,7 +35,7 @@
 //! `free_requested` and on a `segment_map` outside every segment, and removes
 //! the wrong segment on an unknown `segment_alloc`).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::ops::Bound;
 
 use serde::Serialize;
@@ -366,7 +366,13 @@ impl StateHistory {
                     final_blocks.iter().map(|&b| v.block[b as usize]).collect(),
                 )
             }
-            _ => own_versions(snap, device, &final_segs, &final_blocks),
+            // The one version function (versions.rs), this device's events only.
+            _ => {
+                let v = crate::versions::of_device(snap, device);
+                let seg = final_segs.iter().map(|&s| v.segment.get(s as usize).copied().unwrap_or(0)).collect();
+                let blk = final_blocks.iter().map(|&b| v.block.get(b as usize).copied().unwrap_or(0)).collect();
+                (v.event.into_iter().nth(device as usize).unwrap_or_default(), seg, blk)
+            }
         };
 
         let mut h = StateHistory {
@@ -774,48 +780,6 @@ fn touch(touched: &mut Vec<(u128, Option<SegVal>)>, c: &Cursor, addr: u128) {
     }
 }
 
-/// memory_viz's `annotate_snapshot` versions: one block and one segment
-/// version space over all devices, walked device trace by device trace, then
-/// the dump. Returns this device's event versions and those of the given
-/// final segments and blocks.
-fn own_versions(snap: &Snapshot, device: u32, final_segs: &[u32], final_blocks: &[u32]) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
-    let mut block_v: HashMap<u128, u32> = HashMap::new();
-    let mut seg_v: HashMap<u128, u32> = HashMap::new();
-    let mut mine = Vec::new();
-    for (d, t) in snap.traces.iter().enumerate() {
-        let keep = d as u32 == device;
-        if keep {
-            mine.reserve(t.len());
-        }
-        for i in 0..t.len() {
-            let a = t.action[i];
-            let (space, inc) = match a {
-                Action::FreeCompleted => (&mut block_v, true),
-                Action::FreeRequested | Action::Alloc => (&mut block_v, false),
-                Action::SegmentFree | Action::SegmentUnmap => (&mut seg_v, true),
-                Action::SegmentAlloc | Action::SegmentMap => (&mut seg_v, false),
-                _ => {
-                    if keep {
-                        mine.push(0);
-                    }
-                    continue;
-                }
-            };
-            let e = space.entry(t.addr(i)).or_insert(0);
-            let v = *e;
-            if inc {
-                *e += 1;
-            }
-            if keep {
-                mine.push(v);
-            }
-        }
-    }
-    let segs = final_segs.iter().map(|&s| *seg_v.get(&snap.segments[s as usize].address).unwrap_or(&0)).collect();
-    let blocks = final_blocks.iter().map(|&b| *block_v.get(&snap.blocks[b as usize].address).unwrap_or(&0)).collect();
-    (mine, segs, blocks)
-}
-
 impl Cursor {
     /// Events applied: 0 = before the first event, `len()` = final state.
     pub fn position(&self) -> usize {
@@ -1073,6 +1037,7 @@ impl Cursor {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
     use crate::model::{Block, EventTable, Segment, SegmentType, NO_EXTRA, NO_TIME};
 
     const MB: u64 = 1 << 20;

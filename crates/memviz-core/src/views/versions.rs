@@ -5,6 +5,17 @@
 //! One block-version space and one segment-version space for the whole
 //! snapshot (all devices), walked in memory_viz's order: every device trace in
 //! order, then the segments and their blocks.
+//!
+//! This is the one place versions are assigned: the timelines, the
+//! Allocator State History (page and CLI), the event list and search all
+//! read them from [`compute`] (or [`of_device`], the same walk keeping one
+//! device's events).
+//!
+//! The legacy `free` action (snapshots older than free_requested /
+//! free_completed) is not versioned by memory_viz's `annotate_snapshot`: it
+//! neither takes nor bumps the address's version, so the block allocated
+//! there next keeps the same `_N` (memory_viz prints the free itself as
+//! `_undefined`; memviz shows the version it frees, the current one).
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -88,23 +99,39 @@ impl VersionSpace {
     }
 }
 
+/// Versions of every device's events, every segment and every block.
 pub fn compute(snap: &Snapshot) -> Versions {
+    annotate(snap, None)
+}
+
+/// As [`compute`], keeping the events of `device` only (`event[d]` is empty
+/// for the others): the same walk, a fraction of the memory.
+pub fn of_device(snap: &Snapshot, device: u32) -> Versions {
+    annotate(snap, Some(device))
+}
+
+/// memory_viz's `annotate_snapshot` walk.
+fn annotate(snap: &Snapshot, only: Option<u32>) -> Versions {
     let mut blocks = VersionSpace::default();
     let mut segments = VersionSpace::default();
     let mut out = Versions::default();
-    for t in &snap.traces {
-        let mut v = Vec::with_capacity(t.len());
+    for (d, t) in snap.traces.iter().enumerate() {
+        let keep = only.is_none_or(|o| o as usize == d);
+        let mut v = Vec::with_capacity(if keep { t.len() } else { 0 });
         for i in 0..t.len() {
             let addr = t.addr(i);
-            v.push(match t.action[i] {
-                // Legacy `free` (older snapshots) ends the block's life like
-                // free_completed; memory_viz leaves it unversioned.
-                Action::FreeCompleted | Action::Free => blocks.take(addr, true),
-                Action::Alloc | Action::FreeRequested => blocks.take(addr, false),
+            let version = match t.action[i] {
+                Action::FreeCompleted => blocks.take(addr, true),
+                // Legacy `free`: not versioned by memory_viz (no bump; see
+                // the module doc).
+                Action::Alloc | Action::FreeRequested | Action::Free => blocks.take(addr, false),
                 Action::SegmentFree | Action::SegmentUnmap => segments.take(addr, true),
                 Action::SegmentAlloc | Action::SegmentMap => segments.take(addr, false),
                 _ => 0,
-            });
+            };
+            if keep {
+                v.push(version);
+            }
         }
         out.event.push(v);
     }
@@ -191,22 +218,25 @@ mod tests {
         push(&mut t, Action::FreeRequested, 0x1000, 512); // b 0
         push(&mut t, Action::FreeCompleted, 0x1000, 512); // b 0, then 1
         push(&mut t, Action::Alloc, 0x1000, 512); // b 1
-        push(&mut t, Action::Free, 0x1000, 512); // b 1, then 2
-        push(&mut t, Action::Alloc, 0x1000, 512); // b 2
+        push(&mut t, Action::Free, 0x1000, 512); // legacy: b 1, no bump
+        push(&mut t, Action::Alloc, 0x1000, 512); // b 1 again
         push(&mut t, Action::SegmentFree, 0x2000, 4096); // s 0 at 0x2000, then 1
         push(&mut t, Action::SegmentMap, 0x2000, 4096); // s 1
         push(&mut t, Action::Oom, 12, 4096); // none
         snap.traces.push(t);
         let mut t1 = EventTable::default();
-        push(&mut t1, Action::FreeCompleted, 0x1000, 512); // shared space: b 2, then 3
+        push(&mut t1, Action::FreeCompleted, 0x1000, 512); // shared space: b 1, then 2
         snap.traces.push(t1);
         snap.blocks.push(block(0x1000, 512, 512, BlockState::ActiveAllocated));
         snap.segments.push(segment(0, 0x1000, 4096, 0..1));
         let v = compute(&snap);
-        assert_eq!(v.event[0], vec![0, 0, 0, 0, 1, 1, 2, 0, 1, 0]);
-        assert_eq!(v.event[1], vec![2]);
+        assert_eq!(v.event[0], vec![0, 0, 0, 0, 1, 1, 1, 0, 1, 0]);
+        assert_eq!(v.event[1], vec![1]);
         assert_eq!(v.segment, vec![0]); // 0x1000 was never freed as a segment
-        assert_eq!(v.block, vec![3]);
+        assert_eq!(v.block, vec![2]);
+        // One device's walk: the same versions, the other device's events left out.
+        let one = of_device(&snap, 1);
+        assert_eq!((one.event[0].len(), &one.event[1], &one.segment, &one.block), (0, &v.event[1], &v.segment, &v.block));
         assert_eq!(merged_free(&snap.traces[0]), vec![false, false, false, true, false, false, false, false, false, false]);
     }
 }
