@@ -63,7 +63,12 @@ window.memvizReinstantiate = async () => {
 };
 dispatchEvent(new CustomEvent("TrunkApplicationStarted", { detail: {} }));
 `;
-const app = read('app.js');
+// A script inlined into the page ends at the first "</script" in its text.
+const inlined = (name, text) => {
+  if (/<\/script/i.test(text)) throw new Error(`${name} contains "</script": it cannot be inlined`);
+  return text;
+};
+const app = inlined('app.js', read('app.js'));
 let page = read('index.html');
 page = page
   // trunk's loader, its preloads and the stylesheet link go; inline versions come in
@@ -72,11 +77,13 @@ page = page
   .replace(/<link rel="preload"[^>]*>/g, '')
   .replace(/<link rel="stylesheet"[^>]*>/, () => `<style>\n${read(cssName)}</style>`)
   .replace(/<script src="boot\.js"><\/script>/, () => `<script>\n${read('boot.js')}</script>`)
+  // share.js before app.js, as in index.html (it opens the embedded snapshot)
+  .replace(/<script src="share\.js" defer><\/script>/, () => `<script>\n${inlined('share.js', read('share.js'))}</script>`)
   .replace(/<script src="app\.js" defer><\/script>/, () => `<script>\n${app}</script>\n<script type="module">\n${loader}</script>`)
   // views.js and its stylesheet (the views beyond the timelines)
   .replace(/<link rel="stylesheet"[^>]*views-[0-9a-f]+\.css[^>]*>/, () => `<style>\n${read(one(/^views-[0-9a-f]+\.css$/))}</style>`)
-  .replace(/<script src="views\.js" defer><\/script>/, () => `<script>\n${read('views.js')}</script>`);
-if (/src="\.?\/?memviz-wasm|href="\.\/memviz-wasm|app\.js"|views\.js"|boot\.js"|views-[0-9a-f]+\.css/.test(page)) throw new Error('standalone still refers to a dist file');
+  .replace(/<script src="views\.js" defer><\/script>/, () => `<script>\n${inlined('views.js', read('views.js'))}</script>`);
+if (/src="\.?\/?memviz-wasm|href="\.\/memviz-wasm|app\.js"|views\.js"|share\.js"|boot\.js"|views-[0-9a-f]+\.css/.test(page)) throw new Error('standalone still refers to a dist file');
 const scriptHashes = inlineScripts(page).map(sha).join(' ');
 page = setCsp(page, () =>
   `default-src 'none'; script-src 'wasm-unsafe-eval' ${scriptHashes}; connect-src 'none'; style-src 'unsafe-inline'; img-src data: blob:; base-uri 'none'; form-action 'none'`);

@@ -22,6 +22,7 @@
     csp.content = "connect-src 'none'";
     document.head.appendChild(csp);
     document.body.dataset.ready = '1';
+    dispatchEvent(new Event('memviz:ready')); // share.js: open embedded / #file= / posted snapshots
   }
   if (window.wasmBindings) start(window.wasmBindings);
   else addEventListener('TrunkApplicationStarted', () => start(window.wasmBindings));
@@ -56,15 +57,24 @@
   else addEventListener('TrunkApplicationStarted', () => idle(warmUp));
 
   // ---- opening files -------------------------------------------------------
-  function showError(msg) {
+  function showMessage(cls, msg) {
     const div = document.createElement('div');
-    div.className = 'error';
+    div.className = cls;
     const close = document.createElement('button');
     close.textContent = '×';
     close.title = 'Dismiss';
     close.onclick = () => div.remove();
     div.append(close, document.createTextNode(msg));
     $('errors').append(div);
+  }
+  const showError = (msg) => showMessage('error', msg);
+
+  // What the reader left out of the file just opened (it still opened):
+  // one warning box, a line per problem, as `memviz` prints them on stderr.
+  function showWarnings() {
+    const name = viewer.file_names()[viewer.current_file()];
+    const lines = viewer.warnings().map((w) => `${name}: warning: ${w}`);
+    if (lines.length) showMessage('warning', lines.join('\n'));
   }
 
   const nextTask = () => new Promise((r) => setTimeout(r, 0));
@@ -217,6 +227,7 @@
 
   const opened = guard(function () {
     $('hint').hidden = true;
+    showWarnings();
     fillSelect($('file-select'), viewer.file_names().map((n, i) => [i, n]), viewer.current_file());
     fillSelect($('view-select'), viewer.view_names().map((n, i) => [i, n]), viewer.view());
     viewChanged();
@@ -225,7 +236,8 @@
   function viewChanged() {
     const names = viewer.file_names();
     currentName = names[viewer.current_file()] || currentName;
-    fillSelect($('device-select'), Array.from(viewer.devices(), (d) => [d, `cuda:${d}`]), viewer.device());
+    const labels = viewer.device_labels();
+    fillSelect($('device-select'), Array.from(viewer.devices(), (d, i) => [d, labels[i]]), viewer.device());
     const slider = $('detail');
     slider.max = viewer.element_count();
     slider.value = viewer.detail();
@@ -414,6 +426,6 @@
   window.memviz = {
     get viewer() { return viewer; },
     get recovering() { return recovering; },
-    openFiles, timings, redraw, guard,
+    openFiles, showError, timings, redraw, guard,
   };
 })();

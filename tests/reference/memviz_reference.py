@@ -274,10 +274,24 @@ def summary(snap, map_unmap=True):
 
 def state(snap, device, event):
     """Allocator State History after raw event `event` (simulate_memory)."""
-    ann = Annotated(snap)
     trace = snap['device_traces'][device] if device < len(snap['device_traces']) else []
     if not 0 <= event < len(trace):
         raise SystemExit(f'event {event} out of range: device {device} has {len(trace)} trace events')
+    segments, blocks = state_structures(snap, device, event)
+    return {'device': device, 'event': event, 'action': trace[event].get('action'),
+            'reserved_bytes': sum(s[1] for s in segments),
+            'allocated_bytes': sum(b[1] for b in blocks.values()),
+            'segments': len(segments),
+            'blocks': len(blocks),
+            'pending_free_blocks': sum(1 for b in blocks.values() if b[2])}
+
+
+def state_structures(snap, device, event):
+    """The segments ([addr, size, stream], by address) and blocks ({addr:
+    [size, requested_size, pending]}) after raw event `event` (-1: before
+    the first event)."""
+    ann = Annotated(snap)
+    trace = snap['device_traces'][device] if device < len(snap['device_traces']) else []
 
     segments = []  # [addr, size, stream]
     blocks = {}    # addr -> [size, requested_size, pending]
@@ -348,12 +362,7 @@ def state(snap, device, event):
         elif a in ('segment_alloc', 'segment_map'):
             remove([addr, size, e.get('stream')], a == 'segment_map')
 
-    return {'device': device, 'event': event, 'action': trace[event].get('action'),
-            'reserved_bytes': sum(s[1] for s in segments),
-            'allocated_bytes': sum(b[1] for b in blocks.values()),
-            'segments': len(segments),
-            'blocks': len(blocks),
-            'pending_free_blocks': sum(1 for b in blocks.values() if b[2])}
+    return segments, blocks
 
 
 # --------------------------------------------------------------------- hover

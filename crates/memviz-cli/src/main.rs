@@ -1,9 +1,19 @@
 //! memviz: PyTorch CUDA memory snapshots in the terminal and in CI.
 
+#[cfg(feature = "render")]
+mod chart;
+#[cfg(feature = "render")]
+mod glyphs;
+mod html;
+
 use std::io::Read;
 use std::process::ExitCode;
 
+#[cfg(feature = "render")]
+use memviz_core::timeline::TimelineKind;
 use memviz_core::{Loader, Snapshot};
+
+mod analysis;
 
 const USAGE: &str = "\
 memviz: read PyTorch CUDA memory snapshots (torch.cuda.memory._dump_snapshot)
@@ -16,12 +26,43 @@ USAGE:
     memviz state FILE --device D --event N [--json]
         The Allocator State History right after trace event N (0-based in
         device D's trace): reserved and allocated bytes, segments, blocks.
+        D is a CUDA device number, or 'host' for pinned host memory.
     memviz info FILE [--json]
         What the file holds: format, protocol, devices, trace and stack sizes.
+    memviz top FILE [--device D] [--at peak|oom|oom:K|end|start|step:S|EVENT]
+               [--by stack|user|frame|category] [--limit N] [--json]
+        What is alive at that moment (default: the peak), grouped, largest
+        first: by whole stack, innermost user frame, every frame (inclusive)
+        or kind (parameter, gradient, optimizer_state, activation,
+        autograd_saved, temporary, other).
+    memviz oom FILE [--device D] [--json]
+        Each OOM explained (request, device free, reserved, allocated, free
+        pieces, who held the memory, advice where the numbers show a cause),
+        then the peak.
+    memviz leaks FILE [--device D] [--json]
+        Allocations alive at the end by stack, stacks whose live bytes grow
+        every iteration, frees left pending on another stream.
+
+    top, oom and leaks take --category 'REGEX=KIND' (repeatable, first match
+    wins over the built-in inference): REGEX is matched against the stack's
+    shown frames, 'filename:line:name' one a line, innermost first.
+    memviz render FILE --view active|segments [--device D]
+                  [--width W --height H] -o OUT.png|OUT.svg [--json]
+        Draws the Active Memory (active) or Active Cached Segment (segments)
+        Timeline into a PNG or SVG file (default 1200x600): every allocation,
+        axes in KiB/MiB/GiB, the peak (dashed red) and OOM events (purple).
+        --json prints what was drawn where.
+    memviz html FILE [-o OUT.html] [--viewer VIEWER.html]
+        One self-contained HTML file, the web viewer with the snapshot inside
+        (gzip+base64), that opens from file:// and makes no network request.
+        Default OUT: FILE's name with .html. The viewer is the one built into
+        this binary (dist/memviz-standalone.html when it was compiled), or
+        --viewer.
 
 FILE may be a pickle (protocol 2 to 5), JSON, or either gzip-compressed;
 '-' reads standard input. Errors print one line naming the file, the problem
-and the byte offset, and exit with status 1.
+and the byte offset, and exit with status 1. Entries of the file that could
+not be read as they are print one warning line each on stderr.
 ";
 
 fn main() -> ExitCode {
@@ -35,27 +76,66 @@ fn main() -> ExitCode {
     }
 }
 
-struct Opts {
+#[derive(Default)]
+pub(crate) struct Opts {
     json: bool,
-    device: Option<u32>,
+    /// As given: a number or `host`, resolved once the file is read.
+    device: Option<String>,
     event: Option<u64>,
     file: Option<String>,
+    at: Option<String>,
+    by: Option<String>,
+    limit: Option<usize>,
+    categories: Vec<String>,
+    view: Option<String>,
+    width: Option<u32>,
+    height: Option<u32>,
+    output: Option<String>,
+    viewer: Option<String>,
 }
 
 fn parse_opts(args: &[String]) -> Result<Opts, String> {
-    let mut o = Opts { json: false, device: None, event: None, file: None };
+    let mut o = Opts::default();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--json" => o.json = true,
-            "--device" | "--event" => {
-                let v = it.next().ok_or_else(|| format!("{a} needs a number"))?;
-                let n: u64 = v.parse().map_err(|_| format!("{a} needs a number, not {v:?}"))?;
-                if a == "--device" {
-                    o.device = Some(u32::try_from(n).map_err(|_| format!("no device {n}"))?);
-                } else {
-                    o.event = Some(n);
+            "--device" => {
+                let v = it.next().ok_or_else(|| format!("{a} needs a device number or 'host'"))?;
+                o.device = Some(v.clone());
+            }
+            "--at" | "--by" | "--category" => {
+                let v = it.next().ok_or_else(|| format!("{a} needs a value"))?.clone();
+                match a.as_str() {
+                    "--at" => o.at = Some(v),
+                    "--by" => o.by = Some(v),
+                    _ => o.categories.push(v),
                 }
+            }
+            "--view" | "-o" | "--output" | "--viewer" => {
+                let v = it.next().ok_or_else(|| format!("{a} needs a value"))?.clone();
+                match a.as_str() {
+                    "--view" => o.view = Some(v),
+                    "--viewer" => o.viewer = Some(v),
+                    _ => o.output = Some(v),
+                }
+            }
+            "--width" | "--height" => {
+                let v = it.next().ok_or_else(|| format!("{a} needs a number of pixels"))?;
+                let n: u32 = v.parse().map_err(|_| format!("{a} needs a number of pixels, not {v:?}"))?;
+                if a == "--width" {
+                    o.width = Some(n);
+                } else {
+                    o.height = Some(n);
+                }
+            }
+            "--limit" => {
+                let v = it.next().ok_or_else(|| "--limit needs a number".to_string())?;
+                o.limit = Some(v.parse().map_err(|_| format!("--limit needs a number, not {v:?}"))?);
+            }
+            "--event" => {
+                let v = it.next().ok_or_else(|| format!("{a} needs a number"))?;
+                o.event = Some(v.parse().map_err(|_| format!("{a} needs a number, not {v:?}"))?);
             }
             s if s.starts_with("--") => return Err(format!("unknown option {s}\n\n{USAGE}")),
             s => {
@@ -70,7 +150,7 @@ fn parse_opts(args: &[String]) -> Result<Opts, String> {
 
 /// Reads the file in chunks into the streaming loader, so a large snapshot
 /// is never held twice.
-fn load(path: &str) -> Result<Snapshot, String> {
+pub(crate) fn load(path: &str) -> Result<Snapshot, String> {
     let mut reader: Box<dyn Read> = if path == "-" {
         Box::new(std::io::stdin().lock())
     } else {
@@ -85,7 +165,13 @@ fn load(path: &str) -> Result<Snapshot, String> {
         }
         loader.feed(&buf[..n]).map_err(|e| format!("{path}: {e}"))?;
     }
-    loader.finish().map_err(|e| format!("{path}: {e}"))
+    let snap = loader.finish().map_err(|e| format!("{path}: {e}"))?;
+    // What was left out or read as a default: one line each, so a script
+    // reading stdout is not disturbed and a person still sees it.
+    for w in &snap.warnings.list {
+        eprintln!("memviz: {path}: warning: {w}");
+    }
+    Ok(snap)
 }
 
 fn run(args: &[String]) -> Result<(), String> {
@@ -110,30 +196,27 @@ fn run(args: &[String]) -> Result<(), String> {
             }
             Ok(())
         }
+        "top" | "oom" | "leaks" => analysis::run(cmd, &file, &opts),
         "state" => {
             let snap = load(&file)?;
-            let devices = snap.devices();
-            let device = match opts.device {
-                Some(d) => d,
-                None => snap.default_device().ok_or_else(|| format!("{file}: the snapshot has no device"))?,
-            };
-            if !devices.contains(&device) {
-                return Err(format!("{file}: no device {device} (devices with segments or a trace: {devices:?})"));
-            }
+            let device = pick_device(&snap, &file, opts.device.as_deref())?;
+            let name = snap.device_name(device);
             let n = snap.trace(device).len();
-            let event = opts.event.ok_or_else(|| format!("state: --event N is needed (device {device} has {n} trace events)"))?;
+            let event = opts.event.ok_or_else(|| format!("state: --event N is needed (device {name} has {n} trace events)"))?;
             if event as usize >= n {
                 return Err(format!(
-                    "{file}: no event {event} on device {device}: its trace has {n} events (0 to {})",
+                    "{file}: no event {event} on device {name}: its trace has {n} events (0 to {})",
                     n.saturating_sub(1)
                 ));
             }
             let s = memviz_core::state::summary(&snap, device, Some(event as usize));
             if opts.json {
-                println!("{}", serde_json::to_string_pretty(&s).unwrap());
+                let mut v = serde_json::to_value(&s).unwrap();
+                v["device_name"] = name.clone().into();
+                println!("{}", serde_json::to_string_pretty(&v).unwrap());
             } else {
                 let size = |b: u64| memviz_core::format::format_size(b, true);
-                println!("{file}, device {device}, after event {event} ({})", s.action.as_deref().unwrap_or("?"));
+                println!("{file}, device {name}, after event {event} ({})", s.action.as_deref().unwrap_or("?"));
                 println!("  reserved      {}", size(s.reserved_bytes));
                 println!("  allocated     {}", size(s.allocated_bytes));
                 println!("  segments      {}", s.segments);
@@ -150,6 +233,8 @@ fn run(args: &[String]) -> Result<(), String> {
             }
             Ok(())
         }
+        "render" => render(&file, &opts),
+        "html" => html(&file, &opts),
         "info" => {
             let snap = load(&file)?;
             let info = info(&snap);
@@ -169,6 +254,112 @@ fn run(args: &[String]) -> Result<(), String> {
     }
 }
 
+/// `--device D`, or the default device; errors name the devices there are.
+pub(crate) fn pick_device(snap: &Snapshot, file: &str, device: Option<&str>) -> Result<u32, String> {
+    match device {
+        Some(name) => snap.device_by_name(name).ok_or_else(|| {
+            let names: Vec<String> = snap.devices().into_iter().map(|d| snap.device_name(d)).collect();
+            format!("{file}: no device {name} (devices with segments or a trace: {})", names.join(", "))
+        }),
+        None => snap.default_device().ok_or_else(|| format!("{file}: the snapshot has no device")),
+    }
+}
+
+#[cfg(feature = "render")]
+fn parse_view(v: Option<&str>) -> Result<TimelineKind, String> {
+    match v {
+        Some("active") => Ok(TimelineKind::ActiveMemory),
+        Some("segments") => Ok(TimelineKind::CachedSegments),
+        Some(v) => Err(format!("--view must be active or segments, not {v:?}")),
+        None => Err("render: --view active|segments is needed".to_string()),
+    }
+}
+
+#[cfg(not(feature = "render"))]
+fn render(_file: &str, _opts: &Opts) -> Result<(), String> {
+    Err("this memviz was built without charts (feature `render`): cargo build --release -p memviz-cli".to_string())
+}
+
+#[cfg(feature = "render")]
+fn render(file: &str, opts: &Opts) -> Result<(), String> {
+    let kind = parse_view(opts.view.as_deref())?;
+    let out = opts.output.as_deref().ok_or("render: -o OUT.png or -o OUT.svg is needed")?;
+    let lower = out.to_ascii_lowercase();
+    let format = if lower.ends_with(".png") {
+        chart::Format::Png
+    } else if lower.ends_with(".svg") {
+        chart::Format::Svg
+    } else {
+        return Err(format!("render: -o {out:?}: the name must end in .png or .svg"));
+    };
+    let (width, height) = (opts.width.unwrap_or(1200), opts.height.unwrap_or(600));
+    // Before reading a large file: a bad size is the user's typo.
+    chart::check_size(width, height)?;
+    let snap = load(file)?;
+    let device = pick_device(&snap, file, opts.device.as_deref())?;
+    let t0 = std::time::Instant::now();
+    let title = std::path::Path::new(file).file_name().map_or(file.to_string(), |n| n.to_string_lossy().into_owned());
+    let req = chart::Request { kind, device, width, height, format, title: &title };
+    let (bytes, info) = chart::render(&snap, &req).map_err(|e| format!("{file}: {e}"))?;
+    let ms = t0.elapsed().as_secs_f64() * 1e3;
+    std::fs::write(out, &bytes).map_err(|e| format!("{out}: {e}"))?;
+    if opts.json {
+        let mut v = serde_json::to_value(&info).unwrap();
+        v["output"] = out.into();
+        v["bytes"] = bytes.len().into();
+        v["render_ms"] = ((ms * 10.0).round() / 10.0).into();
+        println!("{}", serde_json::to_string_pretty(&v).unwrap());
+    } else {
+        let size = |b: u64| memviz_core::format::format_size(b, false);
+        println!(
+            "{out}: {}x{}, device {device}, {}, peak {} at step {} of {}{} ({ms:.0} ms)",
+            info.width,
+            info.height,
+            info.view,
+            size(info.peak_bytes),
+            info.peak_step,
+            info.n_steps,
+            match info.oom_steps.len() {
+                0 => String::new(),
+                n => format!(", {n} OOM"),
+            },
+        );
+    }
+    Ok(())
+}
+
+fn html(file: &str, opts: &Opts) -> Result<(), String> {
+    if file == "-" {
+        return Err("html: FILE must be a file (its name goes into the page), not standard input".to_string());
+    }
+    let (viewer, origin) = html::viewer(opts.viewer.as_deref())?;
+    let bytes = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
+    // A file the page could not open is reported here, not in the browser.
+    memviz_core::load(&bytes).map_err(|e| format!("{file}: {e}"))?;
+    let path = std::path::Path::new(file);
+    let name = path.file_name().map_or(file.to_string(), |n| n.to_string_lossy().into_owned());
+    let out = match &opts.output {
+        Some(o) => o.clone(),
+        None => {
+            let stem = name.strip_suffix(".gz").unwrap_or(&name);
+            let stem = std::path::Path::new(stem).file_stem().map_or(stem.to_string(), |s| s.to_string_lossy().into_owned());
+            format!("{stem}.html")
+        }
+    };
+    let page = html::page(&viewer, &name, &bytes)?;
+    std::fs::write(&out, &page).map_err(|e| format!("{out}: {e}"))?;
+    println!(
+        "{out}: {} (snapshot {} as gzip+base64; viewer: {origin})",
+        fmt_len(page.len()),
+        fmt_len(page.len().saturating_sub(viewer.len()))
+    );
+    Ok(())
+}
+
+fn fmt_len(n: usize) -> String {
+    memviz_core::format::format_size(n as u64, false)
+}
+
 fn info(snap: &Snapshot) -> serde_json::Value {
     let format = if snap.json {
         "JSON".to_string()
@@ -178,9 +369,11 @@ fn info(snap: &Snapshot) -> serde_json::Value {
     serde_json::json!({
         "format": format,
         "bare_segment_list": snap.bare_segment_list,
-        "devices": snap.devices(),
-        "default_device": snap.default_device(),
-        "trace_events": snap.traces.iter().map(|t| t.len()).collect::<Vec<_>>(),
+        "devices": snap.devices().into_iter().map(|d| snap.device_name(d)).collect::<Vec<_>>(),
+        "default_device": snap.default_device().map(|d| snap.device_name(d)),
+        // Per entry of device_traces (the host's trace is apart).
+        "trace_events": snap.traces.iter().enumerate().filter(|(d, _)| Some(*d as u32) != snap.host_device).map(|(_, t)| t.len()).collect::<Vec<_>>(),
+        "host_trace_events": snap.host_device.map(|h| snap.trace(h).len()),
         "segments": snap.segments.len(),
         "blocks": snap.blocks.len(),
         "frames": snap.frames.len(),
@@ -188,7 +381,6 @@ fn info(snap: &Snapshot) -> serde_json::Value {
         "strings": snap.strings.len(),
         "model_heap_bytes": snap.heap_bytes(),
         "unknown_keys": snap.warnings.unknown_keys,
-        "bad_values": snap.warnings.bad_values,
-        "warnings": snap.warnings.messages,
+        "warnings": snap.warnings.list.iter().map(|w| w.to_string()).collect::<Vec<_>>(),
     })
 }

@@ -1,8 +1,9 @@
 //! Text as memory_viz shows it: sizes, versioned addresses, stack traces,
 //! the timeline hover text and the state-history event lines.
 
+use crate::annotations::{self, Annotation, Target};
 use crate::model::{Action, Frame, Plain, Snapshot, StackId, UserMetadata};
-use crate::timeline::{ElementSource, Timeline};
+use crate::timeline::{ElementSource, Timeline, TimelineKind};
 use crate::versions::Versions;
 
 const UNITS: [&str; 8] = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "Zi"];
@@ -186,16 +187,51 @@ pub fn format_frames(snap: &Snapshot, stack: StackId) -> String {
 
 /// memory_viz's `format_user_metadata`; "" when there is none.
 pub fn format_user_metadata(m: Option<&UserMetadata>) -> String {
+    format_metadata("User Metadata:", m)
+}
+
+/// `title` then the metadata's lines (`  text` or `  key: value`), as
+/// memory_viz shows user metadata; "" when there is none.
+pub fn format_metadata(title: &str, m: Option<&UserMetadata>) -> String {
     match m {
         None => String::new(),
         Some(UserMetadata::Text(s)) if s.is_empty() => String::new(),
-        Some(UserMetadata::Text(s)) => format!("User Metadata:\n  {s}"),
+        Some(UserMetadata::Text(s)) => format!("{title}\n  {s}"),
         Some(UserMetadata::Map(kv)) if kv.is_empty() => String::new(),
         Some(UserMetadata::Map(kv)) => {
             let lines: Vec<String> = kv.iter().map(|(k, v)| format!("  {k}: {v}")).collect();
-            format!("User Metadata:\n{}", lines.join("\n"))
+            format!("{title}\n{}", lines.join("\n"))
         }
     }
+}
+
+/// Metadata on one line, for the event list: the text, or `{key: value, ...}`.
+pub fn metadata_inline(m: &UserMetadata) -> String {
+    match m {
+        UserMetadata::Text(s) => s.replace('\n', " "),
+        UserMetadata::Map(kv) => {
+            let items: Vec<String> = kv.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+            format!("{{{}}}", items.join(", ").replace('\n', " "))
+        }
+    }
+}
+
+/// The annotations of an allocation, oldest first: for each, `Annotation
+/// (event N, <time>):` then its metadata lines; "" when there are none.
+pub fn format_annotations<'a>(snap: &Snapshot, list: impl Iterator<Item = &'a Annotation>) -> String {
+    let mut out = Vec::new();
+    for a in list {
+        let trace = snap.trace(a.device);
+        let i = a.event as usize;
+        let when = match trace.time_us.get(i).filter(|&&t| t != crate::model::NO_TIME) {
+            Some(&t) => format!("event {i}, {}", format_time_us(t)),
+            None => format!("event {i}"),
+        };
+        let m = snap.extra(a.device, i).and_then(|x| x.user_metadata.as_ref());
+        let text = format_metadata(&format!("Annotation ({when}):"), m);
+        out.push(if text.is_empty() { format!("Annotation ({when}): (no metadata)") } else { text });
+    }
+    out.join("\n")
 }
 
 /// memory_viz's `format_forward_frames`; "" when there are none.
@@ -271,7 +307,10 @@ pub fn context_for_element(snap: &Snapshot, tl: &Timeline, elem: u32) -> String 
         format_size(e.total_after_alloc, true)
     );
     let cc = extra.and_then(|x| x.compile_context).map(|c| snap.str(c)).unwrap_or("None");
-    t.push_str(&format!(", Compile context: {cc}, stream {}, {}", e.stream, format_pool(e.pool_id)));
+    // The event's own pool_id (PyTorch 2.15) is known even when its segment
+    // is gone by the dump; the segment's is the fallback.
+    let pool = event.and_then(|i| trace.pool_id(i)).or(e.pool_id);
+    t.push_str(&format!(", Compile context: {cc}, stream {}, {}", e.stream, format_pool(pool)));
     if let Some(ts) = event.and_then(|i| trace.time_us(i)) {
         t.push_str(", timestamp ");
         t.push_str(&format_time_us(ts));
@@ -285,10 +324,22 @@ pub fn context_for_element(snap: &Snapshot, tl: &Timeline, elem: u32) -> String 
         t.push_str(GHOST_BLOCK_TEXT);
         metadata = snap.blocks.get(b as usize).and_then(|b| b.user_metadata.as_ref());
     }
-    let um = format_user_metadata(metadata);
-    if !um.is_empty() {
+    let internal = extra.and_then(|x| x.internal_metadata.as_ref());
+    let target = match e.source {
+        _ if tl.kind != TimelineKind::ActiveMemory => Target::Nothing,
+        ElementSource::Alloc(i) => Target::Alloc(i),
+        ElementSource::UnmatchedFree(i) => Target::freed_by(trace, i as usize),
+        ElementSource::GhostBlock(b) => Target::Block(b),
+        ElementSource::GhostSegment(_) => Target::Nothing,
+    };
+    let notes = [
+        format_user_metadata(metadata),
+        format_metadata("Internal Metadata:", internal),
+        format_annotations(snap, annotations::of_target(snap, tl.device, target)),
+    ];
+    for note in notes.iter().filter(|n| !n.is_empty()) {
         t.push('\n');
-        t.push_str(&um);
+        t.push_str(note);
     }
     t.push('\n');
     t.push_str(&format_frames(snap, e.stack));
@@ -333,10 +384,30 @@ pub fn format_event_as(snap: &Snapshot, versions: &Versions, device: u32, i: usi
             )
         }
         Action::Snapshot => "snapshot".to_string(),
+        // The annotation's metadata on its line; the address carries the
+        // version of the allocation it attaches to.
+        Action::Annotate => {
+            let a = annotations::of_event(snap, device, i);
+            let version = a.map(|a| annotation_version(versions, a)).unwrap_or(0);
+            let addr = format_addr(false, t.addr(i), version);
+            let m = snap.extra(device, i).and_then(|x| x.user_metadata.as_ref()).map(metadata_inline);
+            let note = m.map(|m| format!(" {m}")).unwrap_or_default();
+            format!("{action:<14} {addr:<18} {}{note}{stream}", format_size(t.size[i], true))
+        }
         a => {
             let addr = format_addr(a.is_segment() || action.starts_with("segment"), t.addr(i), versions.of_event(device, i));
             format!("{action:<14} {addr:<18} {}{stream}", format_size(t.size[i], true))
         }
+    }
+}
+
+/// The address version an annotation's line shows: that of the allocation it
+/// attaches to (memory_viz versions only allocs and frees).
+fn annotation_version(versions: &Versions, a: &Annotation) -> u32 {
+    match a.target {
+        Target::Alloc(i) | Target::Freed(i) => versions.of_event(a.device, i as usize),
+        Target::Block(b) => versions.block.get(b as usize).copied().unwrap_or(0),
+        Target::Nothing => 0,
     }
 }
 

@@ -2,11 +2,14 @@
 //! [`model::Snapshot`] -> the data memory_viz's views draw.
 //!
 //! The data path is one way, and the folders follow it: [`decode`] (pickle /
-//! JSON / gzip, [`load`] and [`Loader`]) builds the [`model`]; [`views`]
+//! JSON / gzip, [`load`] and [`Loader`]) builds the [`model`] (and says in
+//! [`model::Snapshot::warnings`] what it left out); [`views`]
 //! (timeline, pools, state, segment_map, search, summary) compute view data
 //! from it; [`format`](mod@format) turns pieces of it into the text
-//! memory_viz shows.
+//! memory_viz shows; [`analysis`] explains the memory (what is alive at any
+//! moment and what it is, the OOMs, the peak, the leaks).
 
+pub mod analysis;
 pub mod decode;
 pub mod error;
 pub mod format;
@@ -14,7 +17,7 @@ pub mod model;
 pub mod views;
 
 // The modules by their short names: `memviz_core::timeline`, `crate::pickle`.
-pub use decode::{json, loader, pickle};
+pub use decode::{annotations, json, loader, pickle, problems};
 pub use views::{mapped, pools, search, segment_map, state, summary, timeline, versions};
 
 pub use error::{Error, ErrorKind, Result};

@@ -219,7 +219,10 @@ impl UserMetadata {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct EventExtra {
     pub compile_context: Option<StrId>,
+    /// `user_metadata`; for an `annotate` event, the annotation itself.
     pub user_metadata: Option<UserMetadata>,
+    /// `internal_metadata` (PyTorch 2.15): what PyTorch itself attached.
+    pub internal_metadata: Option<UserMetadata>,
     /// `forward_frames`: preformatted strings that memory_viz joins.
     pub forward_frames: Vec<String>,
     /// `oom` events: bytes the device had free.
@@ -245,7 +248,16 @@ pub struct EventTable {
     pub extra: Vec<u32>,
     /// Names of [`Action::Other`] events, by event index.
     pub other_actions: HashMap<u32, String>,
+    /// `pool_id` (PyTorch 2.15) per event: an index into `pool_ids`, or
+    /// [`NO_POOL`]. Empty when no event has one (read it with
+    /// [`EventTable::pool_id`]): 4 bytes per event only in files that have it.
+    pub pool: Vec<u32>,
+    /// The distinct `(owner, id)` pairs `pool` points to.
+    pub pool_ids: Vec<(i64, i64)>,
 }
+
+/// Marks "no pool_id" in [`EventTable::pool`].
+pub const NO_POOL: u32 = u32::MAX;
 
 impl EventTable {
     pub fn len(&self) -> usize {
@@ -271,6 +283,11 @@ impl EventTable {
         let t = self.time_us[i];
         (t != NO_TIME).then_some(t)
     }
+    /// The `pool_id` event `i` carries, if any.
+    pub fn pool_id(&self, i: usize) -> Option<(i64, i64)> {
+        let p = *self.pool.get(i)?;
+        self.pool_ids.get(p as usize).copied()
+    }
     pub fn heap_bytes(&self) -> usize {
         self.action.capacity()
             + self.addr_lo.capacity() * 8
@@ -279,6 +296,7 @@ impl EventTable {
             + self.time_us.capacity() * 8
             + self.stack.capacity() * 4
             + self.extra.capacity() * 4
+            + self.pool.capacity() * 4
     }
 }
 
@@ -359,14 +377,57 @@ pub enum Plain {
     Elided,
 }
 
-/// Counts of what was odd but not fatal while building the model.
+/// Something in the file that was left out or read as a default, and where.
+/// Identical problems are one warning: the first place and how many.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Warning {
+    /// Python-style path of the first entry with this problem
+    /// (`device_traces[0][17]`, `segments[3]['blocks'][2]`); empty when it
+    /// concerns the file as a whole.
+    pub location: String,
+    /// What is wrong (`not a dict`, `'addr' is a str, not an int`) and, for a
+    /// kept entry, what was read instead.
+    pub problem: String,
+    /// Entries with this problem, the first one included.
+    pub count: u64,
+    /// The entries were left out of the model (else kept, the bad value read
+    /// as the problem says).
+    pub skipped: bool,
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if !self.location.is_empty() {
+            write!(f, "{}: ", self.location)?;
+        }
+        f.write_str(&self.problem)?;
+        match (self.skipped, self.count) {
+            (true, 1) => f.write_str("; skipped"),
+            (true, n) => write!(f, "; {n} entries like it skipped"),
+            (false, 1) => Ok(()),
+            (false, n) => write!(f, "; {n} entries like it"),
+        }
+    }
+}
+
+/// What was odd but not fatal while building the model.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BuildWarnings {
-    /// Keys this viewer does not read (top level, segment, block, event).
+    /// Keys this viewer does not read (top level, segment, block, event):
+    /// counted only, newer PyTorch versions add keys all the time.
     pub unknown_keys: u64,
-    /// Values of the wrong type that were replaced by a default.
-    pub bad_values: u64,
-    pub messages: Vec<String>,
+    /// What was left out or read as a default, in the order first met.
+    pub list: Vec<Warning>,
+}
+
+/// The name of `device` when `host` is the host's device number: `0`, `1`,
+/// ..., or `host`.
+pub fn device_name(device: u32, host: Option<u32>) -> String {
+    if Some(device) == host {
+        "host".to_string()
+    } else {
+        device.to_string()
+    }
 }
 
 /// Everything one snapshot file holds.
@@ -374,7 +435,8 @@ pub struct BuildWarnings {
 pub struct Snapshot {
     pub segments: Vec<Segment>,
     pub blocks: Vec<Block>,
-    /// `device_traces[d]` (empty for a bare segment list).
+    /// `device_traces[d]` (empty for a bare segment list), and at
+    /// [`Snapshot::host_device`] the pinned host memory's trace.
     pub traces: Vec<EventTable>,
     pub extras: Vec<EventExtra>,
     pub strings: Strings,
@@ -391,26 +453,65 @@ pub struct Snapshot {
     /// The file was JSON (possibly gzip-compressed), not a pickle.
     pub json: bool,
     pub warnings: BuildWarnings,
+    /// The device number given to pinned host memory (`host_segments` /
+    /// `host_traces`, PyTorch 2.15), when the file has any: the first number
+    /// past the CUDA devices, so every view treats it as one more device.
+    pub host_device: Option<u32>,
+    /// `annotate` events and the allocations they attach to (see
+    /// [`crate::annotations`]), ordered by device and event.
+    pub annotations: Vec<crate::annotations::Annotation>,
 }
 
 impl Snapshot {
-    /// Devices memory_viz offers: those with segments or a non-empty trace.
+    /// Devices memory_viz offers: those with segments or a non-empty trace,
+    /// CUDA devices ascending, then the host (pinned memory) if any.
     pub fn devices(&self) -> Vec<u32> {
         // From the devices present, not 0..max: a file may name device 4e9.
         let mut devs: Vec<u32> = (0..self.traces.len() as u32).filter(|&d| !self.traces[d as usize].is_empty()).collect();
         devs.extend(self.segments.iter().map(|s| s.device));
-        devs.sort_unstable();
+        devs.sort_unstable_by_key(|&d| (Some(d) == self.host_device, d));
         devs.dedup();
         devs
     }
 
-    /// The device with the longest trace (memory_viz's default), else the
-    /// first device with segments.
+    /// The CUDA device with the longest trace (memory_viz's default), else
+    /// the first device with segments; the host only when it is the only one.
     pub fn default_device(&self) -> Option<u32> {
         let devs = self.devices();
         devs.iter()
             .copied()
-            .max_by_key(|&d| (self.trace(d).len(), std::cmp::Reverse(d)))
+            .max_by_key(|&d| (Some(d) != self.host_device, self.trace(d).len(), std::cmp::Reverse(d)))
+    }
+
+    /// A device as the CLI and the summary name it: `0`, `1`, ..., `host`.
+    pub fn device_name(&self, device: u32) -> String {
+        device_name(device, self.host_device)
+    }
+
+    /// A device as the page's selector shows it: `cuda:0`, ..., `host`.
+    pub fn device_label(&self, device: u32) -> String {
+        if Some(device) == self.host_device {
+            "host".to_string()
+        } else {
+            format!("cuda:{device}")
+        }
+    }
+
+    /// The device a [`Snapshot::device_name`] (or `cuda:N` label) names,
+    /// if the snapshot has it.
+    pub fn device_by_name(&self, name: &str) -> Option<u32> {
+        let d = match name {
+            "host" => self.host_device?,
+            n => {
+                let d: u32 = n.strip_prefix("cuda:").unwrap_or(n).parse().ok()?;
+                // The host's number is an implementation detail, not a CUDA device.
+                if Some(d) == self.host_device {
+                    return None;
+                }
+                d
+            }
+        };
+        self.devices().contains(&d).then_some(d)
     }
 
     pub fn trace(&self, device: u32) -> &EventTable {

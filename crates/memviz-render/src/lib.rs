@@ -11,6 +11,7 @@
 
 use memviz_core::timeline::{DetailView, Timeline};
 
+pub mod axis;
 pub mod pools;
 pub mod segment_map;
 

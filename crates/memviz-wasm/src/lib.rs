@@ -156,6 +156,19 @@ impl Viewer {
         self.app.file().map_or(Vec::new(), |f| f.snap.devices())
     }
 
+    /// The selector's text for each of [`Viewer::devices`]: `cuda:0`, ...,
+    /// `host` (pinned host memory).
+    pub fn device_labels(&self) -> Vec<String> {
+        self.app.file().map_or(Vec::new(), |f| f.snap.devices().into_iter().map(|d| f.snap.device_label(d)).collect())
+    }
+
+    /// What reading the current file left out or read as a default, one
+    /// line each (`device_traces[0][17]: not a dict; 3 entries like it
+    /// skipped`); empty for a sound file.
+    pub fn warnings(&self) -> Vec<String> {
+        self.app.file().map_or(Vec::new(), |f| f.snap.warnings.list.iter().map(|w| w.to_string()).collect())
+    }
+
     pub fn device(&self) -> u32 {
         self.app.device
     }
@@ -431,6 +444,7 @@ impl Viewer {
         serde_json::json!({
             "file": f.name,
             "device": d,
+            "device_name": snap.device_name(d),
             "view": VIEWS[self.app.view].0,
             "trace_events": snap.trace(d).len(),
             "segments": segs().count(),

@@ -219,3 +219,22 @@ fn plotters_rectangles_cost_more_than_the_pixel_buffer() {
     );
     assert!(buffer_ms < plotters_ms, "{buffer_ms} vs {plotters_ms}");
 }
+
+/// A file with a broken entry opens and says what was skipped; pinned host
+/// memory is one more device, labelled `host`.
+#[wasm_bindgen_test]
+fn warnings_and_the_host_device() {
+    let mut v = Viewer::new();
+    let file = br#"{"segments": [7, {"device": 0, "address": 4096, "total_size": 8192, "blocks": []}],
+        "device_traces": [[{"action": "alloc", "addr": 4096, "size": 512}]],
+        "host_segments": [{"device": -1, "address": 65536, "total_size": 4096, "blocks": []}]}"#;
+    v.open("odd.json", file).unwrap();
+    assert_eq!(v.warnings(), ["segments[0]: an int, not a dict; skipped"]);
+    assert_eq!(v.devices(), vec![0, 1]);
+    assert_eq!(v.device_labels(), ["cuda:0", "host"]);
+    assert_eq!(v.device(), 0, "a CUDA device first");
+    v.set_device(1);
+    assert_eq!(summary(&v)["device_name"], "host");
+    assert_eq!(summary(&v)["reserved_bytes"], 4096);
+    assert!(example().warnings().is_empty());
+}

@@ -6,9 +6,10 @@ use std::io::Write;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{
-    Block, BlockState, BuildWarnings, EventTable, Segment, SegmentType, Snapshot, StackId,
+    Block, BlockState, BuildWarnings, EventTable, Segment, SegmentType, Snapshot, StackId, NO_POOL,
 };
 use crate::pickle::{foreign_format, not_a_pickle, Arena, DictRec, PickleDecoder, Value};
+use crate::problems::{a_value_of, frames_read_as, not_a, Collector, Found, Outcome, Problem};
 
 /// The largest (decompressed) snapshot a [`Loader`] reads unless told
 /// otherwise: ids in the model are 32-bit, and every id needs at least one
@@ -286,23 +287,26 @@ impl Loader {
     }
 }
 
-/// Counts what the builder met that was odd but not fatal.
+/// What a repeated reference is called in a warning.
+const SHARED: &str = "the same object as an earlier entry (a snapshot has each in one place)";
+
+/// The builder's state: the decoded values and what it has to say about them.
 struct Ctx<'a> {
     arena: &'a mut Arena,
-    warnings: BuildWarnings,
+    warn: Collector,
+    unknown_keys: u64,
     /// Dicts and lists already used as a segment, block, blocks list or
     /// trace: the format has each in one place, and a hostile file that
     /// references one a million times (through the memo) must not make a
     /// million copies.
     used_dicts: Vec<bool>,
     used_lists: Vec<bool>,
-    /// References to an already used value, skipped.
-    shared: u64,
 }
 
 impl Ctx<'_> {
-    /// True the first time a container is used; counts later uses.
-    fn first_use(&mut self, v: &Value) -> bool {
+    /// True the first time a container is used; a later use is reported at
+    /// `loc` and skipped.
+    fn first_use(&mut self, v: &Value, loc: &dyn Fn() -> String) -> bool {
         let slot = match *v {
             Value::Dict(id) => self.used_dicts.get_mut(id as usize),
             Value::List(id) | Value::Tuple(id) => self.used_lists.get_mut(id as usize),
@@ -310,7 +314,7 @@ impl Ctx<'_> {
         };
         match slot {
             Some(u) if *u => {
-                self.shared += 1;
+                self.warn.add(&loc(), SHARED.to_string(), true);
                 false
             }
             Some(u) => {
@@ -321,34 +325,124 @@ impl Ctx<'_> {
         }
     }
 
-    fn unsigned(&mut self, v: &Value) -> u128 {
-        match self.arena.int(v) {
-            Some(i) if i >= 0 => i as u128,
-            _ => {
-                self.warnings.bad_values += 1;
-                0
+    /// Reads a non-negative integer field; a bad one is reported at `loc`
+    /// with `outcome`. `None` when it is bad.
+    fn unsigned(&mut self, loc: &dyn Fn() -> String, field: &'static str, v: &Value, outcome: Outcome) -> Option<u128> {
+        match self.arena.read_unsigned(v) {
+            (n, None) => Some(n),
+            (_, Some(found)) => {
+                self.warn.add_problem(&loc(), &Problem { field, found, expected: "an int", outcome });
+                None
             }
         }
     }
+
+    fn problem(&mut self, loc: &dyn Fn() -> String, field: &'static str, found: Found, expected: &'static str, outcome: Outcome) {
+        self.warn.add_problem(&loc(), &Problem { field, found, expected, outcome });
+    }
+
     fn str_of(&self, v: &Value) -> Option<&str> {
         match v {
             Value::Str(s) => Some(self.arena.str(*s)),
             _ => None,
         }
     }
+
     fn items(&self, v: &Value) -> Vec<(Value, Value)> {
         self.arena.dict_items(v).map(|x| x.to_vec()).unwrap_or_default()
+    }
+
+    /// What a value that should have been the dict of a `role` is, for a
+    /// warning: `a list, not a dict`, `a trace entry, not a segment`.
+    fn not_a(&self, role: &str, v: &Value) -> String {
+        match *v {
+            Value::Dict(id) => match self.arena.dicts[id as usize] {
+                DictRec::Event(_) => format!("a trace entry, not {role}"),
+                DictRec::Frame(_) => format!("a stack frame, not {role}"),
+                _ => format!("not {role}"),
+            },
+            other => not_a("a dict", other.type_name()),
+        }
+    }
+}
+
+/// Why a dict in a trace is no trace entry.
+fn not_an_event(arena: &Arena, v: &Value) -> String {
+    let Value::Dict(id) = *v else { return not_a("a dict", v.type_name()) };
+    match arena.dicts[id as usize] {
+        DictRec::Frame(_) => "a stack frame, not a trace entry".to_string(),
+        DictRec::Empty => "an empty dict, not a trace entry".to_string(),
+        _ => {
+            let items = arena.dict_items(v).unwrap_or(&[]);
+            let is_action = |k: &Value| matches!(k, Value::Str(s) if arena.str(*s) == "action");
+            match items.iter().find(|(k, _)| is_action(k)) {
+                Some((_, Value::Str(_))) => {
+                    format!("a dict of {} keys, not a trace entry (those have a dozen)", items.len())
+                }
+                Some((_, a)) => format!("'action' is {}, not a str", a_value_of(a.type_name())),
+                None => "no 'action'".to_string(),
+            }
+        }
+    }
+}
+
+/// The trace events of one trace list, in order, leaving out (and reporting
+/// at `loc(i)`) what is no usable event. Borrows the arena and the warnings
+/// apart so a trace of millions of events is not copied.
+fn trace_events(
+    arena: &Arena,
+    warn: &mut Collector,
+    items: &[Value],
+    used_events: &mut [bool],
+    loc: &dyn Fn(usize) -> String,
+    ids: &mut Vec<u32>,
+) {
+    for (i, e) in items.iter().enumerate() {
+        let ev = match *e {
+            Value::Dict(id) => match arena.dicts[id as usize] {
+                DictRec::Event(ev) => ev,
+                _ => {
+                    warn.add(&loc(i), not_an_event(arena, e), true);
+                    continue;
+                }
+            },
+            other => {
+                warn.add(&loc(i), not_a("a dict", other.type_name()), true);
+                continue;
+            }
+        };
+        if used_events[ev as usize] {
+            warn.add(&loc(i), SHARED.to_string(), true);
+            continue;
+        }
+        used_events[ev as usize] = true;
+        let problems = arena.problems_of(ev);
+        if problems.is_empty() {
+            ids.push(ev);
+            continue;
+        }
+        let here = loc(i);
+        let mut skip = false;
+        for (_, p) in problems {
+            warn.add_problem(&here, p);
+            skip |= p.skips();
+        }
+        if !skip {
+            ids.push(ev);
+        }
     }
 }
 
 fn build(top: Value, mut arena: Arena, protocol: u8) -> Result<Snapshot> {
     let used_dicts = vec![false; arena.dicts.len()];
     let used_lists = vec![false; arena.lists.len()];
-    let mut ctx = Ctx { arena: &mut arena, warnings: BuildWarnings::default(), used_dicts, used_lists, shared: 0 };
+    let mut ctx = Ctx { arena: &mut arena, warn: Collector::default(), unknown_keys: 0, used_dicts, used_lists };
     // One budget for all free-form values, however often they repeat.
     let mut budget = 100_000;
     let mut snap = Snapshot { protocol, ..Default::default() };
 
+    let mut host_segments_v = None;
+    let mut host_traces_v = None;
     let (segments_v, traces_v) = match top {
         Value::List(_) | Value::Tuple(_) => {
             // torch.cuda.memory_snapshot() returns a list of segment dicts; a
@@ -375,16 +469,18 @@ fn build(top: Value, mut arena: Arena, protocol: u8) -> Result<Snapshot> {
                 match ctx.str_of(&k) {
                     Some("segments") => segs = Some(v),
                     Some("device_traces") | Some("traces") => traces = Some(v),
+                    Some("host_segments") => host_segments_v = Some(v),
+                    Some("host_traces") => host_traces_v = Some(v),
                     Some("allocator_settings") => {
                         snap.allocator_settings = Some(ctx.arena.plain(&v, &mut budget, 0));
                     }
                     Some("external_annotations") => {
                         snap.external_annotations = Some(ctx.arena.plain(&v, &mut budget, 0));
                     }
-                    _ => ctx.warnings.unknown_keys += 1,
+                    _ => ctx.unknown_keys += 1,
                 }
             }
-            if segs.is_none() && traces.is_none() {
+            if segs.is_none() && traces.is_none() && host_segments_v.is_none() && host_traces_v.is_none() {
                 return Err(Error::new(
                     ErrorKind::NotSnapshotShaped,
                     None,
@@ -406,6 +502,7 @@ fn build(top: Value, mut arena: Arena, protocol: u8) -> Result<Snapshot> {
         }
     };
 
+    let bare = snap.bare_segment_list;
     if let Some(v) = segments_v {
         let Some(list) = ctx.arena.list_items(&v).map(|x| x.to_vec()) else {
             return Err(Error::new(
@@ -414,12 +511,14 @@ fn build(top: Value, mut arena: Arena, protocol: u8) -> Result<Snapshot> {
                 format!("not a memory snapshot: 'segments' is a {}, not a list", v.type_name()),
             ));
         };
-        for s in &list {
-            build_segment(&mut ctx, &mut snap, s);
+        for (i, s) in list.iter().enumerate() {
+            let loc = move || if bare { format!("[{i}]") } else { format!("segments[{i}]") };
+            build_segment(&mut ctx, &mut snap, s, &loc, None);
         }
     }
 
     // Trace events were moved into one table while decoding; split it per device.
+    let mut used_events = vec![false; ctx.arena.events.len()];
     let mut per_device: Vec<Vec<u32>> = Vec::new();
     if let Some(v) = traces_v {
         let Some(devs) = ctx.arena.list_items(&v).map(|x| x.to_vec()) else {
@@ -429,30 +528,87 @@ fn build(top: Value, mut arena: Arena, protocol: u8) -> Result<Snapshot> {
                 format!("not a memory snapshot: 'device_traces' is a {}, not a list", v.type_name()),
             ));
         };
-        let mut used_events = vec![false; ctx.arena.events.len()];
-        for d in &devs {
+        for (d, dv) in devs.iter().enumerate() {
             let mut ids = Vec::new();
-            if ctx.first_use(d) {
-                for e in ctx.arena.list_items(d).unwrap_or(&[]) {
-                    match e {
-                        Value::Dict(id) => match ctx.arena.dicts[*id as usize] {
-                            DictRec::Event(ev) if used_events[ev as usize] => ctx.shared += 1,
-                            DictRec::Event(ev) => {
-                                used_events[ev as usize] = true;
-                                ids.push(ev)
-                            }
-                            _ => ctx.warnings.bad_values += 1,
-                        },
-                        _ => ctx.warnings.bad_values += 1,
-                    }
-                }
-                if ctx.arena.list_items(d).is_none() {
-                    ctx.warnings.bad_values += 1;
+            // A skipped device keeps its place: device numbers are indices.
+            if ctx.first_use(dv, &|| format!("device_traces[{d}]")) {
+                match ctx.arena.list_items(dv) {
+                    Some(items) => trace_events(
+                        ctx.arena,
+                        &mut ctx.warn,
+                        items,
+                        &mut used_events,
+                        &|i| format!("device_traces[{d}][{i}]"),
+                        &mut ids,
+                    ),
+                    None => ctx.warn.add(&format!("device_traces[{d}]"), not_a("a list", dv.type_name()), true),
                 }
             }
             per_device.push(ids);
         }
     }
+
+    // Pinned host memory (PyTorch 2.15): one more device, numbered past the
+    // CUDA devices, so that every view and the CLI treat it like the others.
+    let first_host_segment = snap.segments.len();
+    let host = {
+        let mut h = per_device.len() as u32;
+        let cuda: std::collections::HashSet<u32> = snap.segments.iter().map(|s| s.device).collect();
+        while cuda.contains(&h) {
+            h += 1;
+        }
+        h
+    };
+    if let Some(v) = host_segments_v {
+        match ctx.arena.list_items(&v).map(|x| x.to_vec()) {
+            Some(list) => {
+                for (i, s) in list.iter().enumerate() {
+                    build_segment(&mut ctx, &mut snap, s, &|| format!("host_segments[{i}]"), Some(host));
+                }
+            }
+            None => ctx.warn.add("host_segments", not_a("a list", v.type_name()), true),
+        }
+    }
+    let mut host_ids = Vec::new();
+    if let Some(v) = host_traces_v {
+        // A list of traces (like device_traces) or one trace: both are written.
+        let nested = ctx.arena.list_items(&v).is_some_and(|l| l.iter().any(|x| matches!(x, Value::List(_) | Value::Tuple(_))));
+        match ctx.arena.list_items(&v) {
+            Some(items) if nested => {
+                for (k, tv) in items.to_vec().iter().enumerate() {
+                    if !ctx.first_use(tv, &|| format!("host_traces[{k}]")) {
+                        continue;
+                    }
+                    match ctx.arena.list_items(tv) {
+                        Some(list) => trace_events(
+                            ctx.arena,
+                            &mut ctx.warn,
+                            list,
+                            &mut used_events,
+                            &|i| format!("host_traces[{k}][{i}]"),
+                            &mut host_ids,
+                        ),
+                        None => ctx.warn.add(&format!("host_traces[{k}]"), not_a("a list", tv.type_name()), true),
+                    }
+                }
+            }
+            Some(items) => trace_events(
+                ctx.arena,
+                &mut ctx.warn,
+                items,
+                &mut used_events,
+                &|i| format!("host_traces[{i}]"),
+                &mut host_ids,
+            ),
+            None => ctx.warn.add("host_traces", not_a("a list", v.type_name()), true),
+        }
+    }
+    if snap.segments.len() > first_host_segment || !host_ids.is_empty() {
+        per_device.resize(host as usize, Vec::new());
+        per_device.push(host_ids);
+        snap.host_device = Some(host);
+    }
+
     // The generic values are done with: free them before the event columns
     // are split, the moment of the load's peak memory.
     for store in [&mut ctx.arena.list_store as &mut dyn Release, &mut ctx.arena.dict_store, &mut ctx.arena.lists, &mut ctx.arena.dicts] {
@@ -487,28 +643,37 @@ fn build(top: Value, mut arena: Arena, protocol: u8) -> Result<Snapshot> {
         seg.stream = name(seg.stream, &mut display);
     }
 
-    if ctx.shared > 0 {
-        ctx.warnings.messages.push(format!(
-            "{} segments, blocks or trace events were referenced more than once (a snapshot has each in one place): \
-             only the first reference is used",
-            ctx.shared
+    if ctx.arena.late_items > 0 {
+        ctx.warn.add_file(format!(
+            "{} values were added to a trace entry or frames list after it was complete: ignored",
+            ctx.arena.late_items
         ));
     }
     let elided = ctx.arena.elided_copies.get();
     if elided > 0 {
-        ctx.warnings.messages.push(format!(
+        ctx.warn.add_file(format!(
             "{elided} repeated text values (settings, metadata, action names) were shortened to \"…\": \
              together they are far larger than the file"
         ));
     }
-    snap.warnings = ctx.warnings;
-    snap.warnings.bad_values += arena.bad_values;
-    snap.warnings.unknown_keys += arena.unknown_event_keys;
+    let nothing_left = ctx.warn.skipped_any() && snap.segments.is_empty() && snap.traces.iter().all(|t| t.is_empty());
+    let warnings = ctx.warn.into_list();
+    if nothing_left {
+        // Everything was skipped: a file of bad entries is no snapshot.
+        let shown: Vec<String> = warnings.iter().filter(|w| w.skipped).take(3).map(|w| w.to_string()).collect();
+        return Err(Error::new(
+            ErrorKind::NotSnapshotShaped,
+            None,
+            format!("not a memory snapshot: nothing usable is left: {}", shown.join("; ")),
+        ));
+    }
+    snap.warnings = BuildWarnings { unknown_keys: ctx.unknown_keys + arena.unknown_event_keys, list: warnings };
     snap.extras = arena.extras;
     snap.strings = arena.strings;
     snap.frames = arena.frames;
     snap.frame_fx = arena.frame_fx;
     snap.stacks = arena.stacks;
+    snap.annotations = crate::annotations::link(&snap);
     Ok(snap)
 }
 
@@ -537,6 +702,7 @@ fn split_events(mut all: EventTable, per_device: &[Vec<u32>]) -> Vec<EventTable>
                 part.shrink_to_fit();
                 part
             }
+            let has_pool = !all.pool.is_empty();
             let mut t = EventTable {
                 action: cut(&mut all.action, start),
                 addr_lo: cut(&mut all.addr_lo, start),
@@ -545,6 +711,8 @@ fn split_events(mut all: EventTable, per_device: &[Vec<u32>]) -> Vec<EventTable>
                 time_us: cut(&mut all.time_us, start),
                 stack: cut(&mut all.stack, start),
                 extra: cut(&mut all.extra, start),
+                pool: if has_pool { cut(&mut all.pool, start) } else { Vec::new() },
+                pool_ids: if has_pool { all.pool_ids.clone() } else { Vec::new() },
                 ..Default::default()
             };
             move_sparse(&mut all, &mut t, start as u32);
@@ -557,6 +725,9 @@ fn split_events(mut all: EventTable, per_device: &[Vec<u32>]) -> Vec<EventTable>
         .iter()
         .map(|ids| {
             let mut t = EventTable::default();
+            if !all.pool.is_empty() {
+                t.pool_ids = all.pool_ids.clone();
+            }
             for (i, &e) in ids.iter().enumerate() {
                 let e = e as usize;
                 t.action.push(all.action[e]);
@@ -566,6 +737,9 @@ fn split_events(mut all: EventTable, per_device: &[Vec<u32>]) -> Vec<EventTable>
                 t.time_us.push(all.time_us[e]);
                 t.stack.push(all.stack[e]);
                 t.extra.push(all.extra[e]);
+                if !all.pool.is_empty() {
+                    t.pool.push(all.pool.get(e).copied().unwrap_or(NO_POOL));
+                }
                 if let Some(h) = all.addr_hi.get(&(e as u32)) {
                     t.addr_hi.insert(i as u32, *h);
                 }
@@ -595,17 +769,20 @@ fn move_sparse(all: &mut EventTable, t: &mut EventTable, start: u32) {
     }
 }
 
-fn build_segment(ctx: &mut Ctx, snap: &mut Snapshot, v: &Value) {
-    if !ctx.first_use(v) {
+/// Builds the segment at `loc` and its blocks; `host` gives pinned host
+/// memory's device number (its own `device` field is not a CUDA device).
+fn build_segment(ctx: &mut Ctx, snap: &mut Snapshot, v: &Value, loc: &dyn Fn() -> String, host: Option<u32>) {
+    if !ctx.first_use(v, loc) {
+        return;
+    }
+    if ctx.arena.dict_items(v).is_none() {
+        let what = ctx.not_a("a segment", v);
+        ctx.warn.add(&loc(), what, true);
         return;
     }
     let items = ctx.items(v);
-    if items.is_empty() {
-        ctx.warnings.bad_values += 1;
-        return;
-    }
     let mut seg = Segment {
-        device: 0,
+        device: host.unwrap_or(0),
         address: 0,
         total_size: 0,
         allocated_size: 0,
@@ -620,91 +797,173 @@ fn build_segment(ctx: &mut Ctx, snap: &mut Snapshot, v: &Value) {
     };
     let mut raw_stream = 0u64;
     let mut blocks_v = None;
+    let (mut address, mut total_size) = (None, None);
+    // A segment without its place, size or device cannot be drawn.
+    let mut usable = true;
+    let zero = Outcome::ReadAs("0");
     for (k, x) in &items {
         match ctx.str_of(k) {
-            Some("device") => seg.device = ctx.unsigned(x).min(u32::MAX as u128) as u32,
-            Some("address") => seg.address = ctx.unsigned(x),
-            Some("total_size") => seg.total_size = ctx.unsigned(x) as u64,
-            Some("allocated_size") => seg.allocated_size = ctx.unsigned(x) as u64,
-            Some("active_size") => seg.active_size = ctx.unsigned(x) as u64,
-            Some("requested_size") => seg.requested_size = ctx.unsigned(x) as u64,
-            Some("stream") => raw_stream = ctx.unsigned(x) as u64,
+            Some("device") if host.is_none() => match ctx.unsigned(loc, "device", x, Outcome::Skip) {
+                Some(d) => seg.device = d.min(u32::MAX as u128) as u32,
+                None => usable = false,
+            },
+            Some("device") => {}
+            Some("address") => address = Some(ctx.unsigned(loc, "address", x, Outcome::Skip)),
+            Some("total_size") => total_size = Some(ctx.unsigned(loc, "total_size", x, Outcome::Skip)),
+            Some("allocated_size") => seg.allocated_size = ctx.unsigned(loc, "allocated_size", x, zero).unwrap_or(0) as u64,
+            Some("active_size") => seg.active_size = ctx.unsigned(loc, "active_size", x, zero).unwrap_or(0) as u64,
+            Some("requested_size") => seg.requested_size = ctx.unsigned(loc, "requested_size", x, zero).unwrap_or(0) as u64,
+            Some("stream") => raw_stream = ctx.unsigned(loc, "stream", x, zero).unwrap_or(0) as u64,
             Some("segment_type") => {
                 seg.segment_type = match ctx.str_of(x) {
                     Some("large") => SegmentType::Large,
                     Some("small") => SegmentType::Small,
-                    _ => SegmentType::Unknown,
+                    Some(_) => SegmentType::Unknown,
+                    None => {
+                        ctx.problem(loc, "segment_type", Found::Type(x.type_name()), "a str", Outcome::ReadAs("unknown"));
+                        SegmentType::Unknown
+                    }
                 }
             }
-            Some("segment_pool_id") => {
-                let ids = ctx.arena.list_items(x).map(|x| x.to_vec()).unwrap_or_default();
-                if ids.len() == 2 {
-                    let a = ctx.arena.int(&ids[0]).unwrap_or(0) as i64;
-                    let b = ctx.arena.int(&ids[1]).unwrap_or(0) as i64;
-                    seg.pool_id = Some((a, b));
+            Some("segment_pool_id") => match ctx.arena.pool_pair(x) {
+                Some(p) => seg.pool_id = Some(p),
+                None if *x == Value::None => {}
+                None => ctx.problem(
+                    loc,
+                    "segment_pool_id",
+                    Found::Type(x.type_name()),
+                    "an (owner, id) pair",
+                    Outcome::ReadAs("unknown"),
+                ),
+            },
+            Some("is_expandable") => match ctx.arena.int(x) {
+                Some(b) => seg.is_expandable = b != 0,
+                None => ctx.problem(loc, "is_expandable", Found::Type(x.type_name()), "a bool", Outcome::ReadAs("False")),
+            },
+            Some("frames") => {
+                let (st, bad) = ctx.arena.stack_of(x);
+                seg.stack = st;
+                if let Some(f) = bad {
+                    ctx.problem(loc, "frames", f, "a list", Outcome::ReadAs(frames_read_as(f)));
                 }
             }
-            Some("is_expandable") => seg.is_expandable = matches!(x, Value::Bool(true)) || ctx.arena.int(x).unwrap_or(0) != 0,
-            Some("frames") => seg.stack = ctx.arena.stack_of(x),
             Some("blocks") => blocks_v = Some(*x),
-            _ => ctx.warnings.unknown_keys += 1,
+            _ => ctx.unknown_keys += 1,
         }
     }
+    for (field, v) in [("address", address), ("total_size", total_size)] {
+        match v {
+            Some(Some(_)) => {}
+            Some(None) => usable = false,
+            None => {
+                ctx.problem(loc, field, Found::Missing, "an int", Outcome::Skip);
+                usable = false;
+            }
+        }
+    }
+    if !usable {
+        return;
+    }
+    seg.address = address.flatten().unwrap_or(0);
+    seg.total_size = total_size.flatten().unwrap_or(0) as u64;
     seg.stream = ctx.arena.intern_stream(raw_stream);
     let first = snap.blocks.len() as u32;
-    if let Some(bv) = blocks_v.filter(|bv| ctx.first_use(bv)) {
-        let list = ctx.arena.list_items(&bv).map(|x| x.to_vec()).unwrap_or_default();
-        // Old files have no block address: it is the segment's address plus
-        // the sizes of the blocks before it.
-        let mut next_addr = seg.address;
-        for b in &list {
-            if let Some(block) = build_block(ctx, b, next_addr) {
-                next_addr = block.address.wrapping_add(block.size as u128);
-                snap.blocks.push(block);
+    let blocks_loc = || format!("{}['blocks']", loc());
+    if let Some(bv) = blocks_v.filter(|bv| ctx.first_use(bv, &blocks_loc)) {
+        match ctx.arena.list_items(&bv).map(|x| x.to_vec()) {
+            Some(list) => {
+                // Old files have no block address: it is the segment's address
+                // plus the sizes of the blocks before it.
+                let mut next_addr = seg.address;
+                for (i, b) in list.iter().enumerate() {
+                    let bloc = || format!("{}['blocks'][{i}]", loc());
+                    if let Some(block) = build_block(ctx, b, next_addr, &bloc) {
+                        next_addr = block.address.wrapping_add(block.size as u128);
+                        snap.blocks.push(block);
+                    }
+                }
             }
+            None if bv == Value::None => {}
+            None => ctx.problem(loc, "blocks", Found::Type(bv.type_name()), "a list", Outcome::ReadAs("no blocks")),
         }
     }
     seg.blocks = first..snap.blocks.len() as u32;
     snap.segments.push(seg);
 }
 
-fn build_block(ctx: &mut Ctx, v: &Value, default_addr: u128) -> Option<Block> {
-    if !ctx.first_use(v) {
+fn build_block(ctx: &mut Ctx, v: &Value, default_addr: u128, loc: &dyn Fn() -> String) -> Option<Block> {
+    if !ctx.first_use(v, loc) {
+        return None;
+    }
+    if ctx.arena.dict_items(v).is_none() {
+        let what = ctx.not_a("a block", v);
+        ctx.warn.add(&loc(), what, true);
         return None;
     }
     let items = ctx.items(v);
-    if items.is_empty() {
-        ctx.warnings.bad_values += 1;
-        return None;
-    }
     let mut address = None;
-    let mut size = 0u64;
+    let mut size = None;
     let mut requested = None;
+    let mut bad_requested = false;
     let mut state = BlockState::Inactive;
     let mut stack: Option<StackId> = None;
     let mut history = None;
     let mut user_metadata = None;
+    let mut usable = true;
     for (k, x) in &items {
         match ctx.str_of(k) {
-            Some("address") | Some("addr") => address = Some(ctx.unsigned(x)),
-            Some("size") => size = ctx.unsigned(x) as u64,
-            Some("requested_size") => requested = Some(ctx.unsigned(x) as u64),
+            Some("address") | Some("addr") => match ctx.unsigned(loc, "address", x, Outcome::Skip) {
+                Some(a) => address = Some(a),
+                None => usable = false,
+            },
+            Some("size") => match ctx.unsigned(loc, "size", x, Outcome::Skip) {
+                Some(n) => size = Some(n as u64),
+                None => usable = false,
+            },
+            Some("requested_size") => match ctx.unsigned(loc, "requested_size", x, Outcome::ReadAs("its size")) {
+                Some(n) => requested = Some(n as u64),
+                None => bad_requested = true,
+            },
             Some("state") => {
                 state = match ctx.str_of(x) {
                     Some("active_allocated") => BlockState::ActiveAllocated,
                     Some("active_pending_free") => BlockState::ActivePendingFree,
                     Some("inactive") => BlockState::Inactive,
-                    _ => {
-                        ctx.warnings.bad_values += 1;
+                    other => {
+                        let found = if other.is_some() { Found::UnknownValue } else { Found::Type(x.type_name()) };
+                        let expected = if other.is_some() {
+                            "active_allocated, active_pending_free or inactive"
+                        } else {
+                            "a str"
+                        };
+                        ctx.problem(loc, "state", found, expected, Outcome::ReadAs("inactive"));
                         BlockState::Inactive
                     }
                 }
             }
-            Some("frames") => stack = Some(ctx.arena.stack_of(x)),
+            Some("frames") => {
+                let (st, bad) = ctx.arena.stack_of(x);
+                stack = Some(st);
+                if let Some(f) = bad {
+                    ctx.problem(loc, "frames", f, "a list", Outcome::ReadAs(frames_read_as(f)));
+                }
+            }
             Some("history") => history = Some(*x),
             Some("user_metadata") => user_metadata = ctx.arena.user_metadata(x),
-            _ => ctx.warnings.unknown_keys += 1,
+            _ => ctx.unknown_keys += 1,
         }
+    }
+    let Some(size) = size else {
+        if usable {
+            ctx.problem(loc, "size", Found::Missing, "an int", Outcome::Skip);
+        }
+        return None;
+    };
+    if !usable {
+        return None;
+    }
+    if bad_requested {
+        requested = Some(size);
     }
     // Legacy blocks (no 'frames') keep frames and the requested size in
     // history[0]; memory_viz reads them from there, as we do.
@@ -714,8 +973,8 @@ fn build_block(ctx: &mut Ctx, v: &Value, default_addr: u128) -> Option<Block> {
         if let Some(h0) = h0 {
             for (k, x) in ctx.items(&h0) {
                 match ctx.str_of(&k) {
-                    Some("real_size") => real_size = Some(ctx.unsigned(&x) as u64),
-                    Some("frames") => stack = Some(ctx.arena.stack_of(&x)),
+                    Some("real_size") => real_size = ctx.arena.read_unsigned(&x).0.try_into().ok(),
+                    Some("frames") => stack = Some(ctx.arena.stack_of(&x).0),
                     _ => {}
                 }
             }

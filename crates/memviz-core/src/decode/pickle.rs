@@ -23,8 +23,9 @@ use std::collections::HashMap;
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{
     Action, EventExtra, EventTable, Frame, FrameFx, FrameId, Plain, StackId, Stacks, StrId,
-    Strings, UserMetadata, NO_EXTRA, NO_TIME,
+    Strings, UserMetadata, NO_EXTRA, NO_POOL, NO_TIME,
 };
+use crate::problems::{frames_read_as, Found, Outcome, Problem};
 
 /// A value on the pickle stack or in a container. Containers are ids into the
 /// decoder's arenas, so copying a `Value` never copies a container.
@@ -102,6 +103,8 @@ enum Key {
     Frames,
     CompileContext,
     UserMetadata,
+    InternalMetadata,
+    PoolId,
     ForwardFrames,
     DeviceFree,
     Filename,
@@ -123,6 +126,8 @@ fn key_of(s: &str) -> Key {
         "frames" => Key::Frames,
         "compile_context" => Key::CompileContext,
         "user_metadata" => Key::UserMetadata,
+        "internal_metadata" => Key::InternalMetadata,
+        "pool_id" => Key::PoolId,
         "forward_frames" => Key::ForwardFrames,
         "device_free" => Key::DeviceFree,
         "filename" => Key::Filename,
@@ -169,8 +174,14 @@ pub struct Arena {
     /// Raw stream handles in order of first appearance.
     pub raw_streams: Vec<u64>,
     stream_index: HashMap<u64, u32>,
-    /// Values of the wrong type met while converting events and frames.
-    pub bad_values: u64,
+    pool_index: HashMap<(i64, i64), u32>,
+    /// Fields of trace events that could not be read as they are, by
+    /// global event index (ascending): where the event is in the file is
+    /// known only when the model is built.
+    pub event_problems: Vec<(u32, Problem)>,
+    /// Items added to an event or frames list after it was complete (the
+    /// memo fetched it again): not part of the model.
+    pub late_items: u64,
     pub unknown_event_keys: u64,
     /// Bytes that may still be copied out of shared values into owned text
     /// (allocator settings, user metadata, forward frames, action names).
@@ -217,7 +228,9 @@ impl Arena {
             extras: Vec::new(),
             raw_streams: Vec::new(),
             stream_index: HashMap::new(),
-            bad_values: 0,
+            pool_index: HashMap::new(),
+            event_problems: Vec::new(),
+            late_items: 0,
             unknown_event_keys: 0,
             copy_left: Cell::new(COPY_BASE),
             elided_copies: Cell::new(0),
@@ -320,34 +333,33 @@ impl Arena {
     }
 
     /// Interns a frames list as a stack (once per list object: the list
-    /// record is replaced by the stack id, dropping its items).
-    pub fn stack_of(&mut self, v: &Value) -> StackId {
+    /// record is replaced by the stack id, dropping its items). Values that
+    /// are not frames are left out, and said so the first time.
+    pub fn stack_of(&mut self, v: &Value) -> (StackId, Option<Found>) {
         let id = match *v {
             Value::List(id) | Value::Tuple(id) => id,
-            Value::None => return 0,
-            _ => {
-                self.bad_values += 1;
-                return 0;
-            }
+            Value::None => return (0, None),
+            other => return (0, Some(Found::Type(other.type_name()))),
         };
         let items = match self.lists[id as usize] {
-            ListRec::Stack(s) => return s,
+            ListRec::Stack(s) => return (s, None),
             ListRec::Empty => Vec::new(),
             ListRec::Items(i) => std::mem::take(&mut self.list_store[i as usize]),
         };
         let mut frame_ids: Vec<FrameId> = Vec::with_capacity(items.len());
+        let mut bad = false;
         for it in &items {
             match it {
                 Value::Dict(d) => match self.dicts[*d as usize] {
                     DictRec::Frame(f) => frame_ids.push(f),
-                    _ => self.bad_values += 1,
+                    _ => bad = true,
                 },
-                _ => self.bad_values += 1,
+                _ => bad = true,
             }
         }
         let sid = self.intern_stack(&frame_ids);
         self.lists[id as usize] = ListRec::Stack(sid);
-        sid
+        (sid, bad.then_some(Found::NotFrames))
     }
 
     fn intern_stack(&mut self, frames: &[FrameId]) -> StackId {
@@ -532,6 +544,10 @@ impl Arena {
         let mut action = Action::Other;
         let mut action_name = None;
         let (mut addr, mut size, mut stream, mut time, mut stack) = (0u128, 0u64, 0u64, NO_TIME, 0);
+        // addr and size are checked once the action is known (it may come
+        // after them): whether a bad one makes the event unusable depends on it.
+        let (mut addr_found, mut size_found) = (Some(Found::Missing), Some(Found::Missing));
+        let mut pool = NO_POOL;
         let mut extra: Option<EventExtra> = None;
         for kv in flat.chunks_exact(2) {
             let (k, v) = (&kv[0], &kv[1]);
@@ -544,25 +560,48 @@ impl Arena {
                         }
                     }
                 }
-                Key::Addr => addr = self.unsigned(v) as u128,
-                Key::Size => size = self.unsigned(v) as u64,
-                Key::Stream => stream = self.unsigned(v) as u64,
+                Key::Addr => (addr, addr_found) = self.read_unsigned(v),
+                Key::Size => {
+                    let (n, f) = self.read_unsigned(v);
+                    (size, size_found) = (n as u64, f);
+                }
+                Key::Stream => {
+                    let (n, f) = self.read_unsigned(v);
+                    stream = n as u64;
+                    self.event_problem(idx, "stream", f, "an int", "0");
+                }
                 Key::TimeUs => match self.int(v) {
                     Some(t) => time = t.clamp(i64::MIN as i128 + 1, i64::MAX as i128) as i64,
                     None if *v == Value::None => {}
-                    None => self.bad_values += 1,
+                    None => self.event_problem(idx, "time_us", Some(Found::Type(v.type_name())), "an int", "no time"),
                 },
-                Key::Frames => stack = self.stack_of(v),
-                Key::CompileContext => {
-                    if let Value::Str(s) = v {
-                        extra.get_or_insert_with(Default::default).compile_context = Some(*s);
+                Key::Frames => {
+                    let (st, f) = self.stack_of(v);
+                    stack = st;
+                    if let Some(f) = f {
+                        self.event_problem(idx, "frames", Some(f), "a list", frames_read_as(f));
                     }
                 }
+                Key::CompileContext => match v {
+                    Value::Str(s) => extra.get_or_insert_with(Default::default).compile_context = Some(*s),
+                    Value::None => {}
+                    other => self.event_problem(idx, "compile_context", Some(Found::Type(other.type_name())), "a str", "None"),
+                },
                 Key::UserMetadata => {
                     if let Some(m) = self.user_metadata(v) {
                         extra.get_or_insert_with(Default::default).user_metadata = Some(m);
                     }
                 }
+                Key::InternalMetadata => {
+                    if let Some(m) = self.user_metadata(v) {
+                        extra.get_or_insert_with(Default::default).internal_metadata = Some(m);
+                    }
+                }
+                Key::PoolId => match self.pool_pair(v) {
+                    Some(p) => pool = self.intern_pool(p),
+                    None if *v == Value::None => {}
+                    None => self.event_problem(idx, "pool_id", Some(Found::Type(v.type_name())), "an (owner, id) pair", "unknown"),
+                },
                 Key::ForwardFrames => {
                     let lines: Vec<String> = self
                         .list_items(v)
@@ -578,9 +617,29 @@ impl Arena {
                     }
                 }
                 Key::DeviceFree => {
-                    extra.get_or_insert_with(Default::default).device_free = Some(self.unsigned(v) as u64)
+                    let (n, f) = self.read_unsigned(v);
+                    extra.get_or_insert_with(Default::default).device_free = Some(n as u64);
+                    self.event_problem(idx, "device_free", f, "an int", "0");
                 }
                 _ => self.unknown_event_keys += 1,
+            }
+        }
+        // The fields an action cannot do without: an alloc at a made-up
+        // address 0 would be drawn and matched like a real one.
+        let (needs_addr, needs_size) = match action {
+            a if a.is_segment() => (true, true),
+            Action::Alloc | Action::FreeRequested | Action::FreeCompleted | Action::Free => (true, true),
+            Action::Annotate => (true, false),
+            _ => (false, false),
+        };
+        for (field, found, needed) in [("addr", addr_found, needs_addr), ("size", size_found, needs_size)] {
+            match found {
+                Some(Found::Missing) if !needed => {}
+                Some(f) => {
+                    let outcome = if needed { Outcome::Skip } else { Outcome::ReadAs("0") };
+                    self.event_problems.push((idx, Problem { field, found: f, expected: "an int", outcome }));
+                }
+                None => {}
             }
         }
         let stream = self.intern_stream(stream);
@@ -597,6 +656,11 @@ impl Arena {
         if let Some(name) = action_name {
             ev.other_actions.insert(idx, name);
         }
+        // The pool column exists only once an event has a pool_id.
+        if pool != NO_POOL || !ev.pool.is_empty() {
+            ev.pool.resize(idx as usize, NO_POOL);
+            ev.pool.push(pool);
+        }
         match extra {
             Some(x) => {
                 ev.extra.push(self.extras.len() as u32);
@@ -607,16 +671,48 @@ impl Arena {
         idx
     }
 
-    /// A non-negative integer field; anything else counts as a bad value and
-    /// reads as 0.
-    pub fn unsigned(&mut self, v: &Value) -> u128 {
-        match self.int(v) {
-            Some(i) if i >= 0 => i as u128,
-            _ => {
-                self.bad_values += 1;
-                0
-            }
+    /// Notes a problem with an optional field of event `idx`, kept and read as `read_as`.
+    fn event_problem(&mut self, idx: u32, field: &'static str, found: Option<Found>, expected: &'static str, read_as: &'static str) {
+        if let Some(found) = found {
+            self.event_problems.push((idx, Problem { field, found, expected, outcome: Outcome::ReadAs(read_as) }));
         }
+    }
+
+    /// A non-negative integer field: its value, or 0 and what was wrong.
+    pub fn read_unsigned(&self, v: &Value) -> (u128, Option<Found>) {
+        match self.int(v) {
+            Some(i) if i >= 0 => (i as u128, None),
+            Some(_) => (0, Some(Found::Negative)),
+            None => (0, Some(Found::Type(v.type_name()))),
+        }
+    }
+
+    /// An `(owner, id)` pair (`pool_id`, `segment_pool_id`): a tuple or list
+    /// of two integers.
+    pub fn pool_pair(&self, v: &Value) -> Option<(i64, i64)> {
+        match self.list_items(v)? {
+            [a, b] => Some((i64::try_from(self.int(a)?).ok()?, i64::try_from(self.int(b)?).ok()?)),
+            _ => None,
+        }
+    }
+
+    fn intern_pool(&mut self, p: (i64, i64)) -> u32 {
+        let ids = &mut self.events.pool_ids;
+        *self.pool_index.entry(p).or_insert_with(|| {
+            ids.push(p);
+            (ids.len() - 1) as u32
+        })
+    }
+
+    /// The problems of event `ev` (global index).
+    pub fn problems_of(&self, ev: u32) -> &[(u32, Problem)] {
+        let p = &self.event_problems;
+        if p.is_empty() {
+            return &[];
+        }
+        let a = p.partition_point(|x| x.0 < ev);
+        let b = a + p[a..].partition_point(|x| x.0 == ev);
+        &p[a..b]
     }
 }
 
@@ -944,7 +1040,7 @@ impl PickleDecoder {
                     ListRec::Empty => self.arena.lists[id as usize] = self.arena.store_list(items),
                     ListRec::Items(i) => self.arena.list_store[i as usize].extend(items),
                     // Items added to a frames list after it became a stack.
-                    ListRec::Stack(_) => self.arena.bad_values += 1,
+                    ListRec::Stack(_) => self.arena.late_items += 1,
                 }
                 Ok(())
             }
@@ -1005,7 +1101,7 @@ impl PickleDecoder {
             // Items added to an event or frame after it was complete
             // (fetched again from the memo): not part of the model.
             _ => {
-                self.arena.bad_values += 1;
+                self.arena.late_items += 1;
                 return Ok(());
             }
         }

@@ -12,8 +12,10 @@
 //! plus (block address - segment address), `requested_size` wide, followed by
 //! a "rounding waste" rectangle `size - requested_size` wide.
 
+use crate::annotations::{self, Target};
 use crate::format::{
-    format_addr, format_event, format_event_as, format_forward_frames, format_frames, format_size, format_user_metadata,
+    format_addr, format_annotations, format_event, format_event_as, format_forward_frames, format_frames, format_metadata,
+    format_size, format_user_metadata,
 };
 use crate::model::{Action, Snapshot, UserMetadata};
 use crate::state::{Cursor, State, StateBlock, StateHistory, StateSegment, Totals};
@@ -299,20 +301,44 @@ fn block_extras<'a>(snap: &'a Snapshot, device: u32, b: &StateBlock) -> (Option<
     }
 }
 
+/// The annotations of a block of a state made up to that state (see
+/// [`crate::annotations`]); "" when there are none.
+fn block_annotations(snap: &Snapshot, state: &State, b: &StateBlock) -> String {
+    let target = if let Some(i) = b.alloc_event {
+        Target::Alloc(i as u32)
+    } else if let Some(bi) = b.final_block {
+        Target::Block(bi as u32)
+    } else if let Some(f) = b.free_event {
+        Target::freed_by(snap.trace(state.device), f)
+    } else {
+        Target::Nothing
+    };
+    let upto = state.event;
+    format_annotations(
+        snap,
+        annotations::of_target(snap, state.device, target).filter(|a| upto.is_some_and(|e| a.event as usize <= e)),
+    )
+}
+
 /// memory_viz's block hover: `b<hex>_<v> <requested> allocation (block freed
-/// but waiting due to record_stream) (stream N)` then user metadata and
-/// frames.
+/// but waiting due to record_stream) (stream N)` then user metadata, the
+/// annotations made so far, and frames.
 pub fn block_text(snap: &Snapshot, state: &State, seg: &StateSegment, b: &StateBlock) -> String {
     let waiting = if b.pending { " (block freed but waiting due to record_stream)" } else { "" };
     let (um, fwd) = block_extras(snap, state.device, b);
-    let um = format_user_metadata(um);
+    let mut notes = String::new();
+    for n in [format_user_metadata(um), block_annotations(snap, state, b)] {
+        if !n.is_empty() {
+            notes.push_str(&n);
+            notes.push('\n');
+        }
+    }
     format!(
-        "{} {} allocation{waiting} (stream {}{})\n{}{}{}",
+        "{} {} allocation{waiting} (stream {}{})\n{notes}{}{}",
         format_addr(false, b.address, b.version),
         format_size(b.requested_size, true),
         seg.stream,
         pool_suffix(seg),
-        if um.is_empty() { String::new() } else { um + "\n" },
         format_frames(snap, b.stack),
         format_forward_frames(fwd)
     )
@@ -433,9 +459,12 @@ pub fn event_text(snap: &Snapshot, versions: &Versions, device: u32, i: usize, t
     s.push('\n');
     let extra = snap.extra(device, i);
     let um = format_user_metadata(extra.and_then(|x| x.user_metadata.as_ref()));
-    if !um.is_empty() {
-        s.push_str(&um);
-        s.push('\n');
+    let im = format_metadata("Internal Metadata:", extra.and_then(|x| x.internal_metadata.as_ref()));
+    for note in [um, im] {
+        if !note.is_empty() {
+            s.push_str(&note);
+            s.push('\n');
+        }
     }
     s.push_str(&format_frames(snap, t.stack[i]));
     if let Some(x) = extra {

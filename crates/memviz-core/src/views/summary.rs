@@ -258,16 +258,24 @@ pub struct DeviceSummary {
     pub segment_memory: TimelineSummary,
 }
 
-/// Devices in ascending order; serialized as a map keyed by the decimal
-/// device number (in that numeric order, not string order).
+/// Devices in [`Snapshot::devices`] order (CUDA ascending, then the host),
+/// and the host's device number if any; serialized as a map keyed by the
+/// device's name (the decimal number, or `host`), in that order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Devices(pub Vec<(u32, DeviceSummary)>);
+pub struct Devices(pub Vec<(u32, DeviceSummary)>, pub Option<u32>);
+
+impl Devices {
+    /// `0`, `1`, ... or `host` (see [`Snapshot::device_name`]).
+    pub fn name(&self, d: u32) -> String {
+        crate::model::device_name(d, self.1)
+    }
+}
 
 impl Serialize for Devices {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(Some(self.0.len()))?;
         for (d, v) in &self.0 {
-            m.serialize_entry(&d.to_string(), v)?;
+            m.serialize_entry(&self.name(*d), v)?;
         }
         m.end()
     }
@@ -308,7 +316,7 @@ pub fn summarize(snap: &Snapshot) -> Summary {
         [s.active_memory, s.segment_memory] = TimelineSummary::replay(snap, d);
         devices.push((d, s));
     }
-    Summary { devices: Devices(devices) }
+    Summary { devices: Devices(devices, snap.host_device) }
 }
 
 impl Summary {
@@ -325,7 +333,7 @@ impl Summary {
         }
         for (d, s) in &self.devices.0 {
             let sz = |b: u64| format_size(b, false);
-            out.push_str(&format!("device {d}\n"));
+            out.push_str(&format!("device {}\n", self.devices.name(*d)));
             out.push_str(&format!("  trace events      {}\n", s.trace_events));
             for (name, n) in &s.actions {
                 out.push_str(&format!("    {name:<16} {n}\n"));

@@ -1,0 +1,230 @@
+//! Leaks and growth: what the trace allocated and never freed, the stacks
+//! whose live bytes grow with every iteration, and frees that stayed
+//! pending.
+//!
+//! **Iterations.** A new iteration starts where a forward run follows a
+//! backward or optimizer run (see `category` for runs), right after the last
+//! event of that backward or optimizer run. The live bytes of each stack are
+//! sampled at the start of every iteration after the first, and at the end
+//! of the trace. With fewer than two such starts there is no growth report:
+//! cutting a trace into equal windows instead would call every stack that a
+//! single forward pass calls again and again "growing".
+//!
+//! **Growth.** A stack grows when its live bytes rise strictly from one
+//! sample to the next, from the first sample where it has any through the
+//! last, over at least [`MIN_SAMPLES`] samples: it allocated again in each
+//! iteration without freeing what it had allocated before (memory growing
+//! every step until the OOM).
+
+use serde::Serialize;
+
+use super::category::Phase;
+use super::{Analysis, At, Group, GroupBy, Moment, Origin, PendingFree};
+use crate::format::format_size;
+
+/// Samples a growing stack must rise over.
+pub const MIN_SAMPLES: usize = 3;
+/// Entries listed per part of the report.
+const TOP: usize = 20;
+
+/// One stack whose live bytes grew at every sample.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Growth {
+    /// Stack-tree node (as [`Group::id`] for `GroupBy::Stack`).
+    pub id: u32,
+    pub key: String,
+    /// Index of the first sample where it had live bytes.
+    pub first_sample: usize,
+    /// Its live bytes at each sample from there on.
+    pub live_bytes: Vec<u64>,
+    /// Last minus first of `live_bytes`.
+    pub growth_bytes: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LeakReport {
+    pub device: u32,
+    pub end: At,
+    /// Allocated in the trace, alive at its end, by stack (largest first).
+    pub alive_at_end: Vec<Group>,
+    pub alive_at_end_bytes: u64,
+    pub alive_at_end_count: u64,
+    /// Alive from before the trace to its end (not this trace's leaks).
+    pub before_trace_bytes: u64,
+    pub before_trace_count: u64,
+    /// `phases` (iterations found from forward / backward / optimizer
+    /// frames) or `none`.
+    pub iterations_from: &'static str,
+    /// Positions where the live bytes were sampled.
+    pub samples: Vec<u32>,
+    pub growing: Vec<Growth>,
+    /// Frees that waited (longest first).
+    pub pending_frees: Vec<PendingFree>,
+    pub pending_free_count: usize,
+}
+
+impl Analysis {
+    /// The sample positions and where they come from (see the module doc).
+    pub fn iteration_samples(&self) -> (Vec<u32>, &'static str) {
+        let n = self.last_position();
+        let mut starts: Vec<u32> = Vec::new();
+        for w in self.phase_runs.windows(2) {
+            let ((last, prev), (_, p)) = (w[0], w[1]);
+            if p == Phase::Forward && matches!(prev, Phase::Backward | Phase::Optimizer) {
+                // The state right after the previous run's last event: what
+                // comes between (data loading, a leak before the forward)
+                // is the new iteration's.
+                let pos = self.action_event.partition_point(|&e| e <= last) as u32;
+                if starts.last() != Some(&pos) && pos > 0 && pos < n {
+                    starts.push(pos);
+                }
+            }
+        }
+        if starts.len() >= 2 {
+            starts.push(n);
+            return (starts, "phases");
+        }
+        (Vec::new(), "none")
+    }
+
+    /// Stacks whose live bytes grow at every sample (see the module doc),
+    /// most growth first.
+    pub fn growth(&self, samples: &[u32]) -> Vec<Growth> {
+        if samples.len() < MIN_SAMPLES {
+            return Vec::new();
+        }
+        // Each element adds its size to its stack at the samples it is alive
+        // at: [first sample >= born, first sample >= dies).
+        let mut deltas: Vec<(u32, u32, i128)> = Vec::new();
+        for e in 0..self.el.size.len() {
+            let lo = samples.partition_point(|&s| s < self.el.born[e]) as u32;
+            let hi = samples.partition_point(|&s| s < self.el.dies[e]) as u32;
+            if lo < hi {
+                let (leaf, size) = (self.el.leaf[e], self.el.size[e] as i128);
+                deltas.push((leaf, lo, size));
+                deltas.push((leaf, hi, -size));
+            }
+        }
+        deltas.sort_unstable_by_key(|&(l, s, _)| (l, s));
+        let m = samples.len();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < deltas.len() {
+            let leaf = deltas[i].0;
+            let mut values: Vec<(usize, i128)> = Vec::new(); // (sample, value from there)
+            let mut v = 0i128;
+            while i < deltas.len() && deltas[i].0 == leaf {
+                let s = deltas[i].1;
+                while i < deltas.len() && deltas[i].0 == leaf && deltas[i].1 == s {
+                    v += deltas[i].2;
+                    i += 1;
+                }
+                if (s as usize) < m {
+                    values.push((s as usize, v));
+                }
+            }
+            let Some(&(first, _)) = values.iter().find(|&&(_, v)| v > 0) else { continue };
+            let from = values.iter().position(|&(s, _)| s == first).unwrap_or(0);
+            let rising = &values[from..];
+            // A rise at every sample from `first` to the last one.
+            let every = rising.len() == m - first && rising.windows(2).all(|w| w[1].0 == w[0].0 + 1 && w[1].1 > w[0].1);
+            if every && rising.len() >= MIN_SAMPLES {
+                let live: Vec<u64> = rising.iter().map(|&(_, v)| v as u64).collect();
+                out.push(Growth {
+                    id: leaf,
+                    key: self.stack_key(leaf),
+                    first_sample: first,
+                    growth_bytes: live[live.len() - 1] - live[0],
+                    live_bytes: live,
+                });
+            }
+        }
+        out.sort_by(|a, b| b.growth_bytes.cmp(&a.growth_bytes).then(a.key.cmp(&b.key)));
+        out
+    }
+
+    /// The leak report of this device.
+    pub fn leaks(&self) -> LeakReport {
+        let end = self.resolve(Moment::End).unwrap_or(At { position: 0, step: None, event: None });
+        let live = self.live(end.position);
+        let (mine, before): (Vec<u32>, Vec<u32>) =
+            live.iter().partition(|&&e| self.el.origin[e as usize] == Origin::Trace);
+        let mut alive_at_end = self.groups(&mine, GroupBy::Stack);
+        alive_at_end.truncate(TOP);
+        let (samples, iterations_from) = self.iteration_samples();
+        let mut growing = self.growth(&samples);
+        growing.truncate(TOP);
+        LeakReport {
+            device: self.device,
+            end,
+            alive_at_end,
+            alive_at_end_bytes: self.bytes_of(&mine),
+            alive_at_end_count: mine.len() as u64,
+            before_trace_bytes: self.bytes_of(&before),
+            before_trace_count: before.len() as u64,
+            iterations_from,
+            samples,
+            growing,
+            pending_frees: self.pending.iter().take(TOP).cloned().collect(),
+            pending_free_count: self.pending.len(),
+        }
+    }
+}
+
+impl LeakReport {
+    /// Plain text for a terminal.
+    pub fn to_text(&self, a: &Analysis) -> String {
+        let size = |b: u64| format_size(b, false);
+        let stack = |key: &str| indent(&super::live::short_stack(key, 3));
+        let mut s = format!("device {}\n", self.device);
+        s.push_str(&format!(
+            "  alive at the end: {} in {} allocations made during the trace ({} more from before it)\n",
+            size(self.alive_at_end_bytes),
+            self.alive_at_end_count,
+            size(self.before_trace_bytes)
+        ));
+        for g in self.alive_at_end.iter().take(10) {
+            s.push_str(&format!("    {} in {} allocations\n{}", size(g.bytes), g.count, stack(&g.key)));
+        }
+        if self.iterations_from == "phases" {
+            s.push_str(&format!(
+                "  growth: {} samples (iteration starts); {} stacks grow at every one\n",
+                self.samples.len(),
+                self.growing.len()
+            ));
+        } else {
+            s.push_str(
+                "  growth: no iterations found (no forward pass after a backward or optimizer step in the stacks)\n",
+            );
+        }
+        for g in &self.growing {
+            let series: Vec<String> = g.live_bytes.iter().map(|&b| size(b)).collect();
+            s.push_str(&format!("    +{} ({})\n{}", size(g.growth_bytes), series.join(" → "), stack(&g.key)));
+        }
+        s.push_str(&format!(
+            "  pending frees: {} frees waited between free_requested and free_completed\n",
+            self.pending_free_count
+        ));
+        for p in &self.pending_frees {
+            let wait = match p.time_us {
+                Some(t) => format!("{t} us, {} events", p.events),
+                None => format!("{} events", p.events),
+            };
+            let done =
+                p.free_completed_event.map_or("never completed".to_string(), |c| format!("completed at event {c}"));
+            s.push_str(&format!(
+                "    {} on stream {}: requested at event {}, {done}, waited {wait}\n{}",
+                size(p.size),
+                p.stream,
+                p.free_requested_event,
+                stack(&a.stack_key(p.stack))
+            ));
+        }
+        s
+    }
+}
+
+/// Each line of `s` indented under an entry, newline-terminated.
+fn indent(s: &str) -> String {
+    s.lines().map(|l| format!("        {l}\n")).collect()
+}

@@ -1,0 +1,592 @@
+//! What is alive at one moment, and how it adds up: by call stack (a tree
+//! for an icicle graph), by innermost user frame, by any frame (bottom-up,
+//! inclusive) and by kind.
+//!
+//! A query walks one root-to-leaf path of [`LiveIndex`] (a segment tree over
+//! buckets of positions), so it costs the live allocations plus at most two
+//! buckets' worth of births and deaths, whatever the trace's length; the
+//! groupings then cost the distinct live stacks times their depth.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use serde::Serialize;
+
+use super::category::Kind;
+use super::Analysis;
+use crate::format::{format_frame, frame_filter};
+use crate::model::{FrameId, Snapshot, StackId};
+
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// A multiply-rotate hasher for the small integer ids the queries sum by:
+/// SipHash cost more than the rest of a query.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u32(b as u32);
+        }
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.0 = (self.0.rotate_left(5) ^ n as u64).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+/// A map keyed by ids, hashed with [`IdHasher`].
+pub(crate) type IdMap<V> = HashMap<u32, V, BuildHasherDefault<IdHasher>>;
+
+/// Positions per leaf of [`LiveIndex`]: a query filters at most the
+/// allocations born or dying in its leaf besides the live ones.
+const LEAF: u32 = 64;
+
+/// Intervals `[born, dies)` over positions, each stored at the canonical
+/// nodes of a segment tree over leaf buckets (compressed rows).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct LiveIndex {
+    leaves: u32,
+    start: Vec<u32>,
+    items: Vec<u32>,
+}
+
+impl LiveIndex {
+    pub(crate) fn build(born: &[u32], dies: &[u32], n_positions: u32) -> LiveIndex {
+        if n_positions == 0 {
+            return LiveIndex::default();
+        }
+        let leaves = n_positions.div_ceil(LEAF).next_power_of_two();
+        let nodes = 2 * leaves as usize;
+        let cover = |b: u32, d: u32, f: &mut dyn FnMut(usize)| {
+            let mut l = (b / LEAF + leaves) as usize;
+            let mut r = ((d - 1) / LEAF + leaves) as usize + 1;
+            while l < r {
+                if l & 1 == 1 {
+                    f(l);
+                    l += 1;
+                }
+                if r & 1 == 1 {
+                    r -= 1;
+                    f(r);
+                }
+                l >>= 1;
+                r >>= 1;
+            }
+        };
+        let spans = || {
+            born.iter().zip(dies).enumerate().filter_map(move |(e, (&b, &d))| {
+                let d = d.min(n_positions);
+                (b < d).then_some((e as u32, b, d))
+            })
+        };
+        let mut count = vec![0u32; nodes + 1];
+        for (_, b, d) in spans() {
+            cover(b, d, &mut |n| count[n + 1] += 1);
+        }
+        for i in 1..count.len() {
+            count[i] += count[i - 1];
+        }
+        let start = count.clone();
+        let mut fill = count;
+        let mut items = vec![0u32; *start.last().unwrap_or(&0) as usize];
+        for (e, b, d) in spans() {
+            cover(b, d, &mut |n| {
+                items[fill[n] as usize] = e;
+                fill[n] += 1;
+            });
+        }
+        LiveIndex { leaves, start, items }
+    }
+
+    /// Calls `f` with every interval holding position `p`.
+    pub(crate) fn for_each(&self, p: u32, born: &[u32], dies: &[u32], mut f: impl FnMut(u32)) {
+        if self.leaves == 0 {
+            return;
+        }
+        let mut node = (p / LEAF) as usize + self.leaves as usize;
+        while node > 0 && node + 1 < self.start.len() {
+            for &e in &self.items[self.start[node] as usize..self.start[node + 1] as usize] {
+                if born[e as usize] <= p && p < dies[e as usize] {
+                    f(e);
+                }
+            }
+            node >>= 1;
+        }
+    }
+
+    pub(crate) fn heap_bytes(&self) -> usize {
+        (self.start.capacity() + self.items.capacity()) * 4
+    }
+}
+
+/// Frames compared by what they say (file, line, function), not by the id
+/// the decoder gave each frame dict; only frames memory_viz shows.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FrameTable {
+    /// Per frame id: its canonical id, or NONE when memory_viz hides it.
+    canon: Vec<u32>,
+    /// Per canonical id: one frame id that has it.
+    rep: Vec<FrameId>,
+    /// Per canonical id: user code (see [`is_user_file`]).
+    user: Vec<bool>,
+    /// Per canonical id: a Python frame (`.py` file).
+    python: Vec<bool>,
+    /// Per canonical id: `filename:line:name` (plus FX lines), made once.
+    labels: Vec<Box<str>>,
+}
+
+/// A Python file of the program itself, not of an installed package or of
+/// the standard library: not under `site-packages/` or `dist-packages/`, not
+/// under `lib/pythonX.Y/` (or a Windows installation's `Lib\`), not a
+/// `<frozen ...>` or `<string>` pseudo-file.
+pub fn is_user_file(file: &str) -> bool {
+    let f = file.replace('\\', "/").to_ascii_lowercase();
+    let windows_stdlib = f.as_bytes().get(1) == Some(&b':') && f.contains("/lib/");
+    f.ends_with(".py")
+        && !f.starts_with('<')
+        && !f.contains("site-packages/")
+        && !f.contains("dist-packages/")
+        && !f.contains("/lib/python")
+        && !windows_stdlib
+}
+
+impl FrameTable {
+    pub(crate) fn new(snap: &Snapshot) -> FrameTable {
+        let mut t = FrameTable { canon: Vec::with_capacity(snap.frames.len()), ..Default::default() };
+        let mut by_text: HashMap<(&str, i64, &str), u32> = HashMap::new();
+        for (id, f) in snap.frames.iter().enumerate() {
+            let (name, file) = (snap.str(f.name), snap.str(f.filename));
+            if !frame_filter(name, file) {
+                t.canon.push(NONE);
+                continue;
+            }
+            let next = t.rep.len() as u32;
+            let c = *by_text.entry((file, f.line, name)).or_insert(next);
+            if c == next {
+                t.rep.push(id as FrameId);
+                t.labels.push(format_frame(snap, f).into_boxed_str());
+                t.python.push(file.ends_with(".py"));
+                t.user.push(is_user_file(file));
+            }
+            t.canon.push(c);
+        }
+        t
+    }
+
+    pub(crate) fn canon(&self, f: FrameId) -> u32 {
+        self.canon.get(f as usize).copied().unwrap_or(NONE)
+    }
+
+    /// `filename:line:name` (with FX lines when recorded); [`NO_FRAMES`]
+    /// for NONE.
+    pub(crate) fn label(&self, c: u32) -> &str {
+        self.labels.get(c as usize).map_or(NO_FRAMES, |l| l)
+    }
+
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.canon.capacity() * 4 + self.rep.len() * 22 + self.labels.iter().map(|l| l.len()).sum::<usize>()
+    }
+
+    /// The innermost user frame of `stack`, else its innermost shown Python
+    /// frame, else its innermost autograd node (`…Backward…::apply`: C++-only
+    /// stacks of the backward pass), else its innermost shown frame; NONE
+    /// for no shown frame.
+    pub(crate) fn user_frame(&self, snap: &Snapshot, stack: StackId) -> u32 {
+        let frames = if (stack as usize) < snap.stacks.len() { snap.stack(stack) } else { &[] };
+        let shown = || frames.iter().map(|&f| self.canon(f)).filter(|&c| c != NONE);
+        let node = |c: u32| {
+            let name = snap.frames.get(self.rep[c as usize] as usize).map_or("", |f| snap.str(f.name));
+            is_autograd_node(name)
+        };
+        shown()
+            .find(|&c| self.user[c as usize])
+            .or_else(|| shown().find(|&c| self.python[c as usize]))
+            .or_else(|| shown().find(|&c| node(c)))
+            .or_else(|| shown().next())
+            .unwrap_or(NONE)
+    }
+}
+
+/// A C++ frame of an autograd node's backward (`MulBackward0::apply`).
+fn is_autograd_node(name: &str) -> bool {
+    name.contains("Backward") && name.contains("::apply")
+}
+
+/// The lines of a stack key worth a glance: its Python frames, else its
+/// autograd-node frames, else its first lines; at most `n`, "…" when more.
+pub fn short_stack(key: &str, n: usize) -> String {
+    let python: Vec<&str> = key.lines().filter(|l| l.contains(".py:")).collect();
+    let nodes: Vec<&str> = key.lines().filter(|l| is_autograd_node(l)).collect();
+    let all: Vec<&str> = key.lines().collect();
+    let pick = if !python.is_empty() {
+        python
+    } else if !nodes.is_empty() {
+        nodes
+    } else {
+        all.clone()
+    };
+    let mut out: Vec<&str> = pick.iter().take(n).copied().collect();
+    if all.len() > out.len() {
+        out.push("…");
+    }
+    out.join("\n")
+}
+
+/// Key of the group of allocations that have no shown frame.
+pub const NO_FRAMES: &str = "<no frames>";
+
+/// The distinct shown stacks as a tree: the root is "all", each node one
+/// frame, children called from their parent (outermost frame at the top).
+#[derive(Debug, Clone)]
+pub(crate) struct StackTree {
+    /// Per node: parent (NONE for the root, node 0); parents come before
+    /// their children.
+    pub(crate) parent: Vec<u32>,
+    /// Per node: canonical frame (NONE for the root).
+    pub(crate) frame: Vec<u32>,
+    pub(crate) depth: Vec<u32>,
+    children: HashMap<(u32, u32), u32>,
+}
+
+impl Default for StackTree {
+    fn default() -> Self {
+        StackTree { parent: vec![NONE], frame: vec![NONE], depth: vec![0], children: HashMap::new() }
+    }
+}
+
+impl StackTree {
+    /// The node of `stack`'s shown frames.
+    pub(crate) fn insert(&mut self, snap: &Snapshot, frames: &FrameTable, stack: StackId) -> u32 {
+        let ids = if (stack as usize) < snap.stacks.len() { snap.stack(stack) } else { &[] };
+        let mut node = 0u32;
+        // Stacks are stored innermost first; the tree grows from the outermost.
+        for &f in ids.iter().rev() {
+            let c = frames.canon(f);
+            if c == NONE {
+                continue;
+            }
+            let next = self.parent.len() as u32;
+            let child = *self.children.entry((node, c)).or_insert(next);
+            if child == next {
+                self.parent.push(node);
+                self.frame.push(c);
+                self.depth.push(self.depth[node as usize] + 1);
+            }
+            node = child;
+        }
+        node
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.parent.len()
+    }
+
+    /// Drops what only [`StackTree::insert`] needs.
+    pub(crate) fn finish(&mut self) {
+        self.children = HashMap::new();
+        self.parent.shrink_to_fit();
+        self.frame.shrink_to_fit();
+        self.depth.shrink_to_fit();
+    }
+
+    /// The frames from `node` up to the root: innermost first, as memory_viz
+    /// prints a stack.
+    pub(crate) fn path(&self, node: u32) -> impl Iterator<Item = u32> + '_ {
+        let mut n = node;
+        std::iter::from_fn(move || {
+            if n == 0 || n as usize >= self.parent.len() {
+                return None;
+            }
+            let f = self.frame[n as usize];
+            n = self.parent[n as usize];
+            Some(f)
+        })
+    }
+
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.parent.capacity() * 12 + self.children.capacity() * 16
+    }
+}
+
+/// How to group the allocations alive at a moment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GroupBy {
+    /// The whole shown stack (a leaf of the stack tree).
+    Stack,
+    /// The innermost frame of the program's own code.
+    UserFrame,
+    /// Every frame, bottom-up: each frame's inclusive bytes (an allocation
+    /// counts once per distinct frame of its stack).
+    Frame,
+    /// The inferred (or user-ruled) kind.
+    Category,
+}
+
+impl GroupBy {
+    pub fn from_name(s: &str) -> Option<GroupBy> {
+        Some(match s {
+            "stack" => GroupBy::Stack,
+            "user" | "user_frame" | "user-frame" => GroupBy::UserFrame,
+            "frame" => GroupBy::Frame,
+            "category" | "kind" => GroupBy::Category,
+            _ => return None,
+        })
+    }
+}
+
+/// One group of live allocations.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Group {
+    /// Stable within one [`Analysis`]: stack-tree node (stack), canonical
+    /// frame (user frame, frame; `u32::MAX`: no frames) or kind index.
+    pub id: u32,
+    /// Stack: shown frames one a line, innermost first; frame:
+    /// `filename:line:name`; category: the kind's name.
+    pub key: String,
+    pub bytes: u64,
+    pub count: u64,
+}
+
+/// One node of the stack tree at a moment (for an icicle graph).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TreeNode {
+    /// Stack-tree node id (0: the root, "all").
+    pub id: u32,
+    /// `u32::MAX` for the root.
+    pub parent: u32,
+    pub depth: u32,
+    /// `filename:line:name`; `all` for the root.
+    pub frame: String,
+    /// Bytes alive under this frame (it and everything it called).
+    pub bytes: u64,
+    /// Bytes allocated with exactly this stack.
+    pub self_bytes: u64,
+    pub count: u64,
+}
+
+/// Live bytes and count per stack-tree leaf: the first step of every
+/// grouping but by category.
+fn per_leaf(a: &Analysis, elems: &[u32]) -> Vec<(u32, u64, u64)> {
+    let mut at: IdMap<usize> = IdMap::default();
+    let mut out: Vec<(u32, u64, u64)> = Vec::new();
+    for &e in elems {
+        let (leaf, size) = (a.el.leaf[e as usize], a.el.size[e as usize]);
+        let i = *at.entry(leaf).or_insert_with(|| {
+            out.push((leaf, 0, 0));
+            out.len() - 1
+        });
+        out[i].1 = out[i].1.wrapping_add(size);
+        out[i].2 += 1;
+    }
+    out
+}
+
+impl Analysis {
+    /// Elements (of the Active Memory Timeline) alive at position `p`, in no
+    /// particular order.
+    pub fn live(&self, p: u32) -> Vec<u32> {
+        let mut v = Vec::new();
+        self.index.for_each(p, &self.el.born, &self.el.dies, |e| v.push(e));
+        v
+    }
+
+    /// Sum of the sizes of `elems`.
+    pub fn bytes_of(&self, elems: &[u32]) -> u64 {
+        elems.iter().fold(0u64, |s, &e| s.wrapping_add(self.el.size[e as usize]))
+    }
+
+    /// `elems` grouped, largest first (all groups).
+    pub fn groups(&self, elems: &[u32], by: GroupBy) -> Vec<Group> {
+        self.top_groups(elems, by, usize::MAX)
+    }
+
+    /// The `limit` largest groups of `elems`: the same as the first `limit`
+    /// of [`Analysis::groups`], but only those get their key text (a stack
+    /// key is dozens of lines), so a panel of the top groups stays cheap
+    /// however many groups there are.
+    pub fn top_groups(&self, elems: &[u32], by: GroupBy, limit: usize) -> Vec<Group> {
+        // (id, bytes, count)
+        let mut sums: Vec<(u32, u64, u64)> = match by {
+            GroupBy::Category => {
+                let mut sums = [(0u64, 0u64); Kind::ALL.len()];
+                for &e in elems {
+                    let s = &mut sums[self.el.kind[e as usize] as usize];
+                    s.0 = s.0.wrapping_add(self.el.size[e as usize]);
+                    s.1 += 1;
+                }
+                Kind::ALL
+                    .iter()
+                    .filter(|k| sums[**k as usize].1 > 0)
+                    .map(|&k| (k as u32, sums[k as usize].0, sums[k as usize].1))
+                    .collect()
+            }
+            GroupBy::Stack => per_leaf(self, elems),
+            GroupBy::UserFrame => {
+                let mut sums: IdMap<(u64, u64)> = IdMap::default();
+                for &e in elems {
+                    let s = sums.entry(self.el.user[e as usize]).or_default();
+                    s.0 = s.0.wrapping_add(self.el.size[e as usize]);
+                    s.1 += 1;
+                }
+                sums.into_iter().map(|(f, (b, c))| (f, b, c)).collect()
+            }
+            GroupBy::Frame => {
+                let mut sums: IdMap<(u64, u64)> = IdMap::default();
+                // Per frame, the leaf that last added to it: a recursive
+                // stack counts once per frame.
+                let mut seen: IdMap<u32> = IdMap::default();
+                for (leaf, bytes, count) in per_leaf(self, elems) {
+                    let mut any = false;
+                    for f in self.tree.path(leaf) {
+                        any = true;
+                        if seen.insert(f, leaf) != Some(leaf) {
+                            let s = sums.entry(f).or_default();
+                            s.0 = s.0.wrapping_add(bytes);
+                            s.1 += count;
+                        }
+                    }
+                    if !any {
+                        let s = sums.entry(NONE).or_default();
+                        s.0 = s.0.wrapping_add(bytes);
+                        s.1 += count;
+                    }
+                }
+                sums.into_iter().map(|(f, (b, c))| (f, b, c)).collect()
+            }
+        };
+        let key = |id: u32| match by {
+            GroupBy::Category => Kind::ALL.get(id as usize).map_or("", |k| k.name()).to_string(),
+            GroupBy::Stack => self.stack_key(id),
+            GroupBy::UserFrame | GroupBy::Frame => self.frames.label(id).to_string(),
+        };
+        // Largest first; ties by key so the order never depends on hashing.
+        // Only the groups up to the end of the tie at the cut need a key.
+        sums.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(b.2.cmp(&a.2)));
+        let mut cut = limit.min(sums.len());
+        if cut > 0 {
+            let last = (sums[cut - 1].1, sums[cut - 1].2);
+            while cut < sums.len() && (sums[cut].1, sums[cut].2) == last {
+                cut += 1;
+            }
+        }
+        let mut out: Vec<Group> =
+            sums[..cut].iter().map(|&(id, bytes, count)| Group { id, key: key(id), bytes, count }).collect();
+        out.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| b.count.cmp(&a.count)).then_with(|| a.key.cmp(&b.key)));
+        out.truncate(limit);
+        out
+    }
+
+    /// The stack tree over `elems` for an icicle graph: the nodes with at
+    /// least `min_bytes` inclusive bytes (the root always), parents before
+    /// children, siblings largest first.
+    pub fn tree(&self, elems: &[u32], min_bytes: u64) -> Vec<TreeNode> {
+        let mut incl: IdMap<(u64, u64, u64)> = IdMap::default(); // bytes, self, count
+        incl.insert(0, (0, 0, 0));
+        for (leaf, bytes, count) in per_leaf(self, elems) {
+            let s = incl.entry(leaf).or_default();
+            s.1 = s.1.wrapping_add(bytes);
+            let mut n = leaf;
+            loop {
+                let s = incl.entry(n).or_default();
+                s.0 = s.0.wrapping_add(bytes);
+                s.2 += count;
+                if n == 0 || n as usize >= self.tree.len() {
+                    break;
+                }
+                n = self.tree.parent[n as usize];
+            }
+        }
+        let min = min_bytes.max(1);
+        let mut nodes: Vec<(u32, std::cmp::Reverse<u64>, u32, u64, u64)> = incl
+            .into_iter()
+            .filter(|&(n, (bytes, _, _))| n == 0 || bytes >= min)
+            .map(|(n, (bytes, self_bytes, count))| {
+                (self.tree.depth[n as usize], std::cmp::Reverse(bytes), n, self_bytes, count)
+            })
+            .collect();
+        // Parents first (by depth), then siblings largest first.
+        nodes.sort_unstable();
+        nodes
+            .into_iter()
+            .map(|(depth, std::cmp::Reverse(bytes), n, self_bytes, count)| TreeNode {
+                id: n,
+                parent: self.tree.parent[n as usize],
+                depth,
+                frame: if n == 0 {
+                    "all".to_string()
+                } else {
+                    self.frames.label(self.tree.frame[n as usize]).to_string()
+                },
+                bytes,
+                self_bytes,
+                count,
+            })
+            .collect()
+    }
+
+    /// A stack-tree node's shown frames, one a line, innermost first
+    /// (repeats elided as memory_viz does).
+    pub fn stack_key(&self, node: u32) -> String {
+        let lines: Vec<String> = self.tree.path(node).map(|f| self.frames.label(f).to_string()).collect();
+        if lines.is_empty() {
+            return NO_FRAMES.to_string();
+        }
+        crate::format::elide_repeats(lines).join("\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_matches_brute_force() {
+        let mut x = 7u64;
+        let mut rnd = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let n = 5000u32;
+        let (mut born, mut dies) = (Vec::new(), Vec::new());
+        for _ in 0..3000 {
+            let b = (rnd() % (n as u64 + 1)) as u32;
+            let len = match rnd() % 4 {
+                0 => 1 + rnd() % 3,
+                1 => 1 + rnd() % 200,
+                _ => 1 + rnd() % 6000,
+            } as u32;
+            born.push(b);
+            dies.push(b.saturating_add(len).min(n + 1));
+        }
+        let idx = LiveIndex::build(&born, &dies, n + 1);
+        for p in 0..=n {
+            let mut got = Vec::new();
+            idx.for_each(p, &born, &dies, |e| got.push(e));
+            got.sort_unstable();
+            let want: Vec<u32> =
+                (0..born.len() as u32).filter(|&e| born[e as usize] <= p && p < dies[e as usize]).collect();
+            assert_eq!(got, want, "position {p}");
+        }
+        let empty = LiveIndex::build(&[], &[], 0);
+        empty.for_each(3, &[], &[], |_| panic!());
+    }
+
+    #[test]
+    fn user_files() {
+        assert!(is_user_file("/home/me/proj/model.py"));
+        assert!(is_user_file("D:\\Dev\\proj\\cs336_basics\\model.py"));
+        assert!(!is_user_file("/usr/lib/python3.11/site-packages/torch/nn/modules/module.py"));
+        assert!(!is_user_file("D:\\Dev\\proj\\.venv\\Lib\\site-packages\\torch\\functional.py"));
+        assert!(!is_user_file("/usr/lib/python3.11/contextlib.py"));
+        assert!(!is_user_file("C:\\Python311\\Lib\\contextlib.py"));
+        assert!(!is_user_file("<frozen runpy>"));
+        assert!(!is_user_file("CUDACachingAllocator.cpp"));
+    }
+}
