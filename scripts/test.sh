@@ -10,6 +10,8 @@ if [ ! -d ../shared/snapshots ]; then
 fi
 scripts/setup.sh
 export PATH="$HOME/.cargo/bin:$PATH"
+echo "== cargo fmt --check (rustfmt.toml)"
+cargo fmt --all --check
 echo "== cargo test (workspace)"
 cargo test --workspace
 echo "== web: wasm-bindgen tests and end-to-end tests in headless Chromium"

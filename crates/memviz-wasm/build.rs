@@ -14,8 +14,8 @@ use std::io::Write;
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("example.pickle.gz");
-    let pickle = serde_pickle::value_to_vec(&Sim::training_run(), serde_pickle::SerOptions::new())
-        .expect("pickle the example");
+    let pickle =
+        serde_pickle::value_to_vec(&Sim::training_run(), serde_pickle::SerOptions::new()).expect("pickle the example");
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
     gz.write_all(&pickle).unwrap();
     std::fs::write(out, gz.finish().unwrap()).unwrap();
@@ -26,9 +26,7 @@ fn s(x: &str) -> V {
 }
 
 fn dict(items: Vec<(&str, V)>) -> V {
-    V::Dict(
-        items.into_iter().map(|(k, v)| (H::String(k.to_string()), v)).collect::<BTreeMap<_, _>>(),
-    )
+    V::Dict(items.into_iter().map(|(k, v)| (H::String(k.to_string()), v)).collect::<BTreeMap<_, _>>())
 }
 
 const SMALL: u64 = 1 << 20;
@@ -96,15 +94,12 @@ impl Sim {
     /// New block space: from the open small segment, or a new segment.
     fn carve(&mut self, rounded: u64, frames: &V) -> u64 {
         let small = rounded < SMALL;
-        if let Some(seg) =
-            self.segments.iter_mut().find(|g| g.small == small && g.size - g.bump >= rounded)
-        {
+        if let Some(seg) = self.segments.iter_mut().find(|g| g.small == small && g.size - g.bump >= rounded) {
             let a = seg.addr + seg.bump;
             seg.bump += rounded;
             return a;
         }
-        let size =
-            if small { SMALL_SEGMENT } else { rounded.div_ceil(SMALL_SEGMENT) * SMALL_SEGMENT };
+        let size = if small { SMALL_SEGMENT } else { rounded.div_ceil(SMALL_SEGMENT) * SMALL_SEGMENT };
         let addr = self.next_segment;
         self.next_segment += size.div_ceil(1 << 26) * (1 << 26);
         self.event("segment_alloc", addr, size, frames.clone());
@@ -165,25 +160,15 @@ impl Sim {
         let stack = |inner: &[(&str, i64, &str)]| -> V {
             let mut v: Vec<V> = inner
                 .iter()
-                .map(|(f, l, n)| {
-                    dict(vec![("filename", s(f)), ("line", V::I64(*l)), ("name", s(n))])
-                })
+                .map(|(f, l, n)| dict(vec![("filename", s(f)), ("line", V::I64(*l)), ("name", s(n))]))
                 .collect();
-            v.push(dict(vec![
-                ("filename", s("train.py")),
-                ("line", V::I64(142)),
-                ("name", s("<module>")),
-            ]));
+            v.push(dict(vec![("filename", s("train.py")), ("line", V::I64(142)), ("name", s("<module>"))]));
             V::List(v)
         };
         let nn = "torch/nn/modules/linear.py";
         // Parameters: model.to("cuda").
         let mut params = Vec::new();
-        let init = stack(&[
-            (nn, 105, "__init__"),
-            ("model.py", 31, "__init__"),
-            ("train.py", 88, "build_model"),
-        ]);
+        let init = stack(&[(nn, 105, "__init__"), ("model.py", 31, "__init__"), ("train.py", 88, "build_model")]);
         params.push((sim.alloc(vocab * d * 4, init.clone()), vocab * d * 4));
         for _ in 0..layers {
             for sz in [3 * d * d * 4, d * d * 4, 4 * d * d * 4, 4 * d * d * 4, d * 4, d * 4] {
@@ -193,17 +178,10 @@ impl Sim {
         let mut grads: Vec<u64> = Vec::new();
         let mut adam: Vec<u64> = Vec::new();
         for step in 0..2 {
-            let tokens = sim.alloc(
-                b * t * 8,
-                stack(&[("data.py", 57, "get_batch"), ("train.py", 120, "train_step")]),
-            );
+            let tokens = sim.alloc(b * t * 8, stack(&[("data.py", 57, "get_batch"), ("train.py", 120, "train_step")]));
             // Forward.
             let fwd = |f: &str, l: i64| {
-                stack(&[
-                    (f, l, "forward"),
-                    ("model.py", 77, "forward"),
-                    ("train.py", 124, "train_step"),
-                ])
+                stack(&[(f, l, "forward"), ("model.py", 77, "forward"), ("train.py", 124, "train_step")])
             };
             let x = sim.alloc(
                 act,
@@ -250,13 +228,8 @@ impl Sim {
                 saved.extend([ln, qkv, probs, attn, proj, hidden, gelu, out]);
             }
             let logits = sim.alloc(b * t * vocab * 4, fwd(nn, 125));
-            let loss = sim.alloc(
-                4,
-                stack(&[
-                    ("torch/nn/functional.py", 3104, "cross_entropy"),
-                    ("train.py", 126, "train_step"),
-                ]),
-            );
+            let loss = sim
+                .alloc(4, stack(&[("torch/nn/functional.py", 3104, "cross_entropy"), ("train.py", 126, "train_step")]));
             // Backward: walk the saved activations in reverse, freeing them.
             let bwd = stack(&[
                 ("torch/autograd/graph.py", 768, "_engine_run_backward"),
@@ -293,8 +266,7 @@ impl Sim {
                     adam.push(sim.alloc(sz, opt.clone()));
                 }
             }
-            let scratch: Vec<u64> =
-                params.iter().take(8).map(|&(_, sz)| sim.alloc(sz, opt.clone())).collect();
+            let scratch: Vec<u64> = params.iter().take(8).map(|&(_, sz)| sim.alloc(sz, opt.clone())).collect();
             for a in scratch {
                 sim.free(a);
             }

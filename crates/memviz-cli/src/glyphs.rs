@@ -47,13 +47,23 @@ impl<DB: DrawingBackend> DrawingBackend for GlyphText<DB> {
     fn draw_line<S: BackendStyle>(&mut self, a: BackendCoord, b: BackendCoord, s: &S) -> Res<DB::ErrorType> {
         self.0.draw_line(a, b, s)
     }
-    fn draw_rect<S: BackendStyle>(&mut self, a: BackendCoord, b: BackendCoord, s: &S, fill: bool) -> Res<DB::ErrorType> {
+    fn draw_rect<S: BackendStyle>(
+        &mut self,
+        a: BackendCoord,
+        b: BackendCoord,
+        s: &S,
+        fill: bool,
+    ) -> Res<DB::ErrorType> {
         self.0.draw_rect(a, b, s, fill)
     }
     fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, p: I, s: &S) -> Res<DB::ErrorType> {
         self.0.draw_path(p, s)
     }
-    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, v: I, s: &S) -> Res<DB::ErrorType> {
+    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        v: I,
+        s: &S,
+    ) -> Res<DB::ErrorType> {
         self.0.fill_polygon(v, s)
     }
     fn blit_bitmap(&mut self, pos: BackendCoord, size: (u32, u32), src: &[u8]) -> Res<DB::ErrorType> {

@@ -107,7 +107,12 @@ pub fn base64(data: &[u8]) -> String {
     let mut chunks = data.chunks_exact(3);
     for c in &mut chunks {
         let n = (c[0] as u32) << 16 | (c[1] as u32) << 8 | c[2] as u32;
-        out.extend_from_slice(&[T[(n >> 18) as usize], T[(n >> 12 & 63) as usize], T[(n >> 6 & 63) as usize], T[(n & 63) as usize]]);
+        out.extend_from_slice(&[
+            T[(n >> 18) as usize],
+            T[(n >> 12 & 63) as usize],
+            T[(n >> 6 & 63) as usize],
+            T[(n & 63) as usize],
+        ]);
     }
     match *chunks.remainder() {
         [a] => {
@@ -116,7 +121,12 @@ pub fn base64(data: &[u8]) -> String {
         }
         [a, b] => {
             let n = (a as u32) << 16 | (b as u32) << 8;
-            out.extend_from_slice(&[T[(n >> 18) as usize], T[(n >> 12 & 63) as usize], T[(n >> 6 & 63) as usize], b'=']);
+            out.extend_from_slice(&[
+                T[(n >> 18) as usize],
+                T[(n >> 12 & 63) as usize],
+                T[(n >> 6 & 63) as usize],
+                b'=',
+            ]);
         }
         _ => {}
     }
@@ -129,7 +139,15 @@ mod tests {
 
     #[test]
     fn base64_matches_rfc4648_vectors() {
-        for (i, o) in [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy")] {
+        for (i, o) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
             assert_eq!(base64(i.as_bytes()), o);
         }
         assert_eq!(base64(&[0xff, 0xfe, 0xfd]), "//79");
@@ -137,7 +155,8 @@ mod tests {
 
     #[test]
     fn page_embeds_gzip_before_body_end_and_escapes_the_name() {
-        let viewer = format!("<html><head><title>memviz</title></head><body><script>'{EMBED_ID}'</script></body></html>");
+        let viewer =
+            format!("<html><head><title>memviz</title></head><body><script>'{EMBED_ID}'</script></body></html>");
         let out = page(&viewer, "a\"<b>.pickle", b"\x80\x04N.").unwrap();
         assert!(out.contains("<title>a&quot;&lt;b&gt;.pickle · memviz</title>"));
         assert!(out.contains("data-name=\"a&quot;&lt;b&gt;.pickle\""));

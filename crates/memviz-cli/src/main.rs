@@ -202,7 +202,8 @@ fn run(args: &[String]) -> Result<(), String> {
             let device = pick_device(&snap, &file, opts.device.as_deref())?;
             let name = snap.device_name(device);
             let n = snap.trace(device).len();
-            let event = opts.event.ok_or_else(|| format!("state: --event N is needed (device {name} has {n} trace events)"))?;
+            let event =
+                opts.event.ok_or_else(|| format!("state: --event N is needed (device {name} has {n} trace events)"))?;
             if event as usize >= n {
                 return Err(format!(
                     "{file}: no event {event} on device {name}: its trace has {n} events (0 to {})",
@@ -342,7 +343,8 @@ fn html(file: &str, opts: &Opts) -> Result<(), String> {
         Some(o) => o.clone(),
         None => {
             let stem = name.strip_suffix(".gz").unwrap_or(&name);
-            let stem = std::path::Path::new(stem).file_stem().map_or(stem.to_string(), |s| s.to_string_lossy().into_owned());
+            let stem =
+                std::path::Path::new(stem).file_stem().map_or(stem.to_string(), |s| s.to_string_lossy().into_owned());
             format!("{stem}.html")
         }
     };
@@ -361,11 +363,7 @@ fn fmt_len(n: usize) -> String {
 }
 
 fn info(snap: &Snapshot) -> serde_json::Value {
-    let format = if snap.json {
-        "JSON".to_string()
-    } else {
-        format!("pickle protocol {}", snap.protocol)
-    };
+    let format = if snap.json { "JSON".to_string() } else { format!("pickle protocol {}", snap.protocol) };
     serde_json::json!({
         "format": format,
         "bare_segment_list": snap.bare_segment_list,

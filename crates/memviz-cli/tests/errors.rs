@@ -154,7 +154,9 @@ fn inconsistent_files_open_and_say_what_was_odd() {
     assert_eq!(info["segments"], real.segments.len(), "the repeated segment is counted once");
     assert_eq!(
         info["warnings"],
-        serde_json::json!(["segments[9]: the same object as an earlier entry (a snapshot has each in one place); skipped"])
+        serde_json::json!([
+            "segments[9]: the same object as an earlier entry (a snapshot has each in one place); skipped"
+        ])
     );
     // memory_viz throws on this free_requested; memviz state counts it.
     let out = memviz(&["state", f.to_str().unwrap(), "--device", "0", "--event", "10", "--json"]);

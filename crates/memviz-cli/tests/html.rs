@@ -48,7 +48,14 @@ fn fake_viewer() -> PathBuf {
 fn html_embeds_the_file_gzip_base64_so_python_gets_the_same_bytes_back() {
     let file = snapshot("small_train_step.pickle");
     let out = tmp("small.html");
-    let o = memviz(&["html", file.to_str().unwrap(), "-o", out.to_str().unwrap(), "--viewer", fake_viewer().to_str().unwrap()]);
+    let o = memviz(&[
+        "html",
+        file.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--viewer",
+        fake_viewer().to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let py = r#"
 import base64, gzip, re, sys
@@ -75,7 +82,10 @@ fn html_refuses_bad_input_with_a_message() {
     fails(&["html", f, "-o", out, "--viewer", old.to_str().unwrap()], "cannot open an embedded snapshot");
     let garbage = tmp("garbage.pickle");
     std::fs::write(&garbage, b"\x80\x04\x95garbage").unwrap();
-    fails(&["html", garbage.to_str().unwrap(), "-o", out, "--viewer", fake_viewer().to_str().unwrap()], "garbage.pickle: ");
+    fails(
+        &["html", garbage.to_str().unwrap(), "-o", out, "--viewer", fake_viewer().to_str().unwrap()],
+        "garbage.pickle: ",
+    );
     fails(&["html", "-", "--viewer", fake_viewer().to_str().unwrap()], "must be a file");
     assert!(!Path::new(out).exists(), "nothing written on failure");
 }

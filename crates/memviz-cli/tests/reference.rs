@@ -41,15 +41,9 @@ fn reference_script() -> PathBuf {
 fn run_json(cmd: &mut Command) -> Value {
     let shown = format!("{cmd:?}");
     let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {shown}: {e}"));
-    assert!(
-        out.status.success(),
-        "{shown} failed ({}):\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!("{shown} printed no JSON ({e}):\n{}", String::from_utf8_lossy(&out.stdout))
-    })
+    assert!(out.status.success(), "{shown} failed ({}):\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{shown} printed no JSON ({e}):\n{}", String::from_utf8_lossy(&out.stdout)))
 }
 
 fn memviz(args: &[&str]) -> Value {
@@ -161,8 +155,7 @@ fn expected_numbers_are_current() {
         if path.extension().is_none_or(|x| x != "json") {
             continue;
         }
-        let committed: Value =
-            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let committed: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let snapshot = snaps.join(path.file_stem().unwrap());
         let now = run_json(python3().arg(reference_script()).arg("expected").arg(&snapshot));
         if committed != now {
@@ -184,16 +177,10 @@ fn cli_matches_reference_on_real_snapshots() {
     assert!(files.len() >= 8, "expected files missing: {files:?}");
     let mut errors = Vec::new();
     for exp_path in files {
-        let expected: Value =
-            serde_json::from_str(&std::fs::read_to_string(&exp_path).unwrap()).unwrap();
+        let expected: Value = serde_json::from_str(&std::fs::read_to_string(&exp_path).unwrap()).unwrap();
         let name = exp_path.file_stem().unwrap().to_string_lossy().into_owned();
         let snapshot = snaps.join(&name);
-        assert!(
-            snapshot.is_file(),
-            "{} has no snapshot {}",
-            exp_path.display(),
-            snapshot.display()
-        );
+        assert!(snapshot.is_file(), "{} has no snapshot {}", exp_path.display(), snapshot.display());
         errors.extend(check_cli(&snapshot, &expected));
     }
     fail_if_any(errors);
@@ -252,12 +239,7 @@ fn compare_reports_differences() {
     compare(&expected, &actual, "$", &mut errors);
     assert_eq!(errors.len(), 3, "{errors:?}");
     let mut errors = Vec::new();
-    compare(
-        &expected,
-        &serde_json::json!({"a": 1.0, "b": {"c": [1, 2]}, "d": "x", "z": 0}),
-        "$",
-        &mut errors,
-    );
+    compare(&expected, &serde_json::json!({"a": 1.0, "b": {"c": [1, 2]}, "d": "x", "z": 0}), "$", &mut errors);
     assert!(errors.is_empty(), "{errors:?}");
 }
 
@@ -299,15 +281,9 @@ fn expandable_segments_merge_and_split_at_every_event() {
     // range in two) and partly unmapped (undoing that merges it back); a
     // state after every event
     let fixture = repo_root().join("tests/reference/fixtures/expandable_merge.json");
-    let expected = run_json(
-        python3().arg(reference_script()).arg("expected").arg(&fixture).arg("--all-states"),
-    );
-    let segments: Vec<u64> = expected["states"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["segments"].as_u64().unwrap())
-        .collect();
+    let expected = run_json(python3().arg(reference_script()).arg("expected").arg(&fixture).arg("--all-states"));
+    let segments: Vec<u64> =
+        expected["states"].as_array().unwrap().iter().map(|s| s["segments"].as_u64().unwrap()).collect();
     assert_eq!(segments, [1, 1, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1], "the fixture lost its split");
     fail_if_any(check_cli(&fixture, &expected));
 }

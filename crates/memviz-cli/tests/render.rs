@@ -113,8 +113,17 @@ fn png_of_a_real_training_step_draws_bands_and_marks_the_peak_where_python_puts_
     let file = snapshot(BIG);
     let out = tmp("ctx128.png");
     let info = json_of(memviz(&[
-        "render", file.to_str().unwrap(), "--view", "active", "--width", "1000", "--height", "500",
-        "-o", out.to_str().unwrap(), "--json",
+        "render",
+        file.to_str().unwrap(),
+        "--view",
+        "active",
+        "--width",
+        "1000",
+        "--height",
+        "500",
+        "-o",
+        out.to_str().unwrap(),
+        "--json",
     ]));
     let bytes = std::fs::read(&out).unwrap();
     assert_eq!(png_size(&bytes), (1000, 500));
@@ -143,7 +152,8 @@ fn png_of_a_real_training_step_draws_bands_and_marks_the_peak_where_python_puts_
     assert!((col as f64 - want).abs() <= 1.0, "peak marker at x={col}, python's peak step at x={want:.1}");
     assert!(n > ph / 3, "dashed line: {n} pixels");
     // Axis text exists (dark pixels left of the plot: the y labels).
-    let text = (0..px).flat_map(|x| (py_..py_ + ph).map(move |y| (x, y))).filter(|&(x, y)| img.at(x, y)[0] < 128).count();
+    let text =
+        (0..px).flat_map(|x| (py_..py_ + ph).map(move |y| (x, y))).filter(|&(x, y)| img.at(x, y)[0] < 128).count();
     assert!(text > 200, "y labels: {text} dark pixels");
 }
 
@@ -151,7 +161,8 @@ fn png_of_a_real_training_step_draws_bands_and_marks_the_peak_where_python_puts_
 fn png_marks_the_oom_at_the_step_python_counts() {
     let file = snapshot(OOM_FILE);
     let out = tmp("oom.png");
-    let info = json_of(memviz(&["render", file.to_str().unwrap(), "--view", "active", "-o", out.to_str().unwrap(), "--json"]));
+    let info =
+        json_of(memviz(&["render", file.to_str().unwrap(), "--view", "active", "-o", out.to_str().unwrap(), "--json"]));
     let bytes = std::fs::read(&out).unwrap();
     assert_eq!(png_size(&bytes), (1200, 600));
     let py = oom_reference(&file, "active");
@@ -170,8 +181,17 @@ fn svg_parses_and_puts_peak_and_oom_where_python_does() {
     let file = snapshot(OOM_FILE);
     let out = tmp("oom.svg");
     let info = json_of(memviz(&[
-        "render", file.to_str().unwrap(), "--view", "segments", "--width", "900", "--height", "450",
-        "-o", out.to_str().unwrap(), "--json",
+        "render",
+        file.to_str().unwrap(),
+        "--view",
+        "segments",
+        "--width",
+        "900",
+        "--height",
+        "450",
+        "-o",
+        out.to_str().unwrap(),
+        "--json",
     ]));
     let script = root().join("crates/memviz-cli/tests/render_reference.py");
     let svg = python(&[script.to_str().unwrap(), "svg", out.to_str().unwrap()]);
@@ -218,7 +238,18 @@ fn every_real_snapshot_renders_both_views() {
         }
         for view in ["active", "segments"] {
             let out = tmp(&format!("{}-{view}.png", p.file_name().unwrap().to_string_lossy()));
-            let o = memviz(&["render", p.to_str().unwrap(), "--view", view, "--width", "400", "--height", "240", "-o", out.to_str().unwrap()]);
+            let o = memviz(&[
+                "render",
+                p.to_str().unwrap(),
+                "--view",
+                view,
+                "--width",
+                "400",
+                "--height",
+                "240",
+                "-o",
+                out.to_str().unwrap(),
+            ]);
             let err = String::from_utf8_lossy(&o.stderr);
             if o.status.success() {
                 assert_eq!(png_size(&std::fs::read(&out).unwrap()), (400, 240));

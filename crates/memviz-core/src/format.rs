@@ -127,7 +127,8 @@ pub const SUMMARIZED_TEXT: &str =
     "Small tensors that were not plotted to cutdown on render time.\nUse detail slider to see smaller allocations.";
 
 /// Text of the ghost-block note in the timeline hover.
-pub const GHOST_BLOCK_TEXT: &str = "[Ghost block] This block exists in the segment snapshot but has no alloc trace events. \
+pub const GHOST_BLOCK_TEXT: &str =
+    "[Ghost block] This block exists in the segment snapshot but has no alloc trace events. \
 It was allocated before _record_memory_history() was called, or its alloc event was evicted \
 from the trace ring buffer. The block is still active (not freed) at snapshot time.";
 
@@ -240,10 +241,7 @@ pub fn format_forward_frames(frames: &[String]) -> String {
         return String::new();
     }
     let joined: String = frames.concat();
-    format!(
-        "\n\n=== Forward Pass Stack Trace (where this tensor was created) ===\n{}",
-        joined.trim_end()
-    )
+    format!("\n\n=== Forward Pass Stack Trace (where this tensor was created) ===\n{}", joined.trim_end())
 }
 
 /// `time_us` as an ISO 8601 UTC date with milliseconds (JS `toISOString`
@@ -395,7 +393,8 @@ pub fn format_event_as(snap: &Snapshot, versions: &Versions, device: u32, i: usi
             format!("{action:<14} {addr:<18} {}{note}{stream}", format_size(t.size[i], true))
         }
         a => {
-            let addr = format_addr(a.is_segment() || action.starts_with("segment"), t.addr(i), versions.of_event(device, i));
+            let addr =
+                format_addr(a.is_segment() || action.starts_with("segment"), t.addr(i), versions.of_event(device, i));
             format!("{action:<14} {addr:<18} {}{stream}", format_size(t.size[i], true))
         }
     }
@@ -511,7 +510,10 @@ mod tests {
     #[test]
     fn repeats_are_elided() {
         let v = |xs: &[&str]| xs.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert_eq!(elide_repeats(v(&["a", "a", "b", "c", "c", "c", "c"])), v(&["a", "a", "b", "c", "<repeats 3 times>"]));
+        assert_eq!(
+            elide_repeats(v(&["a", "a", "b", "c", "c", "c", "c"])),
+            v(&["a", "a", "b", "c", "<repeats 3 times>"])
+        );
         assert_eq!(elide_repeats(v(&[])), v(&[]));
     }
 
@@ -529,7 +531,12 @@ mod tests {
         let c = f(&mut snap, "x.cpp", 2, "PyEval_EvalFrame", u32::MAX);
         let op = snap.strings.push("call_function");
         let tr = snap.strings.push("  y = x + 1\n  return y\n");
-        snap.frame_fx.push(FrameFx { node_op: Some(op), node_name: Some(0), node_target: None, original_trace: Some(tr) });
+        snap.frame_fx.push(FrameFx {
+            node_op: Some(op),
+            node_name: Some(0),
+            node_target: None,
+            original_trace: Some(tr),
+        });
         let d = f(&mut snap, "gen.py", 5, "fn", 0);
         let s = snap.stacks.push(&[a, b, c, a, a, a, d]);
         assert_eq!(

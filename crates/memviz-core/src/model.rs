@@ -192,10 +192,7 @@ impl Action {
 
     /// Segment-level actions get the `s` address prefix.
     pub fn is_segment(self) -> bool {
-        matches!(
-            self,
-            Action::SegmentAlloc | Action::SegmentFree | Action::SegmentMap | Action::SegmentUnmap
-        )
+        matches!(self, Action::SegmentAlloc | Action::SegmentFree | Action::SegmentMap | Action::SegmentUnmap)
     }
 }
 
@@ -467,7 +464,8 @@ impl Snapshot {
     /// CUDA devices ascending, then the host (pinned memory) if any.
     pub fn devices(&self) -> Vec<u32> {
         // From the devices present, not 0..max: a file may name device 4e9.
-        let mut devs: Vec<u32> = (0..self.traces.len() as u32).filter(|&d| !self.traces[d as usize].is_empty()).collect();
+        let mut devs: Vec<u32> =
+            (0..self.traces.len() as u32).filter(|&d| !self.traces[d as usize].is_empty()).collect();
         devs.extend(self.segments.iter().map(|s| s.device));
         devs.sort_unstable_by_key(|&d| (Some(d) == self.host_device, d));
         devs.dedup();
@@ -478,9 +476,7 @@ impl Snapshot {
     /// the first device with segments; the host only when it is the only one.
     pub fn default_device(&self) -> Option<u32> {
         let devs = self.devices();
-        devs.iter()
-            .copied()
-            .max_by_key(|&d| (Some(d) != self.host_device, self.trace(d).len(), std::cmp::Reverse(d)))
+        devs.iter().copied().max_by_key(|&d| (Some(d) != self.host_device, self.trace(d).len(), std::cmp::Reverse(d)))
     }
 
     /// A device as the CLI and the summary name it: `0`, `1`, ..., `host`.
@@ -516,9 +512,7 @@ impl Snapshot {
 
     pub fn trace(&self, device: u32) -> &EventTable {
         static EMPTY: std::sync::OnceLock<EventTable> = std::sync::OnceLock::new();
-        self.traces
-            .get(device as usize)
-            .unwrap_or_else(|| EMPTY.get_or_init(EventTable::default))
+        self.traces.get(device as usize).unwrap_or_else(|| EMPTY.get_or_init(EventTable::default))
     }
 
     pub fn device_segments(&self, device: u32) -> impl Iterator<Item = &Segment> {

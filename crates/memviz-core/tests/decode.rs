@@ -71,7 +71,11 @@ fn check(snap: &Snapshot, facts: &J, what: &str) -> usize {
     eq(J::from(snap.segments.len()), &facts["segments"], "segments");
     eq(J::from(snap.blocks.len()), &facts["blocks"], "blocks");
     eq(J::from(snap.segments.iter().map(|s| s.total_size).sum::<u64>()), &facts["total_size"], "total_size");
-    eq(J::from(snap.segments.iter().map(|s| s.allocated_size).sum::<u64>()), &facts["allocated_size"], "allocated_size");
+    eq(
+        J::from(snap.segments.iter().map(|s| s.allocated_size).sum::<u64>()),
+        &facts["allocated_size"],
+        "allocated_size",
+    );
     eq(J::from(snap.allocator_settings.is_some()), &facts["has_settings"], "allocator_settings present");
     let devs = facts["devices"].as_array().unwrap();
     eq(J::from(snap.traces.len()), &J::from(devs.len()), "device_traces");

@@ -115,7 +115,6 @@ impl P {
     }
 }
 
-
 // ---------------------------------------------------------------------------
 // Truncation, random bytes, files that are not snapshots
 
@@ -363,7 +362,8 @@ fn billion_laughs_stays_linear() {
     // As allocator_settings (converted for display with a budget), and as
     // the one device trace; one sound segment keeps the file usable.
     let p = P::proto(4).op(b'}').op(b'(').str("allocator_settings");
-    let segment = |p: P| p.op(b'(').op(b'}').op(b'(').str("address").int(4096).str("total_size").int(4096).op(b'u').op(b'l');
+    let segment =
+        |p: P| p.op(b'(').op(b'}').op(b'(').str("address").int(4096).str("total_size").int(4096).op(b'u').op(b'l');
     let with_mark =
         segment(laughs(p, levels).str("segments")).str("device_traces").op(b'(').get(levels).op(b'l').op(b'u').stop();
     assert!(with_mark.len() < 400, "{} bytes", with_mark.len());
@@ -542,7 +542,9 @@ fn shared_segments_and_texts_are_not_multiplied() {
         .sum();
     assert!(copied <= (16 << 20) + 4 * bytes.len(), "{copied} bytes of metadata copied");
     assert!(copied >= 16 << 20, "the first copies are kept: {copied}");
-    assert!(snap.warnings.list[1].to_string().ends_with("were shortened to \"…\": together they are far larger than the file"));
+    assert!(snap.warnings.list[1]
+        .to_string()
+        .ends_with("were shortened to \"…\": together they are far larger than the file"));
 }
 
 /// Protocol 0 adds a dict's items one SETITEM at a time: 200,000 of them

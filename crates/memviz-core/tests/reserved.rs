@@ -69,9 +69,11 @@ fn timeline_reserved(snap: &Snapshot, device: u32, name: &str) -> Vec<u64> {
 
 fn check(path: &Path) -> usize {
     let snap = memviz_core::load(&std::fs::read(path).unwrap()).unwrap();
-    let want: BTreeMap<String, Vec<u64>> =
-        serde_json::from_str(&python(&[repo().join("tests/reference/reserved_reference.py").to_str().unwrap(), path.to_str().unwrap()]))
-            .unwrap();
+    let want: BTreeMap<String, Vec<u64>> = serde_json::from_str(&python(&[
+        repo().join("tests/reference/reserved_reference.py").to_str().unwrap(),
+        path.to_str().unwrap(),
+    ]))
+    .unwrap();
     let name = path.file_name().unwrap().to_string_lossy();
     for (d, want) in &want {
         let d: u32 = d.parse().unwrap();
@@ -108,7 +110,10 @@ fn generated_snapshots() {
     for (name, opts) in [
         ("plain", &["--events", "6000", "--devices", "2", "--seed", "11"][..]),
         ("expandable", &["--events", "8000", "--expandable", "--seed", "12"]),
-        ("expandable_oom_3dev", &["--events", "9000", "--devices", "3", "--expandable", "--oom", "--iters", "4", "--seed", "13"]),
+        (
+            "expandable_oom_3dev",
+            &["--events", "9000", "--devices", "3", "--expandable", "--oom", "--iters", "4", "--seed", "13"],
+        ),
         ("expandable_p5", &["--events", "4000", "--expandable", "--protocol", "5", "--seed", "14"]),
     ] {
         let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("reserved_{name}.pickle"));
@@ -198,7 +203,8 @@ print(len(ps), len(cut), '%x' % p['addr'], p['size'], '%s:%d:%s' % (f['filename'
     let snap = memviz_core::load(&std::fs::read(&path).unwrap()).unwrap();
     let tl = Timeline::build(&snap, 0, TimelineKind::CachedSegments);
     assert_eq!(tl.elements.len().to_string(), n_pieces);
-    let e = tl.elements.iter().position(|e| format!("{:x}", e.addr) == addr && e.size == size).expect("the piece's band");
+    let e =
+        tl.elements.iter().position(|e| format!("{:x}", e.addr) == addr && e.size == size).expect("the piece's band");
     let text = memviz_core::format::hover_text(&snap, &tl, e as u32);
     assert!(text.contains(&format!("Addr: s{addr}_")), "{text}");
     assert!(text.contains(&format!("({size} bytes) allocation")), "{text}");

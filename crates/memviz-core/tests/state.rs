@@ -82,7 +82,17 @@ fn check_state(h: &StateHistory, snap: &Snapshot, c: &Cursor, what: &str) {
         pending += p as usize;
     });
     let t = c.totals();
-    assert_eq!(t, Totals { reserved_bytes: reserved, allocated_bytes: allocated, segments: segs.len(), blocks, pending_free_blocks: pending }, "{what}");
+    assert_eq!(
+        t,
+        Totals {
+            reserved_bytes: reserved,
+            allocated_bytes: allocated,
+            segments: segs.len(),
+            blocks,
+            pending_free_blocks: pending
+        },
+        "{what}"
+    );
     assert!(t.allocated_bytes <= t.reserved_bytes, "{what}: allocated > reserved");
 }
 
@@ -138,7 +148,8 @@ fn replay(snap: &Snapshot, device: u32, what: &str) -> (StateHistory, Vec<Totals
 fn check_python(path: &Path, h: &StateHistory, snap: &Snapshot, back: &[Totals]) -> usize {
     let device = h.device();
     let n = back.len() - 1;
-    let positions_n: Vec<usize> = [0, 1, n / 5, n / 3, n / 2, 2 * n / 3, n.saturating_sub(1), n].iter().map(|&p| p.min(n)).collect();
+    let positions_n: Vec<usize> =
+        [0, 1, n / 5, n / 3, n / 2, 2 * n / 3, n.saturating_sub(1), n].iter().map(|&p| p.min(n)).collect();
     let positions: Vec<String> = positions_n.iter().map(|p| p.to_string()).collect();
     let script = repo().join("tests/reference/state_replay.py");
     let mut args = vec![script.to_str().unwrap().to_string(), path.to_str().unwrap().to_string(), device.to_string()];
@@ -150,7 +161,8 @@ fn check_python(path: &Path, h: &StateHistory, snap: &Snapshot, back: &[Totals])
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
         let p = v["position"].as_u64().unwrap() as usize;
         let t = back[p];
-        let got = (t.reserved_bytes, t.allocated_bytes, t.segments as u64, t.blocks as u64, t.pending_free_blocks as u64);
+        let got =
+            (t.reserved_bytes, t.allocated_bytes, t.segments as u64, t.blocks as u64, t.pending_free_blocks as u64);
         let want = (
             v["reserved"].as_u64().unwrap(),
             v["allocated"].as_u64().unwrap(),
@@ -163,7 +175,8 @@ fn check_python(path: &Path, h: &StateHistory, snap: &Snapshot, back: &[Totals])
         c.seek_position(h, snap, p);
         let st = c.state(h, snap);
         let got = (st.free_bytes, st.largest_free_bytes, st.free_pieces as u64);
-        let want = (v["free"].as_u64().unwrap(), v["largest_free"].as_u64().unwrap(), v["free_pieces"].as_u64().unwrap());
+        let want =
+            (v["free"].as_u64().unwrap(), v["largest_free"].as_u64().unwrap(), v["free_pieces"].as_u64().unwrap());
         assert_eq!(got, want, "{} device {device} position {p}: free space", path.display());
         checked += 1;
     }
@@ -237,8 +250,14 @@ fn generated_snapshots_replay_consistently() {
     for (name, opts) in GEN {
         let path = gen(name, opts);
         let snap = load(&path);
-        let initial: serde_json::Value =
-            serde_json::from_str(&python(&[repo().join("tests/reference/state_gen_initial.py").to_str().unwrap(), gen_py.to_str().unwrap()].iter().copied().chain(opts.iter().copied()).collect::<Vec<_>>())).unwrap();
+        let initial: serde_json::Value = serde_json::from_str(&python(
+            &[repo().join("tests/reference/state_gen_initial.py").to_str().unwrap(), gen_py.to_str().unwrap()]
+                .iter()
+                .copied()
+                .chain(opts.iter().copied())
+                .collect::<Vec<_>>(),
+        ))
+        .unwrap();
         let devs = snap.devices();
         assert_eq!(devs.len(), initial.as_array().unwrap().len(), "{name}");
         for d in devs {
@@ -263,7 +282,11 @@ fn generated_snapshots_replay_consistently() {
                 .collect();
             assert_eq!(&serde_json::Value::Array(got), want, "{name} device {d}: initial state");
             assert_eq!(st.totals.blocks, 20, "{name} device {d}: the 20 parameters");
-            assert!(st.segments.iter().flat_map(|s| &s.blocks).all(|b| b.alloc_event.is_none() && b.final_block.is_some()));
+            assert!(st
+                .segments
+                .iter()
+                .flat_map(|s| &s.blocks)
+                .all(|b| b.alloc_event.is_none() && b.final_block.is_some()));
             // Every block alive at the end that the trace allocated names its alloc.
             let fin = h.cursor().state(&h, &snap);
             let t = snap.trace(d);

@@ -148,7 +148,8 @@ fn hover_text_on_real_file() {
     let big = tl.by_size[0];
     let e = tl.elements[big as usize];
     let text = format::context_for_element(&snap, &tl, big);
-    let head = format!("Addr: {}, Size: {} allocation", format_addr(false, e.addr, e.version), format_size(e.size, true));
+    let head =
+        format!("Addr: {}, Size: {} allocation", format_addr(false, e.addr, e.version), format_size(e.size, true));
     assert!(text.starts_with(&head), "{text}");
     assert!(text.contains(", Compile context: None, stream "), "{text}");
     assert!(text.contains(", pool_id (0, 0)"), "{text}");
@@ -214,9 +215,7 @@ fn largest_elements_match_python_reference() {
                     let e = tl.elements[i as usize];
                     let is_initial = initial.contains(&i);
                     let last = e.x1.saturating_sub(1);
-                    let freed = e.x1 > 0
-                        && tl.actions.get(last as usize) == Some(&i)
-                        && (is_initial || last > e.x0);
+                    let freed = e.x1 > 0 && tl.actions.get(last as usize) == Some(&i) && (is_initial || last > e.x0);
                     serde_json::json!({
                         "elem": i,
                         "addr": format_addr(false, e.addr, e.version),

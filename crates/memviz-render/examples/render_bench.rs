@@ -32,18 +32,8 @@ fn main() {
         let t1 = t.elapsed();
         img.reset(w, h, BACKGROUND);
         let y_max = cols.max_total + cols.max_total / 16;
-        let st = render_plot(
-            &src,
-            &cols,
-            PlotStyle { y_max, selected: tl.by_size.first().copied(), outline: 1 },
-            &mut img,
-        );
-        println!(
-            "columns {:?} render {:?} runs {} bands {}",
-            t1,
-            t.elapsed(),
-            st.runs,
-            st.bands_drawn
-        );
+        let st =
+            render_plot(&src, &cols, PlotStyle { y_max, selected: tl.by_size.first().copied(), outline: 1 }, &mut img);
+        println!("columns {:?} render {:?} runs {} bands {}", t1, t.elapsed(), st.runs, st.bands_drawn);
     }
 }

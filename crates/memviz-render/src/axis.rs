@@ -16,12 +16,7 @@ pub fn size_ticks(max: f64, target: usize) -> Vec<f64> {
         .unwrap_or(1.0);
     let in_unit = raw / unit;
     let pow = 10f64.powf(in_unit.log10().floor());
-    let step = [1.0, 2.0, 5.0, 10.0]
-        .into_iter()
-        .map(|m| m * pow)
-        .find(|s| *s >= in_unit)
-        .unwrap_or(10.0 * pow)
-        * unit;
+    let step = [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * pow).find(|s| *s >= in_unit).unwrap_or(10.0 * pow) * unit;
     let step = step.max(1.0);
     (0..).map(|i| i as f64 * step).take_while(|v| *v <= max).collect()
 }

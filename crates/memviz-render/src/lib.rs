@@ -419,12 +419,7 @@ pub struct PlotStats {
 /// Pixel row `r` (counted from the bottom) covers bytes
 /// `[r, r+1) * y_max / height`; a row takes the color of the band that covers
 /// its center, so sub-pixel bands never leave gaps and never overdraw.
-pub fn render_plot<S: BandSource>(
-    src: &S,
-    cols: &Columns,
-    style: PlotStyle,
-    img: &mut Image,
-) -> PlotStats {
+pub fn render_plot<S: BandSource>(src: &S, cols: &Columns, style: PlotStyle, img: &mut Image) -> PlotStats {
     let (w, h) = (img.width, img.height);
     let mut stats = PlotStats::default();
     if w == 0 || h == 0 || style.y_max == 0 {
@@ -468,9 +463,9 @@ pub fn render_plot<S: BandSource>(
             let col = &mut colbuf[base..base + hu]; // row 0 = bottom
             col.fill(bg);
             let mut next_row = 0u32; // first row not yet filled, from the bottom
-            // Bytes a band's top must reach to fill the next row: most bands of a
-            // busy column are thinner than a pixel, and an integer compare skips
-            // them without the float math below.
+                                     // Bytes a band's top must reach to fill the next row: most bands of a
+                                     // busy column are thinner than a pixel, and an integer compare skips
+                                     // them without the float math below.
             let reach = |row: u32| ((row as f64 + 0.5) / px_per_byte).floor() as u64;
             let mut threshold = reach(next_row);
             src.bands_reaching(step, style.selected, |elem, offset, size| {
@@ -568,13 +563,7 @@ fn outline(img: &mut Image, sel: &[Option<(u32, u32)>], t: u32) {
 
 /// Converts a pixel (x from the left, y from the top, in image pixels) to
 /// the step and byte height it shows.
-pub fn pixel_to_point(
-    cols: &Columns,
-    y_max: u64,
-    height: u32,
-    x: f64,
-    y: f64,
-) -> Option<(u32, u64)> {
+pub fn pixel_to_point(cols: &Columns, y_max: u64, height: u32, x: f64, y: f64) -> Option<(u32, u64)> {
     if x < 0.0 || y < 0.0 || height == 0 {
         return None;
     }
@@ -610,14 +599,7 @@ pub fn minimap_columns(totals: &[u64], start_bytes: u64, w: u32) -> (Vec<u64>, u
 /// Draws the minimap from [`minimap_columns`]: the total over all `n_steps`
 /// as a filled step curve, the part outside `win` dimmed, the peak step
 /// marked, the window's edges (the brush) in black.
-pub fn render_minimap(
-    cols: &[u64],
-    max: u64,
-    n_steps: u32,
-    win: Window,
-    peak_step: Option<u32>,
-    img: &mut Image,
-) {
+pub fn render_minimap(cols: &[u64], max: u64, n_steps: u32, win: Window, peak_step: Option<u32>, img: &mut Image) {
     let (w, h) = (img.width, img.height);
     img.reset(w, h, BACKGROUND);
     if n_steps == 0 || w == 0 || h == 0 || cols.len() != w as usize {
@@ -717,8 +699,7 @@ mod tests {
         let f = fake();
         let cols = pick_columns(&f, Window::full(10), 10);
         let mut img = Image::new(10, 310);
-        let stats =
-            render_plot(&f, &cols, PlotStyle { y_max: 310, selected: None, outline: 1 }, &mut img);
+        let stats = render_plot(&f, &cols, PlotStyle { y_max: 310, selected: None, outline: 1 }, &mut img);
         assert_eq!(stats.bands_drawn, 3);
         // 1 pixel per byte. Column 6: elem0 rows 0..100, elem2 100..300, summarized 300..310.
         let at = |c: u32, r: u32| img.get(c, 309 - r);
@@ -740,8 +721,7 @@ mod tests {
         let f = Fake { bands: (0..1000).map(|e| (e, 0, 1, 1)).collect(), summ: vec![0] };
         let cols = pick_columns(&f, Window::full(1), 1);
         let mut img = Image::new(1, 10);
-        let stats =
-            render_plot(&f, &cols, PlotStyle { y_max: 1000, selected: None, outline: 1 }, &mut img);
+        let stats = render_plot(&f, &cols, PlotStyle { y_max: 1000, selected: None, outline: 1 }, &mut img);
         for r in 0..10 {
             assert_ne!(img.get(0, r), BACKGROUND, "row {r}");
         }

@@ -107,13 +107,7 @@ pub fn render_pools(
                     }
                 }
                 PoolBand::PoolSummarized { offset, size, .. } => {
-                    put(
-                        img,
-                        c,
-                        row(offset),
-                        row(offset.saturating_add(size)),
-                        blend(SUMMARIZED[1], ENVELOPE, 0.3),
-                    );
+                    put(img, c, row(offset), row(offset.saturating_add(size)), blend(SUMMARIZED[1], ENVELOPE, 0.3));
                 }
             }
         });
@@ -397,14 +391,7 @@ mod tests {
         }
     }
     fn block(address: u128, size: u64, requested_size: u64) -> Block {
-        Block {
-            address,
-            size,
-            requested_size,
-            state: BlockState::ActiveAllocated,
-            stack: 0,
-            user_metadata: None,
-        }
+        Block { address, size, requested_size, state: BlockState::ActiveAllocated, stack: 0, user_metadata: None }
     }
 
     #[test]

@@ -32,17 +32,9 @@ pub struct MapGeometry {
 impl MapGeometry {
     /// Rows share the height, none taller than `max_row_h` nor shorter than
     /// `min_row_h` pixels; `y_off` is clamped to the scrollable range.
-    pub fn new(
-        map: &SegmentMap,
-        width: u32,
-        height: u32,
-        max_row_h: f64,
-        min_row_h: f64,
-        y_off: f64,
-    ) -> MapGeometry {
+    pub fn new(map: &SegmentMap, width: u32, height: u32, max_row_h: f64, min_row_h: f64, y_off: f64) -> MapGeometry {
         let rows = map.rows.max(1);
-        let px_per_byte =
-            if map.row_width == 0 { 0.0 } else { width as f64 / map.row_width as f64 };
+        let px_per_byte = if map.row_width == 0 { 0.0 } else { width as f64 / map.row_width as f64 };
         let row_h = (height as f64 / rows as f64).min(max_row_h).max(min_row_h).max(1.0);
         let total_h = row_h * rows as f64;
         let y_off = if y_off.is_nan() { 0.0 } else { y_off };
@@ -214,10 +206,7 @@ mod tests {
     fn block_past_its_segment_end_in_a_row_cut_by_the_bottom_edge() {
         // Row 0: a 500-byte segment; row 1: a 1000-byte one whose block
         // starts 1500 bytes in (past its end; 150 px right of a 100 px map).
-        let state = state(vec![
-            seg(0x10000, 1000, vec![block(0x10000 + 1500, 300, 200)]),
-            seg(0x90000, 500, vec![]),
-        ]);
+        let state = state(vec![seg(0x10000, 1000, vec![block(0x10000 + 1500, 300, 200)]), seg(0x90000, 500, vec![])]);
         let map = SegmentMap::layout(&state);
         assert_eq!(map.rows, 2);
         // Rows of 6 px in a 10 px image: row 1 covers y 6..11, cut at 10,

@@ -11,11 +11,8 @@ fn load(name: &str) -> memviz_core::Snapshot {
 /// steps visited in increasing order with gaps, and after jumping back.
 #[test]
 fn sweep_matches_bands_at() {
-    for name in [
-        "transformer_fullstep_ctx128.pickle",
-        "llm_inference_no_timestamps.pickle",
-        "small_train_step.pickle",
-    ] {
+    for name in ["transformer_fullstep_ctx128.pickle", "llm_inference_no_timestamps.pickle", "small_train_step.pickle"]
+    {
         let snap = load(name);
         let dev = snap.default_device().unwrap();
         for kind in [TimelineKind::ActiveMemory, TimelineKind::CachedSegments] {
@@ -25,11 +22,8 @@ fn sweep_matches_bands_at() {
                 let ix = BandIndex::new(&tl, &dv);
                 let src = TimelineBands::new(&tl, &dv, &ix);
                 let n = tl.n_steps();
-                let steps: Vec<u32> = (0..n)
-                    .step_by(7)
-                    .chain([n / 2, n.saturating_sub(1), 3])
-                    .filter(|&s| s < n)
-                    .collect();
+                let steps: Vec<u32> =
+                    (0..n).step_by(7).chain([n / 2, n.saturating_sub(1), 3]).filter(|&s| s < n).collect();
                 for s in steps {
                     let mut want = Vec::new();
                     dv.bands_at(&tl, s, |b| want.push((b.elem, b.offset, b.size)));
@@ -37,11 +31,7 @@ fn sweep_matches_bands_at() {
                     src.bands_at(s, |e, o, z| got.push((e, o, z)));
                     assert_eq!(got, want, "{name} {kind:?} limit {limit} step {s}");
                     let drawn: u64 = want.iter().map(|b| b.2).sum();
-                    assert_eq!(
-                        drawn + dv.summarized[s as usize],
-                        tl.total[s as usize],
-                        "{name} step {s}"
-                    );
+                    assert_eq!(drawn + dv.summarized[s as usize], tl.total[s as usize], "{name} step {s}");
                 }
             }
         }
@@ -68,8 +58,7 @@ fn rendered_pixels_agree_with_hit_test() {
     let mut checked = 0;
     for x in (0..w).step_by(13) {
         for y in (0..h).step_by(11) {
-            let (step, bytes) =
-                pixel_to_point(&cols, y_max, h, x as f64 + 0.5, y as f64 + 0.5).unwrap();
+            let (step, bytes) = pixel_to_point(&cols, y_max, h, x as f64 + 0.5, y as f64 + 0.5).unwrap();
             let px = img.get(x, y);
             match dv.hit(&tl, step, bytes) {
                 Some(Hit::Element(e)) => {

@@ -5,9 +5,7 @@
 use memviz_core::timeline::{DetailView, Hit, Timeline, TimelineKind};
 use memviz_core::versions::{self, Versions};
 use memviz_core::{Loader, Snapshot};
-use memviz_render::{
-    self as render, BandIndex, Columns, Image, PlotStats, PlotStyle, TimelineBands, Window,
-};
+use memviz_render::{self as render, BandIndex, Columns, Image, PlotStats, PlotStyle, TimelineBands, Window};
 
 /// The timeline views the selector offers. Views of other kinds (Allocator
 /// State History, Settings) get their own variants here.
@@ -236,9 +234,7 @@ impl App {
             self.last_stats = PlotStats::default();
             return self.last_stats;
         };
-        let Some(tl) =
-            f.timelines.iter().find(|(k, _)| *k == (self.device, self.view)).map(|(_, t)| t)
-        else {
+        let Some(tl) = f.timelines.iter().find(|(k, _)| *k == (self.device, self.view)).map(|(_, t)| t) else {
             return PlotStats::default();
         };
         let src = TimelineBands::new(tl, d, &self.bands);
@@ -282,11 +278,9 @@ impl App {
         };
         match hit {
             Some(Hit::Element(e)) => memviz_core::format::hover_text(&f.snap, tl, e),
-            Some(Hit::Summarized) => {
-                "Small tensors that were not plotted to cutdown on render time.\n\
+            Some(Hit::Summarized) => "Small tensors that were not plotted to cutdown on render time.\n\
                  Use detail slider to see smaller allocations."
-                    .to_string()
-            }
+                .to_string(),
             None => String::new(),
         }
     }

@@ -55,8 +55,7 @@ pub fn draw(
     let (w, h) = (canvas.width(), canvas.height());
     ctx.clear_rect(0.0, 0.0, w as f64, h as f64);
     let err = |e: &dyn std::fmt::Display| JsError::new(&format!("axes: {e}"));
-    let backend =
-        CanvasBackend::with_canvas_object(canvas.clone()).ok_or_else(|| JsError::new("canvas"))?;
+    let backend = CanvasBackend::with_canvas_object(canvas.clone()).ok_or_else(|| JsError::new("canvas"))?;
     let root = backend.into_drawing_area();
     let y_max = y_max as f64;
     let ticks = text::size_ticks(y_max, ((rect.h as f64 / dpr) / 60.0).clamp(2.0, 10.0) as usize);
@@ -89,20 +88,13 @@ pub fn draw(
         if ps >= win.x0 && ps <= win.x1 {
             let red = RGBColor(0xd6, 0x27, 0x28);
             let style = red.stroke_width(dpr.round().max(1.0) as u32);
-            let dash = DashedPathElement::new(
-                vec![(ps, 0.0), (ps, pb)],
-                (5.0 * dpr) as u32,
-                (3.0 * dpr) as u32,
-                style,
-            );
+            let dash = DashedPathElement::new(vec![(ps, 0.0), (ps, pb)], (5.0 * dpr) as u32, (3.0 * dpr) as u32, style);
             chart.draw_series(std::iter::once(dash)).map_err(|e| err(&e))?;
             let label = format!("peak {}", format_size(bytes, false));
             let right = ps > win.x0 + (win.x1 - win.x0) * 0.8;
             let pos = Pos::new(if right { HPos::Right } else { HPos::Left }, VPos::Bottom);
             let style = ("sans-serif", font).into_font().color(&red).pos(pos);
-            chart
-                .draw_series(std::iter::once(Text::new(label, (ps, pb), style)))
-                .map_err(|e| err(&e))?;
+            chart.draw_series(std::iter::once(Text::new(label, (ps, pb), style))).map_err(|e| err(&e))?;
         }
     }
     root.present().map_err(|e| err(&e))?;

@@ -284,14 +284,9 @@ impl Viewer {
         self.decorate_plot();
         let ctx = ctx2d(plot)?;
         ctx.clear_rect(0.0, 0.0, w as f64, h as f64);
-        let img = ImageData::new_with_u8_clamped_array_and_sh(
-            Clamped(&self.app.plot.rgba),
-            rect.w,
-            rect.h,
-        )
-        .map_err(|_| JsError::new("ImageData"))?;
-        ctx.put_image_data(&img, rect.x as f64, rect.y as f64)
-            .map_err(|_| JsError::new("putImageData"))?;
+        let img = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&self.app.plot.rgba), rect.w, rect.h)
+            .map_err(|_| JsError::new("ImageData"))?;
+        ctx.put_image_data(&img, rect.x as f64, rect.y as f64).map_err(|_| JsError::new("putImageData"))?;
         let t1 = now_ms();
         let key = (
             self.app.window.x0.to_bits(),
@@ -321,16 +316,10 @@ impl Viewer {
         let (mw, mh) = (minimap.width(), minimap.height());
         self.app.render_minimap(mw, mh);
         let mctx = ctx2d(minimap)?;
-        let mimg =
-            ImageData::new_with_u8_clamped_array_and_sh(Clamped(&self.app.minimap.rgba), mw, mh)
-                .map_err(|_| JsError::new("ImageData"))?;
+        let mimg = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&self.app.minimap.rgba), mw, mh)
+            .map_err(|_| JsError::new("ImageData"))?;
         mctx.put_image_data(&mimg, 0.0, 0.0).map_err(|_| JsError::new("putImageData"))?;
-        Ok(RenderStats {
-            bands_ms: t1 - t0,
-            axes_ms,
-            bands_drawn: stats.bands_drawn,
-            columns: rect.w,
-        })
+        Ok(RenderStats { bands_ms: t1 - t0, axes_ms, bands_drawn: stats.bands_drawn, columns: rect.w })
     }
 
     /// Pointer at CSS (x, y) of the plot canvas: returns the text of what is
@@ -398,9 +387,7 @@ impl Viewer {
                 if self.app.hit(c as f64 + 0.5, y as f64 + 0.5) == Some(Hit::Element(elem)) {
                     // Scan to the band's middle in this column.
                     let mut y1 = y;
-                    while y1 + 1 < r.h
-                        && self.app.hit(c as f64 + 0.5, y1 as f64 + 1.5) == Some(Hit::Element(elem))
-                    {
+                    while y1 + 1 < r.h && self.app.hit(c as f64 + 0.5, y1 as f64 + 1.5) == Some(Hit::Element(elem)) {
                         y1 += 1;
                     }
                     let ym = (y + y1) as f64 / 2.0 + 0.5;
@@ -433,12 +420,7 @@ impl Viewer {
         let (snap, d) = (&f.snap, self.app.device);
         let segs = || snap.device_segments(d);
         let active_blocks: usize = segs()
-            .map(|s| {
-                snap.segment_blocks(s)
-                    .iter()
-                    .filter(|b| b.state == BlockState::ActiveAllocated)
-                    .count()
-            })
+            .map(|s| snap.segment_blocks(s).iter().filter(|b| b.state == BlockState::ActiveAllocated).count())
             .sum();
         let tl = self.app.timeline().map(TimelineSummary::of).unwrap_or_default();
         serde_json::json!({

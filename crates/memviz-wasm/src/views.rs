@@ -124,8 +124,7 @@ impl Views {
     }
 
     fn pools_ready(&mut self, app: &App) -> bool {
-        let (Some(f), Some(tl), Some(dv)) = (app.file(), app.timeline(), app.detail.as_ref())
-        else {
+        let (Some(f), Some(tl), Some(dv)) = (app.file(), app.timeline(), app.detail.as_ref()) else {
             return false;
         };
         let k = key(app);
@@ -215,8 +214,7 @@ impl Viewer {
                         _ => None,
                     };
                     let st = render_pools(tl, pp, pd, dv, &cols, y_max, selected, &mut img);
-                    let peak_step =
-                        (0..pp.total.len()).max_by_key(|&i| (pp.total[i], std::cmp::Reverse(i)));
+                    let peak_step = (0..pp.total.len()).max_by_key(|&i| (pp.total[i], std::cmp::Reverse(i)));
                     let peak = peak_step.map(|i| (i as u32, pp.peak_bytes()));
                     Some((cols, y_max, st, peak, tl.n_steps()))
                 }
@@ -231,35 +229,22 @@ impl Viewer {
         app.cols = cols;
         app.y_max = y_max;
         app.rect = Some(rect);
-        let data =
-            ImageData::new_with_u8_clamped_array_and_sh(Clamped(&app.plot.rgba), rect.w, rect.h)
-                .map_err(|_| JsError::new("ImageData"))?;
-        ctx.put_image_data(&data, rect.x as f64, rect.y as f64)
-            .map_err(|_| JsError::new("putImageData"))?;
+        let data = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&app.plot.rgba), rect.w, rect.h)
+            .map_err(|_| JsError::new("ImageData"))?;
+        ctx.put_image_data(&data, rect.x as f64, rect.y as f64).map_err(|_| JsError::new("putImageData"))?;
         let t1 = now_ms();
         // Axes every time: the pools view is redrawn only on interaction.
         let a0 = now_ms();
         if n_steps > 0 {
-            crate::axes::draw(
-                axes,
-                rect,
-                dpr,
-                app.window,
-                y_max,
-                peak,
-                "alloc / free action (step)",
-            )?;
+            crate::axes::draw(axes, rect, dpr, app.window, y_max, peak, "alloc / free action (step)")?;
         }
         self.axes_key = None;
         let axes_ms = now_ms() - a0;
         let (mw, mh) = (minimap.width(), minimap.height());
         self.app.render_minimap(mw, mh);
-        let mimg =
-            ImageData::new_with_u8_clamped_array_and_sh(Clamped(&self.app.minimap.rgba), mw, mh)
-                .map_err(|_| JsError::new("ImageData"))?;
-        ctx2d(minimap)?
-            .put_image_data(&mimg, 0.0, 0.0)
-            .map_err(|_| JsError::new("putImageData"))?;
+        let mimg = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&self.app.minimap.rgba), mw, mh)
+            .map_err(|_| JsError::new("ImageData"))?;
+        ctx2d(minimap)?.put_image_data(&mimg, 0.0, 0.0).map_err(|_| JsError::new("putImageData"))?;
         Ok(RenderStats {
             bands_ms: t1 - t0,
             axes_ms,
@@ -291,15 +276,11 @@ impl Viewer {
         };
         let pool = |p: u32| self.views.pools.as_ref().and_then(|pp| pp.1.pools.get(p as usize));
         match hit {
-            Some(PoolHit::Element(e)) if (e as usize) < tl.elements.len() => {
-                hover_text(&f.snap, tl, e)
-            }
+            Some(PoolHit::Element(e)) if (e as usize) < tl.elements.len() => hover_text(&f.snap, tl, e),
             Some(PoolHit::Element(_)) => String::new(),
             Some(PoolHit::Envelope(p)) => pool(p).map(|e| e.text()).unwrap_or_default(),
             Some(PoolHit::PoolSummarized(p)) => pool(p)
-                .map(|e| {
-                    format!("Small tensors of Private Pool ({}) that were not plotted.", e.key())
-                })
+                .map(|e| format!("Small tensors of Private Pool ({}) that were not plotted.", e.key()))
                 .unwrap_or_default(),
             Some(PoolHit::Summarized) => self.app.hit_text(Some(Hit::Summarized)),
             None => String::new(),
@@ -321,9 +302,7 @@ impl Viewer {
     /// at the top of the plot above each match's first step. Called between
     /// rasterizing and `putImageData`.
     pub(crate) fn decorate_plot(&mut self) {
-        if self.views.search.key != self.views.search_key(&self.app)
-            || self.views.search.matches.is_empty()
-        {
+        if self.views.search.key != self.views.search_key(&self.app) || self.views.search.matches.is_empty() {
             return;
         }
         let mut img = std::mem::take(&mut self.app.plot);
@@ -377,9 +356,7 @@ impl Viewer {
 
     /// The current file's allocator_settings, readable.
     pub fn allocator_settings_text(&self) -> String {
-        self.app.file().map_or(String::new(), |f| {
-            format_allocator_settings(f.snap.allocator_settings.as_ref())
-        })
+        self.app.file().map_or(String::new(), |f| format_allocator_settings(f.snap.allocator_settings.as_ref()))
     }
 
     // ---- Allocator State History ---------------------------------------------
@@ -459,9 +436,7 @@ impl Viewer {
     /// totals when it is the selected one.
     pub fn state_event_text(&mut self, i: u32) -> String {
         let Some(f) = self.app.files.get(self.app.current) else { return String::new() };
-        self.views
-            .state_view(&self.app)
-            .map_or(String::new(), |sv| sv.event_text(&f.snap, &f.versions, i as usize))
+        self.views.state_view(&self.app).map_or(String::new(), |sv| sv.event_text(&f.snap, &f.versions, i as usize))
     }
 
     /// "X allocated / Y reserved" of the selected state.
@@ -544,10 +519,7 @@ impl Viewer {
             // Keep the segment the selected event touched in view.
             let g = MapGeometry::new(&sv.map, w, h, max_row, 6.0 * outline as f64, y_off);
             let seg = event_addr.and_then(|a| {
-                sv.state
-                    .segments
-                    .iter()
-                    .position(|s| a >= s.address && a < s.address.saturating_add(s.size as u128))
+                sv.state.segments.iter().position(|s| a >= s.address && a < s.address.saturating_add(s.size as u128))
             });
             if let Some(place) = seg.and_then(|s| sv.map.places.get(s)) {
                 let top = place.row as f64 * g.row_h;
@@ -605,12 +577,7 @@ impl Viewer {
         let h = self.views.map_img.height;
         let Some(sv) = self.views.state_view(&self.app) else { return vec![] };
         let (first, end) = g.visible_rows(h);
-        for r in sv
-            .map
-            .rects
-            .iter()
-            .filter(|r| r.kind == RectKind::Segment && r.row >= first && r.row < end)
-        {
+        for r in sv.map.rects.iter().filter(|r| r.kind == RectKind::Segment && r.row >= first && r.row < end) {
             let Some((x0, y0, x1, y1)) = g.rect_px(r) else { continue };
             // Rows cut by the scroll are skipped: their middle may be hidden.
             if r.row as f64 * g.row_h < g.y_off || y1 > h {
@@ -778,10 +745,7 @@ impl Viewer {
             let text = match self.views.mode {
                 Mode::State => {
                     let mut s = String::new();
-                    one_line(
-                        &mut s,
-                        &event_line(&f.snap, &f.versions, self.app.device, m as usize),
-                    );
+                    one_line(&mut s, &event_line(&f.snap, &f.versions, self.app.device, m as usize));
                     s
                 }
                 _ => match self.app.timeline() {
@@ -809,8 +773,7 @@ impl Viewer {
         if self.views.search.key != self.views.search_key(&self.app) {
             return -1;
         }
-        let Some(m) = next_match(&self.views.search.matches, self.views.search.current, backwards)
-        else {
+        let Some(m) = next_match(&self.views.search.matches, self.views.search.current, backwards) else {
             return -1;
         };
         self.search_show(m);
@@ -830,8 +793,7 @@ impl Viewer {
     /// Whether `m` (an event of the state history, an element of a
     /// timeline) is among the current view's matches.
     pub fn search_is_match(&self, m: u32) -> bool {
-        self.views.search.key == self.views.search_key(&self.app)
-            && self.views.search.matches.binary_search(&m).is_ok()
+        self.views.search.key == self.views.search_key(&self.app) && self.views.search.matches.binary_search(&m).is_ok()
     }
 
     /// The match shown last, -1 for none.

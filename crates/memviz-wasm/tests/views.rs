@@ -36,10 +36,7 @@ fn state_history_selects_and_draws() {
     v.open_example().unwrap();
     let events = json(&v.summary_json())["trace_events"].as_u64().unwrap() as u32;
     let names = v.view_names();
-    assert_eq!(
-        names[2..],
-        ["Allocated Memory (incl. Private Pools)", "Allocator State History", "Allocator Settings"]
-    );
+    assert_eq!(names[2..], ["Allocated Memory (incl. Private Pools)", "Allocator State History", "Allocator Settings"]);
     v.set_view(3);
     assert_eq!((v.view(), v.view_kind().as_str()), (3, "state"));
     assert_eq!(v.state_len(), events);

@@ -66,10 +66,7 @@ fn example_opens_with_its_numbers() {
     // The whole run is traced from an empty device: it starts at 0, peaks in
     // the first backward pass and ends with parameters + optimizer state.
     assert_eq!(s["timeline"]["start_bytes"], 0);
-    assert!(
-        s["timeline"]["peak_bytes"].as_u64().unwrap()
-            > s["timeline"]["end_bytes"].as_u64().unwrap()
-    );
+    assert!(s["timeline"]["peak_bytes"].as_u64().unwrap() > s["timeline"]["end_bytes"].as_u64().unwrap());
     assert_eq!(s["timeline"]["end_bytes"], s["allocated_bytes"], "{s}");
     assert!(v.peak_step() > 0 && v.peak_step() < v.n_steps());
 }
@@ -195,13 +192,11 @@ fn plotters_rectangles_cost_more_than_the_pixel_buffer() {
     let t0 = perf.now();
     {
         let root = CanvasBackend::with_canvas_object(c.clone()).unwrap().into_drawing_area();
-        let colors =
-            [RGBColor(0x4e, 0x79, 0xa7), RGBColor(0xf2, 0x8e, 0x2c), RGBColor(0xe1, 0x57, 0x59)];
+        let colors = [RGBColor(0x4e, 0x79, 0xa7), RGBColor(0xf2, 0x8e, 0x2c), RGBColor(0xe1, 0x57, 0x59)];
         for i in 0..n {
             let x = (i % 1264) as i32;
             let y = ((i * 7) % 440) as i32;
-            root.draw(&Rectangle::new([(x, y), (x + 1, y + 3)], colors[i as usize % 3].filled()))
-                .unwrap();
+            root.draw(&Rectangle::new([(x, y), (x + 1, y + 3)], colors[i as usize % 3].filled())).unwrap();
         }
         root.present().unwrap();
     }

@@ -5,9 +5,7 @@
 use std::io::Write;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{
-    Block, BlockState, BuildWarnings, EventTable, Segment, SegmentType, Snapshot, StackId, NO_POOL,
-};
+use crate::model::{Block, BlockState, BuildWarnings, EventTable, Segment, SegmentType, Snapshot, StackId, NO_POOL};
 use crate::pickle::{foreign_format, not_a_pickle, Arena, DictRec, PickleDecoder, Value};
 use crate::problems::{a_value_of, frames_read_as, not_a, Collector, Found, Outcome, Problem};
 
@@ -337,7 +335,14 @@ impl Ctx<'_> {
         }
     }
 
-    fn problem(&mut self, loc: &dyn Fn() -> String, field: &'static str, found: Found, expected: &'static str, outcome: Outcome) {
+    fn problem(
+        &mut self,
+        loc: &dyn Fn() -> String,
+        field: &'static str,
+        found: Found,
+        expected: &'static str,
+        outcome: Outcome,
+    ) {
         self.warn.add_problem(&loc(), &Problem { field, found, expected, outcome });
     }
 
@@ -572,7 +577,8 @@ fn build(top: Value, mut arena: Arena, protocol: u8) -> Result<Snapshot> {
     let mut host_ids = Vec::new();
     if let Some(v) = host_traces_v {
         // A list of traces (like device_traces) or one trace: both are written.
-        let nested = ctx.arena.list_items(&v).is_some_and(|l| l.iter().any(|x| matches!(x, Value::List(_) | Value::Tuple(_))));
+        let nested =
+            ctx.arena.list_items(&v).is_some_and(|l| l.iter().any(|x| matches!(x, Value::List(_) | Value::Tuple(_))));
         match ctx.arena.list_items(&v) {
             Some(items) if nested => {
                 for (k, tv) in items.to_vec().iter().enumerate() {
@@ -611,7 +617,12 @@ fn build(top: Value, mut arena: Arena, protocol: u8) -> Result<Snapshot> {
 
     // The generic values are done with: free them before the event columns
     // are split, the moment of the load's peak memory.
-    for store in [&mut ctx.arena.list_store as &mut dyn Release, &mut ctx.arena.dict_store, &mut ctx.arena.lists, &mut ctx.arena.dicts] {
+    for store in [
+        &mut ctx.arena.list_store as &mut dyn Release,
+        &mut ctx.arena.dict_store,
+        &mut ctx.arena.lists,
+        &mut ctx.arena.dicts,
+    ] {
         store.release();
     }
     let events = std::mem::take(&mut ctx.arena.events);
@@ -810,9 +821,13 @@ fn build_segment(ctx: &mut Ctx, snap: &mut Snapshot, v: &Value, loc: &dyn Fn() -
             Some("device") => {}
             Some("address") => address = Some(ctx.unsigned(loc, "address", x, Outcome::Skip)),
             Some("total_size") => total_size = Some(ctx.unsigned(loc, "total_size", x, Outcome::Skip)),
-            Some("allocated_size") => seg.allocated_size = ctx.unsigned(loc, "allocated_size", x, zero).unwrap_or(0) as u64,
+            Some("allocated_size") => {
+                seg.allocated_size = ctx.unsigned(loc, "allocated_size", x, zero).unwrap_or(0) as u64
+            }
             Some("active_size") => seg.active_size = ctx.unsigned(loc, "active_size", x, zero).unwrap_or(0) as u64,
-            Some("requested_size") => seg.requested_size = ctx.unsigned(loc, "requested_size", x, zero).unwrap_or(0) as u64,
+            Some("requested_size") => {
+                seg.requested_size = ctx.unsigned(loc, "requested_size", x, zero).unwrap_or(0) as u64
+            }
             Some("stream") => raw_stream = ctx.unsigned(loc, "stream", x, zero).unwrap_or(0) as u64,
             Some("segment_type") => {
                 seg.segment_type = match ctx.str_of(x) {
@@ -820,7 +835,13 @@ fn build_segment(ctx: &mut Ctx, snap: &mut Snapshot, v: &Value, loc: &dyn Fn() -
                     Some("small") => SegmentType::Small,
                     Some(_) => SegmentType::Unknown,
                     None => {
-                        ctx.problem(loc, "segment_type", Found::Type(x.type_name()), "a str", Outcome::ReadAs("unknown"));
+                        ctx.problem(
+                            loc,
+                            "segment_type",
+                            Found::Type(x.type_name()),
+                            "a str",
+                            Outcome::ReadAs("unknown"),
+                        );
                         SegmentType::Unknown
                     }
                 }
@@ -838,7 +859,9 @@ fn build_segment(ctx: &mut Ctx, snap: &mut Snapshot, v: &Value, loc: &dyn Fn() -
             },
             Some("is_expandable") => match ctx.arena.int(x) {
                 Some(b) => seg.is_expandable = b != 0,
-                None => ctx.problem(loc, "is_expandable", Found::Type(x.type_name()), "a bool", Outcome::ReadAs("False")),
+                None => {
+                    ctx.problem(loc, "is_expandable", Found::Type(x.type_name()), "a bool", Outcome::ReadAs("False"))
+                }
             },
             Some("frames") => {
                 let (st, bad) = ctx.arena.stack_of(x);
@@ -931,11 +954,8 @@ fn build_block(ctx: &mut Ctx, v: &Value, default_addr: u128, loc: &dyn Fn() -> S
                     Some("inactive") => BlockState::Inactive,
                     other => {
                         let found = if other.is_some() { Found::UnknownValue } else { Found::Type(x.type_name()) };
-                        let expected = if other.is_some() {
-                            "active_allocated, active_pending_free or inactive"
-                        } else {
-                            "a str"
-                        };
+                        let expected =
+                            if other.is_some() { "active_allocated, active_pending_free or inactive" } else { "a str" };
                         ctx.problem(loc, "state", found, expected, Outcome::ReadAs("inactive"));
                         BlockState::Inactive
                     }

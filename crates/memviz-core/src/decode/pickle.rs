@@ -22,8 +22,8 @@ use std::collections::HashMap;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{
-    Action, EventExtra, EventTable, Frame, FrameFx, FrameId, Plain, StackId, Stacks, StrId,
-    Strings, UserMetadata, NO_EXTRA, NO_POOL, NO_TIME,
+    Action, EventExtra, EventTable, Frame, FrameFx, FrameId, Plain, StackId, Stacks, StrId, Strings, UserMetadata,
+    NO_EXTRA, NO_POOL, NO_TIME,
 };
 use crate::problems::{frames_read_as, Found, Outcome, Problem};
 
@@ -585,7 +585,13 @@ impl Arena {
                 Key::CompileContext => match v {
                     Value::Str(s) => extra.get_or_insert_with(Default::default).compile_context = Some(*s),
                     Value::None => {}
-                    other => self.event_problem(idx, "compile_context", Some(Found::Type(other.type_name())), "a str", "None"),
+                    other => self.event_problem(
+                        idx,
+                        "compile_context",
+                        Some(Found::Type(other.type_name())),
+                        "a str",
+                        "None",
+                    ),
                 },
                 Key::UserMetadata => {
                     if let Some(m) = self.user_metadata(v) {
@@ -600,7 +606,13 @@ impl Arena {
                 Key::PoolId => match self.pool_pair(v) {
                     Some(p) => pool = self.intern_pool(p),
                     None if *v == Value::None => {}
-                    None => self.event_problem(idx, "pool_id", Some(Found::Type(v.type_name())), "an (owner, id) pair", "unknown"),
+                    None => self.event_problem(
+                        idx,
+                        "pool_id",
+                        Some(Found::Type(v.type_name())),
+                        "an (owner, id) pair",
+                        "unknown",
+                    ),
                 },
                 Key::ForwardFrames => {
                     let lines: Vec<String> = self
@@ -672,7 +684,14 @@ impl Arena {
     }
 
     /// Notes a problem with an optional field of event `idx`, kept and read as `read_as`.
-    fn event_problem(&mut self, idx: u32, field: &'static str, found: Option<Found>, expected: &'static str, read_as: &'static str) {
+    fn event_problem(
+        &mut self,
+        idx: u32,
+        field: &'static str,
+        found: Option<Found>,
+        expected: &'static str,
+        read_as: &'static str,
+    ) {
         if let Some(found) = found {
             self.event_problems.push((idx, Problem { field, found, expected, outcome: Outcome::ReadAs(read_as) }));
         }
@@ -951,10 +970,8 @@ impl PickleDecoder {
     }
 
     fn memo_put(&mut self, idx: u64, at: u64) -> Result<()> {
-        let v = *self
-            .stack
-            .last()
-            .ok_or_else(|| Error::at(ErrorKind::Malformed, at, "memo store with an empty stack"))?;
+        let v =
+            *self.stack.last().ok_or_else(|| Error::at(ErrorKind::Malformed, at, "memo store with an empty stack"))?;
         let len = self.memo.len() as u64;
         if idx < len {
             self.memo[idx as usize] = Some(v);
@@ -1159,9 +1176,7 @@ impl PickleDecoder {
         let op = data[pos];
         let p = pos + 1;
         // Operand readers: NeedMore when the chunk ends inside the opcode.
-        let need = |n: usize| -> std::result::Result<&[u8], Stall> {
-            data.get(p..p + n).ok_or(Stall::NeedMore)
-        };
+        let need = |n: usize| -> std::result::Result<&[u8], Stall> { data.get(p..p + n).ok_or(Stall::NeedMore) };
         // A text line. When this opcode stalled before, the bytes already
         // searched hold no newline: search only the new ones, or a long line
         // arriving in small chunks would be searched again for each.
@@ -1343,9 +1358,10 @@ impl PickleDecoder {
             b'F' => {
                 let l = line()?;
                 let end = p + l.len() + 1;
-                let v: f64 = std::str::from_utf8(l).ok().and_then(|t| t.trim().parse().ok()).ok_or_else(|| {
-                    Error::at(ErrorKind::Malformed, at, "bad float literal")
-                })?;
+                let v: f64 = std::str::from_utf8(l)
+                    .ok()
+                    .and_then(|t| t.trim().parse().ok())
+                    .ok_or_else(|| Error::at(ErrorKind::Malformed, at, "bad float literal"))?;
                 self.stack.push(Value::Float(v));
                 Ok(end)
             }
@@ -1374,7 +1390,9 @@ impl PickleDecoder {
                     return Err(Stall::from(Error::at(
                         ErrorKind::TooLarge,
                         at,
-                        format!("the strings of this file add up to more than {MAX_PAYLOAD} bytes (this reader's limit)"),
+                        format!(
+                            "the strings of this file add up to more than {MAX_PAYLOAD} bytes (this reader's limit)"
+                        ),
                     )));
                 }
                 let v = match op {
@@ -1515,9 +1533,10 @@ impl PickleDecoder {
                 // PUT / GET (protocol 0 text)
                 let l = line()?;
                 let end = p + l.len() + 1;
-                let idx: u64 = std::str::from_utf8(l).ok().and_then(|t| t.trim().parse().ok()).ok_or_else(|| {
-                    Error::at(ErrorKind::Malformed, at, "bad memo index")
-                })?;
+                let idx: u64 = std::str::from_utf8(l)
+                    .ok()
+                    .and_then(|t| t.trim().parse().ok())
+                    .ok_or_else(|| Error::at(ErrorKind::Malformed, at, "bad memo index"))?;
                 if op == b'p' {
                     self.memo_put(idx, at)?;
                 } else {
@@ -1550,10 +1569,49 @@ fn is_opcode(op: u8) -> bool {
     matches!(
         op,
         0x80..=0x98
-            | b'.' | b'(' | b'0' | b'1' | b'2' | b'N' | b'J' | b'K' | b'M' | b'I' | b'L' | b'G' | b'F'
-            | b'X' | b'U' | b'T' | b'C' | b'B' | b'V' | b'S' | b']' | b')' | b'}' | b'a' | b'e' | b'l'
-            | b't' | b's' | b'u' | b'd' | b'q' | b'r' | b'h' | b'j' | b'p' | b'g' | b'c' | b'R' | b'b'
-            | b'i' | b'o' | b'P' | b'Q'
+            | b'.'
+            | b'('
+            | b'0'
+            | b'1'
+            | b'2'
+            | b'N'
+            | b'J'
+            | b'K'
+            | b'M'
+            | b'I'
+            | b'L'
+            | b'G'
+            | b'F'
+            | b'X'
+            | b'U'
+            | b'T'
+            | b'C'
+            | b'B'
+            | b'V'
+            | b'S'
+            | b']'
+            | b')'
+            | b'}'
+            | b'a'
+            | b'e'
+            | b'l'
+            | b't'
+            | b's'
+            | b'u'
+            | b'd'
+            | b'q'
+            | b'r'
+            | b'h'
+            | b'j'
+            | b'p'
+            | b'g'
+            | b'c'
+            | b'R'
+            | b'b'
+            | b'i'
+            | b'o'
+            | b'P'
+            | b'Q'
     )
 }
 

@@ -186,7 +186,11 @@ impl MappedPieces {
                     None => (dump.get(k).map_or(b, |d| d.0).min(b), None),
                 };
                 let size = u64::try_from(stop - at).unwrap_or(u64::MAX);
-                push(&mut out, &mut live, Piece { addr: at, size, map_event: BEFORE_TRACE, unmap_event: None, dump_segment: seg });
+                push(
+                    &mut out,
+                    &mut live,
+                    Piece { addr: at, size, map_event: BEFORE_TRACE, unmap_event: None, dump_segment: seg },
+                );
                 at = at.saturating_add(size as u128).max(stop);
             }
         }
@@ -206,7 +210,11 @@ impl MappedPieces {
                 for &(s, e, _) in hit.iter().chain(std::iter::once(&(b, b, 0))) {
                     if s > at {
                         let size = (s.min(b) - at) as u64;
-                        push(&mut out, &mut live, Piece { addr: at, size, map_event: i as u32, unmap_event: None, dump_segment: None });
+                        push(
+                            &mut out,
+                            &mut live,
+                            Piece { addr: at, size, map_event: i as u32, unmap_event: None, dump_segment: None },
+                        );
                     }
                     at = at.max(e);
                 }
@@ -221,8 +229,13 @@ impl MappedPieces {
                         push(&mut out, &mut live, Piece { addr: b, size: (e - b) as u64, ..whole });
                     }
                     let (cs, ce) = (s.max(a), e.min(b));
-                    out.pieces[p as usize] =
-                        Piece { addr: cs, size: (ce - cs) as u64, unmap_event: Some(i as u32), dump_segment: None, ..whole };
+                    out.pieces[p as usize] = Piece {
+                        addr: cs,
+                        size: (ce - cs) as u64,
+                        unmap_event: Some(i as u32),
+                        dump_segment: None,
+                        ..whole
+                    };
                 }
             }
         }

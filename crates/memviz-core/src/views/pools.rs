@@ -393,7 +393,8 @@ impl PoolSweep {
         let pool_of = |e: usize| pp.pool_of.get(e).copied().filter(|&p| (p as usize) < np);
         // Top-level slots by stack order: an envelope before elements of
         // the same order (its own first element is a stripe).
-        let mut top: Vec<(u32, u8, Slot)> = pp.pools.iter().enumerate().map(|(p, e)| (e.order, 0, Slot::Envelope(p as u32))).collect();
+        let mut top: Vec<(u32, u8, Slot)> =
+            pp.pools.iter().enumerate().map(|(p, e)| (e.order, 0, Slot::Envelope(p as u32))).collect();
         let mut inner: Vec<(u32, u32, u32)> = Vec::new();
         for (e, el) in tl.elements.iter().enumerate() {
             if !dv.is_drawn(e as u32) || el.x0 >= el.x1 {

@@ -14,8 +14,8 @@
 
 use crate::annotations::{self, Target};
 use crate::format::{
-    format_addr, format_annotations, format_event, format_event_as, format_forward_frames, format_frames, format_metadata,
-    format_size, format_user_metadata,
+    format_addr, format_annotations, format_event, format_event_as, format_forward_frames, format_frames,
+    format_metadata, format_size, format_user_metadata,
 };
 use crate::model::{Action, Snapshot, UserMetadata};
 use crate::state::{Cursor, State, StateBlock, StateHistory, StateSegment, Totals};
@@ -562,7 +562,11 @@ impl StateView {
         }
         let c = self.map.clipped_blocks;
         if c > 0 {
-            parts.push(format!("{c} block{} running past {} segment's end (cut there)", s(c), if c == 1 { "its" } else { "their" }));
+            parts.push(format!(
+                "{c} block{} running past {} segment's end (cut there)",
+                s(c),
+                if c == 1 { "its" } else { "their" }
+            ));
         }
         let issues = self.history.inconsistencies();
         if issues.total() > 0 {

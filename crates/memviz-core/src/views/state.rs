@@ -141,10 +141,7 @@ impl Inconsistencies {
     }
     /// Kinds that occurred: (kind, count, first event).
     pub fn iter(&self) -> impl Iterator<Item = (Inconsistency, u64, Option<usize>)> + '_ {
-        Inconsistency::ALL
-            .iter()
-            .filter(|k| self.count(**k) > 0)
-            .map(|&k| (k, self.count(k), self.first_event(k)))
+        Inconsistency::ALL.iter().filter(|k| self.count(**k) > 0).map(|&k| (k, self.count(k), self.first_event(k)))
     }
     /// `{name: count}` for the kinds that occurred.
     pub fn to_map(&self) -> BTreeMap<&'static str, u64> {
@@ -342,9 +339,8 @@ impl StateHistory {
     fn tuned(snap: &Snapshot, device: u32, versions: Option<&Versions>, every: usize, budget: usize) -> StateHistory {
         let trace = snap.trace(device);
         let n = trace.len();
-        let final_segs: Vec<u32> = (0..snap.segments.len() as u32)
-            .filter(|&s| snap.segments[s as usize].device == device)
-            .collect();
+        let final_segs: Vec<u32> =
+            (0..snap.segments.len() as u32).filter(|&s| snap.segments[s as usize].device == device).collect();
         let mut final_blocks = Vec::new();
         for &s in &final_segs {
             let seg = &snap.segments[s as usize];
@@ -356,9 +352,10 @@ impl StateHistory {
         }
 
         let (ev_version, final_seg_version, final_block_version) = match versions {
-            Some(v) if v.event.get(device as usize).is_some_and(|e| e.len() == n)
-                && v.segment.len() == snap.segments.len()
-                && v.block.len() == snap.blocks.len() =>
+            Some(v)
+                if v.event.get(device as usize).is_some_and(|e| e.len() == n)
+                    && v.segment.len() == snap.segments.len()
+                    && v.block.len() == snap.blocks.len() =>
             {
                 (
                     v.event[device as usize].clone(),
@@ -492,7 +489,8 @@ impl StateHistory {
         if !inside {
             self.issues.note(Inconsistency::BlockOutsideSegment, event);
         }
-        let prev = c.blocks.range(..addr).next_back().is_some_and(|(&a, &d)| end_of(a, self.block_sizes(snap, d).0) > addr);
+        let prev =
+            c.blocks.range(..addr).next_back().is_some_and(|(&a, &d)| end_of(a, self.block_sizes(snap, d).0) > addr);
         let next = c.blocks.range((Bound::Excluded(addr), Bound::Unbounded)).next().is_some_and(|(&a, _)| a < end);
         if prev || next {
             self.issues.note(Inconsistency::BlockOverlap, event);
@@ -1037,8 +1035,8 @@ impl Cursor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::HashMap;
     use crate::model::{Block, EventTable, Segment, SegmentType, NO_EXTRA, NO_TIME};
+    use std::collections::HashMap;
 
     const MB: u64 = 1 << 20;
 
@@ -1064,7 +1062,14 @@ mod tests {
             let start = snap.blocks.len() as u32;
             let mut a = addr;
             for &(bs, req, state) in blocks {
-                snap.blocks.push(Block { address: a, size: bs, requested_size: req, state, stack: 0, user_metadata: None });
+                snap.blocks.push(Block {
+                    address: a,
+                    size: bs,
+                    requested_size: req,
+                    state,
+                    stack: 0,
+                    user_metadata: None,
+                });
                 a = a.wrapping_add(bs as u128);
             }
             snap.segments.push(Segment {
@@ -1264,7 +1269,10 @@ mod tests {
         let mut c = h.cursor();
         // Final: the dump's blocks, rounding kept.
         let st = c.state(&h, &snap);
-        assert_eq!(st.totals, Totals { reserved_bytes: 2 * MB, allocated_bytes: 1012, segments: 1, blocks: 2, pending_free_blocks: 1 });
+        assert_eq!(
+            st.totals,
+            Totals { reserved_bytes: 2 * MB, allocated_bytes: 1012, segments: 1, blocks: 2, pending_free_blocks: 1 }
+        );
         assert_eq!(st.segments[0].internal_bytes, 12);
         assert_eq!(st.segments[0].free_bytes, 2 * MB - 1012);
         assert_eq!(st.free_pieces, 2);
@@ -1356,12 +1364,12 @@ mod tests {
     fn inconsistent_input_is_counted_not_fatal() {
         let s = 0x1000_0000u128;
         let events = [
-            (FreeRequested, s + 0x100, 256, 0), // unknown block
-            (Alloc, s + 0x900, 256, 0),         // no block there
-            (SegmentAlloc, s + 0x10_0000, MB, 0), // unknown segment
+            (FreeRequested, s + 0x100, 256, 0),     // unknown block
+            (Alloc, s + 0x900, 256, 0),             // no block there
+            (SegmentAlloc, s + 0x10_0000, MB, 0),   // unknown segment
             (FreeCompleted, s + 0x50_0000, 512, 0), // outside every segment
-            (SegmentMap, s + 0x90_0000, MB, 0), // outside every segment
-            (FreeCompleted, s, 512, 0),         // over a live block
+            (SegmentMap, s + 0x90_0000, MB, 0),     // outside every segment
+            (FreeCompleted, s, 512, 0),             // over a live block
             (Alloc, s, 512, 0),
         ];
         let snap = build(&events, &[(s, 2 * MB, 0, false, &[(512, 512, AA), (2 * MB - 512, 0, IN)])]);
@@ -1393,7 +1401,8 @@ mod tests {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             (x >> 33) % m
         };
-        let acts = [Alloc, FreeRequested, FreeCompleted, Free, SegmentAlloc, SegmentFree, SegmentMap, SegmentUnmap, Oom];
+        let acts =
+            [Alloc, FreeRequested, FreeCompleted, Free, SegmentAlloc, SegmentFree, SegmentMap, SegmentUnmap, Oom];
         for _ in 0..150 {
             let n = 1 + rnd(120) as usize;
             let events: Vec<_> = (0..n)

@@ -212,12 +212,22 @@ impl Timeline {
         let piece_element = |p: &mapped::Piece| {
             let (source, version, stream, stack) = if p.map_event != BEFORE_TRACE {
                 let i = p.map_event as usize;
-                (ElementSource::Alloc(p.map_event), ev_version.and_then(|v| v.get(i)).copied().unwrap_or(0), trace.stream[i], trace.stack[i])
+                (
+                    ElementSource::Alloc(p.map_event),
+                    ev_version.and_then(|v| v.get(i)).copied().unwrap_or(0),
+                    trace.stream[i],
+                    trace.stack[i],
+                )
             } else if let Some(u) = p.unmap_event {
                 // Mapped before recording: like an unmatched free, it shows
                 // the stack of the unmap.
                 let u = u as usize;
-                (ElementSource::UnmatchedFree(u as u32), ev_version.and_then(|v| v.get(u)).copied().unwrap_or(0), trace.stream[u], trace.stack[u])
+                (
+                    ElementSource::UnmatchedFree(u as u32),
+                    ev_version.and_then(|v| v.get(u)).copied().unwrap_or(0),
+                    trace.stream[u],
+                    trace.stack[u],
+                )
             } else {
                 let si = p.dump_segment.unwrap_or(u32::MAX);
                 let seg = snap.segments.get(si as usize);
@@ -995,7 +1005,10 @@ mod tests {
         let by_event: Vec<Option<u32>> = (0..snap.traces[0].len()).map(|i| l.element_of_event(i)).collect();
         // seg_alloc, alloc e0, alloc e1, free_req e0, free_c e0, free_c e2,
         // alloc e3, free e1, free_req e4 (unmatched pair), free_c e4.
-        assert_eq!(by_event, vec![None, Some(0), Some(1), Some(0), Some(0), Some(2), Some(3), Some(1), Some(4), Some(4)]);
+        assert_eq!(
+            by_event,
+            vec![None, Some(0), Some(1), Some(0), Some(0), Some(2), Some(3), Some(1), Some(4), Some(4)]
+        );
         assert_eq!(l.free_event(0), Some(4));
         assert_eq!(l.free_event(1), Some(7));
         assert_eq!(l.free_event(3), None);

@@ -236,7 +236,13 @@ mod tests {
         assert_eq!(v.block, vec![2]);
         // One device's walk: the same versions, the other device's events left out.
         let one = of_device(&snap, 1);
-        assert_eq!((one.event[0].len(), &one.event[1], &one.segment, &one.block), (0, &v.event[1], &v.segment, &v.block));
-        assert_eq!(merged_free(&snap.traces[0]), vec![false, false, false, true, false, false, false, false, false, false]);
+        assert_eq!(
+            (one.event[0].len(), &one.event[1], &one.segment, &one.block),
+            (0, &v.event[1], &v.segment, &v.block)
+        );
+        assert_eq!(
+            merged_free(&snap.traces[0]),
+            vec![false, false, false, true, false, false, false, false, false, false]
+        );
     }
 }
