@@ -207,6 +207,12 @@ const MAX_LINE: usize = 1 << 20;
 /// make a 1 MB file take 13 GB).
 const MEMO_DENSE_GAP: u64 = 8;
 
+impl Default for Arena {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Arena {
     pub fn new() -> Self {
         Arena {
@@ -1073,7 +1079,7 @@ impl PickleDecoder {
     /// trace event or a frame goes straight to its table, without building
     /// the generic dict first.
     fn convert_from_stack(&mut self, m: usize) -> bool {
-        if m == 0 || self.marks.last().is_some_and(|&f| f >= m) || (self.stack.len() - m) % 2 != 0 {
+        if m == 0 || self.marks.last().is_some_and(|&f| f >= m) || !(self.stack.len() - m).is_multiple_of(2) {
             return false;
         }
         let Value::Dict(id) = self.stack[m - 1] else { return false };
@@ -1103,7 +1109,7 @@ impl PickleDecoder {
                 ))
             }
         };
-        if items.len() % 2 != 0 {
+        if !items.len().is_multiple_of(2) {
             return Err(Error::at(ErrorKind::Malformed, at, "SETITEMS with an odd number of items"));
         }
         self.finish_dicts(&items);
