@@ -9,6 +9,7 @@
 
 pub mod app;
 mod axes;
+mod moment;
 pub mod text;
 mod views;
 
@@ -84,6 +85,8 @@ pub struct Viewer {
     axes_key: Option<(u64, u64, u64, u32, u32, u64, usize)>,
     /// Pools, state history, settings, search, jumps (views.rs).
     views: views::Views,
+    /// The "Alive at" panel's analysis (moment.rs).
+    moment: moment::MomentCache,
 }
 
 impl Default for Viewer {
@@ -109,7 +112,7 @@ pub(crate) fn ctx2d(canvas: &HtmlCanvasElement) -> Result<CanvasRenderingContext
 impl Viewer {
     #[wasm_bindgen(constructor)]
     pub fn new() -> Viewer {
-        Viewer { app: App::default(), axes_key: None, views: Default::default() }
+        Viewer { app: App::default(), axes_key: None, views: Default::default(), moment: Default::default() }
     }
 
     /// Starts reading a file that arrives in chunks (`feed`, then `finish`).

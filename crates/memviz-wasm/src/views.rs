@@ -110,6 +110,11 @@ impl Views {
         self.state.as_mut().map(|s| &mut s.1)
     }
 
+    /// The state history of the current file and device (built on first use).
+    pub(crate) fn state_history<'a>(&'a mut self, app: &App) -> Option<&'a memviz_core::state::StateHistory> {
+        self.state_view(app).map(|v| &v.history)
+    }
+
     fn links<'a>(&'a mut self, app: &App) -> Option<&'a EventLinks> {
         let f = app.file()?;
         let tl = app.timeline()?;

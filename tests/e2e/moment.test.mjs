@@ -1,0 +1,85 @@
+// Browser test of the "Alive at" panel (www/moment.js): the moment's totals
+// and the bottom-up table by innermost user frame, against the reference
+// numbers of tests/reference/expected (release page in dist/).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, DIST, serveDist, launch, newPage, dropFiles, snapshot, expected, waitOpened } from './helpers.mjs';
+
+const BIG = 'transformer_fullstep_ctx128.pickle';
+const OUT = join(ROOT, 'tests/e2e/out');
+mkdirSync(OUT, { recursive: true });
+
+let server, origin, browser;
+before(async () => {
+  assert.ok(existsSync(join(DIST, 'index.html')), 'dist/ missing: run scripts/build-web.sh first');
+  ({ server, origin } = await serveDist());
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+const shownBytes = (page, key) =>
+  page.$eval(`#moment-totals [data-key="${key}"]`, (e) => Number(e.dataset.value));
+const tableBytes = (page) =>
+  page.$$eval('#moment-table tbody td[data-bytes]', (els) => els.map((e) => Number(e.dataset.bytes)));
+
+test('Alive at: Peak shows the Active Memory peak; the user-frame table sums to it', async () => {
+  const { page, blocked, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
+  await page.goto(origin + '/');
+  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+  await dropFiles(page, [[BIG, snapshot(BIG)]]);
+  await waitOpened(page, BIG);
+  const peak = expected(BIG).summary.devices['0'].active_memory.peak_bytes;
+
+  await page.click('#moment-peak');
+  await page.waitForSelector('#moment-totals [data-key="allocated"]');
+  assert.equal(await shownBytes(page, 'allocated'), peak);
+  const reserved = await shownBytes(page, 'reserved');
+  assert.ok(reserved >= peak, `reserved ${reserved} < allocated ${peak}`);
+  assert.equal(await shownBytes(page, 'gap'), reserved - peak);
+  assert.ok((await shownBytes(page, 'largest-free')) <= reserved - peak);
+  const rows = await tableBytes(page);
+  assert.ok(rows.length > 1, 'table has rows');
+  assert.equal(rows.reduce((a, b) => a + b, 0), peak);
+  // Sorted by bytes, largest first; clicking the header reverses it.
+  assert.deepEqual(rows, [...rows].sort((a, b) => b - a));
+  await page.click('#moment-table th:nth-child(2)');
+  const asc = await tableBytes(page);
+  assert.deepEqual(asc, [...rows].sort((a, b) => a - b));
+  // Bytes by kind add up to the total too.
+  const kinds = await page.$$eval('#moment-kinds [data-bytes]', (els) => els.map((e) => Number(e.dataset.bytes)));
+  assert.equal(kinds.reduce((a, b) => a + b, 0), peak);
+  // The filter keeps only matching rows.
+  const first = await page.$eval('#moment-table tbody td', (e) => e.title);
+  await page.fill('#moment-filter', first);
+  const filtered = await page.$$eval('#moment-table tbody td:first-child', (els) => els.map((e) => e.title));
+  assert.ok(filtered.length >= 1 && filtered.every((k) => k.includes(first)));
+  await page.fill('#moment-filter', '');
+
+  // Arrow keys on the focused plot move t by one step.
+  const step = Number(await page.$eval('#moment-panel', (e) => e.dataset.step));
+  await page.focus('#plot');
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction((s) => Number(document.querySelector('#moment-panel').dataset.step) === s + 1, step);
+  await page.keyboard.press('ArrowLeft');
+  await page.waitForFunction((s) => Number(document.querySelector('#moment-panel').dataset.step) === s, step);
+  assert.equal(await shownBytes(page, 'allocated'), peak);
+  assert.equal(await page.$eval('#moment-line', (e) => e.hidden), false);
+
+  // A click on the plot sets t (and still pins: the context line shows text).
+  const box = await page.$eval('#plot', (e) => { const r = e.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; });
+  await page.mouse.click(box[0] + box[2] * 0.3, box[1] + box[3] * 0.9);
+  await page.waitForFunction((s) => Number(document.querySelector('#moment-panel').dataset.step) !== s, step);
+  const rows2 = await tableBytes(page);
+  assert.equal(rows2.reduce((a, b) => a + b, 0), await shownBytes(page, 'allocated'));
+
+  await page.click('#moment-peak');
+  await page.screenshot({ path: join(OUT, 'moment.png'), fullPage: true });
+  assert.deepEqual(blocked, []);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
