@@ -63,16 +63,16 @@ test('Alive at: Peak shows the Active Memory peak; the user-frame table sums to 
   // Arrow keys on the focused plot move t by one step.
   const step = Number(await page.$eval('#moment-panel', (e) => e.dataset.step));
   await page.focus('#plot');
-  await page.keyboard.press('ArrowRight');
-  await page.waitForFunction((s) => Number(document.querySelector('#moment-panel').dataset.step) === s + 1, step);
   await page.keyboard.press('ArrowLeft');
+  await page.waitForFunction((s) => Number(document.querySelector('#moment-panel').dataset.step) === s - 1, step);
+  await page.keyboard.press('ArrowRight');
   await page.waitForFunction((s) => Number(document.querySelector('#moment-panel').dataset.step) === s, step);
   assert.equal(await shownBytes(page, 'allocated'), peak);
   assert.equal(await page.$eval('#moment-line', (e) => e.hidden), false);
 
   // A click on the plot sets t (and still pins: the context line shows text).
   const box = await page.$eval('#plot', (e) => { const r = e.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; });
-  await page.mouse.click(box[0] + box[2] * 0.3, box[1] + box[3] * 0.9);
+  await page.mouse.click(box[0] + box[2] * 0.08, box[1] + box[3] * 0.9);
   await page.waitForFunction((s) => Number(document.querySelector('#moment-panel').dataset.step) !== s, step);
   const rows2 = await tableBytes(page);
   assert.equal(rows2.reduce((a, b) => a + b, 0), await shownBytes(page, 'allocated'));
