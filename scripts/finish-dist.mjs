@@ -82,7 +82,10 @@ page = page
   .replace(/<script src="app\.js" defer><\/script>/, () => `<script>\n${app}</script>\n<script type="module">\n${loader}</script>`)
   // views.js and its stylesheet (the views beyond the timelines)
   .replace(/<link rel="stylesheet"[^>]*views-[0-9a-f]+\.css[^>]*>/, () => `<style>\n${read(one(/^views-[0-9a-f]+\.css$/))}</style>`)
-  .replace(/<script src="views\.js" defer><\/script>/, () => `<script>\n${inlined('views.js', read('views.js'))}</script>`);
+  .replace(/<script src="views\.js" defer><\/script>/, () => `<script>\n${inlined('views.js', read('views.js'))}</script>`)
+  // the "Alive at" panel (www/icicle.js, www/moment.js)
+  .replace(/<script src="icicle\.js" defer><\/script>/, () => `<script>\n${inlined('icicle.js', read('icicle.js'))}</script>`)
+  .replace(/<script src="moment\.js" defer><\/script>/, () => `<script>\n${inlined('moment.js', read('moment.js'))}</script>`);
 if (/src="\.?\/?memviz-wasm|href="\.\/memviz-wasm|app\.js"|views\.js"|share\.js"|boot\.js"|views-[0-9a-f]+\.css/.test(page)) throw new Error('standalone still refers to a dist file');
 const scriptHashes = inlineScripts(page).map(sha).join(' ');
 page = setCsp(page, () =>

@@ -24,7 +24,9 @@
     <input id="moment-filter" type="search" placeholder="filter frames">
     <table id="moment-table"><thead><tr>
       <th data-key="key">innermost user frame</th><th data-key="bytes">bytes</th>
-      <th data-key="count">count</th><th data-key="bytes">share</th></tr></thead><tbody></tbody></table>`;
+      <th data-key="count">count</th><th data-key="bytes">share</th></tr></thead><tbody></tbody></table>
+    <h3>Live bytes by stack (root at top, width = bytes)</h3>
+    <div id="moment-icicle-box"><canvas id="moment-icicle"></canvas><pre id="moment-icicle-tip" hidden></pre></div>`;
   $('context').after(panel);
   const line = document.createElement('div');
   line.id = 'moment-line';
@@ -44,7 +46,7 @@
   function setMoment(spec) {
     const v = viewer();
     if (!v || v.file_names().length === 0) return;
-    view = JSON.parse(v.moment_json(spec, 100000, 0));
+    view = JSON.parse(v.moment_json(spec, 100000, Math.floor(v.peak_bytes() / 4000)));
     fileKey = keyNow();
     t = { spec, step: view.at.step };
     panel.dataset.step = view.at.step ?? '';
@@ -67,6 +69,7 @@
     $('moment-kinds').innerHTML = '<b>by kind:</b> ' + v.by_category.filter((g) => g.bytes > 0)
       .map((g) => `<span class="kind" data-kind="${esc(g.key)}" data-bytes="${g.bytes}">${esc(g.key)} ${fmt(g.bytes)}</span>`).join(' · ');
     table();
+    if (window.memvizIcicle) window.memvizIcicle.draw($('moment-icicle'), v.tree);
   }
 
   function table() {
@@ -94,6 +97,19 @@
   }
   // The plot redraws on zoom/pan/resize: follow it cheaply.
   (function follow() { try { placeLine(); } catch (_) { /* viewer restarting */ } requestAnimationFrame(follow); })();
+
+  const ici = $('moment-icicle');
+  ici.addEventListener('pointermove', (e) => {
+    const b = window.memvizIcicle && window.memvizIcicle.hit(e.offsetX, e.offsetY);
+    const tip = $('moment-icicle-tip');
+    tip.hidden = !b;
+    if (!b) return;
+    tip.textContent = window.memvizIcicle.text(b);
+    tip.style.left = Math.min(e.offsetX + 12, ici.clientWidth - 300) + 'px';
+    tip.style.top = (e.offsetY + 14) + 'px';
+  });
+  ici.addEventListener('pointerleave', () => { $('moment-icicle-tip').hidden = true; });
+  addEventListener('resize', () => { if (view && window.memvizIcicle) window.memvizIcicle.draw(ici, view.tree); });
 
   $('moment-peak').addEventListener('click', guard(() => setMoment('peak')));
   $('moment-filter').addEventListener('input', table);

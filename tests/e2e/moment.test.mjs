@@ -78,6 +78,16 @@ test('Alive at: Peak shows the Active Memory peak; the user-frame table sums to 
   assert.equal(rows2.reduce((a, b) => a + b, 0), await shownBytes(page, 'allocated'));
 
   await page.click('#moment-peak');
+  // The icicle: drawn, and hovering its root row tells the frame, bytes, share.
+  assert.equal(await page.$eval('#moment-icicle', (e) => e.hidden), false);
+  await page.$eval('#moment-icicle', (e) => e.scrollIntoView());
+  const ib = await page.$eval('#moment-icicle', (e) => { const r = e.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; });
+  assert.ok(ib[3] >= 36, `icicle height ${ib[3]}`);
+  await page.mouse.move(ib[0] + ib[2] / 2, ib[1] + 5);
+  const tip = await page.$eval('#moment-icicle-tip', (e) => (e.hidden ? '' : e.textContent));
+  assert.match(tip, /^all\n51\.04 GiB · 1204 allocations · 100\.0%$/);
+  await page.mouse.move(ib[0] + 3, ib[1] + 18 + 5);
+  assert.equal(await page.$eval('#moment-icicle-tip', (e) => e.hidden), false);
   await page.screenshot({ path: join(OUT, 'moment.png'), fullPage: true });
   assert.deepEqual(blocked, []);
   assert.deepEqual(errors, []);
