@@ -47,12 +47,12 @@ impl KindSeries {
         let mut s = KindSeries { action_elem, checkpoints: Vec::with_capacity(n / CHECKPOINT + 1) };
         let mut cur = start;
         for k in 0..n {
-            if k % CHECKPOINT == 0 {
+            if k.is_multiple_of(CHECKPOINT) {
                 s.checkpoints.push(cur);
             }
             s.apply(a, k, &mut cur);
         }
-        if n % CHECKPOINT == 0 {
+        if n.is_multiple_of(CHECKPOINT) {
             s.checkpoints.push(cur);
         }
         s
