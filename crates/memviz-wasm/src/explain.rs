@@ -115,6 +115,13 @@ impl Viewer {
         json!(&v)
     }
 
+    /// The CSS color of a user frame's bands in the `frame` mode (`id`: a
+    /// by_user_frame group id).
+    pub fn frame_color_css(&self, id: u32) -> String {
+        let c = memviz_render::explain::frame_color(id);
+        format!("#{:02x}{:02x}{:02x}", c[0], c[1], c[2])
+    }
+
     /// The peak and every OOM on the current timeline:
     /// `[{what, k, event, x}]`, x in steps (`x_of_step(x)` places it).
     pub fn markers_json(&mut self) -> Result<String, JsError> {
