@@ -14,8 +14,19 @@ const GiB = 1024 ** 3, MiB = 1024 ** 2, KiB = 1024;
 const fmt = (b) => b >= GiB ? (b / GiB).toFixed(2) + ' GiB' : b >= MiB ? (b / MiB).toFixed(1) + ' MiB'
   : b >= KiB ? (b / KiB).toFixed(1) + ' KiB' : b + ' B';
 const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
-// The first `n` lines of a stack key (innermost first).
-const short = (key, n = 3) => key.split('\n').slice(0, n).join('\n');
+// A stack key (frames one a line, innermost first) cut to `n` lines: the
+// program's own frames first (as memviz_core's is_user_file: Python files
+// outside site-packages and the standard library), else Python frames, else
+// whatever there is; the C++ allocator frames at the top say nothing.
+const LIB = /site-packages|dist-packages|[\\/]lib[\\/]python[0-9.]*[\\/]|^<frozen|^<string>|[\\/]Lib[\\/]/;
+function short(key, n = 3) {
+  const lines = key.split('\n');
+  const py = lines.filter((l) => /\.py:\d+:/.test(l));
+  const user = py.filter((l) => !LIB.test(l));
+  const pick = (user.length ? user : py.length ? py : lines).slice(0, n);
+  const more = lines.length - pick.length;
+  return pick.join('\n') + (more > 0 ? `\n  (+${more} more frames: hover)` : '');
+}
 
 const style = document.createElement('style');
 style.textContent = `
@@ -30,7 +41,7 @@ style.textContent = `
 #explain-panel dt { font-weight: bold; }
 #explain-panel dd { margin: 0; }
 #explain-panel table, #leaks-panel table { border-collapse: collapse; font-size: 12px; margin: .3em 0; }
-#explain-panel td, #leaks-panel td { padding: 1px 8px 1px 0; vertical-align: top; }
+#explain-panel td, #leaks-panel td, #explain-panel th, #leaks-panel th { padding: 1px 10px 1px 0; vertical-align: top; text-align: left; }
 #explain-panel td pre, #leaks-panel td pre { margin: 0; font-size: 11px; white-space: pre-wrap; }
 #explain-list button.on { outline: 2px solid #4e79a7; }
 .advice { background: #fff4e0; border-left: 3px solid #f28e2c; padding: .3em .6em; margin: .3em 0; }
@@ -174,18 +185,18 @@ function explain(spec) {
     : '<p class="advice" data-advice="none">No advice: the numbers show no allocator problem here.</p>';
   $('explain-body').innerHTML =
     `<h3 data-what="${x.what}">${x.what === 'oom' ? 'OOM' : 'Peak'} on device ${x.device}, at ${ev}` +
-    (x.time_us != null ? ` (time ${x.time_us} µs)` : '') + `</h3><dl>${rows.join('')}</dl>` +
+    (x.time_us != null ? ` (${new Date(x.time_us / 1000).toISOString().replace('T', ' ').slice(0, 23)} UTC)` : '') +
+    `</h3><dl>${rows.join('')}</dl>` + '<h4>What would help</h4>' + advice +
     '<h4>Held by kind</h4>' + table(x.by_category, 'kind', t.allocated_bytes) +
     '<h4>Held by code (innermost user frame)</h4>' + table(x.by_user_frame, 'user frame', t.allocated_bytes) +
-    '<h4>Held by stack (largest)</h4>' + table(x.by_stack, 'stack', t.allocated_bytes, (g) => `<pre title="${esc(g.key)}">${esc(short(g.key))}</pre>`) +
-    '<h4>What would help</h4>' + advice;
+    '<h4>Held by stack (largest)</h4>' + table(x.by_stack, 'stack', t.allocated_bytes, (g) => `<pre title="${esc(g.key)}">${esc(short(g.key))}</pre>`);
 }
 
 function showLeaks() {
   const v = viewer();
   if (!v || !v.file_names().length || !$('leaks-details').open) { $('leaks-body').innerHTML = ''; return; }
   const r = JSON.parse(v.leaks_json());
-  const stack = (key) => `<pre title="${esc(key)}">${esc(short(key))}</pre>`;
+  const stack = (key) => `<pre title="${esc(key)}">${esc(short(key, 2))}</pre>`;
   let html = `<p data-key="alive-at-end" data-value="${r.alive_at_end_bytes}" data-count="${r.alive_at_end_count}">` +
     `<b>Alive at the end of the trace:</b> ${fmt(r.alive_at_end_bytes)} in ${r.alive_at_end_count} allocations made during it` +
     ` (and ${fmt(r.before_trace_bytes)} in ${r.before_trace_count} from before it).</p>`;
