@@ -65,21 +65,22 @@ for (const path of files) {
   const r = await page.evaluate(async ({ MOVES }) => {
     const m = window.memviz;
     const v = m.viewer;
+    const mm = m.moment || window.memvizMoment; // before / after the ES modules
     const time = (f) => { const t0 = performance.now(); f(); return performance.now() - t0; };
     const frame = () => new Promise((res) => requestAnimationFrame(() => res()));
     const out = { steps: v.n_steps() };
-    out.first = time(() => m.moment.setMoment('peak')); // builds the analysis
-    const peak = m.moment.view.at.step ?? 0;
+    out.first = time(() => mm.setMoment('peak')); // builds the analysis
+    const peak = mm.view.at.step ?? 0;
     // One step at a time (the arrow keys), then jumps across the trace.
     const step = [], jump = [], query = [];
     for (let i = 1; i <= MOVES; i++) {
       const s = Math.max(0, peak - i);
-      step.push(time(() => m.moment.setMoment('step:' + s)));
+      step.push(time(() => mm.setMoment('step:' + s)));
       await frame();
     }
     for (let i = 0; i < MOVES; i++) {
       const s = Math.floor(((i * 7919) % MOVES + 0.5) / MOVES * out.steps);
-      jump.push(time(() => m.moment.setMoment('step:' + s)));
+      jump.push(time(() => mm.setMoment('step:' + s)));
       query.push(time(() => v.moment_json('step:' + s, 100000, Math.floor(v.peak_bytes() / 4000))));
       await frame();
     }

@@ -165,6 +165,18 @@ fn check_file(path: &Path, rules: &[&str]) {
             }
         }
 
+        // Markers: the peak (where it rises above the start) and each OOM,
+        // at the reference's events.
+        let mut want: Vec<(&str, u64)> = Vec::new();
+        for m in exp["moments"].as_array().unwrap() {
+            let spec = m["at"].as_str().unwrap();
+            if (spec == "peak" && u(&exp["peak_bytes"]) > u(&exp["start_bytes"])) || spec.starts_with("oom:") {
+                want.push((if spec == "peak" { "peak" } else { "oom" }, u(&m["event"])));
+            }
+        }
+        let got: Vec<(&str, u64)> = markers(&a, &tl).iter().map(|m| (m.what, m.event as u64)).collect();
+        assert_eq!(got, want, "{ctx}: markers");
+
         // Leaks.
         let r = a.leaks();
         let lk = &exp["leaks"];
