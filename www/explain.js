@@ -203,7 +203,7 @@ function showLeaks() {
   if (r.alive_at_end.length) html += table(r.alive_at_end, 'stack', r.alive_at_end_bytes, (g) => stack(g.key));
   if (r.iterations_from === 'phases') {
     html += `<p data-key="growing" data-value="${r.growing.length}"><b>Growth:</b> ${r.samples.length} samples (the start of each iteration, found from forward / backward / optimizer frames, and the end); ` +
-      `${r.growing.length} stack${r.growing.length === 1 ? '' : 's'} allocate again each iteration without freeing first.</p>`;
+      `${r.growing.length} stack${r.growing.length === 1 ? ' allocates' : 's allocate'} again each iteration without freeing first.</p>`;
     if (r.growing.length) {
       html += '<table data-table="growing"><tr><th>stack</th><th>growth</th><th>live bytes at each sample</th></tr>' +
         r.growing.map((g) => `<tr><td>${stack(g.key)}</td><td data-bytes="${g.growth_bytes}">+${fmt(g.growth_bytes)}</td>` +
