@@ -258,6 +258,14 @@ const pick = guard((e) => {
   if (b) explain(b.dataset.spec);
 });
 $('explain-list').addEventListener('click', pick);
+// In the stacked area a pixel is a kind, not a band: the hover line says
+// which (after app.js's own hover handler, so this text wins).
+plot.addEventListener('pointermove', guard((e) => {
+  const v = viewer();
+  if (!v || $('color-by').value !== 'area') return;
+  const text = v.area_text(e.offsetX, e.offsetY);
+  if (text) $('context').textContent = text;
+}));
 $('leaks-details').addEventListener('toggle', guard(showLeaks));
 markerBox.addEventListener('click', pick);
 

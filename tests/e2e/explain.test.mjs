@@ -154,3 +154,65 @@ test('OOM file: markers, the OOM and peak explained, color by category, leaks, c
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('Alive at: the table by any frame, the icicle zooms and highlights, all cleared on file switch', async () => {
+  const BIG = 'transformer_fullstep_ctx128.pickle';
+  const ref = reference(BIG).devices['0'];
+  const peak = ref.moments.find((m) => m.at === 'peak');
+  const { page, blocked, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
+  await page.goto(origin + '/');
+  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+  await dropFiles(page, [[BIG, snapshot(BIG)]]);
+  await waitOpened(page, BIG);
+  await page.click('#moment-peak');
+  await page.waitForSelector('#moment-totals [data-key="allocated"]');
+
+  // By any frame: every frame with its inclusive bytes, as the reference has them.
+  await page.selectOption('#moment-by', 'frame');
+  const rows = await page.$$eval('#moment-table tbody tr', (trs) => trs.map((tr) =>
+    [tr.cells[0].title, Number(tr.cells[1].dataset.bytes), Number(tr.cells[2].textContent)]));
+  const want = peak.groups.frame.map((g) => [g.key, g.bytes, g.count]);
+  const order = (a, b) => b[1] - a[1] || b[2] - a[2] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+  assert.equal(rows.length, want.length);
+  assert.deepEqual([...rows].sort(order), [...want].sort(order));
+  await page.selectOption('#moment-by', 'user');
+  const userRows = await page.$$eval('#moment-table tbody td[data-bytes]', (els) => els.map((e) => Number(e.dataset.bytes)));
+  assert.deepEqual(userRows, peak.groups.user_frame.map((g) => g.bytes));
+
+  // The icicle: capped height; a click on a frame of the second row zooms
+  // into it (its top row is that frame, 100% of the canvas width) and grays
+  // every other allocation in the timeline.
+  await page.$eval('#moment-icicle', (e) => e.scrollIntoView());
+  const ib = await page.$eval('#moment-icicle', (e) => { const r = e.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; });
+  assert.ok(ib[3] <= 28 * 18, `icicle height ${ib[3]}`);
+  const tree = await page.evaluate(() => window.memviz.moment.view.tree);
+  const child = tree.filter((n) => n.depth === 1).sort((a, b) => b.bytes - a.bytes)[0];
+  const sub = tree.filter((n) => n.parent === child.id).sort((a, b) => b.bytes - a.bytes)[0] || child;
+  await page.mouse.click(ib[0] + 3, ib[1] + 18 + 9); // the largest node of the second row starts at x = 0
+  await page.waitForFunction(() => document.querySelector('#moment-icicle').dataset.zoom !== '');
+  assert.equal(Number(await page.$eval('#moment-icicle', (e) => e.dataset.zoom)), child.id);
+  await page.mouse.move(ib[0] + ib[2] - 5, ib[1] + 9);
+  const tip = await page.$eval('#moment-icicle-tip', (e) => e.textContent);
+  assert.ok(tip.startsWith(`${child.frame}\n`), tip);
+  assert.match(tip, new RegExp(` · ${child.count} allocations · ${(100 * child.bytes / peak.total_bytes).toFixed(1)}%`));
+  assert.ok(sub.bytes <= child.bytes);
+  await page.waitForTimeout(200);
+  const colors = await plotColors(page);
+  assert.ok(colors.includes('#e8e8e8'), 'other allocations grayed');
+  assert.ok(colors.some((c) => !['#e8e8e8', '#ffffff', '#d9d9d9', '#c4c4c4', '#000000'].includes(c)), 'its allocations in color');
+  await page.screenshot({ path: join(OUT, 'explain-icicle.png'), fullPage: true });
+  // The top row zooms back out and ends the highlight.
+  await page.mouse.click(ib[0] + 5, ib[1] + 9);
+  await page.waitForFunction(() => document.querySelector('#moment-icicle').dataset.zoom === '');
+  await page.waitForTimeout(200);
+  assert.ok(!(await plotColors(page)).includes('#e8e8e8'));
+
+  // Another file: the panel is cleared.
+  await dropFiles(page, [[SMALL, snapshot(SMALL)]]);
+  await waitOpened(page, SMALL);
+  await page.waitForFunction(() => document.querySelector('#moment-totals').children.length === 0 &&
+    document.querySelector('#moment-table tbody').children.length === 0 && document.querySelector('#moment-panel').dataset.step === '');
+  assert.deepEqual(blocked, []);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -7,7 +7,7 @@
 
 use crate::Viewer;
 use memviz_core::analysis::series::{markers, KindSeries};
-use memviz_core::analysis::Moment;
+use memviz_core::analysis::{Kind, Moment};
 use memviz_core::timeline::TimelineKind;
 use memviz_render::explain::{element_colors, render_area, ColorBy, KIND_COLORS};
 use wasm_bindgen::prelude::*;
@@ -107,12 +107,52 @@ impl Viewer {
     /// The KIND_COLORS as CSS colors, with the kinds' names:
     /// `[[name, "#rrggbb"], ...]` (the legend).
     pub fn kind_colors_json(&self) -> Result<String, JsError> {
-        let v: Vec<(&str, String)> = memviz_core::analysis::Kind::ALL
+        let v: Vec<(&str, String)> = Kind::ALL
             .iter()
             .zip(KIND_COLORS)
             .map(|(k, c)| (k.name(), format!("#{:02x}{:02x}{:02x}", c[0], c[1], c[2])))
             .collect();
         json!(&v)
+    }
+
+    /// In the stacked-area mode, the hover text for CSS (x, y) on the plot
+    /// canvas: the step, the kind under the pointer and every kind's bytes
+    /// there; "" in any other mode or outside the plot (the page then shows
+    /// the band's text as usual).
+    pub fn area_text(&mut self, x: f64, y: f64) -> String {
+        if !self.explain.area || !self.on_active_memory() {
+            return String::new();
+        }
+        let (Some(r), Some((_, series))) = (self.app.rect, self.explain.series.as_ref()) else { return String::new() };
+        let Some((_, a)) = self.moment.analysis.as_ref() else { return String::new() };
+        let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio()).max(0.5);
+        let (px, py) = (x * dpr - r.x as f64, y * dpr - r.y as f64);
+        if px < 0.0 || py < 0.0 || px >= r.w as f64 || py >= r.h as f64 {
+            return String::new();
+        }
+        let Some((step, bytes)) = memviz_render::pixel_to_point(&self.app.cols, self.app.y_max, r.h, px, py) else {
+            return String::new();
+        };
+        let kinds = series.at_step(a, step);
+        let total: u64 = kinds.iter().sum();
+        let size = |b: u64| memviz_core::format::format_size(b, false);
+        let mut under = None;
+        let mut top = 0u64;
+        for (i, &b) in kinds.iter().enumerate() {
+            top = top.saturating_add(b);
+            if under.is_none() && b > 0 && bytes < top {
+                under = Some(i);
+            }
+        }
+        let mut s = format!("step {step}: {} alive", size(total));
+        if let Some(i) = under {
+            let share = kinds[i] as f64 * 100.0 / total.max(1) as f64;
+            s.push_str(&format!("; under the pointer: {} {} ({share:.1}%)", Kind::ALL[i].name(), size(kinds[i])));
+        }
+        for (k, &b) in Kind::ALL.iter().zip(&kinds).filter(|(_, &b)| b > 0) {
+            s.push_str(&format!("\n  {:<16} {}", k.name(), size(b)));
+        }
+        s
     }
 
     /// The CSS color of a user frame's bands in the `frame` mode (`id`: a
