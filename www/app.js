@@ -3,10 +3,12 @@
 //
 // An ES module. It imports the wasm exports from boot.js and exports what
 // the other modules use: the current viewer (viewer()), guard, redraw,
-// openFiles, showError, `ready`, and addViewHooks, through which views.js
+// openFiles, showError, `ready`, onPin (a band was pinned: moment.js sets
+// its t there), and addViewHooks, through which views.js
 // takes over the views that are not timelines (app.js never imports the
 // modules that build on it, so there is no import cycle).
 import { wasmLoaded, reinstantiate } from './boot.js';
+import { announce, silence } from './announce.js';
 
 const $ = (id) => document.getElementById(id);
 const CHUNK = 4 << 20; // bytes read from the file per slice
@@ -104,6 +106,34 @@ function showWarnings() {
 
 const nextTask = () => new Promise((r) => setTimeout(r, 0));
 
+// ---- performance marks ------------------------------------------------------
+// memviz:file-received, memviz:decoded, memviz:first-paint for each opening and
+// a memviz:redraw measure for each timeline redraw, for benchmarks and the
+// browser's performance panel. The page times itself with performance.now()
+// and clears each entry as soon as it is made, so that none pile up in the
+// performance timeline (a pan adds a redraw measure per frame, and openings
+// can overlap: several files dropped at once). Benchmarks and tests see them
+// through a PerformanceObserver (benches/browser/run.mjs,
+// tests/e2e/helpers.mjs), which is handed every entry even once cleared.
+let openT0 = 0;
+function mark(name) {
+  performance.mark(name);
+  performance.clearMarks(name);
+}
+function markReceived() {
+  openT0 = performance.now();
+  mark('memviz:file-received');
+}
+function markDecoded() {
+  timings.decode = performance.now() - openT0;
+  mark('memviz:decoded');
+  firstPaintPending = true;
+}
+function markFirstPaint() {
+  timings.firstPaint = performance.now() - openT0;
+  mark('memviz:first-paint');
+}
+
 // ---- internal errors: a trap in the wasm code ---------------------------
 // A Rust panic (a bug) or running out of memory aborts the wasm call with a
 // RuntimeError ("unreachable"); the instance cannot be trusted afterwards.
@@ -170,6 +200,9 @@ function resetControls() {
     c.getContext('2d').clearRect(0, 0, c.width, c.height);
   }
   delete $('plot').dataset.bandsDrawn;
+  kb = null;
+  $('plot-cursor').hidden = true;
+  silence();
   if (viewHooks) viewHooks.reset();
 }
 
@@ -177,8 +210,7 @@ async function readFile(file) {
   if (recovering) await recovering;
   if (!viewer) return;
   currentName = file.name;
-  performance.mark('memviz:file-received');
-  const t0 = performance.now();
+  markReceived();
   $('progress-box').hidden = false;
   $('progress').value = 0;
   $('progress-text').textContent = `Reading ${file.name}…`;
@@ -209,10 +241,7 @@ async function readFile(file) {
   } finally {
     $('progress-box').hidden = true;
   }
-  performance.mark('memviz:decoded');
-  timings.decode = performance.now() - t0;
-  timings.t0 = t0;
-  firstPaintPending = true;
+  markDecoded();
   opened();
 }
 
@@ -224,8 +253,7 @@ export function openFiles(files) {
 
 function openExample() {
   currentName = 'the example';
-  performance.mark('memviz:file-received');
-  const t0 = performance.now();
+  markReceived();
   try {
     viewer.open_example();
   } catch (e) {
@@ -236,10 +264,7 @@ function openExample() {
     showError(`Could not open the example: ${e.message || e}`);
     return;
   }
-  performance.mark('memviz:decoded');
-  timings.decode = performance.now() - t0;
-  timings.t0 = t0;
-  firstPaintPending = true;
+  markDecoded();
   opened();
 }
 
@@ -306,6 +331,8 @@ function showSummary() {
   ].join(' · ');
 }
 
+// A real button (focusable, Enter / Space) that opens the hidden file input.
+$('open-files').addEventListener('click', () => $('file-input').click());
 $('file-input').addEventListener('change', (e) => {
   openFiles(Array.from(e.target.files));
   e.target.value = '';
@@ -353,34 +380,64 @@ function draw() {
   if (!viewer || viewer.file_names().length === 0) return;
   if (viewHooks && viewHooks.draw()) return; // drawn by views.js
   for (const c of [$('plot'), $('axes'), $('minimap')]) sizeCanvas(c);
+  const r0 = performance.now();
   performance.mark('memviz:redraw-start');
   const st = viewer.render($('plot'), $('axes'), $('minimap'));
-  performance.measure('memviz:redraw', 'memviz:redraw-start');
-  const redrawMs = performance.now() - performance.getEntriesByName('memviz:redraw-start').pop().startTime;
+  const r1 = performance.now();
+  performance.measure('memviz:redraw', { start: r0, end: r1 });
+  const redrawMs = r1 - r0;
+  performance.clearMarks('memviz:redraw-start');
+  performance.clearMeasures('memviz:redraw');
   $('plot').dataset.bandsDrawn = st.bands_drawn;
   if (firstPaintPending) {
     firstPaintPending = false;
-    performance.mark('memviz:first-paint');
-    timings.firstPaint = performance.now() - timings.t0;
+    markFirstPaint();
   }
   $('timings').textContent =
     `timings: decode+replay ${timings.decode.toFixed(1)} ms · first paint ${timings.firstPaint.toFixed(1)} ms after the file arrived · ` +
     `redraw ${redrawMs.toFixed(1)} ms (bands ${st.bands_ms.toFixed(1)} ms, axes ${st.axes_ms.toFixed(1)} ms) · ` +
     `${st.bands_drawn} bands drawn in ${st.columns} columns`;
   st.free();
-  performance.clearMarks('memviz:redraw-start');
+  // A key moved the window: say what is under the keyboard cursor now (the
+  // hit test needs this render's columns).
+  if (kbRehover) {
+    kbRehover = false;
+    if (kb) kbHover();
+  }
 }
 
 addEventListener('resize', redraw);
 
-// ---- plot: hover, click to pin, wheel zoom, drag pan -----------------------
+// ---- plot: hover, click to pin, wheel zoom, drag pan, keys -----------------
 const plot = $('plot');
+const cursor = $('plot-cursor');
 let drag = null;
+const pinListeners = [];
+
+/** fn(x) after a band is pinned (a click, or Enter at the keyboard cursor); x: CSS px on the plot. */
+export function onPin(fn) {
+  pinListeners.push(fn);
+}
+
+/** The hover / pinned text: in #context, and said to screen readers (debounced). */
+function showContext(text) {
+  $('context').textContent = text;
+  announce(text);
+}
+
+function pin(x, y) {
+  showContext(viewer.click(x, y));
+  lastHit = viewer.hit_at(x, y);
+  redraw();
+  if (x >= 0) for (const f of pinListeners) f(x);
+}
+
 plot.addEventListener('pointerdown', (e) => {
   drag = { x: e.offsetX, x0: e.offsetX, moved: false };
   plot.setPointerCapture(e.pointerId);
 });
 plot.addEventListener('pointermove', guard((e) => {
+  cursor.hidden = true; // the mouse has taken over from the keyboard cursor
   if (drag) {
     if (Math.abs(e.offsetX - drag.x0) > 3) drag.moved = true;
     if (drag.moved) {
@@ -393,18 +450,14 @@ plot.addEventListener('pointermove', guard((e) => {
   const hit = viewer.hit_at(e.offsetX, e.offsetY);
   if (hit !== lastHit) {
     lastHit = hit;
-    $('context').textContent = viewer.hover(e.offsetX, e.offsetY);
+    showContext(viewer.hover(e.offsetX, e.offsetY));
     redraw();
   }
 }));
 plot.addEventListener('pointerup', (e) => {
   const d = drag;
   drag = null;
-  if (d && !d.moved) guard(() => {
-    $('context').textContent = viewer.click(e.offsetX, e.offsetY);
-    lastHit = viewer.hit_at(e.offsetX, e.offsetY);
-    redraw();
-  })();
+  if (d && !d.moved) guard(() => pin(e.offsetX, e.offsetY))();
 });
 plot.addEventListener('pointerleave', guard(() => {
   if (drag) return;
@@ -419,6 +472,115 @@ plot.addEventListener('wheel', (e) => {
     redraw();
   })();
 }, { passive: false });
+
+// The keyboard cursor: a point on the plot (CSS px) that the keys move and
+// hover at, drawn as a ring (#plot-cursor) while the plot has focus. Keys
+// are taken only while the plot has focus (it is in the tab order):
+//   ←/→ pan by a tenth of the window · +/- zoom at the cursor · Home (or 0)
+//   the whole trace · Shift+←/→ move the cursor · ↑/↓ the next band above /
+//   below the cursor · Enter (or Space) pin the band under it · Esc unpin.
+let kb = null; // {x, y}, or null until a key or a keyboard focus places it
+let kbRehover = false; // hover at the cursor after the next render
+const clamp = (v, a, b) => Math.max(a, Math.min(b, v));
+
+/** The first band from y going in direction dir (-1 up, +1 down) at the cursor's x: its middle y, or null. */
+function nextBand(y, dir) {
+  const h = plot.clientHeight;
+  const cur = viewer.hit_at(kb.x, y);
+  for (let a = y + dir; a >= 0 && a < h; a += dir) {
+    const hit = viewer.hit_at(kb.x, a);
+    if (hit === -1 || hit === cur) continue;
+    let b = a;
+    while (b + dir >= 0 && b + dir < h && viewer.hit_at(kb.x, b + dir) === hit) b += dir;
+    return Math.round((a + b) / 2);
+  }
+  return null;
+}
+
+function placeCursor() {
+  if (!kb || document.activeElement !== plot) { cursor.hidden = true; return; }
+  cursor.hidden = false;
+  cursor.style.left = `${plot.offsetLeft + kb.x}px`;
+  cursor.style.top = `${plot.offsetTop + kb.y}px`;
+}
+
+/** Hovers at the keyboard cursor: the band's text in #context, said aloud. */
+function kbHover() {
+  lastHit = viewer.hit_at(kb.x, kb.y);
+  showContext(viewer.hover(kb.x, kb.y));
+  placeCursor();
+  redraw();
+}
+
+/** Places the keyboard cursor the first time: mid-window, on the top band there. */
+function ensureCursor() {
+  const w = plot.clientWidth, h = plot.clientHeight;
+  if (kb) { kb.x = clamp(kb.x, 0, w - 1); kb.y = clamp(kb.y, 0, h - 1); return; }
+  kb = { x: Math.round(w / 2), y: 0 };
+  kb.y = nextBand(-1, 1) ?? Math.round(h / 2);
+}
+
+const hasFile = () => viewer && viewer.file_names().length > 0 && !$('plot-box').hidden &&
+  plot.clientWidth > 0;
+
+plot.addEventListener('focus', guard(() => {
+  // Focus from the keyboard (Tab): show the cursor and what is under it.
+  if (!hasFile() || !plot.matches(':focus-visible')) return;
+  ensureCursor();
+  kbHover();
+}));
+plot.addEventListener('blur', () => { cursor.hidden = true; });
+
+plot.addEventListener('keydown', guard((e) => {
+  if (e.altKey || e.ctrlKey || e.metaKey || !hasFile()) return;
+  const w = plot.clientWidth;
+  const moveWindow = (f) => { f(); kbRehover = true; redraw(); };
+  ensureCursor();
+  switch (e.key) {
+    case 'ArrowLeft':
+    case 'ArrowRight': {
+      const dir = e.key === 'ArrowLeft' ? -1 : 1;
+      if (e.shiftKey) {
+        kb.x = clamp(kb.x + dir * Math.max(1, Math.round(w / 50)), 0, w - 1);
+        kbHover();
+      } else {
+        moveWindow(() => viewer.pan_by(-dir * w / 10));
+      }
+      break;
+    }
+    case 'ArrowUp':
+    case 'ArrowDown': {
+      const y = nextBand(kb.y, e.key === 'ArrowUp' ? -1 : 1);
+      if (y != null) kb.y = y;
+      kbHover();
+      break;
+    }
+    case '+':
+    case '=':
+      moveWindow(() => viewer.zoom_at(1 / 1.5, kb.x));
+      break;
+    case '-':
+    case '_':
+      moveWindow(() => viewer.zoom_at(1.5, kb.x));
+      break;
+    case 'Home':
+    case '0':
+      moveWindow(() => viewer.reset_window());
+      break;
+    case 'Enter':
+    case ' ':
+      pin(kb.x, kb.y);
+      placeCursor();
+      break;
+    case 'Escape':
+      pin(-1, -1); // a click on nothing unpins
+      break;
+    default:
+      return;
+  }
+  e.preventDefault();
+}));
+addEventListener('resize', () => { if (kb) placeCursor(); });
 
 // ---- minimap: drag a window (brush), click to center ------------------------
 const mini = $('minimap');

@@ -3,11 +3,12 @@
 // Who imports whom (all ES modules, no globals between them):
 //   boot.js    the wasm: wasmLoaded, reinstantiate (the one seam with trunk's
 //              loader, see there)
-//   app.js     imports boot.js; the Viewer, files, controls, timelines;
-//              exports getViewer, guard, redraw, openFiles, showError,
-//              ready, timings, addViewHooks
-//   views.js   imports app.js; pools, state history, settings, search;
-//              registers its hooks with app.js
+//   announce.js no imports; the polite aria-live region (hover text, debounced)
+//   app.js     imports boot.js, announce.js; the Viewer, files, controls,
+//              timelines, the plot's keys; exports getViewer, guard, redraw,
+//              openFiles, showError, ready, timings, onPin, addViewHooks
+//   views.js   imports app.js, announce.js; pools, state history, settings,
+//              search; registers its hooks with app.js
 //   icicle.js  no imports; draws the icicle graph
 //   moment.js  imports app.js, icicle.js; the "Alive at" panel
 //   share.js   imports app.js; embedded snapshot, #file=, MemoryViz.js posts

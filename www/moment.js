@@ -1,9 +1,9 @@
 // "Alive at" panel: what is alive at one moment t of the Active Memory
 // Timeline (memviz_core::analysis through Viewer.moment_json). A click on the
-// plot (which also pins, app.js) or the Peak button sets t; Left/Right move it
-// by one step while the plot has focus. Shows the totals, a bottom-up table by
+// plot (which also pins, app.js) or Enter at its keyboard cursor, or the
+// Peak button, sets t; [ and ] move it by one step while the plot has focus. Shows the totals, a bottom-up table by
 // innermost user frame (sortable, filterable) and bytes by kind.
-import { getViewer, guard } from './app.js';
+import { getViewer, guard, onPin } from './app.js';
 import * as icicle from './icicle.js';
 
 const $ = (id) => document.getElementById(id);
@@ -19,7 +19,7 @@ panel.id = 'moment-panel';
 panel.innerHTML = `
   <h2>Alive at <span id="moment-at">—</span>
     <button id="moment-peak" type="button" title="Set t to the Active Memory Timeline's peak">Peak</button></h2>
-  <p class="help">Click the Active Memory Timeline to set t · ←/→ on the plot: one step</p>
+  <p class="help">Click the Active Memory Timeline (or Enter at its keyboard cursor) to set t · [ / ] on the plot: one step</p>
   <div id="moment-totals"></div>
   <div id="moment-kinds"></div>
   <input id="moment-filter" type="search" placeholder="filter frames">
@@ -34,7 +34,6 @@ line.id = 'moment-line';
 line.hidden = true;
 box.style.position = box.style.position || 'relative';
 box.appendChild(line);
-plot.tabIndex = 0;
 
 let t = null; // the moment: {spec, step}
 let view = null; // the last MomentView
@@ -121,21 +120,19 @@ panel.querySelector('thead').addEventListener('click', (e) => {
   table();
 });
 
-let down = null;
-plot.addEventListener('pointerdown', (e) => { down = e.offsetX; });
-plot.addEventListener('pointerup', guard((e) => {
+// A band pinned by a click or by Enter at the keyboard cursor (app.js) sets t.
+onPin(guard((x) => {
   const v = viewer();
-  const d = down;
-  down = null;
-  if (d == null || Math.abs(e.offsetX - d) > 3 || !v || !v.is_active_memory()) return;
-  setMoment('step:' + v.step_at_x(e.offsetX));
+  if (!v || !v.is_active_memory()) return;
+  setMoment('step:' + v.step_at_x(x));
 }));
+// [ and ] on the focused plot move t by one step (the arrows pan, app.js).
 plot.addEventListener('keydown', guard((e) => {
   const v = viewer();
-  if (!t || t.step == null || !v || (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight')) return;
+  if (!t || t.step == null || !v || (e.key !== '[' && e.key !== ']')) return;
   e.preventDefault();
   const n = v.n_steps();
-  const s = Math.max(0, Math.min(n - 1, t.step + (e.key === 'ArrowLeft' ? -1 : 1)));
+  const s = Math.max(0, Math.min(n - 1, t.step + (e.key === '[' ? -1 : 1)));
   setMoment('step:' + s);
 }));
 /** The last MomentView shown (null before the first). */

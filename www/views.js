@@ -3,7 +3,8 @@
 // the jumps between the timeline and the state history. It registers with
 // app.js (addViewHooks): app.js calls changed() when the view changes and
 // draw() before drawing a timeline (true: this file drew the view).
-import { getViewer as V, guard as G, redraw, addViewHooks } from './app.js';
+import { getViewer as V, guard as G, redraw, addViewHooks, onPin } from './app.js';
+import { announce } from './announce.js';
 
 const $ = (id) => document.getElementById(id);
 // G is app.js's guard: a handler does nothing while no viewer, and a trap
@@ -166,16 +167,17 @@ function select(i, delta) {
   mapHover = '';
   scrollToSelected();
   drawState();
+  announce($('context').textContent);
   const ms = performance.now() - t0;
   stats.lastMs = ms;
   stats.maxMs = Math.max(stats.maxMs, ms);
   stats.count++;
 }
 
+// Keys are taken while the event list or the segment map has focus (both
+// are in the tab order), not from the whole document.
 function onKey(e) {
-  if (kind !== 'state' || !V()) return;
-  const t = e.target;
-  if (t && (t.tagName === 'INPUT' || t.tagName === 'SELECT' || t.tagName === 'TEXTAREA')) return;
+  if (kind !== 'state' || !V() || e.altKey || e.ctrlKey || e.metaKey) return;
   const page = Math.max(1, listGeom().vis - 1);
   const moves = { ArrowDown: 1, ArrowUp: -1, PageDown: page, PageUp: -page };
   if (e.key in moves) select(0, moves[e.key]);
@@ -184,7 +186,8 @@ function onKey(e) {
   else return;
   e.preventDefault();
 }
-document.addEventListener('keydown', G(onKey));
+$('event-list').addEventListener('keydown', G(onKey));
+$('segment-map').addEventListener('keydown', G(onKey));
 
 $('event-list').addEventListener('scroll', G(() => { if (kind === 'state') renderRows(); }));
 $('event-rows').addEventListener('click', G((e) => {
@@ -209,6 +212,7 @@ map.addEventListener('pointermove', G((e) => {
     mapHover = text;
     const sel = v.state_selected();
     $('context').textContent = text || (sel >= 0 ? v.state_event_text(sel) : '');
+    if (text) announce(text);
     v.state_render(map);
   }
 }));
@@ -275,7 +279,7 @@ $('to-timeline').addEventListener('click', G(() => {
   setView(0);
   showElement(e);
 }));
-$('plot').addEventListener('pointerup', () => setTimeout(G(updateJump), 0));
+onPin(G(updateJump)); // a band pinned in the timeline: Show in state history
 
 // ---- search --------------------------------------------------------------------
 let searchKind = 'address';

@@ -365,6 +365,8 @@ print(json.dumps({'lens': [len(x) for x in t], 'oom': [oom[-1]['size'], oom[-1][
   assert.equal(await viewer(page, 'state_len'), facts.lens[1]);
   assert.equal(await selected(page), facts.lens[1] - 1);
   assert.ok((await pixels(page, 'segment-map')).ink > 500);
+  // The list takes the keys while it has focus (not the whole document).
+  await page.focus('#event-list');
   await page.keyboard.press('Home');
   assert.equal(await selected(page), 0);
   assert.ok(errors.length === 0, errors.join('\n'));
