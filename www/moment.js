@@ -31,6 +31,7 @@ panel.innerHTML = `
   <table id="moment-table"><thead><tr>
     <th data-key="key" id="moment-key-head">innermost user frame</th><th data-key="bytes">bytes</th>
     <th data-key="count">count</th><th data-key="bytes">share</th></tr></thead><tbody></tbody></table>
+  <div id="moment-more" class="help"></div>
   <h3>Live bytes by stack (root at top, width = bytes)</h3>
   <div id="moment-icicle-box"><canvas id="moment-icicle"></canvas><pre id="moment-icicle-tip" hidden></pre></div>`;
 $('context').after(panel);
@@ -48,7 +49,7 @@ let fileKey = '';
 let zoom = null; // icicle node zoomed into (and highlighted in the timeline)
 // Rows the table shows (of the sorted, filtered groups): thousands of rows
 // cost more to lay out than the query itself.
-const MAX_ROWS = 300;
+const MAX_ROWS = 100;
 const viewer = getViewer;
 const keyNow = () => { const v = viewer(); return v ? `${v.current_file()}/${v.device()}/${v.file_names().length}` : ''; };
 
@@ -67,6 +68,9 @@ function setMoment(spec) {
 
 function show() {
   const v = view;
+  // The icicle first: it reads the canvas width, which forces a layout, and
+  // before the table changes that layout is still clean (cheap).
+  icicle.draw($('moment-icicle'), v.tree, zoom);
   $('moment-at').textContent = t.step != null ? `step ${t.step}` : `position ${v.at.position}`;
   const tot = v.totals;
   const item = (k, label, val) => `<span data-key="${k}" data-value="${val}"><b>${label}</b> ${fmt(val)}</span>`;
@@ -80,7 +84,6 @@ function show() {
   $('moment-kinds').innerHTML = '<b>by kind:</b> ' + v.by_category.filter((g) => g.bytes > 0)
     .map((g) => `<span class="kind" data-kind="${esc(g.key)}" data-bytes="${g.bytes}">${esc(g.key)} ${fmt(g.bytes)}</span>`).join(' · ');
   table();
-  icicle.draw($('moment-icicle'), v.tree, zoom);
 }
 
 function table() {
@@ -96,6 +99,7 @@ function table() {
   const more = rows.length - MAX_ROWS;
   rows.length = Math.min(rows.length, MAX_ROWS);
   $('moment-table').dataset.more = Math.max(0, more);
+  $('moment-more').textContent = more > 0 ? `${more} more rows (type in the filter to find them)` : '';
   $('moment-table').tBodies[0].innerHTML = rows.map((g) =>
     `<tr><td title="${esc(g.key)}">${esc(g.key || '(no frames)')}</td><td data-bytes="${g.bytes}">${fmt(g.bytes)}</td>` +
     `<td>${g.count}</td><td>${(100 * g.bytes / total).toFixed(1)}%</td></tr>`).join('');
@@ -120,7 +124,7 @@ function clear() {
   fileKey = '';
   panel.dataset.step = '';
   $('moment-at').textContent = '—';
-  for (const id of ['moment-totals', 'moment-kinds']) $(id).innerHTML = '';
+  for (const id of ['moment-totals', 'moment-kinds', 'moment-more']) $(id).innerHTML = '';
   $('moment-table').tBodies[0].innerHTML = '';
   $('moment-icicle').hidden = true;
   $('moment-icicle').dataset.zoom = '';
