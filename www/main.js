@@ -11,12 +11,15 @@
 //              search; registers its hooks with app.js
 //   icicle.js  no imports; draws the icicle graph
 //   moment.js  imports app.js, icicle.js; the "Alive at" panel
+//   explain.js imports app.js, moment.js; Color by, peak/OOM markers, the
+//              OOM and peak panel, leaks
 //   share.js   imports app.js; embedded snapshot, #file=, MemoryViz.js posts
 //   main.js    imports them all, in this order (the order they run in).
 // scripts/finish-dist.mjs bundles the same graph into the standalone file.
 import { getViewer, getRecovering, guard, redraw, openFiles, showError, timings } from './app.js';
 import * as views from './views.js';
 import * as moment from './moment.js';
+import * as explain from './explain.js';
 import './share.js';
 
 // For tests and the curious (browser console, benches/browser): a read-only
@@ -27,4 +30,5 @@ window.memviz = Object.freeze({
   openFiles, showError, timings, redraw, guard,
   views: { select: views.select, stats: views.stats },
   moment: { setMoment: moment.setMoment, get view() { return moment.momentView(); } },
+  explain: { explain: explain.explain, get shown() { return explain.shownExplanation(); } },
 });
