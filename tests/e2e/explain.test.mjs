@@ -6,7 +6,8 @@
 // shared with memviz), run here on the same real file.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { ROOT, DIST, SNAPSHOTS, serveDist, launch, newPage, dropFiles, snapshot, waitOpened } from './helpers.mjs';
@@ -220,6 +221,50 @@ test('Alive at: the table by any frame, the icicle zooms and highlights, all cle
   await waitOpened(page, SMALL);
   await page.waitForFunction(() => document.querySelector('#moment-totals').children.length === 0 &&
     document.querySelector('#moment-table tbody').children.length === 0 && document.querySelector('#moment-panel').dataset.step === '');
+  assert.deepEqual(blocked, []);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('generated 2-device file (gen_snapshot --oom --iters): OOM and leaks per device, all refreshed on a device switch', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'memviz-explain-'));
+  const file = join(dir, 'two_dev_oom.pickle');
+  execFileSync('python3', [join(ROOT, '../shared/tools/gen_snapshot.py'), file, '--events', '6000', '--devices', '2',
+    '--oom', '--iters', '3', '--seed', '11']);
+  const ref = JSON.parse(execFileSync('python3', [join(ROOT, 'tests/reference/analysis_reference.py'), file], { maxBuffer: 1 << 28 })).devices;
+  const oom0 = ref['0'].moments.find((m) => m.at === 'oom:0');
+  assert.ok(oom0, 'device 0 ends with an OOM');
+  assert.ok(!ref['1'].moments.some((m) => m.at.startsWith('oom:')), 'device 1 has none');
+
+  const { page, blocked, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
+  await page.goto(origin + '/');
+  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+  await dropFiles(page, [['two_dev_oom.pickle', readFileSync(file)]]);
+  await waitOpened(page, 'two_dev_oom.pickle');
+  rmSync(dir, { recursive: true, force: true });
+  await page.selectOption('#device-select', '0');
+  await page.waitForFunction(() => document.querySelectorAll('#explain-markers .explain-marker.oom').length === 1);
+  assert.equal(await page.$eval('#explain-markers .explain-marker.oom', (e) => Number(e.dataset.event)), oom0.event);
+  await page.click('#explain-list button[data-spec="oom:0"]');
+  await page.waitForSelector('#explain-body h3[data-what="oom"]');
+  assert.equal(await value(page, '#explain-body [data-key="request"]'), oom0.request.bytes);
+  assert.equal(await value(page, '#explain-body [data-key="allocated"]'), oom0.total_bytes);
+  assert.equal(await value(page, '#explain-body [data-key="reserved"]'), oom0.state.reserved_bytes);
+  assert.equal(await value(page, '#explain-body [data-key="usable-largest"]'), oom0.state.usable.largest);
+  assert.deepEqual(await cellBytes(page, 'kind'), oom0.groups.category.map((g) => g.bytes));
+  await page.click('#leaks-details summary');
+  await page.waitForSelector('#leaks-body [data-key="alive-at-end"]');
+  assert.equal(await value(page, '#leaks-body [data-key="alive-at-end"]'), ref['0'].leaks.alive_at_end_bytes);
+  assert.equal(await value(page, '#leaks-body [data-key="growing"]'), ref['0'].leaks.growing.length);
+
+  // Device 1: no OOM, its own leaks; the explanation and t are gone.
+  await page.selectOption('#device-select', '1');
+  await page.waitForFunction(() => document.querySelector('#explain-body').children.length === 0 &&
+    document.querySelectorAll('#explain-markers .explain-marker.oom').length === 0);
+  assert.match(await page.$eval('#explain-list', (e) => e.textContent), /No OOM/);
+  await page.waitForFunction((b) => Number(document.querySelector('#leaks-body [data-key="alive-at-end"]')?.dataset.value) === b,
+    ref['1'].leaks.alive_at_end_bytes);
+  await page.waitForFunction(() => document.querySelector('#moment-totals').children.length === 0);
   assert.deepEqual(blocked, []);
   assert.deepEqual(errors, []);
   await page.close();
