@@ -4,8 +4,8 @@
 // every timeline for the peak and each OOM; a panel that explains an OOM or
 // the peak (picking one sets t); a panel of leaks and growth. Everything is
 // cleared when the file or device changes.
-import { getViewer, guard, redraw } from './app.js';
-import { setMoment, momentView } from './moment.js';
+import { getViewer, guard, redraw, onDraw } from './app.js';
+import { setMoment, momentView, onMoment } from './moment.js';
 
 const $ = (id) => document.getElementById(id);
 const plot = $('plot');
@@ -83,7 +83,7 @@ let markerKey = '';
 let markers = [];
 let kindColors = [];
 let shown = null; // spec of the explanation shown
-let lastView = null;
+let refreshed = ''; // the key refresh() last ran for
 
 const viewer = getViewer;
 const keyOf = (v) => `${v.current_file()}/${v.device()}/${v.file_names().length}`;
@@ -223,28 +223,51 @@ function showLeaks() {
   $('leaks-body').innerHTML = html;
 }
 
-// File, device (or file list) changed: everything shown belongs to the old one.
+// The new file's or device's list, leaks, legend and markers. They need its
+// analysis (built on first use: 0.1 s, 0.7 s for 2M events), so this runs
+// after the frame that shows the file is painted, never inside it.
 function refresh() {
   const v = viewer();
-  key = v ? keyOf(v) : '';
-  kindColors = v ? JSON.parse(v.kind_colors_json()) : [];
-  if (v && v.file_names().length) v.highlight_node(-1);
+  if (!v || keyOf(v) !== key) return;
+  refreshed = key;
+  kindColors = JSON.parse(v.kind_colors_json());
   buildList();
   showLeaks();
   legend();
+  markerKey = `${key}/${v.view()}`;
+  buildMarkers();
+  placeMarkers();
 }
 
-(function follow() {
+// After each draw (app.js): a file, device (or file list) switch first clears
+// what belonged to the old one, then refreshes; markers follow the plot and
+// sit at other steps on each timeline.
+onDraw(() => {
   try {
     const v = viewer();
-    if (v && keyOf(v) !== key) refresh();
-    // Markers sit at other steps on each timeline.
-    if (v && `${key}/${v.view()}` !== markerKey) { markerKey = `${key}/${v.view()}`; buildMarkers(); }
-    if (v && momentView() !== lastView) { lastView = momentView(); legend(); }
+    if (!v) return;
+    const k = keyOf(v);
+    if (k !== key) {
+      key = k;
+      refreshed = '';
+      markers = [];
+      markerBox.innerHTML = '';
+      $('explain-list').innerHTML = '';
+      $('explain-body').innerHTML = '';
+      $('leaks-body').innerHTML = '';
+      shown = null;
+      if (v.file_names().length) v.highlight_node(-1);
+      requestAnimationFrame(() => setTimeout(guard(refresh)));
+      return;
+    }
+    if (refreshed === k && `${k}/${v.view()}` !== markerKey) {
+      markerKey = `${k}/${v.view()}`;
+      buildMarkers();
+    }
     placeMarkers();
-  } catch (_) { /* viewer restarting */ }
-  requestAnimationFrame(follow);
-})();
+  } catch (_) { markerBox.innerHTML = ''; } // a trap: app.js restarts the viewer
+});
+onMoment(() => legend());
 
 $('color-by').addEventListener('change', guard(() => {
   const v = viewer();

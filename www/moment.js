@@ -6,7 +6,7 @@
 // (sortable, filterable), bytes by kind and the icicle (a click zooms into a
 // frame and highlights its allocations in the timeline). A file or device
 // switch clears it all.
-import { getViewer, guard, onPin, redraw } from './app.js';
+import { getViewer, guard, onPin, onDraw, redraw } from './app.js';
 import * as icicle from './icicle.js';
 
 const $ = (id) => document.getElementById(id);
@@ -47,6 +47,11 @@ let view = null; // the last MomentView
 let sort = { key: 'bytes', dir: -1 };
 let fileKey = '';
 let zoom = null; // icicle node zoomed into (and highlighted in the timeline)
+const momentListeners = [];
+/** fn() after t moved or the panel was cleared (explain.js's legend). */
+export function onMoment(fn) {
+  momentListeners.push(fn);
+}
 // Rows the table shows (of the sorted, filtered groups): thousands of rows
 // cost more to lay out than the query itself.
 const MAX_ROWS = 100;
@@ -64,6 +69,7 @@ function setMoment(spec) {
   panel.dataset.step = view.at.step ?? '';
   show();
   placeLine();
+  for (const f of momentListeners) f();
 }
 
 function show() {
@@ -128,15 +134,16 @@ function clear() {
   $('moment-table').tBodies[0].innerHTML = '';
   $('moment-icicle').hidden = true;
   $('moment-icicle').dataset.zoom = '';
+  for (const f of momentListeners) f();
 }
-// The plot redraws on zoom/pan/resize: follow it cheaply.
-(function follow() {
+// The plot redraws on zoom/pan/resize, and on a file or device switch: the
+// line follows each draw (app.js), and a switch clears the panel.
+onDraw(() => {
   try {
     if (view && keyNow() !== fileKey) clear();
     placeLine();
-  } catch (_) { /* viewer restarting */ }
-  requestAnimationFrame(follow);
-})();
+  } catch (_) { line.hidden = true; } // a trap: app.js restarts the viewer
+});
 
 const ici = $('moment-icicle');
 ici.addEventListener('pointermove', (e) => {
