@@ -52,10 +52,10 @@ pub const MAX_SIDE: u32 = 16384;
 pub const MAX_PIXELS: u64 = 32 << 20;
 
 /// Space around the plot: left (y labels), right, top (title), bottom (x labels).
-const MARGIN: (u32, u32, u32, u32) = (84, 28, 40, 48);
-const FONT: &str = "sans-serif";
-const TEXT: RGBColor = RGBColor(60, 60, 60);
-const PEAK: RGBColor = RGBColor(render::PEAK[0], render::PEAK[1], render::PEAK[2]);
+pub(crate) const MARGIN: (u32, u32, u32, u32) = (84, 28, 40, 48);
+pub(crate) const FONT: &str = "sans-serif";
+pub(crate) const TEXT: RGBColor = RGBColor(60, 60, 60);
+pub(crate) const PEAK: RGBColor = RGBColor(render::PEAK[0], render::PEAK[1], render::PEAK[2]);
 /// OOM markers: a color no band has (Tableau10 has no dark purple).
 pub const OOM: [u8; 3] = [0x5b, 0x1a, 0x8c];
 
@@ -108,9 +108,9 @@ pub fn check_size(width: u32, height: u32) -> Result<(), String> {
 
 /// A y axis in bytes with given key points (round KiB/MiB/GiB values):
 /// plotters' own f64 axis would put ticks at 100,000,000.
-struct SizeAxis {
-    max: f64,
-    ticks: Vec<f64>,
+pub(crate) struct SizeAxis {
+    pub(crate) max: f64,
+    pub(crate) ticks: Vec<f64>,
 }
 
 impl Ranged for SizeAxis {
@@ -153,7 +153,7 @@ impl Ranged for StepAxis {
     }
 }
 
-fn register_font() {
+pub(crate) fn register_font() {
     static FONT_ONCE: Once = Once::new();
     FONT_ONCE.call_once(|| {
         // DejaVu Sans is a valid font: this cannot fail.
@@ -254,7 +254,7 @@ pub fn render(snap: &Snapshot, req: &Request) -> Result<(Vec<u8>, Info), String>
     Ok((bytes, info))
 }
 
-fn encode_png(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, String> {
+pub(crate) fn encode_png(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
     let mut enc = png::Encoder::new(&mut out, width, height);
     enc.set_color(png::ColorType::Rgb);

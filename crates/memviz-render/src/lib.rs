@@ -13,6 +13,7 @@ use memviz_core::timeline::{DetailView, Timeline};
 
 pub mod axis;
 pub mod pools;
+pub mod profiler;
 pub mod segment_map;
 
 /// An RGBA color.
