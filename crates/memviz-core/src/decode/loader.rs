@@ -19,6 +19,7 @@ pub const MAX_SNAPSHOT_BYTES: u64 = u32::MAX as u64;
 const GZIP_PIECE: usize = 4096;
 
 /// What a file turned out to be.
+#[allow(clippy::large_enum_variant)] // one per file, moved once: boxing buys nothing
 pub enum Loaded {
     Snapshot(Snapshot),
     Profiler(crate::profiler::ProfilerFile),

@@ -329,10 +329,13 @@ fn device_label(ty: Option<&Value>, id: Option<&Value>) -> String {
     }
 }
 
+/// A `[memory]` event's time (us), total allocated and total reserved.
+type Point = (f64, i64, i64);
+
 fn chrome_trace(events: &[Value]) -> Result<ProfilerFile> {
     let f = ProfilerFormat::ChromeTrace;
     // Per device, in order of first appearance: (label, [(ts, alloc, reserved)]).
-    let mut devices: Vec<(String, Vec<(f64, i64, i64)>)> = Vec::new();
+    let mut devices: Vec<(String, Vec<Point>)> = Vec::new();
     let (mut memory_events, mut no_totals, mut first_bad) = (0u64, 0u64, None::<String>);
     for (i, e) in events.iter().enumerate() {
         let Value::Object(m) = e else { continue };
