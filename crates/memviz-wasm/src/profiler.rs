@@ -43,7 +43,8 @@ impl ProfilerView {
             Ok(Loaded::Snapshot(_)) => return Err(JsError::new(&format!("{name}: a snapshot, not a profiler export"))),
             Err(e) => return Err(JsError::new(&format!("{name}: {e}"))),
         };
-        let mut v = ProfilerView { file, chart: 0, t0: 0.0, t1: 1.0, y_max: 1.0, cols: Vec::new(), img: Image::new(1, 1) };
+        let mut v =
+            ProfilerView { file, chart: 0, t0: 0.0, t1: 1.0, y_max: 1.0, cols: Vec::new(), img: Image::new(1, 1) };
         v.set_chart(0);
         Ok(v)
     }
