@@ -52,7 +52,13 @@ def main(path, device=None):
         threshold_us = max(sum(max(d, 0) for d in deltas) * 0.05, median * 100, 1000)
         kept = sum(d for d in deltas if d <= threshold_us)
         shown = min(max(kept * 0.01, median), threshold_us)
-        gaps = [{"step": i + 1, "real_s": d / 1e6} for i, d in enumerate(deltas) if d > threshold_us]
+        gaps, pos = [], 0.0
+        for i, d in enumerate(deltas):
+            if d > threshold_us:
+                gaps.append({"step": i + 1, "real_s": d / 1e6, "x_s": pos / 1e6})
+                pos += shown
+            else:
+                pos += d
         span = (kept + shown * len(gaps)) / 1e6
         out["time_axis"] = {"t0_us": known[0], "threshold_s": threshold_us / 1e6, "gaps": gaps,
                             "span_s": span, "shown_s": shown / 1e6}

@@ -49,10 +49,13 @@ USAGE:
     wins over the built-in inference): REGEX is matched against the stack's
     shown frames, 'filename:line:name' one a line, innermost first.
     memviz render FILE --view active|segments|categories [--device D]
-                  [--width W --height H] -o OUT.png|OUT.svg [--json]
+                  [--x step|time] [--width W --height H] -o OUT.png|OUT.svg [--json]
         Draws the Active Memory (active) or Active Cached Segment (segments)
         Timeline into a PNG or SVG file (default 1200x600): every allocation,
-        axes in KiB/MiB/GiB, the peak (dashed red) and OOM events (purple).
+        axes in KiB/MiB/GiB, the peak (dashed red) and OOM events (purple),
+        record_function phases (external_annotations) as labelled bands.
+        --x time: x is time_us (seconds from the first event; idle gaps
+        compressed and marked); files without time_us keep steps and say so.
         A torch.profiler memory timeline (export_memory_timeline .json /
         .raw.json.gz) is drawn by category (categories), a Chrome trace's
         [memory] events as allocated / reserved of one device (--device
@@ -98,6 +101,8 @@ pub(crate) struct Opts {
     height: Option<u32>,
     output: Option<String>,
     viewer: Option<String>,
+    /// `render --x time`: wall-clock x axis.
+    x_time: bool,
 }
 
 fn parse_opts(args: &[String]) -> Result<Opts, String> {
@@ -106,6 +111,11 @@ fn parse_opts(args: &[String]) -> Result<Opts, String> {
     while let Some(a) = it.next() {
         match a.as_str() {
             "--json" => o.json = true,
+            "--x" => match it.next().map(String::as_str) {
+                Some("time") => o.x_time = true,
+                Some("step") => o.x_time = false,
+                v => return Err(format!("--x needs step or time, not {v:?}")),
+            },
             "--device" => {
                 let v = it.next().ok_or_else(|| format!("{a} needs a device number or 'host'"))?;
                 o.device = Some(v.clone());
@@ -303,8 +313,8 @@ fn parse_view(v: Option<&str>) -> Result<TimelineKind, String> {
     match v {
         Some("active") => Ok(TimelineKind::ActiveMemory),
         Some("segments") => Ok(TimelineKind::CachedSegments),
-        Some(v) => Err(format!("--view must be active, segments or categories, not {v:?}")),
-        None => Err("render: --view active|segments|categories is needed".to_string()),
+        Some(v) => Err(format!("--view must be active or segments (categories: a torch.profiler export), not {v:?}")),
+        None => Err("render: --view active|segments is needed (categories: a torch.profiler export)".to_string()),
     }
 }
 
@@ -365,7 +375,7 @@ fn render(file: &str, opts: &Opts) -> Result<(), String> {
     };
     let device = pick_device(&snap, file, opts.device.as_deref())?;
     let t0 = std::time::Instant::now();
-    let req = chart::Request { kind, device, width, height, format, title: &title };
+    let req = chart::Request { kind, device, width, height, format, title: &title, x_time: opts.x_time };
     let (bytes, info) = chart::render(&snap, &req).map_err(|e| format!("{file}: {e}"))?;
     let ms = t0.elapsed().as_secs_f64() * 1e3;
     std::fs::write(out, &bytes).map_err(|e| format!("{out}: {e}"))?;

@@ -12,6 +12,7 @@
 use memviz_core::timeline::{DetailView, Timeline};
 
 pub mod axis;
+pub mod mapped_x;
 pub mod pools;
 pub mod profiler;
 pub mod segment_map;
