@@ -10,6 +10,7 @@
 pub mod app;
 mod axes;
 mod moment;
+mod phases;
 mod profiler;
 pub mod text;
 mod views;
