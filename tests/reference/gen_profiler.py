@@ -159,7 +159,14 @@ def chart_expect(title, times, curves, stacked):
         "peak_bytes": total(peak),
         "at_peak": {k: v[peak] for k, v in curves.items()},
         "at_end": {k: v[-1] for k, v in curves.items()},
+        "max": {k: max(v) for k, v in curves.items()},
     }
+
+
+def write_gz(path, value):
+    """gzip of the JSON text, the same bytes every run (mtime 0, no name)."""
+    with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as f:
+        f.write(json.dumps(value).encode())
 
 
 def main(out):
@@ -168,15 +175,12 @@ def main(out):
     times, sizes = coalesce(raw)
     with open(os.path.join(out, "train.memory_timeline.json"), "w") as f:
         json.dump([times, sizes], f)
-    with gzip.open(os.path.join(out, "train.memory_timeline.json.gz"), "wt") as f:
-        json.dump([times, sizes], f)
-    with gzip.open(os.path.join(out, "train.raw.json.gz"), "wt") as f:
-        json.dump(raw, f)
+    write_gz(os.path.join(out, "train.memory_timeline.json.gz"), [times, sizes])
+    write_gz(os.path.join(out, "train.raw.json.gz"), raw)
     trace, curves = chrome_trace()
     with open(os.path.join(out, "train.trace.json"), "w") as f:
         json.dump(trace, f, indent=1)
-    with gzip.open(os.path.join(out, "train.trace.json.gz"), "wt") as f:
-        json.dump(trace, f)
+    write_gz(os.path.join(out, "train.trace.json.gz"), trace)
 
     cats = {NAMES[c]: [row[c + 1] for row in sizes] for c in range(8)}
     timeline = chart_expect("memory by category", times, cats, True)
