@@ -287,6 +287,47 @@ pub fn markers(snap: &Snapshot, tl: &Timeline) -> Vec<(u32, u32)> {
         .collect()
 }
 
+/// What the page draws over a timeline, as JSON: `{has_time, span_s, gaps:
+/// [{step, real_s}], phases: [{name, internal, open, depth, start_s, end_s,
+/// step0, step1}], markers: [{step, event}]}`. A phase with no step inside
+/// gets `step0 == step1` at the edge it lies beyond.
+pub fn to_json(snap: &Snapshot, tl: &Timeline) -> serde_json::Value {
+    use serde_json::json;
+    let axis = TimeAxis::build(snap, tl, None);
+    let n = tl.n_steps();
+    let list: Vec<serde_json::Value> = match &axis {
+        None => vec![],
+        Some(a) => phases(snap, tl.device)
+            .iter()
+            .map(|p| {
+                let (s0, s1) = match step_range(a, p) {
+                    Some(r) => r,
+                    None if p.end_us < a.t0_us => (0, 0),
+                    None => (n, n),
+                };
+                json!({
+                    "name": p.name, "internal": p.internal, "open": p.open, "depth": p.depth,
+                    "start_s": (p.start_us - a.t0_us) as f64 / 1e6, "end_s": (p.end_us - a.t0_us) as f64 / 1e6,
+                    "step0": s0, "step1": s1,
+                })
+            })
+            .collect(),
+    };
+    json!({
+        "has_time": axis.is_some(),
+        "span_s": axis.as_ref().map(|a| a.seconds_at(a.span())),
+        "gaps": axis.as_ref().map_or(vec![], |a| a.gaps.iter().map(|g| json!({"step": g.step, "real_s": g.real_s})).collect()),
+        "markers": markers(snap, tl).iter().map(|(s, e)| json!({"step": s, "event": e})).collect::<Vec<_>>(),
+        "phases": list,
+    })
+}
+
+/// Seconds from the first event at (fractional) step `s`; None without time_us.
+pub fn seconds_at_step(snap: &Snapshot, tl: &Timeline, s: f64) -> Option<f64> {
+    // On the step axis no gap is compressed: real time throughout.
+    TimeAxis::build(snap, tl, Some(f64::INFINITY)).map(|a| a.seconds_at(a.x_of_step(s)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
