@@ -11,6 +11,14 @@ fn dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/reference/fixtures/profiler")
 }
 
+/// The error of a load that must fail (the model has no Debug to print).
+fn fails<T>(r: memviz_core::Result<T>, what: &str) -> memviz_core::Error {
+    match r {
+        Ok(_) => panic!("{what}: loaded"),
+        Err(e) => e,
+    }
+}
+
 fn open(name: &str) -> ProfilerFile {
     let bytes = std::fs::read(dir().join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
     match memviz_core::load_any(&bytes).unwrap_or_else(|e| panic!("{name}: {e}")) {
@@ -44,7 +52,7 @@ fn generated_files_give_the_reference_numbers() {
 #[test]
 fn the_snapshot_loader_says_what_a_profiler_file_is() {
     let bytes = std::fs::read(dir().join("train.raw.json.gz")).unwrap();
-    let e = memviz_core::load(&bytes).err().expect("not a snapshot");
+    let e = fails(memviz_core::load(&bytes), "not a snapshot");
     assert_eq!(e.kind, ErrorKind::NotSnapshotShaped);
     assert!(e.message.contains("raw memory timeline"), "{e}");
     assert_eq!(open("train.trace.json").format, ProfilerFormat::ChromeTrace);
@@ -54,18 +62,18 @@ fn the_snapshot_loader_says_what_a_profiler_file_is() {
 fn broken_exports_are_errors_that_name_the_place() {
     let text = std::fs::read_to_string(dir().join("train.memory_timeline.json")).unwrap();
     // Cut short: a JSON error with an offset, no panic.
-    let e = memviz_core::load_any(&text.as_bytes()[..text.len() / 2]).err().expect("truncated");
+    let e = fails(memviz_core::load_any(&text.as_bytes()[..text.len() / 2]), "truncated");
     assert_eq!(e.kind, ErrorKind::Json);
     assert!(e.offset.is_some(), "{e}");
     // A row with 8 sizes instead of 9.
     let v: Value = serde_json::from_str(&text).unwrap();
     let mut bad = v.clone();
     bad[1][3].as_array_mut().unwrap().pop();
-    let e = memviz_core::load_any(bad.to_string().as_bytes()).err().expect("short row");
+    let e = fails(memviz_core::load_any(bad.to_string().as_bytes()), "short row");
     assert!(e.message.contains("[1][3]: 8 sizes, not 9"), "{e}");
     // gzip of a broken trace: the place and that it was inside gzip.
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     std::io::Write::write_all(&mut gz, br#"{"traceEvents": [{"ph": "X", "name": "aten::mm", "ts": 1}]}"#).unwrap();
-    let e = memviz_core::load_any(&gz.finish().unwrap()).err().expect("no memory events");
+    let e = fails(memviz_core::load_any(&gz.finish().unwrap()), "no memory events");
     assert!(e.message.contains("no [memory] events") && e.message.contains("gzip"), "{e}");
 }
