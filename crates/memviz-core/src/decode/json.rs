@@ -64,7 +64,7 @@ fn replace_lone_surrogates(b: &[u8]) -> Vec<u8> {
     out
 }
 
-pub(crate) fn line_col_to_offset(bytes: &[u8], line: usize, col: usize) -> u64 {
+fn line_col_to_offset(bytes: &[u8], line: usize, col: usize) -> u64 {
     let mut l = 1;
     for (i, &b) in bytes.iter().enumerate() {
         if l == line {
