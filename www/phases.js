@@ -19,6 +19,7 @@ const COLORS = ['#2b6c3f', '#1f4e9a', '#8a4b08', '#6b2d7a'];
 const bar = document.createElement('div');
 bar.id = 'phase-controls';
 bar.style.cssText = 'font-size:13px;margin:0.3em 0';
+bar.hidden = true;
 bar.innerHTML = `
   <label>Phases <input id="phase-filter" type="search" size="18" placeholder="filter by name"></label>
   <label><input id="phase-internal" type="checkbox"> torch.compile internals</label>
@@ -91,7 +92,9 @@ function layout(v) {
 (function follow() {
   try {
     const v = getViewer();
-    if (v && v.file_names().length && v.is_active_memory !== undefined) {
+    // Only with a timeline on screen (not before a file, not in the state history).
+    bar.hidden = !(v && v.file_names().length && box.offsetParent !== null);
+    if (!bar.hidden) {
       const key = currentKey(v);
       if (key !== dataKey) {
         dataKey = key;
