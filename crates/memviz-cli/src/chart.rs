@@ -528,8 +528,9 @@ fn marks<DB: DrawingBackend>(
         }
         root.draw(&PathElement::new(vec![(x0, top), (x0, bottom)], color.stroke_width(1)))?;
         let style = (FONT, 11).into_font().color(&color).pos(Pos::new(HPos::Left, VPos::Top));
-        // Labels step down so that neighbours do not overwrite each other.
-        root.draw(&Text::new(p.name.clone(), (x0 + 3, top + 2 + (i as i32 % 3) * 13), style))?;
+        // Labels above the plot, under the title: clear of the peak's label.
+        let style = style.pos(Pos::new(HPos::Left, VPos::Bottom));
+        root.draw(&Text::new(p.name.clone(), (x0 + 1, top - 2), style))?;
     }
     Ok(())
 }
