@@ -12,12 +12,16 @@
 //   icicle.js  no imports; draws the icicle graph
 //   moment.js  imports app.js, icicle.js; the "Alive at" panel
 //   share.js   imports app.js; embedded snapshot, #file=, MemoryViz.js posts
+//   profiler.js imports boot.js, app.js; torch.profiler exports as a chart
+//   phases.js  imports app.js; record_function phases, annotate markers, time
 //   main.js    imports them all, in this order (the order they run in).
 // scripts/finish-dist.mjs bundles the same graph into the standalone file.
 import { getViewer, getRecovering, guard, redraw, openFiles, showError, timings } from './app.js';
 import * as views from './views.js';
 import * as moment from './moment.js';
 import './share.js';
+import './profiler.js';
+import './phases.js';
 
 // For tests and the curious (browser console, benches/browser): a read-only
 // handle on the page's state. No file of the page uses it.
