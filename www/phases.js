@@ -23,7 +23,7 @@ bar.hidden = true;
 bar.innerHTML = `
   <label>Phases <input id="phase-filter" type="search" size="18" placeholder="filter by name"></label>
   <label><input id="phase-internal" type="checkbox"> torch.compile internals</label>
-  <span id="phase-count"></span> · <span id="time-readout"></span>`;
+  · <span id="phase-count"></span> · <span id="time-readout"></span>`;
 box.before(bar);
 const layer = document.createElement('div');
 layer.id = 'phase-layer';
@@ -102,7 +102,8 @@ function layout(v) {
         $('time-readout').textContent = data.has_time ? 'time: hover the plot'
           : 'this file has no time_us: steps only';
       }
-      const lk = [key, v.window_start(), v.window_end(), plot.clientWidth, $('phase-filter').value,
+      // Where steps land on the plot (NaN until it is drawn) is part of the key.
+      const lk = [key, v.x_of_step(0), v.x_of_step(v.n_steps()), plot.clientWidth, $('phase-filter').value,
         $('phase-internal').checked].join('|');
       if (lk !== layoutKey) { layoutKey = lk; layout(v); }
     }

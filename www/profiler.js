@@ -85,6 +85,8 @@ const draw = guard(function () {
   const n = Math.max(2, Math.floor(r.w / (110 * r.dpr)));
   for (let i = 0; i <= n; i++) {
     const t = t0 + (t1 - t0) * i / n;
+    // The last label ends at the plot's right edge instead of running past it.
+    ctx.textAlign = i === n ? 'right' : 'center';
     ctx.fillText(fmtTime(t, span), r.x + (r.w * i) / n, r.y + r.h + 6 * r.dpr);
   }
   plot.dataset.drawn = '1';
