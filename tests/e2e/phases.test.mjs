@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
 import { ROOT, DIST, SNAPSHOTS, serveDist, launch, newPage, dropFiles, snapshot, waitOpened } from './helpers.mjs';
 
 const OUT = join(ROOT, 'tests/e2e/out');
@@ -168,4 +169,24 @@ test('internal torch.compile phases are hidden until asked for; no time_us says 
   await dropFiles(page, [[NAME, snapshot(NAME)]]);
   await waitOpened(page, NAME);
   await page.waitForFunction(() => document.querySelector('#time-readout').textContent.includes('no time_us'));
+});
+
+test('memviz html of a profiler trace: from file://, every other request blocked, the chart drawn', async () => {
+  // The CLI built now that dist/ exists: its build script compiles the viewer in.
+  execFileSync('cargo', ['build', '-q', '-p', 'memviz-cli'], { cwd: ROOT, stdio: 'inherit' });
+  const out = join(OUT, 'share-trace.html');
+  execFileSync(join(ROOT, 'target/debug/memviz'), ['html', join(FIX, 'train.trace.json.gz'), '-o', out]);
+  const url = pathToFileURL(out).href;
+  const { page, requests, blocked, errors } = await newPage(browser, (u) => u === url);
+  await page.goto(url);
+  await page.waitForFunction(() => {
+    const p = document.querySelector('#profiler-panel');
+    return p && !p.hidden && document.querySelector('#profiler-plot').dataset.drawn;
+  }, null, { timeout: 30000 });
+  const titles = await page.$$eval('#profiler-chart option', (os) => os.map((o) => o.textContent));
+  assert.deepEqual(titles, ['cuda:0', 'cuda:1', 'cpu']);
+  assert.ok(await inked(page, 'profiler-plot') > 5000);
+  assert.deepEqual([...new Set(requests)].filter((u) => u !== url), []);
+  assert.deepEqual(blocked, []);
+  assert.deepEqual(errors, []);
 });

@@ -411,7 +411,7 @@ fn html(file: &str, opts: &Opts) -> Result<(), String> {
     let (viewer, origin) = html::viewer(opts.viewer.as_deref())?;
     let bytes = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
     // A file the page could not open is reported here, not in the browser.
-    memviz_core::load(&bytes).map_err(|e| format!("{file}: {e}"))?;
+    memviz_core::load_any(&bytes).map_err(|e| format!("{file}: {e}"))?;
     let path = std::path::Path::new(file);
     let name = path.file_name().map_or(file.to_string(), |n| n.to_string_lossy().into_owned());
     let out = match &opts.output {
