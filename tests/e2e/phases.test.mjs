@@ -124,10 +124,16 @@ test('phases from a real annotated snapshot: drawn at their steps, click zooms, 
   assert.ok(Math.abs(left - x0) < 1, `phase at ${left}, step at ${x0}`);
   await page.screenshot({ path: join(OUT, 'phases-ctx128.png') });
   // Click: the window is the phase's steps.
-  await page.click('#phase-layer .phase[data-name="Optimizer.step#AdamW.step"]');
-  await page.waitForFunction((a) => window.memviz.viewer.window_start() === a, step.steps[0]);
+  // The layer is laid out again whenever the plot moves (first draws,
+  // resize): a click may land on a band being replaced, so try again.
+  const atPhase = () => page.evaluate((a) => window.memviz.viewer.window_start() === a, step.steps[0]);
+  for (let i = 0; i < 5 && !(await atPhase()); i++) {
+    await page.click('#phase-layer .phase[data-name="Optimizer.step#AdamW.step"]');
+    await page.waitForTimeout(300);
+  }
   assert.deepEqual(await page.evaluate(() => [window.memviz.viewer.window_start(), window.memviz.viewer.window_end()]), step.steps);
-  // Filter by name.
+  // Filter by name (the whole trace again: zero_grad is before its first step).
+  await page.click('#reset-zoom');
   await page.fill('#phase-filter', 'zero_grad');
   await page.waitForFunction(() => document.querySelectorAll('#phase-layer .phase').length === 1);
   assert.match(await page.$eval('#phase-count', (e) => e.textContent), /^1 of 2 shown/);
