@@ -342,10 +342,36 @@ fn render(file: &str, opts: &Opts) -> Result<(), String> {
     chart::check_size(width, height)?;
     let title = std::path::Path::new(file).file_name().map_or(file.to_string(), |n| n.to_string_lossy().into_owned());
     let snap = match load_any(file)? {
-        Loaded::Snapshot(_) if categories => {
-            return Err(format!(
-                "{file}: --view categories draws a torch.profiler memory timeline; for a snapshot use --view active|segments (`memviz top --by category` lists its kinds)"
-            ))
+        Loaded::Snapshot(s) if categories => {
+            // The kinds (README, "Explaining the memory") stacked over the Active Memory Timeline.
+            let device = pick_device(&s, file, opts.device.as_deref())?;
+            let rules = memviz_core::analysis::Rules::parse(&opts.categories)?;
+            let tl = memviz_core::timeline::Timeline::build(&s, device, TimelineKind::ActiveMemory);
+            let a = memviz_core::analysis::Analysis::new(&s, &tl, &rules);
+            let chart = memviz_core::analysis::over_time::kinds_chart(&a, &tl);
+            // OOM events: a line after the actions before each.
+            let ooms: Vec<f64> = a.oom_events.iter().map(|&ev| tl.events.partition_point(|&e| e < ev) as f64).collect();
+            let (bytes, info) = profiler_chart::render_with(&chart, width, height, format, &title, &ooms)?;
+            std::fs::write(out, &bytes).map_err(|e| format!("{out}: {e}"))?;
+            if opts.json {
+                let mut v = serde_json::to_value(&info).unwrap();
+                v["output"] = out.into();
+                v["bytes"] = bytes.len().into();
+                v["device"] = device.into();
+                println!("{}", serde_json::to_string_pretty(&v).unwrap());
+            } else {
+                let size = |b: i64| memviz_core::format::format_size(b.max(0) as u64, false);
+                println!(
+                    "{out}: {}x{}, device {device}, {}, peak {} at position {} of {}",
+                    info.width,
+                    info.height,
+                    info.chart,
+                    size(info.peak_bytes),
+                    info.peak_position.unwrap_or(0),
+                    info.points.saturating_sub(1)
+                );
+            }
+            return Ok(());
         }
         Loaded::Snapshot(s) => s,
         Loaded::Profiler(p) => {

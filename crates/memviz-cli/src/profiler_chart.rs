@@ -42,6 +42,14 @@ pub struct Info {
     pub peak_bytes: i64,
     /// Curves with a non-zero value somewhere (the legend's entries).
     pub legend: Vec<String>,
+    /// Each curve's bytes at the peak.
+    pub at_peak: std::collections::BTreeMap<String, i64>,
+    /// The peak's position (alloc / free actions before it) on a step axis.
+    pub peak_position: Option<u64>,
+    /// x of each OOM line: seconds, or positions for a snapshot's kinds.
+    pub ooms: Vec<f64>,
+    /// `time` (seconds from the first event) or `step` (alloc / free positions).
+    pub x_axis: &'static str,
 }
 
 /// x in seconds, mapped as the rasterizer's columns are: t at
@@ -93,6 +101,19 @@ pub fn pick<'a>(p: &'a ProfilerFile, file: &str, device: Option<&str>) -> Result
 }
 
 pub fn render(chart: &Chart, width: u32, height: u32, format: Format, title: &str) -> Result<(Vec<u8>, Info), String> {
+    render_with(chart, width, height, format, title, &[])
+}
+
+/// As [`render`], with OOM lines at x values `ooms` (the chart's seconds,
+/// or positions when `chart.x_steps`).
+pub fn render_with(
+    chart: &Chart,
+    width: u32,
+    height: u32,
+    format: Format,
+    title: &str,
+    ooms: &[f64],
+) -> Result<(Vec<u8>, Info), String> {
     check_size(width, height)?;
     register_font();
     if chart.times_us.is_empty() {
@@ -119,6 +140,10 @@ pub fn render(chart: &Chart, width: u32, height: u32, format: Format, title: &st
         peak_s: chart.seconds(peak),
         peak_bytes: chart.total_at(peak),
         legend,
+        at_peak: chart.curves.iter().map(|c| (c.name.clone(), c.values[peak])).collect(),
+        peak_position: chart.x_steps.then_some(peak as u64),
+        ooms: ooms.to_vec(),
+        x_axis: if chart.x_steps { "step" } else { "time" },
     };
     let mut img = Image::new(plot[2], plot[3]);
     render_chart(chart, 0.0, span, y_max, &mut img);
@@ -220,13 +245,29 @@ fn decorate<DB: DrawingBackend>(
         .bold_line_style(RGBColor(0, 0, 0).mix(0.12).stroke_width(1))
         .light_line_style(TRANSPARENT)
         .y_label_formatter(&|v| format_size(*v as u64, false))
-        .x_label_formatter(&|v| fmt_time(*v, span))
+        .x_label_formatter(&|v| {
+            if chart.x_steps {
+                format!("{}", (v * 1e6).round() as i64)
+            } else {
+                fmt_time(*v, span)
+            }
+        })
         .x_labels((pw as usize / 110).max(2))
-        .x_desc("time from the first event")
+        .x_desc(if chart.x_steps { "alloc / free action (step)" } else { "time from the first event" })
         .label_style(label.clone())
         .axis_desc_style(label.clone())
         .axis_style(RGBColor(120, 120, 120).stroke_width(1))
         .draw()?;
+    // OOM: a solid line where each happened, labelled above the plot.
+    let oom = RGBColor(crate::chart::OOM[0], crate::chart::OOM[1], crate::chart::OOM[2]);
+    for &o in &info.ooms {
+        // Positions sit on the chart's x as microseconds.
+        let x = if chart.x_steps { o / 1e6 } else { o };
+        c.draw_series(std::iter::once(PathElement::new(vec![(x, 0.0), (x, y_max)], oom.stroke_width(1))))?;
+        let at = c.backend_coord(&(x, y_max));
+        let style = (FONT, 13).into_font().color(&oom).pos(Pos::new(HPos::Center, VPos::Bottom));
+        root.draw(&Text::new("OOM", (at.0, py as i32 - 1), style))?;
+    }
     // The peak: dashed line at its time up to its value, and the value.
     let (ps, pb) = (info.peak_s, (info.peak_bytes.max(0) as f64).min(y_max));
     c.draw_series(std::iter::once(DashedPathElement::new(vec![(ps, 0.0), (ps, pb)], 5, 3, PEAK.stroke_width(1))))?;
@@ -248,7 +289,8 @@ fn decorate<DB: DrawingBackend>(
         root.draw(&Text::new(cv.name.clone(), (x + 14, y), style))?;
         x += 24 + 7 * cv.name.len() as i32;
     }
-    let head = format!("{title}  ·  {}  ·  torch.profiler", chart.title);
+    let source = if chart.x_steps { "kinds inferred from the stacks" } else { "torch.profiler" };
+    let head = format!("{title}  ·  {}  ·  {source}", chart.title);
     root.draw(&Text::new(head, (px as i32, 6), (FONT, 15).into_font().color(&RGBColor(30, 30, 30))))?;
     Ok(())
 }

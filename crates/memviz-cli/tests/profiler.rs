@@ -127,13 +127,46 @@ fn trace_renders_per_device_and_names_the_devices() {
 }
 
 #[test]
-fn categories_of_a_snapshot_and_snapshot_commands_on_a_profiler_file_say_why_not() {
-    let snap = root().join("../shared/snapshots/small_train_step.pickle");
-    assert!(snap.exists(), "../shared/snapshots missing");
-    let o = memviz(&["render", snap.to_str().unwrap(), "--view", "categories", "-o", &tmp("x.png")]);
-    assert!(!o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("--view categories draws a torch.profiler memory timeline"));
+fn snapshot_commands_on_a_profiler_file_say_why_not() {
     let o = memviz(&["top", &fixture("train.memory_timeline.json")]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("not a memory snapshot but a torch.profiler memory timeline"));
+}
+
+#[test]
+fn categories_of_a_snapshot_stack_the_kinds_python_infers_and_mark_the_oom() {
+    let snap = root().join("../shared/snapshots/oom_pickle_named_json.json");
+    assert!(snap.exists(), "../shared/snapshots missing");
+    let snap = snap.to_str().unwrap();
+    let out = tmp("kinds.png");
+    let info = json_of(memviz(&["render", snap, "--view", "categories", "-o", &out, "--json"]));
+    let script = root().join("tests/reference/analysis_reference.py");
+    let o = Command::new("python3").arg(script).arg(snap).output().expect("python3");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let reference: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let dev = &reference["devices"]["0"];
+    let peak = dev["moments"].as_array().unwrap().iter().find(|m| m["at"] == "peak").expect("peak moment");
+    assert_eq!(info["peak_bytes"], dev["peak_bytes"]);
+    // Bytes by kind at the peak: the reference's groups by category.
+    let mut want = serde_json::Map::new();
+    for g in peak["groups"]["category"].as_array().unwrap() {
+        want.insert(g["key"].as_str().unwrap().replace('_', " "), g["bytes"].clone());
+    }
+    let got: serde_json::Map<String, Value> = info["at_peak"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(_, v)| v.as_i64() != Some(0))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    assert_eq!(got, want);
+    // The OOM: one line, after the actions before the oom event.
+    assert_eq!(info["ooms"].as_array().unwrap().len(), 1);
+    let img = Rgb::decode(&std::fs::read(&out).unwrap());
+    let p: Vec<u32> = info["plot"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as u32).collect();
+    let n = (info["points"].as_u64().unwrap() - 1) as f64;
+    let x = p[0] + (info["ooms"][0].as_f64().unwrap() / n * p[2] as f64) as u32;
+    let oom = [0x5b, 0x1a, 0x8c];
+    let hit = (x.saturating_sub(2)..=x + 2).any(|c| (p[1]..p[1] + p[3]).filter(|&y| img.at(c, y) == oom).count() > 50);
+    assert!(hit, "no OOM line near x {x}");
 }

@@ -39,7 +39,19 @@ const fn blend(c: [u8; 3]) -> Rgba {
 /// The colour of curve `i` of `chart` (legend and pixels agree).
 pub fn curve_color(chart: &Chart, i: usize) -> Rgba {
     if chart.stacked {
-        CATEGORY_COLORS[i.min(7)]
+        // By name, so that a snapshot's kinds get the profiler's colour for the same thing.
+        let slot = match chart.curves.get(i).map(|c| c.name.as_str()) {
+            Some("parameter") => 0,
+            Some("optimizer state") => 1,
+            Some("input") => 2,
+            Some("temporary") => 3,
+            Some("activation") => 4,
+            Some("gradient") => 5,
+            Some("autograd detail" | "autograd saved") => 6,
+            Some("unknown" | "other") => 7,
+            _ => i.min(7),
+        };
+        CATEGORY_COLORS[slot]
     } else if i == 0 {
         ALLOCATED
     } else {
@@ -150,6 +162,7 @@ mod tests {
                 Curve { name: "b".into(), values: vec![10, 0, 60, 0] },
             ],
             stacked,
+            x_steps: false,
         }
     }
 

@@ -39,6 +39,7 @@ pub mod category;
 pub mod leaks;
 pub mod live;
 pub mod oom;
+pub mod over_time;
 
 use serde::Serialize;
 

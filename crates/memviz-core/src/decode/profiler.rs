@@ -67,6 +67,9 @@ pub struct Chart {
     pub times_us: Vec<f64>,
     pub curves: Vec<Curve>,
     pub stacked: bool,
+    /// x counts alloc / free positions, not time: `times_us` holds the
+    /// position numbers (one position reads as one microsecond).
+    pub x_steps: bool,
 }
 
 impl Chart {
@@ -258,7 +261,13 @@ fn memory_timeline(top: &[Value]) -> Result<ProfilerFile> {
         }
         rows.push(r);
     }
-    let chart = Chart { title: "memory by category".into(), times_us, curves: category_curves(rows), stacked: true };
+    let chart = Chart {
+        title: "memory by category".into(),
+        times_us,
+        curves: category_curves(rows),
+        stacked: true,
+        x_steps: false,
+    };
     Ok(ProfilerFile { format: f, charts: vec![chart], warnings: Vec::new() })
 }
 
@@ -308,7 +317,13 @@ fn memory_timeline_raw(top: &[Value]) -> Result<ProfilerFile> {
     }
     let t_min = t_min.unwrap_or(0);
     let times_us: Vec<f64> = times.iter().map(|&t| if t < 0 { t_min } else { t } as f64).collect();
-    let chart = Chart { title: "memory by category".into(), times_us, curves: category_curves(rows), stacked: true };
+    let chart = Chart {
+        title: "memory by category".into(),
+        times_us,
+        curves: category_curves(rows),
+        stacked: true,
+        x_steps: false,
+    };
     Ok(ProfilerFile { format: f, charts: vec![chart], warnings: Vec::new() })
 }
 
@@ -393,6 +408,7 @@ fn chrome_trace(events: &[Value]) -> Result<ProfilerFile> {
                     Curve { name: "reserved".into(), values: pts.iter().map(|p| p.2).collect() },
                 ],
                 stacked: false,
+                x_steps: false,
             }
         })
         .collect();
