@@ -56,8 +56,9 @@ USAGE:
         record_function phases (external_annotations) as labelled bands.
         --x time: x is time_us (seconds from the first event; idle gaps
         compressed and marked); files without time_us keep steps and say so.
-        A torch.profiler memory timeline (export_memory_timeline .json /
-        .raw.json.gz) is drawn by category (categories), a Chrome trace's
+        categories: a snapshot's inferred kinds stacked over the Active
+        Memory Timeline; a torch.profiler memory timeline (.json /
+        .raw.json.gz) by its categories; a Chrome trace's
         [memory] events as allocated / reserved of one device (--device
         cuda:0, cpu). --json prints what was drawn where.
     memviz html FILE [-o OUT.html] [--viewer VIEWER.html]
