@@ -14,6 +14,8 @@
 //   explain.js imports app.js, moment.js; Color by, peak/OOM markers, the
 //              OOM and peak panel, leaks
 //   share.js   imports app.js; embedded snapshot, #file=, MemoryViz.js posts
+//   profiler.js imports boot.js, app.js; torch.profiler exports as a chart
+//   phases.js  imports app.js; record_function phases, annotate markers, time
 //   main.js    imports them all, in this order (the order they run in).
 // scripts/finish-dist.mjs bundles the same graph into the standalone file.
 import { getViewer, getRecovering, guard, redraw, openFiles, showError, timings } from './app.js';
@@ -21,6 +23,8 @@ import * as views from './views.js';
 import * as moment from './moment.js';
 import * as explain from './explain.js';
 import './share.js';
+import './profiler.js';
+import './phases.js';
 
 // For tests and the curious (browser console, benches/browser): a read-only
 // handle on the page's state. No file of the page uses it.

@@ -13,7 +13,9 @@ use memviz_core::timeline::{DetailView, Timeline};
 
 pub mod axis;
 pub mod explain;
+pub mod mapped_x;
 pub mod pools;
+pub mod profiler;
 pub mod segment_map;
 
 /// An RGBA color.

@@ -11,6 +11,8 @@ pub mod app;
 mod axes;
 mod explain;
 mod moment;
+mod phases;
+mod profiler;
 pub mod text;
 mod views;
 

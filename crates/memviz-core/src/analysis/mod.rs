@@ -41,6 +41,7 @@ pub mod leaks;
 pub mod live;
 pub mod oom;
 pub mod series;
+pub mod over_time;
 
 use serde::Serialize;
 

@@ -9,6 +9,7 @@
 //! - [`versions`]: memory_viz's address versions (`b7f…_0`).
 
 pub mod mapped;
+pub mod phases;
 pub mod pools;
 pub mod search;
 pub mod segment_map;
