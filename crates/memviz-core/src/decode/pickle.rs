@@ -448,16 +448,14 @@ impl Arena {
                 Some(UserMetadata::Map(
                     items
                         .iter()
-                        .map(|(k, x)| {
-                            (plain_text(&self.plain(k, &mut budget, 0)), plain_text(&self.plain(x, &mut budget, 0)))
-                        })
+                        .map(|(k, x)| (self.plain(k, &mut budget, 0).text(), self.plain(x, &mut budget, 0).text()))
                         .collect(),
                 ))
             }
             Value::None => None,
             other => {
                 let mut budget = 10_000;
-                Some(UserMetadata::Text(plain_text(&self.plain(other, &mut budget, 0))))
+                Some(UserMetadata::Text(self.plain(other, &mut budget, 0).text()))
             }
         }
         .filter(|m| !m.is_empty())
@@ -646,7 +644,7 @@ impl Arena {
         // address 0 would be drawn and matched like a real one.
         let (needs_addr, needs_size) = match action {
             a if a.is_segment() => (true, true),
-            Action::Alloc | Action::FreeRequested | Action::FreeCompleted | Action::Free => (true, true),
+            a if a.is_block() => (true, true),
             Action::Annotate => (true, false),
             _ => (false, false),
         };
@@ -738,23 +736,6 @@ impl Arena {
         let a = p.partition_point(|x| x.0 < ev);
         let b = a + p[a..].partition_point(|x| x.0 == ev);
         &p[a..b]
-    }
-}
-
-fn plain_text(p: &Plain) -> String {
-    match p {
-        Plain::None => "None".into(),
-        Plain::Bool(b) => if *b { "True" } else { "False" }.into(),
-        Plain::Int(i) => i.to_string(),
-        Plain::Float(f) => f.to_string(),
-        Plain::Str(s) => s.clone(),
-        Plain::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
-        Plain::List(items) => format!("[{}]", items.iter().map(plain_text).collect::<Vec<_>>().join(", ")),
-        Plain::Map(items) => format!(
-            "{{{}}}",
-            items.iter().map(|(k, v)| format!("{}: {}", plain_text(k), plain_text(v))).collect::<Vec<_>>().join(", ")
-        ),
-        Plain::Elided => "…".into(),
     }
 }
 

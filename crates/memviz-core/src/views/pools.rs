@@ -23,7 +23,7 @@
 use std::collections::HashMap;
 
 use crate::format::format_size;
-use crate::model::{Action, Snapshot};
+use crate::model::{Action, PoolFinder, Snapshot};
 use crate::timeline::{DetailView, Timeline, TimelineKind};
 
 /// No pool.
@@ -80,26 +80,6 @@ pub struct PrivatePools {
     pub start_bytes: u64,
 }
 
-/// The dump's segments of one device, by address, for memory_viz's
-/// `find_pool_id`.
-/// (start, end, pool) of a segment.
-type SegRange = (u128, u128, Option<(i64, i64)>);
-
-fn pool_finder(snap: &Snapshot, device: u32) -> Vec<SegRange> {
-    let mut segs: Vec<_> = snap
-        .device_segments(device)
-        .map(|s| (s.address, s.address.saturating_add(s.total_size as u128), s.pool_id))
-        .collect();
-    segs.sort_by_key(|s| s.0);
-    segs
-}
-
-fn find_pool(segs: &[SegRange], addr: u128) -> Option<(i64, i64)> {
-    let i = segs.partition_point(|s| s.0 <= addr);
-    let s = segs.get(i.checked_sub(1)?)?;
-    (addr < s.1).then_some(s.2).flatten()
-}
-
 /// Bytes as drawn: sums over a hostile file (sizes near 2^64, frees of more
 /// than was allocated) stay in 0..=u64::MAX instead of wrapping.
 fn to_u64(x: i128) -> u64 {
@@ -136,16 +116,16 @@ impl PrivatePools {
         }
         // Segment events of private pools, by the action count before them.
         let trace = snap.trace(tl.device);
-        let finder = pool_finder(snap, tl.device);
+        let finder = PoolFinder::new(snap, tl.device);
         // (steps before it, pool, change of reserved bytes, trace index)
         let mut seg_events: Vec<(usize, u32, i128, u32)> = Vec::new();
         let mut k = 0usize;
         for i in 0..trace.len() {
             let a = trace.action[i];
-            if matches!(a, Action::Alloc | Action::FreeCompleted | Action::Free) {
+            if a.block_role().is_some() {
                 k += 1;
             } else if a.is_segment() {
-                let p = find_pool(&finder, trace.addr(i));
+                let p = finder.find(trace.addr(i));
                 if is_private(p) {
                     let add = matches!(a, Action::SegmentAlloc | Action::SegmentMap);
                     let d = trace.size[i] as i128;

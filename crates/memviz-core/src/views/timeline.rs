@@ -16,7 +16,7 @@
 //! on the one below, and the summarized band on top of them all.
 
 use crate::mapped::{self, MappedPieces, BEFORE_TRACE};
-use crate::model::{Action, BlockState, Snapshot, StackId};
+use crate::model::{Action, BlockState, PoolFinder, Role, Snapshot, StackId};
 use crate::versions::{self, AddrMap, Versions};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -105,32 +105,6 @@ pub struct Timeline {
     pub kind: TimelineKind,
 }
 
-/// A device's segments sorted by address, for memory_viz's `find_pool_id`:
-/// (start, end, pool) kept compact so the binary search stays in cache.
-struct PoolFinder {
-    segs: Vec<SegRange>,
-}
-
-/// (start, end, pool) of a segment.
-type SegRange = (u128, u128, Option<(i64, i64)>);
-
-impl PoolFinder {
-    fn new(snap: &Snapshot, device: u32) -> Self {
-        let mut segs: Vec<_> = snap
-            .device_segments(device)
-            .map(|s| (s.address, s.address.saturating_add(s.total_size as u128), s.pool_id))
-            .collect();
-        segs.sort_by_key(|s| s.0);
-        PoolFinder { segs }
-    }
-    /// Pool of the segment holding `addr`, `None` when no segment does.
-    fn find(&self, addr: u128) -> Option<(i64, i64)> {
-        let i = self.segs.partition_point(|s| s.0 <= addr);
-        let s = self.segs.get(i.checked_sub(1)?)?;
-        (addr < s.1).then_some(s.2).flatten()
-    }
-}
-
 /// No trace event.
 pub const NO_EVENT: u32 = u32::MAX;
 
@@ -139,13 +113,11 @@ pub const NO_EVENT: u32 = u32::MAX;
 /// memory_viz leaves expandable segments out of this view).
 #[inline]
 fn classify(kind: TimelineKind, a: Action) -> (bool, bool) {
-    match (kind, a) {
-        (TimelineKind::ActiveMemory, Action::Alloc) => (true, false),
-        (TimelineKind::ActiveMemory, Action::FreeCompleted | Action::Free) => (false, true),
-        (TimelineKind::CachedSegments, Action::SegmentAlloc) => (true, false),
-        (TimelineKind::CachedSegments, Action::SegmentFree) => (false, true),
-        _ => (false, false),
-    }
+    let role = match kind {
+        TimelineKind::ActiveMemory => a.block_role(),
+        TimelineKind::CachedSegments => a.segment_role(),
+    };
+    (role == Some(Role::Alloc), role == Some(Role::Free))
 }
 
 impl Timeline {
@@ -231,7 +203,7 @@ impl Timeline {
             } else {
                 let si = p.dump_segment.unwrap_or(u32::MAX);
                 let seg = snap.segments.get(si as usize);
-                let version = versions.segment.get(si as usize).copied().unwrap_or(0);
+                let version = versions.of_segment(si as usize);
                 (ElementSource::GhostSegment(si), version, seg.map_or(0, |s| s.stream), 0)
             };
             Element {
@@ -298,15 +270,7 @@ impl Timeline {
                         // memory_viz merged a free_requested directly before
                         // this free_completed into one `free` event and shows
                         // that one (its stack, size, time).
-                        let src = if i > 0
-                            && trace.action[i] == Action::FreeCompleted
-                            && trace.action[i - 1] == Action::FreeRequested
-                            && trace.addr(i - 1) == addr
-                        {
-                            i - 1
-                        } else {
-                            i
-                        };
+                        let src = trace.shown_event(i);
                         let e = elements.len() as u32;
                         elements.push(element_of(src, addr, ElementSource::UnmatchedFree(src as u32)));
                         initially.push(e);
@@ -333,7 +297,7 @@ impl Timeline {
                         elements.push(Element {
                             source: ElementSource::GhostSegment(si as u32),
                             addr: seg.address,
-                            version: versions.segment.get(si).copied().unwrap_or(0),
+                            version: versions.of_segment(si),
                             size: seg.total_size,
                             stream: seg.stream,
                             pool_id: pools.find(seg.address),
@@ -354,7 +318,7 @@ impl Timeline {
                             elements.push(Element {
                                 source: ElementSource::GhostBlock(bi as u32),
                                 addr: b.address,
-                                version: versions.block.get(bi).copied().unwrap_or(0),
+                                version: versions.of_block(bi),
                                 size: b.requested_size,
                                 stream: seg.stream,
                                 pool_id: seg.pool_id.or_else(|| pools.find(b.address)),
