@@ -795,52 +795,125 @@ impl Default for PickleDecoder {
     }
 }
 
+/// The pickle opcodes (Python's `pickletools` names them).
+mod op {
+    pub const MARK: u8 = b'(';
+    pub const STOP: u8 = b'.';
+    pub const POP: u8 = b'0';
+    pub const POP_MARK: u8 = b'1';
+    pub const DUP: u8 = b'2';
+    pub const FLOAT: u8 = b'F';
+    pub const INT: u8 = b'I';
+    pub const BININT: u8 = b'J';
+    pub const BININT1: u8 = b'K';
+    pub const LONG: u8 = b'L';
+    pub const BININT2: u8 = b'M';
+    pub const NONE: u8 = b'N';
+    pub const PERSID: u8 = b'P';
+    pub const BINPERSID: u8 = b'Q';
+    pub const REDUCE: u8 = b'R';
+    pub const STRING: u8 = b'S';
+    pub const BINSTRING: u8 = b'T';
+    pub const SHORT_BINSTRING: u8 = b'U';
+    pub const UNICODE: u8 = b'V';
+    pub const BINUNICODE: u8 = b'X';
+    pub const APPEND: u8 = b'a';
+    pub const BUILD: u8 = b'b';
+    pub const GLOBAL: u8 = b'c';
+    pub const DICT: u8 = b'd';
+    pub const EMPTY_DICT: u8 = b'}';
+    pub const APPENDS: u8 = b'e';
+    pub const GET: u8 = b'g';
+    pub const BINGET: u8 = b'h';
+    pub const INST: u8 = b'i';
+    pub const LONG_BINGET: u8 = b'j';
+    pub const LIST: u8 = b'l';
+    pub const EMPTY_LIST: u8 = b']';
+    pub const OBJ: u8 = b'o';
+    pub const PUT: u8 = b'p';
+    pub const BINPUT: u8 = b'q';
+    pub const LONG_BINPUT: u8 = b'r';
+    pub const SETITEM: u8 = b's';
+    pub const TUPLE: u8 = b't';
+    pub const EMPTY_TUPLE: u8 = b')';
+    pub const SETITEMS: u8 = b'u';
+    pub const BINFLOAT: u8 = b'G';
+    pub const PROTO: u8 = 0x80;
+    pub const NEWOBJ: u8 = 0x81;
+    pub const EXT1: u8 = 0x82;
+    pub const EXT2: u8 = 0x83;
+    pub const EXT4: u8 = 0x84;
+    pub const TUPLE1: u8 = 0x85;
+    #[allow(dead_code)] // inside TUPLE1..=TUPLE3
+    pub const TUPLE2: u8 = 0x86;
+    pub const TUPLE3: u8 = 0x87;
+    pub const NEWTRUE: u8 = 0x88;
+    pub const NEWFALSE: u8 = 0x89;
+    pub const LONG1: u8 = 0x8a;
+    pub const LONG4: u8 = 0x8b;
+    pub const BINBYTES: u8 = b'B';
+    pub const SHORT_BINBYTES: u8 = b'C';
+    pub const SHORT_BINUNICODE: u8 = 0x8c;
+    pub const BINUNICODE8: u8 = 0x8d;
+    pub const BINBYTES8: u8 = 0x8e;
+    pub const EMPTY_SET: u8 = 0x8f;
+    pub const ADDITEMS: u8 = 0x90;
+    pub const FROZENSET: u8 = 0x91;
+    pub const NEWOBJ_EX: u8 = 0x92;
+    pub const STACK_GLOBAL: u8 = 0x93;
+    pub const MEMOIZE: u8 = 0x94;
+    pub const FRAME: u8 = 0x95;
+    pub const BYTEARRAY8: u8 = 0x96;
+    pub const NEXT_BUFFER: u8 = 0x97;
+    pub const READONLY_BUFFER: u8 = 0x98;
+}
+
 fn op_name(op: u8) -> &'static str {
     match op {
-        b'c' => "GLOBAL",
-        0x93 => "STACK_GLOBAL",
-        b'R' => "REDUCE",
-        b'b' => "BUILD",
-        b'i' => "INST",
-        b'o' => "OBJ",
-        0x81 => "NEWOBJ",
-        0x92 => "NEWOBJ_EX",
-        b'P' => "PERSID",
-        b'Q' => "BINPERSID",
-        0x82 => "EXT1",
-        0x83 => "EXT2",
-        0x84 => "EXT4",
-        0x97 => "NEXT_BUFFER",
-        0x98 => "READONLY_BUFFER",
-        0x80 => "PROTO",
-        0x95 => "FRAME",
-        b'.' => "STOP",
-        0x8a => "LONG1",
-        0x8b => "LONG4",
-        0x8c => "SHORT_BINUNICODE",
-        b'X' => "BINUNICODE",
-        0x8d => "BINUNICODE8",
-        b'U' => "SHORT_BINSTRING",
-        b'T' => "BINSTRING",
-        b'C' => "SHORT_BINBYTES",
-        b'B' => "BINBYTES",
-        0x8e => "BINBYTES8",
-        0x96 => "BYTEARRAY8",
-        b'J' => "BININT",
-        b'K' => "BININT1",
-        b'M' => "BININT2",
-        b'G' => "BINFLOAT",
-        b'I' => "INT",
-        b'L' => "LONG",
-        b'F' => "FLOAT",
-        b'V' => "UNICODE",
-        b'S' => "STRING",
-        b'p' => "PUT",
-        b'g' => "GET",
-        b'q' => "BINPUT",
-        b'r' => "LONG_BINPUT",
-        b'h' => "BINGET",
-        b'j' => "LONG_BINGET",
+        op::GLOBAL => "GLOBAL",
+        op::STACK_GLOBAL => "STACK_GLOBAL",
+        op::REDUCE => "REDUCE",
+        op::BUILD => "BUILD",
+        op::INST => "INST",
+        op::OBJ => "OBJ",
+        op::NEWOBJ => "NEWOBJ",
+        op::NEWOBJ_EX => "NEWOBJ_EX",
+        op::PERSID => "PERSID",
+        op::BINPERSID => "BINPERSID",
+        op::EXT1 => "EXT1",
+        op::EXT2 => "EXT2",
+        op::EXT4 => "EXT4",
+        op::NEXT_BUFFER => "NEXT_BUFFER",
+        op::READONLY_BUFFER => "READONLY_BUFFER",
+        op::PROTO => "PROTO",
+        op::FRAME => "FRAME",
+        op::STOP => "STOP",
+        op::LONG1 => "LONG1",
+        op::LONG4 => "LONG4",
+        op::SHORT_BINUNICODE => "SHORT_BINUNICODE",
+        op::BINUNICODE => "BINUNICODE",
+        op::BINUNICODE8 => "BINUNICODE8",
+        op::SHORT_BINSTRING => "SHORT_BINSTRING",
+        op::BINSTRING => "BINSTRING",
+        op::SHORT_BINBYTES => "SHORT_BINBYTES",
+        op::BINBYTES => "BINBYTES",
+        op::BINBYTES8 => "BINBYTES8",
+        op::BYTEARRAY8 => "BYTEARRAY8",
+        op::BININT => "BININT",
+        op::BININT1 => "BININT1",
+        op::BININT2 => "BININT2",
+        op::BINFLOAT => "BINFLOAT",
+        op::INT => "INT",
+        op::LONG => "LONG",
+        op::FLOAT => "FLOAT",
+        op::UNICODE => "UNICODE",
+        op::STRING => "STRING",
+        op::PUT => "PUT",
+        op::GET => "GET",
+        op::BINPUT => "BINPUT",
+        op::LONG_BINPUT => "LONG_BINPUT",
+        op::BINGET => "BINGET",
+        op::LONG_BINGET => "LONG_BINGET",
         _ => "?",
     }
 }
@@ -1146,7 +1219,10 @@ impl PickleDecoder {
                 Err(Stall::NeedMore) => {
                     let claim = self.stalled.and_then(|s| s.1);
                     self.stalled = Some((data[pos], claim));
-                    if matches!(data[pos], b'I' | b'L' | b'F' | b'V' | b'S' | b'p' | b'g') {
+                    if matches!(
+                        data[pos],
+                        op::INT | op::LONG | op::FLOAT | op::UNICODE | op::STRING | op::PUT | op::GET
+                    ) {
                         self.line_searched = (base + pos as u64, data.len() - pos - 1);
                     }
                     return Ok(pos);
@@ -1203,7 +1279,7 @@ impl PickleDecoder {
             }
             Ok((start, end as usize))
         };
-        if self.protocol == 0 && pos == 0 && base == 0 && op != 0x80 {
+        if self.protocol == 0 && pos == 0 && base == 0 && op != op::PROTO {
             // Protocols 0 and 1 have no PROTO opcode; accept them but make a
             // first byte that is no opcode at all a clear "not a pickle".
             if !is_opcode(op) {
@@ -1211,8 +1287,7 @@ impl PickleDecoder {
             }
         }
         match op {
-            0x80 => {
-                // PROTO
+            op::PROTO => {
                 let v = need(1)?[0];
                 if v > HIGHEST_PROTOCOL {
                     return Err(Stall::from(Error::at(
@@ -1224,23 +1299,22 @@ impl PickleDecoder {
                 self.protocol = v;
                 Ok(p + 1)
             }
-            0x95 => {
+            op::FRAME => {
                 // FRAME: framing is only a hint for buffered readers.
                 need(8)?;
                 Ok(p + 8)
             }
-            b'.' => {
-                // STOP
+            op::STOP => {
                 let v = self.pop(at)?;
                 self.finish_dicts(&[v]);
                 self.result = Some(v);
                 Ok(p)
             }
-            b'(' => {
+            op::MARK => {
                 self.marks.push(self.stack.len());
                 Ok(p)
             }
-            b'0' => {
+            op::POP => {
                 // POP: a MARK on top is popped as a mark
                 if self.marks.last() == Some(&self.stack.len()) {
                     self.marks.pop();
@@ -1249,46 +1323,46 @@ impl PickleDecoder {
                 }
                 Ok(p)
             }
-            b'1' => {
+            op::POP_MARK => {
                 let m = self.pop_mark(at)?;
                 self.stack.truncate(m);
                 Ok(p)
             }
-            b'2' => {
+            op::DUP => {
                 let v = self.top_container(at)?;
                 self.stack.push(v);
                 Ok(p)
             }
-            b'N' => {
+            op::NONE => {
                 self.stack.push(Value::None);
                 Ok(p)
             }
-            0x88 => {
+            op::NEWTRUE => {
                 self.stack.push(Value::Bool(true));
                 Ok(p)
             }
-            0x89 => {
+            op::NEWFALSE => {
                 self.stack.push(Value::Bool(false));
                 Ok(p)
             }
-            b'J' => {
+            op::BININT => {
                 let b = need(4)?;
                 self.stack.push(Value::Int(i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as i64));
                 Ok(p + 4)
             }
-            b'K' => {
+            op::BININT1 => {
                 let b = need(1)?;
                 self.stack.push(Value::Int(b[0] as i64));
                 Ok(p + 1)
             }
-            b'M' => {
+            op::BININT2 => {
                 let b = need(2)?;
                 self.stack.push(Value::Int(u16::from_le_bytes([b[0], b[1]]) as i64));
                 Ok(p + 2)
             }
-            0x8a | 0x8b => {
+            op::LONG1 | op::LONG4 => {
                 // LONG1 / LONG4: little-endian two's complement
-                let (len_bytes, n) = if op == 0x8a {
+                let (len_bytes, n) = if op == op::LONG1 {
                     (1, need(1)?[0] as u64)
                 } else {
                     let b = need(4)?;
@@ -1310,14 +1384,14 @@ impl PickleDecoder {
                 self.push_int(v);
                 Ok(e)
             }
-            b'I' | b'L' => {
+            op::INT | op::LONG => {
                 // INT / LONG (protocol 0 text)
                 let l = line()?;
                 let end = p + l.len() + 1;
                 let text = std::str::from_utf8(l).unwrap_or("").trim_end_matches('L');
                 match text {
-                    "01" if op == b'I' => self.stack.push(Value::Bool(true)),
-                    "00" if op == b'I' => self.stack.push(Value::Bool(false)),
+                    "01" if op == op::INT => self.stack.push(Value::Bool(true)),
+                    "00" if op == op::INT => self.stack.push(Value::Bool(false)),
                     _ => {
                         if text.len() > 40 {
                             return Err(Stall::from(Error::at(
@@ -1337,12 +1411,12 @@ impl PickleDecoder {
                 }
                 Ok(end)
             }
-            b'G' => {
+            op::BINFLOAT => {
                 let b = need(8)?;
                 self.stack.push(Value::Float(f64::from_be_bytes(b.try_into().unwrap())));
                 Ok(p + 8)
             }
-            b'F' => {
+            op::FLOAT => {
                 let l = line()?;
                 let end = p + l.len() + 1;
                 let v: f64 = std::str::from_utf8(l)
@@ -1352,12 +1426,20 @@ impl PickleDecoder {
                 self.stack.push(Value::Float(v));
                 Ok(end)
             }
-            0x8c | b'X' | 0x8d | b'U' | b'T' | b'C' | b'B' | 0x8e | 0x96 => {
+            op::SHORT_BINUNICODE
+            | op::BINUNICODE
+            | op::BINUNICODE8
+            | op::SHORT_BINSTRING
+            | op::BINSTRING
+            | op::SHORT_BINBYTES
+            | op::BINBYTES
+            | op::BINBYTES8
+            | op::BYTEARRAY8 => {
                 // SHORT_BINUNICODE, BINUNICODE, BINUNICODE8, SHORT_BINSTRING,
                 // BINSTRING, SHORT_BINBYTES, BINBYTES, BINBYTES8, BYTEARRAY8
                 let (len_bytes, n) = match op {
-                    0x8c | b'U' | b'C' => (1, need(1)?[0] as u64),
-                    b'X' | b'T' | b'B' => {
+                    op::SHORT_BINUNICODE | op::SHORT_BINSTRING | op::SHORT_BINBYTES => (1, need(1)?[0] as u64),
+                    op::BINUNICODE | op::BINSTRING | op::BINBYTES => {
                         let b = need(4)?;
                         (4, u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64)
                     }
@@ -1371,8 +1453,10 @@ impl PickleDecoder {
                     r => r?,
                 };
                 let raw = &data[s..e];
-                if matches!(op, 0x8c | b'X' | 0x8d | b'U' | b'T')
-                    && (self.arena.strings.byte_len() + raw.len()) as u64 > MAX_PAYLOAD
+                if matches!(
+                    op,
+                    op::SHORT_BINUNICODE | op::BINUNICODE | op::BINUNICODE8 | op::SHORT_BINSTRING | op::BINSTRING
+                ) && (self.arena.strings.byte_len() + raw.len()) as u64 > MAX_PAYLOAD
                 {
                     return Err(Stall::from(Error::at(
                         ErrorKind::TooLarge,
@@ -1383,7 +1467,9 @@ impl PickleDecoder {
                     )));
                 }
                 let v = match op {
-                    0x8c | b'X' | 0x8d | b'U' | b'T' => self.push_string(raw),
+                    op::SHORT_BINUNICODE | op::BINUNICODE | op::BINUNICODE8 | op::SHORT_BINSTRING | op::BINSTRING => {
+                        self.push_string(raw)
+                    }
                     _ => {
                         self.arena.bytes.push(raw.to_vec());
                         Value::Bytes((self.arena.bytes.len() - 1) as u32)
@@ -1392,7 +1478,7 @@ impl PickleDecoder {
                 self.stack.push(v);
                 Ok(e)
             }
-            b'V' => {
+            op::UNICODE => {
                 // UNICODE (protocol 0): raw-unicode-escape text.
                 let l = line()?;
                 let end = p + l.len() + 1;
@@ -1400,7 +1486,7 @@ impl PickleDecoder {
                 self.stack.push(Value::Str(id));
                 Ok(end)
             }
-            b'S' => {
+            op::STRING => {
                 // STRING (protocol 0 bytes, quoted): kept as text, escapes
                 // undecoded (Python 3 never writes it for a str).
                 let l = line()?;
@@ -1410,51 +1496,49 @@ impl PickleDecoder {
                 self.stack.push(v);
                 Ok(end)
             }
-            b']' => {
+            op::EMPTY_LIST => {
                 let id = self.new_list(Vec::new());
                 self.stack.push(Value::List(id));
                 Ok(p)
             }
-            b')' => {
+            op::EMPTY_TUPLE => {
                 let id = self.new_list(Vec::new());
                 self.stack.push(Value::Tuple(id));
                 Ok(p)
             }
-            b'}' => {
+            op::EMPTY_DICT => {
                 let id = self.new_dict(Vec::new());
                 self.stack.push(Value::Dict(id));
                 Ok(p)
             }
-            0x8f => {
+            op::EMPTY_SET => {
                 // EMPTY_SET: a set is shown as a list
                 let id = self.new_list(Vec::new());
                 self.stack.push(Value::List(id));
                 Ok(p)
             }
-            b'a' => {
+            op::APPEND => {
                 let v = self.pop(at)?;
                 let target = self.top_container(at)?;
                 self.append_items(target, vec![v], at)?;
                 Ok(p)
             }
-            b'e' | 0x90 => {
-                // APPENDS / ADDITEMS
+            op::APPENDS | op::ADDITEMS => {
                 let m = self.pop_mark(at)?;
                 let items = self.stack.split_off(m);
                 let target = self.top_container(at)?;
                 self.append_items(target, items, at)?;
                 Ok(p)
             }
-            b'l' | b't' | 0x91 => {
-                // LIST / TUPLE / FROZENSET
+            op::LIST | op::TUPLE | op::FROZENSET => {
                 let m = self.pop_mark(at)?;
                 let items = self.stack.split_off(m);
                 let id = self.new_list(items);
-                self.stack.push(if op == b't' { Value::Tuple(id) } else { Value::List(id) });
+                self.stack.push(if op == op::TUPLE { Value::Tuple(id) } else { Value::List(id) });
                 Ok(p)
             }
-            0x85..=0x87 => {
-                let n = (op - 0x84) as usize;
+            op::TUPLE1..=op::TUPLE3 => {
+                let n = (op - op::TUPLE1 + 1) as usize;
                 let floor = self.marks.last().copied().unwrap_or(0);
                 if self.stack.len() < floor + n {
                     return Err(Stall::from(Error::at(ErrorKind::Malformed, at, "stack underflow in TUPLE")));
@@ -1464,14 +1548,14 @@ impl PickleDecoder {
                 self.stack.push(Value::Tuple(id));
                 Ok(p)
             }
-            b's' => {
+            op::SETITEM => {
                 let v = self.pop(at)?;
                 let k = self.pop(at)?;
                 let target = self.top_container(at)?;
                 self.set_items(target, vec![k, v], at)?;
                 Ok(p)
             }
-            b'u' => {
+            op::SETITEMS => {
                 let m = self.pop_mark(at)?;
                 if self.convert_from_stack(m) {
                     return Ok(p);
@@ -1481,7 +1565,7 @@ impl PickleDecoder {
                 self.set_items(target, items, at)?;
                 Ok(p)
             }
-            b'd' => {
+            op::DICT => {
                 let m = self.pop_mark(at)?;
                 let items = self.stack.split_off(m);
                 let id = self.new_dict(Vec::new());
@@ -1489,34 +1573,34 @@ impl PickleDecoder {
                 self.stack.push(Value::Dict(id));
                 Ok(p)
             }
-            0x94 => {
+            op::MEMOIZE => {
                 let idx = self.memo.len() as u64;
                 self.memo_put(idx, at)?;
                 Ok(p)
             }
-            b'q' => {
+            op::BINPUT => {
                 let idx = need(1)?[0] as u64;
                 self.memo_put(idx, at)?;
                 Ok(p + 1)
             }
-            b'r' => {
+            op::LONG_BINPUT => {
                 let b = need(4)?;
                 self.memo_put(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64, at)?;
                 Ok(p + 4)
             }
-            b'h' => {
+            op::BINGET => {
                 let idx = need(1)?[0] as u64;
                 let v = self.memo_get(idx, at)?;
                 self.stack.push(v);
                 Ok(p + 1)
             }
-            b'j' => {
+            op::LONG_BINGET => {
                 let b = need(4)?;
                 let v = self.memo_get(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64, at)?;
                 self.stack.push(v);
                 Ok(p + 4)
             }
-            b'p' | b'g' => {
+            op::PUT | op::GET => {
                 // PUT / GET (protocol 0 text)
                 let l = line()?;
                 let end = p + l.len() + 1;
@@ -1524,7 +1608,7 @@ impl PickleDecoder {
                     .ok()
                     .and_then(|t| t.trim().parse().ok())
                     .ok_or_else(|| Error::at(ErrorKind::Malformed, at, "bad memo index"))?;
-                if op == b'p' {
+                if op == op::PUT {
                     self.memo_put(idx, at)?;
                 } else {
                     let v = self.memo_get(idx, at)?;
@@ -1532,17 +1616,27 @@ impl PickleDecoder {
                 }
                 Ok(end)
             }
-            b'c' | 0x93 | b'R' | b'b' | b'i' | b'o' | 0x81 | 0x92 | b'P' | b'Q' | 0x82..=0x84 | 0x97 | 0x98 => {
-                Err(Stall::from(Error::at(
-                    ErrorKind::RefusedOpcode,
-                    at,
-                    format!(
-                        "refused pickle opcode {} (0x{op:02x}): it would build an arbitrary Python object, \
+            op::GLOBAL
+            | op::STACK_GLOBAL
+            | op::REDUCE
+            | op::BUILD
+            | op::INST
+            | op::OBJ
+            | op::NEWOBJ
+            | op::NEWOBJ_EX
+            | op::PERSID
+            | op::BINPERSID
+            | op::EXT1..=op::EXT4
+            | op::NEXT_BUFFER
+            | op::READONLY_BUFFER => Err(Stall::from(Error::at(
+                ErrorKind::RefusedOpcode,
+                at,
+                format!(
+                    "refused pickle opcode {} (0x{op:02x}): it would build an arbitrary Python object, \
                          which a memory snapshot never contains; nothing was executed",
-                        op_name(op)
-                    ),
-                )))
-            }
+                    op_name(op)
+                ),
+            ))),
             _ => Err(Stall::from(if base == 0 && pos == 0 {
                 not_a_pickle(data)
             } else {
@@ -1555,50 +1649,51 @@ impl PickleDecoder {
 fn is_opcode(op: u8) -> bool {
     matches!(
         op,
-        0x80..=0x98
-            | b'.'
-            | b'('
-            | b'0'
-            | b'1'
-            | b'2'
-            | b'N'
-            | b'J'
-            | b'K'
-            | b'M'
-            | b'I'
-            | b'L'
-            | b'G'
-            | b'F'
-            | b'X'
-            | b'U'
-            | b'T'
-            | b'C'
-            | b'B'
-            | b'V'
-            | b'S'
-            | b']'
-            | b')'
-            | b'}'
-            | b'a'
-            | b'e'
-            | b'l'
-            | b't'
-            | b's'
-            | b'u'
-            | b'd'
-            | b'q'
-            | b'r'
-            | b'h'
-            | b'j'
-            | b'p'
-            | b'g'
-            | b'c'
-            | b'R'
-            | b'b'
-            | b'i'
-            | b'o'
-            | b'P'
-            | b'Q'
+        op::PROTO
+            ..=op::READONLY_BUFFER
+                | op::STOP
+                | op::MARK
+                | op::POP
+                | op::POP_MARK
+                | op::DUP
+                | op::NONE
+                | op::BININT
+                | op::BININT1
+                | op::BININT2
+                | op::INT
+                | op::LONG
+                | op::BINFLOAT
+                | op::FLOAT
+                | op::BINUNICODE
+                | op::SHORT_BINSTRING
+                | op::BINSTRING
+                | op::SHORT_BINBYTES
+                | op::BINBYTES
+                | op::UNICODE
+                | op::STRING
+                | op::EMPTY_LIST
+                | op::EMPTY_TUPLE
+                | op::EMPTY_DICT
+                | op::APPEND
+                | op::APPENDS
+                | op::LIST
+                | op::TUPLE
+                | op::SETITEM
+                | op::SETITEMS
+                | op::DICT
+                | op::BINPUT
+                | op::LONG_BINPUT
+                | op::BINGET
+                | op::LONG_BINGET
+                | op::PUT
+                | op::GET
+                | op::GLOBAL
+                | op::REDUCE
+                | op::BUILD
+                | op::INST
+                | op::OBJ
+                | op::PERSID
+                | op::BINPERSID
     )
 }
 
