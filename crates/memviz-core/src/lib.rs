@@ -10,14 +10,16 @@
 //! moment and what it is, the OOMs, the peak, the leaks).
 
 pub mod analysis;
-pub mod decode;
+// The decoder's machinery (pickle machine, arena, records) is ours: users
+// read snapshots through `load` and `Loader`.
+pub(crate) mod decode;
 pub mod error;
 pub mod format;
 pub mod model;
 pub mod views;
 
 // The modules by their short names: `memviz_core::timeline`, `crate::pickle`.
-pub use decode::{annotations, json, loader, pickle, problems};
+pub(crate) use decode::{annotations, json, loader, pickle, problems};
 pub use views::{mapped, pools, search, segment_map, state, summary, timeline, versions};
 
 pub use error::{Error, ErrorKind, Result};
@@ -33,7 +35,7 @@ pub fn load(bytes: &[u8]) -> Result<Snapshot> {
     loader.finish()
 }
 
-pub use loader::Loader;
+pub use loader::{Loader, MAX_SNAPSHOT_BYTES};
 
 #[cfg(test)]
 mod tests {

@@ -937,10 +937,6 @@ impl PickleDecoder {
         }
     }
 
-    pub fn is_done(&self) -> bool {
-        self.result.is_some()
-    }
-
     /// Feeds the next chunk of input.
     pub fn feed(&mut self, mut chunk: &[u8]) -> Result<()> {
         if self.result.is_some() {
@@ -1836,5 +1832,58 @@ impl Arena {
         let id = (self.dicts.len() - 1) as u32;
         self.finish_dict(id);
         Value::Dict(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Decodes a whole pickle; its arena.
+    fn arena_of(bytes: &[u8]) -> Arena {
+        let mut d = PickleDecoder::new();
+        d.feed(bytes).unwrap();
+        d.finish().unwrap().1
+    }
+
+    /// BINGET / LONG_BINGET of memo `idx`.
+    fn get(out: &mut Vec<u8>, idx: u32) {
+        if idx < 256 {
+            out.extend_from_slice(&[op::BINGET, idx as u8]);
+        } else {
+            out.push(op::LONG_BINGET);
+            out.extend_from_slice(&idx.to_le_bytes());
+        }
+    }
+
+    #[test]
+    fn a_put_far_ahead_allocates_no_memo() {
+        let mut p = vec![op::PROTO, 4, op::EMPTY_LIST, op::LONG_BINPUT, 0xff, 0xff, 0xff, 0xff];
+        get(&mut p, u32::MAX);
+        p.push(op::STOP);
+        assert_eq!(arena_of(&p).lists.len(), 1);
+    }
+
+    /// Lists holding the previous one twice through the memo are shared,
+    /// not copied: `levels` + 1 lists of two references, not 2^levels leaves.
+    #[test]
+    fn billion_laughs_stay_shared() {
+        let levels = 40u32;
+        let mut p = vec![op::PROTO, 4, op::EMPTY_LIST, op::MEMOIZE];
+        for k in 1..=levels {
+            p.push(op::MARK);
+            get(&mut p, k - 1);
+            get(&mut p, k - 1);
+            p.extend_from_slice(&[op::LIST, op::MEMOIZE]);
+        }
+        p.push(op::STOP);
+        let arena = arena_of(&p);
+        assert_eq!(arena.lists.len(), levels as usize + 1);
+        assert_eq!(arena.list_store.iter().map(|v| v.len()).sum::<usize>(), 2 * levels as usize);
+    }
+
+    #[test]
+    fn invalid_utf8_is_one_replacement_per_bad_byte() {
+        assert_eq!(python_str_lossy(b"caf\xe9 \xff"), "caf\u{FFFD} \u{FFFD}");
     }
 }
