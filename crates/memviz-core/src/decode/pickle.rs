@@ -918,6 +918,79 @@ fn op_name(op: u8) -> &'static str {
     }
 }
 
+/// The bytes after one opcode, read by [`PickleDecoder::step`]'s phases:
+/// each reader is NeedMore when the chunk ends inside the opcode.
+#[derive(Clone, Copy)]
+struct Operands<'a> {
+    data: &'a [u8],
+    /// Where the opcode is, and its first operand byte.
+    pos: usize,
+    p: usize,
+    /// The opcode's offset in the whole input.
+    at: u64,
+    /// Bytes after `p` already searched for a newline when this opcode
+    /// stalled before.
+    searched: usize,
+}
+
+impl<'a> Operands<'a> {
+    /// The next `n` bytes.
+    fn need(&self, n: usize) -> std::result::Result<&'a [u8], Stall> {
+        self.data.get(self.p..self.p + n).ok_or(Stall::NeedMore)
+    }
+
+    /// A text line. Only the bytes not searched before are searched, or a
+    /// long line arriving in small chunks would be searched again for each.
+    fn line(&self) -> std::result::Result<&'a [u8], Stall> {
+        let (data, p) = (self.data, self.p);
+        let end = data.len().min(p + MAX_LINE);
+        let from = (p + self.searched).min(end);
+        let rest = &data[p..end];
+        match data[from..end].iter().position(|&b| b == b'\n') {
+            Some(i) => Ok(&data[p..from + i]),
+            None if rest.len() == MAX_LINE => Err(Stall::from(Error::at(
+                ErrorKind::TooLarge,
+                self.at,
+                format!("a text line of more than {MAX_LINE} bytes (opcode {})", op_name(data[self.pos])),
+            ))),
+            None => Err(Stall::NeedMore),
+        }
+    }
+
+    /// A length-prefixed payload after `len_bytes` of length: the claimed
+    /// length is checked against what the input could still hold before
+    /// waiting for it.
+    fn payload(&self, len_bytes: usize, len: u64) -> std::result::Result<(usize, usize), Stall> {
+        if len > MAX_PAYLOAD {
+            return Err(Stall::from(Error::at(
+                ErrorKind::TooLarge,
+                self.at,
+                format!(
+                    "the opcode {} claims {len} bytes of data (this reader's limit is {MAX_PAYLOAD})",
+                    op_name(self.data[self.pos])
+                ),
+            )));
+        }
+        let start = self.p + len_bytes;
+        // In u64: on wasm32 a usize sum could wrap.
+        let end = start as u64 + len;
+        if end > self.data.len() as u64 {
+            return Err(Stall::NeedMore);
+        }
+        Ok((start, end as usize))
+    }
+
+    /// `op` is no opcode: the first byte of a file that is no pickle, or an
+    /// unknown opcode later.
+    fn unknown(&self, op: u8) -> Stall {
+        Stall::from(if self.at == 0 {
+            not_a_pickle(self.data)
+        } else {
+            Error::at(ErrorKind::UnknownOpcode, self.at, format!("unknown pickle opcode 0x{op:02x}"))
+        })
+    }
+}
+
 impl PickleDecoder {
     pub fn new() -> Self {
         PickleDecoder {
@@ -1234,47 +1307,10 @@ impl PickleDecoder {
         let at = base + pos as u64;
         let op = data[pos];
         let p = pos + 1;
-        // Operand readers: NeedMore when the chunk ends inside the opcode.
-        let need = |n: usize| -> std::result::Result<&[u8], Stall> { data.get(p..p + n).ok_or(Stall::NeedMore) };
-        // A text line. When this opcode stalled before, the bytes already
-        // searched hold no newline: search only the new ones, or a long line
-        // arriving in small chunks would be searched again for each.
+        // When this opcode stalled in a text line before, the bytes already
+        // searched hold no newline.
         let searched = if self.line_searched.0 == at { self.line_searched.1 } else { 0 };
-        let line = || -> std::result::Result<&[u8], Stall> {
-            let end = data.len().min(p + MAX_LINE);
-            let from = (p + searched).min(end);
-            let rest = &data[p..end];
-            match data[from..end].iter().position(|&b| b == b'\n') {
-                Some(i) => Ok(&data[p..from + i]),
-                None if rest.len() == MAX_LINE => Err(Stall::from(Error::at(
-                    ErrorKind::TooLarge,
-                    at,
-                    format!("a text line of more than {MAX_LINE} bytes (opcode {})", op_name(data[pos])),
-                ))),
-                None => Err(Stall::NeedMore),
-            }
-        };
-        // A length-prefixed payload: check the claimed length against what
-        // the input could still hold before waiting for it.
-        let payload = |len_bytes: usize, len: u64| -> std::result::Result<(usize, usize), Stall> {
-            if len > MAX_PAYLOAD {
-                return Err(Stall::from(Error::at(
-                    ErrorKind::TooLarge,
-                    at,
-                    format!(
-                        "the opcode {} claims {len} bytes of data (this reader's limit is {MAX_PAYLOAD})",
-                        op_name(data[pos])
-                    ),
-                )));
-            }
-            let start = p + len_bytes;
-            // In u64: on wasm32 a usize sum could wrap.
-            let end = start as u64 + len;
-            if end > data.len() as u64 {
-                return Err(Stall::NeedMore);
-            }
-            Ok((start, end as usize))
-        };
+        let o = Operands { data, pos, p, at, searched };
         if self.protocol == 0 && pos == 0 && base == 0 && op != op::PROTO {
             // Protocols 0 and 1 have no PROTO opcode; accept them but make a
             // first byte that is no opcode at all a clear "not a pickle".
@@ -1284,7 +1320,7 @@ impl PickleDecoder {
         }
         match op {
             op::PROTO => {
-                let v = need(1)?[0];
+                let v = o.need(1)?[0];
                 if v > HIGHEST_PROTOCOL {
                     return Err(Stall::from(Error::at(
                         ErrorKind::UnknownOpcode,
@@ -1297,7 +1333,7 @@ impl PickleDecoder {
             }
             op::FRAME => {
                 // FRAME: framing is only a hint for buffered readers.
-                need(8)?;
+                o.need(8)?;
                 Ok(p + 8)
             }
             op::STOP => {
@@ -1329,6 +1365,76 @@ impl PickleDecoder {
                 self.stack.push(v);
                 Ok(p)
             }
+            op::GLOBAL
+            | op::STACK_GLOBAL
+            | op::REDUCE
+            | op::BUILD
+            | op::INST
+            | op::OBJ
+            | op::NEWOBJ
+            | op::NEWOBJ_EX
+            | op::PERSID
+            | op::BINPERSID
+            | op::EXT1..=op::EXT4
+            | op::NEXT_BUFFER
+            | op::READONLY_BUFFER => Err(Stall::from(Error::at(
+                ErrorKind::RefusedOpcode,
+                at,
+                format!(
+                    "refused pickle opcode {} (0x{op:02x}): it would build an arbitrary Python object, \
+                         which a memory snapshot never contains; nothing was executed",
+                    op_name(op)
+                ),
+            ))),
+            op::NONE
+            | op::NEWTRUE
+            | op::NEWFALSE
+            | op::BININT
+            | op::BININT1
+            | op::BININT2
+            | op::LONG1
+            | op::LONG4
+            | op::INT
+            | op::LONG
+            | op::BINFLOAT
+            | op::FLOAT => self.op_number(op, &o),
+            op::SHORT_BINUNICODE
+            | op::BINUNICODE
+            | op::BINUNICODE8
+            | op::SHORT_BINSTRING
+            | op::BINSTRING
+            | op::SHORT_BINBYTES
+            | op::BINBYTES
+            | op::BINBYTES8
+            | op::BYTEARRAY8
+            | op::UNICODE
+            | op::STRING => self.op_text(op, &o),
+            op::EMPTY_LIST
+            | op::EMPTY_TUPLE
+            | op::EMPTY_DICT
+            | op::EMPTY_SET
+            | op::APPEND
+            | op::APPENDS
+            | op::ADDITEMS
+            | op::LIST
+            | op::TUPLE
+            | op::FROZENSET
+            | op::TUPLE1..=op::TUPLE3
+            | op::SETITEM
+            | op::SETITEMS
+            | op::DICT => self.op_container(op, &o),
+            op::MEMOIZE | op::BINPUT | op::LONG_BINPUT | op::BINGET | op::LONG_BINGET | op::PUT | op::GET => {
+                self.op_memo(op, &o)
+            }
+            _ => Err(o.unknown(op)),
+        }
+    }
+
+    /// Numbers and constants: None, booleans, ints (binary, LONG1/4, protocol 0 text), floats.
+    #[inline]
+    fn op_number(&mut self, op: u8, o: &Operands) -> std::result::Result<usize, Stall> {
+        let Operands { p, at, data, .. } = *o;
+        match op {
             op::NONE => {
                 self.stack.push(Value::None);
                 Ok(p)
@@ -1342,26 +1448,26 @@ impl PickleDecoder {
                 Ok(p)
             }
             op::BININT => {
-                let b = need(4)?;
+                let b = o.need(4)?;
                 self.stack.push(Value::Int(i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as i64));
                 Ok(p + 4)
             }
             op::BININT1 => {
-                let b = need(1)?;
+                let b = o.need(1)?;
                 self.stack.push(Value::Int(b[0] as i64));
                 Ok(p + 1)
             }
             op::BININT2 => {
-                let b = need(2)?;
+                let b = o.need(2)?;
                 self.stack.push(Value::Int(u16::from_le_bytes([b[0], b[1]]) as i64));
                 Ok(p + 2)
             }
             op::LONG1 | op::LONG4 => {
                 // LONG1 / LONG4: little-endian two's complement
                 let (len_bytes, n) = if op == op::LONG1 {
-                    (1, need(1)?[0] as u64)
+                    (1, o.need(1)?[0] as u64)
                 } else {
-                    let b = need(4)?;
+                    let b = o.need(4)?;
                     let n = i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
                     if n < 0 {
                         return Err(Stall::from(Error::at(ErrorKind::Malformed, at, "LONG4 with a negative length")));
@@ -1375,14 +1481,14 @@ impl PickleDecoder {
                         format!("integer of {n} bytes refused (no address or size needs more than {MAX_INT_BYTES})"),
                     )));
                 }
-                let (s, e) = payload(len_bytes, n)?;
+                let (s, e) = o.payload(len_bytes, n)?;
                 let v = le_signed(&data[s..e]);
                 self.push_int(v);
                 Ok(e)
             }
             op::INT | op::LONG => {
                 // INT / LONG (protocol 0 text)
-                let l = line()?;
+                let l = o.line()?;
                 let end = p + l.len() + 1;
                 let text = std::str::from_utf8(l).unwrap_or("").trim_end_matches('L');
                 match text {
@@ -1408,12 +1514,12 @@ impl PickleDecoder {
                 Ok(end)
             }
             op::BINFLOAT => {
-                let b = need(8)?;
+                let b = o.need(8)?;
                 self.stack.push(Value::Float(f64::from_be_bytes(b.try_into().unwrap())));
                 Ok(p + 8)
             }
             op::FLOAT => {
-                let l = line()?;
+                let l = o.line()?;
                 let end = p + l.len() + 1;
                 let v: f64 = std::str::from_utf8(l)
                     .ok()
@@ -1422,6 +1528,15 @@ impl PickleDecoder {
                 self.stack.push(Value::Float(v));
                 Ok(end)
             }
+            _ => Err(o.unknown(op)),
+        }
+    }
+
+    /// Strings and bytes: length-prefixed (binary) or a text line (protocol 0).
+    #[inline]
+    fn op_text(&mut self, op: u8, o: &Operands) -> std::result::Result<usize, Stall> {
+        let Operands { p, at, data, .. } = *o;
+        match op {
             op::SHORT_BINUNICODE
             | op::BINUNICODE
             | op::BINUNICODE8
@@ -1431,17 +1546,15 @@ impl PickleDecoder {
             | op::BINBYTES
             | op::BINBYTES8
             | op::BYTEARRAY8 => {
-                // SHORT_BINUNICODE, BINUNICODE, BINUNICODE8, SHORT_BINSTRING,
-                // BINSTRING, SHORT_BINBYTES, BINBYTES, BINBYTES8, BYTEARRAY8
                 let (len_bytes, n) = match op {
-                    op::SHORT_BINUNICODE | op::SHORT_BINSTRING | op::SHORT_BINBYTES => (1, need(1)?[0] as u64),
+                    op::SHORT_BINUNICODE | op::SHORT_BINSTRING | op::SHORT_BINBYTES => (1, o.need(1)?[0] as u64),
                     op::BINUNICODE | op::BINSTRING | op::BINBYTES => {
-                        let b = need(4)?;
+                        let b = o.need(4)?;
                         (4, u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64)
                     }
-                    _ => (8, u64::from_le_bytes(need(8)?.try_into().unwrap())),
+                    _ => (8, u64::from_le_bytes(o.need(8)?.try_into().unwrap())),
                 };
-                let (s, e) = match payload(len_bytes, n) {
+                let (s, e) = match o.payload(len_bytes, n) {
                     Err(Stall::NeedMore) => {
                         self.stalled = Some((op, Some(n)));
                         return Err(Stall::NeedMore);
@@ -1476,7 +1589,7 @@ impl PickleDecoder {
             }
             op::UNICODE => {
                 // UNICODE (protocol 0): raw-unicode-escape text.
-                let l = line()?;
+                let l = o.line()?;
                 let end = p + l.len() + 1;
                 let id = self.arena.push_str(&raw_unicode_escape(l));
                 self.stack.push(Value::Str(id));
@@ -1485,13 +1598,22 @@ impl PickleDecoder {
             op::STRING => {
                 // STRING (protocol 0 bytes, quoted): kept as text, escapes
                 // undecoded (Python 3 never writes it for a str).
-                let l = line()?;
+                let l = o.line()?;
                 let end = p + l.len() + 1;
                 let l = if l.len() >= 2 { &l[1..l.len() - 1] } else { l };
                 let v = self.push_string(l);
                 self.stack.push(v);
                 Ok(end)
             }
+            _ => Err(o.unknown(op)),
+        }
+    }
+
+    /// Lists, tuples, sets and dicts: new ones and items added to the one on top.
+    #[inline]
+    fn op_container(&mut self, op: u8, o: &Operands) -> std::result::Result<usize, Stall> {
+        let Operands { p, at, .. } = *o;
+        match op {
             op::EMPTY_LIST => {
                 let id = self.new_list(Vec::new());
                 self.stack.push(Value::List(id));
@@ -1569,36 +1691,45 @@ impl PickleDecoder {
                 self.stack.push(Value::Dict(id));
                 Ok(p)
             }
+            _ => Err(o.unknown(op)),
+        }
+    }
+
+    /// The memo: PUT stores the top of the stack, GET pushes it again (shared, not copied).
+    #[inline]
+    fn op_memo(&mut self, op: u8, o: &Operands) -> std::result::Result<usize, Stall> {
+        let Operands { p, at, .. } = *o;
+        match op {
             op::MEMOIZE => {
                 let idx = self.memo.len() as u64;
                 self.memo_put(idx, at)?;
                 Ok(p)
             }
             op::BINPUT => {
-                let idx = need(1)?[0] as u64;
+                let idx = o.need(1)?[0] as u64;
                 self.memo_put(idx, at)?;
                 Ok(p + 1)
             }
             op::LONG_BINPUT => {
-                let b = need(4)?;
+                let b = o.need(4)?;
                 self.memo_put(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64, at)?;
                 Ok(p + 4)
             }
             op::BINGET => {
-                let idx = need(1)?[0] as u64;
+                let idx = o.need(1)?[0] as u64;
                 let v = self.memo_get(idx, at)?;
                 self.stack.push(v);
                 Ok(p + 1)
             }
             op::LONG_BINGET => {
-                let b = need(4)?;
+                let b = o.need(4)?;
                 let v = self.memo_get(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64, at)?;
                 self.stack.push(v);
                 Ok(p + 4)
             }
             op::PUT | op::GET => {
                 // PUT / GET (protocol 0 text)
-                let l = line()?;
+                let l = o.line()?;
                 let end = p + l.len() + 1;
                 let idx: u64 = std::str::from_utf8(l)
                     .ok()
@@ -1612,32 +1743,7 @@ impl PickleDecoder {
                 }
                 Ok(end)
             }
-            op::GLOBAL
-            | op::STACK_GLOBAL
-            | op::REDUCE
-            | op::BUILD
-            | op::INST
-            | op::OBJ
-            | op::NEWOBJ
-            | op::NEWOBJ_EX
-            | op::PERSID
-            | op::BINPERSID
-            | op::EXT1..=op::EXT4
-            | op::NEXT_BUFFER
-            | op::READONLY_BUFFER => Err(Stall::from(Error::at(
-                ErrorKind::RefusedOpcode,
-                at,
-                format!(
-                    "refused pickle opcode {} (0x{op:02x}): it would build an arbitrary Python object, \
-                         which a memory snapshot never contains; nothing was executed",
-                    op_name(op)
-                ),
-            ))),
-            _ => Err(Stall::from(if base == 0 && pos == 0 {
-                not_a_pickle(data)
-            } else {
-                Error::at(ErrorKind::UnknownOpcode, at, format!("unknown pickle opcode 0x{op:02x}"))
-            })),
+            _ => Err(o.unknown(op)),
         }
     }
 }
