@@ -344,54 +344,8 @@ impl Timeline {
             }
         }
 
-        let n_steps = actions.len() as u32;
-        let mut by_order = Vec::with_capacity(elements.len());
-        // 0: not yet pushed, 1: alive, 2: freed.
-        let mut state = vec![0u8; elements.len()];
-        let mut running: u64 = 0;
-        for &e in &initially {
-            let el = &mut elements[e as usize];
-            state[e as usize] = 1;
-            el.x0 = 0;
-            el.x1 = n_steps;
-            el.order = by_order.len() as u32;
-            by_order.push(e);
-            running = running.wrapping_add(el.size);
-            el.total_after_alloc = running;
-        }
-        let start_bytes = running;
-        let mut total = Vec::with_capacity(actions.len());
-        for (k, &e) in actions.iter().enumerate() {
-            let el = &mut elements[e as usize];
-            match state[e as usize] {
-                0 => {
-                    state[e as usize] = 1;
-                    running = running.wrapping_add(el.size);
-                    el.x0 = k as u32;
-                    el.x1 = n_steps;
-                    el.order = by_order.len() as u32;
-                    el.total_after_alloc = running;
-                    by_order.push(e);
-                    total.push(running);
-                }
-                1 => {
-                    state[e as usize] = 2;
-                    el.x1 = k as u32 + 1;
-                    total.push(running);
-                    running = running.wrapping_sub(el.size);
-                }
-                // Cannot happen (an element is in `actions` at most twice);
-                // keep the step anyway so steps stay action indices.
-                _ => total.push(running),
-            }
-        }
-        // Size descending, ties by index: JS's stable sort, done unstably on
-        // compact keys (an indirect stable sort misses the cache on 1M
-        // items), each one integer so a comparison is one compare.
-        let mut keyed: Vec<u128> =
-            elements.iter().enumerate().map(|(i, e)| ((!e.size as u128) << 32) | i as u128).collect();
-        keyed.sort_unstable();
-        let by_size: Vec<u32> = keyed.into_iter().map(|k| k as u32).collect();
+        let Stacked { by_order, total, start_bytes, end_bytes } = stack(&mut elements, &initially, &actions);
+        let by_size = by_size(&elements);
 
         Timeline {
             elements,
@@ -400,7 +354,7 @@ impl Timeline {
             events,
             total,
             start_bytes,
-            end_bytes: running,
+            end_bytes,
             by_size,
             by_order,
             device,
@@ -423,6 +377,73 @@ impl Timeline {
         }
         self.total.iter().position(|&t| t == peak).unwrap_or(0) as u32
     }
+}
+
+/// Phase 3's result: the stack of elements and the total at each step.
+struct Stacked {
+    by_order: Vec<u32>,
+    total: Vec<u64>,
+    start_bytes: u64,
+    end_bytes: u64,
+}
+
+/// Phase 3: pushes the initially allocated elements, then replays
+/// `actions` (an element's first appearance allocates it, its second frees
+/// it), giving each element its steps and place in the stack.
+fn stack(elements: &mut [Element], initially: &[u32], actions: &[u32]) -> Stacked {
+    let n_steps = actions.len() as u32;
+    let mut by_order = Vec::with_capacity(elements.len());
+    // 0: not yet pushed, 1: alive, 2: freed.
+    let mut state = vec![0u8; elements.len()];
+    let mut running: u64 = 0;
+    for &e in initially {
+        let el = &mut elements[e as usize];
+        state[e as usize] = 1;
+        el.x0 = 0;
+        el.x1 = n_steps;
+        el.order = by_order.len() as u32;
+        by_order.push(e);
+        running = running.wrapping_add(el.size);
+        el.total_after_alloc = running;
+    }
+    let start_bytes = running;
+    let mut total = Vec::with_capacity(actions.len());
+    for (k, &e) in actions.iter().enumerate() {
+        let el = &mut elements[e as usize];
+        match state[e as usize] {
+            0 => {
+                state[e as usize] = 1;
+                running = running.wrapping_add(el.size);
+                el.x0 = k as u32;
+                el.x1 = n_steps;
+                el.order = by_order.len() as u32;
+                el.total_after_alloc = running;
+                by_order.push(e);
+                total.push(running);
+            }
+            1 => {
+                state[e as usize] = 2;
+                el.x1 = k as u32 + 1;
+                total.push(running);
+                running = running.wrapping_sub(el.size);
+            }
+            // Cannot happen (an element is in `actions` at most twice);
+            // keep the step anyway so steps stay action indices.
+            _ => total.push(running),
+        }
+    }
+    Stacked { by_order, total, start_bytes, end_bytes: running }
+}
+
+/// Phase 4: element indices by size, descending; ties by index (JS's
+/// stable sort), done unstably on compact keys (an indirect stable sort
+/// misses the cache on 1M items), each one integer so a comparison is one
+/// compare.
+fn by_size(elements: &[Element]) -> Vec<u32> {
+    let mut keyed: Vec<u128> =
+        elements.iter().enumerate().map(|(i, e)| ((!e.size as u128) << 32) | i as u128).collect();
+    keyed.sort_unstable();
+    keyed.into_iter().map(|k| k as u32).collect()
 }
 
 /// Steps per leaf of [`DetailView`]'s interval tree. A query checks at most
