@@ -131,7 +131,6 @@ impl Timeline {
     pub fn build_with(snap: &Snapshot, versions: &Versions, device: u32, kind: TimelineKind) -> Timeline {
         let trace = snap.trace(device);
         let pools = PoolFinder::new(snap, device);
-        let ev_version = versions.event.get(device as usize);
         // Sized up front: doubling a vector of 100-byte elements would copy
         // them and leave up to half its capacity unused. Frees add elements
         // only when unmatched (rare: the vector grows then).
@@ -166,7 +165,7 @@ impl Timeline {
         let element_of = |i: usize, addr: u128, source: ElementSource| Element {
             source,
             addr,
-            version: ev_version.and_then(|v| v.get(i)).copied().unwrap_or(0),
+            version: versions.of_event(device, i),
             size: trace.size[i],
             stream: trace.stream[i],
             pool_id: pools.find(addr),
@@ -184,22 +183,12 @@ impl Timeline {
         let piece_element = |p: &mapped::Piece| {
             let (source, version, stream, stack) = if p.map_event != BEFORE_TRACE {
                 let i = p.map_event as usize;
-                (
-                    ElementSource::Alloc(p.map_event),
-                    ev_version.and_then(|v| v.get(i)).copied().unwrap_or(0),
-                    trace.stream[i],
-                    trace.stack[i],
-                )
+                (ElementSource::Alloc(p.map_event), versions.of_event(device, i), trace.stream[i], trace.stack[i])
             } else if let Some(u) = p.unmap_event {
                 // Mapped before recording: like an unmatched free, it shows
                 // the stack of the unmap.
                 let u = u as usize;
-                (
-                    ElementSource::UnmatchedFree(u as u32),
-                    ev_version.and_then(|v| v.get(u)).copied().unwrap_or(0),
-                    trace.stream[u],
-                    trace.stack[u],
-                )
+                (ElementSource::UnmatchedFree(u as u32), versions.of_event(device, u), trace.stream[u], trace.stack[u])
             } else {
                 let si = p.dump_segment.unwrap_or(u32::MAX);
                 let seg = snap.segments.get(si as usize);
@@ -284,55 +273,8 @@ impl Timeline {
         for &p in &pieces.before_trace {
             initially.push(piece_elem[p as usize]);
         }
-        for (si, seg) in snap.segments.iter().enumerate() {
-            if seg.device != device {
-                continue;
-            }
-            match kind {
-                TimelineKind::CachedSegments => {
-                    // Expandable segments are counted as pieces above.
-                    let expandable = pieces.dump_segments.binary_search(&(si as u32)).is_ok();
-                    if !expandable && !addr_to_alloc.contains_key(&seg.address) {
-                        initially.push(elements.len() as u32);
-                        elements.push(Element {
-                            source: ElementSource::GhostSegment(si as u32),
-                            addr: seg.address,
-                            version: versions.of_segment(si),
-                            size: seg.total_size,
-                            stream: seg.stream,
-                            pool_id: pools.find(seg.address),
-                            stack: 0,
-                            x0: 0,
-                            x1: 0,
-                            order: 0,
-                            total_after_alloc: 0,
-                        });
-                    }
-                }
-                TimelineKind::ActiveMemory => {
-                    let end = (seg.blocks.end as usize).min(snap.blocks.len());
-                    for bi in (seg.blocks.start as usize).min(end)..end {
-                        let b = &snap.blocks[bi];
-                        if b.state == BlockState::ActiveAllocated && !addr_to_alloc.contains_key(&b.address) {
-                            initially.push(elements.len() as u32);
-                            elements.push(Element {
-                                source: ElementSource::GhostBlock(bi as u32),
-                                addr: b.address,
-                                version: versions.of_block(bi),
-                                size: b.requested_size,
-                                stream: seg.stream,
-                                pool_id: seg.pool_id.or_else(|| pools.find(b.address)),
-                                stack: b.stack,
-                                x0: 0,
-                                x1: 0,
-                                order: 0,
-                                total_after_alloc: 0,
-                            });
-                        }
-                    }
-                }
-            }
-        }
+        let dump = Dump { snap, versions, device, kind, pools: &pools, pieces: &pieces, addr_to_alloc: &addr_to_alloc };
+        dump.ghosts(&mut elements, &mut initially);
 
         // Ghosts end up at the bottom, frees that come first at the top.
         initially.reverse();
@@ -376,6 +318,74 @@ impl Timeline {
             return 0;
         }
         self.total.iter().position(|&t| t == peak).unwrap_or(0) as u32
+    }
+}
+
+/// What phase 2 reads: the dump of one device and what the trace allocated.
+struct Dump<'a> {
+    snap: &'a Snapshot,
+    versions: &'a Versions,
+    device: u32,
+    kind: TimelineKind,
+    pools: &'a PoolFinder,
+    pieces: &'a MappedPieces,
+    /// Addresses the trace allocated (and did not free).
+    addr_to_alloc: &'a AddrMap<u32>,
+}
+
+impl Dump<'_> {
+    /// Phase 2: what the dump holds that the trace never allocated (its
+    /// segments, or its active blocks), alive from the start.
+    fn ghosts(&self, elements: &mut Vec<Element>, initially: &mut Vec<u32>) {
+        for (si, seg) in self.snap.segments.iter().enumerate() {
+            if seg.device != self.device {
+                continue;
+            }
+            match self.kind {
+                TimelineKind::CachedSegments => {
+                    // Expandable segments are counted as pieces above.
+                    let expandable = self.pieces.dump_segments.binary_search(&(si as u32)).is_ok();
+                    if !expandable && !self.addr_to_alloc.contains_key(&seg.address) {
+                        initially.push(elements.len() as u32);
+                        elements.push(Element {
+                            source: ElementSource::GhostSegment(si as u32),
+                            addr: seg.address,
+                            version: self.versions.of_segment(si),
+                            size: seg.total_size,
+                            stream: seg.stream,
+                            pool_id: self.pools.find(seg.address),
+                            stack: 0,
+                            x0: 0,
+                            x1: 0,
+                            order: 0,
+                            total_after_alloc: 0,
+                        });
+                    }
+                }
+                TimelineKind::ActiveMemory => {
+                    let end = (seg.blocks.end as usize).min(self.snap.blocks.len());
+                    for bi in (seg.blocks.start as usize).min(end)..end {
+                        let b = &self.snap.blocks[bi];
+                        if b.state == BlockState::ActiveAllocated && !self.addr_to_alloc.contains_key(&b.address) {
+                            initially.push(elements.len() as u32);
+                            elements.push(Element {
+                                source: ElementSource::GhostBlock(bi as u32),
+                                addr: b.address,
+                                version: self.versions.of_block(bi),
+                                size: b.requested_size,
+                                stream: seg.stream,
+                                pool_id: seg.pool_id.or_else(|| self.pools.find(b.address)),
+                                stack: b.stack,
+                                x0: 0,
+                                x1: 0,
+                                order: 0,
+                                total_after_alloc: 0,
+                            });
+                        }
+                    }
+                }
+            }
+        }
     }
 }
 
