@@ -405,7 +405,7 @@ pub fn format_event_as(snap: &Snapshot, versions: &Versions, device: u32, i: usi
 fn annotation_version(versions: &Versions, a: &Annotation) -> u32 {
     match a.target {
         Target::Alloc(i) | Target::Freed(i) => versions.of_event(a.device, i as usize),
-        Target::Block(b) => versions.block.get(b as usize).copied().unwrap_or(0),
+        Target::Block(b) => versions.of_block(b as usize),
         Target::Nothing => 0,
     }
 }
@@ -425,7 +425,7 @@ pub fn format_allocator_settings(settings: Option<&Plain>) -> String {
     match p {
         Plain::Map(kv) if kv.is_empty() => return "(empty)".to_string(),
         Plain::Map(kv) => settings_map(&mut out, kv, 0),
-        other => out.push_str(&plain_inline(other)),
+        other => out.push_str(&other.repr()),
     }
     out.truncate(out.trim_end().len());
     out
@@ -435,7 +435,7 @@ fn settings_map(out: &mut String, kv: &[(Plain, Plain)], depth: usize) {
     for (k, v) in kv {
         let key = match k {
             Plain::Str(s) => s.clone(),
-            other => plain_inline(other),
+            other => other.repr(),
         };
         out.push_str(&"  ".repeat(depth));
         out.push_str(&key);
@@ -452,29 +452,10 @@ fn settings_map(out: &mut String, kv: &[(Plain, Plain)], depth: usize) {
             }
             other => {
                 out.push(' ');
-                out.push_str(&plain_inline(other));
+                out.push_str(&other.repr());
                 out.push('\n');
             }
         }
-    }
-}
-
-/// A value on one line, Python-like (`True`, `None`, `'text'`, `[1, 2]`,
-/// `{'a': 1}`).
-fn plain_inline(p: &Plain) -> String {
-    match p {
-        Plain::None => "None".into(),
-        Plain::Bool(b) => if *b { "True" } else { "False" }.into(),
-        Plain::Int(i) => i.to_string(),
-        Plain::Float(f) => format!("{f:?}"),
-        Plain::Str(s) => format!("'{s}'"),
-        Plain::Bytes(b) => format!("b'{}'", String::from_utf8_lossy(b)),
-        Plain::List(l) => format!("[{}]", l.iter().map(plain_inline).collect::<Vec<_>>().join(", ")),
-        Plain::Map(m) => format!(
-            "{{{}}}",
-            m.iter().map(|(k, v)| format!("{}: {}", plain_inline(k), plain_inline(v))).collect::<Vec<_>>().join(", ")
-        ),
-        Plain::Elided => "…".into(),
     }
 }
 

@@ -10,14 +10,18 @@
 //! moment and what it is, the OOMs, the peak, the leaks).
 
 pub mod analysis;
-pub mod decode;
+// The decoder's machinery (pickle machine, arena, records) is ours: users
+// read snapshots through `load` and `Loader`.
+pub(crate) mod decode;
 pub mod error;
 pub mod format;
 pub mod model;
 pub mod views;
 
 // The modules by their short names: `memviz_core::timeline`, `crate::pickle`.
-pub use decode::{annotations, json, loader, pickle, problems, profiler};
+pub(crate) use decode::{annotations, json, loader, pickle, problems};
+// torch.profiler memory exports: read by the CLI and the page, so public.
+pub use decode::profiler;
 pub use views::{mapped, phases, pools, search, segment_map, state, summary, timeline, versions};
 
 pub use error::{Error, ErrorKind, Result};
@@ -33,7 +37,7 @@ pub fn load(bytes: &[u8]) -> Result<Snapshot> {
     loader.finish()
 }
 
-pub use loader::{Loaded, Loader};
+pub use loader::{Loaded, Loader, MAX_SNAPSHOT_BYTES};
 
 /// Like [`load`], but a torch.profiler memory export (memory timeline, raw
 /// timeline, Chrome trace with `[memory]` events) comes back as what it is

@@ -194,6 +194,40 @@ impl Action {
     pub fn is_segment(self) -> bool {
         matches!(self, Action::SegmentAlloc | Action::SegmentFree | Action::SegmentMap | Action::SegmentUnmap)
     }
+
+    /// Block-level actions: alloc and the three frees (each needs an address
+    /// and a size).
+    pub fn is_block(self) -> bool {
+        matches!(self, Action::Alloc | Action::FreeRequested | Action::FreeCompleted | Action::Free)
+    }
+
+    /// What the action is to the Active Memory timeline's blocks: `alloc`
+    /// allocates, `free_completed` / `free` free (`free_requested` only
+    /// marks the block pending).
+    pub fn block_role(self) -> Option<Role> {
+        match self {
+            Action::Alloc => Some(Role::Alloc),
+            Action::FreeCompleted | Action::Free => Some(Role::Free),
+            _ => None,
+        }
+    }
+
+    /// What the action is to the segment timeline's whole segments
+    /// (segment_map / segment_unmap change pieces of one instead).
+    pub fn segment_role(self) -> Option<Role> {
+        match self {
+            Action::SegmentAlloc => Some(Role::Alloc),
+            Action::SegmentFree => Some(Role::Free),
+            _ => None,
+        }
+    }
+}
+
+/// An action's part in a timeline: it starts an element or ends one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Alloc,
+    Free,
 }
 
 /// `user_metadata`: a string or a dict of key/value strings.
@@ -280,6 +314,27 @@ impl EventTable {
         let t = self.time_us[i];
         (t != NO_TIME).then_some(t)
     }
+    /// Whether event `i` is a `free_completed` directly after the
+    /// `free_requested` of the same address: memory_viz merges the pair into
+    /// one `free` event carrying the `free_requested`'s fields.
+    pub fn completes_requested_free(&self, i: usize) -> bool {
+        i > 0
+            && i < self.len()
+            && self.action[i] == Action::FreeCompleted
+            && self.action[i - 1] == Action::FreeRequested
+            && self.addr(i) == self.addr(i - 1)
+    }
+
+    /// The event memory_viz shows for event `i`: the `free_requested` of a
+    /// merged pair (see [`EventTable::completes_requested_free`]), else `i`.
+    pub fn shown_event(&self, i: usize) -> usize {
+        if self.completes_requested_free(i) {
+            i - 1
+        } else {
+            i
+        }
+    }
+
     /// The `pool_id` event `i` carries, if any.
     pub fn pool_id(&self, i: usize) -> Option<(i64, i64)> {
         let p = *self.pool.get(i)?;
@@ -372,6 +427,43 @@ pub enum Plain {
     Map(Vec<(Plain, Plain)>),
     /// Left out: nested too deep or too large to display.
     Elided,
+}
+
+impl Plain {
+    /// On one line as Python's `repr` writes it (`True`, `None`, `'text'`,
+    /// `[1, 2]`, `{'a': 1}`): allocator settings.
+    pub fn repr(&self) -> String {
+        self.render(true)
+    }
+
+    /// On one line as Python's `str` writes a scalar (strings unquoted, also
+    /// inside lists and dicts): user metadata.
+    pub fn text(&self) -> String {
+        self.render(false)
+    }
+
+    fn render(&self, repr: bool) -> String {
+        let each = |p: &Plain| p.render(repr);
+        match self {
+            Plain::None => "None".into(),
+            Plain::Bool(b) => if *b { "True" } else { "False" }.into(),
+            Plain::Int(i) => i.to_string(),
+            Plain::Float(f) if repr => format!("{f:?}"),
+            Plain::Float(f) => f.to_string(),
+            Plain::Str(s) if repr => format!("'{s}'"),
+            Plain::Str(s) => s.clone(),
+            Plain::Bytes(b) if repr => format!("b'{}'", String::from_utf8_lossy(b)),
+            Plain::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+            Plain::List(l) => format!("[{}]", l.iter().map(each).collect::<Vec<_>>().join(", ")),
+            Plain::Map(m) => {
+                format!(
+                    "{{{}}}",
+                    m.iter().map(|(k, v)| format!("{}: {}", each(k), each(v))).collect::<Vec<_>>().join(", ")
+                )
+            }
+            Plain::Elided => "…".into(),
+        }
+    }
 }
 
 /// Something in the file that was left out or read as a default, and where.
@@ -549,5 +641,31 @@ impl Snapshot {
             + self.strings.heap_bytes()
             + self.frames.capacity() * std::mem::size_of::<Frame>()
             + self.stacks.heap_bytes()
+    }
+}
+
+/// A device's segments sorted by address, for memory_viz's `find_pool_id`:
+/// (start, end, pool) kept compact so the binary search stays in cache.
+pub(crate) struct PoolFinder {
+    segs: Vec<SegRange>,
+}
+
+/// (start, end, pool) of a segment.
+type SegRange = (u128, u128, Option<(i64, i64)>);
+
+impl PoolFinder {
+    pub(crate) fn new(snap: &Snapshot, device: u32) -> Self {
+        let mut segs: Vec<_> = snap
+            .device_segments(device)
+            .map(|s| (s.address, s.address.saturating_add(s.total_size as u128), s.pool_id))
+            .collect();
+        segs.sort_by_key(|s| s.0);
+        PoolFinder { segs }
+    }
+    /// Pool of the segment holding `addr`, `None` when no segment does.
+    pub(crate) fn find(&self, addr: u128) -> Option<(i64, i64)> {
+        let i = self.segs.partition_point(|s| s.0 <= addr);
+        let s = self.segs.get(i.checked_sub(1)?)?;
+        (addr < s.1).then_some(s.2).flatten()
     }
 }

@@ -3,10 +3,9 @@
 //! the peak marker. It runs only when the window, the y scale or the canvas
 //! size changes: a few ms, against 100-200 ms if plotters drew the bands.
 
-use crate::app::PlotRect;
 use crate::{ctx2d, text};
 use memviz_core::format::format_size;
-use memviz_render::Window;
+use memviz_viewer::AxesSpec;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
@@ -42,15 +41,8 @@ impl Ranged for SizeAxis {
     }
 }
 
-pub fn draw(
-    canvas: &HtmlCanvasElement,
-    rect: PlotRect,
-    dpr: f64,
-    win: Window,
-    y_max: u64,
-    peak: Option<(u32, u64)>,
-    x_desc: &str,
-) -> Result<(), JsError> {
+pub fn draw(canvas: &HtmlCanvasElement, spec: &AxesSpec) -> Result<(), JsError> {
+    let &AxesSpec { rect, dpr, window: win, y_max, peak, x_desc } = spec;
     let ctx = ctx2d(canvas)?;
     let (w, h) = (canvas.width(), canvas.height());
     ctx.clear_rect(0.0, 0.0, w as f64, h as f64);

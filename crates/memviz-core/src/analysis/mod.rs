@@ -40,8 +40,8 @@ pub mod category;
 pub mod leaks;
 pub mod live;
 pub mod oom;
-pub mod series;
 pub mod over_time;
+pub mod series;
 
 use serde::Serialize;
 
@@ -222,7 +222,7 @@ impl Analysis {
             }
         }
         drop(seen);
-        let counted = |a: Action| matches!(a, Action::Alloc | Action::FreeCompleted | Action::Free);
+        let counted = |a: Action| a.block_role().is_some();
         let action_event: Vec<u32> = (0..trace.len() as u32).filter(|&i| counted(trace.action[i as usize])).collect();
         let oom_events: Vec<u32> =
             (0..trace.len() as u32).filter(|&i| trace.action[i as usize] == Action::Oom).collect();

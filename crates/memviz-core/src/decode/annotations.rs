@@ -42,10 +42,7 @@ impl Target {
     /// `free_requested` directly followed by its `free_completed` (memory_viz
     /// shows the pair as one `free`) counts as that `free_completed`.
     pub fn freed_by(trace: &EventTable, f: usize) -> Target {
-        let pair = f + 1 < trace.len()
-            && trace.action[f] == Action::FreeRequested
-            && trace.action[f + 1] == Action::FreeCompleted
-            && trace.addr(f) == trace.addr(f + 1);
+        let pair = trace.completes_requested_free(f + 1);
         Target::Freed(if pair { f + 1 } else { f } as u32)
     }
 }

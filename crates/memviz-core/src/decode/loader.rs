@@ -469,70 +469,10 @@ fn build(top: Value, mut arena: Arena, protocol: u8) -> Result<Snapshot> {
     let used_dicts = vec![false; arena.dicts.len()];
     let used_lists = vec![false; arena.lists.len()];
     let mut ctx = Ctx { arena: &mut arena, warn: Collector::default(), unknown_keys: 0, used_dicts, used_lists };
-    // One budget for all free-form values, however often they repeat.
-    let mut budget = 100_000;
     let mut snap = Snapshot { protocol, ..Default::default() };
 
-    let mut host_segments_v = None;
-    let mut host_traces_v = None;
-    let (segments_v, traces_v) = match top {
-        Value::List(_) | Value::Tuple(_) => {
-            // torch.cuda.memory_snapshot() returns a list of segment dicts; a
-            // list holding no dict at all is something else.
-            let items = ctx.arena.list_items(&top).unwrap_or(&[]);
-            if let Some(x) = items.first().filter(|_| !items.iter().any(|x| matches!(x, Value::Dict(_)))) {
-                return Err(Error::new(
-                    ErrorKind::NotSnapshotShaped,
-                    None,
-                    format!(
-                        "not a memory snapshot: the file holds a list of {} values (expected the dict that \
-                         torch.cuda.memory._dump_snapshot writes or a list of segment dicts)",
-                        x.type_name()
-                    ),
-                ));
-            }
-            snap.bare_segment_list = true;
-            (Some(top), None)
-        }
-        Value::Dict(_) => {
-            let mut segs = None;
-            let mut traces = None;
-            for (k, v) in ctx.items(&top) {
-                match ctx.str_of(&k) {
-                    Some("segments") => segs = Some(v),
-                    Some("device_traces") | Some("traces") => traces = Some(v),
-                    Some("host_segments") => host_segments_v = Some(v),
-                    Some("host_traces") => host_traces_v = Some(v),
-                    Some("allocator_settings") => {
-                        snap.allocator_settings = Some(ctx.arena.plain(&v, &mut budget, 0));
-                    }
-                    Some("external_annotations") => {
-                        snap.external_annotations = Some(ctx.arena.plain(&v, &mut budget, 0));
-                    }
-                    _ => ctx.unknown_keys += 1,
-                }
-            }
-            if segs.is_none() && traces.is_none() && host_segments_v.is_none() && host_traces_v.is_none() {
-                return Err(Error::new(
-                    ErrorKind::NotSnapshotShaped,
-                    None,
-                    "not a memory snapshot: a dict without 'segments' or 'device_traces'",
-                ));
-            }
-            (segs, traces)
-        }
-        other => {
-            return Err(Error::new(
-                ErrorKind::NotSnapshotShaped,
-                None,
-                format!(
-                    "not a memory snapshot: the file holds a {} (expected the dict that \
-                     torch.cuda.memory._dump_snapshot writes or a list of segments)",
-                    other.type_name()
-                ),
-            ))
-        }
-    };
+    let TopLevel { segments: segments_v, traces: traces_v, host_segments: host_segments_v, host_traces: host_traces_v } =
+        top_level(&mut ctx, &mut snap, top)?;
 
     let bare = snap.bare_segment_list;
     if let Some(v) = segments_v {
@@ -580,67 +520,7 @@ fn build(top: Value, mut arena: Arena, protocol: u8) -> Result<Snapshot> {
         }
     }
 
-    // Pinned host memory (PyTorch 2.15): one more device, numbered past the
-    // CUDA devices, so that every view and the CLI treat it like the others.
-    let first_host_segment = snap.segments.len();
-    let host = {
-        let mut h = per_device.len() as u32;
-        let cuda: std::collections::HashSet<u32> = snap.segments.iter().map(|s| s.device).collect();
-        while cuda.contains(&h) {
-            h += 1;
-        }
-        h
-    };
-    if let Some(v) = host_segments_v {
-        match ctx.arena.list_items(&v).map(|x| x.to_vec()) {
-            Some(list) => {
-                for (i, s) in list.iter().enumerate() {
-                    build_segment(&mut ctx, &mut snap, s, &|| format!("host_segments[{i}]"), Some(host));
-                }
-            }
-            None => ctx.warn.add("host_segments", not_a("a list", v.type_name()), true),
-        }
-    }
-    let mut host_ids = Vec::new();
-    if let Some(v) = host_traces_v {
-        // A list of traces (like device_traces) or one trace: both are written.
-        let nested =
-            ctx.arena.list_items(&v).is_some_and(|l| l.iter().any(|x| matches!(x, Value::List(_) | Value::Tuple(_))));
-        match ctx.arena.list_items(&v) {
-            Some(items) if nested => {
-                for (k, tv) in items.to_vec().iter().enumerate() {
-                    if !ctx.first_use(tv, &|| format!("host_traces[{k}]")) {
-                        continue;
-                    }
-                    match ctx.arena.list_items(tv) {
-                        Some(list) => trace_events(
-                            ctx.arena,
-                            &mut ctx.warn,
-                            list,
-                            &mut used_events,
-                            &|i| format!("host_traces[{k}][{i}]"),
-                            &mut host_ids,
-                        ),
-                        None => ctx.warn.add(&format!("host_traces[{k}]"), not_a("a list", tv.type_name()), true),
-                    }
-                }
-            }
-            Some(items) => trace_events(
-                ctx.arena,
-                &mut ctx.warn,
-                items,
-                &mut used_events,
-                &|i| format!("host_traces[{i}]"),
-                &mut host_ids,
-            ),
-            None => ctx.warn.add("host_traces", not_a("a list", v.type_name()), true),
-        }
-    }
-    if snap.segments.len() > first_host_segment || !host_ids.is_empty() {
-        per_device.resize(host as usize, Vec::new());
-        per_device.push(host_ids);
-        snap.host_device = Some(host);
-    }
+    host_memory(&mut ctx, &mut snap, host_segments_v, host_traces_v, &mut used_events, &mut per_device);
 
     // The generic values are done with: free them before the event columns
     // are split, the moment of the load's peak memory.
@@ -655,31 +535,7 @@ fn build(top: Value, mut arena: Arena, protocol: u8) -> Result<Snapshot> {
     let events = std::mem::take(&mut ctx.arena.events);
     snap.traces = split_events(events, &per_device);
 
-    // memory_viz numbers streams in order of first appearance over all
-    // traces, then the segments; raw stream 0 stays 0.
-    let raw = std::mem::take(&mut ctx.arena.raw_streams);
-    let mut display = vec![u32::MAX; raw.len()];
-    let mut next = 1u32;
-    let mut name = |i: u32, display: &mut Vec<u32>| -> u32 {
-        let i = i as usize;
-        if display[i] == u32::MAX {
-            display[i] = if raw[i] == 0 {
-                0
-            } else {
-                next += 1;
-                next - 1
-            };
-        }
-        display[i]
-    };
-    for t in &mut snap.traces {
-        for s in t.stream.iter_mut() {
-            *s = name(*s, &mut display);
-        }
-    }
-    for seg in &mut snap.segments {
-        seg.stream = name(seg.stream, &mut display);
-    }
+    number_streams(&mut snap, &std::mem::take(&mut ctx.arena.raw_streams));
 
     if ctx.arena.late_items > 0 {
         ctx.warn.add_file(format!(
@@ -713,6 +569,181 @@ fn build(top: Value, mut arena: Arena, protocol: u8) -> Result<Snapshot> {
     snap.stacks = arena.stacks;
     snap.annotations = crate::annotations::link(&snap);
     Ok(snap)
+}
+
+/// Pinned host memory (PyTorch 2.15): one more device, numbered past the
+/// CUDA devices, so that every view and the CLI treat it like the others.
+fn host_memory(
+    ctx: &mut Ctx,
+    snap: &mut Snapshot,
+    host_segments_v: Option<Value>,
+    host_traces_v: Option<Value>,
+    used_events: &mut [bool],
+    per_device: &mut Vec<Vec<u32>>,
+) {
+    let first_host_segment = snap.segments.len();
+    let host = {
+        let mut h = per_device.len() as u32;
+        let cuda: std::collections::HashSet<u32> = snap.segments.iter().map(|s| s.device).collect();
+        while cuda.contains(&h) {
+            h += 1;
+        }
+        h
+    };
+    if let Some(v) = host_segments_v {
+        match ctx.arena.list_items(&v).map(|x| x.to_vec()) {
+            Some(list) => {
+                for (i, s) in list.iter().enumerate() {
+                    build_segment(ctx, snap, s, &|| format!("host_segments[{i}]"), Some(host));
+                }
+            }
+            None => ctx.warn.add("host_segments", not_a("a list", v.type_name()), true),
+        }
+    }
+    let mut host_ids = Vec::new();
+    if let Some(v) = host_traces_v {
+        // A list of traces (like device_traces) or one trace: both are written.
+        let nested =
+            ctx.arena.list_items(&v).is_some_and(|l| l.iter().any(|x| matches!(x, Value::List(_) | Value::Tuple(_))));
+        match ctx.arena.list_items(&v) {
+            Some(items) if nested => {
+                for (k, tv) in items.to_vec().iter().enumerate() {
+                    if !ctx.first_use(tv, &|| format!("host_traces[{k}]")) {
+                        continue;
+                    }
+                    match ctx.arena.list_items(tv) {
+                        Some(list) => trace_events(
+                            ctx.arena,
+                            &mut ctx.warn,
+                            list,
+                            used_events,
+                            &|i| format!("host_traces[{k}][{i}]"),
+                            &mut host_ids,
+                        ),
+                        None => ctx.warn.add(&format!("host_traces[{k}]"), not_a("a list", tv.type_name()), true),
+                    }
+                }
+            }
+            Some(items) => trace_events(
+                ctx.arena,
+                &mut ctx.warn,
+                items,
+                used_events,
+                &|i| format!("host_traces[{i}]"),
+                &mut host_ids,
+            ),
+            None => ctx.warn.add("host_traces", not_a("a list", v.type_name()), true),
+        }
+    }
+    if snap.segments.len() > first_host_segment || !host_ids.is_empty() {
+        per_device.resize(host as usize, Vec::new());
+        per_device.push(host_ids);
+        snap.host_device = Some(host);
+    }
+}
+
+/// The parts of the file's top level the model is built from.
+struct TopLevel {
+    segments: Option<Value>,
+    traces: Option<Value>,
+    host_segments: Option<Value>,
+    host_traces: Option<Value>,
+}
+
+/// Phase 1: the top level, a dict (or a bare list of segments); the
+/// allocator settings and external annotations go straight to `snap`.
+fn top_level(ctx: &mut Ctx, snap: &mut Snapshot, top: Value) -> Result<TopLevel> {
+    // One budget for all free-form values, however often they repeat.
+    let mut budget = 100_000;
+    let mut host_segments = None;
+    let mut host_traces = None;
+    let (segments, traces) = match top {
+        Value::List(_) | Value::Tuple(_) => {
+            // torch.cuda.memory_snapshot() returns a list of segment dicts; a
+            // list holding no dict at all is something else.
+            let items = ctx.arena.list_items(&top).unwrap_or(&[]);
+            if let Some(x) = items.first().filter(|_| !items.iter().any(|x| matches!(x, Value::Dict(_)))) {
+                return Err(Error::new(
+                    ErrorKind::NotSnapshotShaped,
+                    None,
+                    format!(
+                        "not a memory snapshot: the file holds a list of {} values (expected the dict that \
+                         torch.cuda.memory._dump_snapshot writes or a list of segment dicts)",
+                        x.type_name()
+                    ),
+                ));
+            }
+            snap.bare_segment_list = true;
+            (Some(top), None)
+        }
+        Value::Dict(_) => {
+            let mut segs = None;
+            let mut traces = None;
+            for (k, v) in ctx.items(&top) {
+                match ctx.str_of(&k) {
+                    Some("segments") => segs = Some(v),
+                    Some("device_traces") | Some("traces") => traces = Some(v),
+                    Some("host_segments") => host_segments = Some(v),
+                    Some("host_traces") => host_traces = Some(v),
+                    Some("allocator_settings") => {
+                        snap.allocator_settings = Some(ctx.arena.plain(&v, &mut budget, 0));
+                    }
+                    Some("external_annotations") => {
+                        snap.external_annotations = Some(ctx.arena.plain(&v, &mut budget, 0));
+                    }
+                    _ => ctx.unknown_keys += 1,
+                }
+            }
+            if segs.is_none() && traces.is_none() && host_segments.is_none() && host_traces.is_none() {
+                return Err(Error::new(
+                    ErrorKind::NotSnapshotShaped,
+                    None,
+                    "not a memory snapshot: a dict without 'segments' or 'device_traces'",
+                ));
+            }
+            (segs, traces)
+        }
+        other => {
+            return Err(Error::new(
+                ErrorKind::NotSnapshotShaped,
+                None,
+                format!(
+                    "not a memory snapshot: the file holds a {} (expected the dict that \
+                     torch.cuda.memory._dump_snapshot writes or a list of segments)",
+                    other.type_name()
+                ),
+            ))
+        }
+    };
+    Ok(TopLevel { segments, traces, host_segments, host_traces })
+}
+
+/// memory_viz numbers streams in order of first appearance over all traces,
+/// then the segments; raw stream 0 stays 0. `raw` holds the file's stream
+/// values by the ids the events and segments carry now.
+fn number_streams(snap: &mut Snapshot, raw: &[u64]) {
+    let mut display = vec![u32::MAX; raw.len()];
+    let mut next = 1u32;
+    let mut name = |i: u32, display: &mut Vec<u32>| -> u32 {
+        let i = i as usize;
+        if display[i] == u32::MAX {
+            display[i] = if raw[i] == 0 {
+                0
+            } else {
+                next += 1;
+                next - 1
+            };
+        }
+        display[i]
+    };
+    for t in &mut snap.traces {
+        for s in t.stream.iter_mut() {
+            *s = name(*s, &mut display);
+        }
+    }
+    for seg in &mut snap.segments {
+        seg.stream = name(seg.stream, &mut display);
+    }
 }
 
 /// Splits the decode-order event table into per-device tables. The common

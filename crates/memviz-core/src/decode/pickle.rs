@@ -448,16 +448,14 @@ impl Arena {
                 Some(UserMetadata::Map(
                     items
                         .iter()
-                        .map(|(k, x)| {
-                            (plain_text(&self.plain(k, &mut budget, 0)), plain_text(&self.plain(x, &mut budget, 0)))
-                        })
+                        .map(|(k, x)| (self.plain(k, &mut budget, 0).text(), self.plain(x, &mut budget, 0).text()))
                         .collect(),
                 ))
             }
             Value::None => None,
             other => {
                 let mut budget = 10_000;
-                Some(UserMetadata::Text(plain_text(&self.plain(other, &mut budget, 0))))
+                Some(UserMetadata::Text(self.plain(other, &mut budget, 0).text()))
             }
         }
         .filter(|m| !m.is_empty())
@@ -646,7 +644,7 @@ impl Arena {
         // address 0 would be drawn and matched like a real one.
         let (needs_addr, needs_size) = match action {
             a if a.is_segment() => (true, true),
-            Action::Alloc | Action::FreeRequested | Action::FreeCompleted | Action::Free => (true, true),
+            a if a.is_block() => (true, true),
             Action::Annotate => (true, false),
             _ => (false, false),
         };
@@ -741,23 +739,6 @@ impl Arena {
     }
 }
 
-fn plain_text(p: &Plain) -> String {
-    match p {
-        Plain::None => "None".into(),
-        Plain::Bool(b) => if *b { "True" } else { "False" }.into(),
-        Plain::Int(i) => i.to_string(),
-        Plain::Float(f) => f.to_string(),
-        Plain::Str(s) => s.clone(),
-        Plain::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
-        Plain::List(items) => format!("[{}]", items.iter().map(plain_text).collect::<Vec<_>>().join(", ")),
-        Plain::Map(items) => format!(
-            "{{{}}}",
-            items.iter().map(|(k, v)| format!("{}: {}", plain_text(k), plain_text(v))).collect::<Vec<_>>().join(", ")
-        ),
-        Plain::Elided => "…".into(),
-    }
-}
-
 fn hash_u32s(xs: &[u32]) -> u64 {
     // FNV-1a over u32 words: fast and good enough to find shared stacks.
     let mut h: u64 = 0xcbf29ce484222325;
@@ -814,53 +795,199 @@ impl Default for PickleDecoder {
     }
 }
 
+/// The pickle opcodes (Python's `pickletools` names them).
+mod op {
+    pub const MARK: u8 = b'(';
+    pub const STOP: u8 = b'.';
+    pub const POP: u8 = b'0';
+    pub const POP_MARK: u8 = b'1';
+    pub const DUP: u8 = b'2';
+    pub const FLOAT: u8 = b'F';
+    pub const INT: u8 = b'I';
+    pub const BININT: u8 = b'J';
+    pub const BININT1: u8 = b'K';
+    pub const LONG: u8 = b'L';
+    pub const BININT2: u8 = b'M';
+    pub const NONE: u8 = b'N';
+    pub const PERSID: u8 = b'P';
+    pub const BINPERSID: u8 = b'Q';
+    pub const REDUCE: u8 = b'R';
+    pub const STRING: u8 = b'S';
+    pub const BINSTRING: u8 = b'T';
+    pub const SHORT_BINSTRING: u8 = b'U';
+    pub const UNICODE: u8 = b'V';
+    pub const BINUNICODE: u8 = b'X';
+    pub const APPEND: u8 = b'a';
+    pub const BUILD: u8 = b'b';
+    pub const GLOBAL: u8 = b'c';
+    pub const DICT: u8 = b'd';
+    pub const EMPTY_DICT: u8 = b'}';
+    pub const APPENDS: u8 = b'e';
+    pub const GET: u8 = b'g';
+    pub const BINGET: u8 = b'h';
+    pub const INST: u8 = b'i';
+    pub const LONG_BINGET: u8 = b'j';
+    pub const LIST: u8 = b'l';
+    pub const EMPTY_LIST: u8 = b']';
+    pub const OBJ: u8 = b'o';
+    pub const PUT: u8 = b'p';
+    pub const BINPUT: u8 = b'q';
+    pub const LONG_BINPUT: u8 = b'r';
+    pub const SETITEM: u8 = b's';
+    pub const TUPLE: u8 = b't';
+    pub const EMPTY_TUPLE: u8 = b')';
+    pub const SETITEMS: u8 = b'u';
+    pub const BINFLOAT: u8 = b'G';
+    pub const PROTO: u8 = 0x80;
+    pub const NEWOBJ: u8 = 0x81;
+    pub const EXT1: u8 = 0x82;
+    pub const EXT2: u8 = 0x83;
+    pub const EXT4: u8 = 0x84;
+    pub const TUPLE1: u8 = 0x85;
+    #[allow(dead_code)] // inside TUPLE1..=TUPLE3
+    pub const TUPLE2: u8 = 0x86;
+    pub const TUPLE3: u8 = 0x87;
+    pub const NEWTRUE: u8 = 0x88;
+    pub const NEWFALSE: u8 = 0x89;
+    pub const LONG1: u8 = 0x8a;
+    pub const LONG4: u8 = 0x8b;
+    pub const BINBYTES: u8 = b'B';
+    pub const SHORT_BINBYTES: u8 = b'C';
+    pub const SHORT_BINUNICODE: u8 = 0x8c;
+    pub const BINUNICODE8: u8 = 0x8d;
+    pub const BINBYTES8: u8 = 0x8e;
+    pub const EMPTY_SET: u8 = 0x8f;
+    pub const ADDITEMS: u8 = 0x90;
+    pub const FROZENSET: u8 = 0x91;
+    pub const NEWOBJ_EX: u8 = 0x92;
+    pub const STACK_GLOBAL: u8 = 0x93;
+    pub const MEMOIZE: u8 = 0x94;
+    pub const FRAME: u8 = 0x95;
+    pub const BYTEARRAY8: u8 = 0x96;
+    pub const NEXT_BUFFER: u8 = 0x97;
+    pub const READONLY_BUFFER: u8 = 0x98;
+}
+
 fn op_name(op: u8) -> &'static str {
     match op {
-        b'c' => "GLOBAL",
-        0x93 => "STACK_GLOBAL",
-        b'R' => "REDUCE",
-        b'b' => "BUILD",
-        b'i' => "INST",
-        b'o' => "OBJ",
-        0x81 => "NEWOBJ",
-        0x92 => "NEWOBJ_EX",
-        b'P' => "PERSID",
-        b'Q' => "BINPERSID",
-        0x82 => "EXT1",
-        0x83 => "EXT2",
-        0x84 => "EXT4",
-        0x97 => "NEXT_BUFFER",
-        0x98 => "READONLY_BUFFER",
-        0x80 => "PROTO",
-        0x95 => "FRAME",
-        b'.' => "STOP",
-        0x8a => "LONG1",
-        0x8b => "LONG4",
-        0x8c => "SHORT_BINUNICODE",
-        b'X' => "BINUNICODE",
-        0x8d => "BINUNICODE8",
-        b'U' => "SHORT_BINSTRING",
-        b'T' => "BINSTRING",
-        b'C' => "SHORT_BINBYTES",
-        b'B' => "BINBYTES",
-        0x8e => "BINBYTES8",
-        0x96 => "BYTEARRAY8",
-        b'J' => "BININT",
-        b'K' => "BININT1",
-        b'M' => "BININT2",
-        b'G' => "BINFLOAT",
-        b'I' => "INT",
-        b'L' => "LONG",
-        b'F' => "FLOAT",
-        b'V' => "UNICODE",
-        b'S' => "STRING",
-        b'p' => "PUT",
-        b'g' => "GET",
-        b'q' => "BINPUT",
-        b'r' => "LONG_BINPUT",
-        b'h' => "BINGET",
-        b'j' => "LONG_BINGET",
+        op::GLOBAL => "GLOBAL",
+        op::STACK_GLOBAL => "STACK_GLOBAL",
+        op::REDUCE => "REDUCE",
+        op::BUILD => "BUILD",
+        op::INST => "INST",
+        op::OBJ => "OBJ",
+        op::NEWOBJ => "NEWOBJ",
+        op::NEWOBJ_EX => "NEWOBJ_EX",
+        op::PERSID => "PERSID",
+        op::BINPERSID => "BINPERSID",
+        op::EXT1 => "EXT1",
+        op::EXT2 => "EXT2",
+        op::EXT4 => "EXT4",
+        op::NEXT_BUFFER => "NEXT_BUFFER",
+        op::READONLY_BUFFER => "READONLY_BUFFER",
+        op::PROTO => "PROTO",
+        op::FRAME => "FRAME",
+        op::STOP => "STOP",
+        op::LONG1 => "LONG1",
+        op::LONG4 => "LONG4",
+        op::SHORT_BINUNICODE => "SHORT_BINUNICODE",
+        op::BINUNICODE => "BINUNICODE",
+        op::BINUNICODE8 => "BINUNICODE8",
+        op::SHORT_BINSTRING => "SHORT_BINSTRING",
+        op::BINSTRING => "BINSTRING",
+        op::SHORT_BINBYTES => "SHORT_BINBYTES",
+        op::BINBYTES => "BINBYTES",
+        op::BINBYTES8 => "BINBYTES8",
+        op::BYTEARRAY8 => "BYTEARRAY8",
+        op::BININT => "BININT",
+        op::BININT1 => "BININT1",
+        op::BININT2 => "BININT2",
+        op::BINFLOAT => "BINFLOAT",
+        op::INT => "INT",
+        op::LONG => "LONG",
+        op::FLOAT => "FLOAT",
+        op::UNICODE => "UNICODE",
+        op::STRING => "STRING",
+        op::PUT => "PUT",
+        op::GET => "GET",
+        op::BINPUT => "BINPUT",
+        op::LONG_BINPUT => "LONG_BINPUT",
+        op::BINGET => "BINGET",
+        op::LONG_BINGET => "LONG_BINGET",
         _ => "?",
+    }
+}
+
+/// The bytes after one opcode, read by [`PickleDecoder::step`]'s phases:
+/// each reader is NeedMore when the chunk ends inside the opcode.
+#[derive(Clone, Copy)]
+struct Operands<'a> {
+    data: &'a [u8],
+    /// Where the opcode is, and its first operand byte.
+    pos: usize,
+    p: usize,
+    /// The opcode's offset in the whole input.
+    at: u64,
+    /// Bytes after `p` already searched for a newline when this opcode
+    /// stalled before.
+    searched: usize,
+}
+
+impl<'a> Operands<'a> {
+    /// The next `n` bytes.
+    fn need(&self, n: usize) -> std::result::Result<&'a [u8], Stall> {
+        self.data.get(self.p..self.p + n).ok_or(Stall::NeedMore)
+    }
+
+    /// A text line. Only the bytes not searched before are searched, or a
+    /// long line arriving in small chunks would be searched again for each.
+    fn line(&self) -> std::result::Result<&'a [u8], Stall> {
+        let (data, p) = (self.data, self.p);
+        let end = data.len().min(p + MAX_LINE);
+        let from = (p + self.searched).min(end);
+        let rest = &data[p..end];
+        match data[from..end].iter().position(|&b| b == b'\n') {
+            Some(i) => Ok(&data[p..from + i]),
+            None if rest.len() == MAX_LINE => Err(Stall::from(Error::at(
+                ErrorKind::TooLarge,
+                self.at,
+                format!("a text line of more than {MAX_LINE} bytes (opcode {})", op_name(data[self.pos])),
+            ))),
+            None => Err(Stall::NeedMore),
+        }
+    }
+
+    /// A length-prefixed payload after `len_bytes` of length: the claimed
+    /// length is checked against what the input could still hold before
+    /// waiting for it.
+    fn payload(&self, len_bytes: usize, len: u64) -> std::result::Result<(usize, usize), Stall> {
+        if len > MAX_PAYLOAD {
+            return Err(Stall::from(Error::at(
+                ErrorKind::TooLarge,
+                self.at,
+                format!(
+                    "the opcode {} claims {len} bytes of data (this reader's limit is {MAX_PAYLOAD})",
+                    op_name(self.data[self.pos])
+                ),
+            )));
+        }
+        let start = self.p + len_bytes;
+        // In u64: on wasm32 a usize sum could wrap.
+        let end = start as u64 + len;
+        if end > self.data.len() as u64 {
+            return Err(Stall::NeedMore);
+        }
+        Ok((start, end as usize))
+    }
+
+    /// `op` is no opcode: the first byte of a file that is no pickle, or an
+    /// unknown opcode later.
+    fn unknown(&self, op: u8) -> Stall {
+        Stall::from(if self.at == 0 {
+            not_a_pickle(self.data)
+        } else {
+            Error::at(ErrorKind::UnknownOpcode, self.at, format!("unknown pickle opcode 0x{op:02x}"))
+        })
     }
 }
 
@@ -881,10 +1008,6 @@ impl PickleDecoder {
             open_count: 0,
             line_searched: (u64::MAX, 0),
         }
-    }
-
-    pub fn is_done(&self) -> bool {
-        self.result.is_some()
     }
 
     /// Feeds the next chunk of input.
@@ -1165,7 +1288,10 @@ impl PickleDecoder {
                 Err(Stall::NeedMore) => {
                     let claim = self.stalled.and_then(|s| s.1);
                     self.stalled = Some((data[pos], claim));
-                    if matches!(data[pos], b'I' | b'L' | b'F' | b'V' | b'S' | b'p' | b'g') {
+                    if matches!(
+                        data[pos],
+                        op::INT | op::LONG | op::FLOAT | op::UNICODE | op::STRING | op::PUT | op::GET
+                    ) {
                         self.line_searched = (base + pos as u64, data.len() - pos - 1);
                     }
                     return Ok(pos);
@@ -1181,48 +1307,11 @@ impl PickleDecoder {
         let at = base + pos as u64;
         let op = data[pos];
         let p = pos + 1;
-        // Operand readers: NeedMore when the chunk ends inside the opcode.
-        let need = |n: usize| -> std::result::Result<&[u8], Stall> { data.get(p..p + n).ok_or(Stall::NeedMore) };
-        // A text line. When this opcode stalled before, the bytes already
-        // searched hold no newline: search only the new ones, or a long line
-        // arriving in small chunks would be searched again for each.
+        // When this opcode stalled in a text line before, the bytes already
+        // searched hold no newline.
         let searched = if self.line_searched.0 == at { self.line_searched.1 } else { 0 };
-        let line = || -> std::result::Result<&[u8], Stall> {
-            let end = data.len().min(p + MAX_LINE);
-            let from = (p + searched).min(end);
-            let rest = &data[p..end];
-            match data[from..end].iter().position(|&b| b == b'\n') {
-                Some(i) => Ok(&data[p..from + i]),
-                None if rest.len() == MAX_LINE => Err(Stall::from(Error::at(
-                    ErrorKind::TooLarge,
-                    at,
-                    format!("a text line of more than {MAX_LINE} bytes (opcode {})", op_name(data[pos])),
-                ))),
-                None => Err(Stall::NeedMore),
-            }
-        };
-        // A length-prefixed payload: check the claimed length against what
-        // the input could still hold before waiting for it.
-        let payload = |len_bytes: usize, len: u64| -> std::result::Result<(usize, usize), Stall> {
-            if len > MAX_PAYLOAD {
-                return Err(Stall::from(Error::at(
-                    ErrorKind::TooLarge,
-                    at,
-                    format!(
-                        "the opcode {} claims {len} bytes of data (this reader's limit is {MAX_PAYLOAD})",
-                        op_name(data[pos])
-                    ),
-                )));
-            }
-            let start = p + len_bytes;
-            // In u64: on wasm32 a usize sum could wrap.
-            let end = start as u64 + len;
-            if end > data.len() as u64 {
-                return Err(Stall::NeedMore);
-            }
-            Ok((start, end as usize))
-        };
-        if self.protocol == 0 && pos == 0 && base == 0 && op != 0x80 {
+        let o = Operands { data, pos, p, at, searched };
+        if self.protocol == 0 && pos == 0 && base == 0 && op != op::PROTO {
             // Protocols 0 and 1 have no PROTO opcode; accept them but make a
             // first byte that is no opcode at all a clear "not a pickle".
             if !is_opcode(op) {
@@ -1230,9 +1319,8 @@ impl PickleDecoder {
             }
         }
         match op {
-            0x80 => {
-                // PROTO
-                let v = need(1)?[0];
+            op::PROTO => {
+                let v = o.need(1)?[0];
                 if v > HIGHEST_PROTOCOL {
                     return Err(Stall::from(Error::at(
                         ErrorKind::UnknownOpcode,
@@ -1243,23 +1331,22 @@ impl PickleDecoder {
                 self.protocol = v;
                 Ok(p + 1)
             }
-            0x95 => {
+            op::FRAME => {
                 // FRAME: framing is only a hint for buffered readers.
-                need(8)?;
+                o.need(8)?;
                 Ok(p + 8)
             }
-            b'.' => {
-                // STOP
+            op::STOP => {
                 let v = self.pop(at)?;
                 self.finish_dicts(&[v]);
                 self.result = Some(v);
                 Ok(p)
             }
-            b'(' => {
+            op::MARK => {
                 self.marks.push(self.stack.len());
                 Ok(p)
             }
-            b'0' => {
+            op::POP => {
                 // POP: a MARK on top is popped as a mark
                 if self.marks.last() == Some(&self.stack.len()) {
                     self.marks.pop();
@@ -1268,49 +1355,119 @@ impl PickleDecoder {
                 }
                 Ok(p)
             }
-            b'1' => {
+            op::POP_MARK => {
                 let m = self.pop_mark(at)?;
                 self.stack.truncate(m);
                 Ok(p)
             }
-            b'2' => {
+            op::DUP => {
                 let v = self.top_container(at)?;
                 self.stack.push(v);
                 Ok(p)
             }
-            b'N' => {
+            op::GLOBAL
+            | op::STACK_GLOBAL
+            | op::REDUCE
+            | op::BUILD
+            | op::INST
+            | op::OBJ
+            | op::NEWOBJ
+            | op::NEWOBJ_EX
+            | op::PERSID
+            | op::BINPERSID
+            | op::EXT1..=op::EXT4
+            | op::NEXT_BUFFER
+            | op::READONLY_BUFFER => Err(Stall::from(Error::at(
+                ErrorKind::RefusedOpcode,
+                at,
+                format!(
+                    "refused pickle opcode {} (0x{op:02x}): it would build an arbitrary Python object, \
+                         which a memory snapshot never contains; nothing was executed",
+                    op_name(op)
+                ),
+            ))),
+            op::NONE
+            | op::NEWTRUE
+            | op::NEWFALSE
+            | op::BININT
+            | op::BININT1
+            | op::BININT2
+            | op::LONG1
+            | op::LONG4
+            | op::INT
+            | op::LONG
+            | op::BINFLOAT
+            | op::FLOAT => self.op_number(op, &o),
+            op::SHORT_BINUNICODE
+            | op::BINUNICODE
+            | op::BINUNICODE8
+            | op::SHORT_BINSTRING
+            | op::BINSTRING
+            | op::SHORT_BINBYTES
+            | op::BINBYTES
+            | op::BINBYTES8
+            | op::BYTEARRAY8
+            | op::UNICODE
+            | op::STRING => self.op_text(op, &o),
+            op::EMPTY_LIST
+            | op::EMPTY_TUPLE
+            | op::EMPTY_DICT
+            | op::EMPTY_SET
+            | op::APPEND
+            | op::APPENDS
+            | op::ADDITEMS
+            | op::LIST
+            | op::TUPLE
+            | op::FROZENSET
+            | op::TUPLE1..=op::TUPLE3
+            | op::SETITEM
+            | op::SETITEMS
+            | op::DICT => self.op_container(op, &o),
+            op::MEMOIZE | op::BINPUT | op::LONG_BINPUT | op::BINGET | op::LONG_BINGET | op::PUT | op::GET => {
+                self.op_memo(op, &o)
+            }
+            _ => Err(o.unknown(op)),
+        }
+    }
+
+    /// Numbers and constants: None, booleans, ints (binary, LONG1/4, protocol 0 text), floats.
+    #[inline]
+    fn op_number(&mut self, op: u8, o: &Operands) -> std::result::Result<usize, Stall> {
+        let Operands { p, at, data, .. } = *o;
+        match op {
+            op::NONE => {
                 self.stack.push(Value::None);
                 Ok(p)
             }
-            0x88 => {
+            op::NEWTRUE => {
                 self.stack.push(Value::Bool(true));
                 Ok(p)
             }
-            0x89 => {
+            op::NEWFALSE => {
                 self.stack.push(Value::Bool(false));
                 Ok(p)
             }
-            b'J' => {
-                let b = need(4)?;
+            op::BININT => {
+                let b = o.need(4)?;
                 self.stack.push(Value::Int(i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as i64));
                 Ok(p + 4)
             }
-            b'K' => {
-                let b = need(1)?;
+            op::BININT1 => {
+                let b = o.need(1)?;
                 self.stack.push(Value::Int(b[0] as i64));
                 Ok(p + 1)
             }
-            b'M' => {
-                let b = need(2)?;
+            op::BININT2 => {
+                let b = o.need(2)?;
                 self.stack.push(Value::Int(u16::from_le_bytes([b[0], b[1]]) as i64));
                 Ok(p + 2)
             }
-            0x8a | 0x8b => {
+            op::LONG1 | op::LONG4 => {
                 // LONG1 / LONG4: little-endian two's complement
-                let (len_bytes, n) = if op == 0x8a {
-                    (1, need(1)?[0] as u64)
+                let (len_bytes, n) = if op == op::LONG1 {
+                    (1, o.need(1)?[0] as u64)
                 } else {
-                    let b = need(4)?;
+                    let b = o.need(4)?;
                     let n = i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
                     if n < 0 {
                         return Err(Stall::from(Error::at(ErrorKind::Malformed, at, "LONG4 with a negative length")));
@@ -1324,19 +1481,19 @@ impl PickleDecoder {
                         format!("integer of {n} bytes refused (no address or size needs more than {MAX_INT_BYTES})"),
                     )));
                 }
-                let (s, e) = payload(len_bytes, n)?;
+                let (s, e) = o.payload(len_bytes, n)?;
                 let v = le_signed(&data[s..e]);
                 self.push_int(v);
                 Ok(e)
             }
-            b'I' | b'L' => {
+            op::INT | op::LONG => {
                 // INT / LONG (protocol 0 text)
-                let l = line()?;
+                let l = o.line()?;
                 let end = p + l.len() + 1;
                 let text = std::str::from_utf8(l).unwrap_or("").trim_end_matches('L');
                 match text {
-                    "01" if op == b'I' => self.stack.push(Value::Bool(true)),
-                    "00" if op == b'I' => self.stack.push(Value::Bool(false)),
+                    "01" if op == op::INT => self.stack.push(Value::Bool(true)),
+                    "00" if op == op::INT => self.stack.push(Value::Bool(false)),
                     _ => {
                         if text.len() > 40 {
                             return Err(Stall::from(Error::at(
@@ -1356,13 +1513,13 @@ impl PickleDecoder {
                 }
                 Ok(end)
             }
-            b'G' => {
-                let b = need(8)?;
+            op::BINFLOAT => {
+                let b = o.need(8)?;
                 self.stack.push(Value::Float(f64::from_be_bytes(b.try_into().unwrap())));
                 Ok(p + 8)
             }
-            b'F' => {
-                let l = line()?;
+            op::FLOAT => {
+                let l = o.line()?;
                 let end = p + l.len() + 1;
                 let v: f64 = std::str::from_utf8(l)
                     .ok()
@@ -1371,18 +1528,33 @@ impl PickleDecoder {
                 self.stack.push(Value::Float(v));
                 Ok(end)
             }
-            0x8c | b'X' | 0x8d | b'U' | b'T' | b'C' | b'B' | 0x8e | 0x96 => {
-                // SHORT_BINUNICODE, BINUNICODE, BINUNICODE8, SHORT_BINSTRING,
-                // BINSTRING, SHORT_BINBYTES, BINBYTES, BINBYTES8, BYTEARRAY8
+            _ => Err(o.unknown(op)),
+        }
+    }
+
+    /// Strings and bytes: length-prefixed (binary) or a text line (protocol 0).
+    #[inline]
+    fn op_text(&mut self, op: u8, o: &Operands) -> std::result::Result<usize, Stall> {
+        let Operands { p, at, data, .. } = *o;
+        match op {
+            op::SHORT_BINUNICODE
+            | op::BINUNICODE
+            | op::BINUNICODE8
+            | op::SHORT_BINSTRING
+            | op::BINSTRING
+            | op::SHORT_BINBYTES
+            | op::BINBYTES
+            | op::BINBYTES8
+            | op::BYTEARRAY8 => {
                 let (len_bytes, n) = match op {
-                    0x8c | b'U' | b'C' => (1, need(1)?[0] as u64),
-                    b'X' | b'T' | b'B' => {
-                        let b = need(4)?;
+                    op::SHORT_BINUNICODE | op::SHORT_BINSTRING | op::SHORT_BINBYTES => (1, o.need(1)?[0] as u64),
+                    op::BINUNICODE | op::BINSTRING | op::BINBYTES => {
+                        let b = o.need(4)?;
                         (4, u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64)
                     }
-                    _ => (8, u64::from_le_bytes(need(8)?.try_into().unwrap())),
+                    _ => (8, u64::from_le_bytes(o.need(8)?.try_into().unwrap())),
                 };
-                let (s, e) = match payload(len_bytes, n) {
+                let (s, e) = match o.payload(len_bytes, n) {
                     Err(Stall::NeedMore) => {
                         self.stalled = Some((op, Some(n)));
                         return Err(Stall::NeedMore);
@@ -1390,8 +1562,10 @@ impl PickleDecoder {
                     r => r?,
                 };
                 let raw = &data[s..e];
-                if matches!(op, 0x8c | b'X' | 0x8d | b'U' | b'T')
-                    && (self.arena.strings.byte_len() + raw.len()) as u64 > MAX_PAYLOAD
+                if matches!(
+                    op,
+                    op::SHORT_BINUNICODE | op::BINUNICODE | op::BINUNICODE8 | op::SHORT_BINSTRING | op::BINSTRING
+                ) && (self.arena.strings.byte_len() + raw.len()) as u64 > MAX_PAYLOAD
                 {
                     return Err(Stall::from(Error::at(
                         ErrorKind::TooLarge,
@@ -1402,7 +1576,9 @@ impl PickleDecoder {
                     )));
                 }
                 let v = match op {
-                    0x8c | b'X' | 0x8d | b'U' | b'T' => self.push_string(raw),
+                    op::SHORT_BINUNICODE | op::BINUNICODE | op::BINUNICODE8 | op::SHORT_BINSTRING | op::BINSTRING => {
+                        self.push_string(raw)
+                    }
                     _ => {
                         self.arena.bytes.push(raw.to_vec());
                         Value::Bytes((self.arena.bytes.len() - 1) as u32)
@@ -1411,69 +1587,76 @@ impl PickleDecoder {
                 self.stack.push(v);
                 Ok(e)
             }
-            b'V' => {
+            op::UNICODE => {
                 // UNICODE (protocol 0): raw-unicode-escape text.
-                let l = line()?;
+                let l = o.line()?;
                 let end = p + l.len() + 1;
                 let id = self.arena.push_str(&raw_unicode_escape(l));
                 self.stack.push(Value::Str(id));
                 Ok(end)
             }
-            b'S' => {
+            op::STRING => {
                 // STRING (protocol 0 bytes, quoted): kept as text, escapes
                 // undecoded (Python 3 never writes it for a str).
-                let l = line()?;
+                let l = o.line()?;
                 let end = p + l.len() + 1;
                 let l = if l.len() >= 2 { &l[1..l.len() - 1] } else { l };
                 let v = self.push_string(l);
                 self.stack.push(v);
                 Ok(end)
             }
-            b']' => {
+            _ => Err(o.unknown(op)),
+        }
+    }
+
+    /// Lists, tuples, sets and dicts: new ones and items added to the one on top.
+    #[inline]
+    fn op_container(&mut self, op: u8, o: &Operands) -> std::result::Result<usize, Stall> {
+        let Operands { p, at, .. } = *o;
+        match op {
+            op::EMPTY_LIST => {
                 let id = self.new_list(Vec::new());
                 self.stack.push(Value::List(id));
                 Ok(p)
             }
-            b')' => {
+            op::EMPTY_TUPLE => {
                 let id = self.new_list(Vec::new());
                 self.stack.push(Value::Tuple(id));
                 Ok(p)
             }
-            b'}' => {
+            op::EMPTY_DICT => {
                 let id = self.new_dict(Vec::new());
                 self.stack.push(Value::Dict(id));
                 Ok(p)
             }
-            0x8f => {
+            op::EMPTY_SET => {
                 // EMPTY_SET: a set is shown as a list
                 let id = self.new_list(Vec::new());
                 self.stack.push(Value::List(id));
                 Ok(p)
             }
-            b'a' => {
+            op::APPEND => {
                 let v = self.pop(at)?;
                 let target = self.top_container(at)?;
                 self.append_items(target, vec![v], at)?;
                 Ok(p)
             }
-            b'e' | 0x90 => {
-                // APPENDS / ADDITEMS
+            op::APPENDS | op::ADDITEMS => {
                 let m = self.pop_mark(at)?;
                 let items = self.stack.split_off(m);
                 let target = self.top_container(at)?;
                 self.append_items(target, items, at)?;
                 Ok(p)
             }
-            b'l' | b't' | 0x91 => {
-                // LIST / TUPLE / FROZENSET
+            op::LIST | op::TUPLE | op::FROZENSET => {
                 let m = self.pop_mark(at)?;
                 let items = self.stack.split_off(m);
                 let id = self.new_list(items);
-                self.stack.push(if op == b't' { Value::Tuple(id) } else { Value::List(id) });
+                self.stack.push(if op == op::TUPLE { Value::Tuple(id) } else { Value::List(id) });
                 Ok(p)
             }
-            0x85..=0x87 => {
-                let n = (op - 0x84) as usize;
+            op::TUPLE1..=op::TUPLE3 => {
+                let n = (op - op::TUPLE1 + 1) as usize;
                 let floor = self.marks.last().copied().unwrap_or(0);
                 if self.stack.len() < floor + n {
                     return Err(Stall::from(Error::at(ErrorKind::Malformed, at, "stack underflow in TUPLE")));
@@ -1483,14 +1666,14 @@ impl PickleDecoder {
                 self.stack.push(Value::Tuple(id));
                 Ok(p)
             }
-            b's' => {
+            op::SETITEM => {
                 let v = self.pop(at)?;
                 let k = self.pop(at)?;
                 let target = self.top_container(at)?;
                 self.set_items(target, vec![k, v], at)?;
                 Ok(p)
             }
-            b'u' => {
+            op::SETITEMS => {
                 let m = self.pop_mark(at)?;
                 if self.convert_from_stack(m) {
                     return Ok(p);
@@ -1500,7 +1683,7 @@ impl PickleDecoder {
                 self.set_items(target, items, at)?;
                 Ok(p)
             }
-            b'd' => {
+            op::DICT => {
                 let m = self.pop_mark(at)?;
                 let items = self.stack.split_off(m);
                 let id = self.new_dict(Vec::new());
@@ -1508,42 +1691,51 @@ impl PickleDecoder {
                 self.stack.push(Value::Dict(id));
                 Ok(p)
             }
-            0x94 => {
+            _ => Err(o.unknown(op)),
+        }
+    }
+
+    /// The memo: PUT stores the top of the stack, GET pushes it again (shared, not copied).
+    #[inline]
+    fn op_memo(&mut self, op: u8, o: &Operands) -> std::result::Result<usize, Stall> {
+        let Operands { p, at, .. } = *o;
+        match op {
+            op::MEMOIZE => {
                 let idx = self.memo.len() as u64;
                 self.memo_put(idx, at)?;
                 Ok(p)
             }
-            b'q' => {
-                let idx = need(1)?[0] as u64;
+            op::BINPUT => {
+                let idx = o.need(1)?[0] as u64;
                 self.memo_put(idx, at)?;
                 Ok(p + 1)
             }
-            b'r' => {
-                let b = need(4)?;
+            op::LONG_BINPUT => {
+                let b = o.need(4)?;
                 self.memo_put(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64, at)?;
                 Ok(p + 4)
             }
-            b'h' => {
-                let idx = need(1)?[0] as u64;
+            op::BINGET => {
+                let idx = o.need(1)?[0] as u64;
                 let v = self.memo_get(idx, at)?;
                 self.stack.push(v);
                 Ok(p + 1)
             }
-            b'j' => {
-                let b = need(4)?;
+            op::LONG_BINGET => {
+                let b = o.need(4)?;
                 let v = self.memo_get(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64, at)?;
                 self.stack.push(v);
                 Ok(p + 4)
             }
-            b'p' | b'g' => {
+            op::PUT | op::GET => {
                 // PUT / GET (protocol 0 text)
-                let l = line()?;
+                let l = o.line()?;
                 let end = p + l.len() + 1;
                 let idx: u64 = std::str::from_utf8(l)
                     .ok()
                     .and_then(|t| t.trim().parse().ok())
                     .ok_or_else(|| Error::at(ErrorKind::Malformed, at, "bad memo index"))?;
-                if op == b'p' {
+                if op == op::PUT {
                     self.memo_put(idx, at)?;
                 } else {
                     let v = self.memo_get(idx, at)?;
@@ -1551,22 +1743,7 @@ impl PickleDecoder {
                 }
                 Ok(end)
             }
-            b'c' | 0x93 | b'R' | b'b' | b'i' | b'o' | 0x81 | 0x92 | b'P' | b'Q' | 0x82..=0x84 | 0x97 | 0x98 => {
-                Err(Stall::from(Error::at(
-                    ErrorKind::RefusedOpcode,
-                    at,
-                    format!(
-                        "refused pickle opcode {} (0x{op:02x}): it would build an arbitrary Python object, \
-                         which a memory snapshot never contains; nothing was executed",
-                        op_name(op)
-                    ),
-                )))
-            }
-            _ => Err(Stall::from(if base == 0 && pos == 0 {
-                not_a_pickle(data)
-            } else {
-                Error::at(ErrorKind::UnknownOpcode, at, format!("unknown pickle opcode 0x{op:02x}"))
-            })),
+            _ => Err(o.unknown(op)),
         }
     }
 }
@@ -1574,50 +1751,51 @@ impl PickleDecoder {
 fn is_opcode(op: u8) -> bool {
     matches!(
         op,
-        0x80..=0x98
-            | b'.'
-            | b'('
-            | b'0'
-            | b'1'
-            | b'2'
-            | b'N'
-            | b'J'
-            | b'K'
-            | b'M'
-            | b'I'
-            | b'L'
-            | b'G'
-            | b'F'
-            | b'X'
-            | b'U'
-            | b'T'
-            | b'C'
-            | b'B'
-            | b'V'
-            | b'S'
-            | b']'
-            | b')'
-            | b'}'
-            | b'a'
-            | b'e'
-            | b'l'
-            | b't'
-            | b's'
-            | b'u'
-            | b'd'
-            | b'q'
-            | b'r'
-            | b'h'
-            | b'j'
-            | b'p'
-            | b'g'
-            | b'c'
-            | b'R'
-            | b'b'
-            | b'i'
-            | b'o'
-            | b'P'
-            | b'Q'
+        op::PROTO
+            ..=op::READONLY_BUFFER
+                | op::STOP
+                | op::MARK
+                | op::POP
+                | op::POP_MARK
+                | op::DUP
+                | op::NONE
+                | op::BININT
+                | op::BININT1
+                | op::BININT2
+                | op::INT
+                | op::LONG
+                | op::BINFLOAT
+                | op::FLOAT
+                | op::BINUNICODE
+                | op::SHORT_BINSTRING
+                | op::BINSTRING
+                | op::SHORT_BINBYTES
+                | op::BINBYTES
+                | op::UNICODE
+                | op::STRING
+                | op::EMPTY_LIST
+                | op::EMPTY_TUPLE
+                | op::EMPTY_DICT
+                | op::APPEND
+                | op::APPENDS
+                | op::LIST
+                | op::TUPLE
+                | op::SETITEM
+                | op::SETITEMS
+                | op::DICT
+                | op::BINPUT
+                | op::LONG_BINPUT
+                | op::BINGET
+                | op::LONG_BINGET
+                | op::PUT
+                | op::GET
+                | op::GLOBAL
+                | op::REDUCE
+                | op::BUILD
+                | op::INST
+                | op::OBJ
+                | op::PERSID
+                | op::BINPERSID
     )
 }
 
@@ -1760,5 +1938,58 @@ impl Arena {
         let id = (self.dicts.len() - 1) as u32;
         self.finish_dict(id);
         Value::Dict(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Decodes a whole pickle; its arena.
+    fn arena_of(bytes: &[u8]) -> Arena {
+        let mut d = PickleDecoder::new();
+        d.feed(bytes).unwrap();
+        d.finish().unwrap().1
+    }
+
+    /// BINGET / LONG_BINGET of memo `idx`.
+    fn get(out: &mut Vec<u8>, idx: u32) {
+        if idx < 256 {
+            out.extend_from_slice(&[op::BINGET, idx as u8]);
+        } else {
+            out.push(op::LONG_BINGET);
+            out.extend_from_slice(&idx.to_le_bytes());
+        }
+    }
+
+    #[test]
+    fn a_put_far_ahead_allocates_no_memo() {
+        let mut p = vec![op::PROTO, 4, op::EMPTY_LIST, op::LONG_BINPUT, 0xff, 0xff, 0xff, 0xff];
+        get(&mut p, u32::MAX);
+        p.push(op::STOP);
+        assert_eq!(arena_of(&p).lists.len(), 1);
+    }
+
+    /// Lists holding the previous one twice through the memo are shared,
+    /// not copied: `levels` + 1 lists of two references, not 2^levels leaves.
+    #[test]
+    fn billion_laughs_stay_shared() {
+        let levels = 40u32;
+        let mut p = vec![op::PROTO, 4, op::EMPTY_LIST, op::MEMOIZE];
+        for k in 1..=levels {
+            p.push(op::MARK);
+            get(&mut p, k - 1);
+            get(&mut p, k - 1);
+            p.extend_from_slice(&[op::LIST, op::MEMOIZE]);
+        }
+        p.push(op::STOP);
+        let arena = arena_of(&p);
+        assert_eq!(arena.lists.len(), levels as usize + 1);
+        assert_eq!(arena.list_store.iter().map(|v| v.len()).sum::<usize>(), 2 * levels as usize);
+    }
+
+    #[test]
+    fn invalid_utf8_is_one_replacement_per_bad_byte() {
+        assert_eq!(python_str_lossy(b"caf\xe9 \xff"), "caf\u{FFFD} \u{FFFD}");
     }
 }

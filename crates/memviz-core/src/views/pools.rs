@@ -23,7 +23,7 @@
 use std::collections::HashMap;
 
 use crate::format::format_size;
-use crate::model::{Action, Snapshot};
+use crate::model::{Action, PoolFinder, Snapshot};
 use crate::timeline::{DetailView, Timeline, TimelineKind};
 
 /// No pool.
@@ -80,30 +80,87 @@ pub struct PrivatePools {
     pub start_bytes: u64,
 }
 
-/// The dump's segments of one device, by address, for memory_viz's
-/// `find_pool_id`.
-/// (start, end, pool) of a segment.
-type SegRange = (u128, u128, Option<(i64, i64)>);
-
-fn pool_finder(snap: &Snapshot, device: u32) -> Vec<SegRange> {
-    let mut segs: Vec<_> = snap
-        .device_segments(device)
-        .map(|s| (s.address, s.address.saturating_add(s.total_size as u128), s.pool_id))
-        .collect();
-    segs.sort_by_key(|s| s.0);
-    segs
-}
-
-fn find_pool(segs: &[SegRange], addr: u128) -> Option<(i64, i64)> {
-    let i = segs.partition_point(|s| s.0 <= addr);
-    let s = segs.get(i.checked_sub(1)?)?;
-    (addr < s.1).then_some(s.2).flatten()
-}
-
 /// Bytes as drawn: sums over a hostile file (sizes near 2^64, frees of more
 /// than was allocated) stay in 0..=u64::MAX instead of wrapping.
 fn to_u64(x: i128) -> u64 {
     x.clamp(0, u64::MAX as i128) as u64
+}
+
+/// The private pools met so far, (pool_id, stream) -> index, in order of
+/// first appearance.
+#[derive(Default)]
+struct PoolKeys {
+    index: HashMap<((i64, i64), u32), u32>,
+    keys: Vec<((i64, i64), u32)>,
+}
+
+impl PoolKeys {
+    fn key(&mut self, k: ((i64, i64), u32)) -> u32 {
+        let keys = &mut self.keys;
+        *self.index.entry(k).or_insert_with(|| {
+            keys.push(k);
+            (keys.len() - 1) as u32
+        })
+    }
+}
+
+/// Segment events of private pools: (steps before it, pool, change of
+/// reserved bytes, trace index); a step is an alloc or free of a block.
+fn private_segment_events(
+    snap: &Snapshot,
+    device: u32,
+    key_of: &mut impl FnMut(((i64, i64), u32)) -> u32,
+) -> Vec<(usize, u32, i128, u32)> {
+    let trace = snap.trace(device);
+    let finder = PoolFinder::new(snap, device);
+    let mut seg_events = Vec::new();
+    let mut k = 0usize;
+    for i in 0..trace.len() {
+        let a = trace.action[i];
+        if a.block_role().is_some() {
+            k += 1;
+        } else if a.is_segment() {
+            let p = finder.find(trace.addr(i));
+            if let (true, Some(p)) = (is_private(p), p) {
+                let add = matches!(a, Action::SegmentAlloc | Action::SegmentMap);
+                let d = trace.size[i] as i128;
+                seg_events.push((k, key_of((p, trace.stream[i])), if add { d } else { -d }, i as u32));
+            }
+        }
+    }
+    seg_events
+}
+
+/// One pool while [`PrivatePools::build`] replays the steps.
+struct Run {
+    /// The envelope's height so far.
+    max: i128,
+    active: i128,
+    reserved: i128,
+    /// Drawn: its first block was allocated.
+    created: bool,
+}
+
+/// Sets the height of `pool` from step `step` on (it only grows).
+fn grow(pool: &mut PoolEnvelope, run: &mut Run, target: i128, step: u32, envelopes: &mut i128) {
+    if target > run.max {
+        *envelopes += target - run.max;
+        run.max = target;
+        let height = to_u64(target);
+        match pool.heights.last_mut() {
+            Some(h) if h.0 == step => h.1 = height,
+            _ => pool.heights.push((step, height)),
+        }
+    }
+}
+/// A segment event of `pool`: its reserved bytes change; a pool already
+/// drawn grows to fit them.
+fn reserve(pool: &mut PoolEnvelope, run: &mut Run, delta: i128, step: u32, envelopes: &mut i128) {
+    run.reserved += delta;
+    if run.created {
+        let target = run.reserved;
+        grow(pool, run, target, step, envelopes);
+    }
 }
 
 fn is_private(p: Option<(i64, i64)>) -> bool {
@@ -121,38 +178,14 @@ impl PrivatePools {
             pp.start_bytes = tl.start_bytes;
             return pp;
         }
-        let mut index: HashMap<((i64, i64), u32), u32> = HashMap::new();
-        let mut keys: Vec<((i64, i64), u32)> = Vec::new();
-        let mut key_of = |k: ((i64, i64), u32)| {
-            *index.entry(k).or_insert_with(|| {
-                keys.push(k);
-                (keys.len() - 1) as u32
-            })
-        };
+        let mut pool_keys = PoolKeys::default();
+        let mut key_of = |k| pool_keys.key(k);
         for (e, el) in tl.elements.iter().enumerate() {
             if let Some(p) = el.pool_id.filter(|&p| p != (0, 0)) {
                 pp.pool_of[e] = key_of((p, el.stream));
             }
         }
-        // Segment events of private pools, by the action count before them.
-        let trace = snap.trace(tl.device);
-        let finder = pool_finder(snap, tl.device);
-        // (steps before it, pool, change of reserved bytes, trace index)
-        let mut seg_events: Vec<(usize, u32, i128, u32)> = Vec::new();
-        let mut k = 0usize;
-        for i in 0..trace.len() {
-            let a = trace.action[i];
-            if matches!(a, Action::Alloc | Action::FreeCompleted | Action::Free) {
-                k += 1;
-            } else if a.is_segment() {
-                let p = find_pool(&finder, trace.addr(i));
-                if is_private(p) {
-                    let add = matches!(a, Action::SegmentAlloc | Action::SegmentMap);
-                    let d = trace.size[i] as i128;
-                    seg_events.push((k, key_of((p.unwrap(), trace.stream[i])), if add { d } else { -d }, i as u32));
-                }
-            }
-        }
+        let seg_events = private_segment_events(snap, tl.device, &mut key_of);
         // The dump's reserved bytes per pool (one pass: a file may hold a
         // pool per segment, 100,000 of them).
         let mut snap_reserved: HashMap<u32, i128> = HashMap::new();
@@ -162,6 +195,7 @@ impl PrivatePools {
                 *snap_reserved.entry(key).or_insert(0) += s.total_size as i128;
             }
         }
+        let keys = pool_keys.keys;
         let mut snap_reserved: Vec<(u32, i128)> = snap_reserved.into_iter().collect();
         snap_reserved.sort_unstable();
         let mut net_of: HashMap<u32, i128> = HashMap::new();
@@ -177,12 +211,6 @@ impl PrivatePools {
             return pp;
         }
 
-        struct Run {
-            max: i128,
-            active: i128,
-            reserved: i128,
-            created: bool,
-        }
         let mut runs: Vec<Run> = keys.iter().map(|_| Run { max: 0, active: 0, reserved: 0, created: false }).collect();
         pp.pools = keys
             .iter()
@@ -199,27 +227,6 @@ impl PrivatePools {
             .collect();
         let mut envelopes: i128 = 0;
         let mut pool_live: i128 = 0;
-        // Sets the height of pool `p` from step `step` on.
-        fn grow(pool: &mut PoolEnvelope, run: &mut Run, target: i128, step: u32, envelopes: &mut i128) {
-            if target > run.max {
-                *envelopes += target - run.max;
-                run.max = target;
-                let height = to_u64(target);
-                match pool.heights.last_mut() {
-                    Some(h) if h.0 == step => h.1 = height,
-                    _ => pool.heights.push((step, height)),
-                }
-            }
-        }
-        // A segment event of pool `p`: its reserved bytes change; a pool
-        // already drawn grows to fit them.
-        fn reserve(pool: &mut PoolEnvelope, run: &mut Run, delta: i128, step: u32, envelopes: &mut i128) {
-            run.reserved += delta;
-            if run.created {
-                let target = run.reserved;
-                grow(pool, run, target, step, envelopes);
-            }
-        }
         // Elements alive from the start, pre-loaded at step 0.
         let mut alive = vec![false; tl.elements.len()];
         for &e in &tl.initially_allocated {

@@ -17,7 +17,7 @@ use crate::format::{
     format_addr, format_annotations, format_event, format_event_as, format_forward_frames, format_frames,
     format_metadata, format_size, format_user_metadata,
 };
-use crate::model::{Action, Snapshot, UserMetadata};
+use crate::model::{Snapshot, UserMetadata};
 use crate::state::{Cursor, State, StateBlock, StateHistory, StateSegment, Totals};
 use crate::versions::Versions;
 
@@ -408,17 +408,11 @@ pub enum EventLineKind {
 /// Kind of event `i` of `device` in the list (see [`EventLineKind`]).
 pub fn event_line_kind(snap: &Snapshot, device: u32, i: usize) -> EventLineKind {
     let t = snap.trace(device);
-    let pair = |j: usize| {
-        j + 1 < t.len()
-            && t.action[j] == Action::FreeRequested
-            && t.action[j + 1] == Action::FreeCompleted
-            && t.addr(j) == t.addr(j + 1)
-    };
     if i >= t.len() {
         EventLineKind::Plain
-    } else if pair(i) {
+    } else if t.completes_requested_free(i + 1) {
         EventLineKind::MergedFree
-    } else if i > 0 && pair(i - 1) {
+    } else if t.completes_requested_free(i) {
         EventLineKind::Continuation
     } else {
         EventLineKind::Plain
@@ -591,7 +585,7 @@ impl StateView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{BlockState, EventTable};
+    use crate::model::{Action, BlockState, EventTable};
     use crate::state::StateHistory;
     use crate::versions::test_util::*;
 

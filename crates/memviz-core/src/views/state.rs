@@ -320,10 +320,6 @@ pub fn summary(snap: &Snapshot, device: u32, event: Option<usize>) -> StateSumma
     c.summary(&h, snap)
 }
 
-fn is_block_event(a: Action) -> bool {
-    matches!(a, Action::Alloc | Action::FreeRequested | Action::FreeCompleted | Action::Free)
-}
-
 impl StateHistory {
     /// Precomputes the history of `device`; versions are computed here.
     pub fn new(snap: &Snapshot, device: u32) -> StateHistory {
@@ -366,8 +362,8 @@ impl StateHistory {
             // The one version function (versions.rs), this device's events only.
             _ => {
                 let v = crate::versions::of_device(snap, device);
-                let seg = final_segs.iter().map(|&s| v.segment.get(s as usize).copied().unwrap_or(0)).collect();
-                let blk = final_blocks.iter().map(|&b| v.block.get(b as usize).copied().unwrap_or(0)).collect();
+                let seg = final_segs.iter().map(|&s| v.of_segment(s as usize)).collect();
+                let blk = final_blocks.iter().map(|&b| v.of_block(b as usize)).collect();
                 (v.event.into_iter().nth(device as usize).unwrap_or_default(), seg, blk)
             }
         };
@@ -541,7 +537,7 @@ impl StateHistory {
             let action = trace.action[i];
             let addr = trace.addr(i);
             let size = trace.size[i];
-            if is_block_event(action) {
+            if action.is_block() {
                 let cur = c.blocks.get(&addr).copied();
                 let new = match action {
                     Action::Alloc => {
@@ -569,15 +565,7 @@ impl StateHistory {
                         }
                         // memory_viz merges free_requested + free_completed into one
                         // `free` event carrying the free_requested's fields.
-                        let src = if action == Action::FreeCompleted
-                            && i > 0
-                            && trace.action[i - 1] == Action::FreeRequested
-                            && trace.addr(i - 1) == addr
-                        {
-                            i - 1
-                        } else {
-                            i
-                        };
+                        let src = trace.shown_event(i);
                         let bsize = trace.size[src];
                         self.check_block_place(snap, c, addr, bsize, Some(i));
                         (nfb + src as u32) << 1 | (action == Action::FreeCompleted) as u32
@@ -858,7 +846,7 @@ impl Cursor {
         let i = self.pos - 1;
         let t = snap.trace(h.device);
         let a = t.action[i];
-        if is_block_event(a) {
+        if a.is_block() {
             let d = h.link[i][0];
             self.block_set(h, snap, t.addr(i), d);
         } else if a.is_segment() {
@@ -882,7 +870,7 @@ impl Cursor {
         let i = self.pos;
         let t = snap.trace(h.device);
         let a = t.action[i];
-        if is_block_event(a) {
+        if a.is_block() {
             let d = h.link[i][1];
             self.block_set(h, snap, t.addr(i), d);
         } else if a.is_segment() {

@@ -7,7 +7,7 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use crate::format::format_size;
 use crate::mapped::MappedPieces;
-use crate::model::{Action, BlockState, EventTable, Snapshot};
+use crate::model::{BlockState, EventTable, Role, Snapshot};
 use crate::timeline::{Timeline, TimelineKind};
 use crate::versions::{self, AddrHasher};
 
@@ -98,29 +98,19 @@ fn replay_as<K: AddrKey>(snap: &Snapshot, device: u32) -> [Option<TimelineSummar
     let mut lean = [Lean::<K>::default(), Lean::<K>::default()];
     let [blocks, segs] = &mut lean;
     for (i, a) in trace.action.iter().enumerate() {
-        let (l, alloc) = match a {
-            Action::Alloc => (&mut *blocks, true),
-            Action::FreeCompleted | Action::Free => (&mut *blocks, false),
-            // segment_map / segment_unmap: see `replay`.
-            Action::SegmentAlloc => (&mut *segs, true),
-            Action::SegmentFree => (&mut *segs, false),
+        // segment_map / segment_unmap: see `replay`.
+        let (l, role) = match (a.block_role(), a.segment_role()) {
+            (Some(r), _) => (&mut *blocks, r),
+            (_, Some(r)) => (&mut *segs, r),
             _ => continue,
         };
+        let alloc = role == Role::Alloc;
         let key = K::at(trace, i);
         if alloc {
             l.alloc(key, trace.size[i]);
         } else if !l.free(key) {
             // Unmatched: memory_viz shows the merged free_requested.
-            let src = if i > 0
-                && *a == Action::FreeCompleted
-                && trace.action[i - 1] == Action::FreeRequested
-                && K::at(trace, i - 1) == key
-            {
-                i - 1
-            } else {
-                i
-            };
-            l.unmatched_free(trace.size[src]);
+            l.unmatched_free(trace.size[trace.shown_event(i)]);
         }
     }
     let live = |l: &Lean<K>, addr: u128| K::of(addr).is_some_and(|k| l.live.contains_key(&k));

@@ -16,7 +16,7 @@
 //! on the one below, and the summarized band on top of them all.
 
 use crate::mapped::{self, MappedPieces, BEFORE_TRACE};
-use crate::model::{Action, BlockState, Snapshot, StackId};
+use crate::model::{Action, BlockState, PoolFinder, Role, Snapshot, StackId};
 use crate::versions::{self, AddrMap, Versions};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -105,32 +105,6 @@ pub struct Timeline {
     pub kind: TimelineKind,
 }
 
-/// A device's segments sorted by address, for memory_viz's `find_pool_id`:
-/// (start, end, pool) kept compact so the binary search stays in cache.
-struct PoolFinder {
-    segs: Vec<SegRange>,
-}
-
-/// (start, end, pool) of a segment.
-type SegRange = (u128, u128, Option<(i64, i64)>);
-
-impl PoolFinder {
-    fn new(snap: &Snapshot, device: u32) -> Self {
-        let mut segs: Vec<_> = snap
-            .device_segments(device)
-            .map(|s| (s.address, s.address.saturating_add(s.total_size as u128), s.pool_id))
-            .collect();
-        segs.sort_by_key(|s| s.0);
-        PoolFinder { segs }
-    }
-    /// Pool of the segment holding `addr`, `None` when no segment does.
-    fn find(&self, addr: u128) -> Option<(i64, i64)> {
-        let i = self.segs.partition_point(|s| s.0 <= addr);
-        let s = self.segs.get(i.checked_sub(1)?)?;
-        (addr < s.1).then_some(s.2).flatten()
-    }
-}
-
 /// No trace event.
 pub const NO_EVENT: u32 = u32::MAX;
 
@@ -139,13 +113,11 @@ pub const NO_EVENT: u32 = u32::MAX;
 /// memory_viz leaves expandable segments out of this view).
 #[inline]
 fn classify(kind: TimelineKind, a: Action) -> (bool, bool) {
-    match (kind, a) {
-        (TimelineKind::ActiveMemory, Action::Alloc) => (true, false),
-        (TimelineKind::ActiveMemory, Action::FreeCompleted | Action::Free) => (false, true),
-        (TimelineKind::CachedSegments, Action::SegmentAlloc) => (true, false),
-        (TimelineKind::CachedSegments, Action::SegmentFree) => (false, true),
-        _ => (false, false),
-    }
+    let role = match kind {
+        TimelineKind::ActiveMemory => a.block_role(),
+        TimelineKind::CachedSegments => a.segment_role(),
+    };
+    (role == Some(Role::Alloc), role == Some(Role::Free))
 }
 
 impl Timeline {
@@ -159,7 +131,6 @@ impl Timeline {
     pub fn build_with(snap: &Snapshot, versions: &Versions, device: u32, kind: TimelineKind) -> Timeline {
         let trace = snap.trace(device);
         let pools = PoolFinder::new(snap, device);
-        let ev_version = versions.event.get(device as usize);
         // Sized up front: doubling a vector of 100-byte elements would copy
         // them and leave up to half its capacity unused. Frees add elements
         // only when unmatched (rare: the vector grows then).
@@ -194,7 +165,7 @@ impl Timeline {
         let element_of = |i: usize, addr: u128, source: ElementSource| Element {
             source,
             addr,
-            version: ev_version.and_then(|v| v.get(i)).copied().unwrap_or(0),
+            version: versions.of_event(device, i),
             size: trace.size[i],
             stream: trace.stream[i],
             pool_id: pools.find(addr),
@@ -212,26 +183,16 @@ impl Timeline {
         let piece_element = |p: &mapped::Piece| {
             let (source, version, stream, stack) = if p.map_event != BEFORE_TRACE {
                 let i = p.map_event as usize;
-                (
-                    ElementSource::Alloc(p.map_event),
-                    ev_version.and_then(|v| v.get(i)).copied().unwrap_or(0),
-                    trace.stream[i],
-                    trace.stack[i],
-                )
+                (ElementSource::Alloc(p.map_event), versions.of_event(device, i), trace.stream[i], trace.stack[i])
             } else if let Some(u) = p.unmap_event {
                 // Mapped before recording: like an unmatched free, it shows
                 // the stack of the unmap.
                 let u = u as usize;
-                (
-                    ElementSource::UnmatchedFree(u as u32),
-                    ev_version.and_then(|v| v.get(u)).copied().unwrap_or(0),
-                    trace.stream[u],
-                    trace.stack[u],
-                )
+                (ElementSource::UnmatchedFree(u as u32), versions.of_event(device, u), trace.stream[u], trace.stack[u])
             } else {
                 let si = p.dump_segment.unwrap_or(u32::MAX);
                 let seg = snap.segments.get(si as usize);
-                let version = versions.segment.get(si as usize).copied().unwrap_or(0);
+                let version = versions.of_segment(si as usize);
                 (ElementSource::GhostSegment(si), version, seg.map_or(0, |s| s.stream), 0)
             };
             Element {
@@ -298,15 +259,7 @@ impl Timeline {
                         // memory_viz merged a free_requested directly before
                         // this free_completed into one `free` event and shows
                         // that one (its stack, size, time).
-                        let src = if i > 0
-                            && trace.action[i] == Action::FreeCompleted
-                            && trace.action[i - 1] == Action::FreeRequested
-                            && trace.addr(i - 1) == addr
-                        {
-                            i - 1
-                        } else {
-                            i
-                        };
+                        let src = trace.shown_event(i);
                         let e = elements.len() as u32;
                         elements.push(element_of(src, addr, ElementSource::UnmatchedFree(src as u32)));
                         initially.push(e);
@@ -320,55 +273,8 @@ impl Timeline {
         for &p in &pieces.before_trace {
             initially.push(piece_elem[p as usize]);
         }
-        for (si, seg) in snap.segments.iter().enumerate() {
-            if seg.device != device {
-                continue;
-            }
-            match kind {
-                TimelineKind::CachedSegments => {
-                    // Expandable segments are counted as pieces above.
-                    let expandable = pieces.dump_segments.binary_search(&(si as u32)).is_ok();
-                    if !expandable && !addr_to_alloc.contains_key(&seg.address) {
-                        initially.push(elements.len() as u32);
-                        elements.push(Element {
-                            source: ElementSource::GhostSegment(si as u32),
-                            addr: seg.address,
-                            version: versions.segment.get(si).copied().unwrap_or(0),
-                            size: seg.total_size,
-                            stream: seg.stream,
-                            pool_id: pools.find(seg.address),
-                            stack: 0,
-                            x0: 0,
-                            x1: 0,
-                            order: 0,
-                            total_after_alloc: 0,
-                        });
-                    }
-                }
-                TimelineKind::ActiveMemory => {
-                    let end = (seg.blocks.end as usize).min(snap.blocks.len());
-                    for bi in (seg.blocks.start as usize).min(end)..end {
-                        let b = &snap.blocks[bi];
-                        if b.state == BlockState::ActiveAllocated && !addr_to_alloc.contains_key(&b.address) {
-                            initially.push(elements.len() as u32);
-                            elements.push(Element {
-                                source: ElementSource::GhostBlock(bi as u32),
-                                addr: b.address,
-                                version: versions.block.get(bi).copied().unwrap_or(0),
-                                size: b.requested_size,
-                                stream: seg.stream,
-                                pool_id: seg.pool_id.or_else(|| pools.find(b.address)),
-                                stack: b.stack,
-                                x0: 0,
-                                x1: 0,
-                                order: 0,
-                                total_after_alloc: 0,
-                            });
-                        }
-                    }
-                }
-            }
-        }
+        let dump = Dump { snap, versions, device, kind, pools: &pools, pieces: &pieces, addr_to_alloc: &addr_to_alloc };
+        dump.ghosts(&mut elements, &mut initially);
 
         // Ghosts end up at the bottom, frees that come first at the top.
         initially.reverse();
@@ -380,54 +286,8 @@ impl Timeline {
             }
         }
 
-        let n_steps = actions.len() as u32;
-        let mut by_order = Vec::with_capacity(elements.len());
-        // 0: not yet pushed, 1: alive, 2: freed.
-        let mut state = vec![0u8; elements.len()];
-        let mut running: u64 = 0;
-        for &e in &initially {
-            let el = &mut elements[e as usize];
-            state[e as usize] = 1;
-            el.x0 = 0;
-            el.x1 = n_steps;
-            el.order = by_order.len() as u32;
-            by_order.push(e);
-            running = running.wrapping_add(el.size);
-            el.total_after_alloc = running;
-        }
-        let start_bytes = running;
-        let mut total = Vec::with_capacity(actions.len());
-        for (k, &e) in actions.iter().enumerate() {
-            let el = &mut elements[e as usize];
-            match state[e as usize] {
-                0 => {
-                    state[e as usize] = 1;
-                    running = running.wrapping_add(el.size);
-                    el.x0 = k as u32;
-                    el.x1 = n_steps;
-                    el.order = by_order.len() as u32;
-                    el.total_after_alloc = running;
-                    by_order.push(e);
-                    total.push(running);
-                }
-                1 => {
-                    state[e as usize] = 2;
-                    el.x1 = k as u32 + 1;
-                    total.push(running);
-                    running = running.wrapping_sub(el.size);
-                }
-                // Cannot happen (an element is in `actions` at most twice);
-                // keep the step anyway so steps stay action indices.
-                _ => total.push(running),
-            }
-        }
-        // Size descending, ties by index: JS's stable sort, done unstably on
-        // compact keys (an indirect stable sort misses the cache on 1M
-        // items), each one integer so a comparison is one compare.
-        let mut keyed: Vec<u128> =
-            elements.iter().enumerate().map(|(i, e)| ((!e.size as u128) << 32) | i as u128).collect();
-        keyed.sort_unstable();
-        let by_size: Vec<u32> = keyed.into_iter().map(|k| k as u32).collect();
+        let Stacked { by_order, total, start_bytes, end_bytes } = stack(&mut elements, &initially, &actions);
+        let by_size = by_size(&elements);
 
         Timeline {
             elements,
@@ -436,7 +296,7 @@ impl Timeline {
             events,
             total,
             start_bytes,
-            end_bytes: running,
+            end_bytes,
             by_size,
             by_order,
             device,
@@ -459,6 +319,141 @@ impl Timeline {
         }
         self.total.iter().position(|&t| t == peak).unwrap_or(0) as u32
     }
+}
+
+/// What phase 2 reads: the dump of one device and what the trace allocated.
+struct Dump<'a> {
+    snap: &'a Snapshot,
+    versions: &'a Versions,
+    device: u32,
+    kind: TimelineKind,
+    pools: &'a PoolFinder,
+    pieces: &'a MappedPieces,
+    /// Addresses the trace allocated (and did not free).
+    addr_to_alloc: &'a AddrMap<u32>,
+}
+
+impl Dump<'_> {
+    /// Phase 2: what the dump holds that the trace never allocated (its
+    /// segments, or its active blocks), alive from the start.
+    fn ghosts(&self, elements: &mut Vec<Element>, initially: &mut Vec<u32>) {
+        for (si, seg) in self.snap.segments.iter().enumerate() {
+            if seg.device != self.device {
+                continue;
+            }
+            match self.kind {
+                TimelineKind::CachedSegments => {
+                    // Expandable segments are counted as pieces above.
+                    let expandable = self.pieces.dump_segments.binary_search(&(si as u32)).is_ok();
+                    if !expandable && !self.addr_to_alloc.contains_key(&seg.address) {
+                        initially.push(elements.len() as u32);
+                        elements.push(Element {
+                            source: ElementSource::GhostSegment(si as u32),
+                            addr: seg.address,
+                            version: self.versions.of_segment(si),
+                            size: seg.total_size,
+                            stream: seg.stream,
+                            pool_id: self.pools.find(seg.address),
+                            stack: 0,
+                            x0: 0,
+                            x1: 0,
+                            order: 0,
+                            total_after_alloc: 0,
+                        });
+                    }
+                }
+                TimelineKind::ActiveMemory => {
+                    let end = (seg.blocks.end as usize).min(self.snap.blocks.len());
+                    for bi in (seg.blocks.start as usize).min(end)..end {
+                        let b = &self.snap.blocks[bi];
+                        if b.state == BlockState::ActiveAllocated && !self.addr_to_alloc.contains_key(&b.address) {
+                            initially.push(elements.len() as u32);
+                            elements.push(Element {
+                                source: ElementSource::GhostBlock(bi as u32),
+                                addr: b.address,
+                                version: self.versions.of_block(bi),
+                                size: b.requested_size,
+                                stream: seg.stream,
+                                pool_id: seg.pool_id.or_else(|| self.pools.find(b.address)),
+                                stack: b.stack,
+                                x0: 0,
+                                x1: 0,
+                                order: 0,
+                                total_after_alloc: 0,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Phase 3's result: the stack of elements and the total at each step.
+struct Stacked {
+    by_order: Vec<u32>,
+    total: Vec<u64>,
+    start_bytes: u64,
+    end_bytes: u64,
+}
+
+/// Phase 3: pushes the initially allocated elements, then replays
+/// `actions` (an element's first appearance allocates it, its second frees
+/// it), giving each element its steps and place in the stack.
+fn stack(elements: &mut [Element], initially: &[u32], actions: &[u32]) -> Stacked {
+    let n_steps = actions.len() as u32;
+    let mut by_order = Vec::with_capacity(elements.len());
+    // 0: not yet pushed, 1: alive, 2: freed.
+    let mut state = vec![0u8; elements.len()];
+    let mut running: u64 = 0;
+    for &e in initially {
+        let el = &mut elements[e as usize];
+        state[e as usize] = 1;
+        el.x0 = 0;
+        el.x1 = n_steps;
+        el.order = by_order.len() as u32;
+        by_order.push(e);
+        running = running.wrapping_add(el.size);
+        el.total_after_alloc = running;
+    }
+    let start_bytes = running;
+    let mut total = Vec::with_capacity(actions.len());
+    for (k, &e) in actions.iter().enumerate() {
+        let el = &mut elements[e as usize];
+        match state[e as usize] {
+            0 => {
+                state[e as usize] = 1;
+                running = running.wrapping_add(el.size);
+                el.x0 = k as u32;
+                el.x1 = n_steps;
+                el.order = by_order.len() as u32;
+                el.total_after_alloc = running;
+                by_order.push(e);
+                total.push(running);
+            }
+            1 => {
+                state[e as usize] = 2;
+                el.x1 = k as u32 + 1;
+                total.push(running);
+                running = running.wrapping_sub(el.size);
+            }
+            // Cannot happen (an element is in `actions` at most twice);
+            // keep the step anyway so steps stay action indices.
+            _ => total.push(running),
+        }
+    }
+    Stacked { by_order, total, start_bytes, end_bytes: running }
+}
+
+/// Phase 4: element indices by size, descending; ties by index (JS's
+/// stable sort), done unstably on compact keys (an indirect stable sort
+/// misses the cache on 1M items), each one integer so a comparison is one
+/// compare.
+fn by_size(elements: &[Element]) -> Vec<u32> {
+    let mut keyed: Vec<u128> =
+        elements.iter().enumerate().map(|(i, e)| ((!e.size as u128) << 32) | i as u128).collect();
+    keyed.sort_unstable();
+    keyed.into_iter().map(|k| k as u32).collect()
 }
 
 /// Steps per leaf of [`DetailView`]'s interval tree. A query checks at most

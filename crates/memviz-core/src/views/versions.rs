@@ -38,6 +38,16 @@ impl Versions {
     pub fn of_event(&self, device: u32, i: usize) -> u32 {
         self.event.get(device as usize).and_then(|v| v.get(i)).copied().unwrap_or(0)
     }
+
+    /// Version of segment `i` of `Snapshot::segments` (0 when out of range).
+    pub fn of_segment(&self, i: usize) -> u32 {
+        self.segment.get(i).copied().unwrap_or(0)
+    }
+
+    /// Version of block `i` of `Snapshot::blocks` (0 when out of range).
+    pub fn of_block(&self, i: usize) -> u32 {
+        self.block.get(i).copied().unwrap_or(0)
+    }
 }
 
 /// A fast hasher for address keys: the std SipHash costs more than the rest
@@ -153,14 +163,7 @@ fn annotate(snap: &Snapshot, only: Option<u32>) -> Versions {
 /// free_completed, which memory_viz drops from its event list; the
 /// free_requested just before it is the one shown as `free`.
 pub fn merged_free(t: &EventTable) -> Vec<bool> {
-    (0..t.len())
-        .map(|i| {
-            i > 0
-                && t.action[i] == Action::FreeCompleted
-                && t.action[i - 1] == Action::FreeRequested
-                && t.addr(i) == t.addr(i - 1)
-        })
-        .collect()
+    (0..t.len()).map(|i| t.completes_requested_free(i)).collect()
 }
 
 /// Builders for hand-made snapshots in unit tests.

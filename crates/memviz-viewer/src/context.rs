@@ -1,0 +1,333 @@
+//! What every view sees: the open files, the chosen file and device, and
+//! the band plot the timelines and the pools view share (which timeline,
+//! detail, window, the columns last drawn, the hovered and pinned band).
+
+use memviz_core::timeline::{DetailView, Hit, Timeline, TimelineKind};
+use memviz_render::{self as render, BandIndex, Columns, Image, PlotStats, PlotStyle, TimelineBands, Window};
+
+use crate::files::OpenFile;
+
+/// Detail limit a fresh view starts with: every element, up to this many.
+pub const DEFAULT_DETAIL_CAP: u32 = 50_000;
+
+/// Space around the plot inside the canvas, in CSS pixels: left (y labels),
+/// right, top, bottom (x labels).
+pub const MARGIN: (f64, f64, f64, f64) = (78.0, 16.0, 14.0, 40.0);
+
+/// The hover text of the summarized band (memory_viz's words).
+pub const SUMMARIZED_TEXT: &str = "Small tensors that were not plotted to cutdown on render time.\n\
+     Use detail slider to see smaller allocations.";
+
+/// Minimap columns of (file, device, timeline, width), then their max, the
+/// number of steps and the peak step: O(steps) to compute, so kept.
+type MinimapCache = ((usize, u32, TimelineKind, u32), Vec<u64>, u64, u32, u32);
+
+/// A plot rectangle in device pixels inside the canvas.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PlotRect {
+    pub x: u32,
+    pub y: u32,
+    pub w: u32,
+    pub h: u32,
+}
+
+impl PlotRect {
+    pub fn in_canvas(width: u32, height: u32, dpr: f64) -> PlotRect {
+        let (l, r, t, b) = MARGIN;
+        let x = (l * dpr).round() as u32;
+        let y = (t * dpr).round() as u32;
+        let w = width.saturating_sub(x + (r * dpr).round() as u32).max(1);
+        let h = height.saturating_sub(y + (b * dpr).round() as u32).max(1);
+        PlotRect { x, y, w, h }
+    }
+
+    /// The plot pixel under CSS point (x, y) of the canvas, None outside.
+    pub fn pixel_of_css(&self, x: f64, y: f64, dpr: f64) -> Option<(f64, f64)> {
+        let (px, py) = (x * dpr - self.x as f64, y * dpr - self.y as f64);
+        if px < 0.0 || py < 0.0 || px >= self.w as f64 || py >= self.h as f64 {
+            return None;
+        }
+        Some((px, py))
+    }
+}
+
+/// y scale of a plot whose tallest column is `max_total`: headroom above
+/// the peak so that it does not touch the top edge.
+pub(crate) fn y_max_above(max_total: u64) -> u64 {
+    ((max_total as f64) * 1.06).ceil().max(1.0) as u64
+}
+
+pub struct Context {
+    pub files: Vec<OpenFile>,
+    pub current: usize,
+    pub device: u32,
+    /// Device pixels per CSS pixel (the page's devicePixelRatio).
+    pub dpr: f64,
+    /// The timeline under the plot (the pools view and the state history
+    /// run on the Active Memory timeline).
+    pub kind: TimelineKind,
+    pub detail: Option<DetailView>,
+    /// The drawn bands of `detail`, laid out for the renderer's sweep.
+    pub bands: BandIndex,
+    pub limit: u32,
+    pub window: Window,
+    /// Columns and y scale of the last drawn plot (for hit testing).
+    pub cols: Columns,
+    pub y_max: u64,
+    pub rect: Option<PlotRect>,
+    pub plot: Image,
+    pub minimap: Image,
+    minimap_cache: Option<MinimapCache>,
+    /// What the axes overlay shows now (timeline views).
+    pub(crate) axes_key: Option<crate::views::timeline::AxesKey>,
+    /// Band under the pointer, and the one pinned by a click.
+    pub hovered: Option<Hit>,
+    pub pinned: Option<Hit>,
+    /// A color per element of the Active Memory Timeline ("Color by", set
+    /// by explain.rs); empty: memory_viz's colors.
+    pub colors: Vec<render::Rgba>,
+}
+
+impl Default for Context {
+    fn default() -> Self {
+        Context {
+            files: Vec::new(),
+            current: 0,
+            device: 0,
+            dpr: 1.0,
+            kind: TimelineKind::ActiveMemory,
+            detail: None,
+            bands: BandIndex::default(),
+            limit: 0,
+            window: Window::default(),
+            cols: Columns::default(),
+            y_max: 0,
+            rect: None,
+            plot: Image::default(),
+            minimap: Image::default(),
+            minimap_cache: None,
+            axes_key: None,
+            hovered: None,
+            pinned: None,
+            colors: Vec::new(),
+        }
+    }
+}
+
+impl Context {
+    pub fn file(&self) -> Option<&OpenFile> {
+        self.files.get(self.current)
+    }
+
+    /// (file, device): what the per-device caches belong to.
+    pub fn key(&self) -> (usize, u32) {
+        (self.current, self.device)
+    }
+
+    pub fn timeline(&self) -> Option<&Timeline> {
+        self.file()?.timeline(self.device, self.kind)
+    }
+
+    /// New file / device / timeline: replay (once, cached) and reset
+    /// detail, window and selection.
+    pub fn rebuild(&mut self) {
+        let (device, kind) = (self.device, self.kind);
+        let Some(f) = self.files.get_mut(self.current) else {
+            return;
+        };
+        f.build_timeline(device, kind);
+        self.limit = self.element_count().min(DEFAULT_DETAIL_CAP);
+        self.window = Window::full(self.n_steps());
+        self.pinned = None;
+        self.hovered = None;
+        self.set_detail_view();
+    }
+
+    /// Puts the Active Memory timeline underneath (the views that are not
+    /// timelines run on it), replaying only when it was another one.
+    pub fn use_active_memory(&mut self) {
+        if self.kind != TimelineKind::ActiveMemory {
+            self.kind = TimelineKind::ActiveMemory;
+            self.rebuild();
+        }
+    }
+
+    fn set_detail_view(&mut self) {
+        self.detail = self.timeline().map(|tl| DetailView::new(tl, self.limit));
+        self.bands = match (self.timeline(), &self.detail) {
+            (Some(tl), Some(d)) => BandIndex::new(tl, d),
+            _ => BandIndex::default(),
+        };
+    }
+
+    pub fn element_count(&self) -> u32 {
+        self.timeline().map_or(0, |t| t.elements.len() as u32)
+    }
+
+    pub fn n_steps(&self) -> u32 {
+        self.timeline().map_or(0, |t| t.n_steps())
+    }
+
+    pub fn set_detail(&mut self, limit: u32) {
+        self.limit = limit.min(self.element_count());
+        self.set_detail_view();
+        // A pinned band that is now summarized is no longer one.
+        let drawn = |h: Option<Hit>, d: &DetailView| match h {
+            Some(Hit::Element(e)) if !d.is_drawn(e) => None,
+            h => h,
+        };
+        if let Some(d) = &self.detail {
+            self.pinned = drawn(self.pinned, d);
+            self.hovered = drawn(self.hovered, d);
+        }
+    }
+
+    pub fn drawn_count(&self) -> u32 {
+        self.detail.as_ref().map_or(0, |d| d.drawn_count())
+    }
+
+    fn min_span(&self) -> f64 {
+        4.0f64.min(self.n_steps().max(1) as f64)
+    }
+
+    pub fn set_window(&mut self, w: Window) {
+        self.window = w.clamped(self.n_steps(), self.min_span());
+    }
+
+    /// Zoom by `factor` around the point at fraction `at` of the plot width.
+    pub fn zoom(&mut self, factor: f64, at: f64) {
+        self.set_window(self.window.zoom(factor, at.clamp(0.0, 1.0)));
+    }
+
+    pub fn pan(&mut self, frac: f64) {
+        self.set_window(self.window.pan(frac));
+    }
+
+    /// Fraction of the plot width at CSS x (0.5 before the first draw).
+    pub fn plot_frac(&self, x_css: f64) -> f64 {
+        match self.rect {
+            Some(r) => ((x_css * self.dpr - r.x as f64) / r.w as f64).clamp(0.0, 1.0),
+            None => 0.5,
+        }
+    }
+
+    /// Picks columns and fills the plot pixel buffer with the timeline's
+    /// bands for a plot of `rect`.
+    pub fn render_timeline(&mut self, rect: PlotRect) -> PlotStats {
+        self.rect = Some(rect);
+        self.plot.reset(rect.w, rect.h, render::BACKGROUND);
+        let (Some(f), Some(d)) = (self.files.get(self.current), self.detail.as_ref()) else {
+            self.cols = Columns::default();
+            return PlotStats::default();
+        };
+        let Some(tl) = f.timeline(self.device, self.kind) else {
+            return PlotStats::default();
+        };
+        let src = TimelineBands::new(tl, d, &self.bands);
+        self.cols = render::pick_columns(&src, self.window, rect.w);
+        self.y_max = y_max_above(self.cols.max_total);
+        let selected = match self.hovered.or(self.pinned) {
+            Some(Hit::Element(e)) => Some(e),
+            _ => None,
+        };
+        let style = PlotStyle { y_max: self.y_max, selected, outline: self.dpr.round().max(1.0) as u32 };
+        if crate::explain::colors_apply(&self.colors, tl.kind, tl.elements.len()) {
+            let colors = &self.colors;
+            render::render_plot_with(&src, &self.cols, style, |e| colors[e as usize], &mut self.plot)
+        } else {
+            render::render_plot(&src, &self.cols, style, &mut self.plot)
+        }
+    }
+
+    pub fn render_minimap(&mut self, w: u32, h: u32) {
+        self.minimap.reset(w, h, render::BACKGROUND);
+        let key = (self.current, self.device, self.kind, w);
+        if self.minimap_cache.as_ref().map(|c| c.0) != Some(key) {
+            let Some(tl) = self.timeline() else { return };
+            let (cols, max) = render::minimap_columns(&tl.total, tl.start_bytes, w);
+            self.minimap_cache = Some((key, cols, max, tl.n_steps(), tl.peak_step()));
+        }
+        if let Some((_, cols, max, n, peak)) = &self.minimap_cache {
+            render::render_minimap(cols, *max, *n, self.window, Some(*peak), &mut self.minimap);
+        }
+    }
+
+    /// (step, bytes) under the plot pixel (x, y) as last drawn.
+    pub fn point_at(&self, x: f64, y: f64) -> Option<(u32, u64)> {
+        let rect = self.rect?;
+        render::pixel_to_point(&self.cols, self.y_max, rect.h, x, y)
+    }
+
+    /// The band under the plot pixel (x, y) (device pixels inside the plot).
+    pub fn hit(&self, x: f64, y: f64) -> Option<Hit> {
+        let (step, bytes) = self.point_at(x, y)?;
+        let tl = self.timeline()?;
+        self.detail.as_ref()?.hit(tl, step, bytes)
+    }
+
+    /// The band under CSS point (x, y) of the plot canvas.
+    pub fn hit_css(&self, x: f64, y: f64) -> Option<Hit> {
+        let (px, py) = self.rect?.pixel_of_css(x, y, self.dpr)?;
+        self.hit(px, py)
+    }
+
+    /// Hover text of a band.
+    pub fn hit_text(&self, hit: Option<Hit>) -> String {
+        let (Some(f), Some(tl)) = (self.file(), self.timeline()) else {
+            return String::new();
+        };
+        match hit {
+            Some(Hit::Element(e)) => memviz_core::format::hover_text(&f.snap, tl, e),
+            Some(Hit::Summarized) => SUMMARIZED_TEXT.to_string(),
+            None => String::new(),
+        }
+    }
+
+    /// CSS point of the plot canvas where element `elem` can be hovered
+    /// (the middle of its band at the first column where it is drawn):
+    /// `[x, y]`, empty when it is not drawn in the window.
+    pub fn locate(&self, elem: u32) -> Vec<f64> {
+        let Some(r) = self.rect else {
+            return vec![];
+        };
+        let is_elem = |c: usize, y: f64| self.hit(c as f64 + 0.5, y) == Some(Hit::Element(elem));
+        for c in 0..self.cols.step.len() {
+            for y in 0..r.h {
+                if is_elem(c, y as f64 + 0.5) {
+                    // Scan to the band's middle in this column.
+                    let mut y1 = y;
+                    while y1 + 1 < r.h && is_elem(c, y1 as f64 + 1.5) {
+                        y1 += 1;
+                    }
+                    let ym = (y + y1) as f64 / 2.0 + 0.5;
+                    return vec![(r.x as f64 + c as f64 + 0.5) / self.dpr, (r.y as f64 + ym) / self.dpr];
+                }
+            }
+        }
+        vec![]
+    }
+
+    /// Pins element `e` and pans the window so that its life is in the
+    /// middle third (keeping the zoom when it fits); draws every element up
+    /// to it when it was summarized.
+    pub fn show_element(&mut self, e: u32) {
+        let Some(tl) = self.timeline() else { return };
+        let Some(el) = tl.elements.get(e as usize) else { return };
+        let n = tl.n_steps() as f64;
+        let (a, b) = (el.x0 as f64, (el.x1 as f64).min(n).max(el.x0 as f64 + 1.0));
+        let rank = tl.by_size.iter().position(|&x| x == e);
+        // Zoom so that its life is about a third of the window (at least 64
+        // steps), unless the current zoom already shows it whole.
+        let (cur, life) = (self.window.x1 - self.window.x0, b - a);
+        let want = (life * 3.0).max(64.0);
+        let span = if cur >= life * 1.2 { cur.min(want) } else { want };
+        let mid = (a + b) / 2.0;
+        self.set_window(Window { x0: mid - span / 2.0, x1: mid + span / 2.0 });
+        let summarized = self.detail.as_ref().is_some_and(|d| !d.is_drawn(e));
+        if let (true, Some(rank)) = (summarized, rank) {
+            self.set_detail(rank as u32 + 1);
+        }
+        self.pinned = Some(Hit::Element(e));
+        self.hovered = None;
+    }
+}

@@ -1,0 +1,63 @@
+//! The open snapshots: reading one whole or in chunks, and what is computed
+//! once per file (address versions, the timelines built so far).
+
+use memviz_core::timeline::{Timeline, TimelineKind};
+use memviz_core::versions::{self, Versions};
+use memviz_core::{Loader, Snapshot};
+
+pub struct OpenFile {
+    pub name: String,
+    pub snap: Snapshot,
+    /// Address versions, computed once per file (every timeline needs them).
+    pub versions: Versions,
+    /// Built timelines: (device, kind).
+    timelines: Vec<((u32, TimelineKind), Timeline)>,
+}
+
+impl OpenFile {
+    pub fn new(name: String, snap: Snapshot) -> OpenFile {
+        let versions = versions::compute(&snap);
+        OpenFile { name, snap, versions, timelines: Vec::new() }
+    }
+
+    /// The timeline of `kind` on `device`, if built.
+    pub fn timeline(&self, device: u32, kind: TimelineKind) -> Option<&Timeline> {
+        self.timelines.iter().find(|(k, _)| *k == (device, kind)).map(|(_, t)| t)
+    }
+
+    /// Replays the trace for `kind` on `device` once; later calls find it.
+    pub fn build_timeline(&mut self, device: u32, kind: TimelineKind) {
+        if self.timeline(device, kind).is_none() {
+            let tl = Timeline::build_with(&self.snap, &self.versions, device, kind);
+            self.timelines.push(((device, kind), tl));
+        }
+    }
+}
+
+/// A file being read chunk by chunk: its name and the loader.
+pub(crate) struct Loading {
+    name: String,
+    loader: Loader,
+}
+
+impl Loading {
+    pub(crate) fn new(name: &str) -> Loading {
+        Loading { name: name.to_string(), loader: Loader::new() }
+    }
+
+    /// Decodes the next chunk; the error names the file.
+    pub(crate) fn feed(&mut self, chunk: &[u8]) -> Result<(), String> {
+        self.loader.feed(chunk).map_err(|e| format!("{}: {e}", self.name))
+    }
+
+    pub(crate) fn finish(self) -> Result<OpenFile, String> {
+        let snap = self.loader.finish().map_err(|e| format!("{}: {e}", self.name))?;
+        Ok(OpenFile::new(self.name, snap))
+    }
+}
+
+/// Reads a whole file; the error names it.
+pub(crate) fn open(name: &str, bytes: &[u8]) -> Result<OpenFile, String> {
+    let snap = memviz_core::load(bytes).map_err(|e| format!("{name}: {e}"))?;
+    Ok(OpenFile::new(name.to_string(), snap))
+}

@@ -1,0 +1,466 @@
+//! The memviz viewer without a browser: the open snapshots, the chosen file,
+//! device and view, the window, the detail, the selection and the moment,
+//! the caches, search, the jumps between views, hit testing, and every
+//! view drawn into a pixel buffer. Native code and tests drive it as the
+//! page does; memviz-wasm only moves bytes in and pixels out to the canvas.
+//!
+//! Coordinates the page passes are CSS pixels of a canvas;
+//! [`Viewer::set_dpr`] says how many device pixels one is.
+//!
+//! - [`context`]: what every view sees (files, device, the band plot's
+//!   window, detail, columns, hovered and pinned band);
+//! - [`view`]: the [`View`] trait the selector's views implement;
+//! - [`views`]: one type per view (timelines, pools, state history, settings);
+//! - [`search`]: search by address or frame text in the current view;
+//! - [`moment`]: the analysis of the current file and device (one cache)
+//!   and the "Alive at" panel's data;
+//! - [`explain`]: "Explain the memory": Color by, the stacked area, the
+//!   highlight, peak / OOM markers, OOM and peak explained, leaks;
+//! - [`phases`]: record_function phases, annotate markers, wall-clock time.
+
+pub mod context;
+pub mod explain;
+mod files;
+pub mod moment;
+pub mod phases;
+pub mod search;
+pub mod view;
+pub mod views;
+
+use memviz_core::model::BlockState;
+use memviz_core::summary::TimelineSummary;
+use memviz_core::timeline::{EventLinks, Hit, TimelineKind};
+use memviz_render::segment_map::WASTE;
+use memviz_render::{Image, Window, OUTLINE};
+
+pub use context::{Context, PlotRect, DEFAULT_DETAIL_CAP, MARGIN};
+pub use files::OpenFile;
+pub use view::{Axes, AxesSpec, PlotFrame, View, ViewKind};
+pub use views::Views;
+
+/// The whole viewer state.
+#[derive(Default)]
+pub struct Viewer {
+    pub cx: Context,
+    pub views: Views,
+    /// The selector's index.
+    selected: usize,
+    loading: Option<files::Loading>,
+    pub(crate) search: search::Search,
+    /// Links between trace events and Active Memory elements, of (file, device).
+    links: Option<((usize, u32), EventLinks)>,
+    moment: moment::MomentCache,
+    /// Color by, highlight, stacked area (explain.rs).
+    explain: explain::ExplainState,
+}
+
+/// The selector index of a timeline.
+fn timeline_index(kind: TimelineKind) -> usize {
+    match kind {
+        TimelineKind::ActiveMemory => 0,
+        TimelineKind::CachedSegments => 1,
+    }
+}
+
+impl Viewer {
+    pub fn new() -> Viewer {
+        Viewer::default()
+    }
+
+    /// Device pixels per CSS pixel, for the coordinates that follow.
+    pub fn set_dpr(&mut self, dpr: f64) {
+        self.cx.dpr = dpr;
+    }
+
+    // ---- files -------------------------------------------------------------
+
+    /// Starts reading a file that arrives in chunks (`feed`, then `finish`).
+    pub fn begin(&mut self, name: &str) {
+        self.loading = Some(files::Loading::new(name));
+    }
+
+    /// Decodes the next chunk; the error names the file and the byte offset.
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<(), String> {
+        let Some(loading) = self.loading.as_mut() else {
+            return Err("feed without begin".into());
+        };
+        loading.feed(chunk).inspect_err(|_| self.loading = None)
+    }
+
+    /// Ends the file; returns its index (it becomes the current file).
+    pub fn finish(&mut self) -> Result<usize, String> {
+        self.cx.axes_key = None;
+        let Some(loading) = self.loading.take() else {
+            return Err("finish without begin".into());
+        };
+        Ok(self.add(loading.finish()?))
+    }
+
+    /// Opens a whole file at once.
+    pub fn open(&mut self, name: &str, bytes: &[u8]) -> Result<usize, String> {
+        self.cx.axes_key = None;
+        Ok(self.add(files::open(name, bytes)?))
+    }
+
+    fn add(&mut self, file: OpenFile) -> usize {
+        self.cx.files.push(file);
+        let i = self.cx.files.len() - 1;
+        self.select_file(i);
+        i
+    }
+
+    pub fn file_names(&self) -> Vec<String> {
+        self.cx.files.iter().map(|f| f.name.clone()).collect()
+    }
+
+    pub fn current_file(&self) -> usize {
+        self.cx.current
+    }
+
+    pub fn select_file(&mut self, i: usize) {
+        let Some(f) = self.cx.files.get(i) else { return };
+        self.cx.device = f.snap.default_device().unwrap_or(0);
+        self.cx.current = i;
+        self.cx.rebuild();
+    }
+
+    /// Devices memory_viz offers for the current file.
+    pub fn devices(&self) -> Vec<u32> {
+        self.cx.file().map_or(Vec::new(), |f| f.snap.devices())
+    }
+
+    /// The selector's text for each of [`Viewer::devices`]: `cuda:0`, ...,
+    /// `host` (pinned host memory).
+    pub fn device_labels(&self) -> Vec<String> {
+        self.cx.file().map_or(Vec::new(), |f| f.snap.devices().into_iter().map(|d| f.snap.device_label(d)).collect())
+    }
+
+    /// What reading the current file left out or read as a default, one line
+    /// each; empty for a sound file.
+    pub fn warnings(&self) -> Vec<String> {
+        self.cx.file().map_or(Vec::new(), |f| f.snap.warnings.list.iter().map(|w| w.to_string()).collect())
+    }
+
+    pub fn device(&self) -> u32 {
+        self.cx.device
+    }
+
+    pub fn set_device(&mut self, d: u32) {
+        self.cx.device = d;
+        self.cx.rebuild();
+    }
+
+    // ---- views -------------------------------------------------------------
+
+    pub fn view_names(&self) -> Vec<String> {
+        (0..views::COUNT).map(|i| self.views.get(i).name().to_string()).collect()
+    }
+
+    /// The selector's index.
+    pub fn view(&self) -> usize {
+        self.selected
+    }
+
+    /// The view the selector shows.
+    pub fn current_view(&self) -> &dyn View {
+        self.views.get(self.selected)
+    }
+
+    /// Selects view `v`; the views that are not timelines run on the Active
+    /// Memory timeline underneath (pools draw it, jumps link to it). An index
+    /// past the last view shows the timeline underneath as it is.
+    pub fn set_view(&mut self, v: usize) {
+        if v < views::COUNT {
+            self.selected = v;
+            self.views.get_mut(v).enter(&mut self.cx);
+        } else {
+            self.selected = timeline_index(self.cx.kind);
+        }
+    }
+
+    /// "timeline", "pools", "state" or "settings": what the page shows.
+    pub fn view_kind(&self) -> ViewKind {
+        self.current_view().kind()
+    }
+
+    /// The current file's allocator_settings, readable.
+    pub fn allocator_settings_text(&self) -> String {
+        self.views.settings.text(&self.cx)
+    }
+
+    // ---- detail and window -------------------------------------------------
+
+    /// Elements of the timeline (the detail slider's maximum).
+    pub fn element_count(&self) -> u32 {
+        self.cx.element_count()
+    }
+
+    pub fn detail(&self) -> u32 {
+        self.cx.limit
+    }
+
+    /// Draws the `n` largest elements as bands, the rest summarized.
+    pub fn set_detail(&mut self, n: u32) {
+        self.cx.set_detail(n);
+    }
+
+    /// Elements drawn as their own band at the current detail.
+    pub fn drawn_count(&self) -> u32 {
+        self.cx.drawn_count()
+    }
+
+    pub fn n_steps(&self) -> u32 {
+        self.cx.n_steps()
+    }
+
+    pub fn window(&self) -> Window {
+        self.cx.window
+    }
+
+    /// Shows steps `[x0, x1)` (clamped to the trace).
+    pub fn set_window(&mut self, x0: f64, x1: f64) {
+        self.cx.set_window(Window { x0, x1 });
+    }
+
+    pub fn reset_window(&mut self) {
+        self.cx.set_window(Window::full(self.cx.n_steps()));
+    }
+
+    /// Zooms by `factor` (< 1 zooms in) around CSS x of the plot canvas.
+    pub fn zoom_at(&mut self, factor: f64, x: f64) {
+        let at = self.cx.plot_frac(x);
+        self.cx.zoom(factor, at);
+    }
+
+    /// Pans by `dx` CSS pixels of the plot canvas (drag right shows earlier
+    /// steps).
+    pub fn pan_by(&mut self, dx: f64) {
+        if let Some(r) = self.cx.rect {
+            self.cx.pan(-dx * self.cx.dpr / r.w as f64);
+        }
+    }
+
+    /// Peak of the timeline: bytes and step.
+    pub fn peak_bytes(&self) -> u64 {
+        self.cx.timeline().map_or(0, |t| t.peak_bytes())
+    }
+
+    pub fn peak_step(&self) -> u32 {
+        self.cx.timeline().map_or(0, |t| t.peak_step())
+    }
+
+    // ---- the band plot -----------------------------------------------------
+
+    /// Draws the current view's band plot for a canvas of `w` x `h` device
+    /// pixels into [`Viewer::plot_image`] (in the colors or as the stacked
+    /// area explain.rs chose), search matches ticked. None: the
+    /// view has none now (the canvas stays clear).
+    pub fn render_plot(&mut self, w: u32, h: u32) -> Option<PlotFrame> {
+        let timeline = self.view_kind() == ViewKind::Timeline;
+        if timeline {
+            self.explain_colors();
+        }
+        let frame = self.views.get_mut(self.selected).draw_plot(&mut self.cx, w, h)?;
+        if timeline {
+            self.explain_area();
+            self.tick_matches();
+        }
+        Some(frame)
+    }
+
+    /// The band plot as last drawn.
+    pub fn plot_image(&self) -> &Image {
+        &self.cx.plot
+    }
+
+    /// Draws the minimap of the timeline for `w` x `h` device pixels.
+    pub fn render_minimap(&mut self, w: u32, h: u32) -> &Image {
+        self.cx.render_minimap(w, h);
+        &self.cx.minimap
+    }
+
+    /// Pointer at CSS (x, y) of the plot canvas: the text of what is under
+    /// it, or of the pinned band over empty space.
+    pub fn hover(&mut self, x: f64, y: f64) -> String {
+        self.views.get_mut(self.selected).hover(&mut self.cx, x, y)
+    }
+
+    /// Pointer left the plot: the pinned band stays selected.
+    pub fn leave(&mut self) -> String {
+        self.views.get_mut(self.selected).leave(&mut self.cx)
+    }
+
+    /// Click: pins what is under the pointer (or unpins on empty space).
+    pub fn click(&mut self, x: f64, y: f64) -> String {
+        self.views.get_mut(self.selected).click(&mut self.cx, x, y)
+    }
+
+    /// Element index under the pointer, -1 for none, -2 for the summarized
+    /// band, -(10 + pool) for a private pool's envelope.
+    pub fn hit_at(&mut self, x: f64, y: f64) -> i32 {
+        self.views.get_mut(self.selected).hit_code(&mut self.cx, x, y)
+    }
+
+    /// CSS point of the plot canvas where `elem` can be hovered: `[x, y]`,
+    /// empty when it is not drawn in the window.
+    pub fn locate(&self, elem: u32) -> Vec<f64> {
+        self.cx.locate(elem)
+    }
+
+    /// The text of element `elem` of the timeline.
+    pub fn element_text(&self, elem: u32) -> String {
+        self.cx.hit_text(Some(Hit::Element(elem)))
+    }
+
+    /// The largest element (the first drawn band).
+    pub fn largest_element(&self) -> Option<u32> {
+        self.cx.timeline().and_then(|t| t.by_size.first().copied())
+    }
+
+    /// Step of the plot under CSS x (rounded; clamped to the timeline).
+    pub fn step_at_x(&self, x: f64) -> u32 {
+        let w = self.cx.window;
+        let s = w.x0 + self.cx.plot_frac(x) * (w.x1 - w.x0);
+        (s.round().max(0.0) as u32).min(self.cx.n_steps().saturating_sub(1))
+    }
+
+    /// CSS x of step `s` on the plot as last drawn (NaN before a draw).
+    pub fn x_of_step(&self, s: f64) -> f64 {
+        let (w, Some(r)) = (self.cx.window, self.cx.rect) else { return f64::NAN };
+        let frac = (s - w.x0) / (w.x1 - w.x0).max(1e-9);
+        (r.x as f64 + frac * r.w as f64) / self.cx.dpr
+    }
+
+    /// Ticks at the top of the timeline plot above each search match's
+    /// first step (the current match in black).
+    fn tick_matches(&mut self) {
+        if !self.search.is_for(&self.cx, self.selected) || self.search.matches.is_empty() {
+            return;
+        }
+        let mut img = std::mem::take(&mut self.cx.plot);
+        self.draw_ticks(&mut img);
+        self.cx.plot = img;
+    }
+
+    fn draw_ticks(&self, img: &mut Image) {
+        let Some(tl) = self.cx.timeline() else { return };
+        let cols = &self.cx.cols.step;
+        if cols.is_empty() || img.height == 0 {
+            return;
+        }
+        // The column whose step range holds the match's first step.
+        let win = self.cx.window;
+        let per_col = (win.x1 - win.x0) / cols.len() as f64;
+        let tick = (img.height / 40).clamp(4, 12);
+        for &e in &self.search.matches {
+            let Some(el) = tl.elements.get(e as usize) else { continue };
+            // Alive when the window starts: the first column.
+            let c = ((el.x0 as f64 - win.x0) / per_col).floor().max(0.0);
+            if c >= cols.len() as f64 || el.x1 as f64 <= win.x0 {
+                continue;
+            }
+            let c = c as usize;
+            let color = if self.search.current == Some(e) { OUTLINE } else { WASTE };
+            for x in c.saturating_sub(1)..(c + 2).min(img.width as usize) {
+                for y in 0..tick {
+                    img.put(x as u32, y, color);
+                }
+            }
+        }
+    }
+
+    // ---- numbers -----------------------------------------------------------
+
+    /// Numbers of the page's summary line, as JSON: the current device's
+    /// numbers as `memviz summary --json` names them, and the timeline's
+    /// totals under `timeline`.
+    pub fn summary_json(&self) -> String {
+        let Some(f) = self.cx.file() else {
+            return "{}".into();
+        };
+        let (snap, d) = (&f.snap, self.cx.device);
+        let segs = || snap.device_segments(d);
+        let active_blocks: usize = segs()
+            .map(|s| snap.segment_blocks(s).iter().filter(|b| b.state == BlockState::ActiveAllocated).count())
+            .sum();
+        let tl = self.cx.timeline().map(TimelineSummary::of).unwrap_or_default();
+        serde_json::json!({
+            "file": f.name,
+            "device": d,
+            "device_name": snap.device_name(d),
+            "view": self.views.get(timeline_index(self.cx.kind)).name(),
+            "trace_events": snap.trace(d).len(),
+            "segments": segs().count(),
+            // Wrapping as `memviz summary` sums them (a hostile file's sizes
+            // may add up past 2^64; `sum` would panic in a debug build).
+            "reserved_bytes": segs().fold(0u64, |a, s| a.wrapping_add(s.total_size)),
+            "allocated_bytes": segs().fold(0u64, |a, s| a.wrapping_add(s.allocated_size)),
+            "active_blocks": active_blocks,
+            "timeline": tl,
+            "peak_step": self.peak_step(),
+            "steps": self.cx.n_steps(),
+        })
+        .to_string()
+    }
+
+    // ---- jumps between the state history and the timeline ------------------
+
+    /// The Active Memory links of the current file and device, built on
+    /// first use; None when another timeline is underneath.
+    fn links(&mut self) -> Option<&EventLinks> {
+        let f = self.cx.file()?;
+        let tl = self.cx.timeline()?;
+        if self.cx.kind != TimelineKind::ActiveMemory {
+            return None;
+        }
+        let k = self.cx.key();
+        if self.links.as_ref().map(|l| l.0) != Some(k) {
+            self.links = Some((k, EventLinks::new(&f.snap, tl)));
+        }
+        self.links.as_ref().map(|l| &l.1)
+    }
+
+    /// The Active Memory element the selected event allocates or frees.
+    pub fn state_linked_element(&mut self) -> Option<u32> {
+        let sel = self.views.state.selected(&self.cx)?;
+        self.links()?.element_of_event(sel)
+    }
+
+    /// From the state history to the Active Memory Timeline: pins the
+    /// element of the selected event and shows the steps around it.
+    pub fn show_in_timeline(&mut self) -> Option<u32> {
+        let e = self.state_linked_element()?;
+        self.set_view(0);
+        self.show_element(e);
+        Some(e)
+    }
+
+    /// Pins element `e` of the timeline and pans the window to it.
+    pub fn show_element(&mut self, e: u32) {
+        self.views.get_mut(self.selected).pin_element(&mut self.cx, e);
+    }
+
+    /// The pinned element of the timeline.
+    pub fn pinned_element(&self) -> Option<u32> {
+        self.current_view().pinned_element(&self.cx)
+    }
+
+    /// The trace event the state history selects for element `e` of the
+    /// Active Memory timeline (its alloc, else its free).
+    pub fn element_event(&mut self, e: u32) -> Option<u32> {
+        self.links()?;
+        let (l, tl) = (&self.links.as_ref()?.1, self.cx.timeline()?);
+        l.event_for_element(tl, e)
+    }
+
+    /// From the timeline to the state history at the pinned element's alloc
+    /// event (None for a block from before recording that was never freed:
+    /// the final state shows it).
+    pub fn show_in_state(&mut self) -> Option<u32> {
+        let e = self.pinned_element()?;
+        let ev = self.element_event(e)?;
+        self.set_view(Views::STATE);
+        self.views.state.select(&self.cx, ev as usize);
+        Some(ev)
+    }
+}

@@ -1,0 +1,75 @@
+//! The analysis of the current file and device (`memviz_core::analysis`),
+//! built once and shared by the "Alive at" panel (www/moment.js) and
+//! "Explain the memory" (explain.rs); and the panel's data at one moment of
+//! the Active Memory Timeline, as JSON.
+
+use memviz_core::analysis::{Analysis, Moment, Rules};
+use memviz_core::timeline::TimelineKind;
+
+use crate::Viewer;
+
+/// The analysis of (file, device), built on first use.
+#[derive(Default)]
+pub(crate) struct MomentCache {
+    analysis: Option<((usize, u32), Analysis)>,
+}
+
+impl MomentCache {
+    /// The analysis as built last (of whichever (file, device) it was).
+    pub(crate) fn get(&self) -> Option<&Analysis> {
+        self.analysis.as_ref().map(|a| &a.1)
+    }
+}
+
+impl Viewer {
+    /// Whether the timeline shown is the Active Memory Timeline.
+    pub fn is_active_memory(&self) -> bool {
+        self.cx.timeline().is_some_and(|t| t.kind == TimelineKind::ActiveMemory)
+    }
+
+    /// Builds the analysis of the current (file, device) unless it is built
+    /// (on the Active Memory timeline when it is underneath, else from the
+    /// trace); false without a file.
+    pub(crate) fn ensure_analysis(&mut self) -> bool {
+        let Some(f) = self.cx.file() else { return false };
+        let k = self.cx.key();
+        let cache = &mut self.moment.analysis;
+        if cache.as_ref().map(|a| a.0) != Some(k) {
+            *cache = None;
+            let rules = Rules::default();
+            let a = match self.cx.timeline() {
+                Some(tl) if tl.kind == TimelineKind::ActiveMemory => Analysis::new(&f.snap, tl, &rules),
+                _ => Analysis::build(&f.snap, self.cx.device, &rules),
+            };
+            *cache = Some((k, a));
+        }
+        true
+    }
+
+    /// The analysis of the current (file, device), built on first use.
+    pub fn analysis(&mut self) -> Option<&Analysis> {
+        if !self.ensure_analysis() {
+            return None;
+        }
+        self.moment.get()
+    }
+
+    /// The MomentView of `moment` (`peak`, `step:S`, `end`, ...) on the
+    /// current file and device, as JSON: totals, groups (the `limit` largest
+    /// of each) and the icicle tree (nodes of at least `min_tree_bytes`).
+    pub fn moment_json(&mut self, moment: &str, limit: usize, min_tree_bytes: u64) -> Result<String, String> {
+        let m = Moment::parse(moment)?;
+        if !self.ensure_analysis() {
+            return Err("no file".into());
+        }
+        let (Some(f), Some(a)) = (self.cx.file(), self.moment.get()) else { return Err("no file".into()) };
+        let v = match self.views.state.history(&self.cx) {
+            Some(h) => {
+                let mut c = h.cursor();
+                a.moment(&f.snap, Some((h, &mut c)), m, limit, min_tree_bytes)
+            }
+            None => a.moment(&f.snap, None, m, limit, min_tree_bytes),
+        }?;
+        serde_json::to_string(&v).map_err(|e| e.to_string())
+    }
+}

@@ -1,0 +1,173 @@
+//! Allocated Memory (incl. Private Pools): the Active Memory timeline's
+//! bands grouped by the private pool they were allocated in, each pool
+//! under its envelope.
+
+use memviz_core::format::hover_text;
+use memviz_core::pools::{PoolDetail, PoolHit, PrivatePools};
+use memviz_core::timeline::Hit;
+use memviz_render::pools::{render_pools, PoolTotals};
+use memviz_render::{self as render};
+
+use crate::context::{y_max_above, Context, PlotRect};
+use crate::view::{Axes, AxesSpec, PlotFrame, View, ViewKind};
+
+#[derive(Default)]
+pub struct PoolsView {
+    /// The pools of (file, device).
+    pools: Option<((usize, u32), PrivatePools)>,
+    /// Pool detail of (file, device, detail limit).
+    detail: Option<((usize, u32, u32), PoolDetail)>,
+    pub hovered: Option<PoolHit>,
+    pub pinned: Option<PoolHit>,
+}
+
+impl PoolsView {
+    /// Builds the pools and their detail for the current file, device and
+    /// detail limit, when they changed; false without a timeline.
+    fn ready(&mut self, cx: &Context) -> bool {
+        let (Some(f), Some(tl), Some(dv)) = (cx.file(), cx.timeline(), cx.detail.as_ref()) else {
+            return false;
+        };
+        let k = cx.key();
+        if self.pools.as_ref().map(|p| p.0) != Some(k) {
+            self.pools = Some((k, PrivatePools::build(&f.snap, tl)));
+            self.detail = None;
+        }
+        let dk = (k.0, k.1, cx.limit);
+        if let (true, Some((_, pp))) = (self.detail.as_ref().map(|d| d.0) != Some(dk), &self.pools) {
+            self.detail = Some((dk, PoolDetail::new(tl, pp, dv)));
+        }
+        true
+    }
+
+    /// What is under CSS (x, y) of the plot canvas.
+    pub fn hit(&mut self, cx: &Context, x: f64, y: f64) -> Option<PoolHit> {
+        let (px, py) = cx.rect?.pixel_of_css(x, y, cx.dpr)?;
+        let (step, bytes) = cx.point_at(px, py)?;
+        if !self.ready(cx) {
+            return None;
+        }
+        let (tl, dv) = (cx.timeline()?, cx.detail.as_ref()?);
+        let pp = &self.pools.as_ref()?.1;
+        self.detail.as_ref()?.1.hit(tl, pp, dv, step, bytes)
+    }
+
+    /// Hover text of a hit.
+    pub fn text(&self, cx: &Context, hit: Option<PoolHit>) -> String {
+        let (Some(f), Some(tl)) = (cx.file(), cx.timeline()) else {
+            return String::new();
+        };
+        let pool = |p: u32| self.pools.as_ref().and_then(|pp| pp.1.pools.get(p as usize));
+        match hit {
+            Some(PoolHit::Element(e)) if (e as usize) < tl.elements.len() => hover_text(&f.snap, tl, e),
+            Some(PoolHit::Element(_)) => String::new(),
+            Some(PoolHit::Envelope(p)) => pool(p).map(|e| e.text()).unwrap_or_default(),
+            Some(PoolHit::PoolSummarized(p)) => pool(p)
+                .map(|e| format!("Small tensors of Private Pool ({}) that were not plotted.", e.key()))
+                .unwrap_or_default(),
+            Some(PoolHit::Summarized) => cx.hit_text(Some(Hit::Summarized)),
+            None => String::new(),
+        }
+    }
+}
+
+/// The element of a pools hit, if it is one.
+fn element(hit: Option<PoolHit>) -> Option<u32> {
+    match hit {
+        Some(PoolHit::Element(e)) => Some(e),
+        _ => None,
+    }
+}
+
+impl View for PoolsView {
+    fn name(&self) -> &'static str {
+        "Allocated Memory (incl. Private Pools)"
+    }
+
+    fn kind(&self) -> ViewKind {
+        ViewKind::Pools
+    }
+
+    fn enter(&mut self, cx: &mut Context) {
+        self.hovered = None;
+        self.pinned = None;
+        cx.use_active_memory();
+    }
+
+    /// Bands with their pools' envelopes; the axes are drawn every time (the
+    /// view is redrawn only on interaction).
+    fn draw_plot(&mut self, cx: &mut Context, w: u32, h: u32) -> Option<PlotFrame> {
+        let rect = PlotRect::in_canvas(w, h, cx.dpr);
+        if !self.ready(cx) {
+            return None;
+        }
+        let mut img = std::mem::take(&mut cx.plot);
+        img.reset(rect.w, rect.h, render::BACKGROUND);
+        let drawn = match (cx.timeline(), cx.detail.as_ref(), &self.pools, &self.detail) {
+            (Some(tl), Some(dv), Some((_, pp)), Some((_, pd))) => {
+                let cols = render::pick_columns(&PoolTotals(pp), cx.window, rect.w);
+                let y_max = y_max_above(cols.max_total);
+                let selected = element(self.hovered.or(self.pinned));
+                let st = render_pools(tl, pp, pd, dv, &cols, y_max, selected, &mut img);
+                let peak_step = (0..pp.total.len()).max_by_key(|&i| (pp.total[i], std::cmp::Reverse(i)));
+                let peak = peak_step.map(|i| (i as u32, pp.peak_bytes()));
+                Some((cols, y_max, st, peak, tl.n_steps()))
+            }
+            _ => None,
+        };
+        cx.plot = img;
+        let (cols, y_max, st, peak, n_steps) = drawn?;
+        cx.cols = cols;
+        cx.y_max = y_max;
+        cx.rect = Some(rect);
+        cx.axes_key = None;
+        let axes = if n_steps > 0 {
+            let spec =
+                AxesSpec { rect, dpr: cx.dpr, window: cx.window, y_max, peak, x_desc: "alloc / free action (step)" };
+            Axes::Draw(spec)
+        } else {
+            Axes::Unchanged
+        };
+        Some(PlotFrame { rect, bands_drawn: st.bands.min(u32::MAX as u64) as u32, axes })
+    }
+
+    fn hover(&mut self, cx: &mut Context, x: f64, y: f64) -> String {
+        let hit = self.hit(cx, x, y);
+        self.hovered = hit;
+        self.text(cx, hit.or(self.pinned))
+    }
+
+    fn leave(&mut self, cx: &mut Context) -> String {
+        self.hovered = None;
+        self.text(cx, self.pinned)
+    }
+
+    /// Pins in the pools view and, for an element, in the timeline (it stays
+    /// pinned there when the Active Memory Timeline is selected).
+    fn click(&mut self, cx: &mut Context, x: f64, y: f64) -> String {
+        let hit = self.hit(cx, x, y);
+        self.pinned = hit;
+        cx.pinned = element(hit).map(Hit::Element);
+        self.text(cx, hit)
+    }
+
+    fn hit_code(&mut self, cx: &mut Context, x: f64, y: f64) -> i32 {
+        match self.hit(cx, x, y) {
+            Some(PoolHit::Element(e)) => e as i32,
+            Some(PoolHit::Summarized) => -2,
+            Some(PoolHit::Envelope(p)) | Some(PoolHit::PoolSummarized(p)) => -10 - p as i32,
+            None => -1,
+        }
+    }
+
+    fn pinned_element(&self, _cx: &Context) -> Option<u32> {
+        element(self.pinned)
+    }
+
+    fn pin_element(&mut self, cx: &mut Context, e: u32) {
+        cx.show_element(e);
+        if cx.timeline().is_some_and(|tl| (e as usize) < tl.elements.len()) {
+            self.pinned = Some(PoolHit::Element(e));
+        }
+    }
+}

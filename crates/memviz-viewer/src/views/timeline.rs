@@ -1,0 +1,86 @@
+//! The Active Memory Timeline and the Active Cached Segment Timeline: the
+//! bands of `Context`'s timeline, hovered and pinned in `Context`.
+
+use memviz_core::timeline::{Hit, TimelineKind};
+
+use crate::context::{Context, PlotRect};
+use crate::view::{Axes, AxesSpec, PlotFrame, View, ViewKind};
+
+pub struct TimelineView {
+    pub kind: TimelineKind,
+}
+
+/// What the axes overlay shows now; drawn again only when it changes.
+pub(crate) type AxesKey = (u64, u64, u64, u32, u32, u64, TimelineKind);
+
+impl TimelineView {
+    /// The x axis' title.
+    fn x_desc(&self) -> &'static str {
+        match self.kind {
+            TimelineKind::ActiveMemory => "alloc / free action (step)",
+            TimelineKind::CachedSegments => "segment alloc / free action (step)",
+        }
+    }
+}
+
+impl View for TimelineView {
+    fn name(&self) -> &'static str {
+        match self.kind {
+            TimelineKind::ActiveMemory => "Active Memory Timeline",
+            TimelineKind::CachedSegments => "Active Cached Segment Timeline",
+        }
+    }
+
+    fn kind(&self) -> ViewKind {
+        ViewKind::Timeline
+    }
+
+    fn enter(&mut self, cx: &mut Context) {
+        cx.kind = self.kind;
+        cx.rebuild();
+    }
+
+    fn draw_plot(&mut self, cx: &mut Context, w: u32, h: u32) -> Option<PlotFrame> {
+        let rect = PlotRect::in_canvas(w, h, cx.dpr);
+        let stats = cx.render_timeline(rect);
+        let key = (cx.window.x0.to_bits(), cx.window.x1.to_bits(), cx.y_max, w, h, cx.dpr.to_bits(), cx.kind);
+        let axes = if cx.axes_key == Some(key) {
+            Axes::Unchanged
+        } else {
+            cx.axes_key = Some(key);
+            if cx.n_steps() > 0 {
+                let peak = cx.timeline().map(|t| (t.peak_step(), t.peak_bytes()));
+                let (window, y_max, dpr) = (cx.window, cx.y_max, cx.dpr);
+                Axes::Draw(AxesSpec { rect, dpr, window, y_max, peak, x_desc: self.x_desc() })
+            } else {
+                Axes::Clear
+            }
+        };
+        Some(PlotFrame { rect, bands_drawn: stats.bands_drawn, axes })
+    }
+
+    fn hover(&mut self, cx: &mut Context, x: f64, y: f64) -> String {
+        let hit = cx.hit_css(x, y);
+        cx.hovered = hit;
+        cx.hit_text(hit.or(cx.pinned))
+    }
+
+    fn leave(&mut self, cx: &mut Context) -> String {
+        cx.hovered = None;
+        cx.hit_text(cx.pinned)
+    }
+
+    fn click(&mut self, cx: &mut Context, x: f64, y: f64) -> String {
+        let hit = cx.hit_css(x, y);
+        cx.pinned = hit;
+        cx.hit_text(hit)
+    }
+
+    fn hit_code(&mut self, cx: &mut Context, x: f64, y: f64) -> i32 {
+        match cx.hit_css(x, y) {
+            Some(Hit::Element(e)) => e as i32,
+            Some(Hit::Summarized) => -2,
+            None => -1,
+        }
+    }
+}
