@@ -1,0 +1,130 @@
+//! "Explain the memory" as the page drives it (www/explain.js), natively on
+//! real snapshots from ../shared/snapshots: Color by and the highlight
+//! change the bands' pixels and back, the stacked area's hover text, the
+//! peak / OOM markers, the OOM count against tests/reference/expected/
+//! (Python's pickle), the leak report, and one analysis shared with the
+//! "Alive at" panel.
+
+use std::path::PathBuf;
+
+use memviz_viewer::Viewer;
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn bytes(name: &str) -> Vec<u8> {
+    let p = repo().join("../shared/snapshots").join(name);
+    std::fs::read(&p).unwrap_or_else(|e| panic!("{} (../shared must sit beside the repository): {e}", p.display()))
+}
+
+fn expected(name: &str) -> Value {
+    let p = repo().join("tests/reference/expected").join(format!("{name}.json"));
+    serde_json::from_str(&std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))).unwrap()
+}
+
+fn json(s: &str) -> Value {
+    serde_json::from_str(s).unwrap()
+}
+
+const FULLSTEP: &str = "transformer_fullstep_ctx128.pickle";
+const OOM: &str = "oom_pickle_named_json.json";
+const W: u32 = 1200;
+const H: u32 = 500;
+
+fn open(name: &str) -> Viewer {
+    let mut v = Viewer::new();
+    assert_eq!(v.open(name, &bytes(name)).unwrap(), 0);
+    v
+}
+
+fn draw(v: &mut Viewer) -> Vec<u8> {
+    v.render_plot(W, H).expect("a timeline draws");
+    v.plot_image().rgba.clone()
+}
+
+#[test]
+fn color_by_changes_the_bands_and_allocation_restores_them() {
+    let mut v = open(FULLSTEP);
+    let plain = draw(&mut v);
+    for mode in ["category", "frame"] {
+        v.set_color_by(mode).unwrap();
+        assert_ne!(draw(&mut v), plain, "{mode}");
+    }
+    v.set_color_by("allocation").unwrap();
+    assert_eq!(draw(&mut v), plain);
+    assert!(v.set_color_by("rainbow").is_err());
+    // The segment timeline keeps memory_viz's colors in every mode.
+    v.set_view(1);
+    let segments = draw(&mut v);
+    v.set_color_by("category").unwrap();
+    assert_eq!(draw(&mut v), segments);
+}
+
+#[test]
+fn a_highlighted_node_dims_the_rest_and_clearing_it_restores() {
+    let mut v = open(FULLSTEP);
+    let plain = draw(&mut v);
+    let m = json(&v.moment_json("peak", 10, 0).unwrap());
+    let nodes = m["tree"].as_array().expect("the icicle's nodes");
+    assert!(nodes.len() > 2, "{}", nodes.len());
+    // A node with part of the bytes: only its allocations keep their colors.
+    let all = nodes.iter().map(|n| n["bytes"].as_u64().unwrap()).max().unwrap();
+    let part = nodes.iter().find(|n| n["bytes"].as_u64().unwrap() < all / 2).expect("a smaller node");
+    let id = part["id"].as_u64().unwrap() as u32;
+    v.highlight_node(Some(id));
+    assert_ne!(draw(&mut v), plain);
+    v.highlight_node(None);
+    assert_eq!(draw(&mut v), plain);
+}
+
+#[test]
+fn the_stacked_area_is_drawn_and_hovered() {
+    let mut v = open(FULLSTEP);
+    let plain = draw(&mut v);
+    assert_eq!(v.area_text(600.0, 250.0), "", "not in the area mode");
+    v.set_color_by("area").unwrap();
+    assert!(v.area_mode());
+    assert_ne!(draw(&mut v), plain);
+    // At the peak's x, near the bottom of the plot: some kind is under the pointer.
+    let x = v.x_of_step(v.peak_step() as f64);
+    let t = v.area_text(x, H as f64 - 60.0);
+    assert!(t.starts_with("step "), "{t}");
+    assert!(t.contains("alive; under the pointer: "), "{t}");
+    assert_eq!(v.area_text(-5.0, -5.0), "", "outside the plot");
+    let legend = json(&v.kind_colors_json().unwrap());
+    assert!(legend.as_array().unwrap().iter().all(|k| k[1].as_str().unwrap().len() == 7));
+    assert_eq!(v.frame_color_css(3).len(), 7);
+}
+
+#[test]
+fn markers_ooms_and_leaks() {
+    let mut v = open(OOM);
+    let r = &expected(OOM)["summary"]["devices"]["0"];
+    assert_eq!(v.oom_count() as u64, r["actions"]["oom"].as_u64().unwrap());
+    let markers = json(&v.markers_json().unwrap());
+    let markers = markers.as_array().unwrap();
+    let peak: Vec<_> = markers.iter().filter(|m| m["what"] == "peak").collect();
+    assert_eq!(peak.len(), 1);
+    assert_eq!(peak[0]["x"].as_f64().unwrap(), v.peak_step() as f64 + 0.5);
+    assert_eq!(markers.iter().filter(|m| m["what"] == "oom").count() as u64, r["actions"]["oom"].as_u64().unwrap());
+    let e = json(&v.explain_json("oom:0").unwrap());
+    assert!(e.is_object(), "{e}");
+    assert!(v.explain_json("peak").is_ok());
+    assert!(v.explain_json("nonsense").is_err());
+    let leaks = json(&v.leaks_json().unwrap());
+    assert_eq!(leaks["pending_keys"].as_array().unwrap().len(), leaks["pending_frees"].as_array().unwrap().len());
+}
+
+#[test]
+fn no_file_no_analysis() {
+    let mut v = Viewer::new();
+    assert_eq!(v.markers_json().unwrap(), "[]");
+    assert_eq!(v.oom_count(), 0);
+    assert!(v.leaks_json().is_err());
+    assert!(v.explain_json("peak").is_err());
+    assert!(v.moment_json("peak", 10, 0).is_err());
+    assert_eq!(v.phases_json(), "{}");
+    assert_eq!(v.time_at_step(0.0), None);
+}
