@@ -36,6 +36,7 @@
 //! pending).
 
 pub mod category;
+pub mod diff;
 pub mod leaks;
 pub mod live;
 pub mod oom;
