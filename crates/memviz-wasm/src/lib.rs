@@ -10,6 +10,7 @@
 pub mod app;
 mod axes;
 mod moment;
+mod ranks;
 pub mod text;
 mod views;
 
