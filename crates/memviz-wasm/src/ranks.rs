@@ -46,42 +46,45 @@ impl Viewer {
         let label = format!("{} (device {})", f.name, f.snap.device_name(device));
         Side::new(&f.snap, &a, m, &label).map(DiffSide).map_err(|e| JsError::new(&format!("{}: {e}", f.name)))
     }
-}
 
-/// B against A grouped `by` (`stack`, `user`, `frame`, `category`) as JSON:
-/// the Diff (its `groups` cut to the `limit` largest changes, `group_count`
-/// says how many there were) and `tree`, the merged stack tree for the
-/// two-colour icicle (nodes of at least `min_tree_bytes` on either side).
-#[wasm_bindgen]
-pub fn diff_json(a: &DiffSide, b: &DiffSide, by: &str, limit: u32, min_tree_bytes: f64) -> Result<String, JsError> {
-    let by = GroupBy::from_name(by).ok_or_else(|| JsError::new(&format!("no grouping {by:?}")))?;
-    let mut d = diff::diff(&a.0, &b.0, by);
-    let count = d.groups.len();
-    d.groups.truncate(limit as usize);
-    let tree = diff::diff_tree(&a.0, &b.0, min_tree_bytes as u64);
-    let mut v = serde_json::to_value(&d).map_err(|e| JsError::new(&e.to_string()))?;
-    v["group_count"] = count.into();
-    v["tree"] = serde_json::to_value(&tree).map_err(|e| JsError::new(&e.to_string()))?;
-    Ok(v.to_string())
-}
+    /// B against A grouped `by` (`stack`, `user`, `frame`, `category`) as JSON:
+    /// the Diff (its `groups` cut to the `limit` largest changes, `group_count`
+    /// says how many there were) and `tree`, the merged stack tree for the
+    /// two-colour icicle (nodes of at least `min_tree_bytes` on either side).
+    pub fn diff_json(
+        &self,
+        a: &DiffSide,
+        b: &DiffSide,
+        by: &str,
+        limit: u32,
+        min_tree_bytes: f64,
+    ) -> Result<String, JsError> {
+        let by = GroupBy::from_name(by).ok_or_else(|| JsError::new(&format!("no grouping {by:?}")))?;
+        let mut d = diff::diff(&a.0, &b.0, by);
+        let count = d.groups.len();
+        d.groups.truncate(limit as usize);
+        let tree = diff::diff_tree(&a.0, &b.0, min_tree_bytes as u64);
+        let mut v = serde_json::to_value(&d).map_err(|e| JsError::new(&e.to_string()))?;
+        v["group_count"] = count.into();
+        v["tree"] = serde_json::to_value(&tree).map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(v.to_string())
+    }
 
-/// The order to show files in: ranked names by rank, then the rest by name
-/// (indices into `names`).
-#[wasm_bindgen]
-pub fn rank_order(names: Vec<String>) -> Vec<u32> {
-    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    ranks::rank_order(&refs).into_iter().map(|i| i as u32).collect()
-}
+    /// The order to show files in: ranked names by rank, then the rest by name
+    /// (indices into `names`).
+    pub fn rank_order(&self, names: Vec<String>) -> Vec<u32> {
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        ranks::rank_order(&refs).into_iter().map(|i| i as u32).collect()
+    }
 
-/// The rank a file name carries (-1: none).
-#[wasm_bindgen]
-pub fn rank_of(name: &str) -> i64 {
-    ranks::rank_of(name).map_or(-1, i64::from)
-}
+    /// The rank a file name carries (-1: none).
+    pub fn rank_of(&self, name: &str) -> i64 {
+        ranks::rank_of(name).map_or(-1, i64::from)
+    }
 
-/// How far each peak is from the median peak, as a fraction of it.
-#[wasm_bindgen]
-pub fn distance_from_median(peaks: Vec<f64>) -> Vec<f64> {
-    let p: Vec<u64> = peaks.iter().map(|&x| x.max(0.0) as u64).collect();
-    ranks::distance_from_median(&p)
+    /// How far each peak is from the median peak, as a fraction of it.
+    pub fn distance_from_median(&self, peaks: Vec<f64>) -> Vec<f64> {
+        let p: Vec<u64> = peaks.iter().map(|&x| x.max(0.0) as u64).collect();
+        ranks::distance_from_median(&p)
+    }
 }
