@@ -22,13 +22,20 @@ impl DiffSide {
     }
 }
 
+impl Viewer {
+    /// Open file `i`; the error names the index.
+    fn ranks_file(&self, i: u32) -> Result<&crate::app::OpenFile, JsError> {
+        self.app.files.get(i as usize).ok_or_else(|| JsError::new(&format!("no file {i}")))
+    }
+}
+
 #[wasm_bindgen]
 impl Viewer {
     /// Overview rows of open file `file` (one per device: `memviz
     /// summary`'s peaks, end, OOMs, a sparkline of at most `samples`
     /// points) as JSON: `{name, rank, rows: [...]}`.
     pub fn overview_json(&self, file: u32, samples: u32) -> Result<String, JsError> {
-        let f = self.app.files.get(file as usize).ok_or_else(|| JsError::new(&format!("no file {file}")))?;
+        let f = self.ranks_file(file)?;
         let rows = ranks::overview(&f.snap, samples as usize);
         let v = serde_json::json!({ "name": f.name, "rank": ranks::rank_of(&f.name), "rows": rows });
         Ok(v.to_string())
@@ -38,7 +45,7 @@ impl Viewer {
     /// `device` of open file `file`, for [`diff_json`].
     pub fn diff_side(&self, file: u32, device: u32, moment: &str) -> Result<DiffSide, JsError> {
         let m = Moment::parse(moment).map_err(|e| JsError::new(&e))?;
-        let f = self.app.files.get(file as usize).ok_or_else(|| JsError::new(&format!("no file {file}")))?;
+        let f = self.ranks_file(file)?;
         if !f.snap.devices().contains(&device) {
             return Err(JsError::new(&format!("{}: no device {device}", f.name)));
         }
