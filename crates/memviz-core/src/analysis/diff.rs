@@ -429,5 +429,13 @@ mod tests {
         let d = diff(&side(&b, Moment::Event(0)), &sb, GroupBy::Frame);
         assert_eq!((d.a.total_bytes, d.b.total_bytes, d.changed), (100, 177, 2));
         assert!(to_text(&d, 10).contains("only in B"));
+        // The merged tree: the root is each side's total; a frame only one
+        // side has is there with 0 on the other; small nodes are cut.
+        let t = diff_tree(&sa, &sb, 1);
+        assert_eq!((t[0].frame.as_str(), t[0].bytes_a, t[0].bytes_b), ("all", 150, 177));
+        let node = |f: &str| t.iter().find(|n| n.frame == f).map(|n| (n.depth, n.bytes_a, n.bytes_b));
+        assert_eq!(node("train.py:10:step"), Some((1, 100, 170)));
+        assert_eq!(node("model.py:3:fwd"), Some((1, 50, 0)));
+        assert_eq!(diff_tree(&sa, &sb, 60).len(), 2);
     }
 }
