@@ -28,6 +28,32 @@ const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&l
 const nextTask = () => new Promise((r) => setTimeout(r, 0));
 
 // ---- the panel -------------------------------------------------------------
+// Its styles come with it (one file: nothing to add to the page's CSS, and
+// the standalone file gets them too).
+const style = document.createElement('style');
+style.textContent = `
+#ranks-panel { margin: 0.8em 0; }
+#ranks-panel h2 { font-size: 1.05em; margin: 0.6em 0 0.3em; }
+#ranks-table, #diff-table { border-collapse: collapse; font-size: 0.85em; }
+#ranks-table th, #ranks-table td, #diff-table th, #diff-table td { padding: 2px 8px; border-bottom: 1px solid #e4e4e4; text-align: right; white-space: nowrap; }
+#ranks-table td:nth-child(2), #diff-table td:last-child { text-align: left; max-width: 38em; overflow: hidden; text-overflow: ellipsis; }
+#ranks-table tbody tr:not(.loading) { cursor: pointer; }
+#ranks-table tbody tr:hover { background: #f3f6fb; }
+#ranks-table tr.current { outline: 2px solid #4a7fc1; }
+#ranks-table td.oom { color: #b00; font-weight: bold; }
+#ranks-table canvas.spark { width: 220px; height: 26px; display: block; }
+#ranks-table progress { width: 220px; }
+#diff-controls { display: flex; flex-wrap: wrap; gap: 0.4em 0.8em; align-items: center; font-size: 0.9em; }
+#diff-timelines { display: flex; gap: 1em; margin: 0.6em 0; }
+#diff-timelines > div { flex: 1; font-size: 0.85em; }
+#diff-timelines canvas { width: 100%; height: 70px; display: block; border: 1px solid #ddd; }
+#diff-table td.up { color: #b00; }
+#diff-table td.down { color: #1a4fb0; }
+#diff-table .only { font-size: 0.85em; background: #eee; padding: 0 4px; border-radius: 3px; }
+#diff-icicle-box { position: relative; }
+#diff-icicle { width: 100%; display: block; }
+#diff-icicle-tip { position: absolute; background: #fffff0; border: 1px solid #aaa; padding: 4px; font-size: 11px; pointer-events: none; white-space: pre; }`;
+document.head.append(style);
 const panel = document.createElement('section');
 panel.id = 'ranks-panel';
 panel.hidden = true;
