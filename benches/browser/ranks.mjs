@@ -25,7 +25,7 @@ for (let i = 0; i < argv.length; i++) {
 }
 if (!files.length) { console.error('usage: node benches/browser/ranks.mjs FILE... [--repeat N]'); process.exit(2); }
 if (!existsSync(join(DIST, 'index.html'))) { console.error('dist/ missing: run scripts/build-web.sh'); process.exit(1); }
-const memviz = join(ROOT, 'target/release/memviz');
+const memviz = ['release', 'debug'].map((p) => join(ROOT, 'target', p, 'memviz')).find(existsSync);
 const models = files.map((f) => {
   try { return JSON.parse(execFileSync(memviz, ['info', f, '--json'], { encoding: 'utf8' })).model_heap_bytes; } catch (_) { return null; }
 });
