@@ -119,6 +119,18 @@ let loading = 0;
 
 /** Reads `files` one after the other (rank order) into the Viewer; resolves when all are read. */
 async function openMany(files) {
+  try {
+    await readMany(files);
+  } catch (e) {
+    loading = 0;
+    status();
+    // A trap: app.js's guard says so and restarts the viewer.
+    if (e instanceof WebAssembly.RuntimeError) guard(() => { throw e; })();
+    else showError(String((e && e.message) || e));
+  }
+}
+
+async function readMany(files) {
   const v = getViewer();
   if (!v) return;
   panel.hidden = false;

@@ -85,8 +85,8 @@ impl Viewer {
     }
 
     /// The rank a file name carries (-1: none).
-    pub fn rank_of(&self, name: &str) -> i64 {
-        ranks::rank_of(name).map_or(-1, i64::from)
+    pub fn rank_of(&self, name: &str) -> i32 {
+        ranks::rank_of(name).and_then(|r| i32::try_from(r).ok()).unwrap_or(-1)
     }
 
     /// How far each peak is from the median peak, as a fraction of it.
