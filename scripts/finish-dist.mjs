@@ -1,8 +1,9 @@
 // After `trunk build`: (1) pins the CSP of dist/index.html to the hash of
 // trunk's inline loader script instead of 'unsafe-inline'; (2) writes
 // dist/memviz-standalone.html, one self-contained file (wasm as base64, JS
-// glue, page script and CSS inlined) that runs from file://, where Chromium
-// refuses to fetch a .wasm next to the page.
+// glue, the page's ES modules bundled into one module script, CSS inlined)
+// that runs from file://, where Chromium refuses to fetch a .wasm next to
+// the page or to load a module script by src.
 //
 // usage: node scripts/finish-dist.mjs [dist]
 import { createHash } from 'node:crypto';
@@ -33,42 +34,111 @@ if (/script-src[^;"]*'unsafe-inline'/.test(index)) throw new Error('script-src s
 writeFileSync(join(dist, 'index.html'), index);
 
 // (2) dist/memviz-standalone.html
+//
+// Chromium will not load a module script by src from file://, so the page's
+// ES modules (www/main.js and what it imports) go in as one inline module
+// script, made by the small bundler below.
 const glueName = one(/^memviz-wasm-[0-9a-f]+\.js$/);
 const wasmName = one(/^memviz-wasm-[0-9a-f]+_bg\.wasm$/);
 const cssName = one(/^style-[0-9a-f]+\.css$/);
 let glue = read(glueName);
-// The wasm-bindgen glue is an ES module; inline it as the body of one module
-// script: drop the export keywords, keep the names.
+// The wasm-bindgen glue is an ES module; inline it as the body of a
+// function: drop the export keywords, keep the names.
 const exported = [...glue.matchAll(/^export (?:class|function|const|let) (\w+)/gm)].map((m) => m[1]);
 glue = glue
   .replace(/^export (class|function|const|let) /gm, '$1 ')
   .replace(/^export \{[^}]*\};?\s*$/gm, '');
 if (/^export /m.test(glue)) throw new Error('unhandled export in the wasm-bindgen glue');
+if (/^import /m.test(glue)) throw new Error('unhandled import in the wasm-bindgen glue');
 const wasmB64 = readFileSync(join(dist, wasmName)).toString('base64');
-// The glue inside a function: each call is a fresh copy with its own module
+// Stands in for www/boot.js (same exports: wasmLoaded, reinstantiate). The
+// glue inside a function: each call is a fresh copy with its own module
 // state, so that after an internal error (a trap) the page can instantiate
-// the compiled module again (memvizReinstantiate, see www/boot.js).
-const loader = `const memvizGlue = () => {
+// the compiled module again.
+const standaloneBoot = `// www/boot.js for the standalone file (scripts/finish-dist.mjs): the wasm
+// and its wasm-bindgen glue inlined.
+const memvizGlue = () => {
 ${glue}
 return { initSync, ${exported.join(', ')} };
 };
 const wasmModule = new WebAssembly.Module(Uint8Array.from(atob("${wasmB64}"), (c) => c.charCodeAt(0)));
 const bindings = memvizGlue();
 bindings.initSync({ module: wasmModule });
-window.wasmBindings = bindings;
-window.memvizReinstantiate = async () => {
+export const wasmLoaded = Promise.resolve(bindings);
+export async function reinstantiate() {
   const fresh = memvizGlue();
   fresh.initSync({ module: wasmModule });
   return fresh;
-};
-dispatchEvent(new CustomEvent("TrunkApplicationStarted", { detail: {} }));
+}
 `;
+
+/**
+ * Bundles the ES module `entry` (a file in dist/) and the modules it
+ * imports into the text of one module script. Enough for our own files, and
+ * it refuses what it does not handle rather than guess:
+ *  - imports: `import './x.js';`, `import { a, b as c } from './x.js';`,
+ *    `import * as ns from './x.js';`, one line each, relative paths only;
+ *  - exports: `export function|async function|const|class NAME` and
+ *    `export { a, b as c };` (no `export let`: a bundled module's exports are
+ *    copied once, so they must not be reassigned; export a getter function);
+ *  - no import cycles, no import.meta, no dynamic import().
+ * Each module becomes a function scope run once, in dependency order (the
+ * order the browser evaluates them in), that returns its exports:
+ *    const __m_app = (() => { const { wasmLoaded } = __m_boot; …; return { guard, … }; })();
+ * `substitutes` maps a file name to the text to use instead of dist's.
+ */
+function bundle(entry, substitutes = {}) {
+  const done = new Map(); // file -> module variable
+  const visiting = new Set();
+  const parts = [];
+  const varName = (f) => `__m_${f.replace(/\.js$/, '').replace(/\W/g, '_')}`;
+  const visit = (file) => {
+    if (done.has(file)) return done.get(file);
+    if (visiting.has(file)) throw new Error(`bundle: import cycle through ${file}`);
+    visiting.add(file);
+    const substitute = file in substitutes;
+    let text = substitute ? substitutes[file] : read(file);
+    if (!substitute && /\bimport\.meta\b|\bimport\s*\(/.test(text)) throw new Error(`bundle: ${file} uses import.meta or import()`);
+    const head = [];
+    text = text.replace(/^import\s+(?:(\*\s+as\s+\w+|\{[^}\n]*\})\s+from\s+)?['"]([^'"]+)['"];?[ \t]*$/gm, (_, what, spec) => {
+      const m = /^\.\/([\w.-]+\.js)$/.exec(spec);
+      if (!m) throw new Error(`bundle: ${file}: only ./NAME.js imports are handled, not ${spec}`);
+      const dep = visit(m[1]);
+      if (!what) return '';
+      if (what.startsWith('*')) head.push(`const ${what.replace(/^\*\s+as\s+/, '')} = ${dep};`);
+      else head.push(`const ${what.replace(/\s+as\s+/g, ': ')} = ${dep};`);
+      return '';
+    });
+    if (/^\s*import\b(?!\s*\()/m.test(text)) throw new Error(`bundle: ${file}: an import the bundler does not handle`);
+    const names = [];
+    text = text.replace(/^export\s+((?:async\s+)?function\*?|const|class)\s+(\w+)/gm, (_, kw, name) => {
+      names.push(name);
+      return `${kw} ${name}`;
+    });
+    text = text.replace(/^export\s*\{([^}]*)\};?[ \t]*$/gm, (_, list) => {
+      for (const item of list.split(',').map((x) => x.trim()).filter(Boolean)) {
+        const [local, as] = item.split(/\s+as\s+/);
+        names.push(as ? `${as}: ${local}` : local);
+      }
+      return '';
+    });
+    if (/^\s*export\b/m.test(text)) throw new Error(`bundle: ${file}: an export the bundler does not handle (export let/default?)`);
+    const v = varName(file);
+    parts.push(`// ---- ${file}\nconst ${v} = (() => {\n${head.join('\n')}\n${text}\nreturn Object.freeze({ ${names.join(', ')} });\n})();\n`);
+    visiting.delete(file);
+    done.set(file, v);
+    return v;
+  };
+  visit(entry);
+  return parts.join('\n');
+}
+
 // A script inlined into the page ends at the first "</script" in its text.
 const inlined = (name, text) => {
   if (/<\/script/i.test(text)) throw new Error(`${name} contains "</script": it cannot be inlined`);
   return text;
 };
-const app = inlined('app.js', read('app.js'));
+const modules = inlined('the bundled modules', bundle('main.js', { 'boot.js': standaloneBoot }));
 let page = read('index.html');
 page = page
   // trunk's loader, its preloads and the stylesheet link go; inline versions come in
@@ -76,17 +146,12 @@ page = page
   .replace(/<link rel="modulepreload"[^>]*>/g, '')
   .replace(/<link rel="preload"[^>]*>/g, '')
   .replace(/<link rel="stylesheet"[^>]*>/, () => `<style>\n${read(cssName)}</style>`)
-  .replace(/<script src="boot\.js"><\/script>/, () => `<script>\n${read('boot.js')}</script>`)
-  // share.js before app.js, as in index.html (it opens the embedded snapshot)
-  .replace(/<script src="share\.js" defer><\/script>/, () => `<script>\n${inlined('share.js', read('share.js'))}</script>`)
-  .replace(/<script src="app\.js" defer><\/script>/, () => `<script>\n${app}</script>\n<script type="module">\n${loader}</script>`)
-  // views.js and its stylesheet (the views beyond the timelines)
-  .replace(/<link rel="stylesheet"[^>]*views-[0-9a-f]+\.css[^>]*>/, () => `<style>\n${read(one(/^views-[0-9a-f]+\.css$/))}</style>`)
-  .replace(/<script src="views\.js" defer><\/script>/, () => `<script>\n${inlined('views.js', read('views.js'))}</script>`)
-  // the "Alive at" panel (www/icicle.js, www/moment.js)
-  .replace(/<script src="icicle\.js" defer><\/script>/, () => `<script>\n${inlined('icicle.js', read('icicle.js'))}</script>`)
-  .replace(/<script src="moment\.js" defer><\/script>/, () => `<script>\n${inlined('moment.js', read('moment.js'))}</script>`);
-if (/src="\.?\/?memviz-wasm|href="\.\/memviz-wasm|app\.js"|views\.js"|share\.js"|boot\.js"|views-[0-9a-f]+\.css/.test(page)) throw new Error('standalone still refers to a dist file');
+  // boot.js is in the bundle (its standalone stand-in)
+  .replace(/<script type="module" src="boot\.js"><\/script>/, '')
+  .replace(/<script type="module" src="main\.js"><\/script>/, () => `<script type="module">\n${modules}</script>`)
+  // the views' stylesheet
+  .replace(/<link rel="stylesheet"[^>]*views-[0-9a-f]+\.css[^>]*>/, () => `<style>\n${read(one(/^views-[0-9a-f]+\.css$/))}</style>`);
+{ const m = /src="\.?\/?memviz-wasm|href="\.\/memviz-wasm|(?:src|href)="[^"]*\.js"|views-[0-9a-f]+\.css/.exec(page); if (m) throw new Error(`standalone still refers to a dist file: ${m[0]}`); }
 const scriptHashes = inlineScripts(page).map(sha).join(' ');
 page = setCsp(page, () =>
   `default-src 'none'; script-src 'wasm-unsafe-eval' ${scriptHashes}; connect-src 'none'; style-src 'unsafe-inline'; img-src data: blob:; base-uri 'none'; form-action 'none'`);

@@ -1,431 +1,610 @@
 // memviz page glue: wires DOM events to the wasm Viewer (crates/memviz-wasm).
 // Everything else (decoding, replay, drawing, hit testing, text) is in Rust.
-'use strict';
-(function () {
-  const $ = (id) => document.getElementById(id);
-  const CHUNK = 4 << 20; // bytes read from the file per slice
-  const FEED = 1 << 20; // bytes copied into wasm memory per call: its peak stays small
-  let viewer = null;
-  let bindings = null; // the wasm module's exports (a fresh copy after a trap)
-  let queue = Promise.resolve(); // files are read one after the other
-  let lastHit = -1;
-  let firstPaintPending = false;
-  const timings = {};
+//
+// An ES module. It imports the wasm exports from boot.js and exports what
+// the other modules use: the current viewer (viewer()), guard, redraw,
+// openFiles, showError, `ready`, onPin (a band was pinned: moment.js sets
+// its t there), and addViewHooks, through which views.js
+// takes over the views that are not timelines (app.js never imports the
+// modules that build on it, so there is no import cycle).
+import { wasmLoaded, reinstantiate } from './boot.js';
+import { announce, silence } from './announce.js';
 
-  function start(b) {
-    if (viewer) return;
-    bindings = b;
-    viewer = new b.Viewer();
-    // The wasm is loaded: from now on the page may connect nowhere at all.
-    const csp = document.createElement('meta');
-    csp.httpEquiv = 'Content-Security-Policy';
-    csp.content = "connect-src 'none'";
-    document.head.appendChild(csp);
-    document.body.dataset.ready = '1';
-    dispatchEvent(new Event('memviz:ready')); // share.js: open embedded / #file= / posted snapshots
+const $ = (id) => document.getElementById(id);
+const CHUNK = 4 << 20; // bytes read from the file per slice
+const FEED = 1 << 20; // bytes copied into wasm memory per call: its peak stays small
+let viewer = null;
+let bindings = null; // the wasm module's exports (a fresh copy after a trap)
+let queue = Promise.resolve(); // files are read one after the other
+let lastHit = -1;
+let firstPaintPending = false;
+export const timings = {};
+let viewHooks = null; // views.js: {changed, draw, reset}
+
+/** The current wasm Viewer, or null (before the wasm loads, while it restarts). */
+export const getViewer = () => viewer;
+/** A promise while a fresh wasm instance starts after a trap, else null. */
+export const getRecovering = () => recovering;
+
+/**
+ * views.js registers here: changed() after every view change, draw() before
+ * a timeline is drawn (true: it drew the view itself), reset() after an
+ * internal error.
+ */
+export function addViewHooks(hooks) {
+  viewHooks = hooks;
+}
+
+let markReady;
+/** Resolves once the first Viewer exists (share.js opens files then). */
+export const ready = new Promise((r) => { markReady = r; });
+
+function start(b) {
+  if (viewer) return;
+  bindings = b;
+  viewer = new b.Viewer();
+  // The wasm is loaded: from now on the page may connect nowhere at all.
+  const csp = document.createElement('meta');
+  csp.httpEquiv = 'Content-Security-Policy';
+  csp.content = "connect-src 'none'";
+  document.head.appendChild(csp);
+  document.body.dataset.ready = '1';
+  markReady(); // share.js: open embedded / #file= / posted snapshots
+}
+// Always after every module of the page has run (a promise reaction):
+// share.js's #file= fetches start before the CSP above forbids them.
+wasmLoaded.then(start);
+
+// V8 compiles wasm lazily and optimises hot code in the background, so the
+// first file used to pay for compiling (its open measured 2-4x slower than
+// a second open of the same file). Decode and draw the built-in example
+// off-screen once the page is idle, so the code is warm when a file comes.
+function warmUp() {
+  const b = bindings;
+  if (!b) return;
+  try {
+    const w = new b.Viewer();
+    const canvas = (width, height) => Object.assign(document.createElement('canvas'), { width, height });
+    const plot = canvas(400, 160), axes = canvas(400, 160), mini = canvas(400, 40);
+    for (let i = 0; i < 4; i++) {
+      w.open_example();
+      w.render(plot, axes, mini);
+      w.zoom_at(1.5, 0.4);
+      w.render(plot, axes, mini);
+      w.hover(200, 80);
+      w.summary_json();
+    }
+    w.free();
+  } catch (e) {
+    if (isTrap(e)) crashed(e);
+    else console.debug('memviz: warm-up skipped', e);
   }
-  if (window.wasmBindings) start(window.wasmBindings);
-  else addEventListener('TrunkApplicationStarted', () => start(window.wasmBindings));
+}
+const idle = window.requestIdleCallback || ((f) => setTimeout(f, 50));
+wasmLoaded.then(() => idle(warmUp));
 
-  // V8 compiles wasm lazily and optimises hot code in the background, so the
-  // first file used to pay for compiling (its open measured 2-4x slower than
-  // a second open of the same file). Decode and draw the built-in example
-  // off-screen once the page is idle, so the code is warm when a file comes.
-  function warmUp() {
-    const b = window.wasmBindings;
-    if (!b) return;
+// ---- opening files -------------------------------------------------------
+function showMessage(cls, msg) {
+  const div = document.createElement('div');
+  div.className = cls;
+  const close = document.createElement('button');
+  close.textContent = '×';
+  close.title = 'Dismiss';
+  close.onclick = () => div.remove();
+  div.append(close, document.createTextNode(msg));
+  $('errors').append(div);
+}
+export const showError = (msg) => showMessage('error', msg);
+
+// What the reader left out of the file just opened (it still opened):
+// one warning box, a line per problem, as `memviz` prints them on stderr.
+function showWarnings() {
+  const name = viewer.file_names()[viewer.current_file()];
+  const lines = viewer.warnings().map((w) => `${name}: warning: ${w}`);
+  if (lines.length) showMessage('warning', lines.join('\n'));
+}
+
+const nextTask = () => new Promise((r) => setTimeout(r, 0));
+
+// ---- performance marks ------------------------------------------------------
+// memviz:file-received, memviz:decoded, memviz:first-paint for each opening and
+// a memviz:redraw measure for each timeline redraw, for benchmarks and the
+// browser's performance panel. The page times itself with performance.now()
+// and clears each entry as soon as it is made, so that none pile up in the
+// performance timeline (a pan adds a redraw measure per frame, and openings
+// can overlap: several files dropped at once). Benchmarks and tests see them
+// through a PerformanceObserver (benches/browser/run.mjs,
+// tests/e2e/helpers.mjs), which is handed every entry even once cleared.
+let openT0 = 0;
+function mark(name) {
+  performance.mark(name);
+  performance.clearMarks(name);
+}
+function markReceived() {
+  openT0 = performance.now();
+  mark('memviz:file-received');
+}
+function markDecoded() {
+  timings.decode = performance.now() - openT0;
+  mark('memviz:decoded');
+  firstPaintPending = true;
+}
+function markFirstPaint() {
+  timings.firstPaint = performance.now() - openT0;
+  mark('memviz:first-paint');
+}
+
+// ---- internal errors: a trap in the wasm code ---------------------------
+// A Rust panic (a bug) or running out of memory aborts the wasm call with a
+// RuntimeError ("unreachable"); the instance cannot be trusted afterwards.
+// The page says so, naming the panic's message, and starts a fresh
+// instance of the module (www/boot.js): the next file opens as usual.
+let currentName = ''; // the file being read or shown, for the message
+let recovering = null; // a promise while the fresh instance starts
+let crashes = 0;
+
+function isTrap(e) {
+  return e instanceof WebAssembly.RuntimeError ||
+    /recursive use of an object|null pointer passed to rust|unreachable/.test(String(e && e.message));
+}
+
+function crashed(e) {
+  if (recovering) return;
+  let msg = null;
+  try { msg = bindings && bindings.panic_message(); } catch (_) { /* that instance is gone too */ }
+  if (!msg) msg = `${(e && e.name) || 'Error'}: ${(e && e.message) || e} (a trap in the wasm code: out of memory?)`;
+  const name = currentName;
+  // The old Viewer stays borrowed: drop it without calling into it.
+  try { if (viewer && viewer.__destroy_into_raw) viewer.__destroy_into_raw(); } catch (_) { /* nothing to do */ }
+  viewer = null;
+  currentName = '';
+  document.body.dataset.crashes = String(++crashes);
+  showError(`internal error in memviz: ${msg}; the file could not be shown${name ? ` (${name})` : ''}. ` +
+    'The viewer restarted: open a file again.');
+  resetControls();
+  recovering = Promise.resolve()
+    .then(() => reinstantiate())
+    .then((b) => {
+      bindings = b;
+      viewer = new b.Viewer();
+      document.body.dataset.restarts = String(crashes);
+    })
+    .catch((err) => showError(`memviz could not restart (${(err && err.message) || err}): reload the page.`))
+    .finally(() => { recovering = null; });
+}
+
+/** Wraps a handler: nothing while no viewer, a trap ends in crashed(). */
+export function guard(fn) {
+  return function (...args) {
+    if (!viewer) return undefined;
     try {
-      const w = new b.Viewer();
-      const canvas = (width, height) => Object.assign(document.createElement('canvas'), { width, height });
-      const plot = canvas(400, 160), axes = canvas(400, 160), mini = canvas(400, 40);
-      for (let i = 0; i < 4; i++) {
-        w.open_example();
-        w.render(plot, axes, mini);
-        w.zoom_at(1.5, 0.4);
-        w.render(plot, axes, mini);
-        w.hover(200, 80);
-        w.summary_json();
-      }
-      w.free();
+      return fn.apply(this, args);
     } catch (e) {
-      if (isTrap(e)) crashed(e);
-      else console.debug('memviz: warm-up skipped', e);
+      if (!isTrap(e)) throw e;
+      crashed(e);
+      return undefined;
     }
-  }
-  const idle = window.requestIdleCallback || ((f) => setTimeout(f, 50));
-  if (window.wasmBindings) idle(warmUp);
-  else addEventListener('TrunkApplicationStarted', () => idle(warmUp));
-
-  // ---- opening files -------------------------------------------------------
-  function showMessage(cls, msg) {
-    const div = document.createElement('div');
-    div.className = cls;
-    const close = document.createElement('button');
-    close.textContent = '×';
-    close.title = 'Dismiss';
-    close.onclick = () => div.remove();
-    div.append(close, document.createTextNode(msg));
-    $('errors').append(div);
-  }
-  const showError = (msg) => showMessage('error', msg);
-
-  // What the reader left out of the file just opened (it still opened):
-  // one warning box, a line per problem, as `memviz` prints them on stderr.
-  function showWarnings() {
-    const name = viewer.file_names()[viewer.current_file()];
-    const lines = viewer.warnings().map((w) => `${name}: warning: ${w}`);
-    if (lines.length) showMessage('warning', lines.join('\n'));
-  }
-
-  const nextTask = () => new Promise((r) => setTimeout(r, 0));
-
-  // ---- internal errors: a trap in the wasm code ---------------------------
-  // A Rust panic (a bug) or running out of memory aborts the wasm call with a
-  // RuntimeError ("unreachable"); the instance cannot be trusted afterwards.
-  // The page says so, naming the panic's message, and starts a fresh
-  // instance of the module (www/boot.js): the next file opens as usual.
-  let currentName = ''; // the file being read or shown, for the message
-  let recovering = null; // a promise while the fresh instance starts
-  let crashes = 0;
-
-  function isTrap(e) {
-    return e instanceof WebAssembly.RuntimeError ||
-      /recursive use of an object|null pointer passed to rust|unreachable/.test(String(e && e.message));
-  }
-
-  function crashed(e) {
-    if (recovering) return;
-    let msg = null;
-    try { msg = bindings && bindings.panic_message(); } catch (_) { /* that instance is gone too */ }
-    if (!msg) msg = `${(e && e.name) || 'Error'}: ${(e && e.message) || e} (a trap in the wasm code: out of memory?)`;
-    const name = currentName;
-    // The old Viewer stays borrowed: drop it without calling into it.
-    try { if (viewer && viewer.__destroy_into_raw) viewer.__destroy_into_raw(); } catch (_) { /* nothing to do */ }
-    viewer = null;
-    currentName = '';
-    document.body.dataset.crashes = String(++crashes);
-    showError(`internal error in memviz: ${msg}; the file could not be shown${name ? ` (${name})` : ''}. ` +
-      'The viewer restarted: open a file again.');
-    resetControls();
-    recovering = Promise.resolve()
-      .then(() => window.memvizReinstantiate())
-      .then((b) => {
-        bindings = b;
-        window.wasmBindings = b;
-        viewer = new b.Viewer();
-        document.body.dataset.restarts = String(crashes);
-      })
-      .catch((err) => showError(`memviz could not restart (${(err && err.message) || err}): reload the page.`))
-      .finally(() => { recovering = null; });
-  }
-
-  /** Wraps a handler: nothing while no viewer, a trap ends in crashed(). */
-  function guard(fn) {
-    return function (...args) {
-      if (!viewer) return undefined;
-      try {
-        return fn.apply(this, args);
-      } catch (e) {
-        if (!isTrap(e)) throw e;
-        crashed(e);
-        return undefined;
-      }
-    };
-  }
-
-  /** Empties the controls, the summary and the canvases (no file open). */
-  function resetControls() {
-    for (const id of ['file-select', 'device-select', 'view-select']) fillSelect($(id), [], '');
-    $('detail').disabled = true;
-    $('reset-zoom').disabled = true;
-    for (const id of ['summary', 'context', 'timings', 'detail-label']) $(id).textContent = '';
-    $('hint').hidden = false;
-    $('progress-box').hidden = true;
-    for (const id of ['plot', 'axes', 'minimap', 'segment-map']) {
-      const c = $(id);
-      c.getContext('2d').clearRect(0, 0, c.width, c.height);
-    }
-    delete $('plot').dataset.bandsDrawn;
-    if (window.memvizViews) window.memvizViews.reset();
-  }
-
-  async function readFile(file) {
-    if (recovering) await recovering;
-    if (!viewer) return;
-    currentName = file.name;
-    performance.mark('memviz:file-received');
-    const t0 = performance.now();
-    $('progress-box').hidden = false;
-    $('progress').value = 0;
-    $('progress-text').textContent = `Reading ${file.name}…`;
-    try {
-      viewer.begin(file.name);
-      // The next slice is read while this one is decoded.
-      let next = file.slice(0, CHUNK).arrayBuffer();
-      for (let off = 0; off < file.size; off += CHUNK) {
-        const bytes = new Uint8Array(await next);
-        if (off + CHUNK < file.size) next = file.slice(off + CHUNK, off + 2 * CHUNK).arrayBuffer();
-        for (let p = 0; p < bytes.length; p += FEED) viewer.feed(bytes.subarray(p, p + FEED));
-        const done = Math.min(off + CHUNK, file.size);
-        $('progress').value = done / file.size;
-        $('progress-text').textContent = `Reading ${file.name}: ${fmtBytes(done)} of ${fmtBytes(file.size)}`;
-        await nextTask(); // keep the page responsive between chunks
-      }
-      $('progress-text').textContent = `Building the timeline of ${file.name}…`;
-      await nextTask();
-      viewer.finish();
-    } catch (e) {
-      if (isTrap(e)) {
-        crashed(e);
-        return;
-      }
-      // The viewer's message starts with the file name and ends with the byte offset.
-      showError(`Could not open ${e.message || e}`);
-      return;
-    } finally {
-      $('progress-box').hidden = true;
-    }
-    performance.mark('memviz:decoded');
-    timings.decode = performance.now() - t0;
-    timings.t0 = t0;
-    firstPaintPending = true;
-    opened();
-  }
-
-  function openFiles(files) {
-    for (const f of files) queue = queue.then(() => readFile(f));
-    return queue;
-  }
-
-  function openExample() {
-    currentName = 'the example';
-    performance.mark('memviz:file-received');
-    const t0 = performance.now();
-    try {
-      viewer.open_example();
-    } catch (e) {
-      if (isTrap(e)) {
-        crashed(e);
-        return;
-      }
-      showError(`Could not open the example: ${e.message || e}`);
-      return;
-    }
-    performance.mark('memviz:decoded');
-    timings.decode = performance.now() - t0;
-    timings.t0 = t0;
-    firstPaintPending = true;
-    opened();
-  }
-
-  // ---- controls --------------------------------------------------------------
-  function fillSelect(sel, items, current) {
-    sel.replaceChildren(...items.map(([value, text]) => new Option(text, value)));
-    sel.value = String(current);
-    sel.disabled = items.length === 0;
-  }
-
-  const opened = guard(function () {
-    $('hint').hidden = true;
-    showWarnings();
-    fillSelect($('file-select'), viewer.file_names().map((n, i) => [i, n]), viewer.current_file());
-    fillSelect($('view-select'), viewer.view_names().map((n, i) => [i, n]), viewer.view());
-    viewChanged();
-  });
-
-  function viewChanged() {
-    const names = viewer.file_names();
-    currentName = names[viewer.current_file()] || currentName;
-    const labels = viewer.device_labels();
-    fillSelect($('device-select'), Array.from(viewer.devices(), (d, i) => [d, labels[i]]), viewer.device());
-    const slider = $('detail');
-    slider.max = viewer.element_count();
-    slider.value = viewer.detail();
-    slider.disabled = false;
-    $('reset-zoom').disabled = false;
-    lastHit = -1;
-    $('context').textContent = '';
-    showSummary();
-    detailLabel();
-    if (window.memvizViews) window.memvizViews.changed(); // views.js: pools, state history, settings
-    redraw();
-  }
-
-  function detailLabel() {
-    $('detail-label').textContent = `${viewer.detail()} of ${viewer.element_count()}`;
-    $('detail-unit').textContent = viewer.view() === 0 ? 'allocations' : 'segments';
-  }
-
-  function fmtBytes(n) {
-    const u = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-    let i = 0;
-    while (n >= 1024 && i < u.length - 1) { n /= 1024; i++; }
-    return i ? `${n.toFixed(1)}${u[i]}` : `${n}B`;
-  }
-
-  // The numbers carry data-k (name as in `memviz summary --json`) and data-v
-  // (exact value) so that tests can compare them with the core's.
-  function showSummary() {
-    const s = JSON.parse(viewer.summary_json());
-    const t = s.timeline;
-    const item = (k, v, label, text) => `<span data-k="${k}" data-v="${v}">${label} <b>${text}</b></span>`;
-    $('summary').innerHTML = [
-      item('trace_events', s.trace_events, 'trace events', s.trace_events),
-      item('timeline.elements', t.elements, s.view === 'Active Memory Timeline' ? 'allocations' : 'segments drawn', t.elements),
-      item('timeline.peak_bytes', t.peak_bytes, 'peak', `${fmtBytes(t.peak_bytes)} at step ${s.peak_step}`),
-      item('timeline.start_bytes', t.start_bytes, 'start', fmtBytes(t.start_bytes)),
-      item('timeline.end_bytes', t.end_bytes, 'end', fmtBytes(t.end_bytes)),
-      item('segments', s.segments, 'segments at dump', s.segments),
-      item('reserved_bytes', s.reserved_bytes, 'reserved', fmtBytes(s.reserved_bytes)),
-      item('allocated_bytes', s.allocated_bytes, 'allocated', fmtBytes(s.allocated_bytes)),
-    ].join(' · ');
-  }
-
-  $('file-input').addEventListener('change', (e) => {
-    openFiles(Array.from(e.target.files));
-    e.target.value = '';
-  });
-  $('example').addEventListener('click', guard(() => openExample()));
-  $('file-select').addEventListener('change', guard((e) => { viewer.select_file(+e.target.value); viewChanged(); }));
-  $('device-select').addEventListener('change', guard((e) => { viewer.set_device(+e.target.value); viewChanged(); }));
-  $('view-select').addEventListener('change', guard((e) => { viewer.set_view(+e.target.value); viewChanged(); }));
-  $('detail').addEventListener('input', guard((e) => {
-    viewer.set_detail(+e.target.value);
-    detailLabel();
-    redraw();
-  }));
-  $('reset-zoom').addEventListener('click', guard(() => { viewer.reset_window(); redraw(); }));
-
-  // ---- drag and drop anywhere ------------------------------------------------
-  let dragDepth = 0;
-  addEventListener('dragenter', (e) => { e.preventDefault(); dragDepth++; $('drop-overlay').hidden = false; });
-  addEventListener('dragleave', () => { if (--dragDepth <= 0) { dragDepth = 0; $('drop-overlay').hidden = true; } });
-  addEventListener('dragover', (e) => e.preventDefault());
-  addEventListener('drop', (e) => {
-    e.preventDefault();
-    dragDepth = 0;
-    $('drop-overlay').hidden = true;
-    // While the viewer restarts after an internal error, files wait for it.
-    if ((viewer || recovering) && e.dataTransfer) openFiles(Array.from(e.dataTransfer.files));
-  });
-
-  // ---- drawing ---------------------------------------------------------------
-  let frame = 0;
-  function redraw() {
-    if (!frame) frame = requestAnimationFrame(guard(draw));
-  }
-
-  function sizeCanvas(c) {
-    const dpr = window.devicePixelRatio || 1;
-    const w = Math.max(1, Math.round(c.clientWidth * dpr));
-    const h = Math.max(1, Math.round(c.clientHeight * dpr));
-    if (c.width !== w || c.height !== h) { c.width = w; c.height = h; }
-  }
-
-  function draw() {
-    frame = 0;
-    if (!viewer || viewer.file_names().length === 0) return;
-    if (window.memvizViews && window.memvizViews.draw()) return; // drawn by views.js
-    for (const c of [$('plot'), $('axes'), $('minimap')]) sizeCanvas(c);
-    performance.mark('memviz:redraw-start');
-    const st = viewer.render($('plot'), $('axes'), $('minimap'));
-    performance.measure('memviz:redraw', 'memviz:redraw-start');
-    const redrawMs = performance.now() - performance.getEntriesByName('memviz:redraw-start').pop().startTime;
-    $('plot').dataset.bandsDrawn = st.bands_drawn;
-    if (firstPaintPending) {
-      firstPaintPending = false;
-      performance.mark('memviz:first-paint');
-      timings.firstPaint = performance.now() - timings.t0;
-    }
-    $('timings').textContent =
-      `timings: decode+replay ${timings.decode.toFixed(1)} ms · first paint ${timings.firstPaint.toFixed(1)} ms after the file arrived · ` +
-      `redraw ${redrawMs.toFixed(1)} ms (bands ${st.bands_ms.toFixed(1)} ms, axes ${st.axes_ms.toFixed(1)} ms) · ` +
-      `${st.bands_drawn} bands drawn in ${st.columns} columns`;
-    st.free();
-    performance.clearMarks('memviz:redraw-start');
-  }
-
-  addEventListener('resize', redraw);
-
-  // ---- plot: hover, click to pin, wheel zoom, drag pan -----------------------
-  const plot = $('plot');
-  let drag = null;
-  plot.addEventListener('pointerdown', (e) => {
-    drag = { x: e.offsetX, x0: e.offsetX, moved: false };
-    plot.setPointerCapture(e.pointerId);
-  });
-  plot.addEventListener('pointermove', guard((e) => {
-    if (drag) {
-      if (Math.abs(e.offsetX - drag.x0) > 3) drag.moved = true;
-      if (drag.moved) {
-        viewer.pan_by(e.offsetX - drag.x);
-        drag.x = e.offsetX;
-        redraw();
-      }
-      return;
-    }
-    const hit = viewer.hit_at(e.offsetX, e.offsetY);
-    if (hit !== lastHit) {
-      lastHit = hit;
-      $('context').textContent = viewer.hover(e.offsetX, e.offsetY);
-      redraw();
-    }
-  }));
-  plot.addEventListener('pointerup', (e) => {
-    const d = drag;
-    drag = null;
-    if (d && !d.moved) guard(() => {
-      $('context').textContent = viewer.click(e.offsetX, e.offsetY);
-      lastHit = viewer.hit_at(e.offsetX, e.offsetY);
-      redraw();
-    })();
-  });
-  plot.addEventListener('pointerleave', guard(() => {
-    if (drag) return;
-    lastHit = -1;
-    $('context').textContent = viewer.leave();
-    redraw();
-  }));
-  plot.addEventListener('wheel', (e) => {
-    e.preventDefault();
-    guard(() => {
-      viewer.zoom_at(Math.exp(e.deltaY * 0.0015), e.offsetX);
-      redraw();
-    })();
-  }, { passive: false });
-
-  // ---- minimap: drag a window (brush), click to center ------------------------
-  const mini = $('minimap');
-  let brush = null;
-  const miniStep = (e) => (e.offsetX / mini.clientWidth) * viewer.n_steps();
-  mini.addEventListener('pointerdown', guard((e) => {
-    brush = { a: miniStep(e), moved: false };
-    mini.setPointerCapture(e.pointerId);
-  }));
-  mini.addEventListener('pointermove', guard((e) => {
-    if (!brush) return;
-    const b = miniStep(e);
-    if (Math.abs(b - brush.a) < 1) return;
-    brush.moved = true;
-    viewer.set_window(Math.min(brush.a, b), Math.max(brush.a, b));
-    redraw();
-  }));
-  mini.addEventListener('pointerup', (e) => {
-    const b = brush;
-    brush = null;
-    if (b && !b.moved) guard(() => {
-      const span = viewer.window_end() - viewer.window_start();
-      const c = miniStep(e);
-      viewer.set_window(c - span / 2, c + span / 2);
-      redraw();
-    })();
-  });
-
-  // For tests and the curious: the viewer object; views.js wraps its
-  // handlers with guard too.
-  window.memviz = {
-    get viewer() { return viewer; },
-    get recovering() { return recovering; },
-    openFiles, showError, timings, redraw, guard,
   };
-})();
+}
+
+/** Empties the controls, the summary and the canvases (no file open). */
+function resetControls() {
+  for (const id of ['file-select', 'device-select', 'view-select']) fillSelect($(id), [], '');
+  $('detail').disabled = true;
+  $('reset-zoom').disabled = true;
+  for (const id of ['summary', 'context', 'timings', 'detail-label']) $(id).textContent = '';
+  $('hint').hidden = false;
+  $('progress-box').hidden = true;
+  for (const id of ['plot', 'axes', 'minimap', 'segment-map']) {
+    const c = $(id);
+    c.getContext('2d').clearRect(0, 0, c.width, c.height);
+  }
+  delete $('plot').dataset.bandsDrawn;
+  kb = null;
+  $('plot-cursor').hidden = true;
+  silence();
+  if (viewHooks) viewHooks.reset();
+}
+
+async function readFile(file) {
+  if (recovering) await recovering;
+  if (!viewer) return;
+  currentName = file.name;
+  markReceived();
+  $('progress-box').hidden = false;
+  $('progress').value = 0;
+  $('progress-text').textContent = `Reading ${file.name}…`;
+  try {
+    viewer.begin(file.name);
+    // The next slice is read while this one is decoded.
+    let next = file.slice(0, CHUNK).arrayBuffer();
+    for (let off = 0; off < file.size; off += CHUNK) {
+      const bytes = new Uint8Array(await next);
+      if (off + CHUNK < file.size) next = file.slice(off + CHUNK, off + 2 * CHUNK).arrayBuffer();
+      for (let p = 0; p < bytes.length; p += FEED) viewer.feed(bytes.subarray(p, p + FEED));
+      const done = Math.min(off + CHUNK, file.size);
+      $('progress').value = done / file.size;
+      $('progress-text').textContent = `Reading ${file.name}: ${fmtBytes(done)} of ${fmtBytes(file.size)}`;
+      await nextTask(); // keep the page responsive between chunks
+    }
+    $('progress-text').textContent = `Building the timeline of ${file.name}…`;
+    await nextTask();
+    viewer.finish();
+  } catch (e) {
+    if (isTrap(e)) {
+      crashed(e);
+      return;
+    }
+    // The viewer's message starts with the file name and ends with the byte offset.
+    showError(`Could not open ${e.message || e}`);
+    return;
+  } finally {
+    $('progress-box').hidden = true;
+  }
+  markDecoded();
+  opened();
+}
+
+/** Opens File objects one after the other; resolves when all are read. */
+export function openFiles(files) {
+  for (const f of files) queue = queue.then(() => readFile(f));
+  return queue;
+}
+
+function openExample() {
+  currentName = 'the example';
+  markReceived();
+  try {
+    viewer.open_example();
+  } catch (e) {
+    if (isTrap(e)) {
+      crashed(e);
+      return;
+    }
+    showError(`Could not open the example: ${e.message || e}`);
+    return;
+  }
+  markDecoded();
+  opened();
+}
+
+// ---- controls --------------------------------------------------------------
+function fillSelect(sel, items, current) {
+  sel.replaceChildren(...items.map(([value, text]) => new Option(text, value)));
+  sel.value = String(current);
+  sel.disabled = items.length === 0;
+}
+
+const opened = guard(function () {
+  $('hint').hidden = true;
+  showWarnings();
+  fillSelect($('file-select'), viewer.file_names().map((n, i) => [i, n]), viewer.current_file());
+  fillSelect($('view-select'), viewer.view_names().map((n, i) => [i, n]), viewer.view());
+  viewChanged();
+});
+
+function viewChanged() {
+  const names = viewer.file_names();
+  currentName = names[viewer.current_file()] || currentName;
+  const labels = viewer.device_labels();
+  fillSelect($('device-select'), Array.from(viewer.devices(), (d, i) => [d, labels[i]]), viewer.device());
+  const slider = $('detail');
+  slider.max = viewer.element_count();
+  slider.value = viewer.detail();
+  slider.disabled = false;
+  $('reset-zoom').disabled = false;
+  lastHit = -1;
+  $('context').textContent = '';
+  showSummary();
+  detailLabel();
+  if (viewHooks) viewHooks.changed(); // views.js: pools, state history, settings
+  redraw();
+}
+
+function detailLabel() {
+  $('detail-label').textContent = `${viewer.detail()} of ${viewer.element_count()}`;
+  $('detail-unit').textContent = viewer.view() === 0 ? 'allocations' : 'segments';
+}
+
+function fmtBytes(n) {
+  const u = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let i = 0;
+  while (n >= 1024 && i < u.length - 1) { n /= 1024; i++; }
+  return i ? `${n.toFixed(1)}${u[i]}` : `${n}B`;
+}
+
+// The numbers carry data-k (name as in `memviz summary --json`) and data-v
+// (exact value) so that tests can compare them with the core's.
+function showSummary() {
+  const s = JSON.parse(viewer.summary_json());
+  const t = s.timeline;
+  const item = (k, v, label, text) => `<span data-k="${k}" data-v="${v}">${label} <b>${text}</b></span>`;
+  $('summary').innerHTML = [
+    item('trace_events', s.trace_events, 'trace events', s.trace_events),
+    item('timeline.elements', t.elements, s.view === 'Active Memory Timeline' ? 'allocations' : 'segments drawn', t.elements),
+    item('timeline.peak_bytes', t.peak_bytes, 'peak', `${fmtBytes(t.peak_bytes)} at step ${s.peak_step}`),
+    item('timeline.start_bytes', t.start_bytes, 'start', fmtBytes(t.start_bytes)),
+    item('timeline.end_bytes', t.end_bytes, 'end', fmtBytes(t.end_bytes)),
+    item('segments', s.segments, 'segments at dump', s.segments),
+    item('reserved_bytes', s.reserved_bytes, 'reserved', fmtBytes(s.reserved_bytes)),
+    item('allocated_bytes', s.allocated_bytes, 'allocated', fmtBytes(s.allocated_bytes)),
+  ].join(' · ');
+}
+
+// A real button (focusable, Enter / Space) that opens the hidden file input.
+$('open-files').addEventListener('click', () => $('file-input').click());
+$('file-input').addEventListener('change', (e) => {
+  openFiles(Array.from(e.target.files));
+  e.target.value = '';
+});
+$('example').addEventListener('click', guard(() => openExample()));
+$('file-select').addEventListener('change', guard((e) => { viewer.select_file(+e.target.value); viewChanged(); }));
+$('device-select').addEventListener('change', guard((e) => { viewer.set_device(+e.target.value); viewChanged(); }));
+$('view-select').addEventListener('change', guard((e) => { viewer.set_view(+e.target.value); viewChanged(); }));
+$('detail').addEventListener('input', guard((e) => {
+  viewer.set_detail(+e.target.value);
+  detailLabel();
+  redraw();
+}));
+$('reset-zoom').addEventListener('click', guard(() => { viewer.reset_window(); redraw(); }));
+
+// ---- drag and drop anywhere ------------------------------------------------
+let dragDepth = 0;
+addEventListener('dragenter', (e) => { e.preventDefault(); dragDepth++; $('drop-overlay').hidden = false; });
+addEventListener('dragleave', () => { if (--dragDepth <= 0) { dragDepth = 0; $('drop-overlay').hidden = true; } });
+addEventListener('dragover', (e) => e.preventDefault());
+addEventListener('drop', (e) => {
+  e.preventDefault();
+  dragDepth = 0;
+  $('drop-overlay').hidden = true;
+  // While the viewer restarts after an internal error, files wait for it.
+  if ((viewer || recovering) && e.dataTransfer) openFiles(Array.from(e.dataTransfer.files));
+});
+
+// ---- drawing ---------------------------------------------------------------
+let frame = 0;
+/** Draws the current view in the next animation frame (once however often called). */
+export function redraw() {
+  if (!frame) frame = requestAnimationFrame(guard(draw));
+}
+
+function sizeCanvas(c) {
+  const dpr = window.devicePixelRatio || 1;
+  const w = Math.max(1, Math.round(c.clientWidth * dpr));
+  const h = Math.max(1, Math.round(c.clientHeight * dpr));
+  if (c.width !== w || c.height !== h) { c.width = w; c.height = h; }
+}
+
+function draw() {
+  frame = 0;
+  if (!viewer || viewer.file_names().length === 0) return;
+  if (viewHooks && viewHooks.draw()) return; // drawn by views.js
+  for (const c of [$('plot'), $('axes'), $('minimap')]) sizeCanvas(c);
+  const r0 = performance.now();
+  performance.mark('memviz:redraw-start');
+  const st = viewer.render($('plot'), $('axes'), $('minimap'));
+  const r1 = performance.now();
+  performance.measure('memviz:redraw', { start: r0, end: r1 });
+  const redrawMs = r1 - r0;
+  performance.clearMarks('memviz:redraw-start');
+  performance.clearMeasures('memviz:redraw');
+  $('plot').dataset.bandsDrawn = st.bands_drawn;
+  if (firstPaintPending) {
+    firstPaintPending = false;
+    markFirstPaint();
+  }
+  $('timings').textContent =
+    `timings: decode+replay ${timings.decode.toFixed(1)} ms · first paint ${timings.firstPaint.toFixed(1)} ms after the file arrived · ` +
+    `redraw ${redrawMs.toFixed(1)} ms (bands ${st.bands_ms.toFixed(1)} ms, axes ${st.axes_ms.toFixed(1)} ms) · ` +
+    `${st.bands_drawn} bands drawn in ${st.columns} columns`;
+  st.free();
+  // A key moved the window: say what is under the keyboard cursor now (the
+  // hit test needs this render's columns).
+  if (kbRehover) {
+    kbRehover = false;
+    if (kb) kbHover();
+  }
+}
+
+addEventListener('resize', redraw);
+
+// ---- plot: hover, click to pin, wheel zoom, drag pan, keys -----------------
+const plot = $('plot');
+const cursor = $('plot-cursor');
+let drag = null;
+const pinListeners = [];
+
+/** fn(x) after a band is pinned (a click, or Enter at the keyboard cursor); x: CSS px on the plot. */
+export function onPin(fn) {
+  pinListeners.push(fn);
+}
+
+/** The hover / pinned text: in #context, and said to screen readers (debounced). */
+function showContext(text) {
+  $('context').textContent = text;
+  announce(text);
+}
+
+function pin(x, y) {
+  showContext(viewer.click(x, y));
+  lastHit = viewer.hit_at(x, y);
+  redraw();
+  if (x >= 0) for (const f of pinListeners) f(x);
+}
+
+plot.addEventListener('pointerdown', (e) => {
+  drag = { x: e.offsetX, x0: e.offsetX, moved: false };
+  plot.setPointerCapture(e.pointerId);
+});
+plot.addEventListener('pointermove', guard((e) => {
+  cursor.hidden = true; // the mouse has taken over from the keyboard cursor
+  if (drag) {
+    if (Math.abs(e.offsetX - drag.x0) > 3) drag.moved = true;
+    if (drag.moved) {
+      viewer.pan_by(e.offsetX - drag.x);
+      drag.x = e.offsetX;
+      redraw();
+    }
+    return;
+  }
+  const hit = viewer.hit_at(e.offsetX, e.offsetY);
+  if (hit !== lastHit) {
+    lastHit = hit;
+    showContext(viewer.hover(e.offsetX, e.offsetY));
+    redraw();
+  }
+}));
+plot.addEventListener('pointerup', (e) => {
+  const d = drag;
+  drag = null;
+  if (d && !d.moved) guard(() => pin(e.offsetX, e.offsetY))();
+});
+plot.addEventListener('pointerleave', guard(() => {
+  if (drag) return;
+  lastHit = -1;
+  $('context').textContent = viewer.leave();
+  redraw();
+}));
+plot.addEventListener('wheel', (e) => {
+  e.preventDefault();
+  guard(() => {
+    viewer.zoom_at(Math.exp(e.deltaY * 0.0015), e.offsetX);
+    redraw();
+  })();
+}, { passive: false });
+
+// The keyboard cursor: a point on the plot (CSS px) that the keys move and
+// hover at, drawn as a ring (#plot-cursor) while the plot has focus. Keys
+// are taken only while the plot has focus (it is in the tab order):
+//   ←/→ pan by a tenth of the window · +/- zoom at the cursor · Home (or 0)
+//   the whole trace · Shift+←/→ move the cursor · ↑/↓ the next band above /
+//   below the cursor · Enter (or Space) pin the band under it · Esc unpin.
+let kb = null; // {x, y}, or null until a key or a keyboard focus places it
+let kbRehover = false; // hover at the cursor after the next render
+const clamp = (v, a, b) => Math.max(a, Math.min(b, v));
+
+/** The first band from y going in direction dir (-1 up, +1 down) at the cursor's x: its middle y, or null. */
+function nextBand(y, dir) {
+  const h = plot.clientHeight;
+  const cur = viewer.hit_at(kb.x, y);
+  for (let a = y + dir; a >= 0 && a < h; a += dir) {
+    const hit = viewer.hit_at(kb.x, a);
+    if (hit === -1 || hit === cur) continue;
+    let b = a;
+    while (b + dir >= 0 && b + dir < h && viewer.hit_at(kb.x, b + dir) === hit) b += dir;
+    return Math.round((a + b) / 2);
+  }
+  return null;
+}
+
+function placeCursor() {
+  if (!kb || document.activeElement !== plot) { cursor.hidden = true; return; }
+  cursor.hidden = false;
+  cursor.style.left = `${plot.offsetLeft + kb.x}px`;
+  cursor.style.top = `${plot.offsetTop + kb.y}px`;
+}
+
+/** Hovers at the keyboard cursor: the band's text in #context, said aloud. */
+function kbHover() {
+  lastHit = viewer.hit_at(kb.x, kb.y);
+  showContext(viewer.hover(kb.x, kb.y));
+  placeCursor();
+  redraw();
+}
+
+/** Places the keyboard cursor the first time: mid-window, on the top band there. */
+function ensureCursor() {
+  const w = plot.clientWidth, h = plot.clientHeight;
+  if (kb) { kb.x = clamp(kb.x, 0, w - 1); kb.y = clamp(kb.y, 0, h - 1); return; }
+  kb = { x: Math.round(w / 2), y: 0 };
+  kb.y = nextBand(-1, 1) ?? Math.round(h / 2);
+}
+
+const hasFile = () => viewer && viewer.file_names().length > 0 && !$('plot-box').hidden &&
+  plot.clientWidth > 0;
+
+plot.addEventListener('focus', guard(() => {
+  // Focus from the keyboard (Tab): show the cursor and what is under it.
+  if (!hasFile() || !plot.matches(':focus-visible')) return;
+  ensureCursor();
+  kbHover();
+}));
+plot.addEventListener('blur', () => { cursor.hidden = true; });
+
+plot.addEventListener('keydown', guard((e) => {
+  if (e.altKey || e.ctrlKey || e.metaKey || !hasFile()) return;
+  const w = plot.clientWidth;
+  const moveWindow = (f) => { f(); kbRehover = true; redraw(); };
+  ensureCursor();
+  switch (e.key) {
+    case 'ArrowLeft':
+    case 'ArrowRight': {
+      const dir = e.key === 'ArrowLeft' ? -1 : 1;
+      if (e.shiftKey) {
+        kb.x = clamp(kb.x + dir * Math.max(1, Math.round(w / 50)), 0, w - 1);
+        kbHover();
+      } else {
+        moveWindow(() => viewer.pan_by(-dir * w / 10));
+      }
+      break;
+    }
+    case 'ArrowUp':
+    case 'ArrowDown': {
+      const y = nextBand(kb.y, e.key === 'ArrowUp' ? -1 : 1);
+      if (y != null) kb.y = y;
+      kbHover();
+      break;
+    }
+    case '+':
+    case '=':
+      moveWindow(() => viewer.zoom_at(1 / 1.5, kb.x));
+      break;
+    case '-':
+    case '_':
+      moveWindow(() => viewer.zoom_at(1.5, kb.x));
+      break;
+    case 'Home':
+    case '0':
+      moveWindow(() => viewer.reset_window());
+      break;
+    case 'Enter':
+    case ' ':
+      pin(kb.x, kb.y);
+      placeCursor();
+      break;
+    case 'Escape':
+      pin(-1, -1); // a click on nothing unpins
+      break;
+    default:
+      return;
+  }
+  e.preventDefault();
+}));
+addEventListener('resize', () => { if (kb) placeCursor(); });
+
+// ---- minimap: drag a window (brush), click to center ------------------------
+const mini = $('minimap');
+let brush = null;
+const miniStep = (e) => (e.offsetX / mini.clientWidth) * viewer.n_steps();
+mini.addEventListener('pointerdown', guard((e) => {
+  brush = { a: miniStep(e), moved: false };
+  mini.setPointerCapture(e.pointerId);
+}));
+mini.addEventListener('pointermove', guard((e) => {
+  if (!brush) return;
+  const b = miniStep(e);
+  if (Math.abs(b - brush.a) < 1) return;
+  brush.moved = true;
+  viewer.set_window(Math.min(brush.a, b), Math.max(brush.a, b));
+  redraw();
+}));
+mini.addEventListener('pointerup', (e) => {
+  const b = brush;
+  brush = null;
+  if (b && !b.moved) guard(() => {
+    const span = viewer.window_end() - viewer.window_start();
+    const c = miniStep(e);
+    viewer.set_window(c - span / 2, c + span / 2);
+    redraw();
+  })();
+});

@@ -1,142 +1,140 @@
 // "Alive at" panel: what is alive at one moment t of the Active Memory
 // Timeline (memviz_core::analysis through Viewer.moment_json). A click on the
-// plot (which also pins, app.js) or the Peak button sets t; Left/Right move it
-// by one step while the plot has focus. Shows the totals, a bottom-up table by
+// plot (which also pins, app.js) or Enter at its keyboard cursor, or the
+// Peak button, sets t; [ and ] move it by one step while the plot has focus. Shows the totals, a bottom-up table by
 // innermost user frame (sortable, filterable) and bytes by kind.
-'use strict';
-(function () {
-  const $ = (id) => document.getElementById(id);
-  const plot = $('plot');
-  const box = $('plot-box');
-  const GiB = 1024 ** 3, MiB = 1024 ** 2, KiB = 1024;
-  const fmt = (b) => b >= GiB ? (b / GiB).toFixed(2) + ' GiB' : b >= MiB ? (b / MiB).toFixed(1) + ' MiB'
-    : b >= KiB ? (b / KiB).toFixed(1) + ' KiB' : b + ' B';
-  const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
+import { getViewer, guard, onPin } from './app.js';
+import * as icicle from './icicle.js';
 
-  const panel = document.createElement('section');
-  panel.id = 'moment-panel';
-  panel.innerHTML = `
-    <h2>Alive at <span id="moment-at">—</span>
-      <button id="moment-peak" type="button" title="Set t to the Active Memory Timeline's peak">Peak</button></h2>
-    <p class="help">Click the Active Memory Timeline to set t · ←/→ on the plot: one step</p>
-    <div id="moment-totals"></div>
-    <div id="moment-kinds"></div>
-    <input id="moment-filter" type="search" placeholder="filter frames">
-    <table id="moment-table"><thead><tr>
-      <th data-key="key">innermost user frame</th><th data-key="bytes">bytes</th>
-      <th data-key="count">count</th><th data-key="bytes">share</th></tr></thead><tbody></tbody></table>
-    <h3>Live bytes by stack (root at top, width = bytes)</h3>
-    <div id="moment-icicle-box"><canvas id="moment-icicle"></canvas><pre id="moment-icicle-tip" hidden></pre></div>`;
-  $('context').after(panel);
-  const line = document.createElement('div');
-  line.id = 'moment-line';
-  line.hidden = true;
-  box.style.position = box.style.position || 'relative';
-  box.appendChild(line);
-  plot.tabIndex = 0;
+const $ = (id) => document.getElementById(id);
+const plot = $('plot');
+const box = $('plot-box');
+const GiB = 1024 ** 3, MiB = 1024 ** 2, KiB = 1024;
+const fmt = (b) => b >= GiB ? (b / GiB).toFixed(2) + ' GiB' : b >= MiB ? (b / MiB).toFixed(1) + ' MiB'
+  : b >= KiB ? (b / KiB).toFixed(1) + ' KiB' : b + ' B';
+const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
 
-  let t = null; // the moment: {spec, step}
-  let view = null; // the last MomentView
-  let sort = { key: 'bytes', dir: -1 };
-  let fileKey = '';
-  const viewer = () => window.memviz && window.memviz.viewer;
-  const guard = (f) => (...a) => (window.memviz ? window.memviz.guard(f) : f)(...a);
-  const keyNow = () => { const v = viewer(); return v ? `${v.current_file()}/${v.device()}/${v.file_names().length}` : ''; };
+const panel = document.createElement('section');
+panel.id = 'moment-panel';
+panel.innerHTML = `
+  <h2>Alive at <span id="moment-at">—</span>
+    <button id="moment-peak" type="button" title="Set t to the Active Memory Timeline's peak">Peak</button></h2>
+  <p class="help">Click the Active Memory Timeline (or Enter at its keyboard cursor) to set t · [ / ] on the plot: one step</p>
+  <div id="moment-totals"></div>
+  <div id="moment-kinds"></div>
+  <input id="moment-filter" type="search" placeholder="filter frames">
+  <table id="moment-table"><thead><tr>
+    <th data-key="key">innermost user frame</th><th data-key="bytes">bytes</th>
+    <th data-key="count">count</th><th data-key="bytes">share</th></tr></thead><tbody></tbody></table>
+  <h3>Live bytes by stack (root at top, width = bytes)</h3>
+  <div id="moment-icicle-box"><canvas id="moment-icicle"></canvas><pre id="moment-icicle-tip" hidden></pre></div>`;
+$('context').after(panel);
+const line = document.createElement('div');
+line.id = 'moment-line';
+line.hidden = true;
+box.style.position = box.style.position || 'relative';
+box.appendChild(line);
 
-  function setMoment(spec) {
-    const v = viewer();
-    if (!v || v.file_names().length === 0) return;
-    view = JSON.parse(v.moment_json(spec, 100000, Math.floor(v.peak_bytes() / 4000)));
-    fileKey = keyNow();
-    t = { spec, step: view.at.step };
-    panel.dataset.step = view.at.step ?? '';
-    show();
-    placeLine();
-  }
+let t = null; // the moment: {spec, step}
+let view = null; // the last MomentView
+let sort = { key: 'bytes', dir: -1 };
+let fileKey = '';
+const viewer = getViewer;
+const keyNow = () => { const v = viewer(); return v ? `${v.current_file()}/${v.device()}/${v.file_names().length}` : ''; };
 
-  function show() {
-    const v = view;
-    $('moment-at').textContent = t.step != null ? `step ${t.step}` : `position ${v.at.position}`;
-    const tot = v.totals;
-    const item = (k, label, val) => `<span data-key="${k}" data-value="${val}"><b>${label}</b> ${fmt(val)}</span>`;
-    $('moment-totals').innerHTML = [
-      item('allocated', 'allocated', v.bytes),
-      tot ? item('reserved', 'reserved', tot.reserved_bytes) : '',
-      tot ? item('gap', 'gap', tot.gap_bytes) : '',
-      tot ? item('largest-free', 'largest free block', tot.largest_free_bytes) : '',
-      `<span data-key="count" data-value="${v.count}"><b>allocations</b> ${v.count}</span>`,
-    ].join(' · ');
-    $('moment-kinds').innerHTML = '<b>by kind:</b> ' + v.by_category.filter((g) => g.bytes > 0)
-      .map((g) => `<span class="kind" data-kind="${esc(g.key)}" data-bytes="${g.bytes}">${esc(g.key)} ${fmt(g.bytes)}</span>`).join(' · ');
-    table();
-    if (window.memvizIcicle) window.memvizIcicle.draw($('moment-icicle'), v.tree);
-  }
+function setMoment(spec) {
+  const v = viewer();
+  if (!v || v.file_names().length === 0) return;
+  view = JSON.parse(v.moment_json(spec, 100000, Math.floor(v.peak_bytes() / 4000)));
+  fileKey = keyNow();
+  t = { spec, step: view.at.step };
+  panel.dataset.step = view.at.step ?? '';
+  show();
+  placeLine();
+}
 
-  function table() {
-    if (!view) return;
-    const f = $('moment-filter').value.toLowerCase();
-    const total = view.bytes || 1;
-    const rows = view.by_user_frame.filter((g) => !f || g.key.toLowerCase().includes(f));
-    const k = sort.key;
-    rows.sort((a, b) => (k === 'key' ? a.key.localeCompare(b.key) : a[k] - b[k]) * sort.dir);
-    $('moment-table').tBodies[0].innerHTML = rows.map((g) =>
-      `<tr><td title="${esc(g.key)}">${esc(g.key || '(no frames)')}</td><td data-bytes="${g.bytes}">${fmt(g.bytes)}</td>` +
-      `<td>${g.count}</td><td>${(100 * g.bytes / total).toFixed(1)}%</td></tr>`).join('');
-  }
+function show() {
+  const v = view;
+  $('moment-at').textContent = t.step != null ? `step ${t.step}` : `position ${v.at.position}`;
+  const tot = v.totals;
+  const item = (k, label, val) => `<span data-key="${k}" data-value="${val}"><b>${label}</b> ${fmt(val)}</span>`;
+  $('moment-totals').innerHTML = [
+    item('allocated', 'allocated', v.bytes),
+    tot ? item('reserved', 'reserved', tot.reserved_bytes) : '',
+    tot ? item('gap', 'gap', tot.gap_bytes) : '',
+    tot ? item('largest-free', 'largest free block', tot.largest_free_bytes) : '',
+    `<span data-key="count" data-value="${v.count}"><b>allocations</b> ${v.count}</span>`,
+  ].join(' · ');
+  $('moment-kinds').innerHTML = '<b>by kind:</b> ' + v.by_category.filter((g) => g.bytes > 0)
+    .map((g) => `<span class="kind" data-kind="${esc(g.key)}" data-bytes="${g.bytes}">${esc(g.key)} ${fmt(g.bytes)}</span>`).join(' · ');
+  table();
+  icicle.draw($('moment-icicle'), v.tree);
+}
 
-  function placeLine() {
-    const v = viewer();
-    if (!t || t.step == null || !v || keyNow() !== fileKey || !v.is_active_memory()) { line.hidden = true; return; }
-    const x = v.x_of_step(t.step + 0.5);
-    const w = plot.clientWidth;
-    if (!(x >= 0 && x <= w)) { line.hidden = true; return; }
-    line.hidden = false;
-    line.style.left = (plot.offsetLeft + x) + 'px';
-    line.style.top = plot.offsetTop + 'px';
-    line.style.height = plot.clientHeight + 'px';
-  }
-  // The plot redraws on zoom/pan/resize: follow it cheaply.
-  (function follow() { try { placeLine(); } catch (_) { /* viewer restarting */ } requestAnimationFrame(follow); })();
+function table() {
+  if (!view) return;
+  const f = $('moment-filter').value.toLowerCase();
+  const total = view.bytes || 1;
+  const rows = view.by_user_frame.filter((g) => !f || g.key.toLowerCase().includes(f));
+  const k = sort.key;
+  rows.sort((a, b) => (k === 'key' ? a.key.localeCompare(b.key) : a[k] - b[k]) * sort.dir);
+  $('moment-table').tBodies[0].innerHTML = rows.map((g) =>
+    `<tr><td title="${esc(g.key)}">${esc(g.key || '(no frames)')}</td><td data-bytes="${g.bytes}">${fmt(g.bytes)}</td>` +
+    `<td>${g.count}</td><td>${(100 * g.bytes / total).toFixed(1)}%</td></tr>`).join('');
+}
 
-  const ici = $('moment-icicle');
-  ici.addEventListener('pointermove', (e) => {
-    const b = window.memvizIcicle && window.memvizIcicle.hit(e.offsetX, e.offsetY);
-    const tip = $('moment-icicle-tip');
-    tip.hidden = !b;
-    if (!b) return;
-    tip.textContent = window.memvizIcicle.text(b);
-    tip.style.left = Math.min(e.offsetX + 12, ici.clientWidth - 300) + 'px';
-    tip.style.top = (e.offsetY + 14) + 'px';
-  });
-  ici.addEventListener('pointerleave', () => { $('moment-icicle-tip').hidden = true; });
-  addEventListener('resize', () => { if (view && window.memvizIcicle) window.memvizIcicle.draw(ici, view.tree); });
+function placeLine() {
+  const v = viewer();
+  if (!t || t.step == null || !v || keyNow() !== fileKey || !v.is_active_memory()) { line.hidden = true; return; }
+  const x = v.x_of_step(t.step + 0.5);
+  const w = plot.clientWidth;
+  if (!(x >= 0 && x <= w)) { line.hidden = true; return; }
+  line.hidden = false;
+  line.style.left = (plot.offsetLeft + x) + 'px';
+  line.style.top = plot.offsetTop + 'px';
+  line.style.height = plot.clientHeight + 'px';
+}
+// The plot redraws on zoom/pan/resize: follow it cheaply.
+(function follow() { try { placeLine(); } catch (_) { /* viewer restarting */ } requestAnimationFrame(follow); })();
 
-  $('moment-peak').addEventListener('click', guard(() => setMoment('peak')));
-  $('moment-filter').addEventListener('input', table);
-  panel.querySelector('thead').addEventListener('click', (e) => {
-    const th = e.target.closest('th');
-    if (!th) return;
-    const key = th.dataset.key;
-    sort = { key, dir: sort.key === key ? -sort.dir : (key === 'key' ? 1 : -1) };
-    table();
-  });
+const ici = $('moment-icicle');
+ici.addEventListener('pointermove', (e) => {
+  const b = icicle.hit(e.offsetX, e.offsetY);
+  const tip = $('moment-icicle-tip');
+  tip.hidden = !b;
+  if (!b) return;
+  tip.textContent = icicle.text(b);
+  tip.style.left = Math.min(e.offsetX + 12, ici.clientWidth - 300) + 'px';
+  tip.style.top = (e.offsetY + 14) + 'px';
+});
+ici.addEventListener('pointerleave', () => { $('moment-icicle-tip').hidden = true; });
+addEventListener('resize', () => { if (view) icicle.draw(ici, view.tree); });
 
-  let down = null;
-  plot.addEventListener('pointerdown', (e) => { down = e.offsetX; });
-  plot.addEventListener('pointerup', guard((e) => {
-    const v = viewer();
-    const d = down;
-    down = null;
-    if (d == null || Math.abs(e.offsetX - d) > 3 || !v || !v.is_active_memory()) return;
-    setMoment('step:' + v.step_at_x(e.offsetX));
-  }));
-  plot.addEventListener('keydown', guard((e) => {
-    const v = viewer();
-    if (!t || t.step == null || !v || (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight')) return;
-    e.preventDefault();
-    const n = v.n_steps();
-    const s = Math.max(0, Math.min(n - 1, t.step + (e.key === 'ArrowLeft' ? -1 : 1)));
-    setMoment('step:' + s);
-  }));
-  window.memvizMoment = { setMoment, get view() { return view; } };
-})();
+$('moment-peak').addEventListener('click', guard(() => setMoment('peak')));
+$('moment-filter').addEventListener('input', table);
+panel.querySelector('thead').addEventListener('click', (e) => {
+  const th = e.target.closest('th');
+  if (!th) return;
+  const key = th.dataset.key;
+  sort = { key, dir: sort.key === key ? -sort.dir : (key === 'key' ? 1 : -1) };
+  table();
+});
+
+// A band pinned by a click or by Enter at the keyboard cursor (app.js) sets t.
+onPin(guard((x) => {
+  const v = viewer();
+  if (!v || !v.is_active_memory()) return;
+  setMoment('step:' + v.step_at_x(x));
+}));
+// [ and ] on the focused plot move t by one step (the arrows pan, app.js).
+plot.addEventListener('keydown', guard((e) => {
+  const v = viewer();
+  if (!t || t.step == null || !v || (e.key !== '[' && e.key !== ']')) return;
+  e.preventDefault();
+  const n = v.n_steps();
+  const s = Math.max(0, Math.min(n - 1, t.step + (e.key === '[' ? -1 : 1)));
+  setMoment('step:' + s);
+}));
+/** The last MomentView shown (null before the first). */
+export const momentView = () => view;
+export { setMoment };

@@ -5,134 +5,126 @@
 //     page on the same server, relative paths only.
 //  3. Files posted by MemoryViz.js (PyTorch's add_local_files API) when this
 //     page is its iframe.
-// This script runs before app.js: a #file= fetch has to start while the CSP
-// still allows connect-src 'self', before app.js narrows it to 'none' once
-// the wasm is loaded; a request already started is not stopped by that.
-'use strict';
-(function () {
-  const EMBED_ID = 'memviz-embedded-snapshot';
-  // memory_viz's view names (trace_plot passes 'Active Cached Memory
-  // Timeline' for --segments) -> this page's.
-  const VIEW_ALIASES = { 'Active Cached Memory Timeline': 'Active Cached Segment Timeline' };
+// The #file= fetches start when this module runs, which is before app.js
+// narrows the CSP's connect-src to 'none' (it does so in a promise reaction
+// once the wasm is loaded, so after every module of the page has run); a
+// request already started is not stopped by that.
+import { getViewer, openFiles, showError, ready } from './app.js';
 
-  const $ = (id) => document.getElementById(id);
-  const api = () => window.memviz;
-  function whenReady(f) {
-    if (api() && api().viewer) f();
-    // app.js fires memviz:ready from inside its start(); by the next task it
-    // has also set window.memviz.
-    else addEventListener('memviz:ready', () => setTimeout(f, 0), { once: true });
-  }
-  function error(msg) {
-    whenReady(() => api().showError(msg));
-  }
+const EMBED_ID = 'memviz-embedded-snapshot';
+// memory_viz's view names (trace_plot passes 'Active Cached Memory
+// Timeline' for --segments) -> this page's.
+const VIEW_ALIASES = { 'Active Cached Memory Timeline': 'Active Cached Segment Timeline' };
 
-  function decodeBase64(text) {
-    text = text.replace(/\s+/g, '');
-    if (Uint8Array.fromBase64) return Uint8Array.fromBase64(text);
-    const bin = atob(text);
-    const out = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-    return out;
-  }
+const $ = (id) => document.getElementById(id);
+// f once the first Viewer exists (app.js's `ready`).
+const whenReady = (f) => { ready.then(f); };
 
-  function selectView(name) {
-    if (!name) return;
-    const names = api().viewer.view_names();
-    const i = names.indexOf(VIEW_ALIASES[name] || name);
-    if (i < 0) {
-      console.warn(`memviz: no view named ${JSON.stringify(name)}; views: ${names.join(', ')}`);
-      return;
-    }
-    const sel = $('view-select');
-    if (sel.value !== String(i)) {
-      sel.value = String(i);
-      sel.dispatchEvent(new Event('change'));
-    }
-  }
+function decodeBase64(text) {
+  text = text.replace(/\s+/g, '');
+  if (Uint8Array.fromBase64) return Uint8Array.fromBase64(text);
+  const bin = atob(text);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
 
-  // ---- 2. #file=PATH: start the fetches now --------------------------------
-  // Why the path is refused, or null.
-  function refusal(path) {
-    if (!path) return 'the path is empty';
-    if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('/') || path.includes('\\')) {
-      return 'only a path relative to this page is allowed (no scheme, no leading /)';
-    }
-    if (location.protocol === 'file:') {
-      return 'a page opened from file:// may not read other files; serve the folder ' +
-        '(python3 -m http.server) and open http://…/index.html#file=…';
-    }
-    if (new URL(path, location.href).origin !== location.origin) return 'it is not on this page\'s server';
-    return null;
+function selectView(name) {
+  if (!name) return;
+  const names = getViewer().view_names();
+  const i = names.indexOf(VIEW_ALIASES[name] || name);
+  if (i < 0) {
+    console.warn(`memviz: no view named ${JSON.stringify(name)}; views: ${names.join(', ')}`);
+    return;
   }
-  const fromHash = location.hash.slice(1).split('&')
-    .filter((kv) => kv.startsWith('file='))
-    .map((kv) => {
-      let path;
-      try {
-        path = decodeURIComponent(kv.slice(5));
-      } catch {
-        return { path: kv.slice(5), bytes: Promise.reject(new Error('the path is not valid percent-encoding')) };
-      }
-      const why = refusal(path);
-      if (why) return { path, bytes: Promise.reject(new Error(why)) };
-      const url = new URL(path, location.href);
-      const bytes = fetch(url, { credentials: 'same-origin', redirect: 'error' }).then((r) => {
-        if (!r.ok) throw new Error(`the server answered ${r.status} ${r.statusText}`);
-        return r.arrayBuffer();
-      });
-      return { path, name: decodeURIComponent(url.pathname.split('/').pop()) || path, bytes };
-    });
-  for (const f of fromHash) f.bytes.catch(() => {}); // reported in order below
-
-  async function openFromHash() {
-    if (fromHash.length === 0) return;
-    $('progress-box').hidden = false;
-    $('progress-text').textContent = `Fetching ${fromHash.map((f) => f.path).join(', ')}…`;
-    const files = [];
-    for (const f of fromHash) {
-      try {
-        files.push(new File([await f.bytes], f.name));
-      } catch (e) {
-        api().showError(`Could not open #file=${f.path}: ${e.message || e}`);
-      }
-    }
-    $('progress-box').hidden = true;
-    await api().openFiles(files);
+  const sel = $('view-select');
+  if (sel.value !== String(i)) {
+    sel.value = String(i);
+    sel.dispatchEvent(new Event('change'));
   }
+}
 
-  // ---- 1. the snapshot `memviz html` embedded ------------------------------
-  async function openEmbedded() {
-    const el = $(EMBED_ID);
-    if (!el) return;
-    const name = el.dataset.name || 'snapshot.pickle';
-    let bytes;
+// ---- 2. #file=PATH: start the fetches now --------------------------------
+// Why the path is refused, or null.
+function refusal(path) {
+  if (!path) return 'the path is empty';
+  if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('/') || path.includes('\\')) {
+    return 'only a path relative to this page is allowed (no scheme, no leading /)';
+  }
+  if (location.protocol === 'file:') {
+    return 'a page opened from file:// may not read other files; serve the folder ' +
+      '(python3 -m http.server) and open http://…/index.html#file=…';
+  }
+  if (new URL(path, location.href).origin !== location.origin) return 'it is not on this page\'s server';
+  return null;
+}
+const fromHash = location.hash.slice(1).split('&')
+  .filter((kv) => kv.startsWith('file='))
+  .map((kv) => {
+    let path;
     try {
-      bytes = decodeBase64(el.textContent);
-    } catch (e) {
-      api().showError(`Could not open the embedded ${name}: its base64 is damaged (${e.message || e})`);
-      return;
+      path = decodeURIComponent(kv.slice(5));
+    } catch {
+      return { path: kv.slice(5), bytes: Promise.reject(new Error('the path is not valid percent-encoding')) };
     }
-    await api().openFiles([new File([bytes], name)]);
-  }
-
-  // ---- 3. MemoryViz.js: files posted by the page this one is framed in -----
-  if (window.parent !== window) {
-    addEventListener('message', (e) => {
-      const m = e.data;
-      if (e.source !== window.parent || !m || m.memviz !== 'open' || !Array.isArray(m.files)) return;
-      whenReady(async () => {
-        const files = m.files.map((f) => new File([f.bytes], String(f.name)));
-        await api().openFiles(files);
-        selectView(m.view);
-      });
+    const why = refusal(path);
+    if (why) return { path, bytes: Promise.reject(new Error(why)) };
+    const url = new URL(path, location.href);
+    const bytes = fetch(url, { credentials: 'same-origin', redirect: 'error' }).then((r) => {
+      if (!r.ok) throw new Error(`the server answered ${r.status} ${r.statusText}`);
+      return r.arrayBuffer();
     });
-    whenReady(() => window.parent.postMessage({ memviz: 'ready' }, '*'));
-  }
-
-  whenReady(async () => {
-    await openEmbedded();
-    await openFromHash();
-    document.body.dataset.shareDone = '1';
+    return { path, name: decodeURIComponent(url.pathname.split('/').pop()) || path, bytes };
   });
-})();
+for (const f of fromHash) f.bytes.catch(() => {}); // reported in order below
+
+async function openFromHash() {
+  if (fromHash.length === 0) return;
+  $('progress-box').hidden = false;
+  $('progress-text').textContent = `Fetching ${fromHash.map((f) => f.path).join(', ')}…`;
+  const files = [];
+  for (const f of fromHash) {
+    try {
+      files.push(new File([await f.bytes], f.name));
+    } catch (e) {
+      showError(`Could not open #file=${f.path}: ${e.message || e}`);
+    }
+  }
+  $('progress-box').hidden = true;
+  await openFiles(files);
+}
+
+// ---- 1. the snapshot `memviz html` embedded ------------------------------
+async function openEmbedded() {
+  const el = $(EMBED_ID);
+  if (!el) return;
+  const name = el.dataset.name || 'snapshot.pickle';
+  let bytes;
+  try {
+    bytes = decodeBase64(el.textContent);
+  } catch (e) {
+    showError(`Could not open the embedded ${name}: its base64 is damaged (${e.message || e})`);
+    return;
+  }
+  await openFiles([new File([bytes], name)]);
+}
+
+// ---- 3. MemoryViz.js: files posted by the page this one is framed in -----
+if (window.parent !== window) {
+  addEventListener('message', (e) => {
+    const m = e.data;
+    if (e.source !== window.parent || !m || m.memviz !== 'open' || !Array.isArray(m.files)) return;
+    whenReady(async () => {
+      const files = m.files.map((f) => new File([f.bytes], String(f.name)));
+      await openFiles(files);
+      selectView(m.view);
+    });
+  });
+  whenReady(() => window.parent.postMessage({ memviz: 'ready' }, '*'));
+}
+
+whenReady(async () => {
+  await openEmbedded();
+  await openFromHash();
+  document.body.dataset.shareDone = '1';
+});

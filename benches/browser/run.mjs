@@ -95,6 +95,15 @@ const f0 = (x) => (Number.isFinite(x) ? x.toFixed(0) : '–');
  * render also its bands/axes split), so the report can say where time goes.
  */
 const INIT = `(() => {
+  // The page clears its performance marks once it has read them: keep every
+  // memviz:* entry (window.__memvizPerf(name, type?), oldest first).
+  const perf = [];
+  const obs = new PerformanceObserver((list) => { perf.push(...list.getEntries()); });
+  obs.observe({ entryTypes: ['mark', 'measure'] });
+  window.__memvizPerf = (name, type) => {
+    perf.push(...obs.takeRecords());
+    return perf.filter((e) => e.name === name && (!type || e.entryType === type));
+  };
   const calls = {};
   const spans = []; // [method, start, end] of each wasm call, for the opening's timeline
   window.__memvizSpans = () => spans.splice(0);
@@ -163,7 +172,7 @@ async function timeControl(page, id, value, type) {
     // The page draws in its requestAnimationFrame callback, registered
     // before this one: after ours the redraw measure exists.
     await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
-    const m = performance.getEntriesByName('memviz:redraw', 'measure').filter((e) => e.startTime >= t0).pop();
+    const m = window.__memvizPerf('memviz:redraw', 'measure').filter((e) => e.startTime >= t0).pop();
     return { handler, redraw: m ? m.duration : NaN, total: handler + (m ? m.duration : NaN) };
   }, { id, value, type });
 }
@@ -184,7 +193,7 @@ async function panZoom(page, steps) {
   for (let i = steps / 4 - 1; i >= -steps / 4; i--) { await page.mouse.move(x + i * 12, y); await nextFrame(page); }
   await page.mouse.up();
   for (let i = 0; i < steps / 4; i++) { await page.mouse.wheel(0, 120); await nextFrame(page); }
-  return page.evaluate((t0) => performance.getEntriesByName('memviz:redraw', 'measure')
+  return page.evaluate((t0) => window.__memvizPerf('memviz:redraw', 'measure')
     .filter((e) => e.startTime >= t0).map((e) => e.duration), t0);
 }
 
@@ -244,7 +253,7 @@ async function benchFile(path) {
     let s;
     try {
       s = await page.evaluate(() => ({
-        done: performance.getEntriesByName('memviz:first-paint').length > 0,
+        done: window.__memvizPerf('memviz:first-paint').length > 0,
         error: document.getElementById('errors').textContent,
         mem: window.__memvizWasm ? window.__memvizWasm.memory.buffer.byteLength : -1,
         text: document.getElementById('progress-text').textContent,
@@ -269,8 +278,8 @@ async function benchFile(path) {
   if (!last.done) { r.wasmMB = last.mem / MB; await context.close(); return r; }
 
   const marks = await page.evaluate(() => {
-    const t = (n) => { const e = performance.getEntriesByName(n); return e.length ? e[e.length - 1].startTime : NaN; };
-    const redraws = performance.getEntriesByName('memviz:redraw', 'measure').map((e) => e.duration);
+    const t = (n) => { const e = window.__memvizPerf(n); return e.length ? e[e.length - 1].startTime : NaN; };
+    const redraws = window.__memvizPerf('memviz:redraw', 'measure').map((e) => e.duration);
     return {
       received: t('memviz:file-received'), decoded: t('memviz:decoded'), paint: t('memviz:first-paint'),
       firstRedraw: redraws[redraws.length - 1], timingsLine: document.getElementById('timings').textContent,
@@ -323,9 +332,9 @@ async function benchFile(path) {
     await takeCalls(page);
     await page.evaluate(() => window.__memvizSpans());
     await page.setInputFiles('#file-input', path);
-    await page.waitForFunction(() => performance.getEntriesByName('memviz:first-paint').length >= 2, null, { timeout: limitMs });
+    await page.waitForFunction(() => window.__memvizPerf('memviz:first-paint').length >= 2, null, { timeout: limitMs });
     const w = await page.evaluate(() => {
-      const t = (n) => performance.getEntriesByName(n).pop().startTime;
+      const t = (n) => window.__memvizPerf(n).pop().startTime;
       return { received: t('memviz:file-received'), decoded: t('memviz:decoded'), paint: t('memviz:first-paint'),
         decode: t('memviz:decoded') - t('memviz:file-received'), paint_: t('memviz:first-paint') - t('memviz:file-received') };
     });

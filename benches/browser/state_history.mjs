@@ -2,7 +2,7 @@
 // the file picker, switches to the state history, selects an event in the
 // middle of the trace and presses ArrowDown N times (playwright key presses),
 // reading after each how long the page's keydown handler took (selection +
-// segment map + visible rows: window.memvizViews.stats.lastMs, measured in
+// segment map + visible rows: window.memviz.views.stats.lastMs, measured in
 // the page with performance.now()); then N more ArrowDowns dispatched in the
 // page, each timed with the style and layout it causes.
 //
@@ -47,13 +47,13 @@ await page.evaluate((i) => {
 const switchMs = Date.now() - sw0;
 const n = await page.evaluate(() => window.memviz.viewer.state_len());
 const seek0 = Date.now();
-await page.evaluate((i) => window.memvizViews.select(i), Math.floor(n / 2));
+await page.evaluate((i) => window.memviz.views.select(i), Math.floor(n / 2));
 const seekMs = Date.now() - seek0;
 await page.focus('#event-list');
 const times = [];
 for (let k = 0; k < presses; k++) {
   await page.keyboard.press('ArrowDown');
-  times.push(await page.evaluate(() => window.memvizViews.stats.lastMs));
+  times.push(await page.evaluate(() => window.memviz.views.stats.lastMs));
 }
 // Then the same in one page-side loop: the keydown handler plus the style
 // and layout it causes (read back with offsetHeight), no CDP round trips.

@@ -82,7 +82,7 @@ test('pinned host memory is the device "host"; annotations in the hover and the 
   await page.selectOption('#view-select', String(i));
   await settle(page);
   for (const ann of want.annotations) {
-    await page.evaluate((k) => window.memvizViews.select(k), ann.event);
+    await page.evaluate((k) => window.memviz.views.select(k), ann.event);
     await settle(page);
     const row = await page.textContent('#event-rows div.sel');
     const first = ann.line.split('\n')[0];

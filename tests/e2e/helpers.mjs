@@ -39,11 +39,27 @@ export async function launch() {
 }
 
 /**
+ * Runs before the page's scripts: keeps every memviz:* performance mark and
+ * measure, which the page clears once it has read them (www/app.js).
+ * window.__memvizPerf(name, type?) lists them, oldest first.
+ */
+export const PERF_INIT = `(() => {
+  const seen = [];
+  const obs = new PerformanceObserver((list) => { seen.push(...list.getEntries()); });
+  obs.observe({ entryTypes: ['mark', 'measure'] });
+  window.__memvizPerf = (name, type) => {
+    seen.push(...obs.takeRecords());
+    return seen.filter((e) => e.name === name && (!type || e.entryType === type));
+  };
+})();`;
+
+/**
  * A page that records every request it makes and lets only `allowed(url)`
  * through; the rest are aborted and kept in `blocked`.
  */
 export async function newPage(browser, allowed, opts = {}) {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1, ...opts });
+  await context.addInitScript(PERF_INIT);
   const page = await context.newPage();
   const requests = [];
   const blocked = [];

@@ -118,7 +118,7 @@ async function useStateHistory(page) {
     for (const key of ['ArrowDown', 'ArrowDown', 'PageDown', 'End', 'ArrowUp', 'Home']) await page.keyboard.press(key);
     await frame(page);
     assert.equal(await V(page, 'state_selected'), 0, 'Home selects the first event');
-    await page.evaluate((i) => window.memvizViews.select(i), Math.floor(n / 2));
+    await page.evaluate((i) => window.memviz.views.select(i), Math.floor(n / 2));
   }
   const b = await box(page, 'segment-map');
   await page.mouse.move(b.x + b.w / 2, b.y + b.h / 2);

@@ -60,12 +60,12 @@ test('Alive at: Peak shows the Active Memory peak; the user-frame table sums to 
   assert.ok(filtered.length >= 1 && filtered.every((k) => k.includes(first)));
   await page.fill('#moment-filter', '');
 
-  // Arrow keys on the focused plot move t by one step.
+  // [ and ] on the focused plot move t by one step (the arrows pan).
   const step = Number(await page.$eval('#moment-panel', (e) => e.dataset.step));
   await page.focus('#plot');
-  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('[');
   await page.waitForFunction((s) => Number(document.querySelector('#moment-panel').dataset.step) === s - 1, step);
-  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press(']');
   await page.waitForFunction((s) => Number(document.querySelector('#moment-panel').dataset.step) === s, step);
   assert.equal(await shownBytes(page, 'allocated'), peak);
   assert.equal(await page.$eval('#moment-line', (e) => e.hidden), false);

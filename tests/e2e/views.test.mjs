@@ -101,7 +101,7 @@ test('state history: list, selection keys and totals of ctx128 against the refer
   for (const st of exp.states) {
     if (st.event === 0) await page.keyboard.press('Home');
     else if (st.event === n - 1) await page.keyboard.press('End');
-    else await page.evaluate((i) => window.memvizViews.select(i), st.event);
+    else await page.evaluate((i) => window.memviz.views.select(i), st.event);
     assert.equal(await selected(page), st.event);
     // The numbers shown above the map: the reference's, formatted.
     assert.equal(await page.textContent('#state-totals'),
@@ -156,7 +156,7 @@ test('state history: hovering a segment, a block and an event shows their detail
   await dropAndWait(page, BIG);
   await setView(page, 'Allocator State History');
   const n = exp.summary.devices['0'].trace_events;
-  await page.evaluate((i) => window.memvizViews.select(i), Math.floor(n / 2));
+  await page.evaluate((i) => window.memviz.views.select(i), Math.floor(n / 2));
   // Origin of the canvas's content box (offsetX / offsetY), in page pixels.
   const box = await page.evaluate(() => {
     const c = document.getElementById('segment-map');
@@ -352,7 +352,7 @@ print(json.dumps({'lens': [len(x) for x in t], 'oom': [oom[-1]['size'], oom[-1][
   assert.deepEqual(devices, ['cuda:0', 'cuda:1']);
   await setView(page, 'Allocator State History');
   assert.equal(await viewer(page, 'state_len'), facts.lens[0]);
-  await page.evaluate((i) => window.memvizViews.select(i), facts.oom_index);
+  await page.evaluate((i) => window.memviz.views.select(i), facts.oom_index);
   const row = await selectedRow(page);
   const want = `OOM (requested ${fmt(facts.oom[0])}, Device has ${fmt(facts.oom[1])} memory free)`;
   assert.ok(row.includes(want), `${row} lacks ${want}`);
@@ -365,6 +365,8 @@ print(json.dumps({'lens': [len(x) for x in t], 'oom': [oom[-1]['size'], oom[-1][
   assert.equal(await viewer(page, 'state_len'), facts.lens[1]);
   assert.equal(await selected(page), facts.lens[1] - 1);
   assert.ok((await pixels(page, 'segment-map')).ink > 500);
+  // The list takes the keys while it has focus (not the whole document).
+  await page.focus('#event-list');
   await page.keyboard.press('Home');
   assert.equal(await selected(page), 0);
   assert.ok(errors.length === 0, errors.join('\n'));

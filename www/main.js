@@ -1,0 +1,30 @@
+// memviz page entry point: index.html loads it as a module script.
+//
+// Who imports whom (all ES modules, no globals between them):
+//   boot.js    the wasm: wasmLoaded, reinstantiate (the one seam with trunk's
+//              loader, see there)
+//   announce.js no imports; the polite aria-live region (hover text, debounced)
+//   app.js     imports boot.js, announce.js; the Viewer, files, controls,
+//              timelines, the plot's keys; exports getViewer, guard, redraw,
+//              openFiles, showError, ready, timings, onPin, addViewHooks
+//   views.js   imports app.js, announce.js; pools, state history, settings,
+//              search; registers its hooks with app.js
+//   icicle.js  no imports; draws the icicle graph
+//   moment.js  imports app.js, icicle.js; the "Alive at" panel
+//   share.js   imports app.js; embedded snapshot, #file=, MemoryViz.js posts
+//   main.js    imports them all, in this order (the order they run in).
+// scripts/finish-dist.mjs bundles the same graph into the standalone file.
+import { getViewer, getRecovering, guard, redraw, openFiles, showError, timings } from './app.js';
+import * as views from './views.js';
+import * as moment from './moment.js';
+import './share.js';
+
+// For tests and the curious (browser console, benches/browser): a read-only
+// handle on the page's state. No file of the page uses it.
+window.memviz = Object.freeze({
+  get viewer() { return getViewer(); },
+  get recovering() { return getRecovering(); },
+  openFiles, showError, timings, redraw, guard,
+  views: { select: views.select, stats: views.stats },
+  moment: { setMoment: moment.setMoment, get view() { return moment.momentView(); } },
+});
