@@ -6,18 +6,21 @@
 //   announce.js no imports; the polite aria-live region (hover text, debounced)
 //   app.js     imports boot.js, announce.js; the Viewer, files, controls,
 //              timelines, the plot's keys; exports getViewer, guard, redraw,
-//              openFiles, showError, ready, timings, onPin, addViewHooks
+//              openFiles, showError, ready, timings, onPin, addViewHooks,
+//              setOpenMany, showFile
 //   views.js   imports app.js, announce.js; pools, state history, settings,
 //              search; registers its hooks with app.js
 //   icicle.js  no imports; draws the icicle graph
 //   moment.js  imports app.js, icicle.js; the "Alive at" panel
 //   share.js   imports app.js; embedded snapshot, #file=, MemoryViz.js posts
+//   ranks.js   imports app.js, moment.js; many files at once: overview, diff
 //   main.js    imports them all, in this order (the order they run in).
 // scripts/finish-dist.mjs bundles the same graph into the standalone file.
 import { getViewer, getRecovering, guard, redraw, openFiles, showError, timings } from './app.js';
 import * as views from './views.js';
 import * as moment from './moment.js';
 import './share.js';
+import './ranks.js';
 
 // For tests and the curious (browser console, benches/browser): a read-only
 // handle on the page's state. No file of the page uses it.
