@@ -43,6 +43,9 @@ style.textContent = `
 #ranks-table td.oom { color: #b00; font-weight: bold; }
 #ranks-table canvas.spark { width: 220px; height: 26px; display: block; }
 #ranks-table progress { width: 220px; }
+#ranks-table th:nth-child(2), #diff-table th:last-child { text-align: left; }
+#diff-table-box { max-height: 24em; overflow: auto; border: 1px solid #e4e4e4; }
+#diff-table thead th { position: sticky; top: 0; background: #fff; }
 #diff-controls { display: flex; flex-wrap: wrap; gap: 0.4em 0.8em; align-items: center; font-size: 0.9em; }
 #diff-timelines { display: flex; gap: 1em; margin: 0.6em 0; }
 #diff-timelines > div { flex: 1; font-size: 0.85em; }
@@ -76,7 +79,7 @@ panel.innerHTML = `
     <div id="diff-timelines"><div><b id="diff-name-a"></b><canvas id="diff-tl-a"></canvas></div>
       <div><b id="diff-name-b"></b><canvas id="diff-tl-b"></canvas></div></div>
     <p id="diff-totals"></p>
-    <table id="diff-table"><thead><tr><th>B − A</th><th>A</th><th>B</th><th>group</th></tr></thead><tbody></tbody></table>
+    <div id="diff-table-box"><table id="diff-table"><thead><tr><th>B − A</th><th>A</th><th>B</th><th>group</th></tr></thead><tbody></tbody></table></div>
     <h3>Live bytes by stack, A and B merged (width: the larger side · red: more in B · blue: more in A)</h3>
     <div id="diff-icicle-box"><canvas id="diff-icicle"></canvas><pre id="diff-icicle-tip" hidden></pre></div>
   </div>`;

@@ -5,9 +5,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, DIST, serveDist, launch, newPage, dropFiles, waitOpened } from './helpers.mjs';
+import { ROOT, DIST, serveDist, launch, newPage, dropFiles, waitOpened, snapshot } from './helpers.mjs';
 
 const OUT = join(ROOT, 'tests/e2e/out');
 const DIR = join(OUT, 'ranks');
@@ -70,7 +70,8 @@ test('four ranks at once: overview, row click keeps zoom and t, diff', async () 
   const colours = await page.$$eval('#ranks-table tbody td.peak', (tds) => tds.map((t) => t.style.background));
   assert.ok(colours[far] && colours[far] !== 'transparent', `the outlier rank ${far} is coloured: ${colours}`);
   assert.equal(await page.$$eval('#ranks-table canvas.spark', (c) => c.filter((x) => x.width > 0).length), 4);
-  await page.screenshot({ path: join(OUT, 'ranks-overview.png'), fullPage: true });
+  const plotBox = await page.$eval('#minimap', (e) => e.getBoundingClientRect().bottom + window.scrollY);
+  await page.screenshot({ path: join(OUT, 'screenshot-ranks.png'), fullPage: true, clip: { x: 0, y: 0, width: 1400, height: Math.ceil(plotBox) + 8 } });
 
   // Zoom in and set t on rank 0, then click rank 1: both stay.
   const before = await page.evaluate(() => {
@@ -115,8 +116,6 @@ test('four ranks at once: overview, row click keeps zoom and t, diff', async () 
   const deltas = shown.map((s) => Math.abs(s.b - s.a));
   assert.deepEqual(deltas, [...deltas].sort((x, y) => y - x), 'largest change first');
   assert.ok(await page.$eval('#diff-icicle', (c) => !c.hidden && c.height > 0));
-  await page.$eval('#diff-out', (e) => e.scrollIntoView());
-  await page.screenshot({ path: join(OUT, 'ranks-diff.png'), fullPage: true });
 
   // A rank against itself: no change.
   await page.selectOption('#diff-b', '0');
@@ -127,4 +126,25 @@ test('four ranks at once: overview, row click keeps zoom and t, diff', async () 
 
   assert.deepEqual(blocked, []);
   assert.deepEqual(errors, []);
+});
+
+// MEMVIZ_SCREENSHOTS=1: the README's pictures. The diff is of two real
+// snapshots (real stacks): a bf16 forward against a mixed-precision one at
+// context 256, each at its peak.
+test('screenshots of the overview and a diff', { skip: !process.env.MEMVIZ_SCREENSHOTS }, async () => {
+  copyFileSync(join(OUT, 'screenshot-ranks.png'), join(ROOT, 'docs/screenshot-ranks.png'));
+  const { page, context } = await newPage(browser, (u) => u.startsWith(origin + '/'));
+  await page.goto(origin + '/');
+  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+  const A = 'transformer_forward_bf16.pickle', B = 'transformer_forward_mixed_ctx256.pickle';
+  await dropFiles(page, [[A, snapshot(A)], [B, snapshot(B)]]);
+  await page.waitForFunction(() => document.querySelector('#ranks-panel')?.dataset.rows === '2' &&
+    document.querySelector('#ranks-panel').dataset.loading === '0', null, { timeout: 60000 });
+  await page.selectOption('#diff-a', '0');
+  await page.selectOption('#diff-b', '1');
+  await page.click('#diff-run');
+  await page.waitForSelector('#diff-out:not([hidden])');
+  const el = await page.$('#ranks-panel');
+  await el.screenshot({ path: join(ROOT, 'docs/screenshot-diff.png') });
+  await context.close();
 });
