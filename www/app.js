@@ -74,6 +74,17 @@ function warmUp() {
       w.hover(200, 80);
       w.summary_json();
     }
+    // Once more into the page's own canvases at their size, while they show
+    // nothing, then cleared in the same task (never painted): their backing
+    // stores are allocated and the axes canvas's text set up before a file
+    // comes, instead of during its first draw.
+    const own = [$('plot'), $('axes'), $('minimap')];
+    if (viewer && viewer.file_names().length === 0 && own.every((c) => c.clientWidth > 0)) {
+      for (const c of own) sizeCanvas(c);
+      w.open_example();
+      w.render(...own);
+      for (const c of own) c.getContext('2d').clearRect(0, 0, c.width, c.height);
+    }
     w.free();
   } catch (e) {
     if (isTrap(e)) crashed(e);
@@ -204,6 +215,7 @@ function resetControls() {
   $('plot-cursor').hidden = true;
   silence();
   if (viewHooks) viewHooks.reset();
+  for (const f of drawListeners) f();
 }
 
 async function readFile(file) {
@@ -211,9 +223,14 @@ async function readFile(file) {
   if (!viewer) return;
   currentName = file.name;
   markReceived();
-  $('progress-box').hidden = false;
-  $('progress').value = 0;
-  $('progress-text').textContent = `Reading ${file.name}…`;
+  // A file that fits in one slice opens in one go: no progress line, no
+  // yields (each costs a task hop, and the line a style and layout pass).
+  const big = file.size > CHUNK;
+  if (big) {
+    $('progress-box').hidden = false;
+    $('progress').value = 0;
+    $('progress-text').textContent = `Reading ${file.name}…`;
+  }
   try {
     viewer.begin(file.name);
     // The next slice is read while this one is decoded.
@@ -222,13 +239,16 @@ async function readFile(file) {
       const bytes = new Uint8Array(await next);
       if (off + CHUNK < file.size) next = file.slice(off + CHUNK, off + 2 * CHUNK).arrayBuffer();
       for (let p = 0; p < bytes.length; p += FEED) viewer.feed(bytes.subarray(p, p + FEED));
+      if (!big) continue;
       const done = Math.min(off + CHUNK, file.size);
       $('progress').value = done / file.size;
       $('progress-text').textContent = `Reading ${file.name}: ${fmtBytes(done)} of ${fmtBytes(file.size)}`;
       await nextTask(); // keep the page responsive between chunks
     }
-    $('progress-text').textContent = `Building the timeline of ${file.name}…`;
-    await nextTask();
+    if (big) {
+      $('progress-text').textContent = `Building the timeline of ${file.name}…`;
+      await nextTask();
+    }
     viewer.finish();
   } catch (e) {
     if (isTrap(e)) {
@@ -239,10 +259,11 @@ async function readFile(file) {
     showError(`Could not open ${e.message || e}`);
     return;
   } finally {
-    $('progress-box').hidden = true;
+    if (big) $('progress-box').hidden = true;
   }
   markDecoded();
   opened();
+  drawNow();
 }
 
 let openMany = null; // ranks.js: how several files opened at once are read
@@ -282,6 +303,7 @@ function openExample() {
   }
   markDecoded();
   opened();
+  drawNow();
 }
 
 // ---- controls --------------------------------------------------------------
@@ -394,6 +416,23 @@ export function redraw() {
   if (!frame) frame = requestAnimationFrame(guard(draw));
 }
 
+/**
+ * Draws now rather than in the next animation frame: a file just opened is
+ * drawn in the task that decoded it, so that its frame is ready at the next
+ * vsync instead of being started then (issue 13).
+ */
+const drawListeners = [];
+/** fn() after each timeline draw (moment.js moves its t line with the plot). */
+export function onDraw(fn) {
+  drawListeners.push(fn);
+}
+
+function drawNow() {
+  if (frame) cancelAnimationFrame(frame);
+  frame = 0;
+  guard(draw)();
+}
+
 function sizeCanvas(c) {
   const dpr = window.devicePixelRatio || 1;
   const w = Math.max(1, Math.round(c.clientWidth * dpr));
@@ -404,7 +443,10 @@ function sizeCanvas(c) {
 function draw() {
   frame = 0;
   if (!viewer || viewer.file_names().length === 0) return;
-  if (viewHooks && viewHooks.draw()) return; // drawn by views.js
+  if (viewHooks && viewHooks.draw()) { // drawn by views.js
+    for (const f of drawListeners) f();
+    return;
+  }
   for (const c of [$('plot'), $('axes'), $('minimap')]) sizeCanvas(c);
   const r0 = performance.now();
   performance.mark('memviz:redraw-start');
@@ -430,6 +472,7 @@ function draw() {
     kbRehover = false;
     if (kb) kbHover();
   }
+  for (const f of drawListeners) f();
 }
 
 addEventListener('resize', redraw);

@@ -3,7 +3,7 @@
 // plot (which also pins, app.js) or Enter at its keyboard cursor, or the
 // Peak button, sets t; [ and ] move it by one step while the plot has focus. Shows the totals, a bottom-up table by
 // innermost user frame (sortable, filterable) and bytes by kind.
-import { getViewer, guard, onPin } from './app.js';
+import { getViewer, guard, onPin, onDraw } from './app.js';
 import * as icicle from './icicle.js';
 
 const $ = (id) => document.getElementById(id);
@@ -94,8 +94,10 @@ function placeLine() {
   line.style.top = plot.offsetTop + 'px';
   line.style.height = plot.clientHeight + 'px';
 }
-// The plot redraws on zoom/pan/resize: follow it cheaply.
-(function follow() { try { placeLine(); } catch (_) { /* viewer restarting */ } requestAnimationFrame(follow); })();
+// The plot redraws on zoom/pan/resize: the line follows each draw (app.js).
+onDraw(() => {
+  try { placeLine(); } catch (_) { line.hidden = true; } // a trap: app.js restarts the viewer
+});
 
 const ici = $('moment-icicle');
 ici.addEventListener('pointermove', (e) => {

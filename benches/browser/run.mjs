@@ -481,4 +481,11 @@ const out = [
   '',
 ].join('\n');
 console.log(out);
-if (opt.write) writeFileSync(join(ROOT, `benches/browser/${opt.profile ? 'PROFILE' : 'RESULTS'}.md`), out);
+if (opt.write) {
+  // Sections written by other scripts (from "## Open → painted frame" on,
+  // benches/browser/open_paint.mjs) stay at the end of RESULTS.md.
+  const file = join(ROOT, `benches/browser/${opt.profile ? 'PROFILE' : 'RESULTS'}.md`);
+  const old = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const at = old.indexOf('\n## Open → painted frame');
+  writeFileSync(file, at >= 0 ? `${out.replace(/\n*$/, '\n')}${old.slice(at)}` : out);
+}

@@ -36,7 +36,7 @@ const page = await (await browser.newContext({ viewport: { width: 1400, height: 
 await page.goto(`http://127.0.0.1:${server.address().port}/index.html`);
 await page.waitForSelector('body[data-ready="1"]');
 await new Promise((r) => setTimeout(r, 500)); // let the page settle after load
-await browser.startTracing(page, { categories: ['devtools.timeline', 'toplevel', 'v8', 'v8.wasm', 'blink.user_timing', 'disabled-by-default-v8.compile'] });
+await browser.startTracing(page, { categories: ['devtools.timeline', 'toplevel', 'v8', 'v8.wasm', 'blink.user_timing', 'disabled-by-default-v8.compile', ...(process.env.TRACE_CATEGORIES ? process.env.TRACE_CATEGORIES.split(',') : [])] });
 await page.setInputFiles('#file-input', file);
 // The page clears its marks once read; its timings line says the first paint happened.
 await page.waitForFunction(() => /first paint/.test(document.getElementById('timings').textContent), null, { timeout: 600_000 });
