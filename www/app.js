@@ -281,6 +281,7 @@ export function openFiles(files) {
       markReceived();
       await openMany(files);
       markDecoded();
+      drawNow();
     });
     return queue;
   }

@@ -157,6 +157,7 @@ async function readMany(files) {
     if (idx == null) { status(); continue; }
     if (first == null) first = idx;
     const o = JSON.parse(getViewer().overview_json(idx, SAMPLES));
+    getViewer().keep_only_current_views();
     for (const row of o.rows) rows.push({ ...row, file: idx, name: o.name, rank: o.rank });
     render();
     status();
@@ -256,6 +257,7 @@ const show = guard((file, device, keep) => {
   const mv = keep ? momentView() : null;
   const step = mv && mv.at ? mv.at.step : null;
   showFile(file, device);
+  v.keep_only_current_views();
   if (w) {
     const n = v.n_steps();
     const x0 = Math.min(w[0], Math.max(0, n - 1)), x1 = Math.min(w[1], n);

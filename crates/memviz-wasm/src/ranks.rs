@@ -36,9 +36,18 @@ impl Viewer {
     /// points) as JSON: `{name, rank, rows: [...]}`.
     pub fn overview_json(&self, file: u32, samples: u32) -> Result<String, JsError> {
         let f = self.ranks_file(file)?;
-        let rows = ranks::overview(&f.snap, samples as usize);
+        // The file just read is the current one: its timeline is built.
+        let built = if self.app.current == file as usize { self.app.timeline() } else { None };
+        let rows = ranks::overview_using(&f.snap, samples as usize, built);
         let v = serde_json::json!({ "name": f.name, "rank": ranks::rank_of(&f.name), "rows": rows });
         Ok(v.to_string())
+    }
+
+    /// Frees the timelines of the files not shown (www/ranks.js, after
+    /// reading each file of a batch and after showing one): with many ranks
+    /// open, only their models stay.
+    pub fn keep_only_current_views(&mut self) {
+        self.app.drop_other_timelines();
     }
 
     /// What was alive at `moment` (`peak`, `end`, `step:S`, an event...) on

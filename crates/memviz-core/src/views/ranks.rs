@@ -105,13 +105,27 @@ pub struct OverviewRow {
 /// One row per device (as `memviz summary` lists them) with a sparkline of
 /// at most `samples` points.
 pub fn overview(snap: &Snapshot, samples: usize) -> Vec<OverviewRow> {
+    overview_using(snap, samples, None)
+}
+
+/// [`overview`], taking the Active Memory Timeline of one device from
+/// `built` when the caller has it (the page has just built it for the view;
+/// a second one would only raise the page's peak memory).
+pub fn overview_using(snap: &Snapshot, samples: usize, built: Option<&Timeline>) -> Vec<OverviewRow> {
     let summary = summarize(snap);
     summary
         .devices
         .0
         .iter()
         .map(|(d, s)| {
-            let tl = Timeline::build(snap, *d, TimelineKind::ActiveMemory);
+            let own;
+            let tl = match built {
+                Some(t) if t.device == *d && t.kind == TimelineKind::ActiveMemory => t,
+                _ => {
+                    own = Timeline::build(snap, *d, TimelineKind::ActiveMemory);
+                    &own
+                }
+            };
             OverviewRow {
                 device: *d,
                 device_name: summary.devices.name(*d),
@@ -196,6 +210,25 @@ mod tests {
         assert_eq!(sparkline(5, &[], 50), vec![5]);
         assert_eq!(sparkline(1, &[2, 3], 10), vec![1, 2, 3]);
         assert_eq!(sparkline(1, &[2, 3], 0), vec![3]);
+    }
+
+    #[test]
+    fn a_built_timeline_gives_the_same_rows() {
+        let json = r#"{"segments": [], "device_traces": [[
+            {"action": "alloc", "addr": 4096, "size": 100, "stream": 0},
+            {"action": "alloc", "addr": 8192, "size": 50, "stream": 0},
+            {"action": "free_completed", "addr": 4096, "size": 100, "stream": 0},
+            {"action": "oom", "addr": 0, "size": 1000, "stream": 0}]]}"#;
+        let snap = crate::load(json.as_bytes()).unwrap();
+        let rows = overview(&snap, 10);
+        assert_eq!(rows.len(), 1);
+        let r = &rows[0];
+        assert_eq!((r.peak_active_bytes, r.end_bytes, r.ooms, r.steps), (150, 50, 1, 3));
+        assert_eq!(r.sparkline, vec![0, 100, 150, 150]);
+        let tl = Timeline::build(&snap, 0, TimelineKind::ActiveMemory);
+        assert_eq!(overview_using(&snap, 10, Some(&tl)), rows);
+        let other = Timeline::build(&snap, 0, TimelineKind::CachedSegments);
+        assert_eq!(overview_using(&snap, 10, Some(&other)), rows);
     }
 
     #[test]
