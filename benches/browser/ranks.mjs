@@ -7,7 +7,7 @@
 //
 //   node benches/browser/ranks.mjs FILE... [--repeat N]
 //
-// e.g. eight files of ~3.7 MB (60,000 events each):
+// e.g. eight files of ~3.5 MiB (60,000 events each):
 //   for r in 0 1 2 3 4 5 6 7; do python3 ../shared/tools/gen_snapshot.py /tmp/r/big_rank$r.pickle --events 60000 --seed $((r+1)); done
 //   node benches/browser/ranks.mjs /tmp/r/big_rank{0,1,2,3}.pickle
 //   node benches/browser/ranks.mjs /tmp/r/big_rank*.pickle
@@ -84,6 +84,6 @@ const li = sizes.indexOf(largest);
 const others = models.reduce((s, m, i) => s + (i === li ? 0 : (m || 0)), 0);
 const budget = 4 * largest + others;
 const best = runs.reduce((a, b) => (b.ms < a.ms ? b : a));
-console.log(`${files.length} files, ${MB(sizes.reduce((a, b) => a + b, 0))} MB in all (largest ${MB(largest)} MB; models ${models.map((m) => (m == null ? '?' : MB(m))).join(', ')} MB)`);
+console.log(`${files.length} files, ${MB(sizes.reduce((a, b) => a + b, 0))} MiB in all (largest ${MB(largest)} MiB; models ${models.map((m) => (m == null ? '?' : MB(m))).join(', ')} MiB)`);
 console.log(`open all, drop -> overview complete and the first rank drawn: ${runs.map((r) => r.ms.toFixed(0)).join(', ')} ms (best ${best.ms.toFixed(0)} ms)`);
-console.log(`wasm memory ${MB(Math.max(...runs.map((r) => r.mem)))} MB (${MB(runs[0].mem0)} MB before the drop); budget 4 x largest + other models = ${MB(budget)} MB`);
+console.log(`wasm memory ${MB(Math.max(...runs.map((r) => r.mem)))} MiB (${MB(runs[0].mem0)} MiB before the drop); budget 4 x largest + other models = ${MB(budget)} MiB`);
