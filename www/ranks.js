@@ -13,7 +13,7 @@
 // (memviz_core::analysis::diff, keyed by frame text): their timelines on one
 // y scale, B − A by stack / frame / kind as a table, largest change first,
 // and a two-colour icicle (red: more in B, blue: more in A).
-import { getViewer, guard, showError, redraw, setOpenMany, showFile } from './app.js';
+import { getViewer, guard, showError, redraw, openFiles, setOpenMany, showFile } from './app.js';
 import { setMoment, momentView } from './moment.js';
 
 const $ = (id) => document.getElementById(id);
@@ -106,12 +106,12 @@ dirButton.addEventListener('click', async () => {
   try { dir = await window.showDirectoryPicker(); } catch (_) { return; } // cancelled
   const files = [];
   for await (const h of dir.values()) if (h.kind === 'file' && SNAPSHOT_NAME.test(h.name)) files.push(await h.getFile());
-  if (files.length) openMany(files); else showError(`${dir.name}: no snapshot files (.pickle, .pkl, .json, optionally .gz)`);
+  if (files.length) openFiles(files); else showError(`${dir.name}: no snapshot files (.pickle, .pkl, .json, optionally .gz)`);
 });
 dirInput.addEventListener('change', () => {
   const files = Array.from(dirInput.files).filter((f) => SNAPSHOT_NAME.test(f.name));
   dirInput.value = '';
-  if (files.length) openMany(files); else showError('no snapshot files (.pickle, .pkl, .json, optionally .gz) in that folder');
+  if (files.length) openFiles(files); else showError('no snapshot files (.pickle, .pkl, .json, optionally .gz) in that folder');
 });
 
 // ---- opening many files ----------------------------------------------------

@@ -128,6 +128,20 @@ test('four ranks at once: overview, row click keeps zoom and t, diff', async () 
   assert.deepEqual(errors, []);
 });
 
+test('a folder: the directory input reads every snapshot in it, in rank order', async () => {
+  const { page, context, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
+  await page.goto(origin + '/');
+  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+  // The fallback where the browser has no showDirectoryPicker.
+  await page.setInputFiles('#dir-input', DIR);
+  await page.waitForFunction(() => document.querySelector('#ranks-panel')?.dataset.rows === '4' &&
+    document.querySelector('#ranks-panel').dataset.loading === '0', null, { timeout: 120000 });
+  assert.deepEqual(await page.$$eval('#ranks-table tbody tr', (trs) => trs.map((t) => t.dataset.rank)), ['0', '1', '2', '3']);
+  await waitOpened(page, name(0));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 // MEMVIZ_SCREENSHOTS=1: the README's pictures. The diff is of two real
 // snapshots (real stacks): a bf16 forward against a mixed-precision one at
 // context 256, each at its peak.
