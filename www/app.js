@@ -31,6 +31,12 @@ export const getRecovering = () => recovering;
  * a timeline is drawn (true: it drew the view itself), reset() after an
  * internal error.
  */
+let formatHook = null; // profiler.js: (file, error) -> a promise when it takes the file
+/** profiler.js registers here: files the snapshot loader refuses as another format. */
+export function addFormatHook(fn) {
+  formatHook = fn;
+}
+
 export function addViewHooks(hooks) {
   viewHooks = hooks;
 }
@@ -253,6 +259,12 @@ async function readFile(file) {
   } catch (e) {
     if (isTrap(e)) {
       crashed(e);
+      return;
+    }
+    // Not a snapshot but a file profiler.js reads (torch.profiler exports).
+    const other = formatHook && formatHook(file, e);
+    if (other) {
+      await other;
       return;
     }
     // The viewer's message starts with the file name and ends with the byte offset.

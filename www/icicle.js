@@ -1,28 +1,50 @@
 // Icicle (flame) graph of the live bytes by stack at the "Alive at" moment
 // (www/moment.js): root at the top, width = bytes; hover shows the frame,
 // bytes, count and share. Nodes come from MomentView.tree (parents first).
+// draw() can start at any node (a zoom: that node's subtree, full width) and
+// shows at most MAX_ROWS levels, so a deep stack never makes a page-long canvas.
 // An ES module: moment.js imports draw, hit and text.
 const ROW = 18;
+const MAX_ROWS = 28;
 const GiB = 1024 ** 3, MiB = 1024 ** 2, KiB = 1024;
 const fmt = (b) => b >= GiB ? (b / GiB).toFixed(2) + ' GiB' : b >= MiB ? (b / MiB).toFixed(1) + ' MiB'
   : b >= KiB ? (b / KiB).toFixed(1) + ' KiB' : b + ' B';
 let boxes = [];
+let total = 0; // bytes of the whole tree: shares are of everything alive
 
+const colors = new Map(); // frame -> color: hashing long frame strings per draw is slow
 function color(frame) {
+  const c = colors.get(frame);
+  if (c) return c;
+  if (colors.size > 50000) colors.clear();
   let h = 0;
   for (let i = 0; i < frame.length; i++) h = (h * 31 + frame.charCodeAt(i)) >>> 0;
-  return `hsl(${20 + (h % 40)}, ${60 + (h >> 8) % 30}%, ${55 + (h >> 16) % 20}%)`;
+  const css = `hsl(${20 + (h % 40)}, ${60 + (h >> 8) % 30}%, ${55 + (h >> 16) % 20}%)`;
+  colors.set(frame, css);
+  return css;
 }
 
-export function draw(canvas, tree) {
+/** Draws `tree` from node `zoom` (its id; the whole tree when absent). */
+export function draw(canvas, tree, zoom = null) {
   boxes = [];
-  const root = tree.find((n) => n.parent === 0xffffffff) || tree[0];
+  const top = tree.find((n) => n.parent === 0xffffffff) || tree[0];
+  const root = (zoom != null && tree.find((n) => n.id === zoom)) || top;
   if (!root || !root.bytes) { canvas.hidden = true; return; }
   canvas.hidden = false;
+  total = top.bytes;
   const dpr = window.devicePixelRatio || 1;
   const W = canvas.clientWidth;
-  const depth = tree.reduce((d, n) => Math.max(d, n.depth), 0) - root.depth + 1;
-  const H = depth * ROW;
+  // Levels under the root that hold any node (parents come first, so a
+  // node is in the subtree when its parent is).
+  const inside = new Set([root.id]);
+  let depth = 1;
+  for (const n of tree) {
+    if (n.depth > root.depth && inside.has(n.parent)) {
+      inside.add(n.id);
+      depth = Math.max(depth, n.depth - root.depth + 1);
+    }
+  }
+  const H = Math.min(depth, MAX_ROWS) * ROW;
   canvas.style.height = H + 'px';
   canvas.width = Math.round(W * dpr);
   canvas.height = Math.round(H * dpr);
@@ -31,6 +53,7 @@ export function draw(canvas, tree) {
   ctx.clearRect(0, 0, W, H);
   ctx.font = '11px monospace';
   ctx.textBaseline = 'middle';
+  const charW = ctx.measureText('M').width || 6.6;
   const scale = W / root.bytes;
   const pos = new Map([[root.id, { x: 0, next: 0 }]]);
   for (const n of tree) {
@@ -45,18 +68,18 @@ export function draw(canvas, tree) {
     pos.set(n.id, { x, next: x });
     const w = n.bytes * scale;
     const y = (n.depth - root.depth) * ROW;
+    if (y >= H) continue;
     boxes.push({ x, y, w, n, share: n.bytes / root.bytes });
     if (w < 0.5) continue;
-    ctx.fillStyle = n.id === root.id ? '#bbb' : color(n.frame);
+    ctx.fillStyle = n.id === top.id ? '#bbb' : color(n.frame);
     ctx.fillRect(x, y, Math.max(w - 1, 0.5), ROW - 1);
     if (w > 30) {
+      // Cut to the box (monospace: a fixed advance) instead of clipping:
+      // save/clip/restore per box cost more than the rest of the drawing.
+      const label = n.frame.slice(n.frame.lastIndexOf('/') + 1);
+      const fit = Math.floor((w - 6) / charW);
       ctx.fillStyle = '#000';
-      ctx.save();
-      ctx.beginPath();
-      ctx.rect(x, y, w - 1, ROW - 1);
-      ctx.clip();
-      ctx.fillText(n.frame.replace(/^.*\//, ''), x + 3, y + ROW / 2);
-      ctx.restore();
+      ctx.fillText(label.length > fit ? label.slice(0, Math.max(0, fit - 1)) + '…' : label, x + 3, y + ROW / 2);
     }
   }
 }
@@ -64,5 +87,6 @@ export function draw(canvas, tree) {
 export function hit(x, y) {
   return boxes.find((b) => x >= b.x && x < b.x + b.w && y >= b.y && y < b.y + ROW) || null;
 }
-export const text = (b) => `${b.n.frame}\n${fmt(b.n.bytes)} · ${b.n.count} allocations · ${(100 * b.share).toFixed(1)}%`;
+export const text = (b) => `${b.n.frame}\n${fmt(b.n.bytes)} · ${b.n.count} allocations · ${(100 * b.n.bytes / (total || 1)).toFixed(1)}%` +
+  (b.y === 0 && b.n.parent !== 0xffffffff ? '\nclick: zoom out' : '\nclick: zoom in, highlight its allocations in the timeline');
 

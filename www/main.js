@@ -12,15 +12,22 @@
 //              search; registers its hooks with app.js
 //   icicle.js  no imports; draws the icicle graph
 //   moment.js  imports app.js, icicle.js; the "Alive at" panel
+//   explain.js imports app.js, moment.js; Color by, peak/OOM markers, the
+//              OOM and peak panel, leaks
 //   share.js   imports app.js; embedded snapshot, #file=, MemoryViz.js posts
 //   ranks.js   imports app.js, moment.js; many files at once: overview, diff
+//   profiler.js imports boot.js, app.js; torch.profiler exports as a chart
+//   phases.js  imports app.js; record_function phases, annotate markers, time
 //   main.js    imports them all, in this order (the order they run in).
 // scripts/finish-dist.mjs bundles the same graph into the standalone file.
 import { getViewer, getRecovering, guard, redraw, openFiles, showError, timings } from './app.js';
 import * as views from './views.js';
 import * as moment from './moment.js';
+import * as explain from './explain.js';
 import './share.js';
 import './ranks.js';
+import './profiler.js';
+import './phases.js';
 
 // For tests and the curious (browser console, benches/browser): a read-only
 // handle on the page's state. No file of the page uses it.
@@ -30,4 +37,5 @@ window.memviz = Object.freeze({
   openFiles, showError, timings, redraw, guard,
   views: { select: views.select, stats: views.stats },
   moment: { setMoment: moment.setMoment, get view() { return moment.momentView(); } },
+  explain: { explain: explain.explain, get shown() { return explain.shownExplanation(); } },
 });

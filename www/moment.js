@@ -1,9 +1,12 @@
 // "Alive at" panel: what is alive at one moment t of the Active Memory
 // Timeline (memviz_core::analysis through Viewer.moment_json). A click on the
 // plot (which also pins, app.js) or Enter at its keyboard cursor, or the
-// Peak button, sets t; [ and ] move it by one step while the plot has focus. Shows the totals, a bottom-up table by
-// innermost user frame (sortable, filterable) and bytes by kind.
-import { getViewer, guard, onPin, onDraw } from './app.js';
+// Peak button, sets t; [ and ] move it by one step while the plot has focus.
+// Shows the totals, a bottom-up table by innermost user frame or by any frame
+// (sortable, filterable), bytes by kind and the icicle (a click zooms into a
+// frame and highlights its allocations in the timeline). A file or device
+// switch clears it all.
+import { getViewer, guard, onPin, onDraw, redraw } from './app.js';
 import * as icicle from './icicle.js';
 
 const $ = (id) => document.getElementById(id);
@@ -22,10 +25,14 @@ panel.innerHTML = `
   <p class="help">Click the Active Memory Timeline (or Enter at its keyboard cursor) to set t · [ / ] on the plot: one step</p>
   <div id="moment-totals"></div>
   <div id="moment-kinds"></div>
+  <label>Group by <select id="moment-by">
+    <option value="user">innermost user frame</option>
+    <option value="frame">any frame (inclusive: shares overlap)</option></select></label>
   <input id="moment-filter" type="search" placeholder="filter frames">
   <table id="moment-table"><thead><tr>
-    <th data-key="key">innermost user frame</th><th data-key="bytes">bytes</th>
+    <th data-key="key" id="moment-key-head">innermost user frame</th><th data-key="bytes">bytes</th>
     <th data-key="count">count</th><th data-key="bytes">share</th></tr></thead><tbody></tbody></table>
+  <div id="moment-more" class="help"></div>
   <h3>Live bytes by stack (root at top, width = bytes)</h3>
   <div id="moment-icicle-box"><canvas id="moment-icicle"></canvas><pre id="moment-icicle-tip" hidden></pre></div>`;
 $('context').after(panel);
@@ -39,22 +46,37 @@ let t = null; // the moment: {spec, step}
 let view = null; // the last MomentView
 let sort = { key: 'bytes', dir: -1 };
 let fileKey = '';
+let zoom = null; // icicle node zoomed into (and highlighted in the timeline)
+const momentListeners = [];
+/** fn() after t moved or the panel was cleared (explain.js's legend). */
+export function onMoment(fn) {
+  momentListeners.push(fn);
+}
+// Rows the table shows (of the sorted, filtered groups): thousands of rows
+// cost more to lay out than the query itself.
+const MAX_ROWS = 100;
 const viewer = getViewer;
 const keyNow = () => { const v = viewer(); return v ? `${v.current_file()}/${v.device()}/${v.file_names().length}` : ''; };
 
 function setMoment(spec) {
   const v = viewer();
   if (!v || v.file_names().length === 0) return;
-  view = JSON.parse(v.moment_json(spec, 100000, Math.floor(v.peak_bytes() / 4000)));
+  // Groups: the 2000 largest of each grouping. Icicle nodes: >= 1/1500 of
+  // the peak, about a pixel of the canvas (narrower ones are not drawn).
+  view = JSON.parse(v.moment_json(spec, 2000, Math.floor(v.peak_bytes() / 1500)));
   fileKey = keyNow();
   t = { spec, step: view.at.step };
   panel.dataset.step = view.at.step ?? '';
   show();
   placeLine();
+  for (const f of momentListeners) f();
 }
 
 function show() {
   const v = view;
+  // The icicle first: it reads the canvas width, which forces a layout, and
+  // before the table changes that layout is still clean (cheap).
+  icicle.draw($('moment-icicle'), v.tree, zoom);
   $('moment-at').textContent = t.step != null ? `step ${t.step}` : `position ${v.at.position}`;
   const tot = v.totals;
   const item = (k, label, val) => `<span data-key="${k}" data-value="${val}"><b>${label}</b> ${fmt(val)}</span>`;
@@ -68,16 +90,22 @@ function show() {
   $('moment-kinds').innerHTML = '<b>by kind:</b> ' + v.by_category.filter((g) => g.bytes > 0)
     .map((g) => `<span class="kind" data-kind="${esc(g.key)}" data-bytes="${g.bytes}">${esc(g.key)} ${fmt(g.bytes)}</span>`).join(' · ');
   table();
-  icicle.draw($('moment-icicle'), v.tree);
 }
 
 function table() {
   if (!view) return;
   const f = $('moment-filter').value.toLowerCase();
   const total = view.bytes || 1;
-  const rows = view.by_user_frame.filter((g) => !f || g.key.toLowerCase().includes(f));
+  const by = $('moment-by').value;
+  const groups = by === 'frame' ? view.by_frame : view.by_user_frame;
+  $('moment-key-head').textContent = by === 'frame' ? 'frame (bytes of everything under it)' : 'innermost user frame';
+  const rows = groups.filter((g) => !f || g.key.toLowerCase().includes(f));
   const k = sort.key;
   rows.sort((a, b) => (k === 'key' ? a.key.localeCompare(b.key) : a[k] - b[k]) * sort.dir);
+  const more = rows.length - MAX_ROWS;
+  rows.length = Math.min(rows.length, MAX_ROWS);
+  $('moment-table').dataset.more = Math.max(0, more);
+  $('moment-more').textContent = more > 0 ? `${more} more rows (type in the filter to find them)` : '';
   $('moment-table').tBodies[0].innerHTML = rows.map((g) =>
     `<tr><td title="${esc(g.key)}">${esc(g.key || '(no frames)')}</td><td data-bytes="${g.bytes}">${fmt(g.bytes)}</td>` +
     `<td>${g.count}</td><td>${(100 * g.bytes / total).toFixed(1)}%</td></tr>`).join('');
@@ -94,9 +122,27 @@ function placeLine() {
   line.style.top = plot.offsetTop + 'px';
   line.style.height = plot.clientHeight + 'px';
 }
-// The plot redraws on zoom/pan/resize: the line follows each draw (app.js).
+// Another file or device: what the panel shows belongs to the old one.
+function clear() {
+  view = null;
+  t = null;
+  zoom = null;
+  fileKey = '';
+  panel.dataset.step = '';
+  $('moment-at').textContent = '—';
+  for (const id of ['moment-totals', 'moment-kinds', 'moment-more']) $(id).innerHTML = '';
+  $('moment-table').tBodies[0].innerHTML = '';
+  $('moment-icicle').hidden = true;
+  $('moment-icicle').dataset.zoom = '';
+  for (const f of momentListeners) f();
+}
+// The plot redraws on zoom/pan/resize, and on a file or device switch: the
+// line follows each draw (app.js), and a switch clears the panel.
 onDraw(() => {
-  try { placeLine(); } catch (_) { line.hidden = true; } // a trap: app.js restarts the viewer
+  try {
+    if (view && keyNow() !== fileKey) clear();
+    placeLine();
+  } catch (_) { line.hidden = true; } // a trap: app.js restarts the viewer
 });
 
 const ici = $('moment-icicle');
@@ -110,10 +156,23 @@ ici.addEventListener('pointermove', (e) => {
   tip.style.top = (e.offsetY + 14) + 'px';
 });
 ici.addEventListener('pointerleave', () => { $('moment-icicle-tip').hidden = true; });
-addEventListener('resize', () => { if (view) icicle.draw(ici, view.tree); });
+addEventListener('resize', () => { if (view) icicle.draw(ici, view.tree, zoom); });
+// A click zooms into the frame (its top row: back out to everything) and
+// highlights its allocations in the timeline, the others grayed.
+ici.addEventListener('click', guard((e) => {
+  const b = icicle.hit(e.offsetX, e.offsetY);
+  const v = viewer();
+  if (!b || !view || !v) return;
+  zoom = b.y === 0 || b.n.parent === 0xffffffff ? null : b.n.id;
+  ici.dataset.zoom = zoom ?? '';
+  v.highlight_node(zoom ?? -1);
+  icicle.draw(ici, view.tree, zoom);
+  redraw();
+}));
 
 $('moment-peak').addEventListener('click', guard(() => setMoment('peak')));
 $('moment-filter').addEventListener('input', table);
+$('moment-by').addEventListener('change', table);
 panel.querySelector('thead').addEventListener('click', (e) => {
   const th = e.target.closest('th');
   if (!th) return;

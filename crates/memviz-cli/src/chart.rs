@@ -15,9 +15,11 @@ use std::sync::Once;
 
 use memviz_core::format::format_size;
 use memviz_core::model::Action;
+use memviz_core::phases::{self, TimeAxis};
 use memviz_core::timeline::{DetailView, Timeline, TimelineKind};
 use memviz_core::Snapshot;
 use memviz_render::axis::size_ticks;
+use memviz_render::mapped_x::pick_columns_at;
 use memviz_render::{self as render, BandIndex, BandSource, Image, PlotStyle, TimelineBands, Window, NO_STEP};
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::coord::types::RangedCoordf64;
@@ -43,6 +45,8 @@ pub struct Request<'a> {
     pub format: Format,
     /// First line of the title (the file name).
     pub title: &'a str,
+    /// x in wall-clock time (time_us, idle gaps compressed) instead of steps.
+    pub x_time: bool,
 }
 
 /// Smallest image with room for the axes and a plot; the largest keeps the
@@ -52,10 +56,10 @@ pub const MAX_SIDE: u32 = 16384;
 pub const MAX_PIXELS: u64 = 32 << 20;
 
 /// Space around the plot: left (y labels), right, top (title), bottom (x labels).
-const MARGIN: (u32, u32, u32, u32) = (84, 28, 40, 48);
-const FONT: &str = "sans-serif";
-const TEXT: RGBColor = RGBColor(60, 60, 60);
-const PEAK: RGBColor = RGBColor(render::PEAK[0], render::PEAK[1], render::PEAK[2]);
+pub(crate) const MARGIN: (u32, u32, u32, u32) = (84, 28, 40, 48);
+pub(crate) const FONT: &str = "sans-serif";
+pub(crate) const TEXT: RGBColor = RGBColor(60, 60, 60);
+pub(crate) const PEAK: RGBColor = RGBColor(render::PEAK[0], render::PEAK[1], render::PEAK[2]);
 /// OOM markers: a color no band has (Tableau10 has no dark purple).
 pub const OOM: [u8; 3] = [0x5b, 0x1a, 0x8c];
 
@@ -81,6 +85,28 @@ pub struct Info {
     pub elements: u32,
     /// Elements that got at least one pixel (PNG) or rectangle (SVG).
     pub bands_drawn: u32,
+    /// `step` or `time` (asked for time and the file has no time_us: `step`).
+    pub x_axis: &'static str,
+    /// Idle gaps drawn compressed (time axis): image x where each starts
+    /// and ends, and its real length.
+    pub gaps: Vec<GapMark>,
+    /// record_function phases drawn (torch.compile's own left out): name
+    /// and image x range.
+    pub phases: Vec<PhaseMark>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct GapMark {
+    pub x0: f64,
+    pub x1: f64,
+    pub real_s: f64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct PhaseMark {
+    pub name: String,
+    pub x0: f64,
+    pub x1: f64,
 }
 
 pub fn view_name(kind: TimelineKind) -> &'static str {
@@ -108,9 +134,9 @@ pub fn check_size(width: u32, height: u32) -> Result<(), String> {
 
 /// A y axis in bytes with given key points (round KiB/MiB/GiB values):
 /// plotters' own f64 axis would put ticks at 100,000,000.
-struct SizeAxis {
-    max: f64,
-    ticks: Vec<f64>,
+pub(crate) struct SizeAxis {
+    pub(crate) max: f64,
+    pub(crate) ticks: Vec<f64>,
 }
 
 impl Ranged for SizeAxis {
@@ -131,29 +157,47 @@ impl Ranged for SizeAxis {
     }
 }
 
-/// The x axis in steps. plotters maps a range onto the plot's pixels
+/// The x axis, in steps. plotters maps a range onto the plot's pixels
 /// `[left, right - 1]`; the bands put step `s` at `left + s * width / n`
 /// (memviz-render's columns), and the markers must land on the same pixels.
-struct StepAxis {
+/// With a time axis a step goes through its display position (seconds,
+/// gaps compressed) instead, and the key points are round seconds.
+struct StepAxis<'a> {
     n: f64,
+    time: Option<&'a TimeAxis>,
 }
 
-impl Ranged for StepAxis {
+impl StepAxis<'_> {
+    /// Fraction of the plot's width where step `v` starts.
+    fn frac(&self, v: f64) -> f64 {
+        match self.time {
+            Some(t) => t.x_of_step(v) / t.span().max(1e-12),
+            None => v / self.n,
+        }
+    }
+}
+
+impl Ranged for StepAxis<'_> {
     type FormatOption = DefaultFormatting;
     type ValueType = f64;
     fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
         let width = (limit.1 - limit.0 + 1) as f64;
-        limit.0 + (v / self.n * width).floor() as i32
+        limit.0 + (self.frac(*v) * width).floor() as i32
     }
     fn key_points<H: KeyPointHint>(&self, hint: H) -> Vec<f64> {
-        RangedCoordf64::from(0.0..self.n).key_points(hint)
+        match self.time {
+            Some(t) => {
+                RangedCoordf64::from(0.0..t.span()).key_points(hint).into_iter().map(|x| t.step_of_x(x)).collect()
+            }
+            None => RangedCoordf64::from(0.0..self.n).key_points(hint),
+        }
     }
     fn range(&self) -> std::ops::Range<f64> {
         0.0..self.n
     }
 }
 
-fn register_font() {
+pub(crate) fn register_font() {
     static FONT_ONCE: Once = Once::new();
     FONT_ONCE.call_once(|| {
         // DejaVu Sans is a valid font: this cannot fail.
@@ -199,7 +243,15 @@ pub fn render(snap: &Snapshot, req: &Request) -> Result<(Vec<u8>, Info), String>
     let (l, r, t, b) = MARGIN;
     let plot = [l, t, req.width - l - r, req.height - t - b];
     let src = TimelineBands::new(&p.tl, &p.dv, &p.ix);
-    let cols = render::pick_columns(&src, Window::full(n_steps), plot[2]);
+    let time = if req.x_time { TimeAxis::build(snap, &p.tl, None) } else { None };
+    let cols = match &time {
+        // Each column's left edge as a step: equal widths of display time.
+        Some(t) => {
+            let edges: Vec<f64> = (0..=plot[2]).map(|c| t.step_of_x(c as f64 * t.span() / plot[2] as f64)).collect();
+            pick_columns_at(&src, &edges)
+        }
+        None => render::pick_columns(&src, Window::full(n_steps), plot[2]),
+    };
     // Headroom above the peak, as on the page.
     let y_max = ((cols.max_total.max(p.tl.peak_bytes()) as f64) * 1.06).ceil().max(1.0) as u64;
     let mut info = Info {
@@ -215,7 +267,36 @@ pub fn render(snap: &Snapshot, req: &Request) -> Result<(Vec<u8>, Info), String>
         oom_steps: oom_steps(snap, req.device, &p.tl),
         elements: p.tl.elements.len() as u32,
         bands_drawn: 0,
+        x_axis: if time.is_some() { "time" } else { "step" },
+        gaps: Vec::new(),
+        phases: Vec::new(),
     };
+    let axis = StepAxis { n: n_steps as f64, time: time.as_ref() };
+    let px_of = |s: f64| plot[0] as f64 + axis.frac(s) * plot[2] as f64;
+    if let Some(t) = &time {
+        info.gaps = t
+            .gaps
+            .iter()
+            .map(|g| GapMark { x0: px_of(t.step_of_x(g.x)), x1: px_of(g.step as f64), real_s: g.real_s })
+            .collect();
+    }
+    // Phases need times: on the step axis they cover the steps inside them.
+    if let Some(t) = time.clone().or_else(|| TimeAxis::build(snap, &p.tl, Some(f64::INFINITY))) {
+        let all = phases::phases(snap, req.device);
+        for ph in phases::filter_phases(&all, false, "") {
+            let (a, b) = if time.is_some() {
+                (t.step_of_x(t.x_of_time(ph.start_us)), t.step_of_x(t.x_of_time(ph.end_us)))
+            } else {
+                match phases::step_range(&t, ph) {
+                    Some((a, b)) => (a as f64, b as f64),
+                    // Before or after every step: a line at that edge.
+                    None if ph.end_us < t.t0_us => (0.0, 0.0),
+                    None => (n_steps as f64, n_steps as f64),
+                }
+            };
+            info.phases.push(PhaseMark { name: ph.name.clone(), x0: px_of(a), x1: px_of(b) });
+        }
+    }
     let err = |e: &dyn std::fmt::Display| format!("drawing the chart: {e}");
     let bytes = match req.format {
         Format::Png => {
@@ -234,7 +315,7 @@ pub fn render(snap: &Snapshot, req: &Request) -> Result<(Vec<u8>, Info), String>
             {
                 let backend = BitMapBackend::with_buffer(&mut rgb, (req.width, req.height));
                 let root = GlyphText(backend).into_drawing_area();
-                decorate(&root, &info, req).map_err(|e| err(&e))?;
+                decorate(&root, &info, req, &axis).map_err(|e| err(&e))?;
                 root.present().map_err(|e| err(&e))?;
             }
             encode_png(&rgb, req.width, req.height)?
@@ -245,7 +326,7 @@ pub fn render(snap: &Snapshot, req: &Request) -> Result<(Vec<u8>, Info), String>
                 let root = SVGBackend::with_string(&mut svg, (req.width, req.height)).into_drawing_area();
                 root.fill(&WHITE).map_err(|e| err(&e))?;
                 info.bands_drawn = svg_bands(&root, &src, &cols, &info).map_err(|e| err(&e))?;
-                decorate(&root, &info, req).map_err(|e| err(&e))?;
+                decorate(&root, &info, req, &axis).map_err(|e| err(&e))?;
                 root.present().map_err(|e| err(&e))?;
             }
             svg.into_bytes()
@@ -254,7 +335,7 @@ pub fn render(snap: &Snapshot, req: &Request) -> Result<(Vec<u8>, Info), String>
     Ok((bytes, info))
 }
 
-fn encode_png(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, String> {
+pub(crate) fn encode_png(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
     let mut enc = png::Encoder::new(&mut out, width, height);
     enc.set_color(png::ColorType::Rgb);
@@ -346,6 +427,7 @@ fn decorate<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     info: &Info,
     req: &Request,
+    axis: &StepAxis,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let [px, py, pw, ph] = info.plot;
     let (w, h) = (info.width, info.height);
@@ -358,10 +440,17 @@ fn decorate<DB: DrawingBackend>(
         .margin_right(w - px - pw)
         .y_label_area_size(px)
         .x_label_area_size(h - py - ph)
-        .build_cartesian_2d(StepAxis { n }, SizeAxis { max: y_max, ticks })?;
-    let x_desc = match req.kind {
-        TimelineKind::ActiveMemory => "alloc / free action (step)",
-        TimelineKind::CachedSegments => "segment alloc / free action (step)",
+        .build_cartesian_2d(StepAxis { n, time: axis.time }, SizeAxis { max: y_max, ticks })?;
+    let x_desc = match (req.kind, axis.time.is_some()) {
+        (_, true) => "time from the first event (idle gaps compressed)",
+        (_, false) if req.x_time => "alloc / free action (step): the file has no time_us",
+        (TimelineKind::ActiveMemory, false) => "alloc / free action (step)",
+        (TimelineKind::CachedSegments, false) => "segment alloc / free action (step)",
+    };
+    let time = axis.time;
+    let x_label = |v: &f64| match time {
+        Some(t) => crate::profiler_chart::fmt_time(t.seconds_at(t.x_of_step(*v)), t.seconds_at(t.span())),
+        None => format!("{}", v.round() as i64),
     };
     chart
         .configure_mesh()
@@ -369,13 +458,14 @@ fn decorate<DB: DrawingBackend>(
         .bold_line_style(RGBColor(0, 0, 0).mix(0.12).stroke_width(1))
         .light_line_style(TRANSPARENT)
         .y_label_formatter(&|v| format_size(*v as u64, false))
-        .x_label_formatter(&|v| format!("{}", v.round() as i64))
+        .x_label_formatter(&x_label)
         .x_labels((pw as usize / 110).max(2))
         .x_desc(x_desc)
         .label_style(label.clone())
         .axis_desc_style(label.clone())
         .axis_style(RGBColor(120, 120, 120).stroke_width(1))
         .draw()?;
+    marks(root, info)?;
     // OOM: a solid line at the step boundary where it happened.
     let oom = RGBColor(OOM[0], OOM[1], OOM[2]);
     let mut last_label = f64::NEG_INFINITY;
@@ -408,3 +498,43 @@ fn decorate<DB: DrawingBackend>(
     root.draw(&Text::new(title, (px as i32, 6), (FONT, 15).into_font().color(&RGBColor(30, 30, 30))))?;
     Ok(())
 }
+
+/// Idle gaps (a light band with zigzag edges and the real length) and
+/// record_function phases (a tinted band with its name along the top).
+fn marks<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    info: &Info,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let [_, py, _, ph] = info.plot;
+    let (top, bottom) = (py as i32, (py + ph) as i32);
+    for (i, g) in info.gaps.iter().enumerate() {
+        let (x0, x1) = (g.x0.round() as i32, (g.x1.round() as i32).max(g.x0.round() as i32 + 2));
+        // The memory stays drawn through the gap (it was held), veiled.
+        root.draw(&Rectangle::new([(x0, top), (x1, bottom)], WHITE.mix(0.55).filled()))?;
+        for x in [x0, x1] {
+            let zig: Vec<(i32, i32)> =
+                (0..=(bottom - top) / 6).map(|i| (x + if i % 2 == 0 { -2 } else { 2 }, top + i * 6)).collect();
+            root.draw(&PathElement::new(zig, RGBColor(150, 150, 150).stroke_width(1)))?;
+        }
+        let style = (FONT, 11).into_font().color(&RGBColor(110, 110, 110)).pos(Pos::new(HPos::Center, VPos::Bottom));
+        let label = format!("idle {}", crate::profiler_chart::fmt_time(g.real_s, g.real_s));
+        root.draw(&Text::new(label, ((x0 + x1) / 2, bottom - 2 - (i as i32 % 2) * 13), style))?;
+    }
+    for (i, p) in info.phases.iter().enumerate() {
+        let (x0, x1) = (p.x0.round() as i32, p.x1.round() as i32);
+        let color = PHASE_COLORS[i % PHASE_COLORS.len()];
+        if x1 > x0 + 1 {
+            root.draw(&Rectangle::new([(x0, top), (x1, bottom)], color.mix(0.10).filled()))?;
+        }
+        root.draw(&PathElement::new(vec![(x0, top), (x0, bottom)], color.stroke_width(1)))?;
+        let style = (FONT, 11).into_font().color(&color).pos(Pos::new(HPos::Left, VPos::Top));
+        // Labels above the plot, under the title: clear of the peak's label.
+        let style = style.pos(Pos::new(HPos::Left, VPos::Bottom));
+        root.draw(&Text::new(p.name.clone(), (x0 + 1, top - 2), style))?;
+    }
+    Ok(())
+}
+
+/// Phase colours: none of them a band colour's twin or the peak's red.
+const PHASE_COLORS: [RGBColor; 4] =
+    [RGBColor(0x2b, 0x6c, 0x3f), RGBColor(0x1f, 0x4e, 0x9a), RGBColor(0x8a, 0x4b, 0x08), RGBColor(0x6b, 0x2d, 0x7a)];

@@ -5,13 +5,15 @@ mod chart;
 #[cfg(feature = "render")]
 mod glyphs;
 mod html;
+#[cfg(feature = "render")]
+mod profiler_chart;
 
 use std::io::Read;
 use std::process::ExitCode;
 
 #[cfg(feature = "render")]
 use memviz_core::timeline::TimelineKind;
-use memviz_core::{Loader, Snapshot};
+use memviz_core::{Loaded, Loader, Snapshot};
 
 mod analysis;
 mod multi;
@@ -60,12 +62,19 @@ USAGE:
         device, files with a rank in their name (rank3, _r3_, -3.) in rank
         order: peak active, peak reserved, end, OOMs, and how far the peak is
         from the median peak.
-    memviz render FILE --view active|segments [--device D]
-                  [--width W --height H] -o OUT.png|OUT.svg [--json]
+    memviz render FILE --view active|segments|categories [--device D]
+                  [--x step|time] [--width W --height H] -o OUT.png|OUT.svg [--json]
         Draws the Active Memory (active) or Active Cached Segment (segments)
         Timeline into a PNG or SVG file (default 1200x600): every allocation,
-        axes in KiB/MiB/GiB, the peak (dashed red) and OOM events (purple).
-        --json prints what was drawn where.
+        axes in KiB/MiB/GiB, the peak (dashed red) and OOM events (purple),
+        record_function phases (external_annotations) as labelled bands.
+        --x time: x is time_us (seconds from the first event; idle gaps
+        compressed and marked); files without time_us keep steps and say so.
+        categories: a snapshot's inferred kinds stacked over the Active
+        Memory Timeline; a torch.profiler memory timeline (.json /
+        .raw.json.gz) by its categories; a Chrome trace's
+        [memory] events as allocated / reserved of one device (--device
+        cuda:0, cpu). --json prints what was drawn where.
     memviz html FILE [-o OUT.html] [--viewer VIEWER.html]
         One self-contained HTML file, the web viewer with the snapshot inside
         (gzip+base64), that opens from file:// and makes no network request.
@@ -74,6 +83,7 @@ USAGE:
         --viewer.
 
 FILE may be a pickle (protocol 2 to 5), JSON, or either gzip-compressed;
+summary and render also read torch.profiler's memory exports (above);
 '-' reads standard input. Errors print one line naming the file, the problem
 and the byte offset, and exit with status 1. Entries of the file that could
 not be read as they are print one warning line each on stderr.
@@ -113,6 +123,8 @@ pub(crate) struct Opts {
     height: Option<u32>,
     output: Option<String>,
     viewer: Option<String>,
+    /// `render --x time`: wall-clock x axis.
+    x_time: bool,
 }
 
 fn parse_opts(args: &[String]) -> Result<Opts, String> {
@@ -121,6 +133,11 @@ fn parse_opts(args: &[String]) -> Result<Opts, String> {
     while let Some(a) = it.next() {
         match a.as_str() {
             "--json" => o.json = true,
+            "--x" => match it.next().map(String::as_str) {
+                Some("time") => o.x_time = true,
+                Some("step") => o.x_time = false,
+                v => return Err(format!("--x needs step or time, not {v:?}")),
+            },
             "--device" => {
                 let v = it.next().ok_or_else(|| format!("{a} needs a device number or 'host'"))?;
                 o.device = Some(v.clone());
@@ -183,6 +200,18 @@ fn parse_opts(args: &[String]) -> Result<Opts, String> {
 /// Reads the file in chunks into the streaming loader, so a large snapshot
 /// is never held twice.
 pub(crate) fn load(path: &str) -> Result<Snapshot, String> {
+    match load_any(path)? {
+        Loaded::Snapshot(s) => Ok(s),
+        Loaded::Profiler(p) => Err(format!(
+            "{path}: not a memory snapshot but a {}: `memviz summary` and `memviz render` read it",
+            p.format.describe()
+        )),
+    }
+}
+
+/// A snapshot or a torch.profiler memory export (memory timeline, raw
+/// timeline, Chrome trace with [memory] events).
+pub(crate) fn load_any(path: &str) -> Result<Loaded, String> {
     let mut reader: Box<dyn Read> = if path == "-" {
         Box::new(std::io::stdin().lock())
     } else {
@@ -197,13 +226,17 @@ pub(crate) fn load(path: &str) -> Result<Snapshot, String> {
         }
         loader.feed(&buf[..n]).map_err(|e| format!("{path}: {e}"))?;
     }
-    let snap = loader.finish().map_err(|e| format!("{path}: {e}"))?;
+    let loaded = loader.finish_any().map_err(|e| format!("{path}: {e}"))?;
     // What was left out or read as a default: one line each, so a script
     // reading stdout is not disturbed and a person still sees it.
-    for w in &snap.warnings.list {
+    let warnings: Vec<String> = match &loaded {
+        Loaded::Snapshot(snap) => snap.warnings.list.iter().map(|w| w.to_string()).collect(),
+        Loaded::Profiler(p) => p.warnings.clone(),
+    };
+    for w in warnings {
         eprintln!("memviz: {path}: warning: {w}");
     }
-    Ok(snap)
+    Ok(loaded)
 }
 
 fn run(args: &[String]) -> Result<(), String> {
@@ -227,7 +260,17 @@ fn run(args: &[String]) -> Result<(), String> {
     }
     match cmd.as_str() {
         "summary" => {
-            let snap = load(&file)?;
+            let snap = match load_any(&file)? {
+                Loaded::Snapshot(s) => s,
+                Loaded::Profiler(p) => {
+                    if opts.json {
+                        println!("{}", serde_json::to_string_pretty(&p.to_json()).unwrap());
+                    } else {
+                        print!("{file}\n{}", p.to_text());
+                    }
+                    return Ok(());
+                }
+            };
             let summary = memviz_core::summary::summarize(&snap);
             if opts.json {
                 println!("{}", summary.to_json());
@@ -311,8 +354,8 @@ fn parse_view(v: Option<&str>) -> Result<TimelineKind, String> {
     match v {
         Some("active") => Ok(TimelineKind::ActiveMemory),
         Some("segments") => Ok(TimelineKind::CachedSegments),
-        Some(v) => Err(format!("--view must be active or segments, not {v:?}")),
-        None => Err("render: --view active|segments is needed".to_string()),
+        Some(v) => Err(format!("--view must be active or segments (categories: a torch.profiler export), not {v:?}")),
+        None => Err("render: --view active|segments is needed (categories: a torch.profiler export)".to_string()),
     }
 }
 
@@ -323,7 +366,9 @@ fn render(_file: &str, _opts: &Opts) -> Result<(), String> {
 
 #[cfg(feature = "render")]
 fn render(file: &str, opts: &Opts) -> Result<(), String> {
-    let kind = parse_view(opts.view.as_deref())?;
+    // categories: a torch.profiler memory timeline (or trace), known once read.
+    let categories = opts.view.as_deref() == Some("categories");
+    let kind = if categories { TimelineKind::ActiveMemory } else { parse_view(opts.view.as_deref())? };
     let out = opts.output.as_deref().ok_or("render: -o OUT.png or -o OUT.svg is needed")?;
     let lower = out.to_ascii_lowercase();
     let format = if lower.ends_with(".png") {
@@ -336,11 +381,68 @@ fn render(file: &str, opts: &Opts) -> Result<(), String> {
     let (width, height) = (opts.width.unwrap_or(1200), opts.height.unwrap_or(600));
     // Before reading a large file: a bad size is the user's typo.
     chart::check_size(width, height)?;
-    let snap = load(file)?;
+    let title = std::path::Path::new(file).file_name().map_or(file.to_string(), |n| n.to_string_lossy().into_owned());
+    let snap = match load_any(file)? {
+        Loaded::Snapshot(s) if categories => {
+            // The kinds (README, "Explaining the memory") stacked over the Active Memory Timeline.
+            let device = pick_device(&s, file, opts.device.as_deref())?;
+            let rules = memviz_core::analysis::Rules::parse(&opts.categories)?;
+            let tl = memviz_core::timeline::Timeline::build(&s, device, TimelineKind::ActiveMemory);
+            let a = memviz_core::analysis::Analysis::new(&s, &tl, &rules);
+            let chart = memviz_core::analysis::over_time::kinds_chart(&a, &tl);
+            // OOM events: a line after the actions before each.
+            let ooms: Vec<f64> = a.oom_events.iter().map(|&ev| tl.events.partition_point(|&e| e < ev) as f64).collect();
+            let (bytes, info) = profiler_chart::render_with(&chart, width, height, format, &title, &ooms)?;
+            std::fs::write(out, &bytes).map_err(|e| format!("{out}: {e}"))?;
+            if opts.json {
+                let mut v = serde_json::to_value(&info).unwrap();
+                v["output"] = out.into();
+                v["bytes"] = bytes.len().into();
+                v["device"] = device.into();
+                println!("{}", serde_json::to_string_pretty(&v).unwrap());
+            } else {
+                let size = |b: i64| memviz_core::format::format_size(b.max(0) as u64, false);
+                println!(
+                    "{out}: {}x{}, device {device}, {}, peak {} at position {} of {}",
+                    info.width,
+                    info.height,
+                    info.chart,
+                    size(info.peak_bytes),
+                    info.peak_position.unwrap_or(0),
+                    info.points.saturating_sub(1)
+                );
+            }
+            return Ok(());
+        }
+        Loaded::Snapshot(s) => s,
+        Loaded::Profiler(p) => {
+            let chart = profiler_chart::pick(&p, file, opts.device.as_deref())?;
+            let (bytes, info) = profiler_chart::render(chart, width, height, format, &title)?;
+            std::fs::write(out, &bytes).map_err(|e| format!("{out}: {e}"))?;
+            if opts.json {
+                let mut v = serde_json::to_value(&info).unwrap();
+                v["output"] = out.into();
+                v["bytes"] = bytes.len().into();
+                println!("{}", serde_json::to_string_pretty(&v).unwrap());
+            } else {
+                let size = |b: i64| memviz_core::format::format_size(b.max(0) as u64, false);
+                println!(
+                    "{out}: {}x{}, {}, {} points over {}, peak {} at {}",
+                    info.width,
+                    info.height,
+                    info.chart,
+                    info.points,
+                    profiler_chart::fmt_time(info.duration_s, info.duration_s),
+                    size(info.peak_bytes),
+                    profiler_chart::fmt_time(info.peak_s, info.duration_s)
+                );
+            }
+            return Ok(());
+        }
+    };
     let device = pick_device(&snap, file, opts.device.as_deref())?;
     let t0 = std::time::Instant::now();
-    let title = std::path::Path::new(file).file_name().map_or(file.to_string(), |n| n.to_string_lossy().into_owned());
-    let req = chart::Request { kind, device, width, height, format, title: &title };
+    let req = chart::Request { kind, device, width, height, format, title: &title, x_time: opts.x_time };
     let (bytes, info) = chart::render(&snap, &req).map_err(|e| format!("{file}: {e}"))?;
     let ms = t0.elapsed().as_secs_f64() * 1e3;
     std::fs::write(out, &bytes).map_err(|e| format!("{out}: {e}"))?;
@@ -376,7 +478,7 @@ fn html(file: &str, opts: &Opts) -> Result<(), String> {
     let (viewer, origin) = html::viewer(opts.viewer.as_deref())?;
     let bytes = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
     // A file the page could not open is reported here, not in the browser.
-    memviz_core::load(&bytes).map_err(|e| format!("{file}: {e}"))?;
+    memviz_core::load_any(&bytes).map_err(|e| format!("{file}: {e}"))?;
     let path = std::path::Path::new(file);
     let name = path.file_name().map_or(file.to_string(), |n| n.to_string_lossy().into_owned());
     let out = match &opts.output {

@@ -17,8 +17,8 @@ pub mod model;
 pub mod views;
 
 // The modules by their short names: `memviz_core::timeline`, `crate::pickle`.
-pub use decode::{annotations, json, loader, pickle, problems};
-pub use views::{mapped, pools, ranks, search, segment_map, state, summary, timeline, versions};
+pub use decode::{annotations, json, loader, pickle, problems, profiler};
+pub use views::{mapped, phases, pools, ranks, search, segment_map, state, summary, timeline, versions};
 
 pub use error::{Error, ErrorKind, Result};
 pub use model::Snapshot;
@@ -33,7 +33,16 @@ pub fn load(bytes: &[u8]) -> Result<Snapshot> {
     loader.finish()
 }
 
-pub use loader::Loader;
+pub use loader::{Loaded, Loader};
+
+/// Like [`load`], but a torch.profiler memory export (memory timeline, raw
+/// timeline, Chrome trace with `[memory]` events) comes back as what it is
+/// instead of an error.
+pub fn load_any(bytes: &[u8]) -> Result<Loaded> {
+    let mut loader = Loader::new();
+    loader.feed(bytes)?;
+    loader.finish_any()
+}
 
 #[cfg(test)]
 mod tests {

@@ -12,6 +12,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use memviz_core::analysis::series::{markers, KindSeries};
 use memviz_core::analysis::{oom::AdviceKind, Analysis, GroupBy, Kind, Moment, Rules};
 use memviz_core::state::StateHistory;
 use memviz_core::timeline::{Timeline, TimelineKind};
@@ -107,6 +108,7 @@ fn check_file(path: &Path, rules: &[&str]) {
         // Moments.
         let h = StateHistory::new(&snap, device);
         let mut cursor = h.cursor();
+        let series = KindSeries::new(&a);
         for m in exp["moments"].as_array().unwrap() {
             let spec = m["at"].as_str().unwrap();
             let ctx = format!("{ctx} at {spec}");
@@ -127,6 +129,13 @@ fn check_file(path: &Path, rules: &[&str]) {
                 let got = groups_json(&a.groups(&live, by));
                 assert!(got == m["groups"][key], "{ctx}: groups by {key}:\n got {got}\nwant {}", m["groups"][key]);
             }
+            // The stacked area's bytes per kind: the reference's groups by kind.
+            let per_kind = series.at(&a, at.position);
+            for g in m["groups"]["category"].as_array().unwrap() {
+                let k = Kind::from_name(g["key"].as_str().unwrap()).unwrap();
+                assert_eq!(per_kind[k as usize], u(&g["bytes"]), "{ctx}: kind series {}", g["key"]);
+            }
+            assert_eq!(per_kind.iter().sum::<u64>(), u(&m["total_bytes"]), "{ctx}: kind series sum");
             let t = a.state_totals(&snap, &h, &mut cursor, &at);
             let st = &m["state"];
             assert_eq!(t.reserved_bytes, u(&st["reserved_bytes"]), "{ctx}: reserved");
@@ -155,6 +164,18 @@ fn check_file(path: &Path, rules: &[&str]) {
                 assert_eq!(ex.totals.allocated_bytes, u(&m["total_bytes"]), "{ctx}");
             }
         }
+
+        // Markers: the peak (where it rises above the start) and each OOM,
+        // at the reference's events.
+        let mut want: Vec<(&str, u64)> = Vec::new();
+        for m in exp["moments"].as_array().unwrap() {
+            let spec = m["at"].as_str().unwrap();
+            if (spec == "peak" && u(&exp["peak_bytes"]) > u(&exp["start_bytes"])) || spec.starts_with("oom:") {
+                want.push((if spec == "peak" { "peak" } else { "oom" }, u(&m["event"])));
+            }
+        }
+        let got: Vec<(&str, u64)> = markers(&a, &tl).iter().map(|m| (m.what, m.event as u64)).collect();
+        assert_eq!(got, want, "{ctx}: markers");
 
         // Leaks.
         let r = a.leaks();
@@ -195,7 +216,9 @@ fn check_file(path: &Path, rules: &[&str]) {
 fn check_invariants(snap: &Snapshot, tl: &Timeline, a: &Analysis, ctx: &str) {
     let n = tl.n_steps();
     let every = (n / 2000).max(1);
+    let series = KindSeries::new(a);
     for s in (0..n).step_by(every as usize).chain(n.checked_sub(1)) {
+        assert_eq!(series.at_step(a, s).iter().sum::<u64>(), tl.total[s as usize], "{ctx}: kinds at step {s}");
         let at = a.resolve(Moment::Step(s)).unwrap();
         let shown = at.step.expect("a step shows its own position");
         assert_eq!(tl.total[shown as usize], tl.total[s as usize], "{ctx}: step {s} and step {shown} show one state");
@@ -243,6 +266,22 @@ fn check_invariants(snap: &Snapshot, tl: &Timeline, a: &Analysis, ctx: &str) {
     selfs.sort_unstable();
     stacks.sort_unstable();
     assert_eq!(selfs, stacks, "{ctx}: tree leaves = stack groups");
+    // Elements under an icicle node: exactly its bytes and count.
+    let live_set: std::collections::HashSet<u32> = live.iter().copied().collect();
+    for node in tree.iter().take(40) {
+        let under = a.elements_under(node.id);
+        let mine: Vec<u32> = (0..under.len() as u32).filter(|&e| under[e as usize] && live_set.contains(&e)).collect();
+        assert_eq!((a.bytes_of(&mine), mine.len() as u64), (node.bytes, node.count), "{ctx}: under node {}", node.id);
+    }
+    // Markers: the peak (where it rises above the start) and every OOM, on
+    // both timelines, inside them.
+    let seg = Timeline::build(snap, a.device, TimelineKind::CachedSegments);
+    for t in [tl, &seg] {
+        let ms = markers(a, t);
+        assert_eq!(ms.iter().filter(|m| m.what == "oom").count(), a.oom_events.len(), "{ctx}");
+        assert_eq!(ms.iter().any(|m| m.what == "peak"), a.peak_bytes > a.start_bytes, "{ctx}");
+        assert!(ms.iter().all(|m| m.x >= 0.0 && m.x <= t.n_steps() as f64), "{ctx}: markers inside {:?}", t.kind);
+    }
     // `moment` is the pieces together.
     let view = a.moment(snap, None, Moment::Peak, 5, 0).unwrap();
     assert_eq!((view.bytes, view.count), (total, live.len() as u64));
@@ -346,6 +385,14 @@ fn real_oom_explained() {
     assert_eq!(oom.advice.iter().map(|x| x.kind).collect::<Vec<_>>(), vec![AdviceKind::LiveTensors]);
     assert!(oom.totals.allocated_bytes + r.bytes > oom.device_limit_bytes.unwrap());
     assert_eq!(oom.by_category[0].key, "activation");
+    // On the Active Memory Timeline: the peak in the middle of step 781
+    // (event 1113), the OOM after the 783 actions before event 1117
+    // (analysis_reference.py: peak position 782, oom:0 position 783).
+    let tl = Timeline::build(&snap, 0, TimelineKind::ActiveMemory);
+    let ms = markers(&a, &tl);
+    assert_eq!(ms.len(), 2);
+    assert_eq!((ms[0].what, ms[0].event, ms[0].x), ("peak", 1113, 781.5));
+    assert_eq!((ms[1].what, ms[1].event, ms[1].x), ("oom", 1117, 783.0));
 }
 
 /// expandable_segments_map_unmap.pickle is a real memory-leak demo
@@ -418,6 +465,16 @@ fn odd_input_never_panics() {
                 e.to_text();
             }
             a.leaks().to_text(&a);
+            let series = KindSeries::new(&a);
+            for p in [0, 1, a.last_position(), a.last_position() + 5, u32::MAX] {
+                series.at(&a, p);
+            }
+            for node in [0, 1, 7, u32::MAX] {
+                assert_eq!(a.elements_under(node).len() as u32, a.element_count());
+            }
+            for kind in [TimelineKind::ActiveMemory, TimelineKind::CachedSegments] {
+                markers(&a, &Timeline::build(&snap, device, kind));
+            }
         }
     }
 }

@@ -12,7 +12,10 @@
 use memviz_core::timeline::{DetailView, Timeline};
 
 pub mod axis;
+pub mod explain;
+pub mod mapped_x;
 pub mod pools;
+pub mod profiler;
 pub mod segment_map;
 
 /// An RGBA color.
@@ -420,6 +423,18 @@ pub struct PlotStats {
 /// `[r, r+1) * y_max / height`; a row takes the color of the band that covers
 /// its center, so sub-pixel bands never leave gaps and never overdraw.
 pub fn render_plot<S: BandSource>(src: &S, cols: &Columns, style: PlotStyle, img: &mut Image) -> PlotStats {
+    render_plot_with(src, cols, style, band_color, img)
+}
+
+/// [`render_plot`] with each band colored by `color(elem)` (the "Color by"
+/// modes of [`explain`]).
+pub fn render_plot_with<S: BandSource, C: Fn(u32) -> Rgba>(
+    src: &S,
+    cols: &Columns,
+    style: PlotStyle,
+    color: C,
+    img: &mut Image,
+) -> PlotStats {
     let (w, h) = (img.width, img.height);
     let mut stats = PlotStats::default();
     if w == 0 || h == 0 || style.y_max == 0 {
@@ -483,7 +498,7 @@ pub fn render_plot<S: BandSource>(src: &S, cols: &Columns, style: PlotStyle, img
                     sel[c as usize] = Some((lo, hi));
                 }
                 if end > next_row {
-                    col[next_row as usize..end as usize].fill(u32::from_le_bytes(band_color(elem)));
+                    col[next_row as usize..end as usize].fill(u32::from_le_bytes(color(elem)));
                     next_row = end;
                     threshold = reach(next_row);
                     stats.runs += 1;

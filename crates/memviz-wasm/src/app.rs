@@ -76,6 +76,9 @@ pub struct App {
     pub pinned: Option<Hit>,
     pub loading: Option<(String, Loader, u64)>,
     pub last_stats: PlotStats,
+    /// A color per element of the current Active Memory Timeline ("Color
+    /// by", set by explain.rs); empty: memory_viz's colors.
+    pub colors: Vec<render::Rgba>,
 }
 
 impl App {
@@ -258,7 +261,12 @@ impl App {
             _ => None,
         };
         let style = PlotStyle { y_max: self.y_max, selected, outline: dpr.round().max(1.0) as u32 };
-        self.last_stats = render::render_plot(&src, &self.cols, style, &mut self.plot);
+        let colors = &self.colors;
+        self.last_stats = if colors.len() == tl.elements.len() && tl.kind == TimelineKind::ActiveMemory {
+            render::render_plot_with(&src, &self.cols, style, |e| colors[e as usize], &mut self.plot)
+        } else {
+            render::render_plot(&src, &self.cols, style, &mut self.plot)
+        };
         self.last_stats
     }
 

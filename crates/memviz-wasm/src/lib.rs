@@ -9,7 +9,10 @@
 
 pub mod app;
 mod axes;
+mod explain;
 mod moment;
+mod phases;
+mod profiler;
 mod ranks;
 pub mod text;
 mod views;
@@ -88,6 +91,8 @@ pub struct Viewer {
     views: views::Views,
     /// The "Alive at" panel's analysis (moment.rs).
     moment: moment::MomentCache,
+    /// Color by, highlight, stacked area (explain.rs).
+    explain: explain::ExplainState,
 }
 
 impl Default for Viewer {
@@ -113,7 +118,13 @@ pub(crate) fn ctx2d(canvas: &HtmlCanvasElement) -> Result<CanvasRenderingContext
 impl Viewer {
     #[wasm_bindgen(constructor)]
     pub fn new() -> Viewer {
-        Viewer { app: App::default(), axes_key: None, views: Default::default(), moment: Default::default() }
+        Viewer {
+            app: App::default(),
+            axes_key: None,
+            views: Default::default(),
+            moment: Default::default(),
+            explain: Default::default(),
+        }
     }
 
     /// Starts reading a file that arrives in chunks (`feed`, then `finish`).
@@ -284,7 +295,9 @@ impl Viewer {
         let (w, h) = (plot.width(), plot.height());
         let rect = PlotRect::in_canvas(w, h, dpr);
         let t0 = now_ms();
+        self.explain_colors();
         let stats = self.app.render_plot(rect, dpr);
+        self.explain_area();
         self.decorate_plot();
         let ctx = ctx2d(plot)?;
         ctx.clear_rect(0.0, 0.0, w as f64, h as f64);

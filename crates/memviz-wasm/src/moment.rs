@@ -9,7 +9,26 @@ use wasm_bindgen::prelude::*;
 /// The analysis of (file, device), built on first use.
 #[derive(Default)]
 pub struct MomentCache {
-    analysis: Option<((usize, u32), Analysis)>,
+    pub(crate) analysis: Option<((usize, u32), Analysis)>,
+}
+
+impl Viewer {
+    /// Builds the analysis of the current (file, device) unless it is built;
+    /// false without a file.
+    pub(crate) fn ensure_analysis(&mut self) -> bool {
+        let Some(f) = self.app.file() else { return false };
+        let k = (self.app.current, self.app.device);
+        if self.moment.analysis.as_ref().map(|a| a.0) != Some(k) {
+            self.moment.analysis = None;
+            let rules = Rules::default();
+            let a = match self.app.timeline() {
+                Some(tl) if tl.kind == TimelineKind::ActiveMemory => Analysis::new(&f.snap, tl, &rules),
+                _ => Analysis::build(&f.snap, self.app.device, &rules),
+            };
+            self.moment.analysis = Some((k, a));
+        }
+        true
+    }
 }
 
 #[wasm_bindgen]
@@ -40,17 +59,10 @@ impl Viewer {
     /// `min_tree_bytes`).
     pub fn moment_json(&mut self, moment: &str, limit: u32, min_tree_bytes: f64) -> Result<String, JsError> {
         let m = Moment::parse(moment).map_err(|e| JsError::new(&e))?;
-        let Some(f) = self.app.file() else { return Err(JsError::new("no file")) };
-        let k = (self.app.current, self.app.device);
-        if self.moment.analysis.as_ref().map(|a| a.0) != Some(k) {
-            self.moment.analysis = None;
-            let rules = Rules::default();
-            let a = match self.app.timeline() {
-                Some(tl) if tl.kind == TimelineKind::ActiveMemory => Analysis::new(&f.snap, tl, &rules),
-                _ => Analysis::build(&f.snap, self.app.device, &rules),
-            };
-            self.moment.analysis = Some((k, a));
+        if !self.ensure_analysis() {
+            return Err(JsError::new("no file"));
         }
+        let Some(f) = self.app.file() else { return Err(JsError::new("no file")) };
         let a = &self.moment.analysis.as_ref().expect("built above").1;
         let sv = self.views.state_history(&self.app);
         let v = match sv {

@@ -233,3 +233,62 @@ fn warnings_and_the_host_device() {
     assert_eq!(summary(&v)["reserved_bytes"], 4096);
     assert!(example().warnings().is_empty());
 }
+
+/// Distinct RGB colors of a canvas.
+fn colors(c: &HtmlCanvasElement) -> std::collections::HashSet<[u8; 3]> {
+    let ctx: CanvasRenderingContext2d = c.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
+    let d = ctx.get_image_data(0.0, 0.0, c.width() as f64, c.height() as f64).unwrap().data();
+    d.chunks(4).filter(|p| p[3] != 0).map(|p| [p[0], p[1], p[2]]).collect()
+}
+
+/// Explain the memory (explain.rs): Color by category draws kind colors only,
+/// the stacked area too, a highlight grays the rest; markers, the peak
+/// explained and the leak report parse; bad modes are errors.
+#[wasm_bindgen_test]
+fn explain_api_on_the_example() {
+    let mut v = example();
+    let c = canvases();
+    let kinds: Vec<(String, String)> = serde_json::from_str(&v.kind_colors_json().unwrap()).unwrap();
+    assert_eq!(kinds.len(), 7);
+    let rgb = |s: &str| {
+        let n = u32::from_str_radix(&s[1..], 16).unwrap();
+        [(n >> 16) as u8, (n >> 8) as u8, n as u8]
+    };
+    let mut allowed: std::collections::HashSet<[u8; 3]> = kinds.iter().map(|k| rgb(&k.1)).collect();
+    allowed.extend([[255, 255, 255], [0xd9, 0xd9, 0xd9], [0xc4, 0xc4, 0xc4]]);
+    v.set_color_by("category").unwrap();
+    v.render(&c.plot, &c.axes, &c.mini).unwrap();
+    let got = colors(&c.plot);
+    assert!(got.iter().all(|x| allowed.contains(x)), "{got:?}");
+    assert!(got.len() >= 3, "{got:?}");
+    v.set_color_by("area").unwrap();
+    v.render(&c.plot, &c.axes, &c.mini).unwrap();
+    let got = colors(&c.plot);
+    assert!(got.iter().all(|x| allowed.contains(x)), "{got:?}");
+    assert!(!v.area_text(450.0, 390.0).is_empty() || !v.area_text(450.0, 300.0).is_empty());
+    v.set_color_by("allocation").unwrap();
+    assert!(v.area_text(450.0, 300.0).is_empty());
+    // A stack-tree node holding part of the peak: the rest is grayed, its
+    // allocations keep their colors.
+    let m: serde_json::Value = serde_json::from_str(&v.moment_json("peak", 10, 0.0).unwrap()).unwrap();
+    let tree = m["tree"].as_array().unwrap();
+    let part = tree.iter().find(|n| n["depth"].as_u64() >= Some(1) && n["bytes"] != tree[0]["bytes"]).unwrap();
+    v.highlight_node(part["id"].as_f64().unwrap());
+    v.render(&c.plot, &c.axes, &c.mini).unwrap();
+    let got = colors(&c.plot);
+    assert!(got.contains(&[0xe8, 0xe8, 0xe8]), "{got:?}");
+    let plain = [[0xe8, 0xe8, 0xe8], [255, 255, 255], [0xd9, 0xd9, 0xd9], [0xc4, 0xc4, 0xc4], [0, 0, 0]];
+    assert!(got.iter().any(|x| !plain.contains(x)), "{got:?}");
+    v.highlight_node(-1.0);
+    assert!(error_message(v.set_color_by("rainbow").unwrap_err()).contains("rainbow"));
+
+    let markers: serde_json::Value = serde_json::from_str(&v.markers_json().unwrap()).unwrap();
+    assert_eq!(markers[0]["what"], "peak");
+    assert_eq!(markers.as_array().unwrap().iter().filter(|m| m["what"] == "oom").count() as u32, v.oom_count());
+    let peak: serde_json::Value = serde_json::from_str(&v.explain_json("peak").unwrap()).unwrap();
+    assert_eq!(peak["what"], "peak");
+    assert_eq!(peak["totals"]["allocated_bytes"].as_f64().unwrap(), v.peak_bytes());
+    let leaks: serde_json::Value = serde_json::from_str(&v.leaks_json().unwrap()).unwrap();
+    assert_eq!(leaks["pending_keys"].as_array().unwrap().len(), leaks["pending_frees"].as_array().unwrap().len());
+    assert!(v.explain_json("oom:99").is_err());
+}

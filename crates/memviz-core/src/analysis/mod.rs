@@ -33,13 +33,16 @@
 //! Modules: [`category`] (kinds and the rules that infer them), [`live`]
 //! (the index and the groupings), [`oom`] (the OOMs and the peak explained),
 //! [`leaks`] (alive at the end, growth across iterations, frees left
-//! pending).
+//! pending), [`series`] (bytes per kind over the timeline, per-element
+//! facts for coloring, peak and OOM markers).
 
 pub mod category;
 pub mod diff;
 pub mod leaks;
 pub mod live;
 pub mod oom;
+pub mod series;
+pub mod over_time;
 
 use serde::Serialize;
 

@@ -18,6 +18,13 @@ pub const MAX_SNAPSHOT_BYTES: u64 = u32::MAX as u64;
 /// is reported within this many bytes of where it breaks.
 const GZIP_PIECE: usize = 4096;
 
+/// What a file turned out to be.
+#[allow(clippy::large_enum_variant)] // one per file, moved once: boxing buys nothing
+pub enum Loaded {
+    Snapshot(Snapshot),
+    Profiler(crate::profiler::ProfilerFile),
+}
+
 /// Reads a snapshot from chunks of bytes.
 ///
 /// ```no_run
@@ -131,7 +138,7 @@ impl Stream {
         Ok(())
     }
 
-    fn finish(mut self) -> Result<Snapshot> {
+    fn finish(mut self) -> Result<Loaded> {
         if let Inner::Sniff(head) = &mut self.inner {
             // A short file (under SNIFF_MAGIC bytes) is decided at its end.
             if head.iter().any(|b| !b.is_ascii_whitespace()) {
@@ -160,11 +167,15 @@ impl Stream {
             ))),
             Inner::Pickle(p) => {
                 let (top, arena, protocol) = p.finish().map_err(tag)?;
-                build(top, arena, protocol)
+                build(top, arena, protocol).map(Loaded::Snapshot)
             }
             Inner::Json(buf) => {
+                // torch.profiler's memory exports are JSON too: they go their own way.
+                if let Some(r) = crate::profiler::decode_json(&buf) {
+                    return r.map(Loaded::Profiler).map_err(tag);
+                }
                 let (top, arena) = crate::json::decode(&buf).map_err(tag)?;
-                build(top, arena, 0).map(|snap| Snapshot { json: true, ..snap })
+                build(top, arena, 0).map(|snap| Loaded::Snapshot(Snapshot { json: true, ..snap }))
             }
         }
     }
@@ -263,8 +274,24 @@ impl Loader {
         }
     }
 
-    /// Ends the input and builds the model.
+    /// Ends the input and builds the model. A torch.profiler export is an
+    /// error here that says what it is ([`Loader::finish_any`] reads it).
     pub fn finish(self) -> Result<Snapshot> {
+        match self.finish_any()? {
+            Loaded::Snapshot(s) => Ok(s),
+            Loaded::Profiler(p) => Err(Error::new(
+                ErrorKind::NotSnapshotShaped,
+                None,
+                format!(
+                    "not a memory snapshot but a {}: memviz shows it as a chart (the page, `memviz summary`, `memviz render`)",
+                    p.format.describe()
+                ),
+            )),
+        }
+    }
+
+    /// Ends the input and builds the model, or the profiler export's charts.
+    pub fn finish_any(self) -> Result<Loaded> {
         match self.state {
             LoaderState::Start(head) => {
                 if head.is_empty() {

@@ -10,3 +10,4 @@ pub mod json;
 pub mod loader;
 pub mod pickle;
 pub mod problems;
+pub mod profiler;

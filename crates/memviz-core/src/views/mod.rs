@@ -10,6 +10,7 @@
 //! - [`versions`]: memory_viz's address versions (`b7f…_0`).
 
 pub mod mapped;
+pub mod phases;
 pub mod pools;
 pub mod ranks;
 pub mod search;

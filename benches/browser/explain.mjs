@@ -1,0 +1,132 @@
+// Browser timing of "Explain the memory" (issue 10) in the release page
+// (dist/): how long the "Alive at" panel takes to update when t moves (the
+// wasm query, Viewer.moment_json, plus the table, kinds, legend and icicle
+// drawn), the first moment of a file (which builds the analysis), an OOM and
+// the peak explained, the leak report, and a redraw in each Color by mode.
+// Prints a markdown table and writes it to benches/browser/EXPLAIN.md.
+//
+//   node benches/browser/explain.mjs [--no-write] [FILE...]
+//
+// Defaults: the real ctx128 and OOM files and the 2,000,000-event synthetic
+// file that scripts/bench-web.sh makes (target/bench-data/gen_2000000.pickle,
+// 2 devices x 1M events, one OOM). Timings are the page's own
+// performance.now() around the calls, median and max of N moves.
+import { createServer } from 'node:http';
+import { createReadStream, existsSync, statSync, writeFileSync } from 'node:fs';
+import { join, extname, resolve, dirname, basename } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cpus, loadavg } from 'node:os';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const DIST = join(ROOT, 'dist');
+const { chromium } = await import(join(ROOT, 'tests/e2e/node_modules/playwright-core/index.mjs'));
+const argv = process.argv.slice(2);
+const write = !argv.includes('--no-write');
+let files = argv.filter((a) => !a.startsWith('--'));
+if (!files.length) {
+  files = [
+    join(ROOT, '../shared/snapshots/transformer_fullstep_ctx128.pickle'),
+    join(ROOT, '../shared/snapshots/oom_pickle_named_json.json'),
+    join(ROOT, 'target/bench-data/gen_2000000.pickle'),
+  ];
+}
+for (const f of files) if (!existsSync(f)) { console.error(`missing ${f}`); process.exit(1); }
+if (!existsSync(join(DIST, 'index.html'))) { console.error('dist/ missing: run scripts/build-web.sh'); process.exit(1); }
+
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm' };
+const server = createServer((req, res) => {
+  const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+  const file = join(DIST, path === '/' ? 'index.html' : path);
+  if (!file.startsWith(DIST) || !existsSync(file) || !statSync(file).isFile()) { res.writeHead(404).end(); return; }
+  res.writeHead(200, { 'content-type': TYPES[extname(file)] || 'application/octet-stream' });
+  createReadStream(file).pipe(res);
+});
+await new Promise((r) => server.listen(0, '127.0.0.1', r));
+const ORIGIN = `http://127.0.0.1:${server.address().port}`;
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
+});
+
+const MOVES = 30;
+const med = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+const f1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : '–');
+const rows = [];
+for (const path of files) {
+  const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1 });
+  const page = await ctx.newPage();
+  await page.goto(ORIGIN + '/');
+  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60000 });
+  await page.setInputFiles('#file-input', path);
+  const name = basename(path);
+  await page.waitForFunction((n) => document.querySelector('#file-select')?.selectedOptions[0]?.textContent === n &&
+    document.querySelector('#plot').dataset.bandsDrawn !== undefined, name, { timeout: 600000 });
+  const r = await page.evaluate(async ({ MOVES }) => {
+    const m = window.memviz;
+    const v = m.viewer;
+    const mm = m.moment || window.memvizMoment; // before / after the ES modules
+    const time = (f) => { const t0 = performance.now(); f(); return performance.now() - t0; };
+    const frame = () => new Promise((res) => requestAnimationFrame(() => res()));
+    const out = { steps: v.n_steps() };
+    out.first = time(() => mm.setMoment('peak')); // builds the analysis
+    const peak = mm.view.at.step ?? 0;
+    // One step at a time (the arrow keys), then jumps across the trace.
+    const step = [], jump = [], query = [];
+    const painted = []; // the call, then until the next frame's callbacks ran (style, layout, paint in between)
+    for (let i = 1; i <= MOVES; i++) {
+      const s = Math.max(0, peak - i);
+      const t0 = performance.now();
+      step.push(time(() => mm.setMoment('step:' + s)));
+      await new Promise((res) => requestAnimationFrame(() => setTimeout(res)));
+      painted.push(performance.now() - t0);
+    }
+    out.painted = painted;
+    for (let i = 0; i < MOVES; i++) {
+      const s = Math.floor(((i * 7919) % MOVES + 0.5) / MOVES * out.steps);
+      jump.push(time(() => mm.setMoment('step:' + s)));
+      query.push(time(() => v.moment_json('step:' + s, 2000, Math.floor(v.peak_bytes() / 1500)))); // as moment.js asks
+      await frame();
+    }
+    out.step = step; out.jump = jump; out.query = query;
+    out.ooms = v.oom_count();
+    out.explainOom = out.ooms ? time(() => v.explain_json('oom:0')) : NaN;
+    out.explainPeak = time(() => v.explain_json('peak'));
+    out.leaks = time(() => v.leaks_json());
+    out.markers = time(() => v.markers_json());
+    const redraw = async (mode) => {
+      v.set_color_by(mode);
+      const t0 = performance.now();
+      m.redraw();
+      await frame();
+      return performance.now() - t0;
+    };
+    out.colorCategory = await redraw('category'); // computes the colors
+    out.colorCategory2 = await redraw('category');
+    out.area = await redraw('area'); // builds the kind series
+    out.area2 = await redraw('area');
+    out.allocation = await redraw('allocation');
+    return out;
+  }, { MOVES });
+  rows.push({ name, ...r });
+  console.error(`${name}: ${JSON.stringify({ ...r, step: undefined, jump: undefined, query: undefined, painted: undefined })}`);
+  await ctx.close();
+}
+await browser.close();
+server.close();
+
+let md = `# "Explain the memory": browser timings\n\n` +
+  `Release page (dist/), headless Chromium, 1400×900; ${cpus().length} × ${cpus()[0]?.model ?? '?'}, load ${loadavg().map((x) => x.toFixed(2)).join(' ')}; ` +
+  `${new Date().toISOString().slice(0, 16)}Z. \`node benches/browser/explain.mjs\`.\n\n` +
+  `t moves: \`setMoment\` (Viewer.moment_json + the panel: totals, kinds, table, icicle), median / max of ${MOVES}; ` +
+  `"one step" walks back from the peak as the arrow keys do ("to the next frame": until the frame after it, so with the page's layout; ` +
+  `headless Chromium's frames come every ~16 ms), "jump" lands anywhere; "query" is moment_json alone.\n\n` +
+  '| file | steps | first t (builds the analysis) | t moves one step | one step, to the next frame | t jumps | query alone | OOM explained | peak explained | leaks | markers | Color by category (first / again) | stacked area (first / again) |\n' +
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|\n';
+for (const r of rows) {
+  md += `| ${r.name} | ${r.steps} | ${f1(r.first)} ms | ${f1(med(r.step))} / ${f1(Math.max(...r.step))} ms | ${f1(med(r.painted))} ms | ` +
+    `${f1(med(r.jump))} / ${f1(Math.max(...r.jump))} ms | ${f1(med(r.query))} ms | ${f1(r.explainOom)} ms | ${f1(r.explainPeak)} ms | ` +
+    `${f1(r.leaks)} ms | ${f1(r.markers)} ms | ${f1(r.colorCategory)} / ${f1(r.colorCategory2)} ms | ${f1(r.area)} / ${f1(r.area2)} ms |\n`;
+}
+console.log(md);
+if (write) writeFileSync(join(ROOT, 'benches/browser/EXPLAIN.md'), md);

@@ -1,0 +1,125 @@
+// Phases and time over the timelines (crates/memviz-wasm/src/phases.rs,
+// memviz_core::phases): the snapshot's record_function ranges
+// (external_annotations: forward / backward / optimizer step...) as labelled
+// bands along the top of the plot, torch.compile's own ones hidden unless
+// asked for, filterable by name; `annotate` events as markers; a click on a
+// phase zooms to it. The wall-clock time (time_us) of the step under the
+// pointer is shown next to the controls; a file without time_us says so.
+//
+// It follows the plot the way moment.js does: once per animation frame it
+// compares what the plot shows (file, device, view, window, width) with what
+// it laid out, and lays out again only when that changed.
+import { getViewer, guard, redraw } from './app.js';
+
+const $ = (id) => document.getElementById(id);
+const box = $('plot-box');
+const plot = $('plot');
+const COLORS = ['#2b6c3f', '#1f4e9a', '#8a4b08', '#6b2d7a'];
+
+const bar = document.createElement('div');
+bar.id = 'phase-controls';
+bar.style.cssText = 'font-size:13px;margin:0.3em 0';
+bar.hidden = true;
+bar.innerHTML = `
+  <label>Phases <input id="phase-filter" type="search" size="18" placeholder="filter by name"></label>
+  <label><input id="phase-internal" type="checkbox"> torch.compile internals</label>
+  · <span id="phase-count"></span> · <span id="time-readout"></span>`;
+box.before(bar);
+const layer = document.createElement('div');
+layer.id = 'phase-layer';
+layer.style.cssText = 'position:absolute;left:0;top:0;width:100%;height:100%;pointer-events:none';
+box.style.position = box.style.position || 'relative';
+box.appendChild(layer);
+
+let data = null; // phases_json of the current timeline
+let dataKey = '';
+let layoutKey = '';
+
+function currentKey(v) {
+  return [v.current_file(), v.device(), v.view(), v.file_names().length].join('/');
+}
+
+function shown() {
+  if (!data || !data.phases) return [];
+  const f = $('phase-filter').value.trim().toLowerCase();
+  const internal = $('phase-internal').checked;
+  return data.phases.filter((p) => (internal || !p.internal) && (!f || p.name.toLowerCase().includes(f)));
+}
+
+function layout(v) {
+  layer.replaceChildren();
+  const list = shown();
+  const w = plot.clientWidth;
+  list.forEach((p, i) => {
+    const x0 = v.x_of_step(p.step0), x1 = v.x_of_step(p.step1);
+    if (!(x1 >= 0 && x0 <= w)) return;
+    const left = Math.max(0, x0), right = Math.min(w, Math.max(x1, x0 + 2));
+    const el = document.createElement('div');
+    el.className = 'phase';
+    el.dataset.name = p.name;
+    el.dataset.step0 = p.step0;
+    el.dataset.step1 = p.step1;
+    el.title = `${p.name}: ${p.start_s.toFixed(6)} s to ${p.end_s.toFixed(6)} s${p.open ? ' (no END)' : ''}, ` +
+      `steps ${p.step0} to ${p.step1} · click: zoom to it`;
+    const c = COLORS[i % COLORS.length];
+    el.style.cssText = `position:absolute;top:${(i % 3) * 16}px;left:${plot.offsetLeft + left}px;` +
+      `width:${right - left}px;height:15px;background:${c}22;border-left:2px solid ${c};color:${c};` +
+      'font:11px sans-serif;white-space:nowrap;overflow:visible;pointer-events:auto;cursor:zoom-in';
+    el.textContent = p.name;
+    el.addEventListener('click', guard(() => {
+      const n = v.n_steps();
+      // A phase with no step inside (before or after the trace): its edge.
+      const a = Math.min(p.step0, Math.max(0, n - 1)), b = Math.max(p.step1, a + 1);
+      v.set_window(a, b);
+      redraw();
+    }));
+    layer.appendChild(el);
+  });
+  for (const m of data.markers || []) {
+    const x = v.x_of_step(m.step);
+    if (!(x >= 0 && x <= w)) continue;
+    const el = document.createElement('div');
+    el.className = 'annotate-marker';
+    el.title = `annotate event ${m.event}`;
+    el.style.cssText = `position:absolute;bottom:0;left:${plot.offsetLeft + x - 4}px;width:0;height:0;` +
+      'border-left:4px solid transparent;border-right:4px solid transparent;border-bottom:8px solid #b8860b';
+    layer.appendChild(el);
+  }
+  $('phase-count').textContent = data.phases && data.phases.length
+    ? `${list.length} of ${data.phases.length} shown` : 'no record_function phases in this file';
+}
+
+(function follow() {
+  try {
+    const v = getViewer();
+    // Only with a timeline on screen (not before a file, not in the state history).
+    bar.hidden = !(v && v.file_names().length && box.offsetParent !== null);
+    if (!bar.hidden) {
+      const key = currentKey(v);
+      if (key !== dataKey) {
+        dataKey = key;
+        data = JSON.parse(v.phases_json());
+        $('time-readout').textContent = data.has_time ? 'time: hover the plot'
+          : 'this file has no time_us: steps only';
+      }
+      // Where steps land on the plot (NaN until it is drawn) is part of the key.
+      const lk = [key, v.x_of_step(0), v.x_of_step(v.n_steps()), plot.clientWidth, $('phase-filter').value,
+        $('phase-internal').checked].join('|');
+      if (lk !== layoutKey) { layoutKey = lk; layout(v); }
+    }
+  } catch (_) { /* the viewer is restarting */ }
+  requestAnimationFrame(follow);
+})();
+
+plot.addEventListener('pointermove', (e) => {
+  const v = getViewer();
+  if (!v || !data || !data.has_time) return;
+  try {
+    const s = v.step_at_x(e.offsetX);
+    const t = v.time_at_step(s);
+    if (Number.isFinite(t)) $('time-readout').textContent = `step ${s}: t = ${t.toFixed(6)} s from the first event`;
+  } catch (_) { /* restarting */ }
+});
+
+/** For tests: the phases of the current timeline. */
+export const phaseData = () => data;
