@@ -41,8 +41,8 @@ pub mod diff;
 pub mod leaks;
 pub mod live;
 pub mod oom;
-pub mod series;
 pub mod over_time;
+pub mod series;
 
 use serde::Serialize;
 
