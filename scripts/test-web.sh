@@ -12,9 +12,9 @@ export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
 
 echo "== wasm-bindgen tests (headless Chromium)"
-# --release: the tests include a timing comparison (plotters-canvas vs the
-# pixel buffer) that is only meaningful optimized; the deps are shared with
-# the trunk release build.
+# --release: the deps are shared with the trunk release build. One test
+# prints (never asserts) a timing, plotters-canvas vs the pixel buffer,
+# which is only meaningful optimized; timings are checked in benches/.
 cargo test --release --target wasm32-unknown-unknown -p memviz-wasm -- --nocapture
 
 echo "== build dist/"

@@ -97,10 +97,11 @@ export function snapshot(name) {
   return readFileSync(join(SNAPSHOTS, name));
 }
 
-/** tests/reference/expected/NAME.json, or null where it is not there. */
+/** tests/reference/expected/NAME.json; throws where it is not there. */
 export function expected(name) {
   const f = join(ROOT, 'tests/reference/expected', `${name}.json`);
-  return existsSync(f) ? JSON.parse(readFileSync(f, 'utf8')) : null;
+  if (!existsSync(f)) throw new Error(`${f} is missing: run tests/reference/regenerate.sh`);
+  return JSON.parse(readFileSync(f, 'utf8'));
 }
 
 /** Waits until the page shows the summary of the file named `name`. */

@@ -105,11 +105,15 @@ async function useTimeline(page) {
   assert.ok(drawn !== null && Number(drawn) >= 0, `bands drawn: ${drawn}`);
 }
 
+/** How often useStateHistory's branches ran (asserted > 0 at the end). */
+const ran = { events: 0, lastRow: 0 };
+
 /** Select events (click, keys), scroll the map to its end and back, hover it. */
 async function useStateHistory(page) {
   const n = await V(page, 'state_len');
   const rows = page.locator('#event-rows div:not([hidden])');
   if (n > 0) {
+    ran.events++;
     // Rows are reused as the list scrolls: compare with the row shown selected.
     await rows.nth(Math.min(1, n - 1)).click();
     const sel = await V(page, 'state_selected');
@@ -140,7 +144,10 @@ async function useStateHistory(page) {
   }
   const rowsText = await page.textContent('#state-rows');
   const m = rowsText.match(/^rows (\d+)–(\d+) of (\d+)/);
-  if (m) assert.equal(m[2], m[3], `scrolled to the last row: ${rowsText}`);
+  if (m) {
+    ran.lastRow++;
+    assert.equal(m[2], m[3], `scrolled to the last row: ${rowsText}`);
+  }
   for (let i = 1; i < 8; i++) {
     for (let j = 1; j < 6; j++) await page.mouse.move(b.x + (b.w * i) / 8, b.y + (b.h * j) / 6);
   }
@@ -228,6 +235,7 @@ test('hostile snapshots: every view of every device answers, then a good file dr
   assert.deepEqual(seen.devices, ['cuda:3', 'cuda:5000', 'cuda:4000000000']);
   assert.deepEqual(seen.chaos, ['cuda:0', 'cuda:1']);
   assert.equal(await page.$$eval('#file-select option', (os) => os.length), HOSTILE.length);
+  assert.ok(ran.events > 0 && ran.lastRow > 0, `event list used ${ran.events}x, last map row checked ${ran.lastRow}x`);
 
   // A good file afterwards opens and draws.
   await pick(page, join(SNAPSHOTS, GOOD), GOOD);

@@ -255,7 +255,8 @@ test('search: by address and by frame text, counts against the hover texts, Ente
   assert.equal(await viewer(page, 'pinned_element'), ms[0]);
   const [w0, w1] = [await viewer(page, 'window_start'), await viewer(page, 'window_end')];
   const firstStep = exp.hover['0'].elements.find((e) => e.elem === ms[0])?.alloc_step;
-  if (firstStep !== undefined) assert.ok(w0 <= firstStep && firstStep < w1);
+  assert.ok(firstStep !== undefined, `match ${ms[0]} is among the reference's largest elements`);
+  assert.ok(w0 <= firstStep && firstStep < w1);
   assert.ok((await page.textContent('#context')).startsWith(`${ms[0]} `));
   // Matches are marked above the plot (red ticks; the current one black).
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
@@ -416,10 +417,9 @@ print(json.dumps(sorted({'%d,%d,s%d' % (tuple(s['segment_pool_id']) + (s['stream
     }
     return null;
   });
-  if (inner) {
-    await page.mouse.move(box.x + inner[0], box.y + inner[1]);
-    assert.ok((await page.textContent('#context')).startsWith(`${inner[2]} Addr: `));
-  }
+  assert.ok(inner, 'a block of a private pool is hoverable');
+  await page.mouse.move(box.x + inner[0], box.y + inner[1]);
+  assert.ok((await page.textContent('#context')).startsWith(`${inner[2]} Addr: `));
   if (process.env.MEMVIZ_SCREENSHOTS) {
     await page.mouse.move(box.x + at[0], box.y + at[1]);
     await page.screenshot({ path: join(ROOT, 'docs/screenshot-private-pools.png') });

@@ -132,7 +132,8 @@ test(`dropping ${BIG}: bands drawn, the core's numbers shown, hover, pin, detail
   const text = await page.textContent('#context');
   assert.ok(text.includes(`Addr: ${hover.addr}`), text.slice(0, 300));
   assert.ok(text.includes(`Size: `) && text.includes(`(${hover.size} bytes)`), text.slice(0, 300));
-  if (hover.first_frame) assert.ok(text.includes(hover.first_frame), 'first frame shown');
+  assert.ok(hover.first_frame, 'the reference names a first frame');
+  assert.ok(text.includes(hover.first_frame), 'first frame shown');
   // The hovered band is outlined (black pixels appear on the canvas).
   const outlined = await page.evaluate(() => {
     const c = document.getElementById('plot');
@@ -368,6 +369,7 @@ test('every real snapshot opens with the reference numbers in both views', async
   const { page, context, errors } = await openPage();
   const names = readdirSync(join(ROOT, '../shared/snapshots')).filter((f) => f !== 'README.md' && f !== BIG).sort();
   assert.ok(names.length >= 7);
+  assert.ok(names.includes('llm_inference_no_timestamps.pickle'), 'the free-without-alloc check below runs');
   for (const name of names) {
     await dropAndWait(page, name);
     const ref = expected(name);
@@ -382,6 +384,7 @@ test('every real snapshot opens with the reference numbers in both views', async
         [want.trace_events, want.segments, tl.elements, tl.start_bytes, tl.peak_bytes, tl.end_bytes], `${name} ${view}`);
       const drawn = await redrawNow(page);
       if (tl.elements > 0) assert.ok(drawn > 0 && await inkedPixels(page) > 1000, `${name} ${view}: drawn`);
+      else assert.equal(drawn, 0, `${name} ${view}: no elements, no bands`);
     }
     await page.selectOption('#view-select', { label: 'Active Memory Timeline' });
     if (name === 'llm_inference_no_timestamps.pickle') {

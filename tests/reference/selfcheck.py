@@ -150,13 +150,21 @@ def check(path):
         if seg_events and sm['start_bytes'] != s0['reserved_bytes']:
             bad.append(f'{path} d{d}: segment timeline start {sm["start_bytes"]} != reserved before event 0 {s0["reserved_bytes"]}')
         print(f'{path} device {d}: {len(samples)} events checked both ways')
+        CHECKED.append((path, d))
     return bad
 
 
+CHECKED = []
+
+
 def main():
+    if len(sys.argv) < 2:
+        sys.exit(f'usage: {sys.argv[0]} SNAPSHOT...')
     bad = []
     for p in sys.argv[1:]:
         bad += check(p)
+    if not CHECKED:
+        bad.append('no device with trace events in ' + ' '.join(sys.argv[1:]) + ': nothing was checked')
     for b in bad:
         print('MISMATCH', b)
     sys.exit(1 if bad else 0)

@@ -87,7 +87,9 @@ fn top_groups_against_reference() {
     let file = snapshot("oom_pickle_named_json.json");
     let expected = reference(&file);
     let dev = &expected["devices"]["0"];
-    for m in dev["moments"].as_array().unwrap() {
+    let moments = dev["moments"].as_array().unwrap();
+    assert!(!moments.is_empty(), "the reference lists no moments");
+    for m in moments {
         let at = m["at"].as_str().unwrap();
         for (by, key) in [("stack", "stack"), ("user", "user_frame"), ("frame", "frame"), ("category", "category")] {
             let top = json(&["top", &file, "--at", at, "--by", by, "--json"]);

@@ -129,16 +129,18 @@ fn expected_dir() -> PathBuf {
 #[test]
 fn every_real_snapshot_has_expected_numbers() {
     let snaps = shared_dir().join("snapshots");
-    let mut missing = Vec::new();
+    let (mut missing, mut seen) = (Vec::new(), 0);
     for entry in std::fs::read_dir(&snaps).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().into_owned();
         if name.ends_with(".md") {
             continue;
         }
+        seen += 1;
         if !expected_dir().join(format!("{name}.json")).is_file() {
             missing.push(name);
         }
     }
+    assert!(seen >= 11, "only {seen} snapshots in {}", snaps.display());
     assert!(
         missing.is_empty(),
         "no tests/reference/expected/NAME.json for {missing:?}: run tests/reference/regenerate.sh"
@@ -149,12 +151,13 @@ fn every_real_snapshot_has_expected_numbers() {
 fn expected_numbers_are_current() {
     // the committed files must be what the reference script prints today
     let snaps = shared_dir().join("snapshots");
-    let mut stale = Vec::new();
+    let (mut stale, mut checked) = (Vec::new(), 0);
     for entry in std::fs::read_dir(expected_dir()).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_none_or(|x| x != "json") {
             continue;
         }
+        checked += 1;
         let committed: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let snapshot = snaps.join(path.file_stem().unwrap());
         let now = run_json(python3().arg(reference_script()).arg("expected").arg(&snapshot));
@@ -162,6 +165,7 @@ fn expected_numbers_are_current() {
             stale.push(path.display().to_string());
         }
     }
+    assert!(checked >= 11, "only {checked} files in {}", expected_dir().display());
     assert!(stale.is_empty(), "stale (run tests/reference/regenerate.sh and review): {stale:?}");
 }
 

@@ -110,7 +110,9 @@ fn annotations_show_in_the_allocation_hover_and_the_event_list() {
     assert!(hovers[a1 as usize].contains(&both), "{}", hovers[a1 as usize]);
 
     // internal_metadata and pool_id of the alloc event.
-    for h in want["hover"].as_array().unwrap() {
+    let want_hover = want["hover"].as_array().unwrap();
+    assert!(!want_hover.is_empty(), "gen_fields.py gave no hover to check");
+    for h in want_hover {
         let k = h["alloc_event"].as_u64().unwrap() as u32;
         let e = element(&tl, |s, _| *s == ElementSource::Alloc(k));
         for c in h["contains"].as_array().unwrap() {

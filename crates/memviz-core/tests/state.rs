@@ -290,11 +290,14 @@ fn generated_snapshots_replay_consistently() {
             // Every block alive at the end that the trace allocated names its alloc.
             let fin = h.cursor().state(&h, &snap);
             let t = snap.trace(d);
+            let mut named = 0;
             for b in fin.segments.iter().flat_map(|s| &s.blocks) {
                 if let Some(a) = b.alloc_event {
                     assert_eq!((t.action[a].name(), t.addr(a), t.size[a]), ("alloc", b.address, b.requested_size));
+                    named += 1;
                 }
             }
+            assert!(named > 0, "{name} device {d}: no block alive at the end names its alloc");
             if opts.contains(&"--oom") && d == 0 {
                 let sum = {
                     let mut c = h.cursor();

@@ -105,12 +105,15 @@ fn legacy_free_versions_are_memory_vizs_in_every_view() {
         // Active Memory Timeline: an allocation's version is its alloc's.
         let tl = Timeline::build_with(&snap, &v, d, TimelineKind::ActiveMemory);
         let own = Timeline::build(&snap, d, TimelineKind::ActiveMemory);
+        let mut allocs = 0;
         for (e, el) in tl.elements.iter().enumerate() {
             if let ElementSource::Alloc(i) = el.source {
                 assert_eq!(el.version, mv[i as usize].unwrap(), "element {e}");
                 assert_eq!(own.elements[e].version, el.version);
+                allocs += 1;
             }
         }
+        assert!(allocs > 10, "only {allocs} elements from an alloc");
 
         // Search by the versioned name finds exactly the events memory_viz
         // names so.

@@ -181,9 +181,11 @@ fn detail_zoom_pan_and_views() {
 
 /// Why bands are not drawn by plotters: plotters-canvas issues one canvas
 /// call per rectangle. Measured here against the pixel-buffer path on the
-/// same canvas size; printed by the test (see the README's design notes).
+/// same canvas size and printed only (see the README's design notes): a
+/// wall-clock comparison is no correctness check, timings belong in
+/// benches/. What is checked is that both paths drew.
 #[wasm_bindgen_test]
-fn plotters_rectangles_cost_more_than_the_pixel_buffer() {
+fn plotters_rectangles_and_the_pixel_buffer_both_draw() {
     use plotters::prelude::*;
     use plotters_canvas::CanvasBackend;
     let perf = web_sys::window().unwrap().performance().unwrap();
@@ -212,7 +214,8 @@ fn plotters_rectangles_cost_more_than_the_pixel_buffer() {
         st.columns,
         st.bands_drawn
     );
-    assert!(buffer_ms < plotters_ms, "{buffer_ms} vs {plotters_ms}");
+    assert!(inked(&c) > 5_000, "plotters drew its rectangles");
+    assert!(st.bands_drawn > 20 && inked(&cs.plot) > 50_000, "the pixel buffer drew the plot");
 }
 
 /// A file with a broken entry opens and says what was skipped; pinned host

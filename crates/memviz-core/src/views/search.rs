@@ -233,8 +233,13 @@ mod tests {
 
     #[test]
     fn address_text_like_format_addr() {
-        for (seg, a, v) in [(false, 0u128, 0u32), (true, 0x7f064c000000, 12), (false, u128::MAX, u32::MAX)] {
-            let full = crate::format::format_addr(seg, a, v);
+        // The texts memory_viz shows: b|s, hex address, _version.
+        for (seg, a, v, full) in [
+            (false, 0u128, 0u32, "b0_0".to_string()),
+            (true, 0x7f064c000000, 12, "s7f064c000000_12".to_string()),
+            (false, u128::MAX, u32::MAX, format!("b{}_4294967295", "f".repeat(32))),
+        ] {
+            assert_eq!(crate::format::format_addr(seg, a, v), full);
             assert!(addr_matches(seg, a, v, full.as_bytes()), "{full}");
             assert!(!addr_matches(seg, a, v, format!("{full}x").as_bytes()));
             assert!(addr_matches(seg, a, v, &full.as_bytes()[1..4.min(full.len())]));
