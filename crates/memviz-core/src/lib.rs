@@ -18,7 +18,7 @@ pub mod views;
 
 // The modules by their short names: `memviz_core::timeline`, `crate::pickle`.
 pub use decode::{annotations, json, loader, pickle, problems, profiler};
-pub use views::{mapped, phases, pools, search, segment_map, state, summary, timeline, versions};
+pub use views::{mapped, phases, pools, ranks, search, segment_map, state, summary, timeline, versions};
 
 pub use error::{Error, ErrorKind, Result};
 pub use model::Snapshot;

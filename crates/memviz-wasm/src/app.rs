@@ -133,6 +133,18 @@ impl App {
         self.rebuild();
     }
 
+    /// Frees the timelines built for the files not shown: a batch of ranks
+    /// keeps only their compact models, and a file's timeline is built again
+    /// when it is shown again.
+    pub fn drop_other_timelines(&mut self) {
+        let current = self.current;
+        for (i, f) in self.files.iter_mut().enumerate() {
+            if i != current {
+                f.timelines = Vec::new();
+            }
+        }
+    }
+
     pub fn set_device(&mut self, d: u32) {
         self.device = d;
         self.rebuild();

@@ -13,6 +13,7 @@ mod explain;
 mod moment;
 mod phases;
 mod profiler;
+mod ranks;
 pub mod text;
 mod views;
 

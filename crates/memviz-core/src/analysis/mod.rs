@@ -37,11 +37,12 @@
 //! facts for coloring, peak and OOM markers).
 
 pub mod category;
+pub mod diff;
 pub mod leaks;
 pub mod live;
 pub mod oom;
-pub mod series;
 pub mod over_time;
+pub mod series;
 
 use serde::Serialize;
 
