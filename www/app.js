@@ -278,8 +278,25 @@ async function readFile(file) {
   drawNow();
 }
 
+let openMany = null; // ranks.js: how several files opened at once are read
+
+/** ranks.js registers here: it reads several files opened at once (overview, per-file progress). */
+export function setOpenMany(fn) {
+  openMany = fn;
+}
+
 /** Opens File objects one after the other; resolves when all are read. */
 export function openFiles(files) {
+  if (files.length > 1 && openMany) {
+    // The timings line then covers the whole batch: every file read, the first drawn.
+    queue = queue.then(async () => {
+      markReceived();
+      await openMany(files);
+      markDecoded();
+      drawNow();
+    });
+    return queue;
+  }
   for (const f of files) queue = queue.then(() => readFile(f));
   return queue;
 }
@@ -314,6 +331,16 @@ const opened = guard(function () {
   showWarnings();
   fillSelect($('file-select'), viewer.file_names().map((n, i) => [i, n]), viewer.current_file());
   fillSelect($('view-select'), viewer.view_names().map((n, i) => [i, n]), viewer.view());
+  viewChanged();
+});
+
+/** Shows open file `i` (on `device`, else its default device) with its controls (ranks.js). */
+export const showFile = guard(function (i, device) {
+  viewer.select_file(i);
+  if (device != null) viewer.set_device(device);
+  $('hint').hidden = true;
+  fillSelect($('file-select'), viewer.file_names().map((n, j) => [j, n]), viewer.current_file());
+  fillSelect($('view-select'), viewer.view_names().map((n, j) => [j, n]), viewer.view());
   viewChanged();
 });
 

@@ -6,7 +6,8 @@
 //   announce.js no imports; the polite aria-live region (hover text, debounced)
 //   app.js     imports boot.js, announce.js; the Viewer, files, controls,
 //              timelines, the plot's keys; exports getViewer, guard, redraw,
-//              openFiles, showError, ready, timings, onPin, addViewHooks
+//              openFiles, showError, ready, timings, onPin, addViewHooks,
+//              setOpenMany, showFile
 //   views.js   imports app.js, announce.js; pools, state history, settings,
 //              search; registers its hooks with app.js
 //   icicle.js  no imports; draws the icicle graph
@@ -14,6 +15,7 @@
 //   explain.js imports app.js, moment.js; Color by, peak/OOM markers, the
 //              OOM and peak panel, leaks
 //   share.js   imports app.js; embedded snapshot, #file=, MemoryViz.js posts
+//   ranks.js   imports app.js, moment.js; many files at once: overview, diff
 //   profiler.js imports boot.js, app.js; torch.profiler exports as a chart
 //   phases.js  imports app.js; record_function phases, annotate markers, time
 //   main.js    imports them all, in this order (the order they run in).
@@ -23,6 +25,7 @@ import * as views from './views.js';
 import * as moment from './moment.js';
 import * as explain from './explain.js';
 import './share.js';
+import './ranks.js';
 import './profiler.js';
 import './phases.js';
 

@@ -222,7 +222,7 @@ def free_space(segments, blocks, keep):
     return out
 
 
-def analyse(snap, device, rules):
+def analyse(snap, device, rules, extra_specs=()):
     ann = Annotated(snap)
     trace = snap['device_traces'][device] if device < len(snap['device_traces']) else []
     elements, actions, initially = process_alloc_data(snap, ann, device, False)
@@ -374,6 +374,7 @@ def analyse(snap, device, rules):
         specs += [f'event:{i}' for i in sorted({0, len(trace) // 4, len(trace) // 2, len(trace) - 1})]
     if n:
         specs += [f'step:{s}' for s in sorted({0, n // 3, n - 1})]
+    specs += [s for s in extra_specs if s not in specs]  # diff_reference.py's moments
     moments = []
     for spec in specs:
         at = moment(spec)

@@ -16,6 +16,7 @@ use memviz_core::timeline::TimelineKind;
 use memviz_core::{Loaded, Loader, Snapshot};
 
 mod analysis;
+mod multi;
 
 const USAGE: &str = "\
 memviz: read PyTorch CUDA memory snapshots (torch.cuda.memory._dump_snapshot)
@@ -48,6 +49,19 @@ USAGE:
     top, oom and leaks take --category 'REGEX=KIND' (repeatable, first match
     wins over the built-in inference): REGEX is matched against the stack's
     shown frames, 'filename:line:name' one a line, innermost first.
+    memviz diff A B [--at peak|end|oom|step:S|EVENT] [--by stack|user|frame|category]
+               [--device D] [--limit N] [--json]
+        What changed from A to B: live bytes at the moment (default: each
+        side's peak) grouped in A, in B, and B - A, largest change first;
+        groups only in A or only in B. Stacks match by their frames' text
+        (file, line, function), never by address. --at-a/--at-b and
+        --device-a/--device-b set one side (A and B may be the same file:
+        two moments or two devices of one trace).
+    memviz overview FILE... [--json]
+        Many snapshots at once (the ranks of one run): one row per file and
+        device, files with a rank in their name (rank3, _r3_, -3.) in rank
+        order: peak active, peak reserved, end, OOMs, and how far the peak is
+        from the median peak.
     memviz render FILE --view active|segments|categories [--device D]
                   [--x step|time] [--width W --height H] -o OUT.png|OUT.svg [--json]
         Draws the Active Memory (active) or Active Cached Segment (segments)
@@ -93,7 +107,14 @@ pub(crate) struct Opts {
     device: Option<String>,
     event: Option<u64>,
     file: Option<String>,
+    /// Files after the first (only `diff` takes one).
+    more_files: Vec<String>,
     at: Option<String>,
+    /// One side of `diff` (else `at` / `device` for both).
+    at_a: Option<String>,
+    at_b: Option<String>,
+    device_a: Option<String>,
+    device_b: Option<String>,
     by: Option<String>,
     limit: Option<usize>,
     categories: Vec<String>,
@@ -120,6 +141,15 @@ fn parse_opts(args: &[String]) -> Result<Opts, String> {
             "--device" => {
                 let v = it.next().ok_or_else(|| format!("{a} needs a device number or 'host'"))?;
                 o.device = Some(v.clone());
+            }
+            "--at-a" | "--at-b" | "--device-a" | "--device-b" => {
+                let v = it.next().ok_or_else(|| format!("{a} needs a value"))?.clone();
+                match a.as_str() {
+                    "--at-a" => o.at_a = Some(v),
+                    "--at-b" => o.at_b = Some(v),
+                    "--device-a" => o.device_a = Some(v),
+                    _ => o.device_b = Some(v),
+                }
             }
             "--at" | "--by" | "--category" => {
                 let v = it.next().ok_or_else(|| format!("{a} needs a value"))?.clone();
@@ -156,8 +186,10 @@ fn parse_opts(args: &[String]) -> Result<Opts, String> {
             }
             s if s.starts_with("--") => return Err(format!("unknown option {s}\n\n{USAGE}")),
             s => {
-                if o.file.replace(s.to_string()).is_some() {
-                    return Err(format!("more than one FILE given\n\n{USAGE}"));
+                if o.file.is_some() {
+                    o.more_files.push(s.to_string());
+                } else {
+                    o.file = Some(s.to_string());
                 }
             }
         }
@@ -218,6 +250,14 @@ fn run(args: &[String]) -> Result<(), String> {
     }
     let opts = parse_opts(&args[1..])?;
     let file = opts.file.clone().ok_or_else(|| format!("{cmd}: FILE missing\n\n{USAGE}"))?;
+    match cmd.as_str() {
+        "diff" => return multi::diff(&file, &opts),
+        "overview" => return multi::overview(&file, &opts),
+        _ => {}
+    }
+    if !opts.more_files.is_empty() {
+        return Err(format!("more than one FILE given\n\n{USAGE}"));
+    }
     match cmd.as_str() {
         "summary" => {
             let snap = match load_any(&file)? {

@@ -22,7 +22,7 @@ pub mod views;
 pub(crate) use decode::{annotations, json, loader, pickle, problems};
 // torch.profiler memory exports: read by the CLI and the page, so public.
 pub use decode::profiler;
-pub use views::{mapped, phases, pools, search, segment_map, state, summary, timeline, versions};
+pub use views::{mapped, phases, pools, ranks, search, segment_map, state, summary, timeline, versions};
 
 pub use error::{Error, ErrorKind, Result};
 pub use model::Snapshot;

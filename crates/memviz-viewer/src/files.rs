@@ -25,6 +25,11 @@ impl OpenFile {
         self.timelines.iter().find(|(k, _)| *k == (device, kind)).map(|(_, t)| t)
     }
 
+    /// Frees the timelines built so far (they are built again on use).
+    pub fn drop_timelines(&mut self) {
+        self.timelines = Vec::new();
+    }
+
     /// Replays the trace for `kind` on `device` once; later calls find it.
     pub fn build_timeline(&mut self, device: u32, kind: TimelineKind) {
         if self.timeline(device, kind).is_none() {

@@ -16,13 +16,15 @@
 //!   and the "Alive at" panel's data;
 //! - [`explain`]: "Explain the memory": Color by, the stacked area, the
 //!   highlight, peak / OOM markers, OOM and peak explained, leaks;
-//! - [`phases`]: record_function phases, annotate markers, wall-clock time.
+//! - [`phases`]: record_function phases, annotate markers, wall-clock time;
+//! - [`ranks`]: many files at once: overview rows, rank order, diffs.
 
 pub mod context;
 pub mod explain;
 mod files;
 pub mod moment;
 pub mod phases;
+pub mod ranks;
 pub mod search;
 pub mod view;
 pub mod views;

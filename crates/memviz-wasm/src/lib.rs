@@ -16,13 +16,15 @@
 //! - explain.rs: Color by, the stacked area, markers, OOM / peak, leaks;
 //! - phases.rs: record_function phases and wall-clock time;
 //! - profiler.rs: torch.profiler memory exports (`ProfilerView`, apart from
-//!   `Viewer`).
+//!   `Viewer`);
+//! - ranks.rs: many files at once: overview rows, rank order, diffs.
 
 mod axes;
 mod explain;
 mod moment;
 mod phases;
 mod profiler;
+mod ranks;
 pub mod text;
 mod views;
 

@@ -187,6 +187,15 @@ impl FrameTable {
         self.labels.get(c as usize).map_or(NO_FRAMES, |l| l)
     }
 
+    /// `filename:line:name` of canonical frame `c`, without FX lines: the
+    /// text two snapshots' frames are matched by (see `analysis::diff`).
+    pub(crate) fn plain_label(&self, snap: &Snapshot, c: u32) -> String {
+        match self.rep.get(c as usize).and_then(|&f| snap.frames.get(f as usize)) {
+            Some(f) => format!("{}:{}:{}", snap.str(f.filename), f.line, snap.str(f.name)),
+            None => NO_FRAMES.to_string(),
+        }
+    }
+
     pub(crate) fn heap_bytes(&self) -> usize {
         self.canon.capacity() * 4 + self.rep.len() * 22 + self.labels.iter().map(|l| l.len()).sum::<usize>()
     }
@@ -371,7 +380,7 @@ pub struct TreeNode {
 
 /// Live bytes and count per stack-tree leaf: the first step of every
 /// grouping but by category.
-fn per_leaf(a: &Analysis, elems: &[u32]) -> Vec<(u32, u64, u64)> {
+pub(crate) fn per_leaf(a: &Analysis, elems: &[u32]) -> Vec<(u32, u64, u64)> {
     let mut at: IdMap<usize> = IdMap::default();
     let mut out: Vec<(u32, u64, u64)> = Vec::new();
     for &e in elems {

@@ -37,6 +37,7 @@
 //! facts for coloring, peak and OOM markers).
 
 pub mod category;
+pub mod diff;
 pub mod leaks;
 pub mod live;
 pub mod oom;

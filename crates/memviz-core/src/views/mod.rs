@@ -6,11 +6,13 @@
 //! - [`pools`]: Allocated Memory (incl. Private Pools);
 //! - [`state`]: Allocator State History; [`segment_map`]: its segment map;
 //! - [`search`]: search by address or frame text; [`summary`]: `memviz summary`;
+//! - [`ranks`]: many files at once: ranks from file names, overview rows;
 //! - [`versions`]: memory_viz's address versions (`b7f…_0`).
 
 pub mod mapped;
 pub mod phases;
 pub mod pools;
+pub mod ranks;
 pub mod search;
 pub mod segment_map;
 pub mod state;

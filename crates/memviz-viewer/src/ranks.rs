@@ -1,0 +1,93 @@
+//! Many snapshots at once (www/ranks.js over memviz-wasm's ranks.rs): the
+//! overview row of each open file, the rank order of file names, and diffs
+//! of two moments (`memviz_core::ranks`, `memviz_core::analysis::diff`).
+//! The logic and its tests are in the core.
+
+use memviz_core::analysis::diff::{self, Side};
+use memviz_core::analysis::{Analysis, GroupBy, Moment, Rules};
+use memviz_core::ranks;
+
+use crate::{OpenFile, Viewer};
+
+impl Viewer {
+    /// Open file `i`; the error names the index.
+    fn ranks_file(&self, i: usize) -> Result<&OpenFile, String> {
+        self.cx.files.get(i).ok_or_else(|| format!("no file {i}"))
+    }
+
+    /// Overview rows of open file `file` (one per device: `memviz
+    /// summary`'s peaks, end, OOMs, a sparkline of at most `samples`
+    /// points) as JSON: `{name, rank, rows: [...]}`.
+    pub fn overview_json(&self, file: usize, samples: usize) -> Result<String, String> {
+        let f = self.ranks_file(file)?;
+        // The file just read is the current one: its timeline is built.
+        let built = if self.cx.current == file { self.cx.timeline() } else { None };
+        let rows = ranks::overview_using(&f.snap, samples, built);
+        let v = serde_json::json!({ "name": f.name, "rank": ranks::rank_of(&f.name), "rows": rows });
+        Ok(v.to_string())
+    }
+
+    /// Frees the timelines of the files not shown: with many ranks open,
+    /// only their models stay (a file's timeline is built again when it is
+    /// shown again).
+    pub fn keep_only_current_views(&mut self) {
+        let current = self.cx.current;
+        for (i, f) in self.cx.files.iter_mut().enumerate() {
+            if i != current {
+                f.drop_timelines();
+            }
+        }
+    }
+
+    /// What was alive at `moment` (`peak`, `end`, `step:S`, an event...) on
+    /// `device` of open file `file`, for [`diff_json`].
+    pub fn diff_side(&self, file: usize, device: u32, moment: &str) -> Result<Side, String> {
+        let m = Moment::parse(moment)?;
+        let f = self.ranks_file(file)?;
+        if !f.snap.devices().contains(&device) {
+            return Err(format!("{}: no device {device}", f.name));
+        }
+        let a = Analysis::build(&f.snap, device, &Rules::default());
+        let label = format!("{} (device {})", f.name, f.snap.device_name(device));
+        Side::new(&f.snap, &a, m, &label).map_err(|e| format!("{}: {e}", f.name))
+    }
+}
+
+/// B against A grouped `by` (`stack`, `user`, `frame`, `category`) as JSON:
+/// the Diff (its `groups` cut to the `limit` largest changes, `group_count`
+/// says how many there were) and `tree`, the merged stack tree for the
+/// two-colour icicle (nodes of at least `min_tree_bytes` on either side).
+pub fn diff_json(a: &Side, b: &Side, by: &str, limit: usize, min_tree_bytes: u64) -> Result<String, String> {
+    let by = GroupBy::from_name(by).ok_or_else(|| format!("no grouping {by:?}"))?;
+    let mut d = diff::diff(a, b, by);
+    let count = d.groups.len();
+    d.groups.truncate(limit);
+    let tree = diff::diff_tree(a, b, min_tree_bytes);
+    let mut v = serde_json::to_value(&d).map_err(|e| e.to_string())?;
+    v["group_count"] = count.into();
+    v["tree"] = serde_json::to_value(&tree).map_err(|e| e.to_string())?;
+    Ok(v.to_string())
+}
+
+/// A diff side's `{name, device, device_name, at, total_bytes, count}` as JSON.
+pub fn side_info_json(s: &Side) -> String {
+    serde_json::to_string(&s.info).unwrap_or_default()
+}
+
+/// The order to show files in: ranked names by rank, then the rest by name
+/// (indices into `names`).
+pub fn rank_order(names: &[String]) -> Vec<u32> {
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    ranks::rank_order(&refs).into_iter().map(|i| i as u32).collect()
+}
+
+/// The rank a file name carries (None: none, or past i32).
+pub fn rank_of(name: &str) -> Option<i32> {
+    ranks::rank_of(name).and_then(|r| i32::try_from(r).ok())
+}
+
+/// How far each peak is from the median peak, as a fraction of it.
+pub fn distance_from_median(peaks: &[f64]) -> Vec<f64> {
+    let p: Vec<u64> = peaks.iter().map(|&x| x.max(0.0) as u64).collect();
+    ranks::distance_from_median(&p)
+}

@@ -1,0 +1,164 @@
+// Browser test of many files at once (www/ranks.js): four generated ranks
+// dropped together; the overview's numbers, order and outlier colour, a row
+// click that keeps the zoom and t, and a diff, all against numbers computed
+// in Python (tests/reference/memviz_reference.py, diff_reference.py).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, DIST, serveDist, launch, newPage, dropFiles, waitOpened, snapshot } from './helpers.mjs';
+
+const OUT = join(ROOT, 'tests/e2e/out');
+const DIR = join(OUT, 'ranks');
+const GEN = join(ROOT, '../shared/tools/gen_snapshot.py');
+const REF = join(ROOT, 'tests/reference');
+mkdirSync(DIR, { recursive: true });
+
+// Dropped in this (shuffled) order; rank 2 ends in an OOM, rank 3 runs more
+// iterations (a higher peak: the outlier).
+const RANKS = [
+  { rank: 2, args: ['--events', '3000', '--seed', '32', '--oom'] },
+  { rank: 0, args: ['--events', '3000', '--seed', '30'] },
+  { rank: 3, args: ['--events', '6000', '--seed', '33', '--iters', '6'] },
+  { rank: 1, args: ['--events', '3000', '--seed', '31'] },
+];
+const name = (r) => `train_rank${r}.pickle`;
+const python = (args) => JSON.parse(execFileSync('python3', args, { encoding: 'utf8', maxBuffer: 1 << 28 }));
+
+let server, origin, browser;
+before(async () => {
+  assert.ok(existsSync(join(DIST, 'index.html')), 'dist/ missing: run scripts/build-web.sh first');
+  for (const { rank, args } of RANKS) execFileSync('python3', [GEN, join(DIR, name(rank)), ...args]);
+  ({ server, origin } = await serveDist());
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+test('four ranks at once: overview, row click keeps zoom and t, diff', async () => {
+  const { page, blocked, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
+  await page.goto(origin + '/');
+  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+  await dropFiles(page, RANKS.map(({ rank }) => [name(rank), readFileSync(join(DIR, name(rank)))]));
+  await page.waitForFunction(() => {
+    const p = document.querySelector('#ranks-panel');
+    return p && p.dataset.rows === '4' && p.dataset.loading === '0';
+  }, null, { timeout: 120000 });
+  await waitOpened(page, name(0));
+
+  // The overview: ranks in order, memory_viz's numbers computed in Python.
+  const rows = await page.$$eval('#ranks-table tbody tr', (trs) => trs.map((tr) => ({ ...tr.dataset })));
+  assert.deepEqual(rows.map((r) => r.rank), ['0', '1', '2', '3']);
+  const peaks = [];
+  for (const r of rows) {
+    const s = python([join(REF, 'memviz_reference.py'), 'summary', join(DIR, name(r.rank))]).devices['0'];
+    assert.equal(Number(r.peak), s.active_memory.peak_bytes, `rank ${r.rank} peak`);
+    assert.equal(Number(r.reserved), s.segment_memory.peak_bytes, `rank ${r.rank} reserved`);
+    assert.equal(Number(r.end), s.active_memory.end_bytes, `rank ${r.rank} end`);
+    assert.equal(Number(r.ooms), s.actions.oom || 0, `rank ${r.rank} OOMs`);
+    peaks.push(s.active_memory.peak_bytes);
+  }
+  assert.deepEqual(rows.map((r) => Number(r.ooms)), [0, 0, 1, 0]);
+  // Distance from the median peak (4 rows: the mean of the middle two).
+  const sorted = [...peaks].sort((a, b) => a - b);
+  const median = (sorted[1] + sorted[2]) / 2;
+  rows.forEach((r, i) => assert.ok(Math.abs(Number(r.distance) - (peaks[i] - median) / median) < 1e-3, `rank ${i} distance`));
+  const far = peaks.map((p) => Math.abs(p - median)).reduce((m, d, i, a) => (d > a[m] ? i : m), 0);
+  const colours = await page.$$eval('#ranks-table tbody td.peak', (tds) => tds.map((t) => t.style.background));
+  assert.ok(colours[far] && colours[far] !== 'transparent', `the outlier rank ${far} is coloured: ${colours}`);
+  assert.equal(await page.$$eval('#ranks-table canvas.spark', (c) => c.filter((x) => x.width > 0).length), 4);
+  const plotBox = await page.$eval('#minimap', (e) => e.getBoundingClientRect().bottom + window.scrollY);
+  await page.screenshot({ path: join(OUT, 'screenshot-ranks.png'), fullPage: true, clip: { x: 0, y: 0, width: 1400, height: Math.ceil(plotBox) + 8 } });
+
+  // Zoom in and set t on rank 0, then click rank 1: both stay.
+  const before = await page.evaluate(() => {
+    const v = window.memviz.viewer;
+    v.set_window(100, 700);
+    window.memviz.redraw();
+    window.memviz.moment.setMoment('step:400');
+    return [v.window_start(), v.window_end()];
+  });
+  await page.click('#ranks-table tbody tr[data-rank="1"]');
+  await waitOpened(page, name(1));
+  const afterSwitch = await page.evaluate(() => {
+    const v = window.memviz.viewer;
+    return { w: [v.window_start(), v.window_end()], step: window.memviz.moment.view.at.step };
+  });
+  assert.deepEqual(afterSwitch.w, before);
+  assert.equal(afterSwitch.step, 400);
+  assert.equal(await page.$eval('#ranks-panel', (p) => p.dataset.shown.split('/')[0]), await page.evaluate(() => String(window.memviz.viewer.current_file())));
+
+  // Diff rank 0 (A) against rank 1 (B) at each one's peak, by stack.
+  await page.selectOption('#diff-a', '0');
+  await page.selectOption('#diff-b', '1');
+  await page.selectOption('#diff-by', 'stack');
+  await page.click('#diff-run');
+  await page.waitForSelector('#diff-out:not([hidden])');
+  const want = python([join(REF, 'diff_reference.py'), join(DIR, name(0)), join(DIR, name(1)), '--by', 'stack']);
+  const out = await page.$eval('#diff-out', (e) => ({ ...e.dataset }));
+  assert.equal(Number(out.totalA), want.a.total_bytes);
+  assert.equal(Number(out.totalB), want.b.total_bytes);
+  const changed = want.groups.filter((g) => g.bytes_a !== g.bytes_b || g.count_a !== g.count_b);
+  assert.ok(changed.length > 0);
+  assert.equal(Number(out.changed), changed.length);
+  assert.equal(Number(out.groups), want.groups.length);
+  const byKey = new Map(want.groups.map((g) => [g.key, g]));
+  const shown = await page.$$eval('#diff-table tbody tr', (trs) => trs.map((t) => ({ key: t.dataset.key, a: Number(t.dataset.a), b: Number(t.dataset.b) })));
+  assert.equal(shown.length, Math.min(changed.length, 200));
+  for (const s of shown) {
+    const g = byKey.get(s.key);
+    assert.ok(g, `a key the reference has: ${s.key}`);
+    assert.deepEqual([s.a, s.b], [g.bytes_a, g.bytes_b], s.key);
+  }
+  const deltas = shown.map((s) => Math.abs(s.b - s.a));
+  assert.deepEqual(deltas, [...deltas].sort((x, y) => y - x), 'largest change first');
+  assert.ok(await page.$eval('#diff-icicle', (c) => !c.hidden && c.height > 0));
+
+  // A rank against itself: no change.
+  await page.selectOption('#diff-b', '0');
+  await page.click('#diff-run');
+  await page.waitForFunction(() => document.querySelector('#diff-out').dataset.changed === '0');
+  assert.equal(await page.$$eval('#diff-table tbody tr', (t) => t.length), 0);
+  assert.match(await page.textContent('#diff-totals'), /no change/);
+
+  assert.deepEqual(blocked, []);
+  assert.deepEqual(errors, []);
+});
+
+test('a folder: the directory input reads every snapshot in it, in rank order', async () => {
+  const { page, context, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
+  await page.goto(origin + '/');
+  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+  // The fallback where the browser has no showDirectoryPicker.
+  await page.setInputFiles('#dir-input', DIR);
+  await page.waitForFunction(() => document.querySelector('#ranks-panel')?.dataset.rows === '4' &&
+    document.querySelector('#ranks-panel').dataset.loading === '0', null, { timeout: 120000 });
+  assert.deepEqual(await page.$$eval('#ranks-table tbody tr', (trs) => trs.map((t) => t.dataset.rank)), ['0', '1', '2', '3']);
+  await waitOpened(page, name(0));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+// MEMVIZ_SCREENSHOTS=1: the README's pictures. The diff is of two real
+// snapshots (real stacks): a bf16 forward against a mixed-precision one at
+// context 256, each at its peak.
+test('screenshots of the overview and a diff', { skip: !process.env.MEMVIZ_SCREENSHOTS }, async () => {
+  copyFileSync(join(OUT, 'screenshot-ranks.png'), join(ROOT, 'docs/screenshot-ranks.png'));
+  const { page, context } = await newPage(browser, (u) => u.startsWith(origin + '/'));
+  await page.goto(origin + '/');
+  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+  const A = 'transformer_forward_bf16.pickle', B = 'transformer_forward_mixed_ctx256.pickle';
+  await dropFiles(page, [[A, snapshot(A)], [B, snapshot(B)]]);
+  await page.waitForFunction(() => document.querySelector('#ranks-panel')?.dataset.rows === '2' &&
+    document.querySelector('#ranks-panel').dataset.loading === '0', null, { timeout: 60000 });
+  await page.selectOption('#diff-a', '0');
+  await page.selectOption('#diff-b', '1');
+  await page.click('#diff-run');
+  await page.waitForSelector('#diff-out:not([hidden])');
+  const el = await page.$('#ranks-panel');
+  await el.screenshot({ path: join(ROOT, 'docs/screenshot-diff.png') });
+  await context.close();
+});
