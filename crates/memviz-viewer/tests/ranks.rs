@@ -1,0 +1,86 @@
+//! Many files at once as www/ranks.js drives the viewer, natively on real
+//! snapshots: overview rows against tests/reference/expected/ (Python's
+//! pickle), the timelines of files not shown dropped and built again, diff
+//! sides and the diff JSON, rank order.
+
+use std::path::PathBuf;
+
+use memviz_viewer::{ranks, Viewer};
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn bytes(name: &str) -> Vec<u8> {
+    let p = repo().join("../shared/snapshots").join(name);
+    std::fs::read(&p).unwrap_or_else(|e| panic!("{} (../shared must sit beside the repository): {e}", p.display()))
+}
+
+fn expected(name: &str) -> Value {
+    let p = repo().join("tests/reference/expected").join(format!("{name}.json"));
+    serde_json::from_str(&std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))).unwrap()
+}
+
+fn json(s: &str) -> Value {
+    serde_json::from_str(s).unwrap()
+}
+
+const A: &str = "transformer_fullstep_ctx128.pickle";
+const B: &str = "small_train_step.pickle";
+
+fn two() -> Viewer {
+    let mut v = Viewer::new();
+    assert_eq!(v.open(&format!("rank1_{A}"), &bytes(A)).unwrap(), 0);
+    assert_eq!(v.open(&format!("rank0_{B}"), &bytes(B)).unwrap(), 1);
+    v
+}
+
+#[test]
+fn overview_rows_are_the_reference_and_survive_dropped_timelines() {
+    let mut v = two();
+    for (i, name) in [(0, A), (1, B)] {
+        let o = json(&v.overview_json(i, 64).unwrap());
+        let r = &expected(name)["summary"]["devices"]["0"];
+        let row = &o["rows"][0];
+        assert_eq!(row["peak_active_bytes"], r["active_memory"]["peak_bytes"], "{name}");
+        assert_eq!(row["end_bytes"], r["active_memory"]["end_bytes"], "{name}");
+        assert_eq!(row["trace_events"], r["trace_events"], "{name}");
+        assert!(row["sparkline"].as_array().unwrap().len() <= 64);
+    }
+    assert_eq!(json(&v.overview_json(0, 8).unwrap())["rank"], 1);
+    assert!(v.overview_json(2, 8).is_err());
+    // File 1 is shown; file 0's timelines go, and come back when it is shown.
+    let peak1 = v.peak_bytes();
+    v.keep_only_current_views();
+    assert_eq!(v.peak_bytes(), peak1);
+    v.select_file(0);
+    assert_eq!(v.peak_bytes(), expected(A)["summary"]["devices"]["0"]["active_memory"]["peak_bytes"].as_u64().unwrap());
+}
+
+#[test]
+fn diff_of_two_files_and_of_a_file_with_itself() {
+    let v = two();
+    let a = v.diff_side(0, 0, "peak").unwrap();
+    let b = v.diff_side(1, 0, "peak").unwrap();
+    let info = json(&ranks::side_info_json(&a));
+    assert_eq!(info["total_bytes"], expected(A)["summary"]["devices"]["0"]["active_memory"]["peak_bytes"]);
+    let d = json(&ranks::diff_json(&a, &b, "stack", 5, 0).unwrap());
+    assert!(d["groups"].as_array().unwrap().len() <= 5);
+    assert!(d["group_count"].as_u64().unwrap() >= d["groups"].as_array().unwrap().len() as u64);
+    assert!(d["tree"].is_array() || d["tree"].is_object());
+    let same = json(&ranks::diff_json(&a, &a, "category", 100, 0).unwrap());
+    assert_eq!(same["changed"], 0);
+    assert!(ranks::diff_json(&a, &b, "colour", 5, 0).is_err());
+    assert!(v.diff_side(0, 7, "peak").is_err());
+    assert!(v.diff_side(0, 0, "nonsense").is_err());
+}
+
+#[test]
+fn rank_order_and_median() {
+    let names: Vec<String> = ["b.pickle", "rank10.pickle", "rank2.pickle", "a.pickle"].map(String::from).to_vec();
+    assert_eq!(ranks::rank_order(&names), vec![2, 1, 3, 0]);
+    assert_eq!(ranks::rank_of("rank2.pickle"), Some(2));
+    assert_eq!(ranks::rank_of("a.pickle"), None);
+    assert_eq!(ranks::distance_from_median(&[100.0, 200.0, 300.0])[1], 0.0);
+}
