@@ -17,13 +17,16 @@
 //! - [`explain`]: "Explain the memory": Color by, the stacked area, the
 //!   highlight, peak / OOM markers, OOM and peak explained, leaks;
 //! - [`phases`]: record_function phases, annotate markers, wall-clock time;
-//! - [`ranks`]: many files at once: overview rows, rank order, diffs.
+//! - [`ranks`]: many files at once: overview rows, rank order, diffs;
+//! - [`profiler`]: a torch.profiler memory export as its chart
+//!   ([`ProfilerView`], apart from [`Viewer`]).
 
 pub mod context;
 pub mod explain;
 mod files;
 pub mod moment;
 pub mod phases;
+pub mod profiler;
 pub mod ranks;
 pub mod search;
 pub mod view;
@@ -37,6 +40,7 @@ use memviz_render::{Image, Window, OUTLINE};
 
 pub use context::{Context, PlotRect, DEFAULT_DETAIL_CAP, MARGIN};
 pub use files::OpenFile;
+pub use profiler::ProfilerView;
 pub use view::{Axes, AxesSpec, PlotFrame, View, ViewKind};
 pub use views::Views;
 
