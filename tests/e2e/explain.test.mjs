@@ -261,7 +261,8 @@ test('generated 2-device file (gen_snapshot --oom --iters): OOM and leaks per de
   await page.selectOption('#device-select', '1');
   await page.waitForFunction(() => document.querySelector('#explain-body').children.length === 0 &&
     document.querySelectorAll('#explain-markers .explain-marker.oom').length === 0);
-  assert.match(await page.$eval('#explain-list', (e) => e.textContent), /No OOM/);
+  // The list is cleared on the switch and filled by the refresh after the next frame.
+  await page.waitForFunction(() => /No OOM/.test(document.querySelector('#explain-list').textContent));
   await page.waitForFunction((b) => Number(document.querySelector('#leaks-body [data-key="alive-at-end"]')?.dataset.value) === b,
     ref['1'].leaks.alive_at_end_bytes);
   await page.waitForFunction(() => document.querySelector('#moment-totals').children.length === 0);
