@@ -772,7 +772,7 @@ pub struct EventLinks {
 }
 
 /// No element / no event.
-pub const NO_ELEMENT: u32 = u32::MAX;
+pub(crate) const NO_ELEMENT: u32 = u32::MAX;
 
 impl EventLinks {
     pub fn new(snap: &Snapshot, tl: &Timeline) -> EventLinks {
