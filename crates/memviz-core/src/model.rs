@@ -407,12 +407,6 @@ pub struct Segment {
     pub blocks: std::ops::Range<u32>,
 }
 
-impl Segment {
-    pub fn is_private_pool(&self) -> bool {
-        matches!(self.pool_id, Some(p) if p != (0, 0))
-    }
-}
-
 /// A value of `allocator_settings` (or any other small free-form part of the
 /// snapshot), kept for display.
 #[derive(Debug, Clone, PartialEq)]

@@ -52,7 +52,7 @@ pub use live::{Group, GroupBy, TreeNode, NO_FRAMES};
 use category::{Facts, StackFacts};
 use live::{FrameTable, LiveIndex, StackTree, NONE};
 
-use crate::model::{Action, Snapshot};
+use crate::model::{Action, EventTable, Snapshot};
 use crate::state::{Cursor, StateHistory};
 use crate::timeline::{ElementSource, EventLinks, Timeline, TimelineKind};
 
@@ -196,33 +196,7 @@ impl Analysis {
         let device = tl.device;
         let trace = snap.trace(device);
         let n = tl.actions.len() as u32;
-        let ne = tl.elements.len();
-
-        // Lifetimes in positions.
-        let mut born = vec![0u32; ne];
-        let mut dies = vec![n + 1; ne];
-        let mut seen = vec![false; ne];
-        for &e in &tl.initially_allocated {
-            if let Some(s) = seen.get_mut(e as usize) {
-                *s = true;
-            }
-        }
-        let mut action_alloc = Vec::with_capacity(n as usize);
-        for (k, &e) in tl.actions.iter().enumerate() {
-            let Some(s) = seen.get_mut(e as usize) else {
-                action_alloc.push(false);
-                continue;
-            };
-            if !*s {
-                *s = true;
-                born[e as usize] = k as u32 + 1;
-                action_alloc.push(true);
-            } else {
-                dies[e as usize] = k as u32 + 1;
-                action_alloc.push(false);
-            }
-        }
-        drop(seen);
+        let Lifetimes { born, dies, action_alloc } = Lifetimes::of(tl);
         let counted = |a: Action| a.block_role().is_some();
         let action_event: Vec<u32> = (0..trace.len() as u32).filter(|&i| counted(trace.action[i as usize])).collect();
         let oom_events: Vec<u32> =
@@ -232,122 +206,27 @@ impl Analysis {
         let mut facts = StackFacts::new(snap, rules);
         let (phases, runs) = category::event_phases(snap, device, &mut facts);
         let links = EventLinks::new(snap, tl);
-        let mut free_req = vec![NONE; ne];
-        for (i, &a) in trace.action.iter().enumerate() {
-            if a == Action::FreeRequested {
-                if let Some(e) = links.element_of_event(i) {
-                    if let Some(slot) = free_req.get_mut(e as usize) {
-                        if *slot == NONE {
-                            *slot = i as u32;
-                        }
-                    }
-                }
-            }
-        }
-
+        let free_req = first_free_requests(trace, &links, tl.elements.len());
         let frames = FrameTable::new(snap);
-        let mut tree = StackTree::default();
-        let mut stack_cache: std::collections::HashMap<u32, (u32, u32)> = std::collections::HashMap::new();
-        let mut el = Elems {
-            born,
-            dies,
-            size: Vec::with_capacity(ne),
-            leaf: Vec::with_capacity(ne),
-            user: Vec::with_capacity(ne),
-            kind: Vec::with_capacity(ne),
-            rule: Vec::with_capacity(ne),
-            origin: Vec::with_capacity(ne),
+        let describe = Describe {
+            snap,
+            tl,
+            trace,
+            n,
+            phases: &phases,
+            runs: &runs,
+            links: &links,
+            free_req: &free_req,
+            frames: &frames,
         };
-        let mut pending = Vec::new();
-        for (e, elem) in tl.elements.iter().enumerate() {
-            let (leaf, user) = *stack_cache
-                .entry(elem.stack)
-                .or_insert_with(|| (tree.insert(snap, &frames, elem.stack), frames.user_frame(snap, elem.stack)));
-            let free_event = links.free_event(e as u32);
-            // Where the program let go: the free_requested, else the free.
-            let let_go = match free_req[e] {
-                NONE => free_event,
-                r => Some(r),
-            };
-            let at = |i: u32| {
-                (phases.get(i as usize).copied().unwrap_or_default(), runs.get(i as usize).copied().unwrap_or(0))
-            };
-            let (origin, alloc) = match elem.source {
-                ElementSource::Alloc(i) => (Origin::Trace, Some(at(i))),
-                ElementSource::UnmatchedFree(_) => (Origin::BeforeTraceFreed, None),
-                _ => (Origin::BeforeTraceAlive, None),
-            };
-            let f = Facts {
-                alloc,
-                free: if el.dies[e] <= n { let_go.map(at) } else { None },
-                stack_phase: facts.phase(elem.stack).0,
-                freed_by_zero_grad: let_go
-                    .is_some_and(|i| facts.phase(trace.stack.get(i as usize).copied().unwrap_or(0)).1),
-            };
-            let (kind, rule) = match facts.user_kind(elem.stack) {
-                Some(k) => (k, Rule::User),
-                None => category::infer(&f),
-            };
-            if let (Some(r), ElementSource::Alloc(_)) = (free_req.get(e).copied().filter(|&r| r != NONE), elem.source) {
-                let done = free_event.filter(|&c| c > r);
-                let waited = done.map_or(trace.len() as u32 - r, |c| c - r);
-                if waited > 1 {
-                    let time_us = done.and_then(|c| trace.time_us(c as usize)?.checked_sub(trace.time_us(r as usize)?));
-                    pending.push(PendingFree {
-                        element: e as u32,
-                        size: elem.size,
-                        stream: elem.stream,
-                        free_requested_event: r,
-                        free_completed_event: done,
-                        events: waited,
-                        time_us,
-                        stack: leaf,
-                    });
-                }
-            }
-            el.size.push(elem.size);
-            el.leaf.push(leaf);
-            el.user.push(user);
-            el.kind.push(kind);
-            el.rule.push(rule);
-            el.origin.push(origin);
-        }
-
-        // Runs as (last event with the run's phase, phase) for the
-        // iterations of the leak report.
-        let mut phase_runs: Vec<(u32, Phase)> = Vec::new();
-        let mut current = None;
-        for (i, (&p, &r)) in phases.iter().zip(&runs).enumerate() {
-            if p == Phase::None {
-                continue;
-            }
-            if current != Some(r) {
-                current = Some(r);
-                phase_runs.push((i as u32, p));
-            } else if let Some(last) = phase_runs.last_mut() {
-                last.0 = i as u32;
-            }
-        }
+        let (el, mut tree, mut pending) = describe.elements(&mut facts, born, dies);
+        let phase_runs = phase_runs(&phases, &runs);
 
         tree.finish();
         let index = LiveIndex::build(&el.born, &el.dies, n + 1);
         let peak_bytes = tl.peak_bytes();
-        let peak_position = if n == 0 || tl.start_bytes >= peak_bytes {
-            0
-        } else {
-            let s = tl.peak_step();
-            if action_alloc.get(s as usize).copied().unwrap_or(false) {
-                s + 1
-            } else {
-                s
-            }
-        };
-        // Longest wait first: time where both events have one, else events.
-        pending.sort_by(|a, b| {
-            (b.time_us.unwrap_or(-1), b.events, b.size)
-                .cmp(&(a.time_us.unwrap_or(-1), a.events, a.size))
-                .then(a.element.cmp(&b.element))
-        });
+        let peak_position = peak_position(tl, &action_alloc);
+        sort_pending(&mut pending);
         Analysis {
             device,
             n_actions: n,
@@ -600,4 +479,211 @@ pub(crate) fn free_space(h: &StateHistory, snap: &Snapshot, c: &Cursor, keep: im
         }
     });
     out
+}
+
+/// Phase 1 of [`Analysis::new`]: each element's lifetime in positions, and
+/// which actions allocate (the first action on an element allocates it
+/// unless it is initially allocated; the next frees it).
+struct Lifetimes {
+    born: Vec<u32>,
+    dies: Vec<u32>,
+    action_alloc: Vec<bool>,
+}
+
+impl Lifetimes {
+    fn of(tl: &Timeline) -> Lifetimes {
+        let n = tl.actions.len() as u32;
+        let ne = tl.elements.len();
+        let mut born = vec![0u32; ne];
+        let mut dies = vec![n + 1; ne];
+        let mut seen = vec![false; ne];
+        for &e in &tl.initially_allocated {
+            if let Some(s) = seen.get_mut(e as usize) {
+                *s = true;
+            }
+        }
+        let mut action_alloc = Vec::with_capacity(n as usize);
+        for (k, &e) in tl.actions.iter().enumerate() {
+            let Some(s) = seen.get_mut(e as usize) else {
+                action_alloc.push(false);
+                continue;
+            };
+            if !*s {
+                *s = true;
+                born[e as usize] = k as u32 + 1;
+                action_alloc.push(true);
+            } else {
+                dies[e as usize] = k as u32 + 1;
+                action_alloc.push(false);
+            }
+        }
+        Lifetimes { born, dies, action_alloc }
+    }
+}
+
+/// Phase 2 of [`Analysis::new`]: each element's first free_requested event
+/// (NONE: none), where the program let go of it.
+fn first_free_requests(trace: &EventTable, links: &EventLinks, ne: usize) -> Vec<u32> {
+    let mut free_req = vec![NONE; ne];
+    for (i, &a) in trace.action.iter().enumerate() {
+        if a == Action::FreeRequested {
+            if let Some(e) = links.element_of_event(i) {
+                if let Some(slot) = free_req.get_mut(e as usize) {
+                    if *slot == NONE {
+                        *slot = i as u32;
+                    }
+                }
+            }
+        }
+    }
+    free_req
+}
+
+/// Phase 3 of [`Analysis::new`]: what it needs to describe each element
+/// (stack, kind, origin) and to find the frees that waited.
+struct Describe<'a> {
+    snap: &'a Snapshot,
+    tl: &'a Timeline,
+    trace: &'a EventTable,
+    /// Actions of the timeline.
+    n: u32,
+    phases: &'a [Phase],
+    runs: &'a [u32],
+    links: &'a EventLinks,
+    free_req: &'a [u32],
+    frames: &'a FrameTable,
+}
+
+impl Describe<'_> {
+    /// The columns of every element, the stack tree (unfinished) and the
+    /// pending frees (unsorted).
+    fn elements(&self, facts: &mut StackFacts, born: Vec<u32>, dies: Vec<u32>) -> (Elems, StackTree, Vec<PendingFree>) {
+        let (snap, tl, trace, n) = (self.snap, self.tl, self.trace, self.n);
+        let ne = tl.elements.len();
+        let mut tree = StackTree::default();
+        let mut stack_cache: std::collections::HashMap<u32, (u32, u32)> = std::collections::HashMap::new();
+        let mut el = Elems {
+            born,
+            dies,
+            size: Vec::with_capacity(ne),
+            leaf: Vec::with_capacity(ne),
+            user: Vec::with_capacity(ne),
+            kind: Vec::with_capacity(ne),
+            rule: Vec::with_capacity(ne),
+            origin: Vec::with_capacity(ne),
+        };
+        let mut pending = Vec::new();
+        for (e, elem) in tl.elements.iter().enumerate() {
+            let (leaf, user) = *stack_cache.entry(elem.stack).or_insert_with(|| {
+                (tree.insert(snap, self.frames, elem.stack), self.frames.user_frame(snap, elem.stack))
+            });
+            let free_event = self.links.free_event(e as u32);
+            // Where the program let go: the free_requested, else the free.
+            let let_go = match self.free_req[e] {
+                NONE => free_event,
+                r => Some(r),
+            };
+            let at = |i: u32| {
+                (
+                    self.phases.get(i as usize).copied().unwrap_or_default(),
+                    self.runs.get(i as usize).copied().unwrap_or(0),
+                )
+            };
+            let (origin, alloc) = match elem.source {
+                ElementSource::Alloc(i) => (Origin::Trace, Some(at(i))),
+                ElementSource::UnmatchedFree(_) => (Origin::BeforeTraceFreed, None),
+                _ => (Origin::BeforeTraceAlive, None),
+            };
+            let f = Facts {
+                alloc,
+                free: if el.dies[e] <= n { let_go.map(at) } else { None },
+                stack_phase: facts.phase(elem.stack).0,
+                freed_by_zero_grad: let_go
+                    .is_some_and(|i| facts.phase(trace.stack.get(i as usize).copied().unwrap_or(0)).1),
+            };
+            let (kind, rule) = match facts.user_kind(elem.stack) {
+                Some(k) => (k, Rule::User),
+                None => category::infer(&f),
+            };
+            pending.extend(self.pending_free(e, free_event, leaf));
+            el.size.push(elem.size);
+            el.leaf.push(leaf);
+            el.user.push(user);
+            el.kind.push(kind);
+            el.rule.push(rule);
+            el.origin.push(origin);
+        }
+        (el, tree, pending)
+    }
+
+    /// Element `e`'s free, when it waited more than one event between its
+    /// free_requested and its free (`free_event`).
+    fn pending_free(&self, e: usize, free_event: Option<u32>, leaf: u32) -> Option<PendingFree> {
+        let elem = &self.tl.elements[e];
+        let trace = self.trace;
+        let r = self.free_req.get(e).copied().filter(|&r| r != NONE)?;
+        let ElementSource::Alloc(_) = elem.source else {
+            return None;
+        };
+        let done = free_event.filter(|&c| c > r);
+        let waited = done.map_or(trace.len() as u32 - r, |c| c - r);
+        if waited <= 1 {
+            return None;
+        }
+        let time_us = done.and_then(|c| trace.time_us(c as usize)?.checked_sub(trace.time_us(r as usize)?));
+        Some(PendingFree {
+            element: e as u32,
+            size: elem.size,
+            stream: elem.stream,
+            free_requested_event: r,
+            free_completed_event: done,
+            events: waited,
+            time_us,
+            stack: leaf,
+        })
+    }
+}
+
+/// Phase 4 of [`Analysis::new`]: runs as (last event with the run's phase,
+/// phase), the iterations of the leak report.
+fn phase_runs(phases: &[Phase], runs: &[u32]) -> Vec<(u32, Phase)> {
+    let mut phase_runs: Vec<(u32, Phase)> = Vec::new();
+    let mut current = None;
+    for (i, (&p, &r)) in phases.iter().zip(runs).enumerate() {
+        if p == Phase::None {
+            continue;
+        }
+        if current != Some(r) {
+            current = Some(r);
+            phase_runs.push((i as u32, p));
+        } else if let Some(last) = phase_runs.last_mut() {
+            last.0 = i as u32;
+        }
+    }
+    phase_runs
+}
+
+/// Phase 5 of [`Analysis::new`]: the position of the timeline's (first)
+/// peak: after its step's action when that allocates, before it when it
+/// frees.
+fn peak_position(tl: &Timeline, action_alloc: &[bool]) -> u32 {
+    if tl.actions.is_empty() || tl.start_bytes >= tl.peak_bytes() {
+        return 0;
+    }
+    let s = tl.peak_step();
+    if action_alloc.get(s as usize).copied().unwrap_or(false) {
+        s + 1
+    } else {
+        s
+    }
+}
+
+/// Phase 6 of [`Analysis::new`]: longest wait first: time where both events
+/// have one, else events.
+fn sort_pending(pending: &mut [PendingFree]) {
+    pending.sort_by(|a, b| {
+        (b.time_us.unwrap_or(-1), b.events, b.size)
+            .cmp(&(a.time_us.unwrap_or(-1), a.events, a.size))
+            .then(a.element.cmp(&b.element))
+    });
 }

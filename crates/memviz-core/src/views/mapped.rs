@@ -102,60 +102,129 @@ impl MappedPieces {
     pub fn build(snap: &Snapshot, device: u32) -> MappedPieces {
         let trace = snap.trace(device);
         let events: Vec<usize> = (0..trace.len()).filter(|&i| is_map_or_unmap(trace.action[i])).collect();
-        // Every range a map or unmap touched: a dump segment overlapping one
-        // is expandable even when the file lacks `is_expandable`.
-        let mut touched = Ranges::new();
+        let span_of = |i: usize| span(trace.addr(i), trace.size[i]);
+        let (dump_segments, end) = expandable_at_end(snap, device, events.iter().map(|&i| span_of(i)));
+        if events.is_empty() && dump_segments.is_empty() {
+            return MappedPieces { dump_segments, ..MappedPieces::default() };
+        }
+        let mapped = mapped_before_trace(end, events.iter().rev().map(|&i| (span_of(i), trace.action[i])));
+        let mut replay =
+            Replay { out: MappedPieces { dump_segments, ..MappedPieces::default() }, live: BTreeMap::new() };
+        replay.before_trace(snap, &mapped);
         for &i in &events {
-            let (a, b) = span(trace.addr(i), trace.size[i]);
+            let (a, b) = span_of(i);
             if a < b {
-                let lo = overlapping(&touched, a, b).fold(a, |lo, (s, _)| lo.min(s));
-                let hi = overlapping(&touched, a, b).fold(b, |hi, (_, e)| hi.max(e));
-                remove(&mut touched, lo, hi);
-                touched.insert(lo, hi);
+                replay.event(i as u32, trace.action[i] == Action::SegmentMap, a, b);
             }
         }
-        let mut out = MappedPieces::default();
-        let mut end = Ranges::new();
-        for (si, seg) in snap.segments.iter().enumerate() {
-            if seg.device != device {
-                continue;
-            }
-            let (a, b) = span(seg.address, seg.total_size);
-            if seg.is_expandable || overlapping(&touched, a, b).next().is_some() {
-                out.dump_segments.push(si as u32);
-                if a < b {
-                    remove(&mut end, a, b);
-                    end.insert(a, b);
-                }
-            }
-        }
-        if events.is_empty() && out.dump_segments.is_empty() {
-            return out;
-        }
+        replay.out.finish();
+        replay.out
+    }
 
-        // Backwards from the dump: what was mapped before the first event.
-        let mut mapped = end;
-        for &i in events.iter().rev() {
-            let (a, b) = span(trace.addr(i), trace.size[i]);
-            if a >= b {
-                continue;
-            }
-            remove(&mut mapped, a, b);
-            if trace.action[i] == Action::SegmentUnmap {
-                mapped.insert(a, b);
+    pub fn is_empty(&self) -> bool {
+        self.pieces.is_empty() && self.dump_segments.is_empty()
+    }
+
+    /// Phase 4: the orders a replay consumes the pieces in (a piece mapped
+    /// before the trace and cut by an unmap loses its dump segment: only
+    /// what is still mapped at the end lies in one).
+    fn finish(&mut self) {
+        for p in &mut self.pieces {
+            if p.unmap_event.is_some() {
+                p.dump_segment = None;
             }
         }
+        let mut by_map: Vec<u32> = Vec::new();
+        let mut by_unmap: Vec<u32> = Vec::new();
+        for (id, p) in self.pieces.iter().enumerate() {
+            if p.map_event == BEFORE_TRACE {
+                self.before_trace.push(id as u32);
+            } else {
+                by_map.push(id as u32);
+            }
+            if p.unmap_event.is_some() {
+                by_unmap.push(id as u32);
+            }
+        }
+        let pieces = &self.pieces;
+        by_map.sort_by_key(|&p| (pieces[p as usize].map_event, pieces[p as usize].addr));
+        by_unmap.sort_by_key(|&p| (pieces[p as usize].unmap_event, pieces[p as usize].addr));
+        self.before_trace.sort_by_key(|&p| pieces[p as usize].addr);
+        self.by_map = by_map;
+        self.by_unmap = by_unmap;
+    }
+}
 
-        // Forwards: live pieces by start address -> (end, piece).
-        let mut live: BTreeMap<u128, (u128, u32)> = BTreeMap::new();
-        let push = |out: &mut MappedPieces, live: &mut BTreeMap<u128, (u128, u32)>, p: Piece| {
-            let id = out.pieces.len() as u32;
-            live.insert(p.addr, (p.addr + p.size as u128, id));
-            out.pieces.push(p);
-        };
+/// Phase 1 (step 1 of the module doc): the device's expandable dump
+/// segments, and the ranges they map at the end. `spans` are the ranges the
+/// trace's maps and unmaps touch: a dump segment overlapping one is
+/// expandable even when the file lacks `is_expandable`.
+fn expandable_at_end(snap: &Snapshot, device: u32, spans: impl Iterator<Item = (u128, u128)>) -> (Vec<u32>, Ranges) {
+    let mut touched = Ranges::new();
+    for (a, b) in spans {
+        if a < b {
+            let lo = overlapping(&touched, a, b).fold(a, |lo, (s, _)| lo.min(s));
+            let hi = overlapping(&touched, a, b).fold(b, |hi, (_, e)| hi.max(e));
+            remove(&mut touched, lo, hi);
+            touched.insert(lo, hi);
+        }
+    }
+    let mut dump_segments = Vec::new();
+    let mut end = Ranges::new();
+    for (si, seg) in snap.segments.iter().enumerate() {
+        if seg.device != device {
+            continue;
+        }
+        let (a, b) = span(seg.address, seg.total_size);
+        if seg.is_expandable || overlapping(&touched, a, b).next().is_some() {
+            dump_segments.push(si as u32);
+            if a < b {
+                remove(&mut end, a, b);
+                end.insert(a, b);
+            }
+        }
+    }
+    (dump_segments, end)
+}
+
+/// Phase 2 (step 2 of the module doc): undoes the maps and unmaps, last
+/// first (`undo`: span and action), from the ranges mapped at the end.
+fn mapped_before_trace(end: Ranges, undo: impl Iterator<Item = ((u128, u128), Action)>) -> Ranges {
+    let mut mapped = end;
+    for ((a, b), action) in undo {
+        if a >= b {
+            continue;
+        }
+        remove(&mut mapped, a, b);
+        if action == Action::SegmentUnmap {
+            mapped.insert(a, b);
+        }
+    }
+    mapped
+}
+
+/// Phase 3 (step 3 of the module doc): the forward replay, the pieces made
+/// so far and those mapped now.
+struct Replay {
+    out: MappedPieces,
+    /// Live pieces by start address -> (end, piece).
+    live: BTreeMap<u128, (u128, u32)>,
+}
+
+impl Replay {
+    fn push(&mut self, p: Piece) {
+        let id = self.out.pieces.len() as u32;
+        self.live.insert(p.addr, (p.addr + p.size as u128, id));
+        self.out.pieces.push(p);
+    }
+
+    /// The pieces mapped before the trace: one per mapped run and dump
+    /// segment it lies in, so a hover can name the segment.
+    fn before_trace(&mut self, snap: &Snapshot, mapped: &Ranges) {
         // The expandable dump segments by address, to name the one a piece
         // mapped before the trace lies in.
-        let mut dump: Vec<(u128, u128, u32)> = out
+        let mut dump: Vec<(u128, u128, u32)> = self
+            .out
             .dump_segments
             .iter()
             .map(|&si| {
@@ -168,7 +237,7 @@ impl MappedPieces {
         // Adjacent ranges are one mapping: split only where a dump segment
         // starts or ends.
         let mut runs: Vec<(u128, u128)> = Vec::new();
-        for (&a, &b) in &mapped {
+        for (&a, &b) in mapped {
             match runs.last_mut() {
                 Some(last) if last.1 == a => last.1 = b,
                 _ => runs.push((a, b)),
@@ -186,89 +255,45 @@ impl MappedPieces {
                     None => (dump.get(k).map_or(b, |d| d.0).min(b), None),
                 };
                 let size = u64::try_from(stop - at).unwrap_or(u64::MAX);
-                push(
-                    &mut out,
-                    &mut live,
-                    Piece { addr: at, size, map_event: BEFORE_TRACE, unmap_event: None, dump_segment: seg },
-                );
+                self.push(Piece { addr: at, size, map_event: BEFORE_TRACE, unmap_event: None, dump_segment: seg });
                 at = at.saturating_add(size as u128).max(stop);
             }
         }
-        for &i in &events {
-            let (a, b) = span(trace.addr(i), trace.size[i]);
-            if a >= b {
-                continue;
-            }
-            let hit: Vec<(u128, u128, u32)> = {
-                let first = live.range(..a).next_back().filter(|&(_, &(e, _))| e > a).map(|(&s, &(e, p))| (s, e, p));
-                first.into_iter().chain(live.range(a..b).map(|(&s, &(e, p))| (s, e, p))).collect()
-            };
-            if trace.action[i] == Action::SegmentMap {
-                // Only what is not mapped yet (a consistent trace never maps
-                // twice; counting it twice would overstate reserved memory).
-                let mut at = a;
-                for &(s, e, _) in hit.iter().chain(std::iter::once(&(b, b, 0))) {
-                    if s > at {
-                        let size = (s.min(b) - at) as u64;
-                        push(
-                            &mut out,
-                            &mut live,
-                            Piece { addr: at, size, map_event: i as u32, unmap_event: None, dump_segment: None },
-                        );
-                    }
-                    at = at.max(e);
-                }
-            } else {
-                for (s, e, p) in hit {
-                    live.remove(&s);
-                    let whole = out.pieces[p as usize];
-                    if s < a {
-                        push(&mut out, &mut live, Piece { size: (a - s) as u64, ..whole });
-                    }
-                    if e > b {
-                        push(&mut out, &mut live, Piece { addr: b, size: (e - b) as u64, ..whole });
-                    }
-                    let (cs, ce) = (s.max(a), e.min(b));
-                    out.pieces[p as usize] = Piece {
-                        addr: cs,
-                        size: (ce - cs) as u64,
-                        unmap_event: Some(i as u32),
-                        dump_segment: None,
-                        ..whole
-                    };
-                }
-            }
-        }
-        // A piece mapped before the trace and cut by an unmap keeps the dump
-        // segment only if it is still mapped at the end.
-        for p in &mut out.pieces {
-            if p.unmap_event.is_some() {
-                p.dump_segment = None;
-            }
-        }
-        let mut by_map: Vec<u32> = Vec::new();
-        let mut by_unmap: Vec<u32> = Vec::new();
-        for (id, p) in out.pieces.iter().enumerate() {
-            if p.map_event == BEFORE_TRACE {
-                out.before_trace.push(id as u32);
-            } else {
-                by_map.push(id as u32);
-            }
-            if p.unmap_event.is_some() {
-                by_unmap.push(id as u32);
-            }
-        }
-        let pieces = &out.pieces;
-        by_map.sort_by_key(|&p| (pieces[p as usize].map_event, pieces[p as usize].addr));
-        by_unmap.sort_by_key(|&p| (pieces[p as usize].unmap_event, pieces[p as usize].addr));
-        out.before_trace.sort_by_key(|&p| pieces[p as usize].addr);
-        out.by_map = by_map;
-        out.by_unmap = by_unmap;
-        out
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.pieces.is_empty() && self.dump_segments.is_empty()
+    /// Trace event `i` maps (`is_map`) or unmaps `[a, b)` (non-empty).
+    fn event(&mut self, i: u32, is_map: bool, a: u128, b: u128) {
+        let live = &self.live;
+        let hit: Vec<(u128, u128, u32)> = {
+            let first = live.range(..a).next_back().filter(|&(_, &(e, _))| e > a).map(|(&s, &(e, p))| (s, e, p));
+            first.into_iter().chain(live.range(a..b).map(|(&s, &(e, p))| (s, e, p))).collect()
+        };
+        if is_map {
+            // Only what is not mapped yet (a consistent trace never maps
+            // twice; counting it twice would overstate reserved memory).
+            let mut at = a;
+            for &(s, e, _) in hit.iter().chain(std::iter::once(&(b, b, 0))) {
+                if s > at {
+                    let size = (s.min(b) - at) as u64;
+                    self.push(Piece { addr: at, size, map_event: i, unmap_event: None, dump_segment: None });
+                }
+                at = at.max(e);
+            }
+        } else {
+            for (s, e, p) in hit {
+                self.live.remove(&s);
+                let whole = self.out.pieces[p as usize];
+                if s < a {
+                    self.push(Piece { size: (a - s) as u64, ..whole });
+                }
+                if e > b {
+                    self.push(Piece { addr: b, size: (e - b) as u64, ..whole });
+                }
+                let (cs, ce) = (s.max(a), e.min(b));
+                self.out.pieces[p as usize] =
+                    Piece { addr: cs, size: (ce - cs) as u64, unmap_event: Some(i), dump_segment: None, ..whole };
+            }
+        }
     }
 }
 

@@ -31,7 +31,7 @@ pub struct SearchIndex {
 
 /// A query as matched: lower case, surrounding blanks and a leading `0x`
 /// dropped for addresses. Empty means "no search".
-pub fn normalize(kind: SearchKind, query: &str) -> String {
+pub(crate) fn normalize(kind: SearchKind, query: &str) -> String {
     let q = query.trim().to_lowercase();
     match kind {
         SearchKind::Address => q.strip_prefix("0x").map(str::to_string).unwrap_or(q),
@@ -54,7 +54,7 @@ impl SearchIndex {
 
     /// For each stack id, whether one of its shown frames contains `q`
     /// (already normalized, non-empty).
-    pub fn stacks_matching(&self, snap: &Snapshot, q: &str) -> Vec<bool> {
+    pub(crate) fn stacks_matching(&self, snap: &Snapshot, q: &str) -> Vec<bool> {
         let frame_hit: Vec<bool> =
             self.frame_text.iter().map(|t| t.as_deref().is_some_and(|t| t.contains(q))).collect();
         (0..snap.stacks.len() as u32)

@@ -416,11 +416,6 @@ impl StateHistory {
                 .sum::<usize>()
     }
 
-    /// Events between two full state copies.
-    pub fn checkpoint_every(&self) -> usize {
-        self.checkpoint_every
-    }
-
     /// A cursor on the final state (position `len()`).
     pub fn cursor(&self) -> Cursor {
         let ck = &self.checkpoints[0];

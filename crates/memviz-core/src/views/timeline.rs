@@ -16,7 +16,7 @@
 //! on the one below, and the summarized band on top of them all.
 
 use crate::mapped::{self, MappedPieces, BEFORE_TRACE};
-use crate::model::{Action, BlockState, PoolFinder, Role, Snapshot, StackId};
+use crate::model::{Action, BlockState, EventTable, PoolFinder, Role, Snapshot, StackId};
 use crate::versions::{self, AddrMap, Versions};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -129,145 +129,23 @@ impl Timeline {
     }
 
     pub fn build_with(snap: &Snapshot, versions: &Versions, device: u32, kind: TimelineKind) -> Timeline {
-        let trace = snap.trace(device);
         let pools = PoolFinder::new(snap, device);
-        // Sized up front: doubling a vector of 100-byte elements would copy
-        // them and leave up to half its capacity unused. Frees add elements
-        // only when unmatched (rare: the vector grows then).
-        let (mut n_allocs, mut n_frees) = (0usize, 0usize);
-        for &a in &trace.action {
-            match classify(kind, a) {
-                (true, _) => n_allocs += 1,
-                (_, true) => n_frees += 1,
-                _ => {}
-            }
-        }
         let pieces = match kind {
             TimelineKind::CachedSegments => MappedPieces::build(snap, device),
             TimelineKind::ActiveMemory => MappedPieces::default(),
         };
-        n_allocs += pieces.pieces.len();
-        n_frees += pieces.by_unmap.len();
-        let ghosts = match kind {
-            TimelineKind::CachedSegments => snap.device_segments(device).count(),
-            TimelineKind::ActiveMemory => snap
-                .device_segments(device)
-                .map(|s| s.blocks.end.saturating_sub(s.blocks.start) as usize)
-                .sum::<usize>(),
-        };
-        let mut elements: Vec<Element> = Vec::with_capacity(n_allocs + ghosts.min(snap.blocks.len()));
-        let mut actions: Vec<u32> = Vec::with_capacity(n_allocs + n_frees + 1);
-        let mut events: Vec<u32> = Vec::with_capacity(n_allocs + n_frees + 1);
-        let mut initially: Vec<u32> = Vec::new();
-        let mut addr_to_alloc: AddrMap<u32> = AddrMap::default();
-
-        // `addr` is event i's (read once per event by the caller).
-        let element_of = |i: usize, addr: u128, source: ElementSource| Element {
-            source,
-            addr,
-            version: versions.of_event(device, i),
-            size: trace.size[i],
-            stream: trace.stream[i],
-            pool_id: pools.find(addr),
-            stack: trace.stack[i],
-            x0: 0,
-            x1: 0,
-            order: 0,
-            total_after_alloc: 0,
-        };
-
-        // Pieces of expandable segments: element of each piece, those mapped
-        // before the trace first (they join the initially allocated ones in
-        // phase 2), then the others as their maps come.
-        let mut piece_elem = vec![u32::MAX; pieces.pieces.len()];
-        let piece_element = |p: &mapped::Piece| {
-            let (source, version, stream, stack) = if p.map_event != BEFORE_TRACE {
-                let i = p.map_event as usize;
-                (ElementSource::Alloc(p.map_event), versions.of_event(device, i), trace.stream[i], trace.stack[i])
-            } else if let Some(u) = p.unmap_event {
-                // Mapped before recording: like an unmatched free, it shows
-                // the stack of the unmap.
-                let u = u as usize;
-                (ElementSource::UnmatchedFree(u as u32), versions.of_event(device, u), trace.stream[u], trace.stack[u])
-            } else {
-                let si = p.dump_segment.unwrap_or(u32::MAX);
-                let seg = snap.segments.get(si as usize);
-                let version = versions.of_segment(si as usize);
-                (ElementSource::GhostSegment(si), version, seg.map_or(0, |s| s.stream), 0)
-            };
-            Element {
-                source,
-                addr: p.addr,
-                version,
-                size: p.size,
-                stream,
-                pool_id: pools.find(p.addr),
-                stack,
-                x0: 0,
-                x1: 0,
-                order: 0,
-                total_after_alloc: 0,
-            }
-        };
-        for &p in &pieces.before_trace {
-            piece_elem[p as usize] = elements.len() as u32;
-            elements.push(piece_element(&pieces.pieces[p as usize]));
-        }
-        let (mut next_map, mut next_unmap) = (0usize, 0usize);
-
+        let mut replay = Replay::new(snap, versions, device, kind, &pools, &pieces);
+        replay.pieces_before_trace();
         // Phase 1: match allocs to frees by address. free_requested is not a
         // free here (matching it too would free twice).
-        for i in 0..trace.len() {
-            if kind == TimelineKind::CachedSegments && mapped::is_map_or_unmap(trace.action[i]) {
-                // Each piece this event maps or unmaps is one action.
-                let at = |list: &[u32], k: usize, of: fn(&mapped::Piece) -> Option<u32>| {
-                    list.get(k).filter(|&&p| of(&pieces.pieces[p as usize]) == Some(i as u32)).copied()
-                };
-                while let Some(p) = at(&pieces.by_map, next_map, |p| Some(p.map_event)) {
-                    next_map += 1;
-                    piece_elem[p as usize] = elements.len() as u32;
-                    actions.push(elements.len() as u32);
-                    events.push(i as u32);
-                    elements.push(piece_element(&pieces.pieces[p as usize]));
-                }
-                while let Some(p) = at(&pieces.by_unmap, next_unmap, |p| p.unmap_event) {
-                    next_unmap += 1;
-                    actions.push(piece_elem[p as usize]);
-                    events.push(i as u32);
-                }
-                continue;
-            }
-            let (is_alloc, is_free) = classify(kind, trace.action[i]);
-            if !(is_alloc || is_free) {
-                continue;
-            }
-            events.push(i as u32);
-            let addr = trace.addr(i);
-            if is_alloc {
-                let e = elements.len() as u32;
-                elements.push(element_of(i, addr, ElementSource::Alloc(i as u32)));
-                // A second alloc at a live address replaces the mapping; the
-                // first element then stays alive to the end, as in memory_viz.
-                addr_to_alloc.insert(addr, e);
-                actions.push(e);
+        for i in 0..replay.trace.len() {
+            if kind == TimelineKind::CachedSegments && mapped::is_map_or_unmap(replay.trace.action[i]) {
+                replay.map_or_unmap(i);
             } else {
-                match addr_to_alloc.remove(&addr) {
-                    Some(e) => actions.push(e),
-                    None => {
-                        // Alloc before recording started (or lost from the
-                        // ring buffer): alive from the start, free's stack.
-                        // memory_viz merged a free_requested directly before
-                        // this free_completed into one `free` event and shows
-                        // that one (its stack, size, time).
-                        let src = trace.shown_event(i);
-                        let e = elements.len() as u32;
-                        elements.push(element_of(src, addr, ElementSource::UnmatchedFree(src as u32)));
-                        initially.push(e);
-                        actions.push(e);
-                    }
-                }
+                replay.alloc_or_free(kind, i);
             }
         }
+        let Replay { mut elements, mut actions, mut events, mut initially, addr_to_alloc, piece_elem, .. } = replay;
 
         // Phase 2: what the dump holds that the trace never allocated.
         for &p in &pieces.before_trace {
@@ -318,6 +196,198 @@ impl Timeline {
             return 0;
         }
         self.total.iter().position(|&t| t == peak).unwrap_or(0) as u32
+    }
+}
+
+/// Phase 1 of [`Timeline::build_with`]: the replay of the trace's events,
+/// and the elements, actions and initially allocated ones made so far.
+struct Replay<'a> {
+    snap: &'a Snapshot,
+    versions: &'a Versions,
+    device: u32,
+    trace: &'a EventTable,
+    pools: &'a PoolFinder,
+    pieces: &'a MappedPieces,
+    elements: Vec<Element>,
+    actions: Vec<u32>,
+    events: Vec<u32>,
+    initially: Vec<u32>,
+    /// Live allocations by address.
+    addr_to_alloc: AddrMap<u32>,
+    /// Element of each piece of an expandable segment (`u32::MAX`: none yet).
+    piece_elem: Vec<u32>,
+    /// The next piece in `pieces.by_map` / `pieces.by_unmap`.
+    next_map: usize,
+    next_unmap: usize,
+}
+
+impl<'a> Replay<'a> {
+    fn new(
+        snap: &'a Snapshot,
+        versions: &'a Versions,
+        device: u32,
+        kind: TimelineKind,
+        pools: &'a PoolFinder,
+        pieces: &'a MappedPieces,
+    ) -> Replay<'a> {
+        let trace = snap.trace(device);
+        // Sized up front: doubling a vector of 100-byte elements would copy
+        // them and leave up to half its capacity unused. Frees add elements
+        // only when unmatched (rare: the vector grows then).
+        let (mut n_allocs, mut n_frees) = (0usize, 0usize);
+        for &a in &trace.action {
+            match classify(kind, a) {
+                (true, _) => n_allocs += 1,
+                (_, true) => n_frees += 1,
+                _ => {}
+            }
+        }
+        n_allocs += pieces.pieces.len();
+        n_frees += pieces.by_unmap.len();
+        let ghosts = match kind {
+            TimelineKind::CachedSegments => snap.device_segments(device).count(),
+            TimelineKind::ActiveMemory => snap
+                .device_segments(device)
+                .map(|s| s.blocks.end.saturating_sub(s.blocks.start) as usize)
+                .sum::<usize>(),
+        };
+        Replay {
+            snap,
+            versions,
+            device,
+            trace,
+            pools,
+            pieces,
+            elements: Vec::with_capacity(n_allocs + ghosts.min(snap.blocks.len())),
+            actions: Vec::with_capacity(n_allocs + n_frees + 1),
+            events: Vec::with_capacity(n_allocs + n_frees + 1),
+            initially: Vec::new(),
+            addr_to_alloc: AddrMap::default(),
+            piece_elem: vec![u32::MAX; pieces.pieces.len()],
+            next_map: 0,
+            next_unmap: 0,
+        }
+    }
+
+    /// The element of event `i` (`addr` is its address, read once per event
+    /// by the caller).
+    fn element_of(&self, i: usize, addr: u128, source: ElementSource) -> Element {
+        let trace = self.trace;
+        Element {
+            source,
+            addr,
+            version: self.versions.of_event(self.device, i),
+            size: trace.size[i],
+            stream: trace.stream[i],
+            pool_id: self.pools.find(addr),
+            stack: trace.stack[i],
+            x0: 0,
+            x1: 0,
+            order: 0,
+            total_after_alloc: 0,
+        }
+    }
+
+    /// The element of a piece of an expandable segment.
+    fn piece_element(&self, p: &mapped::Piece) -> Element {
+        let (trace, versions, device) = (self.trace, self.versions, self.device);
+        let (source, version, stream, stack) = if p.map_event != BEFORE_TRACE {
+            let i = p.map_event as usize;
+            (ElementSource::Alloc(p.map_event), versions.of_event(device, i), trace.stream[i], trace.stack[i])
+        } else if let Some(u) = p.unmap_event {
+            // Mapped before recording: like an unmatched free, it shows
+            // the stack of the unmap.
+            let u = u as usize;
+            (ElementSource::UnmatchedFree(u as u32), versions.of_event(device, u), trace.stream[u], trace.stack[u])
+        } else {
+            let si = p.dump_segment.unwrap_or(u32::MAX);
+            let seg = self.snap.segments.get(si as usize);
+            let version = versions.of_segment(si as usize);
+            (ElementSource::GhostSegment(si), version, seg.map_or(0, |s| s.stream), 0)
+        };
+        Element {
+            source,
+            addr: p.addr,
+            version,
+            size: p.size,
+            stream,
+            pool_id: self.pools.find(p.addr),
+            stack,
+            x0: 0,
+            x1: 0,
+            order: 0,
+            total_after_alloc: 0,
+        }
+    }
+
+    /// Pieces of expandable segments: the elements of those mapped before
+    /// the trace come first (they join the initially allocated ones in
+    /// phase 2), then the others as their maps come.
+    fn pieces_before_trace(&mut self) {
+        for &p in &self.pieces.before_trace {
+            self.piece_elem[p as usize] = self.elements.len() as u32;
+            let e = self.piece_element(&self.pieces.pieces[p as usize]);
+            self.elements.push(e);
+        }
+    }
+
+    /// A segment_map / segment_unmap: each piece it maps or unmaps is one
+    /// action.
+    fn map_or_unmap(&mut self, i: usize) {
+        let pieces = self.pieces;
+        let at = |list: &[u32], k: usize, of: fn(&mapped::Piece) -> Option<u32>| {
+            list.get(k).filter(|&&p| of(&pieces.pieces[p as usize]) == Some(i as u32)).copied()
+        };
+        while let Some(p) = at(&pieces.by_map, self.next_map, |p| Some(p.map_event)) {
+            self.next_map += 1;
+            self.piece_elem[p as usize] = self.elements.len() as u32;
+            self.actions.push(self.elements.len() as u32);
+            self.events.push(i as u32);
+            let e = self.piece_element(&pieces.pieces[p as usize]);
+            self.elements.push(e);
+        }
+        while let Some(p) = at(&pieces.by_unmap, self.next_unmap, |p| p.unmap_event) {
+            self.next_unmap += 1;
+            self.actions.push(self.piece_elem[p as usize]);
+            self.events.push(i as u32);
+        }
+    }
+
+    /// Any other event: an alloc or a free of `kind`'s timeline makes one
+    /// action; the rest none.
+    fn alloc_or_free(&mut self, kind: TimelineKind, i: usize) {
+        let (is_alloc, is_free) = classify(kind, self.trace.action[i]);
+        if !(is_alloc || is_free) {
+            return;
+        }
+        self.events.push(i as u32);
+        let addr = self.trace.addr(i);
+        if is_alloc {
+            let e = self.elements.len() as u32;
+            let elem = self.element_of(i, addr, ElementSource::Alloc(i as u32));
+            self.elements.push(elem);
+            // A second alloc at a live address replaces the mapping; the
+            // first element then stays alive to the end, as in memory_viz.
+            self.addr_to_alloc.insert(addr, e);
+            self.actions.push(e);
+        } else {
+            match self.addr_to_alloc.remove(&addr) {
+                Some(e) => self.actions.push(e),
+                None => {
+                    // Alloc before recording started (or lost from the
+                    // ring buffer): alive from the start, free's stack.
+                    // memory_viz merged a free_requested directly before
+                    // this free_completed into one `free` event and shows
+                    // that one (its stack, size, time).
+                    let src = self.trace.shown_event(i);
+                    let e = self.elements.len() as u32;
+                    let elem = self.element_of(src, addr, ElementSource::UnmatchedFree(src as u32));
+                    self.elements.push(elem);
+                    self.initially.push(e);
+                    self.actions.push(e);
+                }
+            }
+        }
     }
 }
 
@@ -702,7 +772,7 @@ pub struct EventLinks {
 }
 
 /// No element / no event.
-pub const NO_ELEMENT: u32 = u32::MAX;
+pub(crate) const NO_ELEMENT: u32 = u32::MAX;
 
 impl EventLinks {
     pub fn new(snap: &Snapshot, tl: &Timeline) -> EventLinks {
