@@ -389,7 +389,7 @@ fn render(file: &str, opts: &Opts) -> Result<(), String> {
             let rules = memviz_core::analysis::Rules::parse(&opts.categories)?;
             let tl = memviz_core::timeline::Timeline::build(&s, device, TimelineKind::ActiveMemory);
             let a = memviz_core::analysis::Analysis::new(&s, &tl, &rules);
-            let chart = memviz_core::analysis::over_time::kinds_chart(&a, &tl);
+            let chart = memviz_core::analysis::over_time::kinds_chart(&a);
             // OOM events: a line after the actions before each.
             let ooms: Vec<f64> = a.oom_events.iter().map(|&ev| tl.events.partition_point(|&e| e < ev) as f64).collect();
             let (bytes, info) = profiler_chart::render_with(&chart, width, height, format, &title, &ooms)?;

@@ -80,6 +80,18 @@ impl KindSeries {
         cur
     }
 
+    /// Live bytes per kind at every position `0..=last_position`, in order:
+    /// one replay of the whole series (the stacked chart of every position).
+    pub fn every_position<'a>(&'a self, a: &'a Analysis) -> impl Iterator<Item = [u64; Kind::ALL.len()]> + 'a {
+        let mut cur = self.checkpoints.first().copied().unwrap_or_default();
+        (0..=self.action_elem.len()).map(move |p| {
+            if p > 0 {
+                self.apply(a, p - 1, &mut cur);
+            }
+            cur
+        })
+    }
+
     /// Bytes per kind shown at timeline step `s` (see the module doc of
     /// `analysis`: an alloc step shows the state after it, a free before).
     pub fn at_step(&self, a: &Analysis, s: u32) -> [u64; Kind::ALL.len()] {
