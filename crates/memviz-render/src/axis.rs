@@ -1,5 +1,5 @@
-//! Tick values of the byte axis, shared by the page's axes overlay and the
-//! CLI's charts.
+//! Tick values of the byte axis and of a time axis, shared by the page's
+//! axes overlay and the CLI's charts.
 
 /// Axis tick values: multiples of 1, 2 or 5 times a power of 1024 unit
 /// (so labels read `256MiB`, not `268435456`), about `target` of them over
@@ -21,6 +21,35 @@ pub fn size_ticks(max: f64, target: usize) -> Vec<f64> {
     (0..).map(|i| i as f64 * step).take_while(|v| *v <= max).collect()
 }
 
+/// Round tick values (1, 2 or 5 times a power of ten) inside `[lo, hi]`,
+/// about `target` of them: a time axis' key points in seconds.
+pub fn decimal_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
+    if hi <= lo || !lo.is_finite() || !hi.is_finite() {
+        return vec![];
+    }
+    let raw = (hi - lo) / target.max(1) as f64;
+    let pow = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * pow).find(|s| *s >= raw).unwrap_or(10.0 * pow);
+    let first = (lo / step).ceil() as i64;
+    (first..).map(|i| i as f64 * step).take_while(|v| *v <= hi + step * 1e-9).take(1000).collect()
+}
+
+/// A time in seconds with a unit that suits the axis' span.
+pub fn fmt_time(s: f64, span: f64) -> String {
+    if span < 2e-3 {
+        format!("{:.0} µs", s * 1e6)
+    } else if span < 2.0 {
+        let ms = s * 1e3;
+        if span < 0.02 {
+            format!("{ms:.2} ms")
+        } else {
+            format!("{ms:.0} ms")
+        }
+    } else {
+        format!("{s:.1} s")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -31,5 +60,18 @@ mod tests {
         assert_eq!(t[1], 200.0 * 1024.0 * 1024.0);
         assert_eq!(t.len(), 5 + 1);
         assert_eq!(size_ticks(0.0, 5), vec![0.0]);
+    }
+
+    #[test]
+    fn decimal_ticks_are_round_and_inside() {
+        let t = decimal_ticks(0.0, 1.0, 5);
+        assert_eq!(t.len(), 6);
+        assert!(t.iter().enumerate().all(|(i, v)| (v - i as f64 * 0.2).abs() < 1e-12));
+        let t = decimal_ticks(0.013, 0.061, 5);
+        assert_eq!(t.len(), 5);
+        assert!((t[0] - 0.02).abs() < 1e-12 && (t[4] - 0.06).abs() < 1e-12);
+        assert!(decimal_ticks(1.0, 1.0, 5).is_empty());
+        assert_eq!(fmt_time(0.0551, 0.2), "55 ms");
+        assert_eq!(fmt_time(3.04, 10.0), "3.0 s");
     }
 }

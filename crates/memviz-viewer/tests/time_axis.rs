@@ -1,0 +1,217 @@
+//! The plot's x axis in wall-clock time (xaxis.rs) on real snapshots:
+//! one monotone mapping, the event under a pixel is the core TimeAxis's,
+//! an allocation sits where Python's pickle module puts its time
+//! (tests/reference/time_axis_reference.py), zoom works in display x, the
+//! mode is kept across views and files, and a file without time_us falls
+//! back to steps and says why.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use memviz_core::phases::TimeAxis;
+use memviz_core::timeline::Hit;
+use memviz_viewer::{Axes, Viewer, XMode};
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn snapshot(name: &str) -> PathBuf {
+    repo().join("../shared/snapshots").join(name)
+}
+
+fn open(name: &str) -> Viewer {
+    let p = snapshot(name);
+    let bytes =
+        std::fs::read(&p).unwrap_or_else(|e| panic!("{} (../shared must sit beside the repository): {e}", p.display()));
+    let mut v = Viewer::new();
+    v.open(name, &bytes).unwrap();
+    v
+}
+
+/// tests/reference/time_axis_reference.py's answer for `name`.
+fn reference(name: &str, elems: &[&str]) -> Value {
+    let out = Command::new("python3")
+        .arg(repo().join("tests/reference/time_axis_reference.py"))
+        .arg(snapshot(name))
+        .args(elems)
+        .output()
+        .expect("python3");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+const FULLSTEP: &str = "transformer_fullstep_ctx128.pickle";
+const NO_TIME: &str = "llm_inference_no_timestamps.pickle";
+const W: u32 = 1200;
+const H: u32 = 500;
+
+/// The core's own axis of the viewer's current timeline.
+fn core_axis(v: &Viewer) -> TimeAxis {
+    TimeAxis::build(&v.cx.file().unwrap().snap, v.cx.timeline().unwrap(), None).unwrap()
+}
+
+#[test]
+fn the_time_axis_is_monotone_and_puts_the_core_axis_step_under_each_pixel() {
+    let mut v = open(FULLSTEP);
+    assert!(v.set_x_axis(XMode::Time));
+    assert_eq!(v.x_axis(), XMode::Time);
+    let frame = v.render_plot(W, H).unwrap();
+    let r = frame.rect;
+    let axis = core_axis(&v);
+    // Idle gaps as Python finds them (two: 55 and 43 ms).
+    let py = reference(FULLSTEP, &[]);
+    let gaps: Vec<(u32, f64)> = axis.gaps.iter().map(|g| (g.step, g.real_s)).collect();
+    let want: Vec<(u32, f64)> = py["gaps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| (g["step"].as_u64().unwrap() as u32, g["real_s"].as_f64().unwrap()))
+        .collect();
+    assert_eq!(gaps.len(), 2);
+    for (a, b) in gaps.iter().zip(&want) {
+        assert_eq!(a.0, b.0);
+        assert!((a.1 - b.1).abs() < 1e-9, "{a:?} {b:?}");
+    }
+    assert!((axis.span() - py["span_s"].as_f64().unwrap()).abs() < 1e-9);
+    // Monotone both ways.
+    let steps: Vec<u32> = (0..r.w).map(|c| v.step_at_x(r.x as f64 + c as f64 + 0.5)).collect();
+    assert!(steps.windows(2).all(|w| w[0] <= w[1]));
+    let xs: Vec<f64> = (0..=v.n_steps()).step_by(7).map(|s| v.x_of_step(s as f64)).collect();
+    assert!(xs.windows(2).all(|w| w[0] <= w[1]));
+    // Not linear in steps: the first 60 steps (before both gaps' ends) take
+    // far more than 60 / 12665 of the width.
+    assert!(v.x_of_step(60.0) - r.x as f64 > 0.1 * r.w as f64);
+    // Each column with a single step in it shows the core axis' step at its
+    // left edge, and the band hit there is alive at that step.
+    let tl = v.cx.timeline().unwrap();
+    let mut single = 0;
+    for c in 0..r.w {
+        let (a, b) = (c as f64 / r.w as f64 * axis.span(), (c + 1) as f64 / r.w as f64 * axis.span());
+        let (s0, s1) = (axis.step_of_x(a), axis.step_of_x(b));
+        let step = v.cx.cols.step[c as usize];
+        assert!(step as f64 >= s0.floor() && (step as f64) < s1.ceil().max(s0.floor() + 1.0), "column {c}");
+        if s1.ceil() <= s0.floor() + 1.0 {
+            single += 1;
+            assert_eq!(step, s0.floor() as u32, "column {c}");
+            let y = r.h as f64 - 2.0;
+            if let Some(Hit::Element(e)) = v.cx.hit(c as f64 + 0.5, y) {
+                let el = &tl.elements[e as usize];
+                assert!(el.x0 <= step && step < el.x1, "column {c}: element {e} not alive at {step}");
+            }
+        }
+    }
+    assert!(single > 50, "{single} single-step columns");
+}
+
+#[test]
+fn an_allocation_is_hovered_where_python_puts_its_time() {
+    // Element 2060 (157 MiB, steps 3215..3218: a third of a pixel on the
+    // step axis) and its display x by Python.
+    let py = reference(FULLSTEP, &["2060:3215:3218"]);
+    let el = &py["elements"][0];
+    let (mid, span) = (el["mid_x_s"].as_f64().unwrap(), py["span_s"].as_f64().unwrap());
+    let mut v = open(FULLSTEP);
+    v.set_x_axis(XMode::Time);
+    let r = v.render_plot(W, H).unwrap().rect;
+    let x = r.x as f64 + mid / span * r.w as f64;
+    let hits: Vec<i32> = (0..r.h).map(|y| v.hit_at(x, (r.y + y) as f64)).collect();
+    assert!(hits.contains(&2060), "element 2060 not under x = {x}");
+    assert!(v.hover(x, (r.y + hits.iter().position(|&h| h == 2060).unwrap() as u32) as f64).starts_with("2060 "));
+    // On the step axis it is elsewhere.
+    v.set_x_axis(XMode::Step);
+    v.render_plot(W, H).unwrap();
+    assert!((v.x_of_step(3216.5) - x).abs() > 100.0);
+}
+
+#[test]
+fn zoom_and_pan_work_in_display_x_and_switching_keeps_the_window() {
+    let mut v = open(FULLSTEP);
+    v.set_x_axis(XMode::Time);
+    let r = v.render_plot(W, H).unwrap().rect;
+    let x = r.x as f64 + r.w as f64 * 0.42;
+    let before = v.step_at_x(x);
+    v.zoom_at(0.25, x);
+    v.render_plot(W, H).unwrap();
+    // The step under the pointer stays under it.
+    assert!((v.step_at_x(x) as i64 - before as i64).abs() <= 2, "{} vs {before}", v.step_at_x(x));
+    // A quarter of the display width, not of the steps.
+    let axis = core_axis(&v);
+    let w = v.window();
+    let shown = axis.x_of_step(w.x1) - axis.x_of_step(w.x0);
+    assert!((shown / axis.span() - 0.25).abs() < 1e-6, "{shown}");
+    // Pan by a tenth of the plot: display width kept.
+    v.pan_by(-(r.w as f64) / 10.0);
+    let w2 = v.window();
+    let shown2 = axis.x_of_step(w2.x1) - axis.x_of_step(w2.x0);
+    assert!((shown2 - shown).abs() < 1e-9 && w2.x0 > w.x0);
+    // Switching the axis keeps the same events in view.
+    assert!(v.set_x_axis(XMode::Step));
+    assert_eq!(v.window(), w2);
+    assert!(v.set_x_axis(XMode::Time));
+    assert_eq!(v.window(), w2);
+}
+
+#[test]
+fn the_mode_is_kept_across_views_and_files_and_steps_without_time_us() {
+    let mut v = open(FULLSTEP);
+    v.set_x_axis(XMode::Time);
+    for view in [1, 2, 0] {
+        v.set_view(view);
+        assert_eq!(v.x_axis(), XMode::Time, "view {view}");
+        let frame = v.render_plot(W, H).unwrap_or_else(|| panic!("view {view} draws"));
+        let Axes::Draw(spec) = frame.axes else { panic!("view {view}: axes") };
+        let t = spec.time.unwrap_or_else(|| panic!("view {view}: time ticks"));
+        assert!(t.ticks.len() >= 2 && t.ticks.iter().all(|(_, l)| l.ends_with(" ms")), "{:?}", t.ticks);
+        // Both gaps labelled with their real length (the segment timeline
+        // has its own steps, so its own gaps).
+        let labels: Vec<&str> = t.gaps.iter().map(|g| g.2.as_str()).collect();
+        if view == 1 {
+            assert!(!labels.is_empty() && labels.iter().all(|l| l.starts_with("idle ")));
+        } else {
+            assert_eq!(labels, ["idle 55 ms", "idle 43 ms"], "view {view}");
+        }
+        assert_eq!(spec.x_desc, "time from the first event (idle gaps compressed)");
+    }
+    // The stacked area (Color by) draws over the same columns.
+    v.set_view(0);
+    v.set_color_by("area").unwrap();
+    let r = v.render_plot(W, H).unwrap().rect;
+    let x = r.x as f64 + r.w as f64 * 0.42;
+    let text = v.area_text(x, (r.y + r.h - 3) as f64);
+    assert!(text.starts_with(&format!("step {}:", v.cx.cols.step[(r.w as f64 * 0.42) as usize])), "{text}");
+    v.set_color_by("allocation").unwrap();
+    // A file without time_us: steps, and why; the choice comes back with time.
+    let p = snapshot(NO_TIME);
+    v.open(NO_TIME, &std::fs::read(&p).unwrap()).unwrap();
+    assert_eq!(v.x_axis(), XMode::Step);
+    assert_eq!(v.x_axis_asked(), XMode::Time);
+    assert_eq!(v.x_axis_reason(), "this file has no time_us: steps only");
+    assert!(!v.set_x_axis(XMode::Time));
+    let frame = v.render_plot(W, H).unwrap();
+    if let Axes::Draw(spec) = frame.axes {
+        assert!(spec.time.is_none());
+        assert_eq!(spec.x_desc, "alloc / free action (step): the file has no time_us");
+    }
+    v.select_file(0);
+    assert_eq!(v.x_axis(), XMode::Time);
+    assert_eq!(v.x_axis_reason(), "");
+}
+
+#[test]
+fn gaps_are_veiled_in_the_plot() {
+    let mut v = open(FULLSTEP);
+    v.set_x_axis(XMode::Time);
+    v.render_plot(W, H).unwrap();
+    let py = reference(FULLSTEP, &[]);
+    let span = py["span_s"].as_f64().unwrap();
+    let img = v.plot_image();
+    let gap = &py["gaps"][0];
+    // The middle of the first gap, near the bottom (memory held through it):
+    // lighter than the bands on either side, never white.
+    let shown = py["shown_s"].as_f64().unwrap();
+    let c = ((gap["x_s"].as_f64().unwrap() + shown / 2.0) / span * img.width as f64) as u32;
+    let px = img.get(c, img.height - 2);
+    assert!(px[..3].iter().all(|&v| v >= 0x80) && px[..3] != [255, 255, 255], "{px:?}");
+}
