@@ -11,15 +11,23 @@ run, 100 x the median gap, 1 ms) and is drawn 1% of the rest of the run wide
 (at least one median gap, at most the threshold). Display x of a step: the
 sum of the (compressed) gaps before it, in seconds.
 
-For each ELEM:ALLOC_STEP:FREE_STEP given (free -1: never freed), prints the
-real seconds of its alloc and free and the display x of the middle of its
-life.
+With `pick`: the largest allocation made and freed in the trace (the
+Active Memory Timeline's elements and steps as memviz_reference.py builds
+them), its address as the hover text writes it, its alloc and free in
+seconds from the first event, and a window of steps around it where the
+middle of its life lies in different places on the time axis and on the
+step axis (`time_frac`, `step_frac`: fractions of the plot width), so a
+test can tell the axes apart.
 
-    python3 tests/reference/time_axis_reference.py SNAPSHOT [DEVICE] [ELEM:A:B ...]
+    python3 tests/reference/time_axis_reference.py SNAPSHOT [DEVICE] [pick]
 """
 import json
+import os
 import pickle
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memviz_reference as mr  # noqa: E402
 
 ACTIONS = ("alloc", "free_completed", "free")
 
@@ -29,7 +37,7 @@ def median_positive(d):
     return p[len(p) // 2] if p else None
 
 
-def main(path, device, elems):
+def main(path, device, pick):
     with open(path, "rb") as f:
         snap = pickle.load(f)
     trace = snap["device_traces"][device] if isinstance(snap, dict) else []
@@ -56,20 +64,40 @@ def main(path, device, elems):
         if d > threshold:
             gaps.append({"step": i + 1, "real_s": d / 1e6, "x_s": x[-1]})
         x.append(x[-1] + (shown if d > threshold else d) / 1e6)
-    out.update(t0_us=known[0], span_s=x[-1], shown_s=shown / 1e6, gaps=gaps, elements=[])
+    out.update(t0_us=known[0], span_s=x[-1], shown_s=shown / 1e6, gaps=gaps)
     n = len(times)
-    for spec in elems:
-        e, a, b = (int(v) for v in spec.split(":"))
-        b = n if b < 0 else b
-        out["elements"].append({
-            "elem": e, "alloc_step": a, "free_step": b,
-            "alloc_s": (t_us[a] - known[0]) / 1e6, "free_s": (t_us[b] - known[0]) / 1e6,
-            "x0_s": x[a], "x1_s": x[b], "mid_x_s": (x[a] + x[b]) / 2,
-        })
+    if pick:
+        elements, actions, _ = mr.process_alloc_data(snap, mr.Annotated(snap), device, False)
+        assert len(actions) == n, (len(actions), n)
+        steps = {}
+        for st, i in enumerate(actions):
+            steps.setdefault(i, []).append(st)
+        # The largest allocation made and freed in the trace: the tallest band.
+        made = [i for i, st in steps.items() if elements[i]["kind"] == "trace" and len(st) == 2]
+        i = max(made, key=lambda i: (elements[i]["size"], -i))
+        a, b = steps[i]
+        # A window of steps around it where its life lies apart on the two
+        # axes, at least 3% of the width wide on the time axis.
+        best = None
+        for w0 in range(max(0, a - 300), a):
+            for w1 in range(b + 1, min(n, b + 300) + 1):
+                span = x[w1] - x[w0]
+                t0, t1 = (x[a] - x[w0]) / span, (x[b] - x[w0]) / span
+                s0, s1 = (a - w0) / (w1 - w0), (b - w0) / (w1 - w0)
+                apart = max(t0 - s1, s0 - t1)
+                if t1 - t0 >= 0.03 and (best is None or apart > best[0]):
+                    best = (apart, w0, w1, (t0 + t1) / 2, (s0 + s1) / 2)
+        assert best and best[0] > 0.02, "no window tells the axes apart"
+        el = elements[i]
+        out["picked"] = {
+            "elem": i, "addr": f'b{el["addr"]:x}_{el["version"]}', "size": el["size"], "alloc_step": a,
+            "free_step": b, "alloc_s": (t_us[a] - known[0]) / 1e6, "free_s": (t_us[b] - known[0]) / 1e6,
+            "window": [best[1], best[2]], "time_frac": best[3], "step_frac": best[4],
+        }
     print(json.dumps(out))
 
 
 if __name__ == "__main__":
     args = sys.argv[2:]
-    dev = int(args.pop(0)) if args and ":" not in args[0] else 0
-    main(sys.argv[1], dev, args)
+    dev = int(args.pop(0)) if args and args[0].isdigit() else 0
+    main(sys.argv[1], dev, args == ["pick"])

@@ -72,7 +72,7 @@ pub struct AxesSpec {
 }
 
 /// The x axis in wall-clock time; positions are fractions of the plot width.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct TimeTicks {
     /// (position, label in seconds from the first event).
     pub ticks: Vec<(f64, String)>,

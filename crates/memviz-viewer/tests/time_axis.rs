@@ -107,22 +107,31 @@ fn the_time_axis_is_monotone_and_puts_the_core_axis_step_under_each_pixel() {
 
 #[test]
 fn an_allocation_is_hovered_where_python_puts_its_time() {
-    // Element 2060 (157 MiB, steps 3215..3218: a third of a pixel on the
-    // step axis) and its display x by Python.
-    let py = reference(FULLSTEP, &["2060:3215:3218"]);
-    let el = &py["elements"][0];
-    let (mid, span) = (el["mid_x_s"].as_f64().unwrap(), py["span_s"].as_f64().unwrap());
+    // The largest allocation made in the trace, and a window of steps where
+    // Python puts the middle of its life at different x on the two axes.
+    let py = reference(FULLSTEP, &["pick"]);
+    let p = &py["picked"];
+    let e = p["elem"].as_i64().unwrap() as i32;
+    let win: Vec<f64> = p["window"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
     let mut v = open(FULLSTEP);
     v.set_x_axis(XMode::Time);
+    v.set_window(win[0], win[1]);
     let r = v.render_plot(W, H).unwrap().rect;
-    let x = r.x as f64 + mid / span * r.w as f64;
-    let hits: Vec<i32> = (0..r.h).map(|y| v.hit_at(x, (r.y + y) as f64)).collect();
-    assert!(hits.contains(&2060), "element 2060 not under x = {x}");
-    assert!(v.hover(x, (r.y + hits.iter().position(|&h| h == 2060).unwrap() as u32) as f64).starts_with("2060 "));
-    // On the step axis it is elsewhere.
+    let at = |f: &Value| r.x as f64 + f.as_f64().unwrap() * r.w as f64;
+    let (x_time, x_step) = (at(&p["time_frac"]), at(&p["step_frac"]));
+    let column = |v: &mut Viewer, x: f64| (0..r.h).map(|y| v.hit_at(x, (r.y + y) as f64)).collect::<Vec<i32>>();
+    let hits = column(&mut v, x_time);
+    let y = hits.iter().position(|&h| h == e).unwrap_or_else(|| panic!("element {e} not under x = {x_time}"));
+    let text = v.hover(x_time, (r.y + y as u32) as f64);
+    assert!(text.starts_with(&format!("{e} ")), "{text}");
+    assert!(text.contains(p["addr"].as_str().unwrap()), "{text}");
+    assert!(text.contains(&format!("({} bytes)", p["size"])), "{text}");
+    // Not at its place on the step axis; on the step axis, the other way round.
+    assert!(!column(&mut v, x_step).contains(&e));
     v.set_x_axis(XMode::Step);
     v.render_plot(W, H).unwrap();
-    assert!((v.x_of_step(3216.5) - x).abs() > 100.0);
+    assert!(column(&mut v, x_step).contains(&e));
+    assert!(!column(&mut v, x_time).contains(&e));
 }
 
 #[test]
@@ -215,3 +224,4 @@ fn gaps_are_veiled_in_the_plot() {
     let px = img.get(c, img.height - 2);
     assert!(px[..3].iter().all(|&v| v >= 0x80) && px[..3] != [255, 255, 255], "{px:?}");
 }
+

@@ -40,6 +40,19 @@ impl Viewer {
         self.inner.x_axis_reason()
     }
 
+    /// CSS x of `s` seconds from the first event on the time axis (NaN on
+    /// the step axis).
+    pub fn x_of_seconds(&self, s: f64) -> f64 {
+        self.inner.x_of_seconds(s)
+    }
+
+    /// The x axis as last drawn, as JSON: `{axis, reason, ticks: [{x,
+    /// label}], gaps: [{x0, x1, label}]}` (CSS x; ticks and gaps on the
+    /// time axis only).
+    pub fn x_axis_json(&self) -> String {
+        self.inner.x_axis_json()
+    }
+
     /// Step at fraction `f` of the minimap's width (it follows the x axis).
     pub fn minimap_step(&self, f: f64) -> f64 {
         self.inner.minimap_step(f)
