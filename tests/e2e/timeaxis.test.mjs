@@ -66,6 +66,9 @@ test('x axis in wall-clock time: labels, gaps, hover at Python\'s time, zoom and
   assert.ok(a.ticks.length >= 3, JSON.stringify(a.ticks));
   assert.ok(a.ticks.every((t) => /^\d+ ms$/.test(t.label)), JSON.stringify(a.ticks));
   assert.equal(a.ticks[0].label, '0 ms');
+  // Round times, also after the gaps (one tick step throughout).
+  const ms = a.ticks.map((t) => Number(t.label.split(' ')[0]));
+  assert.ok(ms.every((m) => m % ms[1] === 0), JSON.stringify(ms));
   assert.deepEqual(a.gaps.map((g) => g.label), py.gaps.map((g) => `idle ${Math.round(g.real_s * 1000)} ms`));
   assert.deepEqual(a.gaps.map((g) => g.label), ['idle 55 ms', 'idle 43 ms']);
 
@@ -125,6 +128,7 @@ test('x axis in wall-clock time: labels, gaps, hover at Python\'s time, zoom and
     assert.equal(await page.evaluate(() => window.memviz.viewer.x_axis()), 'time', `view ${view}`);
     assert.equal(await page.$eval('#x-axis', (s) => s.value), 'time', `view ${view}`);
     assert.ok((await axis(page)).ticks.length >= 2, `view ${view}: time ticks`);
+    await page.screenshot({ path: join(OUT, `time-axis-view${view}.png`) });
   }
 
   // A file without time_us: the control is disabled and says why.

@@ -1,6 +1,8 @@
 //! Tick values of the byte axis and of a time axis, shared by the page's
 //! axes overlay and the CLI's charts.
 
+use memviz_core::phases::TimeAxis;
+
 /// Axis tick values: multiples of 1, 2 or 5 times a power of 1024 unit
 /// (so labels read `256MiB`, not `268435456`), about `target` of them over
 /// `[0, max]`.
@@ -32,6 +34,44 @@ pub fn decimal_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
     let step = [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * pow).find(|s| *s >= raw).unwrap_or(10.0 * pow);
     let first = (lo / step).ceil() as i64;
     (first..).map(|i| i as f64 * step).take_while(|v| *v <= hi + step * 1e-9).take(1000).collect()
+}
+
+/// Ticks of a time axis over display positions `[d0, d1]` (seconds, idle
+/// gaps compressed): at round real times (1, 2 or 5 times a power of ten
+/// seconds from the first event, the step chosen for about `target` ticks
+/// over the display width), in each stretch between gaps, so the labels
+/// stay round after a gap; none inside a gap, none closer than half a step
+/// to the one before. Returns (display position, real seconds).
+pub fn time_ticks(axis: &TimeAxis, d0: f64, d1: f64, target: usize) -> Vec<(f64, f64)> {
+    let Some(&step) = decimal_ticks(0.0, d1 - d0, target).get(1) else { return vec![] };
+    // Stretches of display x without a gap: [start, end).
+    let mut stretches = Vec::with_capacity(axis.gaps.len() + 1);
+    let mut start = 0.0;
+    for g in &axis.gaps {
+        stretches.push((start, g.x));
+        start = g.x + g.shown_s;
+    }
+    stretches.push((start, axis.span()));
+    let mut out: Vec<(f64, f64)> = Vec::new();
+    for (a, b) in stretches {
+        let (a, b) = (a.max(d0), b.min(d1));
+        if a > b {
+            continue;
+        }
+        let (r0, r1) = (axis.seconds_at(a), axis.seconds_at(b));
+        for k in (r0 / step).ceil() as i64..=(r1 / step + 1e-9).floor() as i64 {
+            let r = k as f64 * step;
+            let d = axis.x_of_time(axis.t0_us + (r * 1e6).round() as i64);
+            if d < a - 1e-12 || d > b + 1e-12 || out.last().is_some_and(|l| d - l.0 < step / 2.0) {
+                continue;
+            }
+            out.push((d, r));
+            if out.len() > 1000 {
+                return out;
+            }
+        }
+    }
+    out
 }
 
 /// A time in seconds with a unit that suits the axis' span.

@@ -17,7 +17,7 @@
 use memviz_core::model::NO_TIME;
 use memviz_core::phases::TimeAxis;
 use memviz_core::timeline::TimelineKind;
-use memviz_render::axis::{decimal_ticks, fmt_time};
+use memviz_render::axis::{fmt_time, time_ticks};
 use memviz_render::mapped_x::{minimap_columns_at, pick_columns_at, time_edges, veil_gap};
 use memviz_render::{self as render, BandSource, Columns, Window};
 
@@ -275,9 +275,9 @@ impl Context {
             let (d0, d1) = self.disp_window();
             let target = ((rect.w as f64 / self.dpr) / 110.0).max(2.0) as usize;
             let real = a.seconds_at(d1) - a.seconds_at(d0);
-            let ticks = decimal_ticks(d0, d1, target)
+            let ticks = time_ticks(a, d0, d1, target)
                 .into_iter()
-                .map(|d| ((d - d0) / (d1 - d0).max(1e-12), fmt_time(a.seconds_at(d), real)))
+                .map(|(d, s)| ((d - d0) / (d1 - d0).max(1e-12), fmt_time(s, real)))
                 .collect();
             let gaps = self
                 .gap_columns(rect)

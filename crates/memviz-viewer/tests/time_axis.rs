@@ -74,7 +74,30 @@ fn the_time_axis_is_monotone_and_puts_the_core_axis_step_under_each_pixel() {
         assert_eq!(a.0, b.0);
         assert!((a.1 - b.1).abs() < 1e-9, "{a:?} {b:?}");
     }
-    assert!((axis.span() - py["span_s"].as_f64().unwrap()).abs() < 1e-9);
+    let span = py["span_s"].as_f64().unwrap();
+    assert!((axis.span() - span).abs() < 1e-9);
+    // The x labels: round real times, each where Python puts that time
+    // (real time less the compressed part of the gaps before it).
+    let Axes::Draw(spec) = frame.axes.clone() else { panic!("axes") };
+    let ticks = spec.time.expect("time ticks").ticks;
+    assert!(ticks.len() >= 5, "{ticks:?}");
+    let shown = py["shown_s"].as_f64().unwrap();
+    let display = |r: f64| {
+        let mut cut = 0.0;
+        for g in py["gaps"].as_array().unwrap() {
+            let (gx, real) = (g["x_s"].as_f64().unwrap(), g["real_s"].as_f64().unwrap());
+            if r >= gx + cut + real {
+                cut += real - shown;
+            }
+        }
+        r - cut
+    };
+    for (f, label) in &ticks {
+        let ms: f64 = label.strip_suffix(" ms").and_then(|m| m.parse().ok()).unwrap_or_else(|| panic!("{label}"));
+        assert_eq!(ms % 50.0, 0.0, "{label}: round");
+        let want = display(ms / 1000.0) / span;
+        assert!((f - want).abs() * (r.w as f64) < 0.5, "{label} at {f}, Python {want}");
+    }
     // Monotone both ways.
     let steps: Vec<u32> = (0..r.w).map(|c| v.step_at_x(r.x as f64 + c as f64 + 0.5)).collect();
     assert!(steps.windows(2).all(|w| w[0] <= w[1]));
@@ -224,4 +247,3 @@ fn gaps_are_veiled_in_the_plot() {
     let px = img.get(c, img.height - 2);
     assert!(px[..3].iter().all(|&v| v >= 0x80) && px[..3] != [255, 255, 255], "{px:?}");
 }
-
