@@ -24,7 +24,7 @@ impl Viewer {
     /// before a draw.
     pub fn x_of_seconds(&self, s: f64) -> f64 {
         let Some(a) = self.cx.time_axis() else { return f64::NAN };
-        self.x_of_step(a.step_of_x(a.x_of_time(a.t0_us + (s * 1e6).round() as i64)))
+        self.x_of_step(a.step_of_x(a.x_of_time(a.t0_us.saturating_add((s * 1e6).round() as i64))))
     }
 
     /// The x axis as last drawn, as JSON: `{axis: "step" | "time", reason,

@@ -247,3 +247,69 @@ fn gaps_are_veiled_in_the_plot() {
     let px = img.get(c, img.height - 2);
     assert!(px[..3].iter().all(|&v| v >= 0x80) && px[..3] != [255, 255, 255], "{px:?}");
 }
+
+/// Snapshots with odd `time_us` (written by Python's pickle): all equal, near
+/// i64's ends, negative and running backwards, one event, half missing, an
+/// hour idle. The time axis takes each: draw, zoom, pan, hover, minimap and
+/// ticks never panic and stay monotone.
+#[test]
+fn odd_times_never_break_the_time_axis() {
+    let script = r#"
+import pickle, sys
+def snap(times):
+    tr = []
+    for i, t in enumerate(times):
+        e = {'action': 'alloc' if i % 2 == 0 else 'free_completed', 'addr': 0x7000 + (i // 2) * 512,
+             'size': 512, 'stream': 0, 'frames': []}
+        if t is not None:
+            e['time_us'] = t
+        tr.append(e)
+    return {'segments': [], 'device_traces': [tr]}
+big = 2**63 - 1
+cases = {
+    'equal': [5] * 40,
+    'ends': [big - 10, big - 5, -big, big, 0, big - 1, big, big],
+    'backwards': [100 - 7 * i for i in range(40)],
+    'one': [1],
+    'half': [None if i % 2 else 1000 + i * 10 for i in range(40)],
+    'idle_hour': [i * 10 for i in range(20)] + [3_600_000_000 + i * 10 for i in range(20)],
+}
+for k, v in cases.items():
+    with open(sys.argv[1] + '/' + k + '.pickle', 'wb') as f:
+        pickle.dump(snap(v), f)
+"#;
+    let dir = std::env::temp_dir().join(format!("memviz-odd-times-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let st = Command::new("python3").arg("-c").arg(script).arg(&dir).status().expect("python3");
+    assert!(st.success());
+    for name in ["equal", "ends", "backwards", "one", "half", "idle_hour"] {
+        let bytes = std::fs::read(dir.join(format!("{name}.pickle"))).unwrap();
+        let mut v = Viewer::new();
+        v.open(name, &bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(v.set_x_axis(XMode::Time), "{name}: {}", v.x_axis_reason());
+        for (w, h) in [(1200, 500), (97, 61), (3, 3)] {
+            let Some(frame) = v.render_plot(w, h) else { continue };
+            let r = frame.rect;
+            v.render_minimap(w, 40);
+            let steps: Vec<u32> = (0..r.w).map(|c| v.step_at_x(r.x as f64 + c as f64 + 0.5)).collect();
+            assert!(steps.windows(2).all(|s| s[0] <= s[1]), "{name}");
+            for f in [0.0, 0.5, 1.0] {
+                let x = r.x as f64 + f * r.w as f64;
+                v.hover(x, (r.y + r.h / 2) as f64);
+                v.zoom_at(0.01, x);
+                v.render_plot(w, h);
+                v.pan_by(r.w as f64 * 3.0);
+                v.render_plot(w, h);
+                v.zoom_at(1e6, x);
+            }
+            let _ = v.x_axis_json();
+            v.center_window(v.minimap_step(0.7));
+            v.render_plot(w, h);
+        }
+        if name == "idle_hour" {
+            let j: Value = serde_json::from_str(&v.x_axis_json()).unwrap();
+            assert_eq!(j["gaps"][0]["label"], "idle 3600.0 s", "{j}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
