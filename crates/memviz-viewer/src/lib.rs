@@ -62,6 +62,8 @@ pub struct Viewer {
     moment: moment::MomentCache,
     /// Color by, highlight, stacked area (explain.rs).
     explain: explain::ExplainState,
+    /// The times of the current timeline's steps (phases.rs).
+    step_times: Option<phases::StepTimes>,
 }
 
 /// The selector index of a timeline.

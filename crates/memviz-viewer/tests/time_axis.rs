@@ -313,3 +313,41 @@ for k, v in cases.items():
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The time under the pointer (asked at every pointer move) is the core's
+/// `seconds_at_step` on both axes, for each real snapshot and timeline.
+#[test]
+fn time_at_step_is_the_core_answer_on_both_axes() {
+    let dir = repo().join("../shared/snapshots");
+    let mut names: Vec<String> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    names.retain(|n| n.ends_with(".pickle"));
+    names.sort();
+    assert!(names.len() >= 8, "{names:?}");
+    let mut with_time = 0;
+    for name in &names {
+        let mut v = open(name);
+        for view in [0, 1] {
+            v.set_view(view);
+            let n = v.n_steps() as f64;
+            let (f, tl) = (v.cx.file().unwrap(), v.cx.timeline().unwrap());
+            let points = [0.0, 0.5, 1.0, n * 0.37, n * 0.5 + 0.25, n - 1.5, n - 0.5, n, n + 3.0, -1.0];
+            let want: Vec<Option<f64>> =
+                points.iter().map(|&s| memviz_core::phases::seconds_at_step(&f.snap, tl, s)).collect();
+            with_time += want[0].is_some() as u32;
+            for mode in [XMode::Step, XMode::Time, XMode::Step] {
+                v.set_x_axis(mode);
+                for (&s, w) in points.iter().zip(&want) {
+                    let got = v.time_at_step(s);
+                    match (got, w) {
+                        (Some(a), Some(b)) => {
+                            assert!((a - b).abs() < 1e-9, "{name} view {view} {mode:?} s={s}: {a} vs {b}")
+                        }
+                        _ => assert_eq!(got, *w, "{name} view {view} {mode:?} s={s}"),
+                    }
+                }
+            }
+        }
+    }
+    assert!(with_time >= 4, "{with_time} timelines with time_us");
+}

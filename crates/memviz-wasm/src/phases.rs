@@ -17,7 +17,7 @@ impl Viewer {
 
     /// Seconds from the first event at step `s` of the current timeline
     /// (NaN when the file has no time_us).
-    pub fn time_at_step(&self, s: f64) -> f64 {
+    pub fn time_at_step(&mut self, s: f64) -> f64 {
         self.inner.time_at_step(s).unwrap_or(f64::NAN)
     }
 
