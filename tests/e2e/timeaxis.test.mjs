@@ -121,6 +121,19 @@ test('x axis in wall-clock time: labels, gaps, hover at Python\'s time, zoom and
   assert.ok(za.ticks.length >= 2 && za.ticks.every((t) => / ms$/.test(t.label)), JSON.stringify(za.ticks));
   await page.screenshot({ path: join(OUT, 'time-axis-zoomed.png') });
 
+  // The minimap follows the axis: a click at 75% of it centres the plot on
+  // the step Python puts at 75% of the time axis (not at 75% of the steps).
+  const mini = await page.$eval('#minimap', (c) => { const r = c.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; });
+  await page.mouse.click(mini[0] + mini[2] * 0.75, mini[1] + mini[3] / 2);
+  await frames(page);
+  const mid = await page.evaluate((x) => window.memviz.viewer.step_at_x(x), LEFT + plotW / 2);
+  // Within two minimap pixels of 75% (the click lands on a whole pixel).
+  const [lo, hi] = [0.75 - 2 / mini[2], 0.75 + 2 / mini[2]];
+  const near = reference(NAME, `at=${lo}`, `at=${hi}`).step_at;
+  assert.ok(mid >= near[String(lo)] && mid <= near[String(hi)] + 1,
+    `minimap click: step ${mid} in the middle, Python ${near[String(lo)]}..${near[String(hi)]}`);
+  assert.ok(Math.abs(py.step_at['0.75'] - 0.75 * nSteps) > 1000, 'the step axis would put another step there');
+
   // Switching views keeps the axis (segments, pools, back).
   for (const view of ['1', '2', '0']) {
     await page.selectOption('#view-select', view);

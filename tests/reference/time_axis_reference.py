@@ -11,7 +11,8 @@ run, 100 x the median gap, 1 ms) and is drawn 1% of the rest of the run wide
 (at least one median gap, at most the threshold). Display x of a step: the
 sum of the (compressed) gaps before it, in seconds.
 
-With `pick`: the largest allocation made and freed in the trace (the
+`step_at`: the step shown at 25%, 50% and 75% of the whole time axis (the
+minimap), and at each fraction F given as `at=F`. With `pick`: the largest allocation made and freed in the trace (the
 Active Memory Timeline's elements and steps as memviz_reference.py builds
 them), its address as the hover text writes it, its alloc and free in
 seconds from the first event, and a window of steps around it where the
@@ -19,8 +20,9 @@ middle of its life lies in different places on the time axis and on the
 step axis (`time_frac`, `step_frac`: fractions of the plot width), so a
 test can tell the axes apart.
 
-    python3 tests/reference/time_axis_reference.py SNAPSHOT [DEVICE] [pick]
+    python3 tests/reference/time_axis_reference.py SNAPSHOT [DEVICE] [pick] [at=F ...]
 """
+import bisect
 import json
 import os
 import pickle
@@ -37,7 +39,7 @@ def median_positive(d):
     return p[len(p) // 2] if p else None
 
 
-def main(path, device, pick):
+def main(path, device, pick, at):
     with open(path, "rb") as f:
         snap = pickle.load(f)
     trace = snap["device_traces"][device] if isinstance(snap, dict) else []
@@ -65,6 +67,8 @@ def main(path, device, pick):
             gaps.append({"step": i + 1, "real_s": d / 1e6, "x_s": x[-1]})
         x.append(x[-1] + (shown if d > threshold else d) / 1e6)
     out.update(t0_us=known[0], span_s=x[-1], shown_s=shown / 1e6, gaps=gaps)
+    # The step shown at fractions of the whole axis (the minimap's x).
+    out["step_at"] = {str(f): bisect.bisect_right(x, f * x[-1]) - 1 for f in [0.25, 0.5, 0.75] + at}
     n = len(times)
     if pick:
         elements, actions, _ = mr.process_alloc_data(snap, mr.Annotated(snap), device, False)
@@ -100,4 +104,5 @@ def main(path, device, pick):
 if __name__ == "__main__":
     args = sys.argv[2:]
     dev = int(args.pop(0)) if args and args[0].isdigit() else 0
-    main(sys.argv[1], dev, args == ["pick"])
+    at = [float(a[3:]) for a in args if a.startswith("at=")]
+    main(sys.argv[1], dev, "pick" in args, at)
