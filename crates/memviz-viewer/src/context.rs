@@ -23,6 +23,9 @@ pub const SUMMARIZED_TEXT: &str = "Small tensors that were not plotted to cutdow
 /// max and the peak step: O(steps) to compute, so kept.
 type MinimapCache = ((usize, u32, TimelineKind, u32, XMode), Vec<u64>, u64, u32);
 
+/// (file, device, timeline) and its peak's (step, bytes).
+type PeakCache = ((usize, u32, TimelineKind), (u32, u64));
+
 /// A plot rectangle in device pixels inside the canvas.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PlotRect {
@@ -91,6 +94,9 @@ pub struct Context {
     pub x_mode: XMode,
     /// The current timeline's time axis (built in time mode).
     pub(crate) time: Option<TimeCache>,
+    /// (step, bytes) of the current timeline's peak, of (file, device,
+    /// timeline): O(steps) to find, and the axes show it at every zoom.
+    peak: Option<PeakCache>,
 }
 
 impl Default for Context {
@@ -117,6 +123,7 @@ impl Default for Context {
             colors: Vec::new(),
             x_mode: XMode::Step,
             time: None,
+            peak: None,
         }
     }
 }
@@ -143,6 +150,7 @@ impl Context {
             return;
         };
         f.build_timeline(device, kind);
+        self.peak = None;
         self.refresh_time();
         self.limit = self.element_count().min(DEFAULT_DETAIL_CAP);
         self.window = Window::full(self.n_steps());
@@ -166,6 +174,16 @@ impl Context {
             (Some(tl), Some(d)) => BandIndex::new(tl, d),
             _ => BandIndex::default(),
         };
+    }
+
+    /// (step, bytes) of the current timeline's peak (kept per timeline).
+    pub fn peak(&mut self) -> Option<(u32, u64)> {
+        let key = (self.current, self.device, self.kind);
+        if self.peak.map(|p| p.0) != Some(key) {
+            let tl = self.timeline()?;
+            self.peak = Some((key, (tl.peak_step(), tl.peak_bytes())));
+        }
+        self.peak.map(|p| p.1)
     }
 
     pub fn element_count(&self) -> u32 {

@@ -51,7 +51,7 @@ impl View for TimelineView {
         } else {
             cx.axes_key = Some(key);
             if cx.n_steps() > 0 {
-                let peak = cx.timeline().map(|t| (t.peak_step(), t.peak_bytes()));
+                let peak = cx.peak();
                 Axes::Draw(cx.axes_spec(rect, cx.y_max, peak, self.x_desc()))
             } else {
                 Axes::Clear
