@@ -667,7 +667,8 @@ addEventListener('resize', () => { if (kb) placeCursor(); });
 // ---- minimap: drag a window (brush), click to center ------------------------
 const mini = $('minimap');
 let brush = null;
-const miniStep = (e) => (e.offsetX / mini.clientWidth) * viewer.n_steps();
+// The minimap follows the x axis (steps or time): the viewer maps.
+const miniStep = (e) => viewer.minimap_step(e.offsetX / mini.clientWidth);
 mini.addEventListener('pointerdown', guard((e) => {
   brush = { a: miniStep(e), moved: false };
   mini.setPointerCapture(e.pointerId);
@@ -684,9 +685,7 @@ mini.addEventListener('pointerup', (e) => {
   const b = brush;
   brush = null;
   if (b && !b.moved) guard(() => {
-    const span = viewer.window_end() - viewer.window_start();
-    const c = miniStep(e);
-    viewer.set_window(c - span / 2, c + span / 2);
+    viewer.center_window(miniStep(e));
     redraw();
   })();
 });

@@ -6,9 +6,15 @@
 // phase zooms to it. The wall-clock time (time_us) of the step under the
 // pointer is shown next to the controls; a file without time_us says so.
 //
+// The "x: steps | time" control (#x-axis) picks the plot's x axis: alloc /
+// free steps, or wall-clock time from time_us with idle gaps compressed
+// (memviz-viewer's xaxis.rs); the choice is kept across views, devices and
+// files, and a timeline without time_us disables it with the reason
+// (#x-axis-reason). On the time axis phases are placed at their times.
+//
 // It follows the plot the way moment.js does: once per animation frame it
-// compares what the plot shows (file, device, view, window, width) with what
-// it laid out, and lays out again only when that changed.
+// compares what the plot shows (file, device, view, window, width, x axis)
+// with what it laid out, and lays out again only when that changed.
 import { getViewer, guard, redraw } from './app.js';
 
 const $ = (id) => document.getElementById(id);
@@ -46,12 +52,30 @@ function shown() {
   return data.phases.filter((p) => (internal || !p.internal) && (!f || p.name.toLowerCase().includes(f)));
 }
 
+/** The x axis control: the axis shown, disabled with the reason when time is not available. */
+function axisControl(v) {
+  const sel = $('x-axis'), reason = v.x_axis_reason();
+  sel.value = v.x_axis();
+  sel.disabled = reason !== '';
+  $('x-axis-reason').textContent = reason ? `(${reason})` : '';
+}
+
+$('x-axis').addEventListener('change', guard((e) => {
+  const v = getViewer();
+  if (!v) return;
+  v.set_x_axis(e.target.value);
+  axisControl(v);
+  redraw();
+}));
+
 function layout(v) {
   layer.replaceChildren();
   const list = shown();
   const w = plot.clientWidth;
+  const time = v.x_axis() === 'time';
   list.forEach((p, i) => {
-    const x0 = v.x_of_step(p.step0), x1 = v.x_of_step(p.step1);
+    const x0 = time ? v.x_of_seconds(p.start_s) : v.x_of_step(p.step0);
+    const x1 = time ? v.x_of_seconds(p.end_s) : v.x_of_step(p.step1);
     if (!(x1 >= 0 && x0 <= w)) return;
     const left = Math.max(0, x0), right = Math.min(w, Math.max(x1, x0 + 2));
     const el = document.createElement('div');
@@ -101,9 +125,10 @@ function layout(v) {
         data = JSON.parse(v.phases_json());
         $('time-readout').textContent = data.has_time ? 'time: hover the plot'
           : 'this file has no time_us: steps only';
+        axisControl(v);
       }
       // Where steps land on the plot (NaN until it is drawn) is part of the key.
-      const lk = [key, v.x_of_step(0), v.x_of_step(v.n_steps()), plot.clientWidth, $('phase-filter').value,
+      const lk = [key, v.x_axis(), v.x_of_step(0), v.x_of_step(v.n_steps()), plot.clientWidth, $('phase-filter').value,
         $('phase-internal').checked].join('|');
       if (lk !== layoutKey) { layoutKey = lk; layout(v); }
     }

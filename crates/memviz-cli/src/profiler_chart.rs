@@ -73,21 +73,9 @@ impl Ranged for TimeAxis {
     }
 }
 
-/// A time in seconds with a unit that suits the axis' span.
-pub fn fmt_time(s: f64, span: f64) -> String {
-    if span < 2e-3 {
-        format!("{:.0} µs", s * 1e6)
-    } else if span < 2.0 {
-        let ms = s * 1e3;
-        if span < 0.02 {
-            format!("{ms:.2} ms")
-        } else {
-            format!("{ms:.0} ms")
-        }
-    } else {
-        format!("{s:.1} s")
-    }
-}
+/// A time in seconds with a unit that suits the axis' span (shared with
+/// the page's time axis).
+pub use memviz_render::axis::fmt_time;
 
 /// Picks the chart: `--device` names it (`cuda:0`, `cpu`), else the first.
 pub fn pick<'a>(p: &'a ProfilerFile, file: &str, device: Option<&str>) -> Result<&'a Chart, String> {

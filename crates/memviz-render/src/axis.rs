@@ -1,5 +1,7 @@
-//! Tick values of the byte axis, shared by the page's axes overlay and the
-//! CLI's charts.
+//! Tick values of the byte axis and of a time axis, shared by the page's
+//! axes overlay and the CLI's charts.
+
+use memviz_core::phases::TimeAxis;
 
 /// Axis tick values: multiples of 1, 2 or 5 times a power of 1024 unit
 /// (so labels read `256MiB`, not `268435456`), about `target` of them over
@@ -21,6 +23,77 @@ pub fn size_ticks(max: f64, target: usize) -> Vec<f64> {
     (0..).map(|i| i as f64 * step).take_while(|v| *v <= max).collect()
 }
 
+/// Round tick values (1, 2 or 5 times a power of ten) inside `[lo, hi]`,
+/// about `target` of them: a time axis' key points in seconds.
+pub fn decimal_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
+    if hi <= lo || !lo.is_finite() || !hi.is_finite() {
+        return vec![];
+    }
+    let raw = (hi - lo) / target.max(1) as f64;
+    let pow = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * pow).find(|s| *s >= raw).unwrap_or(10.0 * pow);
+    let first = (lo / step).ceil() as i64;
+    (first..).map(|i| i as f64 * step).take_while(|v| *v <= hi + step * 1e-9).take(1000).collect()
+}
+
+/// Ticks of a time axis over display positions `[d0, d1]` (seconds, idle
+/// gaps compressed): at round real times (1, 2 or 5 times a power of ten
+/// seconds from the first event, the step chosen for about `target` ticks
+/// over the display width), in each stretch between gaps, so the labels
+/// stay round after a gap; none inside a gap, none closer than half a step
+/// to the one before. Returns (display position, real seconds).
+pub fn time_ticks(axis: &TimeAxis, d0: f64, d1: f64, target: usize) -> Vec<(f64, f64)> {
+    let Some(&step) = decimal_ticks(0.0, d1 - d0, target).get(1) else { return vec![] };
+    // Stretches of display x without a gap: [start, end).
+    let mut stretches = Vec::with_capacity(axis.gaps.len() + 1);
+    let mut start = 0.0;
+    for g in &axis.gaps {
+        stretches.push((start, g.x));
+        start = g.x + g.shown_s;
+    }
+    stretches.push((start, axis.span()));
+    let mut out: Vec<(f64, f64)> = Vec::new();
+    for (a, b) in stretches {
+        let (a, b) = (a.max(d0), b.min(d1));
+        if a > b {
+            continue;
+        }
+        let (r0, r1) = (axis.seconds_at(a), axis.seconds_at(b));
+        // Bounded: real and display time agree between gaps, but not to the
+        // last bit on a hostile file's times near 2^63 us.
+        let k0 = (r0 / step).ceil() as i64;
+        let k1 = ((r1 / step + 1e-9).floor() as i64).min(k0.saturating_add(10_000));
+        for k in k0..=k1 {
+            let r = k as f64 * step;
+            let d = axis.x_of_time(axis.t0_us.saturating_add((r * 1e6).round() as i64));
+            if d < a - 1e-12 || d > b + 1e-12 || out.last().is_some_and(|l| d - l.0 < step / 2.0) {
+                continue;
+            }
+            out.push((d, r));
+            if out.len() > 1000 {
+                return out;
+            }
+        }
+    }
+    out
+}
+
+/// A time in seconds with a unit that suits the axis' span.
+pub fn fmt_time(s: f64, span: f64) -> String {
+    if span < 2e-3 {
+        format!("{:.0} µs", s * 1e6)
+    } else if span < 2.0 {
+        let ms = s * 1e3;
+        if span < 0.02 {
+            format!("{ms:.2} ms")
+        } else {
+            format!("{ms:.0} ms")
+        }
+    } else {
+        format!("{s:.1} s")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -31,5 +104,18 @@ mod tests {
         assert_eq!(t[1], 200.0 * 1024.0 * 1024.0);
         assert_eq!(t.len(), 5 + 1);
         assert_eq!(size_ticks(0.0, 5), vec![0.0]);
+    }
+
+    #[test]
+    fn decimal_ticks_are_round_and_inside() {
+        let t = decimal_ticks(0.0, 1.0, 5);
+        assert_eq!(t.len(), 6);
+        assert!(t.iter().enumerate().all(|(i, v)| (v - i as f64 * 0.2).abs() < 1e-12));
+        let t = decimal_ticks(0.013, 0.061, 5);
+        assert_eq!(t.len(), 5);
+        assert!((t[0] - 0.02).abs() < 1e-12 && (t[4] - 0.06).abs() < 1e-12);
+        assert!(decimal_ticks(1.0, 1.0, 5).is_empty());
+        assert_eq!(fmt_time(0.0551, 0.2), "55 ms");
+        assert_eq!(fmt_time(3.04, 10.0), "3.0 s");
     }
 }

@@ -6,6 +6,7 @@ use memviz_core::timeline::{DetailView, Hit, Timeline, TimelineKind};
 use memviz_render::{self as render, BandIndex, Columns, Image, PlotStats, PlotStyle, TimelineBands, Window};
 
 use crate::files::OpenFile;
+use crate::xaxis::{TimeCache, XMode};
 
 /// Detail limit a fresh view starts with: every element, up to this many.
 pub const DEFAULT_DETAIL_CAP: u32 = 50_000;
@@ -18,9 +19,12 @@ pub const MARGIN: (f64, f64, f64, f64) = (78.0, 16.0, 14.0, 40.0);
 pub const SUMMARIZED_TEXT: &str = "Small tensors that were not plotted to cutdown on render time.\n\
      Use detail slider to see smaller allocations.";
 
-/// Minimap columns of (file, device, timeline, width), then their max, the
-/// number of steps and the peak step: O(steps) to compute, so kept.
-type MinimapCache = ((usize, u32, TimelineKind, u32), Vec<u64>, u64, u32, u32);
+/// Minimap columns of (file, device, timeline, width, x axis), then their
+/// max and the peak step: O(steps) to compute, so kept.
+type MinimapCache = ((usize, u32, TimelineKind, u32, XMode), Vec<u64>, u64, u32);
+
+/// (file, device, timeline) and its peak's (step, bytes).
+type PeakCache = ((usize, u32, TimelineKind), (u32, u64));
 
 /// A plot rectangle in device pixels inside the canvas.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -86,6 +90,13 @@ pub struct Context {
     /// A color per element of the Active Memory Timeline ("Color by", set
     /// by explain.rs); empty: memory_viz's colors.
     pub colors: Vec<render::Rgba>,
+    /// The x axis asked for (xaxis.rs), kept across views and files.
+    pub x_mode: XMode,
+    /// The current timeline's time axis (built in time mode).
+    pub(crate) time: Option<TimeCache>,
+    /// (step, bytes) of the current timeline's peak, of (file, device,
+    /// timeline): O(steps) to find, and the axes show it at every zoom.
+    peak: Option<PeakCache>,
 }
 
 impl Default for Context {
@@ -110,6 +121,9 @@ impl Default for Context {
             hovered: None,
             pinned: None,
             colors: Vec::new(),
+            x_mode: XMode::Step,
+            time: None,
+            peak: None,
         }
     }
 }
@@ -136,6 +150,8 @@ impl Context {
             return;
         };
         f.build_timeline(device, kind);
+        self.peak = None;
+        self.refresh_time();
         self.limit = self.element_count().min(DEFAULT_DETAIL_CAP);
         self.window = Window::full(self.n_steps());
         self.pinned = None;
@@ -158,6 +174,16 @@ impl Context {
             (Some(tl), Some(d)) => BandIndex::new(tl, d),
             _ => BandIndex::default(),
         };
+    }
+
+    /// (step, bytes) of the current timeline's peak (kept per timeline).
+    pub fn peak(&mut self) -> Option<(u32, u64)> {
+        let key = (self.current, self.device, self.kind);
+        if self.peak.map(|p| p.0) != Some(key) {
+            let tl = self.timeline()?;
+            self.peak = Some((key, (tl.peak_step(), tl.peak_bytes())));
+        }
+        self.peak.map(|p| p.1)
     }
 
     pub fn element_count(&self) -> u32 {
@@ -194,15 +220,6 @@ impl Context {
         self.window = w.clamped(self.n_steps(), self.min_span());
     }
 
-    /// Zoom by `factor` around the point at fraction `at` of the plot width.
-    pub fn zoom(&mut self, factor: f64, at: f64) {
-        self.set_window(self.window.zoom(factor, at.clamp(0.0, 1.0)));
-    }
-
-    pub fn pan(&mut self, frac: f64) {
-        self.set_window(self.window.pan(frac));
-    }
-
     /// Fraction of the plot width at CSS x (0.5 before the first draw).
     pub fn plot_frac(&self, x_css: f64) -> f64 {
         match self.rect {
@@ -224,7 +241,7 @@ impl Context {
             return PlotStats::default();
         };
         let src = TimelineBands::new(tl, d, &self.bands);
-        self.cols = render::pick_columns(&src, self.window, rect.w);
+        self.cols = self.pick_columns(&src, rect.w);
         self.y_max = y_max_above(self.cols.max_total);
         let selected = match self.hovered.or(self.pinned) {
             Some(Hit::Element(e)) => Some(e),
@@ -241,14 +258,16 @@ impl Context {
 
     pub fn render_minimap(&mut self, w: u32, h: u32) {
         self.minimap.reset(w, h, render::BACKGROUND);
-        let key = (self.current, self.device, self.kind, w);
+        let key = (self.current, self.device, self.kind, w, self.x_shown());
         if self.minimap_cache.as_ref().map(|c| c.0) != Some(key) {
-            let Some(tl) = self.timeline() else { return };
-            let (cols, max) = render::minimap_columns(&tl.total, tl.start_bytes, w);
-            self.minimap_cache = Some((key, cols, max, tl.n_steps(), tl.peak_step()));
+            let Some((cols, max)) = self.minimap_columns(w) else { return };
+            let peak = self.timeline().map_or(0, |t| t.peak_step());
+            self.minimap_cache = Some((key, cols, max, peak));
         }
-        if let Some((_, cols, max, n, peak)) = &self.minimap_cache {
-            render::render_minimap(cols, *max, *n, self.window, Some(*peak), &mut self.minimap);
+        if let Some((_, cols, max, peak)) = &self.minimap_cache {
+            // In steps, or in columns on the time axis (xaxis.rs).
+            let (n, win, peak) = self.minimap_frame(w, *peak);
+            render::render_minimap(cols, *max, n, win, Some(peak), &mut self.minimap);
         }
     }
 

@@ -17,6 +17,8 @@
 //! - [`explain`]: "Explain the memory": Color by, the stacked area, the
 //!   highlight, peak / OOM markers, OOM and peak explained, leaks;
 //! - [`phases`]: record_function phases, annotate markers, wall-clock time;
+//! - [`xaxis`]: the plot's x axis in steps or in wall-clock time (one
+//!   mapping for bands, hit testing, axes, minimap and markers);
 //! - [`ranks`]: many files at once: overview rows, rank order, diffs;
 //! - [`profiler`]: a torch.profiler memory export as its chart
 //!   ([`ProfilerView`], apart from [`Viewer`]).
@@ -31,6 +33,7 @@ pub mod ranks;
 pub mod search;
 pub mod view;
 pub mod views;
+pub mod xaxis;
 
 use memviz_core::model::BlockState;
 use memviz_core::summary::TimelineSummary;
@@ -41,8 +44,9 @@ use memviz_render::{Image, Window, OUTLINE};
 pub use context::{Context, PlotRect, DEFAULT_DETAIL_CAP, MARGIN};
 pub use files::OpenFile;
 pub use profiler::ProfilerView;
-pub use view::{Axes, AxesSpec, PlotFrame, View, ViewKind};
+pub use view::{Axes, AxesSpec, PlotFrame, TimeTicks, View, ViewKind};
 pub use views::Views;
+pub use xaxis::XMode;
 
 /// The whole viewer state.
 #[derive(Default)]
@@ -58,6 +62,8 @@ pub struct Viewer {
     moment: moment::MomentCache,
     /// Color by, highlight, stacked area (explain.rs).
     explain: explain::ExplainState,
+    /// The times of the current timeline's steps (phases.rs).
+    step_times: Option<phases::StepTimes>,
 }
 
 /// The selector index of a timeline.
@@ -271,6 +277,7 @@ impl Viewer {
             self.explain_area();
             self.tick_matches();
         }
+        self.cx.veil_gaps();
         Some(frame)
     }
 
@@ -325,16 +332,49 @@ impl Viewer {
 
     /// Step of the plot under CSS x (rounded; clamped to the timeline).
     pub fn step_at_x(&self, x: f64) -> u32 {
-        let w = self.cx.window;
-        let s = w.x0 + self.cx.plot_frac(x) * (w.x1 - w.x0);
+        let s = self.cx.step_at_frac(self.cx.plot_frac(x));
         (s.round().max(0.0) as u32).min(self.cx.n_steps().saturating_sub(1))
     }
 
     /// CSS x of step `s` on the plot as last drawn (NaN before a draw).
     pub fn x_of_step(&self, s: f64) -> f64 {
-        let (w, Some(r)) = (self.cx.window, self.cx.rect) else { return f64::NAN };
-        let frac = (s - w.x0) / (w.x1 - w.x0).max(1e-9);
-        (r.x as f64 + frac * r.w as f64) / self.cx.dpr
+        let Some(r) = self.cx.rect else { return f64::NAN };
+        (r.x as f64 + self.cx.frac_of_step(s) * r.w as f64) / self.cx.dpr
+    }
+
+    // ---- the x axis (xaxis.rs) ---------------------------------------------
+
+    /// Asks for the x axis in steps or in wall-clock time; true when the
+    /// plot now shows it (a timeline without time_us stays in steps: see
+    /// [`Viewer::x_axis_reason`]). Kept across views, devices and files.
+    pub fn set_x_axis(&mut self, mode: XMode) -> bool {
+        self.cx.set_x_mode(mode)
+    }
+
+    /// The x axis the plot shows now.
+    pub fn x_axis(&self) -> XMode {
+        self.cx.x_shown()
+    }
+
+    /// The x axis asked for.
+    pub fn x_axis_asked(&self) -> XMode {
+        self.cx.x_mode
+    }
+
+    /// Why the time axis is not available for the current timeline; empty
+    /// when it is.
+    pub fn x_axis_reason(&self) -> String {
+        self.cx.x_reason()
+    }
+
+    /// Step at fraction `f` of the minimap's width.
+    pub fn minimap_step(&self, f: f64) -> f64 {
+        self.cx.minimap_step(f)
+    }
+
+    /// Centers the window on step `s`, keeping its width on the axis.
+    pub fn center_window(&mut self, s: f64) {
+        self.cx.center_on(s);
     }
 
     /// Ticks at the top of the timeline plot above each search match's
@@ -356,12 +396,11 @@ impl Viewer {
         }
         // The column whose step range holds the match's first step.
         let win = self.cx.window;
-        let per_col = (win.x1 - win.x0) / cols.len() as f64;
         let tick = (img.height / 40).clamp(4, 12);
         for &e in &self.search.matches {
             let Some(el) = tl.elements.get(e as usize) else { continue };
             // Alive when the window starts: the first column.
-            let c = ((el.x0 as f64 - win.x0) / per_col).floor().max(0.0);
+            let c = (self.cx.frac_of_step(el.x0 as f64) * cols.len() as f64).floor().max(0.0);
             if c >= cols.len() as f64 || el.x1 as f64 <= win.x0 {
                 continue;
             }

@@ -36,7 +36,7 @@ impl ViewKind {
 }
 
 /// What one draw of a band plot made; its pixels are `Context::plot`.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PlotFrame {
     /// Where the pixels go inside the canvas.
     pub rect: PlotRect,
@@ -46,7 +46,7 @@ pub struct PlotFrame {
 }
 
 /// What the axes overlay needs.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Axes {
     /// As last drawn: nothing to do.
     Unchanged,
@@ -56,8 +56,9 @@ pub enum Axes {
 }
 
 /// An axes overlay: a y axis in bytes up to `y_max`, x in steps over
-/// `window`, the peak marker, on a canvas whose plot is `rect`.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// `window` (or the ticks of `time`), the peak marker, on a canvas whose
+/// plot is `rect`.
+#[derive(Debug, Clone, PartialEq)]
 pub struct AxesSpec {
     pub rect: PlotRect,
     pub dpr: f64,
@@ -66,6 +67,19 @@ pub struct AxesSpec {
     /// (step, bytes) of the peak.
     pub peak: Option<(u32, u64)>,
     pub x_desc: &'static str,
+    /// On the time axis (xaxis.rs): what x shows instead of steps.
+    pub time: Option<TimeTicks>,
+}
+
+/// The x axis in wall-clock time; positions are fractions of the plot width.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TimeTicks {
+    /// (position, label in seconds from the first event).
+    pub ticks: Vec<(f64, String)>,
+    /// Idle gaps drawn compressed: (start, end, label).
+    pub gaps: Vec<(f64, f64, String)>,
+    /// Where the peak's line goes.
+    pub peak: Option<f64>,
 }
 
 /// A view of the selector. Coordinates are CSS pixels of the plot canvas;

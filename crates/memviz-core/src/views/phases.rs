@@ -65,10 +65,11 @@ impl TimeAxis {
             }
             t_us.push(last);
         }
-        let deltas: Vec<i64> = t_us.windows(2).map(|w| w[1] - w[0]).collect();
+        // Saturating: a hostile file's times may span all of i64.
+        let deltas: Vec<i64> = t_us.windows(2).map(|w| w[1].saturating_sub(w[0])).collect();
         let median = median_positive(&deltas).unwrap_or(1);
         // The last step lasts a typical step.
-        t_us.push(last + median);
+        t_us.push(last.saturating_add(median));
         let mut all = deltas.clone();
         all.push(median);
         let threshold_s = threshold_s.unwrap_or_else(|| default_threshold(&all));
@@ -136,7 +137,7 @@ impl TimeAxis {
             return self.span();
         }
         let (a, b) = (self.t_us[i - 1], self.t_us[i]);
-        let f = if b > a { (t_us - a) as f64 / (b - a) as f64 } else { 0.0 };
+        let f = if b > a { (t_us as f64 - a as f64) / (b as f64 - a as f64) } else { 0.0 };
         self.x[i - 1] + f * (self.x[i] - self.x[i - 1])
     }
 
@@ -145,7 +146,7 @@ impl TimeAxis {
         let s = self.step_of_x(x);
         let i = (s.floor() as usize).min(self.t_us.len() - 2);
         let f = s - i as f64;
-        let t = self.t_us[i] as f64 + f * (self.t_us[i + 1] - self.t_us[i]) as f64;
+        let t = self.t_us[i] as f64 + f * (self.t_us[i + 1] as f64 - self.t_us[i] as f64);
         (t - self.t0_us as f64) / 1e6
     }
 }
@@ -307,7 +308,8 @@ pub fn to_json(snap: &Snapshot, tl: &Timeline) -> serde_json::Value {
                 };
                 json!({
                     "name": p.name, "internal": p.internal, "open": p.open, "depth": p.depth,
-                    "start_s": (p.start_us - a.t0_us) as f64 / 1e6, "end_s": (p.end_us - a.t0_us) as f64 / 1e6,
+                    "start_s": (p.start_us as f64 - a.t0_us as f64) / 1e6,
+                    "end_s": (p.end_us as f64 - a.t0_us as f64) / 1e6,
                     "step0": s0, "step1": s1,
                 })
             })

@@ -9,7 +9,7 @@ use memviz_render::pools::{render_pools, PoolTotals};
 use memviz_render::{self as render};
 
 use crate::context::{y_max_above, Context, PlotRect};
-use crate::view::{Axes, AxesSpec, PlotFrame, View, ViewKind};
+use crate::view::{Axes, PlotFrame, View, ViewKind};
 
 #[derive(Default)]
 pub struct PoolsView {
@@ -105,7 +105,7 @@ impl View for PoolsView {
         img.reset(rect.w, rect.h, render::BACKGROUND);
         let drawn = match (cx.timeline(), cx.detail.as_ref(), &self.pools, &self.detail) {
             (Some(tl), Some(dv), Some((_, pp)), Some((_, pd))) => {
-                let cols = render::pick_columns(&PoolTotals(pp), cx.window, rect.w);
+                let cols = cx.pick_columns(&PoolTotals(pp), rect.w);
                 let y_max = y_max_above(cols.max_total);
                 let selected = element(self.hovered.or(self.pinned));
                 let st = render_pools(tl, pp, pd, dv, &cols, y_max, selected, &mut img);
@@ -122,9 +122,7 @@ impl View for PoolsView {
         cx.rect = Some(rect);
         cx.axes_key = None;
         let axes = if n_steps > 0 {
-            let spec =
-                AxesSpec { rect, dpr: cx.dpr, window: cx.window, y_max, peak, x_desc: "alloc / free action (step)" };
-            Axes::Draw(spec)
+            Axes::Draw(cx.axes_spec(rect, y_max, peak, "alloc / free action (step)"))
         } else {
             Axes::Unchanged
         };

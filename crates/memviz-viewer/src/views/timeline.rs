@@ -4,14 +4,15 @@
 use memviz_core::timeline::{Hit, TimelineKind};
 
 use crate::context::{Context, PlotRect};
-use crate::view::{Axes, AxesSpec, PlotFrame, View, ViewKind};
+use crate::view::{Axes, PlotFrame, View, ViewKind};
+use crate::xaxis::XMode;
 
 pub struct TimelineView {
     pub kind: TimelineKind,
 }
 
 /// What the axes overlay shows now; drawn again only when it changes.
-pub(crate) type AxesKey = (u64, u64, u64, u32, u32, u64, TimelineKind);
+pub(crate) type AxesKey = (u64, u64, u64, u32, u32, u64, TimelineKind, XMode);
 
 impl TimelineView {
     /// The x axis' title.
@@ -43,15 +44,15 @@ impl View for TimelineView {
     fn draw_plot(&mut self, cx: &mut Context, w: u32, h: u32) -> Option<PlotFrame> {
         let rect = PlotRect::in_canvas(w, h, cx.dpr);
         let stats = cx.render_timeline(rect);
-        let key = (cx.window.x0.to_bits(), cx.window.x1.to_bits(), cx.y_max, w, h, cx.dpr.to_bits(), cx.kind);
+        let (x0, x1) = (cx.window.x0.to_bits(), cx.window.x1.to_bits());
+        let key = (x0, x1, cx.y_max, w, h, cx.dpr.to_bits(), cx.kind, cx.x_mode);
         let axes = if cx.axes_key == Some(key) {
             Axes::Unchanged
         } else {
             cx.axes_key = Some(key);
             if cx.n_steps() > 0 {
-                let peak = cx.timeline().map(|t| (t.peak_step(), t.peak_bytes()));
-                let (window, y_max, dpr) = (cx.window, cx.y_max, cx.dpr);
-                Axes::Draw(AxesSpec { rect, dpr, window, y_max, peak, x_desc: self.x_desc() })
+                let peak = cx.peak();
+                Axes::Draw(cx.axes_spec(rect, cx.y_max, peak, self.x_desc()))
             } else {
                 Axes::Clear
             }
