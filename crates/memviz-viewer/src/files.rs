@@ -66,3 +66,9 @@ pub(crate) fn open(name: &str, bytes: &[u8]) -> Result<OpenFile, String> {
     let snap = memviz_core::load(bytes).map_err(|e| format!("{name}: {e}"))?;
     Ok(OpenFile::new(name.to_string(), snap))
 }
+
+/// A file decoded elsewhere, from the model's wire form; the error names it.
+pub(crate) fn adopt(name: &str, wire: &[u8]) -> Result<OpenFile, String> {
+    let snap = Snapshot::from_wire(wire).map_err(|e| format!("{name}: {e}"))?;
+    Ok(OpenFile::new(name.to_string(), snap))
+}

@@ -108,6 +108,13 @@ impl Viewer {
         Ok(self.add(files::open(name, bytes)?))
     }
 
+    /// Opens a file decoded elsewhere (the page's worker), from the model's
+    /// wire form (`Snapshot::to_wire`); returns its index.
+    pub fn adopt(&mut self, name: &str, wire: &[u8]) -> Result<usize, String> {
+        self.cx.axes_key = None;
+        Ok(self.add(files::adopt(name, wire)?))
+    }
+
     fn add(&mut self, file: OpenFile) -> usize {
         self.cx.files.push(file);
         let i = self.cx.files.len() - 1;

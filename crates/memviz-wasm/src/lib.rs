@@ -20,6 +20,7 @@
 //! - ranks.rs: many files at once: overview rows, rank order, diffs.
 
 mod axes;
+mod decode;
 mod explain;
 mod moment;
 mod phases;
@@ -153,6 +154,12 @@ impl Viewer {
     /// Ends the file; returns its index (it becomes the current file).
     pub fn finish(&mut self) -> Result<u32, JsError> {
         self.inner.finish().map(|i| i as u32).map_err(|e| JsError::new(&e))
+    }
+
+    /// Opens a file a [`decode::Decoder`] read (in the page's worker), from
+    /// the model's wire form; returns its index (it becomes the current file).
+    pub fn adopt(&mut self, name: &str, wire: &[u8]) -> Result<u32, JsError> {
+        self.inner.adopt(name, wire).map(|i| i as u32).map_err(|e| JsError::new(&e))
     }
 
     /// Opens a whole file at once.
