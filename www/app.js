@@ -15,7 +15,13 @@ const $ = (id) => document.getElementById(id);
 const CHUNK = 4 << 20; // bytes read from the file per slice
 const FEED = 1 << 20; // bytes copied into wasm memory per call: its peak stays small
 // Files larger than this are decoded in the worker (www/decode-worker.js),
-// smaller ones on the page's thread. WORKER_MIN_PLACEHOLDER
+// smaller ones on the page's thread: measured with
+// benches/browser/open_paint.mjs (7 fresh pages each, median change ->
+// painted frame), the worker cost a 0.65 MB file 58-67 ms against 42-53 ms
+// on the page (its decode 32 ms against 13-16: the messages, the read in the
+// worker and the model's copy), a 3.2 MB file 124-178 ms against 92-111.
+// A file of one slice (4 MiB) blocks the page for less than a frame's work
+// more than it already does; a larger one is read in slices anyway.
 const WORKER_MIN = 4 << 20;
 // ?decode=worker or ?decode=page forces one way whatever the size (tests, benchmarks).
 const DECODE = new URLSearchParams(location.search).get('decode');
@@ -148,6 +154,7 @@ function mark(name) {
 }
 function markReceived() {
   openT0 = performance.now();
+  timings.worker = null;
   mark('memviz:file-received');
 }
 function markDecoded() {
@@ -250,19 +257,36 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
   const w = inWorker ? decodeInWorker(file, onProgress) : null;
   if (w) {
     job.cancel = w.cancel;
-    let wire = null;
+    let got = null;
     try {
-      wire = await w.done;
+      got = await w.done;
     } catch (e) {
       if (!e.unavailable) throw e;
       console.debug('memviz: decoding on the page', e);
     }
-    if (wire) {
+    if (got) {
       job.cancel = null;
       document.body.dataset.decodedIn = 'worker'; // for tests
       await onBuild();
       if (!viewer) throw new Error(`${file.name}: the viewer restarted`);
-      return viewer.adopt(file.name, new Uint8Array(wire));
+      // Three tasks, none of them as long as the three at once: the model,
+      // its address versions, the first timeline's replay.
+      const ms = { read: got.readMs, finish: got.finishMs };
+      const step = async (name, fn) => {
+        if (!viewer) throw new Error(`${file.name}: the viewer restarted`);
+        const t0 = performance.now();
+        const r = fn();
+        ms[name] = performance.now() - t0;
+        return r;
+      };
+      await step('model', () => viewer.adopt(file.name, new Uint8Array(got.wire)));
+      got.wire = null;
+      await nextTask();
+      await step('versions', () => viewer.adopt_versions());
+      await nextTask();
+      const i = await step('replay', () => viewer.adopt_finish());
+      timings.worker = ms;
+      return i;
     }
   }
   let cancelled = false;
@@ -334,7 +358,7 @@ async function readFile(file) {
     }
     if (e instanceof WorkerTrap) {
       // The worker's instance is gone (a fresh worker replaces it); this page's viewer is fine.
-      showError(`internal error in memviz: ${e.panic || e.message}; the file could not be shown (${file.name}).`);
+      showError(`internal error in memviz: ${e.detail}; the file could not be shown (${file.name}).`);
       currentName = shown;
       return;
     }
@@ -539,6 +563,13 @@ function sizeCanvas(c) {
   if (c.width !== w || c.height !== h) { c.width = w; c.height = h; }
 }
 
+/** The worker's part of the last open, for the timings line. */
+function workerTimings() {
+  const w = timings.worker;
+  return w ? ` (in the worker: read+decode ${w.read.toFixed(1)} ms, finish ${w.finish.toFixed(1)} ms; here: model ` +
+    `${w.model.toFixed(1)} ms, versions ${w.versions.toFixed(1)} ms, replay ${w.replay.toFixed(1)} ms)` : '';
+}
+
 function draw() {
   frame = 0;
   if (!viewer || viewer.file_names().length === 0) return;
@@ -561,7 +592,7 @@ function draw() {
     markFirstPaint();
   }
   $('timings').textContent =
-    `timings: decode+replay ${timings.decode.toFixed(1)} ms · first paint ${timings.firstPaint.toFixed(1)} ms after the file arrived · ` +
+    `timings: decode+replay ${timings.decode.toFixed(1)} ms${workerTimings()} · first paint ${timings.firstPaint.toFixed(1)} ms after the file arrived · ` +
     `redraw ${redrawMs.toFixed(1)} ms (bands ${st.bands_ms.toFixed(1)} ms, axes ${st.axes_ms.toFixed(1)} ms) · ` +
     `${st.bands_drawn} bands drawn in ${st.columns} columns`;
   st.free();

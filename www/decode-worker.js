@@ -41,6 +41,7 @@ function workerMain(loadGlue, CHUNK, FEED) {
       return;
     }
     const { file } = m;
+    const start = performance.now();
     let dec = null;
     try {
       dec = new glue.Decoder(file.name);
@@ -51,8 +52,10 @@ function workerMain(loadGlue, CHUNK, FEED) {
         for (let p = 0; p < bytes.length; p += FEED) dec.feed(bytes.subarray(p, p + FEED));
         self.postMessage({ progress: Math.min(off + CHUNK, file.size) });
       }
+      const t0 = performance.now();
       const wire = dec.finish();
-      self.postMessage({ wire: wire.buffer }, [wire.buffer]);
+      // Timings for the page's timings line: reading and decoding, then finish (to the wire form).
+      self.postMessage({ wire: wire.buffer, readMs: t0 - start, finishMs: performance.now() - t0 }, [wire.buffer]);
     } catch (e) {
       const trap = trapped(e);
       let panic = null;
@@ -103,19 +106,23 @@ export class Cancelled extends Error {
   }
 }
 
-/** Thrown when the worker's wasm trapped (a panic, out of memory): `panic` is its message. */
+/**
+ * Thrown when the worker's wasm trapped (a panic, out of memory): `detail` is
+ * the panic's message (else the trap's); the message names the file too.
+ */
 export class WorkerTrap extends Error {
-  constructor(message, panic) {
-    super(message);
+  constructor(name, detail) {
+    super(`${name}: internal error in memviz: ${detail}`);
     this.name = 'WorkerTrap';
-    this.panic = panic;
+    this.detail = detail;
   }
 }
 
 /**
  * Decodes `file` in a worker. Returns null when no worker can run (the page
  * then decodes on its own thread), else `{ done, cancel }`: `done` resolves
- * to the model's wire bytes (an ArrayBuffer) or rejects with the decoder's
+ * to `{ wire, readMs, finishMs }` (the model's wire bytes, an ArrayBuffer; the
+ * worker's milliseconds reading + decoding and finishing) or rejects with the decoder's
  * error (its message names the file and the byte offset, as the page's own
  * decode says it), a Cancelled, a WorkerTrap, or an error with
  * `unavailable` set when the worker could not start; `cancel()` ends the worker
@@ -141,16 +148,16 @@ export function decodeInWorker(file, onProgress) {
         onProgress(m.progress);
       } else if (m.wire) {
         end(file.size < KEEP_BELOW);
-        settle.resolve(m.wire);
+        settle.resolve(m);
       } else if (m.error != null) {
         end(!m.trap);
-        settle.reject(m.trap ? new WorkerTrap(m.error, m.panic) : new Error(m.error));
+        settle.reject(m.trap ? new WorkerTrap(file.name, m.panic || m.error) : new Error(m.error));
       }
     };
     w.worker.onerror = (ev) => {
       ev.preventDefault();
       end(false);
-      settle.reject(new WorkerTrap(ev.message || 'the decode worker failed', null));
+      settle.reject(new WorkerTrap(file.name, ev.message || 'the decode worker failed'));
     };
     w.worker.postMessage({ file });
   }, (e) => {

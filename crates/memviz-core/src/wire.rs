@@ -318,17 +318,21 @@ impl Writer {
     fn str(&mut self, s: &str) {
         self.bytes(s.as_bytes());
     }
-    fn col_u32(&mut self, c: &[u32]) {
+    /// A column: its length, then each value's little-endian bytes, written
+    /// into space made once (a loop the compiler turns into plain copies).
+    fn col<const N: usize, T: Copy>(&mut self, c: &[T], bytes: impl Fn(T) -> [u8; N]) {
         self.len(c.len());
-        for v in c {
-            self.u32(*v);
+        let at = self.0.len();
+        self.0.resize(at + c.len() * N, 0);
+        for (d, &v) in self.0[at..].chunks_exact_mut(N).zip(c) {
+            d.copy_from_slice(&bytes(v));
         }
     }
+    fn col_u32(&mut self, c: &[u32]) {
+        self.col(c, u32::to_le_bytes);
+    }
     fn col_u64(&mut self, c: &[u64]) {
-        self.len(c.len());
-        for v in c {
-            self.u64(*v);
-        }
+        self.col(c, u64::to_le_bytes);
     }
     fn spans(&mut self, spans: &[(u32, u32)]) {
         self.len(spans.len());
@@ -373,10 +377,7 @@ impl Writer {
         }
         self.col_u64(&t.size);
         self.col_u32(&t.stream);
-        self.len(t.time_us.len());
-        for &v in &t.time_us {
-            self.i64(v);
-        }
+        self.col(&t.time_us, i64::to_le_bytes);
         self.col_u32(&t.stack);
         self.col_u32(&t.extra);
         let mut other: Vec<_> = t.other_actions.iter().collect();
@@ -572,7 +573,7 @@ impl<'a> Reader<'a> {
     fn string(&mut self) -> Result<String> {
         self.str().map(str::to_string)
     }
-    fn col<const N: usize, T>(&mut self, f: fn([u8; N]) -> T) -> Result<Vec<T>> {
+    fn col<const N: usize, T>(&mut self, f: impl Fn([u8; N]) -> T) -> Result<Vec<T>> {
         let n = self.len(N)?;
         let raw = self.take(n * N)?;
         Ok(raw

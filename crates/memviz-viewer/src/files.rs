@@ -67,8 +67,31 @@ pub(crate) fn open(name: &str, bytes: &[u8]) -> Result<OpenFile, String> {
     Ok(OpenFile::new(name.to_string(), snap))
 }
 
-/// A file decoded elsewhere, from the model's wire form; the error names it.
-pub(crate) fn adopt(name: &str, wire: &[u8]) -> Result<OpenFile, String> {
-    let snap = Snapshot::from_wire(wire).map_err(|e| format!("{name}: {e}"))?;
-    Ok(OpenFile::new(name.to_string(), snap))
+/// A file decoded elsewhere, opened in steps (`Viewer::adopt`): its model
+/// read from the wire form, then its address versions.
+pub(crate) enum Adopting {
+    Read(String, Snapshot),
+    Ready(OpenFile),
+}
+
+impl Adopting {
+    /// Reads the model; the error names the file.
+    pub(crate) fn read(name: &str, wire: &[u8]) -> Result<Adopting, String> {
+        let snap = Snapshot::from_wire(wire).map_err(|e| format!("{name}: {e}"))?;
+        Ok(Adopting::Read(name.to_string(), snap))
+    }
+
+    pub(crate) fn versions(self) -> Adopting {
+        match self {
+            Adopting::Read(name, snap) => Adopting::Ready(OpenFile::new(name, snap)),
+            ready => ready,
+        }
+    }
+
+    pub(crate) fn open(self) -> OpenFile {
+        match self {
+            Adopting::Read(name, snap) => OpenFile::new(name, snap),
+            Adopting::Ready(file) => file,
+        }
+    }
 }

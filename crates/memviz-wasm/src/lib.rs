@@ -157,9 +157,20 @@ impl Viewer {
     }
 
     /// Opens a file a [`decode::Decoder`] read (in the page's worker), from
-    /// the model's wire form; returns its index (it becomes the current file).
-    pub fn adopt(&mut self, name: &str, wire: &[u8]) -> Result<u32, JsError> {
-        self.inner.adopt(name, wire).map(|i| i as u32).map_err(|e| JsError::new(&e))
+    /// the model's wire form, in three calls the page runs as separate tasks
+    /// (none of them long): `adopt` reads the model, `adopt_versions`
+    /// computes its address versions, `adopt_finish` opens it (replays its
+    /// first timeline) and returns its index (it becomes the current file).
+    pub fn adopt(&mut self, name: &str, wire: &[u8]) -> Result<(), JsError> {
+        self.inner.adopt(name, wire).map_err(|e| JsError::new(&e))
+    }
+
+    pub fn adopt_versions(&mut self) {
+        self.inner.adopt_versions();
+    }
+
+    pub fn adopt_finish(&mut self) -> Result<u32, JsError> {
+        self.inner.adopt_finish().map(|i| i as u32).map_err(|e| JsError::new(&e))
     }
 
     /// Opens a whole file at once.
