@@ -40,7 +40,7 @@ function workerMain(loadGlue, CHUNK, FEED) {
       }
       return;
     }
-    const { file } = m;
+    const { file, panic } = m;
     const start = performance.now();
     let dec = null;
     try {
@@ -51,6 +51,7 @@ function workerMain(loadGlue, CHUNK, FEED) {
         if (off + CHUNK < file.size) next = file.slice(off + CHUNK, off + 2 * CHUNK).arrayBuffer();
         for (let p = 0; p < bytes.length; p += FEED) dec.feed(bytes.subarray(p, p + FEED));
         self.postMessage({ progress: Math.min(off + CHUNK, file.size) });
+        if (panic) dec.debug_panic(panic);
       }
       const t0 = performance.now();
       const wire = dec.finish();
@@ -68,6 +69,13 @@ function workerMain(loadGlue, CHUNK, FEED) {
 }
 
 let blobUrl = null;
+let panicNext = null;
+
+/** For the tests of the recovery from a trap: the next decode panics with `msg` after its first slice. */
+export function debugPanicNext(msg) {
+  panicNext = msg;
+}
+
 let spare = null; // {worker, ready}: spawned and instantiated ahead
 
 /** A new worker and a promise that it has instantiated the wasm; null if the page cannot start one. */
@@ -159,7 +167,8 @@ export function decodeInWorker(file, onProgress) {
       end(false);
       settle.reject(new WorkerTrap(file.name, ev.message || 'the decode worker failed'));
     };
-    w.worker.postMessage({ file });
+    w.worker.postMessage({ file, panic: panicNext });
+    panicNext = null;
   }, (e) => {
     end(false);
     settle.reject(Object.assign(new Error(`the decode worker did not start: ${e.message}`), { unavailable: true }));

@@ -89,6 +89,8 @@ test('a 20 MB file decodes in the worker: progress moves, frames keep coming, it
   const { page, context, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
   await page.goto(origin + '/');
   await ready(page);
+  // The page's idle warm-up (a long task by design) is over before the file comes.
+  await page.waitForFunction(() => document.body.dataset.warm === '1', null, { timeout: 30000 });
   await watch(page, null);
   await page.setInputFiles('#file-input', big);
   await waitOpened(page, BIG);
@@ -163,5 +165,29 @@ test('the standalone file from file:// opens a real snapshot through the worker'
   assert.match(await page.textContent('#errors'), /Could not open broken\.pickle: .*byte offset \d+/);
   assert.deepEqual(requests.filter((u) => u !== url && u !== file && !u.startsWith('blob:')), []);
   assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a trap in the worker: the panic and the file are named, the page keeps its file and viewer, the next open works', async () => {
+  const { page, context, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
+  await page.goto(origin + '/');
+  await ready(page);
+  await dropFiles(page, [[SHOWN, snapshot(SHOWN)]]);
+  await waitOpened(page, SHOWN);
+  const before = await shownSummary(page);
+  await page.evaluate(() => window.memviz.debugPanicNext('boom in the worker'));
+  await page.setInputFiles('#file-input', big);
+  await page.waitForFunction(() => /internal error/.test(document.getElementById('errors').textContent), null, { timeout: 60000 });
+  assert.match(await page.textContent('#errors'),
+    new RegExp(`internal error in memviz: boom in the worker \\(at crates/memviz-wasm/src/decode\\.rs:\\d+\\); the file could not be shown \\(${BIG}\\)\\.`));
+  // The page's own viewer was not touched: no restart, the same file and numbers.
+  assert.equal(await page.evaluate(() => document.body.dataset.crashes), undefined);
+  assert.deepEqual(await page.$$eval('#file-select option', (o) => o.map((x) => x.textContent)), [SHOWN]);
+  assert.deepEqual(await shownSummary(page), before);
+  // A fresh worker reads the file.
+  await page.setInputFiles('#file-input', big);
+  await waitOpened(page, BIG);
+  assert.equal((await shownSummary(page)).trace_events, bigRef.trace_events);
+  assert.deepEqual(errors.filter((e) => !/^memviz: internal error: boom in the worker/.test(e)), []);
   await context.close();
 });

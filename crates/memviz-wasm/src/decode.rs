@@ -31,6 +31,12 @@ impl Decoder {
         })
     }
 
+    /// Panics with `msg`, as a bug would: for the test of the page's
+    /// recovery from a trap in its worker (tests/e2e/worker.test.mjs).
+    pub fn debug_panic(&mut self, msg: &str) {
+        panic!("{msg}");
+    }
+
     /// Ends the file: the model in its wire form (`Snapshot::to_wire`), for
     /// `Viewer::adopt`. A torch.profiler export is an error whose message
     /// says so, as `Viewer::finish`'s does (the page then reads it as one).
