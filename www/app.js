@@ -272,8 +272,9 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
       document.body.dataset.decodedIn = 'worker'; // for tests
       await onBuild();
       if (!viewer) throw new Error(`${file.name}: the viewer restarted`);
-      // Three tasks, none of them as long as the three at once: the model,
-      // its address versions, the first timeline's replay.
+      // Tasks none of which is as long as all at once: the model (and its
+      // address versions, which the worker sends next), the first
+      // timeline's replay.
       const ms = { read: got.readMs, finish: got.finishMs };
       const step = async (name, fn) => {
         if (!viewer) throw new Error(`${file.name}: the viewer restarted`);
@@ -284,8 +285,10 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
       };
       await step('model', () => viewer.adopt(file.name, new Uint8Array(got.wire)));
       got.wire = null;
-      await nextTask();
-      await step('versions', () => viewer.adopt_versions());
+      // The worker computed the versions meanwhile (else they are computed here).
+      const versions = await got.versions;
+      if (versions) await step('versions', () => viewer.adopt_versions_from(new Uint8Array(versions)));
+      else await step('versions', () => viewer.adopt_versions());
       await nextTask();
       const i = await step('replay', () => viewer.adopt_finish());
       timings.worker = ms;

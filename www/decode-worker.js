@@ -57,6 +57,9 @@ function workerMain(loadGlue, CHUNK, FEED) {
       const wire = dec.finish();
       // Timings for the page's timings line: reading and decoding, then finish (to the wire form).
       self.postMessage({ wire: wire.buffer, readMs: t0 - start, finishMs: performance.now() - t0 }, [wire.buffer]);
+      // The address versions, while the page reads the model.
+      const versions = dec.versions();
+      self.postMessage({ versions: versions.buffer }, [versions.buffer]);
     } catch (e) {
       const trap = trapped(e);
       let panic = null;
@@ -129,8 +132,10 @@ export class WorkerTrap extends Error {
 /**
  * Decodes `file` in a worker. Returns null when no worker can run (the page
  * then decodes on its own thread), else `{ done, cancel }`: `done` resolves
- * to `{ wire, readMs, finishMs }` (the model's wire bytes, an ArrayBuffer; the
- * worker's milliseconds reading + decoding and finishing) or rejects with the decoder's
+ * to `{ wire, readMs, finishMs, versions }` (the model's wire bytes, an
+ * ArrayBuffer; the worker's milliseconds reading + decoding and finishing; a
+ * promise of the address versions' wire bytes, computed next, or null if
+ * the worker could not) or rejects with the decoder's
  * error (its message names the file and the byte offset, as the page's own
  * decode says it), a Cancelled, a WorkerTrap, or an error with
  * `unavailable` set when the worker could not start; `cancel()` ends the worker
@@ -143,6 +148,9 @@ export function decodeInWorker(file, onProgress) {
   let settle = null;
   let over = false;
   const done = new Promise((resolve, reject) => { settle = { resolve, reject }; });
+  let gotWire = false;
+  let versionsArrived = null;
+  const versions = new Promise((r) => { versionsArrived = r; });
   const end = (keep) => {
     over = true;
     if (keep && !spare) spare = w;
@@ -155,17 +163,23 @@ export function decodeInWorker(file, onProgress) {
       if (m.progress != null) {
         onProgress(m.progress);
       } else if (m.wire) {
+        gotWire = true;
+        settle.resolve({ wire: m.wire, readMs: m.readMs, finishMs: m.finishMs, versions });
+      } else if (m.versions) {
         end(file.size < KEEP_BELOW);
-        settle.resolve(m);
+        versionsArrived(m.versions);
       } else if (m.error != null) {
         end(!m.trap);
-        settle.reject(m.trap ? new WorkerTrap(file.name, m.panic || m.error) : new Error(m.error));
+        // After the model: the page computes the versions itself.
+        if (gotWire) versionsArrived(null);
+        else settle.reject(m.trap ? new WorkerTrap(file.name, m.panic || m.error) : new Error(m.error));
       }
     };
     w.worker.onerror = (ev) => {
       ev.preventDefault();
       end(false);
-      settle.reject(new WorkerTrap(file.name, ev.message || 'the decode worker failed'));
+      if (gotWire) versionsArrived(null);
+      else settle.reject(new WorkerTrap(file.name, ev.message || 'the decode worker failed'));
     };
     w.worker.postMessage({ file, panic: panicNext });
     panicNext = null;

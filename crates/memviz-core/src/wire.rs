@@ -13,6 +13,7 @@
 use crate::annotations::{Annotation, Target};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::*;
+use crate::versions::Versions;
 
 const MAGIC: &[u8; 8] = b"MVZWIRE\0";
 /// Bumped whenever the layout changes (the writer and the reader are always
@@ -252,6 +253,48 @@ impl Snapshot {
             + self.segments.len() * 80
             + self.blocks.len() * 48
             + events * 41
+    }
+}
+
+/// Address versions travel apart from the model (the page's worker computes
+/// them while the page reads the model): the version, a `u32` column per
+/// device's trace, then the segments' and the blocks' columns.
+impl Versions {
+    pub fn to_wire(&self) -> Vec<u8> {
+        let n: usize = self.event.iter().map(|e| e.len()).sum::<usize>() + self.segment.len() + self.block.len();
+        let mut w = Writer(Vec::with_capacity(16 + 8 * self.event.len() + 4 * n));
+        w.u32(VERSION);
+        w.len(self.event.len());
+        for e in &self.event {
+            w.col_u32(e);
+        }
+        w.col_u32(&self.segment);
+        w.col_u32(&self.block);
+        w.0
+    }
+
+    /// Reads what [`Versions::to_wire`] wrote for `snap`: a column that does
+    /// not fit the snapshot (another file's versions) is an error.
+    pub fn from_wire(bytes: &[u8], snap: &Snapshot) -> Result<Versions> {
+        let mut r = Reader { b: bytes, pos: 0 };
+        let v = r.u32()?;
+        if v != VERSION {
+            return Err(r.bad(format!("versions wire form version {v}, this build reads {VERSION}")));
+        }
+        let n = r.len(8)?;
+        if n != snap.traces.len() {
+            return Err(r.bad(format!("versions of {n} traces for {} traces", snap.traces.len())));
+        }
+        let mut event = Vec::with_capacity(n);
+        for t in &snap.traces {
+            event.push(r.column(t.len(), Reader::col_u32)?);
+        }
+        let segment = r.column(snap.segments.len(), Reader::col_u32)?;
+        let block = r.column(snap.blocks.len(), Reader::col_u32)?;
+        if r.pos != bytes.len() {
+            return Err(r.bad(format!("{} bytes after the versions", bytes.len() - r.pos)));
+        }
+        Ok(Versions { event, segment, block })
     }
 }
 

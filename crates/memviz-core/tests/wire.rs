@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use memviz_core::versions::{self, Versions};
 use memviz_core::{ErrorKind, Snapshot};
 
 fn root() -> PathBuf {
@@ -52,6 +53,10 @@ fn round_trip(path: &Path) -> (Snapshot, Vec<u8>) {
     assert!(back == snap, "{}: the model read back differs", path.display());
     // The same model always gives the same bytes (hash maps written sorted).
     assert_eq!(back.to_wire(), wire, "{}", path.display());
+    // The address versions, which travel apart.
+    let v = versions::compute(&snap);
+    let vb = Versions::from_wire(&v.to_wire(), &back).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_eq!((&vb.event, &vb.segment, &vb.block), (&v.event, &v.segment, &v.block), "{}", path.display());
     (snap, wire)
 }
 
@@ -135,4 +140,17 @@ fn cut_or_damaged_bytes_are_an_error_with_an_offset() {
         }
     }
     assert!(errors > 100, "{errors}");
+
+    // Versions that do not fit the snapshot (another file's), cut or too long.
+    let snap = Snapshot::from_wire(&wire).unwrap();
+    let v = versions::compute(&snap).to_wire();
+    let other = load(&root().join("../shared/snapshots/transformer_forward_bf16.pickle"));
+    let e = Versions::from_wire(&versions::compute(&other).to_wire(), &snap).unwrap_err();
+    assert!(e.to_string().contains("a column of"), "{e}");
+    for n in positions(v.len()) {
+        assert!(Versions::from_wire(&v[..n], &snap).is_err(), "versions cut at {n}");
+    }
+    let mut long = v.clone();
+    long.push(0);
+    assert_eq!(Versions::from_wire(&long, &snap).unwrap_err().offset, Some(v.len() as u64));
 }

@@ -88,6 +88,19 @@ impl Adopting {
         }
     }
 
+    /// The address versions computed elsewhere, in their wire form
+    /// (`Versions::to_wire`), instead of computing them; the error names the
+    /// file.
+    pub(crate) fn versions_from(self, wire: &[u8]) -> Result<Adopting, String> {
+        match self {
+            Adopting::Read(name, snap) => {
+                let versions = Versions::from_wire(wire, &snap).map_err(|e| format!("{name}: {e}"))?;
+                Ok(Adopting::Ready(OpenFile { name, snap, versions, timelines: Vec::new() }))
+            }
+            ready => Ok(ready),
+        }
+    }
+
     pub(crate) fn open(self) -> OpenFile {
         match self {
             Adopting::Read(name, snap) => OpenFile::new(name, snap),

@@ -126,6 +126,14 @@ impl Viewer {
         self.adopting = self.adopting.take().map(files::Adopting::versions);
     }
 
+    /// The second step of [`Viewer::adopt`] with the address versions
+    /// computed elsewhere (the worker), in their wire form.
+    pub fn adopt_versions_from(&mut self, wire: &[u8]) -> Result<(), String> {
+        let adopting = self.adopting.take().ok_or("adopt_versions_from without adopt")?;
+        self.adopting = Some(adopting.versions_from(wire)?);
+        Ok(())
+    }
+
     /// The last step of [`Viewer::adopt`]: the file becomes the current one.
     pub fn adopt_finish(&mut self) -> Result<usize, String> {
         let file = self.adopting.take().ok_or("adopt_finish without adopt")?.open();

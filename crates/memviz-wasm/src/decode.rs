@@ -3,21 +3,24 @@
 //! to the page's [`crate::Viewer`] in its binary form (`Viewer::adopt`), so
 //! that a large file is decoded off the main thread.
 
-use memviz_core::Loader;
+use memviz_core::{versions, Loader, Snapshot};
 use wasm_bindgen::prelude::*;
 
-/// Reads one file chunk by chunk; `finish` gives the model as bytes.
+/// Reads one file chunk by chunk; `finish` gives the model as bytes, then
+/// `versions` its address versions (the page reads the model meanwhile).
 #[wasm_bindgen]
 pub struct Decoder {
     name: String,
     loader: Option<Loader>,
+    /// The model between `finish` and `versions`.
+    snap: Option<Snapshot>,
 }
 
 #[wasm_bindgen]
 impl Decoder {
     #[wasm_bindgen(constructor)]
     pub fn new(name: &str) -> Decoder {
-        Decoder { name: name.to_string(), loader: Some(Loader::new()) }
+        Decoder { name: name.to_string(), loader: Some(Loader::new()), snap: None }
     }
 
     /// Decodes the next chunk. The error names the file and the byte offset
@@ -43,6 +46,15 @@ impl Decoder {
     pub fn finish(&mut self) -> Result<Vec<u8>, JsError> {
         let loader = self.loader.take().ok_or_else(|| JsError::new("finish twice"))?;
         let snap = loader.finish().map_err(|e| JsError::new(&format!("{}: {e}", self.name)))?;
-        Ok(snap.to_wire())
+        let wire = snap.to_wire();
+        self.snap = Some(snap);
+        Ok(wire)
+    }
+
+    /// After `finish`: the model's address versions in their wire form, for
+    /// `Viewer::adopt_versions_from` (the model is dropped).
+    pub fn versions(&mut self) -> Result<Vec<u8>, JsError> {
+        let snap = self.snap.take().ok_or_else(|| JsError::new("versions before finish"))?;
+        Ok(versions::compute(&snap).to_wire())
     }
 }
