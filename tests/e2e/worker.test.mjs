@@ -2,7 +2,9 @@
 // generated ~20 MB snapshot decodes, the progress bar moves and the page keeps
 // drawing frames; Cancel stops the read and the file shown before stays as it
 // was; a file opened during the decode opens too; the standalone file opens
-// a real snapshot through the worker from file://. Numbers are checked
+// a real snapshot through the worker from file://; a trap in the worker is
+// reported and leaves the page's viewer alone; several files at once
+// (ranks.js) take the same path. Numbers are checked
 // against Python's own pickle module (tests/reference/expected and a few
 // lines of Python here), never against the page's code.
 import { test, before, after } from 'node:test';
@@ -189,5 +191,30 @@ test('a trap in the worker: the panic and the file are named, the page keeps its
   await waitOpened(page, BIG);
   assert.equal((await shownSummary(page)).trace_events, bigRef.trace_events);
   assert.deepEqual(errors.filter((e) => !/^memviz: internal error: boom in the worker/.test(e)), []);
+  await context.close();
+});
+
+test('several files at once (ranks.js): the large one through the worker, both in the overview', async () => {
+  const { page, context, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
+  await page.goto(origin + '/');
+  await ready(page);
+  await page.evaluate(() => {
+    window.decodedIn = [];
+    new MutationObserver(() => window.decodedIn.push(document.body.dataset.decodedIn))
+      .observe(document.body, { attributes: true, attributeFilter: ['data-decoded-in'] });
+  });
+  await page.setInputFiles('#file-input', [big, join(SNAPSHOTS, SHOWN)]);
+  await page.waitForFunction(() => {
+    const p = document.querySelector('#ranks-panel');
+    return p && p.dataset.rows === '2' && p.dataset.loading === '0';
+  }, null, { timeout: 120000 });
+  assert.deepEqual((await page.evaluate(() => window.decodedIn)).sort(), ['page', 'worker']);
+  const names = await page.$$eval('#file-select option', (o) => o.map((x) => x.textContent));
+  assert.deepEqual([...names].sort(), [BIG, SHOWN].sort());
+  await page.selectOption('#file-select', { label: BIG });
+  assert.equal((await shownSummary(page)).trace_events, bigRef.trace_events);
+  await page.selectOption('#file-select', { label: SHOWN });
+  assert.equal((await shownSummary(page)).trace_events, expected(SHOWN).summary.devices['0'].trace_events);
+  assert.deepEqual(errors, []);
   await context.close();
 });
