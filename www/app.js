@@ -270,7 +270,7 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
     if (got) {
       job.cancel = null;
       document.body.dataset.decodedIn = 'worker'; // for tests
-      await onBuild();
+      if (file.size > CHUNK) await onBuild();
       if (!viewer) throw new Error(`${file.name}: the viewer restarted`);
       // Tasks none of which is as long as all at once: the model (and its
       // address versions, which the worker sends next), the first
