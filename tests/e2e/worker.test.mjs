@@ -9,7 +9,7 @@
 // lines of Python here), never against the page's code.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
@@ -146,7 +146,7 @@ test('Cancel stops the decode, the file shown stays; opening it again, and a sec
   await context.close();
 });
 
-test('the standalone file from file:// opens a real snapshot through the worker', async () => {
+test('the standalone file from file:// opens a real snapshot, a bad file and a torch.profiler export through the worker', async () => {
   const name = 'transformer_fullstep_ctx128.pickle';
   const file = pathToFileURL(join(DIST, 'memviz-standalone.html')).href;
   const url = `${file}?decode=worker`;
@@ -165,6 +165,20 @@ test('the standalone file from file:// opens a real snapshot through the worker'
   await dropFiles(page, [['broken.pickle', Buffer.from([0x80, 0x04, 0x95, 0x10])]]);
   await page.waitForFunction(() => /broken\.pickle/.test(document.getElementById('errors').textContent));
   assert.match(await page.textContent('#errors'), /Could not open broken\.pickle: .*byte offset \d+/);
+  // A torch.profiler export through the worker: refused as a snapshot, then opened as its chart
+  // (www/profiler.js), with the numbers tests/reference/gen_profiler.py wrote down.
+  const fix = join(ROOT, 'tests/reference/fixtures/profiler');
+  const prof = 'train.memory_timeline.json.gz';
+  const want = JSON.parse(readFileSync(join(fix, 'expected.json'), 'utf8'))[prof].charts[0];
+  await page.setInputFiles('#file-input', join(fix, prof));
+  await page.waitForFunction((name) => {
+    const p = document.querySelector('#profiler-panel');
+    return p && !p.hidden && p.dataset.file === name && document.querySelector('#profiler-plot').dataset.drawn;
+  }, prof, { timeout: 30000 });
+  assert.equal(await page.evaluate(() => document.body.dataset.decodedIn), 'worker');
+  const legend = await page.$$eval('#profiler-legend [data-name]',
+    (els) => Object.fromEntries(els.map((e) => [e.dataset.name, Number(e.dataset.max)])));
+  assert.deepEqual(legend, Object.fromEntries(Object.entries(want.max).filter(([, v]) => v !== 0)));
   assert.deepEqual(requests.filter((u) => u !== url && u !== file && !u.startsWith('blob:')), []);
   assert.deepEqual(errors, []);
   await context.close();
