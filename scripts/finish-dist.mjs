@@ -51,7 +51,7 @@ glue = glue
 if (/^export /m.test(glue)) throw new Error('unhandled export in the wasm-bindgen glue');
 if (/^import /m.test(glue)) throw new Error('unhandled import in the wasm-bindgen glue');
 const wasmB64 = readFileSync(join(dist, wasmName)).toString('base64');
-// Stands in for www/boot.js (same exports: wasmLoaded, reinstantiate). The
+// Stands in for www/boot.js (same exports: wasmLoaded, reinstantiate, workerSetup). The
 // glue inside a function: each call is a fresh copy with its own module
 // state, so that after an internal error (a trap) the page can instantiate
 // the compiled module again.
@@ -69,6 +69,14 @@ export async function reinstantiate() {
   const fresh = memvizGlue();
   fresh.initSync({ module: wasmModule });
   return fresh;
+}
+// The decode worker's copy of the glue: this same function's text. A
+// classic worker (Chromium will not start a module worker from a blob: URL
+// made by a file:// page), so without import.meta (only the glue's default
+// wasm URL uses it; initSync is given the module).
+export function workerSetup() {
+  const glue = memvizGlue.toString().split('import.meta').join('({ url: self.location.href })');
+  return { module: wasmModule, type: 'classic', prelude: 'const memvizGlue = ' + glue + '; const loadGlue = async () => memvizGlue();' };
 }
 `;
 
@@ -154,7 +162,7 @@ page = page
 { const m = /src="\.?\/?memviz-wasm|href="\.\/memviz-wasm|(?:src|href)="[^"]*\.js"|views-[0-9a-f]+\.css/.exec(page); if (m) throw new Error(`standalone still refers to a dist file: ${m[0]}`); }
 const scriptHashes = inlineScripts(page).map(sha).join(' ');
 page = setCsp(page, () =>
-  `default-src 'none'; script-src 'wasm-unsafe-eval' ${scriptHashes}; connect-src 'none'; style-src 'unsafe-inline'; img-src data: blob:; base-uri 'none'; form-action 'none'`);
+  `default-src 'none'; script-src 'wasm-unsafe-eval' ${scriptHashes}; worker-src blob:; connect-src 'none'; style-src 'unsafe-inline'; img-src data: blob:; base-uri 'none'; form-action 'none'`);
 writeFileSync(join(dist, 'memviz-standalone.html'), page);
 console.log(`dist/index.html: CSP pinned to ${inlineScripts(index).length} inline script hash(es)`);
 console.log(`dist/memviz-standalone.html: ${(page.length / 1024).toFixed(0)} KiB (wasm ${(readFileSync(join(dist, wasmName)).length / 1024).toFixed(0)} KiB)`);

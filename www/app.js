@@ -9,10 +9,22 @@
 // modules that build on it, so there is no import cycle).
 import { wasmLoaded, reinstantiate } from './boot.js';
 import { announce, silence } from './announce.js';
+import { decodeInWorker, prewarm, Cancelled, WorkerTrap } from './decode-worker.js';
 
 const $ = (id) => document.getElementById(id);
 const CHUNK = 4 << 20; // bytes read from the file per slice
 const FEED = 1 << 20; // bytes copied into wasm memory per call: its peak stays small
+// Files larger than this are decoded in the worker (www/decode-worker.js),
+// smaller ones on the page's thread: measured with
+// benches/browser/open_paint.mjs (7 fresh pages each, median change ->
+// painted frame), the worker cost a 0.65 MB file 58-67 ms against 42-53 ms
+// on the page (its decode 32 ms against 13-16: the messages, the read in the
+// worker and the model's copy), a 3.2 MB file 124-178 ms against 92-111.
+// A file of one slice (4 MiB) blocks the page for less than a frame's work
+// more than it already does; a larger one is read in slices anyway.
+const WORKER_MIN = 4 << 20;
+// ?decode=worker or ?decode=page forces one way whatever the size (tests, benchmarks).
+const DECODE = new URLSearchParams(location.search).get('decode');
 let viewer = null;
 let bindings = null; // the wasm module's exports (a fresh copy after a trap)
 let queue = Promise.resolve(); // files are read one after the other
@@ -98,7 +110,13 @@ function warmUp() {
   }
 }
 const idle = window.requestIdleCallback || ((f) => setTimeout(f, 50));
-wasmLoaded.then(() => idle(warmUp));
+wasmLoaded.then(() => idle(() => {
+  warmUp();
+  idle(() => {
+    prewarm(); // the decode worker, started ahead so that a file pays no start-up
+    document.body.dataset.warm = '1'; // tests and benchmarks: the idle work is done
+  });
+}));
 
 // ---- opening files -------------------------------------------------------
 function showMessage(cls, msg) {
@@ -139,6 +157,7 @@ function mark(name) {
 }
 function markReceived() {
   openT0 = performance.now();
+  timings.worker = null;
   mark('memviz:file-received');
 }
 function markDecoded() {
@@ -224,43 +243,136 @@ function resetControls() {
   for (const f of drawListeners) f();
 }
 
+/**
+ * Reads `file` into the viewer (it becomes the current file); resolves to
+ * its index. A file larger than WORKER_MIN is decoded in the worker and
+ * adopted here (its model moves as bytes, `Viewer::adopt`); smaller ones, or
+ * any while no worker can run, are decoded on this thread in slices, with a
+ * task hop between slices. `onProgress(bytesRead)` after each slice of a
+ * file larger than one; `onBuild()` before the model is adopted or finished
+ * (then the timeline's replay runs on this thread). `job.cancel` is set to
+ * a function that stops the read (it then rejects with a Cancelled). Rejects
+ * with the decoder's error (it names the file and the byte offset), a
+ * WorkerTrap (the worker's wasm trapped) or a trap of this thread's wasm.
+ */
+export async function loadFile(file, onProgress, onBuild, job = {}) {
+  const inWorker = DECODE === 'worker' || (DECODE !== 'page' && file.size > WORKER_MIN);
+  const w = inWorker ? decodeInWorker(file, onProgress) : null;
+  if (w) {
+    job.cancel = w.cancel;
+    let got = null;
+    try {
+      got = await w.done;
+    } catch (e) {
+      if (!e.unavailable) throw e;
+      console.debug('memviz: decoding on the page', e);
+    }
+    if (got) {
+      job.cancel = null;
+      document.body.dataset.decodedIn = 'worker'; // for tests
+      if (file.size > CHUNK) await onBuild();
+      if (!viewer) throw new Error(`${file.name}: the viewer restarted`);
+      // Tasks none of which is as long as all at once: the model (and its
+      // address versions, which the worker sends next), the first
+      // timeline's replay.
+      const ms = { read: got.readMs, finish: got.finishMs };
+      const step = async (name, fn) => {
+        if (!viewer) throw new Error(`${file.name}: the viewer restarted`);
+        const t0 = performance.now();
+        const r = fn();
+        ms[name] = performance.now() - t0;
+        return r;
+      };
+      await step('model', () => viewer.adopt(file.name, new Uint8Array(got.wire)));
+      got.wire = null;
+      // The worker computed the versions meanwhile (else they are computed here).
+      const versions = await got.versions;
+      if (versions) await step('versions', () => viewer.adopt_versions_from(new Uint8Array(versions)));
+      else await step('versions', () => viewer.adopt_versions());
+      await nextTask();
+      const i = await step('replay', () => viewer.adopt_finish());
+      timings.worker = ms;
+      return i;
+    }
+  }
+  let cancelled = false;
+  job.cancel = () => { cancelled = true; };
+  document.body.dataset.decodedIn = 'page';
+  viewer.begin(file.name);
+  // The next slice is read while this one is decoded.
+  let next = file.slice(0, CHUNK).arrayBuffer();
+  for (let off = 0; off < file.size; off += CHUNK) {
+    const bytes = new Uint8Array(await next);
+    if (cancelled) throw new Cancelled(file.name);
+    if (off + CHUNK < file.size) next = file.slice(off + CHUNK, off + 2 * CHUNK).arrayBuffer();
+    for (let p = 0; p < bytes.length; p += FEED) viewer.feed(bytes.subarray(p, p + FEED));
+    if (file.size <= CHUNK) continue; // one slice: no progress, no yield (a task hop)
+    onProgress(Math.min(off + CHUNK, file.size));
+    await nextTask(); // keep the page responsive between chunks
+    if (cancelled) throw new Cancelled(file.name);
+  }
+  job.cancel = null;
+  if (file.size > CHUNK) await onBuild();
+  return viewer.finish();
+}
+
+/** Resolves after the next frame is painted (the text just set is on screen). */
+const afterPaint = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+
+let reading = null; // the read in progress: {cancel}
+let waiting = 0; // files opened and not yet read
+
+$('cancel-open').addEventListener('click', () => {
+  if (reading && reading.cancel) reading.cancel();
+});
+
 async function readFile(file) {
+  waiting--;
   if (recovering) await recovering;
   if (!viewer) return;
+  const shown = currentName;
   currentName = file.name;
   markReceived();
-  // A file that fits in one slice opens in one go: no progress line, no
-  // yields (each costs a task hop, and the line a style and layout pass).
+  // A file that fits in one slice opens in one go: no progress line (a
+  // style and layout pass).
   const big = file.size > CHUNK;
+  const more = () => (waiting > 0 ? ` (${waiting} more to open)` : '');
   if (big) {
     $('progress-box').hidden = false;
     $('progress').value = 0;
-    $('progress-text').textContent = `Reading ${file.name}…`;
+    $('progress-text').textContent = `Reading ${file.name}…${more()}`;
   }
+  const onProgress = (done) => {
+    $('progress').value = done / file.size;
+    $('progress-text').textContent = `Reading ${file.name}: ${fmtBytes(done)} of ${fmtBytes(file.size)}${more()}`;
+  };
+  const onBuild = async () => {
+    $('progress-text').textContent = `Building the timeline of ${file.name}…`;
+    $('cancel-open').disabled = true;
+    await afterPaint();
+  };
+  reading = {};
+  $('cancel-open').disabled = false;
   try {
-    viewer.begin(file.name);
-    // The next slice is read while this one is decoded.
-    let next = file.slice(0, CHUNK).arrayBuffer();
-    for (let off = 0; off < file.size; off += CHUNK) {
-      const bytes = new Uint8Array(await next);
-      if (off + CHUNK < file.size) next = file.slice(off + CHUNK, off + 2 * CHUNK).arrayBuffer();
-      for (let p = 0; p < bytes.length; p += FEED) viewer.feed(bytes.subarray(p, p + FEED));
-      if (!big) continue;
-      const done = Math.min(off + CHUNK, file.size);
-      $('progress').value = done / file.size;
-      $('progress-text').textContent = `Reading ${file.name}: ${fmtBytes(done)} of ${fmtBytes(file.size)}`;
-      await nextTask(); // keep the page responsive between chunks
-    }
-    if (big) {
-      $('progress-text').textContent = `Building the timeline of ${file.name}…`;
-      await nextTask();
-    }
-    viewer.finish();
+    await loadFile(file, onProgress, onBuild, reading);
   } catch (e) {
+    if (e instanceof Cancelled) {
+      currentName = shown; // the file shown before stays as it was
+      showMessage('notice', `Opening ${file.name}: cancelled`);
+      announce(`Opening ${file.name} cancelled`);
+      return;
+    }
+    if (e instanceof WorkerTrap) {
+      // The worker's instance is gone (a fresh worker replaces it); this page's viewer is fine.
+      showError(`internal error in memviz: ${e.detail}; the file could not be shown (${file.name}).`);
+      currentName = shown;
+      return;
+    }
     if (isTrap(e)) {
       crashed(e);
       return;
     }
+    currentName = shown;
     // Not a snapshot but a file profiler.js reads (torch.profiler exports).
     const other = formatHook && formatHook(file, e);
     if (other) {
@@ -271,7 +383,9 @@ async function readFile(file) {
     showError(`Could not open ${e.message || e}`);
     return;
   } finally {
+    reading = null;
     if (big) $('progress-box').hidden = true;
+    idle(prewarm); // the next file's worker, if this one used it up
   }
   markDecoded();
   opened();
@@ -297,6 +411,8 @@ export function openFiles(files) {
     });
     return queue;
   }
+  // One after the other: a file opened while another is read waits for it.
+  waiting += files.length;
   for (const f of files) queue = queue.then(() => readFile(f));
   return queue;
 }
@@ -453,6 +569,13 @@ function sizeCanvas(c) {
   if (c.width !== w || c.height !== h) { c.width = w; c.height = h; }
 }
 
+/** The worker's part of the last open, for the timings line. */
+function workerTimings() {
+  const w = timings.worker;
+  return w ? ` (in the worker: read+decode ${w.read.toFixed(1)} ms, finish ${w.finish.toFixed(1)} ms; here: model ` +
+    `${w.model.toFixed(1)} ms, versions ${w.versions.toFixed(1)} ms, replay ${w.replay.toFixed(1)} ms)` : '';
+}
+
 function draw() {
   frame = 0;
   if (!viewer || viewer.file_names().length === 0) return;
@@ -475,7 +598,7 @@ function draw() {
     markFirstPaint();
   }
   $('timings').textContent =
-    `timings: decode+replay ${timings.decode.toFixed(1)} ms · first paint ${timings.firstPaint.toFixed(1)} ms after the file arrived · ` +
+    `timings: decode+replay ${timings.decode.toFixed(1)} ms${workerTimings()} · first paint ${timings.firstPaint.toFixed(1)} ms after the file arrived · ` +
     `redraw ${redrawMs.toFixed(1)} ms (bands ${st.bands_ms.toFixed(1)} ms, axes ${st.axes_ms.toFixed(1)} ms) · ` +
     `${st.bands_drawn} bands drawn in ${st.columns} columns`;
   st.free();

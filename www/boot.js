@@ -62,3 +62,18 @@ export async function reinstantiate() {
   glue.initSync({ module: compiled });
   return glue;
 }
+
+/**
+ * What the decode worker (www/decode-worker.js) needs to run this wasm in
+ * its own instance: the compiled module (posted to it, not compiled again)
+ * and the text of a script that defines `loadGlue()`, a promise of a fresh
+ * copy of the wasm-bindgen glue. Here the worker imports trunk's glue by its
+ * URL (same origin: the CSP's script-src 'self'); the standalone file's boot
+ * puts the inlined glue's text there instead. null while the wasm is not
+ * loaded (the page then decodes on its own thread). `type`: the worker's
+ * kind (here a module worker, for the import).
+ */
+export function workerSetup() {
+  if (!compiled || !glueUrl) return null;
+  return { module: compiled, type: 'module', prelude: `const loadGlue = () => import(${JSON.stringify(glueUrl)});` };
+}

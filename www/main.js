@@ -4,10 +4,11 @@
 //   boot.js    the wasm: wasmLoaded, reinstantiate (the one seam with trunk's
 //              loader, see there)
 //   announce.js no imports; the polite aria-live region (hover text, debounced)
-//   app.js     imports boot.js, announce.js; the Viewer, files, controls,
-//              timelines, the plot's keys; exports getViewer, guard, redraw,
-//              openFiles, showError, ready, timings, onPin, addViewHooks,
-//              setOpenMany, showFile
+//   decode-worker.js imports boot.js; decodes large files in a Web Worker
+//   app.js     imports boot.js, announce.js, decode-worker.js; the Viewer,
+//              files, controls, timelines, the plot's keys; exports
+//              getViewer, guard, redraw, openFiles, loadFile, showError,
+//              ready, timings, onPin, addViewHooks, setOpenMany, showFile
 //   views.js   imports app.js, announce.js; pools, state history, settings,
 //              search; registers its hooks with app.js
 //   icicle.js  no imports; draws the icicle graph
@@ -21,6 +22,7 @@
 //   main.js    imports them all, in this order (the order they run in).
 // scripts/finish-dist.mjs bundles the same graph into the standalone file.
 import { getViewer, getRecovering, guard, redraw, openFiles, showError, timings } from './app.js';
+import { debugPanicNext } from './decode-worker.js';
 import * as views from './views.js';
 import * as moment from './moment.js';
 import * as explain from './explain.js';
@@ -34,7 +36,7 @@ import './phases.js';
 window.memviz = Object.freeze({
   get viewer() { return getViewer(); },
   get recovering() { return getRecovering(); },
-  openFiles, showError, timings, redraw, guard,
+  openFiles, showError, timings, redraw, guard, debugPanicNext,
   views: { select: views.select, stats: views.stats },
   moment: { setMoment: moment.setMoment, get view() { return moment.momentView(); } },
   explain: { explain: explain.explain, get shown() { return explain.shownExplanation(); } },

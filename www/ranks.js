@@ -13,12 +13,10 @@
 // (memviz_core::analysis::diff, keyed by frame text): their timelines on one
 // y scale, B − A by stack / frame / kind as a table, largest change first,
 // and a two-colour icicle (red: more in B, blue: more in A).
-import { getViewer, guard, showError, redraw, openFiles, setOpenMany, showFile } from './app.js';
+import { getViewer, guard, showError, redraw, openFiles, setOpenMany, showFile, loadFile } from './app.js';
 import { setMoment, momentView } from './moment.js';
 
 const $ = (id) => document.getElementById(id);
-const CHUNK = 4 << 20;
-const FEED = 1 << 20;
 const SAMPLES = 400; // sparkline points kept per row (the diff's timelines use them too)
 const GiB = 1024 ** 3, MiB = 1024 ** 2, KiB = 1024;
 const fmt = (b) => { const a = Math.abs(b); return a >= GiB ? (b / GiB).toFixed(2) + ' GiB' : a >= MiB ? (b / MiB).toFixed(1) + ' MiB'
@@ -166,24 +164,19 @@ async function readMany(files) {
   fillDiffSelects();
 }
 
+/** Reads one file the way app.js reads any (large ones in the decode worker); its row shows the progress. */
 async function readOne(file, tr) {
   const bar = tr.querySelector('progress'), text = tr.querySelector('span');
-  const v = getViewer();
-  try {
-    v.begin(file.name);
-    let next = file.slice(0, CHUNK).arrayBuffer();
-    for (let off = 0; off < file.size; off += CHUNK) {
-      const bytes = new Uint8Array(await next);
-      if (off + CHUNK < file.size) next = file.slice(off + CHUNK, off + 2 * CHUNK).arrayBuffer();
-      for (let p = 0; p < bytes.length; p += FEED) v.feed(bytes.subarray(p, p + FEED));
-      const done = Math.min(off + CHUNK, file.size);
-      bar.value = done / file.size;
-      text.textContent = `${fmt(done)} of ${fmt(file.size)}`;
-      await nextTask();
-    }
+  const progress = (done) => {
+    bar.value = done / file.size;
+    text.textContent = `${fmt(done)} of ${fmt(file.size)}`;
+  };
+  const building = async () => {
     text.textContent = 'building the timeline…';
     await nextTask();
-    return v.finish();
+  };
+  try {
+    return await loadFile(file, progress, building);
   } catch (e) {
     if (e instanceof WebAssembly.RuntimeError) throw e; // app.js's guard restarts the viewer
     showError(`Could not open ${e.message || e}`);

@@ -18,10 +18,11 @@ pub const NO_TIME: i64 = i64::MIN;
 pub const NO_EXTRA: u32 = u32::MAX;
 
 /// Interned strings. Id 0 is the empty string.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Strings {
-    buf: String,
-    spans: Vec<(u32, u32)>,
+    // crate-visible for `wire` (the model's binary form), which copies them whole.
+    pub(crate) buf: String,
+    pub(crate) spans: Vec<(u32, u32)>,
 }
 
 impl Default for Strings {
@@ -82,10 +83,10 @@ pub struct FrameFx {
 
 /// Interned stacks: each a run of frame ids, innermost frame first (as in the
 /// snapshot).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Stacks {
-    frames: Vec<FrameId>,
-    spans: Vec<(u32, u32)>,
+    pub(crate) frames: Vec<FrameId>,
+    pub(crate) spans: Vec<(u32, u32)>,
 }
 
 impl Default for Stacks {
@@ -261,7 +262,7 @@ pub struct EventExtra {
 }
 
 /// One device's trace, columnar. Event `i` is `(action[i], addr(i), size[i], ...)`.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct EventTable {
     pub action: Vec<Action>,
     /// Low 64 bits of the address; see [`EventTable::addr`].
@@ -514,7 +515,7 @@ pub fn device_name(device: u32, host: Option<u32>) -> String {
 }
 
 /// Everything one snapshot file holds.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Snapshot {
     pub segments: Vec<Segment>,
     pub blocks: Vec<Block>,

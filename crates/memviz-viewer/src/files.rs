@@ -66,3 +66,45 @@ pub(crate) fn open(name: &str, bytes: &[u8]) -> Result<OpenFile, String> {
     let snap = memviz_core::load(bytes).map_err(|e| format!("{name}: {e}"))?;
     Ok(OpenFile::new(name.to_string(), snap))
 }
+
+/// A file decoded elsewhere, opened in steps (`Viewer::adopt`): its model
+/// read from the wire form, then its address versions.
+pub(crate) enum Adopting {
+    Read(String, Snapshot),
+    Ready(OpenFile),
+}
+
+impl Adopting {
+    /// Reads the model; the error names the file.
+    pub(crate) fn read(name: &str, wire: &[u8]) -> Result<Adopting, String> {
+        let snap = Snapshot::from_wire(wire).map_err(|e| format!("{name}: {e}"))?;
+        Ok(Adopting::Read(name.to_string(), snap))
+    }
+
+    pub(crate) fn versions(self) -> Adopting {
+        match self {
+            Adopting::Read(name, snap) => Adopting::Ready(OpenFile::new(name, snap)),
+            ready => ready,
+        }
+    }
+
+    /// The address versions computed elsewhere, in their wire form
+    /// (`Versions::to_wire`), instead of computing them; the error names the
+    /// file.
+    pub(crate) fn versions_from(self, wire: &[u8]) -> Result<Adopting, String> {
+        match self {
+            Adopting::Read(name, snap) => {
+                let versions = Versions::from_wire(wire, &snap).map_err(|e| format!("{name}: {e}"))?;
+                Ok(Adopting::Ready(OpenFile { name, snap, versions, timelines: Vec::new() }))
+            }
+            ready => Ok(ready),
+        }
+    }
+
+    pub(crate) fn open(self) -> OpenFile {
+        match self {
+            Adopting::Read(name, snap) => OpenFile::new(name, snap),
+            Adopting::Ready(file) => file,
+        }
+    }
+}

@@ -56,6 +56,8 @@ pub struct Viewer {
     /// The selector's index.
     selected: usize,
     loading: Option<files::Loading>,
+    /// A file decoded elsewhere, between `adopt` and `adopt_finish`.
+    adopting: Option<files::Adopting>,
     pub(crate) search: search::Search,
     /// Links between trace events and Active Memory elements, of (file, device).
     links: Option<((usize, u32), EventLinks)>,
@@ -112,6 +114,37 @@ impl Viewer {
     pub fn open(&mut self, name: &str, bytes: &[u8]) -> Result<usize, String> {
         self.cx.axes_key = None;
         Ok(self.add(files::open(name, bytes)?))
+    }
+
+    /// Opens a file decoded elsewhere (the page's worker), from the model's
+    /// wire form (`Snapshot::to_wire`), in up to three calls that the page
+    /// runs as separate tasks, so that none of them is long: `adopt` reads
+    /// the model, `adopt_versions` computes its address versions,
+    /// `adopt_finish` opens it (the first timeline's replay) and returns its
+    /// index. Nothing is shown before `adopt_finish`.
+    pub fn adopt(&mut self, name: &str, wire: &[u8]) -> Result<(), String> {
+        self.adopting = Some(files::Adopting::read(name, wire)?);
+        Ok(())
+    }
+
+    /// The second step of [`Viewer::adopt`] (else done by `adopt_finish`).
+    pub fn adopt_versions(&mut self) {
+        self.adopting = self.adopting.take().map(files::Adopting::versions);
+    }
+
+    /// The second step of [`Viewer::adopt`] with the address versions
+    /// computed elsewhere (the worker), in their wire form.
+    pub fn adopt_versions_from(&mut self, wire: &[u8]) -> Result<(), String> {
+        let adopting = self.adopting.take().ok_or("adopt_versions_from without adopt")?;
+        self.adopting = Some(adopting.versions_from(wire)?);
+        Ok(())
+    }
+
+    /// The last step of [`Viewer::adopt`]: the file becomes the current one.
+    pub fn adopt_finish(&mut self) -> Result<usize, String> {
+        let file = self.adopting.take().ok_or("adopt_finish without adopt")?.open();
+        self.cx.axes_key = None;
+        Ok(self.add(file))
     }
 
     fn add(&mut self, file: OpenFile) -> usize {

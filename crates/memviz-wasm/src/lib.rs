@@ -20,6 +20,7 @@
 //! - ranks.rs: many files at once: overview rows, rank order, diffs.
 
 mod axes;
+mod decode;
 mod explain;
 mod moment;
 mod phases;
@@ -153,6 +154,30 @@ impl Viewer {
     /// Ends the file; returns its index (it becomes the current file).
     pub fn finish(&mut self) -> Result<u32, JsError> {
         self.inner.finish().map(|i| i as u32).map_err(|e| JsError::new(&e))
+    }
+
+    /// Opens a file a [`decode::Decoder`] read (in the page's worker), from
+    /// the model's wire form, in calls the page runs as separate tasks: `adopt`
+    /// reads the model, `adopt_versions_from` takes its address versions from
+    /// the Decoder (or `adopt_versions` computes them), `adopt_finish` opens
+    /// it (replays its first timeline) and returns its index (it becomes the
+    /// current file).
+    pub fn adopt(&mut self, name: &str, wire: &[u8]) -> Result<(), JsError> {
+        self.inner.adopt(name, wire).map_err(|e| JsError::new(&e))
+    }
+
+    pub fn adopt_versions(&mut self) {
+        self.inner.adopt_versions();
+    }
+
+    /// `adopt_versions` with the versions a [`decode::Decoder`] computed
+    /// (`Decoder::versions`).
+    pub fn adopt_versions_from(&mut self, wire: &[u8]) -> Result<(), JsError> {
+        self.inner.adopt_versions_from(wire).map_err(|e| JsError::new(&e))
+    }
+
+    pub fn adopt_finish(&mut self) -> Result<u32, JsError> {
+        self.inner.adopt_finish().map(|i| i as u32).map_err(|e| JsError::new(&e))
     }
 
     /// Opens a whole file at once.

@@ -1,0 +1,101 @@
+// The page's main thread while a file opens (issue 13: "the page answers
+// input within one frame during a 1 GB open"): the longest task on the main
+// thread (Long Tasks API, tasks of 50 ms or more) and the longest gap between
+// animation frames from the file input's change event to the painted frame
+// that shows the file, split into the read/decode part (until the page says
+// "Building the timeline") and the rest (adopt + replay + first draw), and
+// change -> painted frame. Release page (dist/) in headless Debian chromium,
+// a fresh page per run, left to settle first.
+//
+//   node benches/browser/open_longtask.mjs [--runs N] [--settle MS] [--query ?decode=page] FILE...
+import { createServer } from 'node:http';
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { join, extname, resolve, dirname, basename } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const DIST = process.env.MEMVIZ_DIST ? resolve(process.env.MEMVIZ_DIST) : join(ROOT, 'dist');
+const { chromium } = await import(join(ROOT, 'tests/e2e/node_modules/playwright-core/index.mjs'));
+
+const argv = process.argv.slice(2);
+const opt = { runs: 3, settle: 1500, query: '', files: [] };
+for (let i = 0; i < argv.length; i++) {
+  if (argv[i] === '--runs') opt.runs = +argv[++i];
+  else if (argv[i] === '--settle') opt.settle = +argv[++i];
+  else if (argv[i] === '--query') opt.query = argv[++i];
+  else opt.files.push(argv[i]);
+}
+if (!opt.files.length) { console.error('usage: open_longtask.mjs [--runs N] [--query Q] FILE...'); process.exit(2); }
+if (!existsSync(join(DIST, 'index.html'))) { console.error('dist/ missing: run scripts/build-web.sh'); process.exit(1); }
+
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm' };
+const server = createServer((req, res) => {
+  const p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+  const f = join(DIST, p === '/' ? 'index.html' : p);
+  if (!f.startsWith(DIST) || !existsSync(f) || !statSync(f).isFile()) { res.writeHead(404).end(); return; }
+  res.writeHead(200, { 'content-type': TYPES[extname(f)] || 'application/octet-stream' });
+  createReadStream(f).pipe(res);
+});
+await new Promise((r) => server.listen(0, '127.0.0.1', r));
+const origin = `http://127.0.0.1:${server.address().port}`;
+
+const INIT = `(() => {
+  const tasks = [];
+  new PerformanceObserver((l) => tasks.push(...l.getEntries().map((e) => [e.startTime, e.duration])))
+    .observe({ type: 'longtask', buffered: true });
+  window.__open = null;
+  addEventListener('change', (e) => {
+    if (!e.target || e.target.id !== 'file-input') return;
+    const r = { change: e.timeStamp, frames: [], building: null };
+    new MutationObserver(() => {
+      if (r.building == null && /^Building/.test(document.getElementById('progress-text').textContent)) r.building = performance.now();
+    }).observe(document.getElementById('progress-box'), { subtree: true, characterData: true, childList: true });
+    const ch = new MessageChannel();
+    ch.port1.onmessage = () => {
+      if (document.getElementById('plot').dataset.bandsDrawn !== undefined) {
+        r.painted = performance.now();
+        setTimeout(() => { r.tasks = tasks.filter(([s, d]) => s + d > r.change && s < r.painted); window.__open = r; }, 100);
+      } else requestAnimationFrame(tick);
+    };
+    const tick = (t) => { r.frames.push(t); ch.port2.postMessage(0); };
+    requestAnimationFrame(tick);
+  }, true);
+})();`;
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+    '--disable-sync', '--no-first-run'],
+});
+const med = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[(s.length - 1) >> 1] : NaN; };
+const gap = (ts) => (ts.length < 2 ? NaN : Math.max(...ts.slice(1).map((t, i) => t - ts[i])));
+console.log(`| file | size | query | change → painted | longest main-thread task | long tasks (sum) | longest frame gap while reading | longest frame gap after |`);
+console.log('|---|---|---|---|---|---|---|---|');
+for (const file of opt.files) {
+  const rows = [];
+  for (let i = 0; i < opt.runs; i++) {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1 });
+    await context.addInitScript(INIT);
+    const page = await context.newPage();
+    await page.goto(`${origin}/index.html${opt.query}`);
+    await page.waitForSelector('body[data-ready="1"]');
+    await new Promise((r) => setTimeout(r, opt.settle));
+    await page.setInputFiles('#file-input', file);
+    await page.waitForFunction(() => window.__open, null, { timeout: 300000 });
+    const r = await page.evaluate(() => window.__open);
+    const split = r.building ?? r.painted;
+    rows.push({
+      total: r.painted - r.change,
+      longest: Math.max(0, ...r.tasks.map(([, d]) => d)),
+      sum: r.tasks.reduce((a, [, d]) => a + d, 0),
+      gapRead: gap(r.frames.filter((t) => t <= split)),
+      gapAfter: gap(r.frames.filter((t) => t >= split).concat([r.painted])),
+    });
+    console.error(`${basename(file)} run ${i + 1}: ${JSON.stringify(rows.at(-1), (k, v) => (typeof v === 'number' ? Math.round(v) : v))}`);
+    await context.close();
+  }
+  const c = (k) => med(rows.map((x) => x[k])).toFixed(0);
+  console.log(`| ${basename(file)} | ${(statSync(file).size / 1e6).toFixed(1)} MB | ${opt.query || '-'} | ${c('total')} | ${c('longest')} | ${c('sum')} | ${c('gapRead')} | ${c('gapAfter')} |`);
+}
+await browser.close();
+server.close();

@@ -1,0 +1,837 @@
+//! The model's binary form: a [`Snapshot`] as bytes and back, so that a
+//! snapshot decoded in one wasm instance (the page's Web Worker) moves to
+//! another (the page's viewer) as one transferable buffer instead of being
+//! decoded twice.
+//!
+//! The model is columnar, so the form is mostly length-prefixed copies of
+//! its columns, little-endian: `MVZWIRE\0`, a `u32` version, then the
+//! snapshot's parts in a fixed order (see [`Snapshot::to_wire`]). Reading
+//! checks every length against what is left and every id against the table
+//! it points into, so that bad bytes are an [`Error`] naming the byte offset,
+//! never a panic later in a view.
+
+use crate::annotations::{Annotation, Target};
+use crate::error::{Error, ErrorKind, Result};
+use crate::model::*;
+use crate::versions::Versions;
+
+const MAGIC: &[u8; 8] = b"MVZWIRE\0";
+/// Bumped whenever the layout changes (the writer and the reader are always
+/// the same build on the page, but a stale buffer must not be misread).
+const VERSION: u32 = 1;
+/// `Plain` values nest; the loader elides deeper ones, so deeper is bad input.
+const MAX_DEPTH: u32 = 256;
+
+impl Snapshot {
+    /// The snapshot as bytes for [`Snapshot::from_wire`].
+    pub fn to_wire(&self) -> Vec<u8> {
+        let mut w = Writer(Vec::with_capacity(self.wire_size_hint()));
+        w.0.extend_from_slice(MAGIC);
+        w.u32(VERSION);
+        w.strings(&self.strings);
+        w.len(self.frames.len());
+        for f in &self.frames {
+            w.u32(f.filename);
+            w.i64(f.line);
+            w.u32(f.name);
+            w.u32(f.fx);
+        }
+        w.len(self.frame_fx.len());
+        for fx in &self.frame_fx {
+            for s in [fx.node_op, fx.node_name, fx.node_target, fx.original_trace] {
+                w.opt_u32(s);
+            }
+        }
+        w.col_u32(&self.stacks.frames);
+        w.spans(&self.stacks.spans);
+        w.len(self.segments.len());
+        for s in &self.segments {
+            w.segment(s);
+        }
+        w.len(self.blocks.len());
+        for b in &self.blocks {
+            w.u128(b.address);
+            w.u64(b.size);
+            w.u64(b.requested_size);
+            w.u8(b.state as u8);
+            w.u32(b.stack);
+            w.opt_meta(&b.user_metadata);
+        }
+        w.len(self.traces.len());
+        for t in &self.traces {
+            w.trace(t);
+        }
+        w.len(self.extras.len());
+        for x in &self.extras {
+            w.opt_u32(x.compile_context);
+            w.opt_meta(&x.user_metadata);
+            w.opt_meta(&x.internal_metadata);
+            w.len(x.forward_frames.len());
+            for f in &x.forward_frames {
+                w.str(f);
+            }
+            w.opt_u64(x.device_free);
+        }
+        w.opt_plain(&self.allocator_settings);
+        w.opt_plain(&self.external_annotations);
+        w.u8(self.bare_segment_list as u8);
+        w.u8(self.protocol);
+        w.u8(self.json as u8);
+        w.u64(self.warnings.unknown_keys);
+        w.len(self.warnings.list.len());
+        for x in &self.warnings.list {
+            w.str(&x.location);
+            w.str(&x.problem);
+            w.u64(x.count);
+            w.u8(x.skipped as u8);
+        }
+        w.opt_u32(self.host_device);
+        w.len(self.annotations.len());
+        for a in &self.annotations {
+            w.u32(a.device);
+            w.u32(a.event);
+            let (tag, v) = match a.target {
+                Target::Alloc(i) => (0, i),
+                Target::Freed(i) => (1, i),
+                Target::Block(i) => (2, i),
+                Target::Nothing => (3, 0),
+            };
+            w.u8(tag);
+            w.u32(v);
+        }
+        w.0
+    }
+
+    /// Reads what [`Snapshot::to_wire`] wrote. Bad bytes (wrong magic or
+    /// version, a cut buffer, an id past its table) are an error naming the
+    /// byte offset.
+    pub fn from_wire(bytes: &[u8]) -> Result<Snapshot> {
+        let mut r = Reader { b: bytes, pos: 0 };
+        if r.take(8)? != MAGIC {
+            return Err(Error::at(ErrorKind::NotASnapshot, 0, "not memviz's wire form of a snapshot (bad magic)"));
+        }
+        let v = r.u32()?;
+        if v != VERSION {
+            return Err(r.bad(format!("wire form version {v}, this build reads {VERSION}")));
+        }
+        let mut s = Snapshot { strings: r.strings()?, ..Snapshot::default() };
+        let n_str = s.strings.len();
+        let n = r.len(20)?;
+        s.frames.reserve(n);
+        for _ in 0..n {
+            let filename = r.id(n_str, "string")?;
+            let line = r.i64()?;
+            let name = r.id(n_str, "string")?;
+            let fx = r.u32()?;
+            s.frames.push(Frame { filename, line, name, fx });
+        }
+        let n = r.len(4)?;
+        for _ in 0..n {
+            let mut ids = [None; 4];
+            for id in &mut ids {
+                *id = r.opt_id(n_str, "string")?;
+            }
+            let [node_op, node_name, node_target, original_trace] = ids;
+            s.frame_fx.push(FrameFx { node_op, node_name, node_target, original_trace });
+        }
+        let at = r.pos;
+        if let Some(f) = s.frames.iter().find(|f| f.fx != u32::MAX && f.fx as usize >= s.frame_fx.len()) {
+            return Err(Error::at(
+                ErrorKind::Malformed,
+                at as u64,
+                format!("frame fx {} past {} entries", f.fx, s.frame_fx.len()),
+            ));
+        }
+        let at = r.pos;
+        let frames = r.col_u32()?;
+        check_ids(&frames, s.frames.len(), "frame", at)?;
+        let spans = r.spans(frames.len())?;
+        s.stacks = Stacks { frames, spans };
+        let n_stacks = s.stacks.len();
+        let n = r.len(60)?;
+        s.segments.reserve(n);
+        for _ in 0..n {
+            s.segments.push(r.segment(n_stacks)?);
+        }
+        let n = r.len(38)?;
+        s.blocks.reserve(n);
+        for _ in 0..n {
+            let address = r.u128()?;
+            let size = r.u64()?;
+            let requested_size = r.u64()?;
+            let state = match r.u8()? {
+                0 => BlockState::ActiveAllocated,
+                1 => BlockState::ActivePendingFree,
+                2 => BlockState::Inactive,
+                x => return Err(r.bad(format!("block state {x}"))),
+            };
+            let stack = r.id(n_stacks, "stack")?;
+            let user_metadata = r.opt_meta()?;
+            s.blocks.push(Block { address, size, requested_size, state, stack, user_metadata });
+        }
+        if let Some(seg) =
+            s.segments.iter().find(|g| g.blocks.start > g.blocks.end || g.blocks.end as usize > s.blocks.len())
+        {
+            return Err(r.bad(format!("segment blocks {:?} past {} blocks", seg.blocks, s.blocks.len())));
+        }
+        let n = r.len(8)?;
+        for _ in 0..n {
+            s.traces.push(r.trace(n_stacks)?);
+        }
+        let n = r.len(5)?;
+        s.extras.reserve(n);
+        for _ in 0..n {
+            let compile_context = r.opt_id(n_str, "string")?;
+            let user_metadata = r.opt_meta()?;
+            let internal_metadata = r.opt_meta()?;
+            let k = r.len(8)?;
+            let mut forward_frames = Vec::with_capacity(k);
+            for _ in 0..k {
+                forward_frames.push(r.string()?);
+            }
+            let device_free = r.opt_u64()?;
+            s.extras.push(EventExtra {
+                compile_context,
+                user_metadata,
+                internal_metadata,
+                forward_frames,
+                device_free,
+            });
+        }
+        for (d, t) in s.traces.iter().enumerate() {
+            if let Some(x) = t.extra.iter().find(|&&x| x != NO_EXTRA && x as usize >= s.extras.len()) {
+                return Err(r.bad(format!("device {d}: extra {x} past {} extras", s.extras.len())));
+            }
+        }
+        s.allocator_settings = r.opt_plain()?;
+        s.external_annotations = r.opt_plain()?;
+        s.bare_segment_list = r.bool()?;
+        s.protocol = r.u8()?;
+        s.json = r.bool()?;
+        s.warnings.unknown_keys = r.u64()?;
+        let n = r.len(17)?;
+        for _ in 0..n {
+            let location = r.string()?;
+            let problem = r.string()?;
+            let count = r.u64()?;
+            let skipped = r.bool()?;
+            s.warnings.list.push(Warning { location, problem, count, skipped });
+        }
+        s.host_device = r.opt_u32()?;
+        let n = r.len(13)?;
+        s.annotations.reserve(n);
+        for _ in 0..n {
+            let device = r.u32()?;
+            let event = r.u32()?;
+            let events = s.traces.get(device as usize).map_or(0, |t| t.len());
+            if event as usize >= events {
+                return Err(r.bad(format!("annotation of event {event} on device {device}, which has {events}")));
+            }
+            let (tag, v) = (r.u8()?, r.u32()?);
+            let target = match tag {
+                0 if (v as usize) < events => Target::Alloc(v),
+                1 if (v as usize) < events => Target::Freed(v),
+                2 if (v as usize) < s.blocks.len() => Target::Block(v),
+                3 => Target::Nothing,
+                _ => return Err(r.bad(format!("annotation target {tag}:{v}"))),
+            };
+            s.annotations.push(Annotation { device, event, target });
+        }
+        if r.pos != bytes.len() {
+            return Err(r.bad(format!("{} bytes after the snapshot", bytes.len() - r.pos)));
+        }
+        Ok(s)
+    }
+
+    fn wire_size_hint(&self) -> usize {
+        let events: usize = self.traces.iter().map(|t| t.len()).sum();
+        64 + self.strings.byte_len()
+            + self.strings.len() * 8
+            + self.frames.len() * 20
+            + self.stacks.frames.len() * 4
+            + self.stacks.len() * 8
+            + self.segments.len() * 80
+            + self.blocks.len() * 48
+            + events * 41
+    }
+}
+
+/// Address versions travel apart from the model (the page's worker computes
+/// them while the page reads the model): the version, a `u32` column per
+/// device's trace, then the segments' and the blocks' columns.
+impl Versions {
+    pub fn to_wire(&self) -> Vec<u8> {
+        let n: usize = self.event.iter().map(|e| e.len()).sum::<usize>() + self.segment.len() + self.block.len();
+        let mut w = Writer(Vec::with_capacity(16 + 8 * self.event.len() + 4 * n));
+        w.u32(VERSION);
+        w.len(self.event.len());
+        for e in &self.event {
+            w.col_u32(e);
+        }
+        w.col_u32(&self.segment);
+        w.col_u32(&self.block);
+        w.0
+    }
+
+    /// Reads what [`Versions::to_wire`] wrote for `snap`: a column that does
+    /// not fit the snapshot (another file's versions) is an error.
+    pub fn from_wire(bytes: &[u8], snap: &Snapshot) -> Result<Versions> {
+        let mut r = Reader { b: bytes, pos: 0 };
+        let v = r.u32()?;
+        if v != VERSION {
+            return Err(r.bad(format!("versions wire form version {v}, this build reads {VERSION}")));
+        }
+        let n = r.len(8)?;
+        if n != snap.traces.len() {
+            return Err(r.bad(format!("versions of {n} traces for {} traces", snap.traces.len())));
+        }
+        let mut event = Vec::with_capacity(n);
+        for t in &snap.traces {
+            event.push(r.column(t.len(), Reader::col_u32)?);
+        }
+        let segment = r.column(snap.segments.len(), Reader::col_u32)?;
+        let block = r.column(snap.blocks.len(), Reader::col_u32)?;
+        if r.pos != bytes.len() {
+            return Err(r.bad(format!("{} bytes after the versions", bytes.len() - r.pos)));
+        }
+        Ok(Versions { event, segment, block })
+    }
+}
+
+fn check_ids(ids: &[u32], n: usize, what: &str, at: usize) -> Result<()> {
+    match ids.iter().find(|&&i| i as usize >= n) {
+        Some(i) => Err(Error::at(ErrorKind::Malformed, at as u64, format!("{what} id {i} past {n} entries"))),
+        None => Ok(()),
+    }
+}
+
+struct Writer(Vec<u8>);
+
+impl Writer {
+    fn u8(&mut self, v: u8) {
+        self.0.push(v);
+    }
+    fn u32(&mut self, v: u32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn i64(&mut self, v: i64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u128(&mut self, v: u128) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn len(&mut self, n: usize) {
+        self.u64(n as u64);
+    }
+    fn opt_u32(&mut self, v: Option<u32>) {
+        match v {
+            Some(v) => {
+                self.u8(1);
+                self.u32(v);
+            }
+            None => self.u8(0),
+        }
+    }
+    fn opt_u64(&mut self, v: Option<u64>) {
+        match v {
+            Some(v) => {
+                self.u8(1);
+                self.u64(v);
+            }
+            None => self.u8(0),
+        }
+    }
+    fn opt_pool(&mut self, v: Option<(i64, i64)>) {
+        match v {
+            Some((a, b)) => {
+                self.u8(1);
+                self.i64(a);
+                self.i64(b);
+            }
+            None => self.u8(0),
+        }
+    }
+    fn bytes(&mut self, b: &[u8]) {
+        self.len(b.len());
+        self.0.extend_from_slice(b);
+    }
+    fn str(&mut self, s: &str) {
+        self.bytes(s.as_bytes());
+    }
+    /// A column: its length, then each value's little-endian bytes, written
+    /// into space made once (a loop the compiler turns into plain copies).
+    fn col<const N: usize, T: Copy>(&mut self, c: &[T], bytes: impl Fn(T) -> [u8; N]) {
+        self.len(c.len());
+        let at = self.0.len();
+        self.0.resize(at + c.len() * N, 0);
+        for (d, &v) in self.0[at..].chunks_exact_mut(N).zip(c) {
+            d.copy_from_slice(&bytes(v));
+        }
+    }
+    fn col_u32(&mut self, c: &[u32]) {
+        self.col(c, u32::to_le_bytes);
+    }
+    fn col_u64(&mut self, c: &[u64]) {
+        self.col(c, u64::to_le_bytes);
+    }
+    fn spans(&mut self, spans: &[(u32, u32)]) {
+        self.len(spans.len());
+        for &(s, l) in spans {
+            self.u32(s);
+            self.u32(l);
+        }
+    }
+    fn strings(&mut self, s: &Strings) {
+        self.str(&s.buf);
+        self.spans(&s.spans);
+    }
+    fn segment(&mut self, s: &Segment) {
+        self.u32(s.device);
+        self.u128(s.address);
+        for v in [s.total_size, s.allocated_size, s.active_size, s.requested_size] {
+            self.u64(v);
+        }
+        self.u32(s.stream);
+        self.u8(match s.segment_type {
+            SegmentType::Large => 0,
+            SegmentType::Small => 1,
+            SegmentType::Unknown => 2,
+        });
+        self.opt_pool(s.pool_id);
+        self.u8(s.is_expandable as u8);
+        self.u32(s.stack);
+        self.u32(s.blocks.start);
+        self.u32(s.blocks.end);
+    }
+    fn trace(&mut self, t: &EventTable) {
+        self.len(t.action.len());
+        self.0.extend(t.action.iter().map(|&a| a as u8));
+        self.col_u64(&t.addr_lo);
+        // Sorted: the same model always gives the same bytes.
+        let mut hi: Vec<_> = t.addr_hi.iter().collect();
+        hi.sort_unstable();
+        self.len(hi.len());
+        for (&i, &h) in hi {
+            self.u32(i);
+            self.u64(h);
+        }
+        self.col_u64(&t.size);
+        self.col_u32(&t.stream);
+        self.col(&t.time_us, i64::to_le_bytes);
+        self.col_u32(&t.stack);
+        self.col_u32(&t.extra);
+        let mut other: Vec<_> = t.other_actions.iter().collect();
+        other.sort_unstable();
+        self.len(other.len());
+        for (&i, name) in other {
+            self.u32(i);
+            self.str(name);
+        }
+        self.col_u32(&t.pool);
+        self.len(t.pool_ids.len());
+        for &(a, b) in &t.pool_ids {
+            self.i64(a);
+            self.i64(b);
+        }
+    }
+    fn opt_meta(&mut self, m: &Option<UserMetadata>) {
+        match m {
+            None => self.u8(0),
+            Some(UserMetadata::Text(s)) => {
+                self.u8(1);
+                self.str(s);
+            }
+            Some(UserMetadata::Map(kv)) => {
+                self.u8(2);
+                self.len(kv.len());
+                for (k, v) in kv {
+                    self.str(k);
+                    self.str(v);
+                }
+            }
+        }
+    }
+    fn opt_plain(&mut self, p: &Option<Plain>) {
+        match p {
+            None => self.u8(0),
+            Some(p) => {
+                self.u8(1);
+                self.plain(p);
+            }
+        }
+    }
+    fn plain(&mut self, p: &Plain) {
+        match p {
+            Plain::None => self.u8(0),
+            Plain::Bool(b) => {
+                self.u8(1);
+                self.u8(*b as u8);
+            }
+            Plain::Int(i) => {
+                self.u8(2);
+                self.0.extend_from_slice(&i.to_le_bytes());
+            }
+            Plain::Float(f) => {
+                self.u8(3);
+                self.u64(f.to_bits());
+            }
+            Plain::Str(s) => {
+                self.u8(4);
+                self.str(s);
+            }
+            Plain::Bytes(b) => {
+                self.u8(5);
+                self.bytes(b);
+            }
+            Plain::List(l) => {
+                self.u8(6);
+                self.len(l.len());
+                for x in l {
+                    self.plain(x);
+                }
+            }
+            Plain::Map(m) => {
+                self.u8(7);
+                self.len(m.len());
+                for (k, v) in m {
+                    self.plain(k);
+                    self.plain(v);
+                }
+            }
+            Plain::Elided => self.u8(8),
+        }
+    }
+}
+
+struct Reader<'a> {
+    b: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn bad(&self, what: impl Into<String>) -> Error {
+        Error::at(ErrorKind::Malformed, self.pos as u64, format!("memviz wire form: {}", what.into()))
+    }
+    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+        let rest = self.b.len() - self.pos;
+        if n > rest {
+            return Err(Error::at(
+                ErrorKind::Truncated,
+                self.pos as u64,
+                format!("memviz wire form: {n} bytes wanted, {rest} left"),
+            ));
+        }
+        let s = &self.b[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+    fn arr<const N: usize>(&mut self) -> Result<[u8; N]> {
+        let mut a = [0; N];
+        a.copy_from_slice(self.take(N)?);
+        Ok(a)
+    }
+    fn u8(&mut self) -> Result<u8> {
+        Ok(self.take(1)?[0])
+    }
+    fn bool(&mut self) -> Result<bool> {
+        match self.u8()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            x => {
+                self.pos -= 1;
+                Err(self.bad(format!("flag {x}, not 0 or 1")))
+            }
+        }
+    }
+    fn u32(&mut self) -> Result<u32> {
+        self.arr().map(u32::from_le_bytes)
+    }
+    fn u64(&mut self) -> Result<u64> {
+        self.arr().map(u64::from_le_bytes)
+    }
+    fn i64(&mut self) -> Result<i64> {
+        self.arr().map(i64::from_le_bytes)
+    }
+    fn u128(&mut self) -> Result<u128> {
+        self.arr().map(u128::from_le_bytes)
+    }
+    /// A count of items of at least `min` bytes each: more than the bytes
+    /// left could hold is an error before anything is allocated.
+    fn len(&mut self, min: usize) -> Result<usize> {
+        let at = self.pos;
+        let n = self.u64()?;
+        let rest = (self.b.len() - self.pos) as u64;
+        if n.saturating_mul(min.max(1) as u64) > rest {
+            self.pos = at;
+            return Err(self.bad(format!("{n} items of {min} bytes, {rest} bytes left")));
+        }
+        Ok(n as usize)
+    }
+    fn id(&mut self, n: usize, what: &str) -> Result<u32> {
+        let i = self.u32()?;
+        if i as usize >= n {
+            self.pos -= 4;
+            return Err(self.bad(format!("{what} id {i} past {n} entries")));
+        }
+        Ok(i)
+    }
+    fn opt_id(&mut self, n: usize, what: &str) -> Result<Option<u32>> {
+        Ok(match self.bool()? {
+            true => Some(self.id(n, what)?),
+            false => None,
+        })
+    }
+    fn opt_u32(&mut self) -> Result<Option<u32>> {
+        Ok(match self.bool()? {
+            true => Some(self.u32()?),
+            false => None,
+        })
+    }
+    fn opt_u64(&mut self) -> Result<Option<u64>> {
+        Ok(match self.bool()? {
+            true => Some(self.u64()?),
+            false => None,
+        })
+    }
+    fn opt_pool(&mut self) -> Result<Option<(i64, i64)>> {
+        Ok(match self.bool()? {
+            true => Some((self.i64()?, self.i64()?)),
+            false => None,
+        })
+    }
+    fn bytes(&mut self) -> Result<&'a [u8]> {
+        let n = self.len(1)?;
+        self.take(n)
+    }
+    fn str(&mut self) -> Result<&'a str> {
+        let at = self.pos;
+        let b = self.bytes()?;
+        std::str::from_utf8(b).map_err(|e| {
+            Error::at(ErrorKind::Malformed, (at + 8 + e.valid_up_to()) as u64, "memviz wire form: text is not UTF-8")
+        })
+    }
+    fn string(&mut self) -> Result<String> {
+        self.str().map(str::to_string)
+    }
+    fn col<const N: usize, T>(&mut self, f: impl Fn([u8; N]) -> T) -> Result<Vec<T>> {
+        let n = self.len(N)?;
+        let raw = self.take(n * N)?;
+        Ok(raw
+            .chunks_exact(N)
+            .map(|c| {
+                let mut a = [0; N];
+                a.copy_from_slice(c);
+                f(a)
+            })
+            .collect())
+    }
+    fn col_u32(&mut self) -> Result<Vec<u32>> {
+        self.col(u32::from_le_bytes)
+    }
+    fn col_u64(&mut self) -> Result<Vec<u64>> {
+        self.col(u64::from_le_bytes)
+    }
+    /// (start, len) spans into a buffer of `total` items; span 0 is the
+    /// empty one (`Strings` and `Stacks` keep id 0 empty).
+    fn spans(&mut self, total: usize) -> Result<Vec<(u32, u32)>> {
+        let at = self.pos;
+        let spans = self.col(|a: [u8; 8]| {
+            let [s0, s1, s2, s3, l0, l1, l2, l3] = a;
+            (u32::from_le_bytes([s0, s1, s2, s3]), u32::from_le_bytes([l0, l1, l2, l3]))
+        })?;
+        if spans.first() != Some(&(0, 0)) {
+            return Err(Error::at(
+                ErrorKind::Malformed,
+                at as u64,
+                "memviz wire form: the first span is not the empty one",
+            ));
+        }
+        if let Some((i, s)) = spans.iter().enumerate().find(|(_, &(s, l))| s as usize + l as usize > total) {
+            return Err(Error::at(
+                ErrorKind::Malformed,
+                (at + 8 + i * 8) as u64,
+                format!("memviz wire form: span {s:?} past {total} items"),
+            ));
+        }
+        Ok(spans)
+    }
+    fn strings(&mut self) -> Result<Strings> {
+        let buf = self.string()?;
+        let at = self.pos;
+        let spans = self.spans(buf.len())?;
+        let cut = |&(s, l): &(u32, u32)| !buf.is_char_boundary(s as usize) || !buf.is_char_boundary((s + l) as usize);
+        if let Some(i) = spans.iter().position(cut) {
+            return Err(Error::at(
+                ErrorKind::Malformed,
+                (at + 8 + i * 8) as u64,
+                "memviz wire form: a string span cuts a character",
+            ));
+        }
+        Ok(Strings { buf, spans })
+    }
+    fn segment(&mut self, n_stacks: usize) -> Result<Segment> {
+        let device = self.u32()?;
+        let address = self.u128()?;
+        let total_size = self.u64()?;
+        let allocated_size = self.u64()?;
+        let active_size = self.u64()?;
+        let requested_size = self.u64()?;
+        let stream = self.u32()?;
+        let segment_type = match self.u8()? {
+            0 => SegmentType::Large,
+            1 => SegmentType::Small,
+            2 => SegmentType::Unknown,
+            x => return Err(self.bad(format!("segment type {x}"))),
+        };
+        let pool_id = self.opt_pool()?;
+        let is_expandable = self.bool()?;
+        let stack = self.id(n_stacks, "stack")?;
+        let blocks = self.u32()?..self.u32()?;
+        Ok(Segment {
+            device,
+            address,
+            total_size,
+            allocated_size,
+            active_size,
+            requested_size,
+            stream,
+            segment_type,
+            pool_id,
+            is_expandable,
+            stack,
+            blocks,
+        })
+    }
+    fn trace(&mut self, n_stacks: usize) -> Result<EventTable> {
+        let at = self.pos;
+        let raw = self.bytes()?;
+        let mut action = Vec::with_capacity(raw.len());
+        for (i, &a) in raw.iter().enumerate() {
+            match Action::ALL.get(a as usize) {
+                Some(&a) => action.push(a),
+                None => {
+                    return Err(Error::at(
+                        ErrorKind::Malformed,
+                        (at + 8 + i) as u64,
+                        format!("memviz wire form: action {a}"),
+                    ))
+                }
+            }
+        }
+        let n = action.len();
+        let mut t = EventTable { action, ..EventTable::default() };
+        t.addr_lo = self.column(n, Self::col_u64)?;
+        let k = self.len(12)?;
+        for _ in 0..k {
+            let i = self.u32()?;
+            t.addr_hi.insert(i, self.u64()?);
+        }
+        t.size = self.column(n, Self::col_u64)?;
+        t.stream = self.column(n, Self::col_u32)?;
+        t.time_us = self.column(n, |r| r.col(i64::from_le_bytes))?;
+        let at = self.pos;
+        t.stack = self.column(n, Self::col_u32)?;
+        check_ids(&t.stack, n_stacks, "stack", at)?;
+        t.extra = self.column(n, Self::col_u32)?;
+        let k = self.len(12)?;
+        for _ in 0..k {
+            let i = self.u32()?;
+            t.other_actions.insert(i, self.string()?);
+        }
+        let at = self.pos;
+        t.pool = self.col_u32()?;
+        if !t.pool.is_empty() && t.pool.len() != n {
+            return Err(Error::at(
+                ErrorKind::Malformed,
+                at as u64,
+                format!("memviz wire form: {} pools for {n} events", t.pool.len()),
+            ));
+        }
+        let k = self.len(16)?;
+        for _ in 0..k {
+            t.pool_ids.push((self.i64()?, self.i64()?));
+        }
+        if let Some(p) = t.pool.iter().find(|&&p| p != NO_POOL && p as usize >= t.pool_ids.len()) {
+            return Err(Error::at(
+                ErrorKind::Malformed,
+                at as u64,
+                format!("memviz wire form: pool {p} past {}", t.pool_ids.len()),
+            ));
+        }
+        Ok(t)
+    }
+    /// One event column: as many values as the trace has events.
+    fn column<T>(&mut self, n: usize, read: fn(&mut Self) -> Result<Vec<T>>) -> Result<Vec<T>> {
+        let at = self.pos;
+        let c = read(self)?;
+        if c.len() != n {
+            return Err(Error::at(
+                ErrorKind::Malformed,
+                at as u64,
+                format!("memviz wire form: a column of {} for {n} events", c.len()),
+            ));
+        }
+        Ok(c)
+    }
+    fn opt_meta(&mut self) -> Result<Option<UserMetadata>> {
+        Ok(match self.u8()? {
+            0 => None,
+            1 => Some(UserMetadata::Text(self.string()?)),
+            2 => {
+                let n = self.len(16)?;
+                let mut kv = Vec::with_capacity(n);
+                for _ in 0..n {
+                    kv.push((self.string()?, self.string()?));
+                }
+                Some(UserMetadata::Map(kv))
+            }
+            x => {
+                self.pos -= 1;
+                return Err(self.bad(format!("metadata tag {x}")));
+            }
+        })
+    }
+    fn opt_plain(&mut self) -> Result<Option<Plain>> {
+        Ok(match self.bool()? {
+            true => Some(self.plain(0)?),
+            false => None,
+        })
+    }
+    fn plain(&mut self, depth: u32) -> Result<Plain> {
+        if depth > MAX_DEPTH {
+            return Err(self.bad("values nested too deep"));
+        }
+        Ok(match self.u8()? {
+            0 => Plain::None,
+            1 => Plain::Bool(self.bool()?),
+            2 => Plain::Int(i128::from_le_bytes(self.arr()?)),
+            3 => Plain::Float(f64::from_bits(self.u64()?)),
+            4 => Plain::Str(self.string()?),
+            5 => Plain::Bytes(self.bytes()?.to_vec()),
+            6 => {
+                let n = self.len(1)?;
+                let mut l = Vec::with_capacity(n);
+                for _ in 0..n {
+                    l.push(self.plain(depth + 1)?);
+                }
+                Plain::List(l)
+            }
+            7 => {
+                let n = self.len(2)?;
+                let mut m = Vec::with_capacity(n);
+                for _ in 0..n {
+                    m.push((self.plain(depth + 1)?, self.plain(depth + 1)?));
+                }
+                Plain::Map(m)
+            }
+            8 => Plain::Elided,
+            x => {
+                self.pos -= 1;
+                return Err(self.bad(format!("value tag {x}")));
+            }
+        })
+    }
+}

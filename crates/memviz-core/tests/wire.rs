@@ -1,0 +1,156 @@
+//! The model's binary form (`Snapshot::to_wire` / `from_wire`, what the
+//! page's worker hands its viewer): every real snapshot and generated ones
+//! with every optional part (annotations, pool ids, host memory, warnings,
+//! expandable segments, OOMs, two devices) come back equal to the model the
+//! decoder built, field by field; cut or damaged bytes are an error with a
+//! byte offset, never a panic.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use memviz_core::versions::{self, Versions};
+use memviz_core::{ErrorKind, Snapshot};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Every file in ../shared/snapshots (missing data fails the test).
+fn real_files() -> Vec<PathBuf> {
+    let dir = root().join("../shared/snapshots");
+    assert!(dir.is_dir(), "../shared/snapshots is missing beside the repository: {}", dir.display());
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pickle" || e == "pkl" || e == "json"))
+        .collect();
+    v.sort();
+    assert_eq!(v.len(), 11, "expected the 11 real snapshots in {}, found {v:?}", dir.display());
+    v
+}
+
+fn load(path: &Path) -> Snapshot {
+    memviz_core::load(&std::fs::read(path).unwrap()).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Runs a generator script (python3 is required: no silent skip) with `args`,
+/// the output path last.
+fn generate(script: &str, args: &[&str], name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("memviz-wire-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join(name);
+    let mut cmd = Command::new("python3");
+    cmd.arg(root().join(script)).args(args).arg(&out);
+    let res = cmd.output().unwrap_or_else(|e| panic!("python3 is needed by this test: {e}"));
+    assert!(res.status.success(), "{cmd:?}: {}", String::from_utf8_lossy(&res.stderr));
+    out
+}
+
+fn round_trip(path: &Path) -> (Snapshot, Vec<u8>) {
+    let snap = load(path);
+    let wire = snap.to_wire();
+    let back = Snapshot::from_wire(&wire).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert!(back == snap, "{}: the model read back differs", path.display());
+    // The same model always gives the same bytes (hash maps written sorted).
+    assert_eq!(back.to_wire(), wire, "{}", path.display());
+    // The address versions, which travel apart.
+    let v = versions::compute(&snap);
+    let vb = Versions::from_wire(&v.to_wire(), &back).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_eq!((&vb.event, &vb.segment, &vb.block), (&v.event, &v.segment, &v.block), "{}", path.display());
+    (snap, wire)
+}
+
+#[test]
+fn every_real_snapshot_comes_back_equal() {
+    let mut events = 0;
+    for path in real_files() {
+        let (snap, _) = round_trip(&path);
+        events += snap.traces.iter().map(|t| t.len()).sum::<usize>();
+    }
+    // Not an empty comparison: the real files hold ~40k trace events.
+    assert!(events > 20_000, "{events}");
+}
+
+#[test]
+fn generated_snapshots_with_every_optional_part_come_back_equal() {
+    let big = generate(
+        "../shared/tools/gen_snapshot.py",
+        &["--events", "30000", "--devices", "2", "--oom", "--expandable"],
+        "gen.pickle",
+    );
+    let (snap, _) = round_trip(&big);
+    assert_eq!(snap.traces.len(), 2);
+    assert!(snap.traces.iter().all(|t| t.len() > 10_000));
+
+    // PyTorch 2.15's fields: annotations, pool_id, internal_metadata, host memory.
+    let new = generate("tests/reference/gen_fields.py", &["new-fields"], "new.pickle");
+    let (snap, _) = round_trip(&new);
+    assert!(!snap.annotations.is_empty() && snap.host_device.is_some());
+    assert!(snap.traces.iter().any(|t| !t.pool.is_empty()));
+
+    // Broken entries: the warnings travel too.
+    let src = root().join("../shared/snapshots/small_train_step.pickle");
+    let bad = generate("tests/reference/gen_fields.py", &["bad-entries", src.to_str().unwrap()], "bad.pickle");
+    let (snap, _) = round_trip(&bad);
+    assert!(!snap.warnings.list.is_empty());
+}
+
+/// Byte positions to try: every one near both ends (headers, the small parts
+/// after the columns) and ~3000 spread over the rest (each try reads the
+/// whole buffer).
+fn positions(len: usize) -> impl Iterator<Item = usize> {
+    let step = (len / 3000).max(1);
+    (0..len).filter(move |&i| i < 4096 || i + 4096 >= len || i % step == 0)
+}
+
+#[test]
+fn cut_or_damaged_bytes_are_an_error_with_an_offset() {
+    let (_, wire) = round_trip(&root().join("../shared/snapshots/small_train_step.pickle"));
+    // Every cut: an error at or before the cut, never a model.
+    for n in positions(wire.len()) {
+        match Snapshot::from_wire(&wire[..n]) {
+            Ok(_) => panic!("cut at {n} of {} read as a snapshot", wire.len()),
+            Err(e) => assert!(e.offset.is_some_and(|o| o <= n as u64), "cut at {n}: {e}"),
+        }
+    }
+    let mut bad = wire.clone();
+    bad[0] = b'X';
+    let e = Snapshot::from_wire(&bad).unwrap_err();
+    assert_eq!((e.kind, e.offset), (ErrorKind::NotASnapshot, Some(0)));
+    let mut bad = wire.clone();
+    bad[8] = 99;
+    let e = Snapshot::from_wire(&bad).unwrap_err();
+    assert_eq!(e.offset, Some(12), "{e}");
+    assert!(e.to_string().contains("version 99"), "{e}");
+    let mut bad = wire.clone();
+    bad.push(0);
+    let e = Snapshot::from_wire(&bad).unwrap_err();
+    assert_eq!(e.offset, Some(wire.len() as u64), "{e}");
+    // One byte damaged: an error or some model, never a panic (an id past
+    // its table is caught here, not in a view).
+    let mut errors = 0;
+    for i in positions(wire.len()) {
+        for x in [0xff, 0x80, 0x01] {
+            let mut bad = wire.clone();
+            bad[i] ^= x;
+            if let Err(e) = Snapshot::from_wire(&bad) {
+                assert!(e.offset.is_some_and(|o| o <= wire.len() as u64), "byte {i}: {e}");
+                errors += 1;
+            }
+        }
+    }
+    assert!(errors > 100, "{errors}");
+
+    // Versions that do not fit the snapshot (another file's), cut or too long.
+    let snap = Snapshot::from_wire(&wire).unwrap();
+    let v = versions::compute(&snap).to_wire();
+    let other = load(&root().join("../shared/snapshots/transformer_forward_bf16.pickle"));
+    let e = Versions::from_wire(&versions::compute(&other).to_wire(), &snap).unwrap_err();
+    assert!(e.to_string().contains("a column of"), "{e}");
+    for n in positions(v.len()) {
+        assert!(Versions::from_wire(&v[..n], &snap).is_err(), "versions cut at {n}");
+    }
+    let mut long = v.clone();
+    long.push(0);
+    assert_eq!(Versions::from_wire(&long, &snap).unwrap_err().offset, Some(v.len() as u64));
+}

@@ -1,0 +1,81 @@
+//! Opening a file decoded elsewhere (the page's worker: `Decoder` in
+//! memviz-wasm) from the model's wire form, as www/app.js does it: the model,
+//! then the versions (sent by the worker, or computed here), then the replay.
+//! The file shown is the one `open` shows: the numbers of
+//! tests/reference/expected/ (Python's pickle) and the same pixels.
+
+use std::path::PathBuf;
+
+use memviz_core::{versions, Snapshot};
+use memviz_viewer::Viewer;
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn bytes(name: &str) -> Vec<u8> {
+    let p = repo().join("../shared/snapshots").join(name);
+    std::fs::read(&p).unwrap_or_else(|e| panic!("{} (../shared must sit beside the repository): {e}", p.display()))
+}
+
+fn expected(name: &str) -> Value {
+    let p = repo().join("tests/reference/expected").join(format!("{name}.json"));
+    serde_json::from_str(&std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))).unwrap()
+}
+
+const FULLSTEP: &str = "transformer_fullstep_ctx128.pickle";
+
+#[test]
+fn an_adopted_file_shows_what_an_opened_one_shows() {
+    let raw = bytes(FULLSTEP);
+    let snap = memviz_core::load(&raw).unwrap();
+    let wire = snap.to_wire();
+    let vwire = versions::compute(&snap).to_wire();
+
+    let mut opened = Viewer::new();
+    opened.open(FULLSTEP, &raw).unwrap();
+    let want: Value = serde_json::from_str(&opened.summary_json()).unwrap();
+    let plot = opened.render_plot(1200, 500).map(|f| f.bands_drawn);
+    let pixels = opened.plot_image().rgba.clone();
+
+    // A file already shown stays current until the last step.
+    for with_versions in [true, false] {
+        let mut v = Viewer::new();
+        v.open("small_train_step.pickle", &bytes("small_train_step.pickle")).unwrap();
+        v.adopt(FULLSTEP, &wire).unwrap();
+        if with_versions {
+            v.adopt_versions_from(&vwire).unwrap();
+        } else {
+            v.adopt_versions();
+        }
+        assert_eq!(v.file_names(), ["small_train_step.pickle"]);
+        assert_eq!(v.adopt_finish().unwrap(), 1);
+        assert_eq!(v.current_file(), 1);
+        let got: Value = serde_json::from_str(&v.summary_json()).unwrap();
+        assert_eq!(got, want);
+        assert_eq!(v.render_plot(1200, 500).map(|f| f.bands_drawn), plot);
+        assert!(v.plot_image().rgba == pixels, "the same pixels");
+    }
+    // Against Python's numbers.
+    let dev = &expected(FULLSTEP)["summary"]["devices"]["0"];
+    assert_eq!(want["trace_events"], dev["trace_events"]);
+    assert_eq!(want["timeline"]["peak_bytes"], dev["active_memory"]["peak_bytes"]);
+    assert_eq!(want["timeline"]["elements"], dev["active_memory"]["elements"]);
+}
+
+#[test]
+fn bad_wire_bytes_name_the_file_and_change_nothing() {
+    let mut v = Viewer::new();
+    v.open("small_train_step.pickle", &bytes("small_train_step.pickle")).unwrap();
+    let e = v.adopt("cut.pickle", b"MVZWIRE\0\x01\0\0\0\xff").unwrap_err();
+    assert!(e.starts_with("cut.pickle: ") && e.contains("byte offset"), "{e}");
+    assert!(v.adopt_finish().is_err());
+    // Versions of another file.
+    let snap: Snapshot = memviz_core::load(&bytes(FULLSTEP)).unwrap();
+    v.adopt(FULLSTEP, &snap.to_wire()).unwrap();
+    let other = memviz_core::load(&bytes("small_train_step.pickle")).unwrap();
+    let e = v.adopt_versions_from(&versions::compute(&other).to_wire()).unwrap_err();
+    assert!(e.starts_with(&format!("{FULLSTEP}: ")), "{e}");
+    assert_eq!(v.file_names(), ["small_train_step.pickle"]);
+}

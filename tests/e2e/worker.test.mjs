@@ -1,0 +1,234 @@
+// Decoding in a Web Worker (issue 13; www/decode-worker.js): while a
+// generated ~20 MB snapshot decodes, the progress bar moves and the page keeps
+// drawing frames; Cancel stops the read and the file shown before stays as it
+// was; a file opened during the decode opens too; the standalone file opens
+// a real snapshot through the worker from file://; a trap in the worker is
+// reported and leaves the page's viewer alone; several files at once
+// (ranks.js) take the same path. Numbers are checked
+// against Python's own pickle module (tests/reference/expected and a few
+// lines of Python here), never against the page's code.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { pathToFileURL } from 'node:url';
+import { execFileSync } from 'node:child_process';
+import {
+  ROOT, DIST, SNAPSHOTS, serveDist, launch, newPage, dropFiles, snapshot, expected, waitOpened, shownSummary,
+} from './helpers.mjs';
+
+const SHOWN = 'transformer_forward_bf16.pickle'; // open before the big one
+const SECOND = 'small_train_step.pickle'; // opened while the big one decodes
+const BIG = 'gen_worker.pickle';
+
+let server, origin, browser, dir, big, bigRef;
+before(async () => {
+  assert.ok(existsSync(join(DIST, 'index.html')), 'dist/ missing: run scripts/build-web.sh first');
+  assert.ok(existsSync(join(SNAPSHOTS, SHOWN)), `${SNAPSHOTS}/${SHOWN} is missing`);
+  dir = mkdtempSync(join(tmpdir(), 'memviz-worker-'));
+  big = join(dir, BIG);
+  execFileSync('python3', [join(ROOT, '../shared/tools/gen_snapshot.py'), big, '--events', '350000', '--seed', '3']);
+  assert.ok(statSync(big).size > 16 << 20, `${big}: ${statSync(big).size} bytes`);
+  // The reference: Python's own pickle module reads the file.
+  bigRef = JSON.parse(execFileSync('python3', ['-c', `
+import json, pickle, sys
+s = pickle.load(open(sys.argv[1], 'rb'))
+print(json.dumps({'trace_events': len(s['device_traces'][0]),
+                  'segments': sum(1 for g in s['segments'] if g['device'] == 0)}))`, big]));
+  ({ server, origin } = await serveDist());
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  server?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+async function ready(page) {
+  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+}
+
+/**
+ * Records, in the page, from now on: every progress value shown, the
+ * requestAnimationFrame timestamps while the big file is read (until its
+ * "Building the timeline" line), and on the first progress, runs `onFirst`
+ * ('cancel': clicks Cancel; 'drop': drops SECOND onto the page).
+ */
+async function watch(page, onFirst, second) {
+  await page.evaluate(([onFirst, second]) => {
+    const w = (window.watch = { progress: [], frames: [], building: false, acted: false });
+    const box = document.getElementById('progress-box');
+    new MutationObserver(() => {
+      const text = document.getElementById('progress-text').textContent;
+      if (/^Building the timeline/.test(text)) w.building = true;
+      const v = document.getElementById('progress').value;
+      if (!box.hidden && v > 0 && v !== w.progress[w.progress.length - 1]) w.progress.push(v);
+      if (w.progress.length && !w.acted) {
+        w.acted = true;
+        if (onFirst === 'cancel') document.getElementById('cancel-open').click();
+        if (onFirst === 'drop') {
+          const dt = new DataTransfer();
+          dt.items.add(new File([Uint8Array.from(atob(second), (c) => c.charCodeAt(0))], 'small_train_step.pickle'));
+          for (const type of ['dragenter', 'dragover', 'drop']) {
+            document.getElementById('plot-box').dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+          }
+        }
+      }
+    }).observe(box, { attributes: true, subtree: true, characterData: true, childList: true });
+    const tick = (t) => {
+      if (w.building || w.done) return;
+      w.frames.push(t);
+      requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  }, [onFirst, second ? Buffer.from(second).toString('base64') : null]);
+}
+
+const maxGap = (ts) => Math.max(...ts.slice(1).map((t, i) => t - ts[i]));
+
+test('a 20 MB file decodes in the worker: progress moves, frames keep coming, its numbers are right', async () => {
+  const { page, context, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
+  await page.goto(origin + '/');
+  await ready(page);
+  // The page's idle warm-up (a long task by design) is over before the file comes.
+  await page.waitForFunction(() => document.body.dataset.warm === '1', null, { timeout: 30000 });
+  await watch(page, null);
+  await page.setInputFiles('#file-input', big);
+  await waitOpened(page, BIG);
+  const w = await page.evaluate(() => window.watch);
+  assert.equal(await page.evaluate(() => document.body.dataset.decodedIn), 'worker');
+  // ~20 MB in 4 MiB slices: the bar moved at least 4 times, always forward.
+  assert.ok(w.progress.length >= 4, JSON.stringify(w.progress));
+  assert.ok(w.progress.every((v, i) => i === 0 || v > w.progress[i - 1]), JSON.stringify(w.progress));
+  assert.ok(w.building, 'the "Building the timeline" line was shown');
+  // The page drew frames all along the decode (no long task on its thread).
+  assert.ok(w.frames.length >= 5, `${w.frames.length} frames`);
+  assert.ok(maxGap(w.frames) < 50, `longest gap between frames while decoding: ${maxGap(w.frames).toFixed(1)} ms`);
+  const s = await shownSummary(page);
+  assert.equal(s.trace_events, bigRef.trace_events);
+  assert.equal(s.segments, bigRef.segments);
+  assert.deepEqual(errors, []);
+  await page.screenshot({ path: join(ROOT, 'tests/e2e/out/worker-big.png'), fullPage: true });
+  await context.close();
+});
+
+test('Cancel stops the decode, the file shown stays; opening it again, and a second file during its decode, both open', async () => {
+  const { page, context, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
+  await page.goto(origin + '/');
+  await ready(page);
+  await dropFiles(page, [[SHOWN, snapshot(SHOWN)]]);
+  await waitOpened(page, SHOWN);
+  const before = await shownSummary(page);
+  assert.equal(before.trace_events, expected(SHOWN).summary.devices['0'].trace_events);
+
+  await watch(page, 'cancel');
+  await page.setInputFiles('#file-input', big);
+  await page.waitForFunction(() => /cancelled/.test(document.getElementById('errors').textContent), null, { timeout: 60000 });
+  assert.match(await page.textContent('#errors'), new RegExp(`Opening ${BIG}: cancelled`));
+  assert.equal(await page.isHidden('#progress-box'), true);
+  // Nothing else happened: still one file, the same numbers, still drawn.
+  assert.deepEqual(await page.$$eval('#file-select option', (o) => o.map((x) => x.textContent)), [SHOWN]);
+  assert.deepEqual(await shownSummary(page), before);
+  assert.ok(Number(await page.$eval('#plot', (c) => c.dataset.bandsDrawn)) > 0);
+  await page.waitForTimeout(1500); // the cancelled worker posts nothing late
+  assert.deepEqual(await page.$$eval('#file-select option', (o) => o.map((x) => x.textContent)), [SHOWN]);
+
+  // Again, and SECOND dropped while BIG decodes: both open, in the order opened.
+  await watch(page, 'drop', snapshot(SECOND));
+  await page.setInputFiles('#file-input', big);
+  await waitOpened(page, SECOND, 90000);
+  assert.deepEqual(await page.$$eval('#file-select option', (o) => o.map((x) => x.textContent)), [SHOWN, BIG, SECOND]);
+  assert.equal((await shownSummary(page)).trace_events, expected(SECOND).summary.devices['0'].trace_events);
+  await page.selectOption('#file-select', { label: BIG });
+  assert.equal((await shownSummary(page)).trace_events, bigRef.trace_events);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the standalone file from file:// opens a real snapshot, a bad file and a torch.profiler export through the worker', async () => {
+  const name = 'transformer_fullstep_ctx128.pickle';
+  const file = pathToFileURL(join(DIST, 'memviz-standalone.html')).href;
+  const url = `${file}?decode=worker`;
+  const { page, context, requests, errors } = await newPage(browser, (u) => u === url || u === file);
+  await page.goto(url);
+  await ready(page);
+  await page.setInputFiles('#file-input', join(SNAPSHOTS, name));
+  await waitOpened(page, name);
+  assert.equal(await page.evaluate(() => document.body.dataset.decodedIn), 'worker');
+  const dev = expected(name).summary.devices['0'];
+  const s = await shownSummary(page);
+  assert.equal(s.trace_events, dev.trace_events);
+  assert.equal(s.segments, dev.segments);
+  assert.equal(s['timeline.peak_bytes'], dev.active_memory.peak_bytes);
+  // A bad file through the worker: today's message, naming the file and the byte offset.
+  await dropFiles(page, [['broken.pickle', Buffer.from([0x80, 0x04, 0x95, 0x10])]]);
+  await page.waitForFunction(() => /broken\.pickle/.test(document.getElementById('errors').textContent));
+  assert.match(await page.textContent('#errors'), /Could not open broken\.pickle: .*byte offset \d+/);
+  // A torch.profiler export through the worker: refused as a snapshot, then opened as its chart
+  // (www/profiler.js), with the numbers tests/reference/gen_profiler.py wrote down.
+  const fix = join(ROOT, 'tests/reference/fixtures/profiler');
+  const prof = 'train.memory_timeline.json.gz';
+  const want = JSON.parse(readFileSync(join(fix, 'expected.json'), 'utf8'))[prof].charts[0];
+  await page.setInputFiles('#file-input', join(fix, prof));
+  await page.waitForFunction((name) => {
+    const p = document.querySelector('#profiler-panel');
+    return p && !p.hidden && p.dataset.file === name && document.querySelector('#profiler-plot').dataset.drawn;
+  }, prof, { timeout: 30000 });
+  assert.equal(await page.evaluate(() => document.body.dataset.decodedIn), 'worker');
+  const legend = await page.$$eval('#profiler-legend [data-name]',
+    (els) => Object.fromEntries(els.map((e) => [e.dataset.name, Number(e.dataset.max)])));
+  assert.deepEqual(legend, Object.fromEntries(Object.entries(want.max).filter(([, v]) => v !== 0)));
+  assert.deepEqual(requests.filter((u) => u !== url && u !== file && !u.startsWith('blob:')), []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a trap in the worker: the panic and the file are named, the page keeps its file and viewer, the next open works', async () => {
+  const { page, context, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
+  await page.goto(origin + '/');
+  await ready(page);
+  await dropFiles(page, [[SHOWN, snapshot(SHOWN)]]);
+  await waitOpened(page, SHOWN);
+  const before = await shownSummary(page);
+  await page.evaluate(() => window.memviz.debugPanicNext('boom in the worker'));
+  await page.setInputFiles('#file-input', big);
+  await page.waitForFunction(() => /internal error/.test(document.getElementById('errors').textContent), null, { timeout: 60000 });
+  assert.match(await page.textContent('#errors'),
+    new RegExp(`internal error in memviz: boom in the worker \\(at crates/memviz-wasm/src/decode\\.rs:\\d+\\); the file could not be shown \\(${BIG}\\)\\.`));
+  // The page's own viewer was not touched: no restart, the same file and numbers.
+  assert.equal(await page.evaluate(() => document.body.dataset.crashes), undefined);
+  assert.deepEqual(await page.$$eval('#file-select option', (o) => o.map((x) => x.textContent)), [SHOWN]);
+  assert.deepEqual(await shownSummary(page), before);
+  // A fresh worker reads the file.
+  await page.setInputFiles('#file-input', big);
+  await waitOpened(page, BIG);
+  assert.equal((await shownSummary(page)).trace_events, bigRef.trace_events);
+  assert.deepEqual(errors.filter((e) => !/^memviz: internal error: boom in the worker/.test(e)), []);
+  await context.close();
+});
+
+test('several files at once (ranks.js): the large one through the worker, both in the overview', async () => {
+  const { page, context, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
+  await page.goto(origin + '/');
+  await ready(page);
+  await page.evaluate(() => {
+    window.decodedIn = [];
+    new MutationObserver(() => window.decodedIn.push(document.body.dataset.decodedIn))
+      .observe(document.body, { attributes: true, attributeFilter: ['data-decoded-in'] });
+  });
+  await page.setInputFiles('#file-input', [big, join(SNAPSHOTS, SHOWN)]);
+  await page.waitForFunction(() => {
+    const p = document.querySelector('#ranks-panel');
+    return p && p.dataset.rows === '2' && p.dataset.loading === '0';
+  }, null, { timeout: 120000 });
+  assert.deepEqual((await page.evaluate(() => window.decodedIn)).sort(), ['page', 'worker']);
+  const names = await page.$$eval('#file-select option', (o) => o.map((x) => x.textContent));
+  assert.deepEqual([...names].sort(), [BIG, SHOWN].sort());
+  await page.selectOption('#file-select', { label: BIG });
+  assert.equal((await shownSummary(page)).trace_events, bigRef.trace_events);
+  await page.selectOption('#file-select', { label: SHOWN });
+  assert.equal((await shownSummary(page)).trace_events, expected(SHOWN).summary.devices['0'].trace_events);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
