@@ -5,7 +5,8 @@
 // the detail / view / device switches, and reads the wasm linear memory size.
 // Prints a markdown table and writes it to benches/browser/RESULTS.md.
 //
-//   node benches/browser/run.mjs [--huge PATH] [--profile] [--no-write] [FILE...]
+//   node benches/browser/issue6.mjs [--huge PATH] [--profile] [--no-write] [FILE...]
+// (issue 6's table; scripts/bench-web.sh runs run.mjs, issue 13's.)
 //
 // scripts/bench-web.sh builds dist/ and makes the synthetic files first.
 // playwright-core comes from tests/e2e/node_modules (scripts/setup.sh); it
