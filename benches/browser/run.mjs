@@ -282,7 +282,8 @@ for (const r of results) {
       (redrawOk === null ? '' : real ? ` max ≤ 16.7: ${yes(redrawOk)}` : ` p95 ≤ 25: ${yes(redrawOk)}`) : '–',
   ]);
 }
-const head = ['file', 'change → painted frame ms, median', 'input latency during the open ms (key every 50 ms)', 'decode MB/s wasm / native', 'wasm memory x file', 'redraw ms p50 / p95 / max, all drawn'];
+const head = ['file', 'change → painted frame ms, median', 'input latency during the open ms (key every 50 ms)',
+  'decode MB/s: page (file-received → decoded) / native (same calls)', 'wasm memory x file', 'redraw ms p50 / p95 / max, all drawn'];
 const table = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 let chrome = '';
 try { chrome = execSync(`${CHROMIUM} --version 2>/dev/null`).toString().trim(); } catch { /* header only */ }
