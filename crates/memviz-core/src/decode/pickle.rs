@@ -2025,6 +2025,50 @@ mod tests {
         d.finish().unwrap().1
     }
 
+    /// Python's repr of a value made of ints and lists.
+    fn repr(a: &Arena, v: &Value) -> String {
+        match v {
+            Value::Int(i) => i.to_string(),
+            Value::List(_) => {
+                let items: Vec<String> = a.list_items(v).unwrap().iter().map(|x| repr(a, x)).collect();
+                format!("[{}]", items.join(", "))
+            }
+            other => format!("<{}>", other.type_name()),
+        }
+    }
+
+    fn top_repr(bytes: &[u8]) -> String {
+        let mut d = PickleDecoder::new();
+        d.feed(bytes).unwrap();
+        let (v, a, _) = d.finish().unwrap();
+        repr(&a, &v)
+    }
+
+    /// Lists filled by APPENDS while empty share one pending buffer; each
+    /// keeps its items when the next one takes the buffer, and takes more
+    /// later. Expected values: Python's `repr(pickle.loads(bytes))`.
+    #[test]
+    fn pending_lists_keep_their_items() {
+        // pickle.dumps([[1, 2], [3], [[5, 6], 7]], protocol=4)
+        let nested = [
+            128, 4, 149, 32, 0, 0, 0, 0, 0, 0, 0, 93, 148, 40, 93, 148, 40, 75, 1, 75, 2, 101, 93, 148, 75, 3, 97, 93,
+            148, 40, 93, 148, 40, 75, 5, 75, 6, 101, 75, 7, 101, 101, 46,
+        ];
+        assert_eq!(top_repr(&nested), "[[1, 2], [3], [[5, 6], 7]]");
+        // A filled, B filled (A leaves the buffer), B popped, A appended to twice.
+        let again = [
+            0x80, 4, 0x5d, 0x94, 0x28, 0x4b, 1, 0x4b, 2, 0x65, 0x5d, 0x94, 0x28, 0x4b, 3, 0x65, 0x30, 0x28, 0x4b, 4,
+            0x65, 0x28, 0x4b, 5, 0x65, 0x2e,
+        ];
+        assert_eq!(top_repr(&again), "[1, 2, 4, 5]");
+        // B (still pending) APPENDed into A, then A appended to.
+        let inner = [
+            0x80, 4, 0x5d, 0x94, 0x28, 0x4b, 1, 0x4b, 2, 0x65, 0x5d, 0x94, 0x28, 0x4b, 3, 0x65, 0x61, 0x28, 0x4b, 4,
+            0x65, 0x2e,
+        ];
+        assert_eq!(top_repr(&inner), "[1, 2, [3], 4]");
+    }
+
     #[test]
     fn le_signed_matches_twos_complement() {
         // Python's int.to_bytes(n, 'little', signed=True) for each length.
