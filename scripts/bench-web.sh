@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# Browser benchmark of the release page (issue 6): builds dist/
-# (scripts/build-web.sh), makes the 2,000,000-event synthetic snapshot once
-# into target/bench-data/, then benches/browser/run.mjs opens each snapshot
-# in headless Debian chromium and prints the table (also written to
-# benches/browser/RESULTS.md). Needs scripts/setup.sh to have run.
-#   scripts/bench-web.sh [--no-build] [--huge [PATH]] [--profile] [FILE...]
+# Browser benchmark of the release page (issue 13): builds dist/
+# (scripts/build-web.sh) and the native decode_speed binary (the same open
+# natively, for the wasm / native ratio), makes the 2,000,000-event synthetic
+# snapshot once into target/bench-data/, then benches/browser/run.mjs opens
+# each snapshot in headless Debian chromium and prints issue 13's table
+# (change -> painted frame, input latency during the big open, decode MB/s
+# wasm / native, wasm memory x file, redraw with every allocation drawn; each
+# against its target). Needs scripts/setup.sh to have run.
+#   scripts/bench-web.sh [--no-build] [--huge [PATH]] [--write] [--runs N] [--dist DIR] [FILE...]
 # --huge adds a ~1 GB snapshot (gen_snapshot.py --events 16000000; making it
 # takes several minutes and ~8 GB of RAM in Python; PATH to reuse one).
-# --profile adds CDP CPU profiles summarised by function.
+# --write puts the table into benches/browser/RESULTS.md ("bench-web: latest").
+# Issue 6's older table: node benches/browser/issue6.mjs (--profile: CPU profiles).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=1
@@ -32,6 +36,9 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-[ "$build" = 1 ] && scripts/build-web.sh >&2
+if [ "$build" = 1 ]; then
+  scripts/build-web.sh >&2
+  cargo build --release -p memviz-benches --bin decode_speed >&2
+fi
 gen 2000000 >/dev/null
 node benches/browser/run.mjs "${args[@]}"

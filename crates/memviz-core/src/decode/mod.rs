@@ -6,6 +6,7 @@
 //! to its allocation ([`annotations`]).
 
 pub mod annotations;
+pub mod fast_hash;
 pub mod json;
 pub mod loader;
 pub mod pickle;
