@@ -261,11 +261,11 @@ fn frames_of(snap: &Snapshot, stack: StackId) -> &[u32] {
     }
 }
 
-/// The phase of a stack: its innermost marker frame's.
-pub fn stack_phase(snap: &Snapshot, stack: StackId) -> Phase {
+/// The phase of a stack: its innermost marker frame's (`mark` gives each
+/// frame id's [`Mark`]).
+fn stack_phase_with(snap: &Snapshot, stack: StackId, mut mark: impl FnMut(u32) -> Mark) -> Phase {
     for &f in frames_of(snap, stack) {
-        let Some(fr) = snap.frames.get(f as usize) else { continue };
-        match frame_mark(snap.str(fr.name), snap.str(fr.filename)) {
+        match mark(f) {
             Mark::Phase(p) => return p,
             Mark::Barrier => return Phase::None,
             Mark::Nothing => {}
@@ -274,10 +274,18 @@ pub fn stack_phase(snap: &Snapshot, stack: StackId) -> Phase {
     Phase::None
 }
 
-fn has_zero_grad(snap: &Snapshot, stack: StackId) -> bool {
-    frames_of(snap, stack)
-        .iter()
-        .any(|&f| snap.frames.get(f as usize).is_some_and(|fr| snap.str(fr.name) == "zero_grad"))
+/// The mark of frame id `f` (none for an id the snapshot does not have).
+fn mark_of(snap: &Snapshot, f: u32) -> Mark {
+    snap.frames.get(f as usize).map_or(Mark::Nothing, |fr| frame_mark(snap.str(fr.name), snap.str(fr.filename)))
+}
+
+/// The phase of a stack: its innermost marker frame's.
+pub fn stack_phase(snap: &Snapshot, stack: StackId) -> Phase {
+    stack_phase_with(snap, stack, |f| mark_of(snap, f))
+}
+
+fn is_zero_grad(snap: &Snapshot, f: u32) -> bool {
+    snap.frames.get(f as usize).is_some_and(|fr| snap.str(fr.name) == "zero_grad")
 }
 
 /// The shown frames of a stack as user rules see them: `filename:line:name`
@@ -340,21 +348,39 @@ impl Rules {
 }
 
 /// Per stack id, computed once: phase, `zero_grad`, the user rules' kind.
+/// Stacks share most of their frames, so each frame's string tests run once
+/// too (`frame_facts`), not once per stack it appears in.
 pub(crate) struct StackFacts<'a> {
     snap: &'a Snapshot,
     rules: &'a Rules,
     phase: HashMap<StackId, (Phase, bool)>,
     user: HashMap<StackId, Option<Kind>>,
+    /// Per frame id, once looked at: its mark and whether it is `zero_grad`.
+    frame_facts: Vec<Option<(Mark, bool)>>,
 }
 
 impl<'a> StackFacts<'a> {
     pub(crate) fn new(snap: &'a Snapshot, rules: &'a Rules) -> Self {
-        StackFacts { snap, rules, phase: HashMap::new(), user: HashMap::new() }
+        let frame_facts = vec![None; snap.frames.len()];
+        StackFacts { snap, rules, phase: HashMap::new(), user: HashMap::new(), frame_facts }
     }
     /// (phase, has a `zero_grad` frame).
     pub(crate) fn phase(&mut self, stack: StackId) -> (Phase, bool) {
+        if let Some(&known) = self.phase.get(&stack) {
+            return known;
+        }
         let snap = self.snap;
-        *self.phase.entry(stack).or_insert_with(|| (stack_phase(snap, stack), has_zero_grad(snap, stack)))
+        let facts = &mut self.frame_facts;
+        let mut frame = |f: u32| -> (Mark, bool) {
+            match facts.get_mut(f as usize) {
+                Some(slot) => *slot.get_or_insert_with(|| (mark_of(snap, f), is_zero_grad(snap, f))),
+                None => (Mark::Nothing, false),
+            }
+        };
+        let phase = stack_phase_with(snap, stack, |f| frame(f).0);
+        let zero_grad = frames_of(snap, stack).iter().any(|&f| frame(f).1);
+        self.phase.insert(stack, (phase, zero_grad));
+        (phase, zero_grad)
     }
     pub(crate) fn user_kind(&mut self, stack: StackId) -> Option<Kind> {
         if self.rules.is_empty() {
