@@ -272,9 +272,9 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
       document.body.dataset.decodedIn = 'worker'; // for tests
       if (file.size > CHUNK) await onBuild();
       if (!viewer) throw new Error(`${file.name}: the viewer restarted`);
-      // Tasks none of which is as long as all at once: the model (and its
-      // address versions, which the worker sends next), the first
-      // timeline's replay.
+      // Tasks none of which is as long as all at once: the model (read
+      // from its chunks, each let go once read), its address versions, the
+      // first timeline's replay.
       const ms = { read: got.readMs, finish: got.finishMs };
       const step = async (name, fn) => {
         if (!viewer) throw new Error(`${file.name}: the viewer restarted`);
@@ -283,12 +283,13 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
         ms[name] = performance.now() - t0;
         return r;
       };
-      await step('model', () => viewer.adopt(file.name, new Uint8Array(got.wire)));
-      got.wire = null;
-      // The worker computed the versions meanwhile (else they are computed here).
-      const versions = await got.versions;
-      if (versions) await step('versions', () => viewer.adopt_versions_from(new Uint8Array(versions)));
+      document.body.dataset.workerMemory = got.memory; // the worker's wasm memory at its largest (for the benchmarks)
+      const { chunks } = got;
+      got.chunks = null;
+      await step('model', () => viewer.adopt_chunks(file.name, () => chunks.shift()));
+      if (got.versions) await step('versions', () => viewer.adopt_versions_from(new Uint8Array(got.versions)));
       else await step('versions', () => viewer.adopt_versions());
+      got.versions = null;
       await nextTask();
       const i = await step('replay', () => viewer.adopt_finish());
       timings.worker = ms;
@@ -364,7 +365,8 @@ async function readFile(file) {
     }
     if (e instanceof WorkerTrap) {
       // The worker's instance is gone (a fresh worker replaces it); this page's viewer is fine.
-      showError(`internal error in memviz: ${e.detail}; the file could not be shown (${file.name}).`);
+      if (e.oom) showError(`${file.name}: ${e.detail}; the file could not be shown. The file shown before stays.`);
+      else showError(`internal error in memviz: ${e.detail}; the file could not be shown (${file.name}).`);
       currentName = shown;
       return;
     }

@@ -81,6 +81,13 @@ impl Adopting {
         Ok(Adopting::Read(name.to_string(), snap))
     }
 
+    /// Reads the model from its chunks, pulled one at a time; the error
+    /// names the file.
+    pub(crate) fn read_chunks(name: &str, next: &mut dyn FnMut() -> Option<Vec<u8>>) -> Result<Adopting, String> {
+        let snap = Snapshot::from_wire_chunks(next).map_err(|e| format!("{name}: {e}"))?;
+        Ok(Adopting::Read(name.to_string(), snap))
+    }
+
     pub(crate) fn versions(self) -> Adopting {
         match self {
             Adopting::Read(name, snap) => Adopting::Ready(OpenFile::new(name, snap)),

@@ -127,6 +127,14 @@ impl Viewer {
         Ok(())
     }
 
+    /// [`Viewer::adopt`] from the chunks of `Snapshot::into_wire_chunks`,
+    /// pulled one at a time from `next` (None: no more), so that only one
+    /// is held besides the model.
+    pub fn adopt_chunks(&mut self, name: &str, next: &mut dyn FnMut() -> Option<Vec<u8>>) -> Result<(), String> {
+        self.adopting = Some(files::Adopting::read_chunks(name, next)?);
+        Ok(())
+    }
+
     /// The second step of [`Viewer::adopt`] (else done by `adopt_finish`).
     pub fn adopt_versions(&mut self) {
         self.adopting = self.adopting.take().map(files::Adopting::versions);
