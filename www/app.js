@@ -272,21 +272,28 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
       document.body.dataset.decodedIn = 'worker'; // for tests
       if (file.size > CHUNK) await onBuild();
       if (!viewer) throw new Error(`${file.name}: the viewer restarted`);
-      // Tasks none of which is as long as all at once: the model (read
-      // from its chunks, each let go once read), its address versions, the
-      // first timeline's replay.
-      const ms = { read: got.readMs, finish: got.finishMs };
+      // Tasks none of which is as long as all at once: the model, a task
+      // per chunk (a column; each let go once read), its address versions,
+      // the first timeline's replay. `ms`: each step's sum and longest task.
+      const ms = { read: got.readMs, finish: got.finishMs, longest: 0 };
       const step = async (name, fn) => {
         if (!viewer) throw new Error(`${file.name}: the viewer restarted`);
         const t0 = performance.now();
         const r = fn();
-        ms[name] = performance.now() - t0;
+        const dt = performance.now() - t0;
+        ms[name] = (ms[name] || 0) + dt;
+        ms.longest = Math.max(ms.longest, dt);
         return r;
       };
       document.body.dataset.workerMemory = got.memory; // the worker's wasm memory at its largest (for the benchmarks)
       const { chunks } = got;
       got.chunks = null;
-      await step('model', () => viewer.adopt_chunks(file.name, () => chunks.shift()));
+      viewer.adopt_begin(file.name);
+      for (let c = chunks.shift(); c; c = chunks.shift()) {
+        await step('model', () => viewer.adopt_chunk(new Uint8Array(c)));
+        await nextTask();
+      }
+      await step('model', () => viewer.adopt_end());
       if (got.versions) await step('versions', () => viewer.adopt_versions_from(new Uint8Array(got.versions)));
       else await step('versions', () => viewer.adopt_versions());
       got.versions = null;

@@ -67,6 +67,7 @@ const INIT = `(() => {
           r.tasks = tasks.filter(([s, d]) => s + d > r.change && s < r.painted);
           r.pageMem = Math.max(0, ...window.__mems.map((m) => m.buffer.byteLength));
           r.workerMem = +(document.body.dataset.workerMemory || 0);
+          r.steps = window.memviz && window.memviz.timings.worker; // the worker path's steps (ms)
           r.error = document.getElementById('errors').textContent;
           window.__open = r;
         }, 100);
@@ -108,6 +109,7 @@ for (const file of opt.files) {
       pageMB: r.pageMem / 2 ** 20,
       workerMB: r.workerMem / 2 ** 20,
       error: r.error || undefined,
+      steps: r.steps || undefined,
     });
     console.error(`${basename(file)} run ${i + 1}: ${JSON.stringify(rows.at(-1), (k, v) => (typeof v === 'number' ? Math.round(v) : v))}`);
     await context.close();

@@ -267,6 +267,345 @@ impl Versions {
     }
 }
 
+/// Reads [`Snapshot::into_wire_chunks`]'s chunks as they are given, so that
+/// its caller may do other work between two of them (the page: a task per
+/// chunk); only the chunk given is held besides the model. The errors are
+/// [`Snapshot::from_wire`]'s, with byte offsets into the chunks joined.
+#[derive(Default)]
+pub struct WireReader {
+    parts: Parts,
+    /// The bytes given so far.
+    base: usize,
+}
+
+impl WireReader {
+    pub fn new() -> WireReader {
+        WireReader::default()
+    }
+
+    /// Reads the next chunk (whole parts only: a part cut at the chunk's end
+    /// is an error).
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<()> {
+        let mut r = Reader { b: Cow::Borrowed(chunk), pos: 0, base: self.base, more: None };
+        while r.pos < chunk.len() {
+            self.parts.step(&mut r)?;
+        }
+        self.base += chunk.len();
+        Ok(())
+    }
+
+    /// The model, once every chunk was given.
+    pub fn finish(self) -> Result<Snapshot> {
+        if self.parts.stage != Stage::Done {
+            return Err(Error::at(
+                ErrorKind::Truncated,
+                self.base as u64,
+                format!("memviz wire form: the chunks end before the snapshot does ({:?})", self.parts.stage),
+            ));
+        }
+        Ok(self.parts.snap)
+    }
+}
+
+/// Where reading is: the parts of the form in [`Snapshot::into_wire_chunks`]'s
+/// order, each begun at a chunk's start or after the part before it in the
+/// same chunk (a part never spans chunks), so that reading can stop between
+/// any two chunks ([`WireReader`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+enum Stage {
+    #[default]
+    Header,
+    Frames,
+    Stacks,
+    Segments,
+    Blocks,
+    TraceCount,
+    /// The columns of trace `Parts::snap.traces.len()`.
+    Action,
+    AddrLo,
+    Size,
+    Stream,
+    Time,
+    Stack,
+    Extra,
+    Pool,
+    Tail,
+    Done,
+}
+
+/// The model as read so far.
+#[derive(Default)]
+struct Parts {
+    snap: Snapshot,
+    stage: Stage,
+    n_traces: u64,
+    /// The trace being read.
+    t: EventTable,
+}
+
+impl Parts {
+    /// Reads the next part.
+    fn step(&mut self, r: &mut Reader) -> Result<()> {
+        let s = &mut self.snap;
+        let n_str = s.strings.len();
+        let n_stacks = s.stacks.len();
+        let n = self.t.action.len();
+        self.stage = match self.stage {
+            Stage::Header => {
+                if r.take(8)? != MAGIC {
+                    return Err(Error::at(
+                        ErrorKind::NotASnapshot,
+                        0,
+                        "not memviz's wire form of a snapshot (bad magic)",
+                    ));
+                }
+                let v = r.u32()?;
+                if v != VERSION {
+                    return Err(r.bad(format!("wire form version {v}, this build reads {VERSION}")));
+                }
+                s.strings = r.strings()?;
+                Stage::Frames
+            }
+            Stage::Frames => {
+                let n = r.len(20)?;
+                s.frames.reserve(n);
+                for _ in 0..n {
+                    let filename = r.id(n_str, "string")?;
+                    let line = r.i64()?;
+                    let name = r.id(n_str, "string")?;
+                    let fx = r.u32()?;
+                    s.frames.push(Frame { filename, line, name, fx });
+                }
+                let n = r.len(4)?;
+                for _ in 0..n {
+                    let mut ids = [None; 4];
+                    for id in &mut ids {
+                        *id = r.opt_id(n_str, "string")?;
+                    }
+                    let [node_op, node_name, node_target, original_trace] = ids;
+                    s.frame_fx.push(FrameFx { node_op, node_name, node_target, original_trace });
+                }
+                let at = r.at();
+                if let Some(f) = s.frames.iter().find(|f| f.fx != u32::MAX && f.fx as usize >= s.frame_fx.len()) {
+                    return Err(Error::at(
+                        ErrorKind::Malformed,
+                        at as u64,
+                        format!("frame fx {} past {} entries", f.fx, s.frame_fx.len()),
+                    ));
+                }
+                Stage::Stacks
+            }
+            Stage::Stacks => {
+                let at = r.at();
+                let frames = r.col_u32()?;
+                check_ids(&frames, s.frames.len(), "frame", at)?;
+                let spans = r.spans(frames.len())?;
+                s.stacks = Stacks { frames, spans };
+                Stage::Segments
+            }
+            Stage::Segments => {
+                let n = r.len(60)?;
+                s.segments.reserve(n);
+                for _ in 0..n {
+                    s.segments.push(r.segment(n_stacks)?);
+                }
+                Stage::Blocks
+            }
+            Stage::Blocks => {
+                let n = r.len(38)?;
+                s.blocks.reserve(n);
+                for _ in 0..n {
+                    let address = r.u128()?;
+                    let size = r.u64()?;
+                    let requested_size = r.u64()?;
+                    let state = match r.u8()? {
+                        0 => BlockState::ActiveAllocated,
+                        1 => BlockState::ActivePendingFree,
+                        2 => BlockState::Inactive,
+                        x => return Err(r.bad(format!("block state {x}"))),
+                    };
+                    let stack = r.id(n_stacks, "stack")?;
+                    let user_metadata = r.opt_meta()?;
+                    s.blocks.push(Block { address, size, requested_size, state, stack, user_metadata });
+                }
+                if let Some(seg) =
+                    s.segments.iter().find(|g| g.blocks.start > g.blocks.end || g.blocks.end as usize > s.blocks.len())
+                {
+                    return Err(r.bad(format!("segment blocks {:?} past {} blocks", seg.blocks, s.blocks.len())));
+                }
+                Stage::TraceCount
+            }
+            Stage::TraceCount => {
+                // Spans chunks, so not checked against the bytes of this one;
+                // each trace reads at least 8 bytes, so a false count ends as a cut.
+                self.n_traces = r.u64()?;
+                if self.n_traces == 0 {
+                    Stage::Tail
+                } else {
+                    Stage::Action
+                }
+            }
+            Stage::Action => {
+                let at = r.at();
+                let raw = r.bytes()?;
+                let mut action = Vec::with_capacity(raw.len());
+                for (i, &a) in raw.iter().enumerate() {
+                    match Action::ALL.get(a as usize) {
+                        Some(&a) => action.push(a),
+                        None => {
+                            return Err(Error::at(
+                                ErrorKind::Malformed,
+                                (at + 8 + i) as u64,
+                                format!("memviz wire form: action {a}"),
+                            ))
+                        }
+                    }
+                }
+                self.t = EventTable { action, ..EventTable::default() };
+                Stage::AddrLo
+            }
+            Stage::AddrLo => {
+                let t = &mut self.t;
+                t.addr_lo = r.column(n, Reader::col_u64)?;
+                let k = r.len(12)?;
+                for _ in 0..k {
+                    let i = r.u32()?;
+                    t.addr_hi.insert(i, r.u64()?);
+                }
+                Stage::Size
+            }
+            Stage::Size => {
+                self.t.size = r.column(n, Reader::col_u64)?;
+                Stage::Stream
+            }
+            Stage::Stream => {
+                self.t.stream = r.column(n, Reader::col_u32)?;
+                Stage::Time
+            }
+            Stage::Time => {
+                self.t.time_us = r.column(n, |r| r.col(i64::from_le_bytes))?;
+                Stage::Stack
+            }
+            Stage::Stack => {
+                let at = r.at();
+                self.t.stack = r.column(n, Reader::col_u32)?;
+                check_ids(&self.t.stack, n_stacks, "stack", at)?;
+                Stage::Extra
+            }
+            Stage::Extra => {
+                let t = &mut self.t;
+                t.extra = r.column(n, Reader::col_u32)?;
+                let k = r.len(12)?;
+                for _ in 0..k {
+                    let i = r.u32()?;
+                    t.other_actions.insert(i, r.string()?);
+                }
+                Stage::Pool
+            }
+            Stage::Pool => {
+                let t = &mut self.t;
+                let at = r.at();
+                t.pool = r.col_u32()?;
+                if !t.pool.is_empty() && t.pool.len() != n {
+                    return Err(Error::at(
+                        ErrorKind::Malformed,
+                        at as u64,
+                        format!("memviz wire form: {} pools for {n} events", t.pool.len()),
+                    ));
+                }
+                let k = r.len(16)?;
+                for _ in 0..k {
+                    t.pool_ids.push((r.i64()?, r.i64()?));
+                }
+                if let Some(p) = t.pool.iter().find(|&&p| p != NO_POOL && p as usize >= t.pool_ids.len()) {
+                    return Err(Error::at(
+                        ErrorKind::Malformed,
+                        at as u64,
+                        format!("memviz wire form: pool {p} past {}", t.pool_ids.len()),
+                    ));
+                }
+                s.traces.push(std::mem::take(t));
+                if (s.traces.len() as u64) < self.n_traces {
+                    Stage::Action
+                } else {
+                    Stage::Tail
+                }
+            }
+            Stage::Tail => {
+                Self::tail(s, r)?;
+                Stage::Done
+            }
+            Stage::Done => return Err(r.bad(format!("{} bytes after the snapshot", r.b.len() - r.pos))),
+        };
+        Ok(())
+    }
+
+    /// The small parts after the traces.
+    fn tail(s: &mut Snapshot, r: &mut Reader) -> Result<()> {
+        let n_str = s.strings.len();
+        let n = r.len(5)?;
+        s.extras.reserve(n);
+        for _ in 0..n {
+            let compile_context = r.opt_id(n_str, "string")?;
+            let user_metadata = r.opt_meta()?;
+            let internal_metadata = r.opt_meta()?;
+            let k = r.len(8)?;
+            let mut forward_frames = Vec::with_capacity(k);
+            for _ in 0..k {
+                forward_frames.push(r.string()?);
+            }
+            let device_free = r.opt_u64()?;
+            s.extras.push(EventExtra {
+                compile_context,
+                user_metadata,
+                internal_metadata,
+                forward_frames,
+                device_free,
+            });
+        }
+        for (d, t) in s.traces.iter().enumerate() {
+            if let Some(x) = t.extra.iter().find(|&&x| x != NO_EXTRA && x as usize >= s.extras.len()) {
+                return Err(r.bad(format!("device {d}: extra {x} past {} extras", s.extras.len())));
+            }
+        }
+        s.allocator_settings = r.opt_plain()?;
+        s.external_annotations = r.opt_plain()?;
+        s.bare_segment_list = r.bool()?;
+        s.protocol = r.u8()?;
+        s.json = r.bool()?;
+        s.warnings.unknown_keys = r.u64()?;
+        let n = r.len(17)?;
+        for _ in 0..n {
+            let location = r.string()?;
+            let problem = r.string()?;
+            let count = r.u64()?;
+            let skipped = r.bool()?;
+            s.warnings.list.push(Warning { location, problem, count, skipped });
+        }
+        s.host_device = r.opt_u32()?;
+        let n = r.len(13)?;
+        s.annotations.reserve(n);
+        for _ in 0..n {
+            let device = r.u32()?;
+            let event = r.u32()?;
+            let events = s.traces.get(device as usize).map_or(0, |t| t.len());
+            if event as usize >= events {
+                return Err(r.bad(format!("annotation of event {event} on device {device}, which has {events}")));
+            }
+            let (tag, v) = (r.u8()?, r.u32()?);
+            let target = match tag {
+                0 if (v as usize) < events => Target::Alloc(v),
+                1 if (v as usize) < events => Target::Freed(v),
+                2 if (v as usize) < s.blocks.len() => Target::Block(v),
+                3 => Target::Nothing,
+                _ => return Err(r.bad(format!("annotation target {tag}:{v}"))),
+            };
+            s.annotations.push(Annotation { device, event, target });
+        }
+        Ok(())
+    }
+}
+
 fn check_ids(ids: &[u32], n: usize, what: &str, at: usize) -> Result<()> {
     match ids.iter().find(|&&i| i as usize >= n) {
         Some(i) => Err(Error::at(ErrorKind::Malformed, at as u64, format!("{what} id {i} past {n} entries"))),
@@ -456,146 +795,17 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
-    /// The snapshot's parts in [`Snapshot::into_wire_chunks`]'s order.
+    /// The whole snapshot from here (the chunks pulled as needed).
     fn snapshot(mut self) -> Result<Snapshot> {
-        let r = &mut self;
-        if r.take(8)? != MAGIC {
-            return Err(Error::at(ErrorKind::NotASnapshot, 0, "not memviz's wire form of a snapshot (bad magic)"));
+        let mut st = Parts::default();
+        while st.stage != Stage::Done {
+            st.step(&mut self)?;
         }
-        let v = r.u32()?;
-        if v != VERSION {
-            return Err(r.bad(format!("wire form version {v}, this build reads {VERSION}")));
-        }
-        let mut s = Snapshot { strings: r.strings()?, ..Snapshot::default() };
-        let n_str = s.strings.len();
-        let n = r.len(20)?;
-        s.frames.reserve(n);
-        for _ in 0..n {
-            let filename = r.id(n_str, "string")?;
-            let line = r.i64()?;
-            let name = r.id(n_str, "string")?;
-            let fx = r.u32()?;
-            s.frames.push(Frame { filename, line, name, fx });
-        }
-        let n = r.len(4)?;
-        for _ in 0..n {
-            let mut ids = [None; 4];
-            for id in &mut ids {
-                *id = r.opt_id(n_str, "string")?;
-            }
-            let [node_op, node_name, node_target, original_trace] = ids;
-            s.frame_fx.push(FrameFx { node_op, node_name, node_target, original_trace });
-        }
-        let at = r.at();
-        if let Some(f) = s.frames.iter().find(|f| f.fx != u32::MAX && f.fx as usize >= s.frame_fx.len()) {
-            return Err(Error::at(
-                ErrorKind::Malformed,
-                at as u64,
-                format!("frame fx {} past {} entries", f.fx, s.frame_fx.len()),
-            ));
-        }
-        let at = r.at();
-        let frames = r.col_u32()?;
-        check_ids(&frames, s.frames.len(), "frame", at)?;
-        let spans = r.spans(frames.len())?;
-        s.stacks = Stacks { frames, spans };
-        let n_stacks = s.stacks.len();
-        let n = r.len(60)?;
-        s.segments.reserve(n);
-        for _ in 0..n {
-            s.segments.push(r.segment(n_stacks)?);
-        }
-        let n = r.len(38)?;
-        s.blocks.reserve(n);
-        for _ in 0..n {
-            let address = r.u128()?;
-            let size = r.u64()?;
-            let requested_size = r.u64()?;
-            let state = match r.u8()? {
-                0 => BlockState::ActiveAllocated,
-                1 => BlockState::ActivePendingFree,
-                2 => BlockState::Inactive,
-                x => return Err(r.bad(format!("block state {x}"))),
-            };
-            let stack = r.id(n_stacks, "stack")?;
-            let user_metadata = r.opt_meta()?;
-            s.blocks.push(Block { address, size, requested_size, state, stack, user_metadata });
-        }
-        if let Some(seg) =
-            s.segments.iter().find(|g| g.blocks.start > g.blocks.end || g.blocks.end as usize > s.blocks.len())
-        {
-            return Err(r.bad(format!("segment blocks {:?} past {} blocks", seg.blocks, s.blocks.len())));
-        }
-        // Spans chunks, so not checked against the bytes of this one; each
-        // trace reads at least 8 bytes, so a false count ends as a cut.
-        let n = r.u64()?;
-        for _ in 0..n {
-            s.traces.push(r.trace(n_stacks)?);
-        }
-        let n = r.len(5)?;
-        s.extras.reserve(n);
-        for _ in 0..n {
-            let compile_context = r.opt_id(n_str, "string")?;
-            let user_metadata = r.opt_meta()?;
-            let internal_metadata = r.opt_meta()?;
-            let k = r.len(8)?;
-            let mut forward_frames = Vec::with_capacity(k);
-            for _ in 0..k {
-                forward_frames.push(r.string()?);
-            }
-            let device_free = r.opt_u64()?;
-            s.extras.push(EventExtra {
-                compile_context,
-                user_metadata,
-                internal_metadata,
-                forward_frames,
-                device_free,
-            });
-        }
-        for (d, t) in s.traces.iter().enumerate() {
-            if let Some(x) = t.extra.iter().find(|&&x| x != NO_EXTRA && x as usize >= s.extras.len()) {
-                return Err(r.bad(format!("device {d}: extra {x} past {} extras", s.extras.len())));
-            }
-        }
-        s.allocator_settings = r.opt_plain()?;
-        s.external_annotations = r.opt_plain()?;
-        s.bare_segment_list = r.bool()?;
-        s.protocol = r.u8()?;
-        s.json = r.bool()?;
-        s.warnings.unknown_keys = r.u64()?;
-        let n = r.len(17)?;
-        for _ in 0..n {
-            let location = r.string()?;
-            let problem = r.string()?;
-            let count = r.u64()?;
-            let skipped = r.bool()?;
-            s.warnings.list.push(Warning { location, problem, count, skipped });
-        }
-        s.host_device = r.opt_u32()?;
-        let n = r.len(13)?;
-        s.annotations.reserve(n);
-        for _ in 0..n {
-            let device = r.u32()?;
-            let event = r.u32()?;
-            let events = s.traces.get(device as usize).map_or(0, |t| t.len());
-            if event as usize >= events {
-                return Err(r.bad(format!("annotation of event {event} on device {device}, which has {events}")));
-            }
-            let (tag, v) = (r.u8()?, r.u32()?);
-            let target = match tag {
-                0 if (v as usize) < events => Target::Alloc(v),
-                1 if (v as usize) < events => Target::Freed(v),
-                2 if (v as usize) < s.blocks.len() => Target::Block(v),
-                3 => Target::Nothing,
-                _ => return Err(r.bad(format!("annotation target {tag}:{v}"))),
-            };
-            s.annotations.push(Annotation { device, event, target });
-        }
-        let left = r.left();
+        let left = self.left();
         if left > 0 {
-            return Err(r.bad(format!("{left} bytes after the snapshot")));
+            return Err(self.bad(format!("{left} bytes after the snapshot")));
         }
-        Ok(s)
+        Ok(st.snap)
     }
     fn new(b: &'a [u8]) -> Reader<'a> {
         Reader { b: Cow::Borrowed(b), pos: 0, base: 0, more: None }
@@ -810,64 +1020,6 @@ impl<'a> Reader<'a> {
             stack,
             blocks,
         })
-    }
-    fn trace(&mut self, n_stacks: usize) -> Result<EventTable> {
-        let at = self.at();
-        let raw = self.bytes()?;
-        let mut action = Vec::with_capacity(raw.len());
-        for (i, &a) in raw.iter().enumerate() {
-            match Action::ALL.get(a as usize) {
-                Some(&a) => action.push(a),
-                None => {
-                    return Err(Error::at(
-                        ErrorKind::Malformed,
-                        (at + 8 + i) as u64,
-                        format!("memviz wire form: action {a}"),
-                    ))
-                }
-            }
-        }
-        let n = action.len();
-        let mut t = EventTable { action, ..EventTable::default() };
-        t.addr_lo = self.column(n, Self::col_u64)?;
-        let k = self.len(12)?;
-        for _ in 0..k {
-            let i = self.u32()?;
-            t.addr_hi.insert(i, self.u64()?);
-        }
-        t.size = self.column(n, Self::col_u64)?;
-        t.stream = self.column(n, Self::col_u32)?;
-        t.time_us = self.column(n, |r| r.col(i64::from_le_bytes))?;
-        let at = self.at();
-        t.stack = self.column(n, Self::col_u32)?;
-        check_ids(&t.stack, n_stacks, "stack", at)?;
-        t.extra = self.column(n, Self::col_u32)?;
-        let k = self.len(12)?;
-        for _ in 0..k {
-            let i = self.u32()?;
-            t.other_actions.insert(i, self.string()?);
-        }
-        let at = self.at();
-        t.pool = self.col_u32()?;
-        if !t.pool.is_empty() && t.pool.len() != n {
-            return Err(Error::at(
-                ErrorKind::Malformed,
-                at as u64,
-                format!("memviz wire form: {} pools for {n} events", t.pool.len()),
-            ));
-        }
-        let k = self.len(16)?;
-        for _ in 0..k {
-            t.pool_ids.push((self.i64()?, self.i64()?));
-        }
-        if let Some(p) = t.pool.iter().find(|&&p| p != NO_POOL && p as usize >= t.pool_ids.len()) {
-            return Err(Error::at(
-                ErrorKind::Malformed,
-                at as u64,
-                format!("memviz wire form: pool {p} past {}", t.pool_ids.len()),
-            ));
-        }
-        Ok(t)
     }
     /// One event column: as many values as the trace has events.
     fn column<T>(&mut self, n: usize, read: fn(&mut Self) -> Result<Vec<T>>) -> Result<Vec<T>> {

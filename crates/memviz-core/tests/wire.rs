@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use memviz_core::versions::{self, Versions};
-use memviz_core::{ErrorKind, Snapshot};
+use memviz_core::{ErrorKind, Snapshot, WireReader};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -57,6 +57,8 @@ fn round_trip(path: &Path) -> (Snapshot, Vec<u8>) {
     // a time to the same model.
     let chunks = chunks_of(&snap);
     assert_eq!(chunks.concat(), wire, "{}", path.display());
+    let back = fed(&chunks).unwrap_or_else(|e| panic!("{}: fed chunks: {e}", path.display()));
+    assert!(back == snap, "{}: the model read back from fed chunks differs", path.display());
     let back = from_chunks(chunks).unwrap_or_else(|e| panic!("{}: chunks: {e}", path.display()));
     assert!(back == snap, "{}: the model read back from chunks differs", path.display());
     // The address versions, which travel apart.
@@ -76,6 +78,15 @@ fn chunks_of(snap: &Snapshot) -> Vec<Vec<u8>> {
 fn from_chunks(chunks: Vec<Vec<u8>>) -> memviz_core::Result<Snapshot> {
     let mut it = chunks.into_iter();
     Snapshot::from_wire_chunks(&mut || it.next())
+}
+
+/// Reads `chunks` given one at a time (`WireReader`), as the page does.
+fn fed(chunks: &[Vec<u8>]) -> memviz_core::Result<Snapshot> {
+    let mut r = WireReader::new();
+    for c in chunks {
+        r.feed(c)?;
+    }
+    r.finish()
 }
 
 #[test]
@@ -173,20 +184,31 @@ fn cut_or_damaged_bytes_are_an_error_with_an_offset() {
     for i in 0..chunks.len() {
         let mut less = chunks.clone();
         less.remove(i);
+        let e = fed(&less).unwrap_err();
+        assert!(e.offset.is_some_and(|o| o <= wire.len() as u64), "chunk {i} missing, fed: {e}");
         let e = from_chunks(less).unwrap_err();
         assert!(e.offset.is_some_and(|o| o <= wire.len() as u64), "chunk {i} missing: {e}");
         let mut cut = chunks.clone();
         let n = cut[i].len() / 2;
         cut[i].truncate(n);
         let given = cut.iter().map(Vec::len).sum::<usize>() as u64;
+        // Fed, the part cut is an error at the chunk's end at the latest.
+        let at = (chunks[..i].iter().map(Vec::len).sum::<usize>() + n) as u64;
+        let e = fed(&cut).unwrap_err();
+        assert!(e.offset.is_some_and(|o| o <= at), "chunk {i} cut at {n}, fed: {e}");
         let e = from_chunks(cut).unwrap_err();
         assert!(e.offset.is_some_and(|o| o <= given), "chunk {i} cut at {n}: {e}");
     }
     let e = from_chunks(Vec::new()).unwrap_err();
     assert!(e.kind == ErrorKind::Truncated && e.offset == Some(0), "{e}");
+    let e = fed(&[]).unwrap_err();
+    assert!(e.kind == ErrorKind::Truncated && e.offset == Some(0), "{e}");
     let mut more = chunks.clone();
     more.push(vec![0; 3]);
+    assert_eq!(fed(&more).unwrap_err().offset, Some(wire.len() as u64));
     assert_eq!(from_chunks(more).unwrap_err().offset, Some(wire.len() as u64));
+    // The chunks joined into one, fed at once: the same model.
+    assert!(fed(&[wire.clone()]).unwrap() == snap);
 
     // Versions that do not fit the snapshot (another file's), cut or too long.
     let snap = Snapshot::from_wire(&wire).unwrap();

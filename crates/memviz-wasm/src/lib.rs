@@ -166,15 +166,19 @@ impl Viewer {
         self.inner.adopt(name, wire).map_err(|e| JsError::new(&e))
     }
 
-    /// `adopt` from the model's chunks (`Decoder::model`): `next()` returns
-    /// the next one (a Uint8Array), or undefined after the last; each is
-    /// copied in, read and dropped before the next is asked for.
-    pub fn adopt_chunks(&mut self, name: &str, next: &js_sys::Function) -> Result<(), JsError> {
-        let mut pull = || {
-            let v = next.call0(&JsValue::NULL).ok()?;
-            (!v.is_undefined() && !v.is_null()).then(|| js_sys::Uint8Array::new(&v).to_vec())
-        };
-        self.inner.adopt_chunks(name, &mut pull).map_err(|e| JsError::new(&e))
+    /// `adopt` in a call per chunk of the model (`Decoder::model`), so that
+    /// the page yields between them: `adopt_begin`, `adopt_chunk` for each,
+    /// `adopt_end`.
+    pub fn adopt_begin(&mut self, name: &str) {
+        self.inner.adopt_begin(name);
+    }
+
+    pub fn adopt_chunk(&mut self, bytes: &[u8]) -> Result<(), JsError> {
+        self.inner.adopt_chunk(bytes).map_err(|e| JsError::new(&e))
+    }
+
+    pub fn adopt_end(&mut self) -> Result<(), JsError> {
+        self.inner.adopt_end().map_err(|e| JsError::new(&e))
     }
 
     pub fn adopt_versions(&mut self) {
