@@ -208,7 +208,7 @@ fn cut_or_damaged_bytes_are_an_error_with_an_offset() {
     assert_eq!(fed(&more).unwrap_err().offset, Some(wire.len() as u64));
     assert_eq!(from_chunks(more).unwrap_err().offset, Some(wire.len() as u64));
     // The chunks joined into one, fed at once: the same model.
-    assert!(fed(&[wire.clone()]).unwrap() == snap);
+    assert!(fed(std::slice::from_ref(&wire)).unwrap() == snap);
 
     // Versions that do not fit the snapshot (another file's), cut or too long.
     let snap = Snapshot::from_wire(&wire).unwrap();

@@ -71,7 +71,7 @@ pub(crate) fn open(name: &str, bytes: &[u8]) -> Result<OpenFile, String> {
 /// read from the wire form, then its address versions.
 pub(crate) enum Adopting {
     /// The model's chunks being read, one call each.
-    Reading(String, WireReader),
+    Reading(String, Box<WireReader>),
     Read(String, Snapshot),
     Ready(OpenFile),
 }

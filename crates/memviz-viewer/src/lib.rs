@@ -139,7 +139,7 @@ impl Viewer {
     /// (`Snapshot::into_wire_chunks`), so that the page may yield between
     /// two: `adopt_begin`, `adopt_chunk` for each, in order, `adopt_end`.
     pub fn adopt_begin(&mut self, name: &str) {
-        self.adopting = Some(files::Adopting::Reading(name.to_string(), memviz_core::WireReader::new()));
+        self.adopting = Some(files::Adopting::Reading(name.to_string(), Box::default()));
     }
 
     /// The next chunk of the model (after `adopt_begin`); after an error
