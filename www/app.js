@@ -300,6 +300,7 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
       await nextTask();
       const i = await step('replay', () => viewer.adopt_finish());
       timings.worker = ms;
+      await nextTask(); // the first draw in a task of its own too
       return i;
     }
   }
