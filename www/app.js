@@ -273,9 +273,10 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
       if (file.size > CHUNK) await onBuild();
       if (!viewer) throw new Error(`${file.name}: the viewer restarted`);
       // Tasks none of which is as long as all at once: the model, a task
-      // per chunk (a column; each let go once read), its address versions,
-      // the first timeline's replay. `ms`: each step's sum and longest task.
-      const ms = { read: got.readMs, finish: got.finishMs, longest: 0 };
+      // per chunk (a column, read as it comes while the worker makes the
+      // next; each let go once read), its address versions, the first
+      // timeline's replay. `ms`: each step's sum and the longest task.
+      const ms = { read: got.readMs, longest: 0 };
       const step = async (name, fn) => {
         if (!viewer) throw new Error(`${file.name}: the viewer restarted`);
         const t0 = performance.now();
@@ -285,17 +286,16 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
         ms.longest = Math.max(ms.longest, dt);
         return r;
       };
-      document.body.dataset.workerMemory = got.memory; // the worker's wasm memory at its largest (for the benchmarks)
-      const { chunks } = got;
-      got.chunks = null;
       viewer.adopt_begin(file.name);
-      for (let c = chunks.shift(); c; c = chunks.shift()) {
+      for (let c = await got.nextChunk(); c; c = await got.nextChunk()) {
         await step('model', () => viewer.adopt_chunk(new Uint8Array(c)));
+        c = null;
         await nextTask();
       }
       await step('model', () => viewer.adopt_end());
-      if (got.versions) await step('versions', () => viewer.adopt_versions_from(new Uint8Array(got.versions)));
-      else await step('versions', () => viewer.adopt_versions());
+      ms.finish = got.info.finishMs;
+      document.body.dataset.workerMemory = got.info.memory; // the worker's wasm memory at its largest (for the benchmarks)
+      await step('versions', () => viewer.adopt_versions_from(new Uint8Array(got.versions)));
       got.versions = null;
       await nextTask();
       const i = await step('replay', () => viewer.adopt_finish());

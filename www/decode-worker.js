@@ -59,13 +59,13 @@ function workerMain(loadGlue, CHUNK, FEED) {
       dec.finish();
       // The address versions first: the model is taken apart as it is sent.
       const versions = dec.versions();
-      self.postMessage({ versions: versions.buffer }, [versions.buffer]);
+      self.postMessage({ versions: versions.buffer, readMs: t0 - start }, [versions.buffer]);
       // The model column by column, each chunk moved to the page as soon as
       // it is out of this wasm memory (which then never holds it twice).
       dec.model((c) => self.postMessage({ chunk: c.buffer }, [c.buffer]));
-      // Timings for the page's timings line: reading and decoding, then
-      // finishing (versions + the model's wire form); the wasm memory's size.
-      self.postMessage({ done: true, readMs: t0 - start, finishMs: performance.now() - t0, memory: memory.buffer.byteLength });
+      // For the page's timings line: finishing (versions + the model's wire
+      // form; reading and decoding came with the versions); the wasm memory's size.
+      self.postMessage({ done: true, finishMs: performance.now() - t0, memory: memory.buffer.byteLength });
     } catch (e) {
       const trap = trapped(e);
       let panic = null;
@@ -153,14 +153,18 @@ export class WorkerTrap extends Error {
 /**
  * Decodes `file` in a worker. Returns null when no worker can run (the page
  * then decodes on its own thread), else `{ done, cancel }`: `done` resolves
- * to `{ chunks, versions, readMs, finishMs, memory }` (the model's wire form
- * as a list of ArrayBuffers, for `Viewer::adopt_chunks`; the address
- * versions' wire bytes; the worker's milliseconds reading + decoding and
- * finishing; its wasm memory's size) or rejects with the decoder's error (its
- * message names the file and the byte offset, as the page's own decode says
- * it), a Cancelled, a WorkerTrap (`oom` set when it ran out of memory), or an
- * error with `unavailable` set when the worker could not start; `cancel()`
- * ends the worker at once. `onProgress(bytesRead)` after each slice.
+ * once the file is decoded, to `{ versions, readMs, nextChunk, info }` (the
+ * address versions' wire bytes; the worker's milliseconds reading +
+ * decoding; `nextChunk()`, a promise of the model's next wire chunk, an
+ * ArrayBuffer for `Viewer::adopt_chunk`, or of null after the last one,
+ * so that the page reads each while the worker makes the next; `info`, once
+ * the last chunk came, `{ finishMs, memory }`: the worker's milliseconds
+ * finishing and its wasm memory's size). `done`, or a `nextChunk()`, rejects
+ * with the decoder's error (its message names the file and the byte offset,
+ * as the page's own decode says it), a Cancelled, a WorkerTrap (`oom` set
+ * when it ran out of memory), or an error with `unavailable` set when the
+ * worker could not start; `cancel()` ends the worker at once.
+ * `onProgress(bytesRead)` after each slice.
  */
 export function decodeInWorker(file, onProgress) {
   const w = spare || spawn();
@@ -169,8 +173,29 @@ export function decodeInWorker(file, onProgress) {
   let settle = null;
   let over = false;
   const done = new Promise((resolve, reject) => { settle = { resolve, reject }; });
-  let versions = null;
-  const chunks = [];
+  let decoded = false;
+  // The chunks come in while the page reads the ones before.
+  const queue = [];
+  let waiting = null;
+  let failed = null;
+  const info = {};
+  let last = false;
+  const pump = () => {
+    if (!waiting) return;
+    const { resolve, reject } = waiting;
+    if (queue.length) resolve(queue.shift());
+    else if (failed) reject(failed);
+    else if (last) resolve(null);
+    else return;
+    waiting = null;
+  };
+  const nextChunk = () => new Promise((resolve, reject) => { waiting = { resolve, reject }; pump(); });
+  const fail = (e) => {
+    if (decoded) {
+      failed = e;
+      pump();
+    } else settle.reject(e);
+  };
   const end = (keep) => {
     over = true;
     if (keep && !spare) spare = w;
@@ -183,21 +208,25 @@ export function decodeInWorker(file, onProgress) {
       if (m.progress != null) {
         onProgress(m.progress);
       } else if (m.chunk) {
-        chunks.push(m.chunk);
+        queue.push(m.chunk);
+        pump();
       } else if (m.versions) {
-        versions = m.versions;
+        decoded = true;
+        settle.resolve({ versions: m.versions, readMs: m.readMs, nextChunk, info });
       } else if (m.done) {
         end(file.size < KEEP_BELOW);
-        settle.resolve({ chunks, versions, readMs: m.readMs, finishMs: m.finishMs, memory: m.memory });
+        Object.assign(info, { finishMs: m.finishMs, memory: m.memory });
+        last = true;
+        pump();
       } else if (m.error != null) {
         end(!m.trap && !m.oom);
-        settle.reject(m.trap || m.oom ? new WorkerTrap(file.name, m.panic || m.error, m.oom) : new Error(m.error));
+        fail(m.trap || m.oom ? new WorkerTrap(file.name, m.panic || m.error, m.oom) : new Error(m.error));
       }
     };
     w.worker.onerror = (ev) => {
       ev.preventDefault();
       end(false);
-      settle.reject(new WorkerTrap(file.name, ev.message || 'the decode worker failed'));
+      fail(new WorkerTrap(file.name, ev.message || 'the decode worker failed'));
     };
     w.worker.postMessage({ file, panic: panicNext, oom: oomNext });
     panicNext = null;
@@ -209,7 +238,7 @@ export function decodeInWorker(file, onProgress) {
   const cancel = () => {
     if (over) return;
     end(false);
-    settle.reject(new Cancelled(file.name));
+    fail(new Cancelled(file.name));
   };
   return { done, cancel };
 }
