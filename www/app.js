@@ -272,26 +272,35 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
       document.body.dataset.decodedIn = 'worker'; // for tests
       if (file.size > CHUNK) await onBuild();
       if (!viewer) throw new Error(`${file.name}: the viewer restarted`);
-      // Tasks none of which is as long as all at once: the model (and its
-      // address versions, which the worker sends next), the first
-      // timeline's replay.
-      const ms = { read: got.readMs, finish: got.finishMs };
+      // Tasks none of which is as long as all at once: the model, a task
+      // per chunk (a column, read as it comes while the worker makes the
+      // next; each let go once read), its address versions, the first
+      // timeline's replay. `ms`: each step's sum and the longest task.
+      const ms = { read: got.readMs, longest: 0 };
       const step = async (name, fn) => {
         if (!viewer) throw new Error(`${file.name}: the viewer restarted`);
         const t0 = performance.now();
         const r = fn();
-        ms[name] = performance.now() - t0;
+        const dt = performance.now() - t0;
+        ms[name] = (ms[name] || 0) + dt;
+        ms.longest = Math.max(ms.longest, dt);
         return r;
       };
-      await step('model', () => viewer.adopt(file.name, new Uint8Array(got.wire)));
-      got.wire = null;
-      // The worker computed the versions meanwhile (else they are computed here).
-      const versions = await got.versions;
-      if (versions) await step('versions', () => viewer.adopt_versions_from(new Uint8Array(versions)));
-      else await step('versions', () => viewer.adopt_versions());
+      viewer.adopt_begin(file.name);
+      for (let c = await got.nextChunk(); c; c = await got.nextChunk()) {
+        await step('model', () => viewer.adopt_chunk(new Uint8Array(c)));
+        c = null;
+        await nextTask();
+      }
+      await step('model', () => viewer.adopt_end());
+      ms.finish = got.info.finishMs;
+      document.body.dataset.workerMemory = got.info.memory; // the worker's wasm memory at its largest (for the benchmarks)
+      await step('versions', () => viewer.adopt_versions_from(new Uint8Array(got.versions)));
+      got.versions = null;
       await nextTask();
       const i = await step('replay', () => viewer.adopt_finish());
       timings.worker = ms;
+      await nextTask(); // the first draw in a task of its own too
       return i;
     }
   }
@@ -364,7 +373,8 @@ async function readFile(file) {
     }
     if (e instanceof WorkerTrap) {
       // The worker's instance is gone (a fresh worker replaces it); this page's viewer is fine.
-      showError(`internal error in memviz: ${e.detail}; the file could not be shown (${file.name}).`);
+      if (e.oom) showError(`${file.name}: ${e.detail}; the file could not be shown. The file shown before stays.`);
+      else showError(`internal error in memviz: ${e.detail}; the file could not be shown (${file.name}).`);
       currentName = shown;
       return;
     }

@@ -5,9 +5,11 @@
 // The worker runs the same compiled wasm as the page (the WebAssembly.Module
 // is posted to it, not compiled again) in its own instance: a `Decoder`
 // (crates/memviz-wasm/src/decode.rs) is fed the file's slices, read in the
-// worker, and its `finish()` gives the model in its binary form
-// (crates/memviz-core/src/wire.rs), transferred back (no copy) for the
-// page's Viewer to `adopt`. The worker's script comes from a blob: URL made
+// worker; after `finish()`, `versions()` gives the address versions and
+// `model()` the model in its binary form (crates/memviz-core/src/wire.rs),
+// column by column, each chunk copied out of the wasm memory (which then
+// never holds the model twice) and transferred (no copy) to the page, whose
+// Viewer reads each as it comes (`adopt_chunk`). The worker's script comes from a blob: URL made
 // here (the CSP allows worker-src blob:), so it also runs in the standalone
 // file from file://; boot.js says how the worker gets the wasm-bindgen glue
 // (`workerSetup`).
@@ -26,6 +28,7 @@ const KEEP_BELOW = 32 << 20;
 // boot's prelude, which defines loadGlue): it refers to nothing outside it.
 function workerMain(loadGlue, CHUNK, FEED) {
   let glue = null;
+  let memory = null; // the instance's wasm memory: its size goes with the model (for the benchmarks)
   const trapped = (e) => e instanceof WebAssembly.RuntimeError ||
     /recursive use of an object|null pointer passed to rust|unreachable/.test(String(e && e.message));
   self.onmessage = async (ev) => {
@@ -33,14 +36,14 @@ function workerMain(loadGlue, CHUNK, FEED) {
     if (m.module) {
       try {
         glue = await loadGlue();
-        glue.initSync({ module: m.module });
+        memory = glue.initSync({ module: m.module }).memory;
         self.postMessage({ ready: true });
       } catch (e) {
         self.postMessage({ failed: String((e && e.message) || e) });
       }
       return;
     }
-    const { file, panic } = m;
+    const { file, panic, oom } = m;
     const start = performance.now();
     let dec = null;
     try {
@@ -52,19 +55,28 @@ function workerMain(loadGlue, CHUNK, FEED) {
         for (let p = 0; p < bytes.length; p += FEED) dec.feed(bytes.subarray(p, p + FEED));
         self.postMessage({ progress: Math.min(off + CHUNK, file.size) });
         if (panic) dec.debug_panic(panic);
+        if (oom) dec.debug_oom();
       }
       const t0 = performance.now();
-      const wire = dec.finish();
-      // Timings for the page's timings line: reading and decoding, then finish (to the wire form).
-      self.postMessage({ wire: wire.buffer, readMs: t0 - start, finishMs: performance.now() - t0 }, [wire.buffer]);
-      // The address versions, while the page reads the model.
+      dec.finish();
+      // The address versions first: the model is taken apart as it is sent.
       const versions = dec.versions();
-      self.postMessage({ versions: versions.buffer }, [versions.buffer]);
+      self.postMessage({ versions: versions.buffer, readMs: t0 - start }, [versions.buffer]);
+      // The model column by column, each chunk moved to the page as soon as
+      // it is out of this wasm memory (which then never holds it twice).
+      dec.model((c) => self.postMessage({ chunk: c.buffer }, [c.buffer]));
+      // For the page's timings line: finishing (versions + the model's wire
+      // form; reading and decoding came with the versions); the wasm memory's size.
+      self.postMessage({ done: true, finishMs: performance.now() - t0, memory: memory.buffer.byteLength });
     } catch (e) {
       const trap = trapped(e);
       let panic = null;
       try { panic = trap ? glue.panic_message() : null; } catch (_) { /* that instance is gone too */ }
-      self.postMessage({ error: String((e && e.message) || e), trap, panic });
+      const error = String((e && e.message) || e);
+      // Rust aborts without a panic message only when an allocation fails
+      // (wasm32's memory stops at 4 GB); a JS buffer may fail to allocate too.
+      const oom = (trap && !panic) || /allocation failed|out of memory/i.test(error);
+      self.postMessage({ error, trap, panic, oom, memory: memory.buffer.byteLength });
     } finally {
       try { if (dec) dec.free(); } catch (_) { /* after a trap */ }
     }
@@ -73,10 +85,16 @@ function workerMain(loadGlue, CHUNK, FEED) {
 
 let blobUrl = null;
 let panicNext = null;
+let oomNext = false;
 
 /** For the tests of the recovery from a trap: the next decode panics with `msg` after its first slice. */
 export function debugPanicNext(msg) {
   panicNext = msg;
+}
+
+/** For the tests of the words for running out of memory: the next decode aborts as an allocation failure does. */
+export function debugOomNext() {
+  oomNext = true;
 }
 
 let spare = null; // {worker, ready}: spawned and instantiated ahead
@@ -117,29 +135,38 @@ export class Cancelled extends Error {
   }
 }
 
+/** What the page says when the worker ran out of memory. */
+export const OUT_OF_MEMORY = 'out of memory in the decoder (wasm is limited to 4 GB)';
+
 /**
  * Thrown when the worker's wasm trapped (a panic, out of memory): `detail` is
- * the panic's message (else the trap's); the message names the file too.
+ * the panic's message (else the trap's, or OUT_OF_MEMORY when `oom`); the
+ * message names the file too.
  */
 export class WorkerTrap extends Error {
-  constructor(name, detail) {
-    super(`${name}: internal error in memviz: ${detail}`);
+  constructor(name, detail, oom = false) {
+    super(oom ? `${name}: ${OUT_OF_MEMORY}` : `${name}: internal error in memviz: ${detail}`);
     this.name = 'WorkerTrap';
-    this.detail = detail;
+    this.detail = oom ? OUT_OF_MEMORY : detail;
+    this.oom = oom;
   }
 }
 
 /**
  * Decodes `file` in a worker. Returns null when no worker can run (the page
  * then decodes on its own thread), else `{ done, cancel }`: `done` resolves
- * to `{ wire, readMs, finishMs, versions }` (the model's wire bytes, an
- * ArrayBuffer; the worker's milliseconds reading + decoding and finishing; a
- * promise of the address versions' wire bytes, computed next, or null if
- * the worker could not) or rejects with the decoder's
- * error (its message names the file and the byte offset, as the page's own
- * decode says it), a Cancelled, a WorkerTrap, or an error with
- * `unavailable` set when the worker could not start; `cancel()` ends the worker
- * at once. `onProgress(bytesRead)` after each slice.
+ * once the file is decoded, to `{ versions, readMs, nextChunk, info }` (the
+ * address versions' wire bytes; the worker's milliseconds reading +
+ * decoding; `nextChunk()`, a promise of the model's next wire chunk, an
+ * ArrayBuffer for `Viewer::adopt_chunk`, or of null after the last one,
+ * so that the page reads each while the worker makes the next; `info`, once
+ * the last chunk came, `{ finishMs, memory }`: the worker's milliseconds
+ * finishing and its wasm memory's size). `done`, or a `nextChunk()`, rejects
+ * with the decoder's error (its message names the file and the byte offset,
+ * as the page's own decode says it), a Cancelled, a WorkerTrap (`oom` set
+ * when it ran out of memory), or an error with `unavailable` set when the
+ * worker could not start; `cancel()` ends the worker at once.
+ * `onProgress(bytesRead)` after each slice.
  */
 export function decodeInWorker(file, onProgress) {
   const w = spare || spawn();
@@ -148,9 +175,29 @@ export function decodeInWorker(file, onProgress) {
   let settle = null;
   let over = false;
   const done = new Promise((resolve, reject) => { settle = { resolve, reject }; });
-  let gotWire = false;
-  let versionsArrived = null;
-  const versions = new Promise((r) => { versionsArrived = r; });
+  let decoded = false;
+  // The chunks come in while the page reads the ones before.
+  const queue = [];
+  let waiting = null;
+  let failed = null;
+  const info = {};
+  let last = false;
+  const pump = () => {
+    if (!waiting) return;
+    const { resolve, reject } = waiting;
+    if (queue.length) resolve(queue.shift());
+    else if (failed) reject(failed);
+    else if (last) resolve(null);
+    else return;
+    waiting = null;
+  };
+  const nextChunk = () => new Promise((resolve, reject) => { waiting = { resolve, reject }; pump(); });
+  const fail = (e) => {
+    if (decoded) {
+      failed = e;
+      pump();
+    } else settle.reject(e);
+  };
   const end = (keep) => {
     over = true;
     if (keep && !spare) spare = w;
@@ -162,27 +209,30 @@ export function decodeInWorker(file, onProgress) {
       const m = ev.data;
       if (m.progress != null) {
         onProgress(m.progress);
-      } else if (m.wire) {
-        gotWire = true;
-        settle.resolve({ wire: m.wire, readMs: m.readMs, finishMs: m.finishMs, versions });
+      } else if (m.chunk) {
+        queue.push(m.chunk);
+        pump();
       } else if (m.versions) {
+        decoded = true;
+        settle.resolve({ versions: m.versions, readMs: m.readMs, nextChunk, info });
+      } else if (m.done) {
         end(file.size < KEEP_BELOW);
-        versionsArrived(m.versions);
+        Object.assign(info, { finishMs: m.finishMs, memory: m.memory });
+        last = true;
+        pump();
       } else if (m.error != null) {
-        end(!m.trap);
-        // After the model: the page computes the versions itself.
-        if (gotWire) versionsArrived(null);
-        else settle.reject(m.trap ? new WorkerTrap(file.name, m.panic || m.error) : new Error(m.error));
+        end(!m.trap && !m.oom);
+        fail(m.trap || m.oom ? new WorkerTrap(file.name, m.panic || m.error, m.oom) : new Error(m.error));
       }
     };
     w.worker.onerror = (ev) => {
       ev.preventDefault();
       end(false);
-      if (gotWire) versionsArrived(null);
-      else settle.reject(new WorkerTrap(file.name, ev.message || 'the decode worker failed'));
+      fail(new WorkerTrap(file.name, ev.message || 'the decode worker failed'));
     };
-    w.worker.postMessage({ file, panic: panicNext });
+    w.worker.postMessage({ file, panic: panicNext, oom: oomNext });
     panicNext = null;
+    oomNext = false;
   }, (e) => {
     end(false);
     settle.reject(Object.assign(new Error(`the decode worker did not start: ${e.message}`), { unavailable: true }));
@@ -190,7 +240,7 @@ export function decodeInWorker(file, onProgress) {
   const cancel = () => {
     if (over) return;
     end(false);
-    settle.reject(new Cancelled(file.name));
+    fail(new Cancelled(file.name));
   };
   return { done, cancel };
 }

@@ -22,7 +22,7 @@
 //   main.js    imports them all, in this order (the order they run in).
 // scripts/finish-dist.mjs bundles the same graph into the standalone file.
 import { getViewer, getRecovering, guard, redraw, openFiles, showError, timings } from './app.js';
-import { debugPanicNext } from './decode-worker.js';
+import { debugPanicNext, debugOomNext } from './decode-worker.js';
 import * as views from './views.js';
 import * as moment from './moment.js';
 import * as explain from './explain.js';
@@ -36,7 +36,7 @@ import './phases.js';
 window.memviz = Object.freeze({
   get viewer() { return getViewer(); },
   get recovering() { return getRecovering(); },
-  openFiles, showError, timings, redraw, guard, debugPanicNext,
+  openFiles, showError, timings, redraw, guard, debugPanicNext, debugOomNext,
   views: { select: views.select, stats: views.stats },
   moment: { setMoment: moment.setMoment, get view() { return moment.momentView(); } },
   explain: { explain: explain.explain, get shown() { return explain.shownExplanation(); } },

@@ -40,6 +40,14 @@ await new Promise((r) => server.listen(0, '127.0.0.1', r));
 const origin = `http://127.0.0.1:${server.address().port}`;
 
 const INIT = `(() => {
+  // The page's wasm memories (its instance, and another after a trap): their size after the open.
+  window.__mems = [];
+  const WA = WebAssembly;
+  const keep = (r) => { const i = r && (r.instance || r); if (i && i.exports && i.exports.memory) window.__mems.push(i.exports.memory); return r; };
+  for (const k of ['instantiate', 'instantiateStreaming']) {
+    const f = WA[k];
+    if (f) WA[k] = function (...a) { return f.apply(WA, a).then(keep); };
+  }
   const tasks = [];
   new PerformanceObserver((l) => tasks.push(...l.getEntries().map((e) => [e.startTime, e.duration])))
     .observe({ type: 'longtask', buffered: true });
@@ -52,9 +60,17 @@ const INIT = `(() => {
     }).observe(document.getElementById('progress-box'), { subtree: true, characterData: true, childList: true });
     const ch = new MessageChannel();
     ch.port1.onmessage = () => {
-      if (document.getElementById('plot').dataset.bandsDrawn !== undefined) {
+      const err = document.getElementById('errors').textContent;
+      if (document.getElementById('plot').dataset.bandsDrawn !== undefined || err) {
         r.painted = performance.now();
-        setTimeout(() => { r.tasks = tasks.filter(([s, d]) => s + d > r.change && s < r.painted); window.__open = r; }, 100);
+        setTimeout(() => {
+          r.tasks = tasks.filter(([s, d]) => s + d > r.change && s < r.painted);
+          r.pageMem = Math.max(0, ...window.__mems.map((m) => m.buffer.byteLength));
+          r.workerMem = +(document.body.dataset.workerMemory || 0);
+          r.steps = window.memviz && window.memviz.timings.worker; // the worker path's steps (ms)
+          r.error = document.getElementById('errors').textContent;
+          window.__open = r;
+        }, 100);
       } else requestAnimationFrame(tick);
     };
     const tick = (t) => { r.frames.push(t); ch.port2.postMessage(0); };
@@ -69,8 +85,8 @@ const browser = await chromium.launch({
 });
 const med = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[(s.length - 1) >> 1] : NaN; };
 const gap = (ts) => (ts.length < 2 ? NaN : Math.max(...ts.slice(1).map((t, i) => t - ts[i])));
-console.log(`| file | size | query | change → painted | longest main-thread task | long tasks (sum) | longest frame gap while reading | longest frame gap after |`);
-console.log('|---|---|---|---|---|---|---|---|');
+console.log(`| file | size | query | change → painted | longest main-thread task | long tasks (sum) | longest frame gap while reading | longest frame gap after | page wasm MiB | worker wasm MiB |`);
+console.log('|---|---|---|---|---|---|---|---|---|---|');
 for (const file of opt.files) {
   const rows = [];
   for (let i = 0; i < opt.runs; i++) {
@@ -90,12 +106,16 @@ for (const file of opt.files) {
       sum: r.tasks.reduce((a, [, d]) => a + d, 0),
       gapRead: gap(r.frames.filter((t) => t <= split)),
       gapAfter: gap(r.frames.filter((t) => t >= split).concat([r.painted])),
+      pageMB: r.pageMem / 2 ** 20,
+      workerMB: r.workerMem / 2 ** 20,
+      error: r.error || undefined,
+      steps: r.steps || undefined,
     });
     console.error(`${basename(file)} run ${i + 1}: ${JSON.stringify(rows.at(-1), (k, v) => (typeof v === 'number' ? Math.round(v) : v))}`);
     await context.close();
   }
   const c = (k) => med(rows.map((x) => x[k])).toFixed(0);
-  console.log(`| ${basename(file)} | ${(statSync(file).size / 1e6).toFixed(1)} MB | ${opt.query || '-'} | ${c('total')} | ${c('longest')} | ${c('sum')} | ${c('gapRead')} | ${c('gapAfter')} |`);
+  console.log(`| ${basename(file)} | ${(statSync(file).size / 1e6).toFixed(1)} MB | ${opt.query || '-'} | ${c('total')} | ${c('longest')} | ${c('sum')} | ${c('gapRead')} | ${c('gapAfter')} | ${c('pageMB')} | ${c('workerMB')} |`);
 }
 await browser.close();
 server.close();

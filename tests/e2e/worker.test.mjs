@@ -208,6 +208,31 @@ test('a trap in the worker: the panic and the file are named, the page keeps its
   await context.close();
 });
 
+test('the worker out of memory: the page says so and names the file, keeps its file and viewer, the next open works', async () => {
+  const { page, context, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
+  await page.goto(origin + '/');
+  await ready(page);
+  await dropFiles(page, [[SHOWN, snapshot(SHOWN)]]);
+  await waitOpened(page, SHOWN);
+  const before = await shownSummary(page);
+  // An abort as a failed allocation gives (no panic message), after the first slice.
+  await page.evaluate(() => window.memviz.debugOomNext());
+  await page.setInputFiles('#file-input', big);
+  await page.waitForFunction(() => /out of memory/.test(document.getElementById('errors').textContent), null, { timeout: 60000 });
+  assert.deepEqual(await page.$$eval('#errors .error', (d) => d.map((e) => e.lastChild.textContent)), [
+    `${BIG}: out of memory in the decoder (wasm is limited to 4 GB); the file could not be shown. The file shown before stays.`]);
+  assert.equal(await page.evaluate(() => document.body.dataset.crashes), undefined);
+  assert.deepEqual(await page.$$eval('#file-select option', (o) => o.map((x) => x.textContent)), [SHOWN]);
+  assert.deepEqual(await shownSummary(page), before);
+  assert.equal(await page.isHidden('#progress-box'), true);
+  // A fresh worker reads the file.
+  await page.setInputFiles('#file-input', big);
+  await waitOpened(page, BIG);
+  assert.equal((await shownSummary(page)).trace_events, bigRef.trace_events);
+  assert.deepEqual(errors.filter((e) => !/memory allocation of \d+ bytes failed/.test(e)), []);
+  await context.close();
+});
+
 test('several files at once (ranks.js): the large one through the worker, both in the overview', async () => {
   const { page, context, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
   await page.goto(origin + '/');

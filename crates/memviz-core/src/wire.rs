@@ -11,6 +11,8 @@
 //! never a panic later in a view.
 
 use crate::annotations::{Annotation, Target};
+use std::borrow::Cow;
+
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::*;
 use crate::versions::Versions;
@@ -23,33 +25,78 @@ const VERSION: u32 = 1;
 const MAX_DEPTH: u32 = 256;
 
 impl Snapshot {
-    /// The snapshot as bytes for [`Snapshot::from_wire`].
+    /// The snapshot as bytes for [`Snapshot::from_wire`]: the chunks of
+    /// [`Snapshot::into_wire_chunks`] joined (of a copy of the model).
     pub fn to_wire(&self) -> Vec<u8> {
-        let mut w = Writer(Vec::with_capacity(self.wire_size_hint()));
+        let mut out = Vec::with_capacity(self.wire_size_hint());
+        self.clone().into_wire_chunks(|c| out.extend_from_slice(&c));
+        out
+    }
+
+    /// The snapshot as bytes, handed to `sink` in chunks, each column
+    /// dropped once it is copied out: the model shrinks as its wire form
+    /// grows, so a sink that moves each chunk elsewhere (the page's worker:
+    /// out of its wasm memory) never holds much more than the model. A chunk
+    /// ends between whole parts (a column with its length), which
+    /// [`Snapshot::from_wire_chunks`] relies on.
+    pub fn into_wire_chunks(self, mut sink: impl FnMut(Vec<u8>)) {
+        let Snapshot {
+            segments,
+            blocks,
+            traces,
+            extras,
+            strings,
+            frames,
+            frame_fx,
+            stacks,
+            allocator_settings,
+            external_annotations,
+            bare_segment_list,
+            protocol,
+            json,
+            warnings,
+            host_device,
+            annotations,
+        } = self;
+        let mut w = Writer(Vec::new());
+        let mut cut = |w: &mut Writer| {
+            if !w.0.is_empty() {
+                sink(std::mem::take(&mut w.0));
+            }
+        };
         w.0.extend_from_slice(MAGIC);
         w.u32(VERSION);
-        w.strings(&self.strings);
-        w.len(self.frames.len());
-        for f in &self.frames {
+        w.strings(&strings);
+        drop(strings);
+        cut(&mut w);
+        w.len(frames.len());
+        for f in &frames {
             w.u32(f.filename);
             w.i64(f.line);
             w.u32(f.name);
             w.u32(f.fx);
         }
-        w.len(self.frame_fx.len());
-        for fx in &self.frame_fx {
+        drop(frames);
+        w.len(frame_fx.len());
+        for fx in &frame_fx {
             for s in [fx.node_op, fx.node_name, fx.node_target, fx.original_trace] {
                 w.opt_u32(s);
             }
         }
-        w.col_u32(&self.stacks.frames);
-        w.spans(&self.stacks.spans);
-        w.len(self.segments.len());
-        for s in &self.segments {
+        drop(frame_fx);
+        cut(&mut w);
+        w.col_u32(&stacks.frames);
+        w.spans(&stacks.spans);
+        drop(stacks);
+        cut(&mut w);
+        w.len(segments.len());
+        for s in &segments {
             w.segment(s);
         }
-        w.len(self.blocks.len());
-        for b in &self.blocks {
+        drop(segments);
+        cut(&mut w);
+        w.len(blocks.len());
+        for b in &blocks {
             w.u128(b.address);
             w.u64(b.size);
             w.u64(b.requested_size);
@@ -57,12 +104,59 @@ impl Snapshot {
             w.u32(b.stack);
             w.opt_meta(&b.user_metadata);
         }
-        w.len(self.traces.len());
-        for t in &self.traces {
-            w.trace(t);
+        drop(blocks);
+        cut(&mut w);
+        // The traces' count opens a list that spans chunks (read by `count`).
+        w.len(traces.len());
+        for mut t in traces {
+            // Each event column its own chunk, dropped once copied.
+            w.len(t.action.len());
+            w.0.extend(t.action.iter().map(|&a| a as u8));
+            t.action = Vec::new();
+            cut(&mut w);
+            w.col_u64(&t.addr_lo);
+            t.addr_lo = Vec::new();
+            // Sorted: the same model always gives the same bytes.
+            let mut hi: Vec<_> = t.addr_hi.iter().collect();
+            hi.sort_unstable();
+            w.len(hi.len());
+            for (&i, &h) in hi {
+                w.u32(i);
+                w.u64(h);
+            }
+            cut(&mut w);
+            w.col_u64(&t.size);
+            t.size = Vec::new();
+            cut(&mut w);
+            w.col_u32(&t.stream);
+            t.stream = Vec::new();
+            cut(&mut w);
+            w.col(&t.time_us, i64::to_le_bytes);
+            t.time_us = Vec::new();
+            cut(&mut w);
+            w.col_u32(&t.stack);
+            t.stack = Vec::new();
+            cut(&mut w);
+            w.col_u32(&t.extra);
+            t.extra = Vec::new();
+            let mut other: Vec<_> = t.other_actions.iter().collect();
+            other.sort_unstable();
+            w.len(other.len());
+            for (&i, name) in other {
+                w.u32(i);
+                w.str(name);
+            }
+            cut(&mut w);
+            w.col_u32(&t.pool);
+            w.len(t.pool_ids.len());
+            for &(a, b) in &t.pool_ids {
+                w.i64(a);
+                w.i64(b);
+            }
+            cut(&mut w);
         }
-        w.len(self.extras.len());
-        for x in &self.extras {
+        w.len(extras.len());
+        for x in &extras {
             w.opt_u32(x.compile_context);
             w.opt_meta(&x.user_metadata);
             w.opt_meta(&x.internal_metadata);
@@ -72,22 +166,23 @@ impl Snapshot {
             }
             w.opt_u64(x.device_free);
         }
-        w.opt_plain(&self.allocator_settings);
-        w.opt_plain(&self.external_annotations);
-        w.u8(self.bare_segment_list as u8);
-        w.u8(self.protocol);
-        w.u8(self.json as u8);
-        w.u64(self.warnings.unknown_keys);
-        w.len(self.warnings.list.len());
-        for x in &self.warnings.list {
+        drop(extras);
+        w.opt_plain(&allocator_settings);
+        w.opt_plain(&external_annotations);
+        w.u8(bare_segment_list as u8);
+        w.u8(protocol);
+        w.u8(json as u8);
+        w.u64(warnings.unknown_keys);
+        w.len(warnings.list.len());
+        for x in &warnings.list {
             w.str(&x.location);
             w.str(&x.problem);
             w.u64(x.count);
             w.u8(x.skipped as u8);
         }
-        w.opt_u32(self.host_device);
-        w.len(self.annotations.len());
-        for a in &self.annotations {
+        w.opt_u32(host_device);
+        w.len(annotations.len());
+        for a in &annotations {
             w.u32(a.device);
             w.u32(a.event);
             let (tag, v) = match a.target {
@@ -99,85 +194,355 @@ impl Snapshot {
             w.u8(tag);
             w.u32(v);
         }
-        w.0
+        cut(&mut w);
     }
 
     /// Reads what [`Snapshot::to_wire`] wrote. Bad bytes (wrong magic or
     /// version, a cut buffer, an id past its table) are an error naming the
     /// byte offset.
     pub fn from_wire(bytes: &[u8]) -> Result<Snapshot> {
-        let mut r = Reader { b: bytes, pos: 0 };
-        if r.take(8)? != MAGIC {
-            return Err(Error::at(ErrorKind::NotASnapshot, 0, "not memviz's wire form of a snapshot (bad magic)"));
+        Reader::new(bytes).snapshot()
+    }
+
+    /// Reads what [`Snapshot::into_wire_chunks`] wrote, pulling the chunks
+    /// one at a time from `next` (None: no more): only the chunk being read
+    /// is held, besides the model. The errors are [`Snapshot::from_wire`]'s,
+    /// with byte offsets into the chunks joined.
+    pub fn from_wire_chunks(next: &mut dyn FnMut() -> Option<Vec<u8>>) -> Result<Snapshot> {
+        Reader { b: Cow::Borrowed(&[]), pos: 0, base: 0, more: Some(next) }.snapshot()
+    }
+
+    fn wire_size_hint(&self) -> usize {
+        let events: usize = self.traces.iter().map(|t| t.len()).sum();
+        64 + self.strings.byte_len()
+            + self.strings.len() * 8
+            + self.frames.len() * 20
+            + self.stacks.frames.len() * 4
+            + self.stacks.len() * 8
+            + self.segments.len() * 80
+            + self.blocks.len() * 48
+            + events * 41
+    }
+}
+
+/// Address versions travel apart from the model (the page's worker computes
+/// them while the page reads the model): the version, a `u32` column per
+/// device's trace, then the segments' and the blocks' columns.
+impl Versions {
+    pub fn to_wire(&self) -> Vec<u8> {
+        let n: usize = self.event.iter().map(|e| e.len()).sum::<usize>() + self.segment.len() + self.block.len();
+        let mut w = Writer(Vec::with_capacity(16 + 8 * self.event.len() + 4 * n));
+        w.u32(VERSION);
+        w.len(self.event.len());
+        for e in &self.event {
+            w.col_u32(e);
         }
+        w.col_u32(&self.segment);
+        w.col_u32(&self.block);
+        w.0
+    }
+
+    /// Reads what [`Versions::to_wire`] wrote for `snap`: a column that does
+    /// not fit the snapshot (another file's versions) is an error.
+    pub fn from_wire(bytes: &[u8], snap: &Snapshot) -> Result<Versions> {
+        let mut r = Reader::new(bytes);
         let v = r.u32()?;
         if v != VERSION {
-            return Err(r.bad(format!("wire form version {v}, this build reads {VERSION}")));
-        }
-        let mut s = Snapshot { strings: r.strings()?, ..Snapshot::default() };
-        let n_str = s.strings.len();
-        let n = r.len(20)?;
-        s.frames.reserve(n);
-        for _ in 0..n {
-            let filename = r.id(n_str, "string")?;
-            let line = r.i64()?;
-            let name = r.id(n_str, "string")?;
-            let fx = r.u32()?;
-            s.frames.push(Frame { filename, line, name, fx });
-        }
-        let n = r.len(4)?;
-        for _ in 0..n {
-            let mut ids = [None; 4];
-            for id in &mut ids {
-                *id = r.opt_id(n_str, "string")?;
-            }
-            let [node_op, node_name, node_target, original_trace] = ids;
-            s.frame_fx.push(FrameFx { node_op, node_name, node_target, original_trace });
-        }
-        let at = r.pos;
-        if let Some(f) = s.frames.iter().find(|f| f.fx != u32::MAX && f.fx as usize >= s.frame_fx.len()) {
-            return Err(Error::at(
-                ErrorKind::Malformed,
-                at as u64,
-                format!("frame fx {} past {} entries", f.fx, s.frame_fx.len()),
-            ));
-        }
-        let at = r.pos;
-        let frames = r.col_u32()?;
-        check_ids(&frames, s.frames.len(), "frame", at)?;
-        let spans = r.spans(frames.len())?;
-        s.stacks = Stacks { frames, spans };
-        let n_stacks = s.stacks.len();
-        let n = r.len(60)?;
-        s.segments.reserve(n);
-        for _ in 0..n {
-            s.segments.push(r.segment(n_stacks)?);
-        }
-        let n = r.len(38)?;
-        s.blocks.reserve(n);
-        for _ in 0..n {
-            let address = r.u128()?;
-            let size = r.u64()?;
-            let requested_size = r.u64()?;
-            let state = match r.u8()? {
-                0 => BlockState::ActiveAllocated,
-                1 => BlockState::ActivePendingFree,
-                2 => BlockState::Inactive,
-                x => return Err(r.bad(format!("block state {x}"))),
-            };
-            let stack = r.id(n_stacks, "stack")?;
-            let user_metadata = r.opt_meta()?;
-            s.blocks.push(Block { address, size, requested_size, state, stack, user_metadata });
-        }
-        if let Some(seg) =
-            s.segments.iter().find(|g| g.blocks.start > g.blocks.end || g.blocks.end as usize > s.blocks.len())
-        {
-            return Err(r.bad(format!("segment blocks {:?} past {} blocks", seg.blocks, s.blocks.len())));
+            return Err(r.bad(format!("versions wire form version {v}, this build reads {VERSION}")));
         }
         let n = r.len(8)?;
-        for _ in 0..n {
-            s.traces.push(r.trace(n_stacks)?);
+        if n != snap.traces.len() {
+            return Err(r.bad(format!("versions of {n} traces for {} traces", snap.traces.len())));
         }
+        let mut event = Vec::with_capacity(n);
+        for t in &snap.traces {
+            event.push(r.column(t.len(), Reader::col_u32)?);
+        }
+        let segment = r.column(snap.segments.len(), Reader::col_u32)?;
+        let block = r.column(snap.blocks.len(), Reader::col_u32)?;
+        if r.pos != bytes.len() {
+            return Err(r.bad(format!("{} bytes after the versions", bytes.len() - r.pos)));
+        }
+        Ok(Versions { event, segment, block })
+    }
+}
+
+/// Reads [`Snapshot::into_wire_chunks`]'s chunks as they are given, so that
+/// its caller may do other work between two of them (the page: a task per
+/// chunk); only the chunk given is held besides the model. The errors are
+/// [`Snapshot::from_wire`]'s, with byte offsets into the chunks joined.
+#[derive(Default)]
+pub struct WireReader {
+    parts: Parts,
+    /// The bytes given so far.
+    base: usize,
+}
+
+impl WireReader {
+    pub fn new() -> WireReader {
+        WireReader::default()
+    }
+
+    /// Reads the next chunk (whole parts only: a part cut at the chunk's end
+    /// is an error).
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<()> {
+        let mut r = Reader { b: Cow::Borrowed(chunk), pos: 0, base: self.base, more: None };
+        while r.pos < chunk.len() {
+            self.parts.step(&mut r)?;
+        }
+        self.base += chunk.len();
+        Ok(())
+    }
+
+    /// The model, once every chunk was given.
+    pub fn finish(self) -> Result<Snapshot> {
+        if self.parts.stage != Stage::Done {
+            return Err(Error::at(
+                ErrorKind::Truncated,
+                self.base as u64,
+                format!("memviz wire form: the chunks end before the snapshot does ({:?})", self.parts.stage),
+            ));
+        }
+        Ok(self.parts.snap)
+    }
+}
+
+/// Where reading is: the parts of the form in [`Snapshot::into_wire_chunks`]'s
+/// order, each begun at a chunk's start or after the part before it in the
+/// same chunk (a part never spans chunks), so that reading can stop between
+/// any two chunks ([`WireReader`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+enum Stage {
+    #[default]
+    Header,
+    Frames,
+    Stacks,
+    Segments,
+    Blocks,
+    TraceCount,
+    /// The columns of trace `Parts::snap.traces.len()`.
+    Action,
+    AddrLo,
+    Size,
+    Stream,
+    Time,
+    Stack,
+    Extra,
+    Pool,
+    Tail,
+    Done,
+}
+
+/// The model as read so far.
+#[derive(Default)]
+struct Parts {
+    snap: Snapshot,
+    stage: Stage,
+    n_traces: u64,
+    /// The trace being read.
+    t: EventTable,
+}
+
+impl Parts {
+    /// Reads the next part.
+    fn step(&mut self, r: &mut Reader) -> Result<()> {
+        let s = &mut self.snap;
+        let n_str = s.strings.len();
+        let n_stacks = s.stacks.len();
+        let n = self.t.action.len();
+        self.stage = match self.stage {
+            Stage::Header => {
+                if r.take(8)? != MAGIC {
+                    return Err(Error::at(
+                        ErrorKind::NotASnapshot,
+                        0,
+                        "not memviz's wire form of a snapshot (bad magic)",
+                    ));
+                }
+                let v = r.u32()?;
+                if v != VERSION {
+                    return Err(r.bad(format!("wire form version {v}, this build reads {VERSION}")));
+                }
+                s.strings = r.strings()?;
+                Stage::Frames
+            }
+            Stage::Frames => {
+                let n = r.len(20)?;
+                s.frames.reserve(n);
+                for _ in 0..n {
+                    let filename = r.id(n_str, "string")?;
+                    let line = r.i64()?;
+                    let name = r.id(n_str, "string")?;
+                    let fx = r.u32()?;
+                    s.frames.push(Frame { filename, line, name, fx });
+                }
+                let n = r.len(4)?;
+                for _ in 0..n {
+                    let mut ids = [None; 4];
+                    for id in &mut ids {
+                        *id = r.opt_id(n_str, "string")?;
+                    }
+                    let [node_op, node_name, node_target, original_trace] = ids;
+                    s.frame_fx.push(FrameFx { node_op, node_name, node_target, original_trace });
+                }
+                let at = r.at();
+                if let Some(f) = s.frames.iter().find(|f| f.fx != u32::MAX && f.fx as usize >= s.frame_fx.len()) {
+                    return Err(Error::at(
+                        ErrorKind::Malformed,
+                        at as u64,
+                        format!("frame fx {} past {} entries", f.fx, s.frame_fx.len()),
+                    ));
+                }
+                Stage::Stacks
+            }
+            Stage::Stacks => {
+                let at = r.at();
+                let frames = r.col_u32()?;
+                check_ids(&frames, s.frames.len(), "frame", at)?;
+                let spans = r.spans(frames.len())?;
+                s.stacks = Stacks { frames, spans };
+                Stage::Segments
+            }
+            Stage::Segments => {
+                let n = r.len(60)?;
+                s.segments.reserve(n);
+                for _ in 0..n {
+                    s.segments.push(r.segment(n_stacks)?);
+                }
+                Stage::Blocks
+            }
+            Stage::Blocks => {
+                let n = r.len(38)?;
+                s.blocks.reserve(n);
+                for _ in 0..n {
+                    let address = r.u128()?;
+                    let size = r.u64()?;
+                    let requested_size = r.u64()?;
+                    let state = match r.u8()? {
+                        0 => BlockState::ActiveAllocated,
+                        1 => BlockState::ActivePendingFree,
+                        2 => BlockState::Inactive,
+                        x => return Err(r.bad(format!("block state {x}"))),
+                    };
+                    let stack = r.id(n_stacks, "stack")?;
+                    let user_metadata = r.opt_meta()?;
+                    s.blocks.push(Block { address, size, requested_size, state, stack, user_metadata });
+                }
+                if let Some(seg) =
+                    s.segments.iter().find(|g| g.blocks.start > g.blocks.end || g.blocks.end as usize > s.blocks.len())
+                {
+                    return Err(r.bad(format!("segment blocks {:?} past {} blocks", seg.blocks, s.blocks.len())));
+                }
+                Stage::TraceCount
+            }
+            Stage::TraceCount => {
+                // Spans chunks, so not checked against the bytes of this one;
+                // each trace reads at least 8 bytes, so a false count ends as a cut.
+                self.n_traces = r.u64()?;
+                if self.n_traces == 0 {
+                    Stage::Tail
+                } else {
+                    Stage::Action
+                }
+            }
+            Stage::Action => {
+                let at = r.at();
+                let raw = r.bytes()?;
+                let mut action = Vec::with_capacity(raw.len());
+                for (i, &a) in raw.iter().enumerate() {
+                    match Action::ALL.get(a as usize) {
+                        Some(&a) => action.push(a),
+                        None => {
+                            return Err(Error::at(
+                                ErrorKind::Malformed,
+                                (at + 8 + i) as u64,
+                                format!("memviz wire form: action {a}"),
+                            ))
+                        }
+                    }
+                }
+                self.t = EventTable { action, ..EventTable::default() };
+                Stage::AddrLo
+            }
+            Stage::AddrLo => {
+                let t = &mut self.t;
+                t.addr_lo = r.column(n, Reader::col_u64)?;
+                let k = r.len(12)?;
+                for _ in 0..k {
+                    let i = r.u32()?;
+                    t.addr_hi.insert(i, r.u64()?);
+                }
+                Stage::Size
+            }
+            Stage::Size => {
+                self.t.size = r.column(n, Reader::col_u64)?;
+                Stage::Stream
+            }
+            Stage::Stream => {
+                self.t.stream = r.column(n, Reader::col_u32)?;
+                Stage::Time
+            }
+            Stage::Time => {
+                self.t.time_us = r.column(n, |r| r.col(i64::from_le_bytes))?;
+                Stage::Stack
+            }
+            Stage::Stack => {
+                let at = r.at();
+                self.t.stack = r.column(n, Reader::col_u32)?;
+                check_ids(&self.t.stack, n_stacks, "stack", at)?;
+                Stage::Extra
+            }
+            Stage::Extra => {
+                let t = &mut self.t;
+                t.extra = r.column(n, Reader::col_u32)?;
+                let k = r.len(12)?;
+                for _ in 0..k {
+                    let i = r.u32()?;
+                    t.other_actions.insert(i, r.string()?);
+                }
+                Stage::Pool
+            }
+            Stage::Pool => {
+                let t = &mut self.t;
+                let at = r.at();
+                t.pool = r.col_u32()?;
+                if !t.pool.is_empty() && t.pool.len() != n {
+                    return Err(Error::at(
+                        ErrorKind::Malformed,
+                        at as u64,
+                        format!("memviz wire form: {} pools for {n} events", t.pool.len()),
+                    ));
+                }
+                let k = r.len(16)?;
+                for _ in 0..k {
+                    t.pool_ids.push((r.i64()?, r.i64()?));
+                }
+                if let Some(p) = t.pool.iter().find(|&&p| p != NO_POOL && p as usize >= t.pool_ids.len()) {
+                    return Err(Error::at(
+                        ErrorKind::Malformed,
+                        at as u64,
+                        format!("memviz wire form: pool {p} past {}", t.pool_ids.len()),
+                    ));
+                }
+                s.traces.push(std::mem::take(t));
+                if (s.traces.len() as u64) < self.n_traces {
+                    Stage::Action
+                } else {
+                    Stage::Tail
+                }
+            }
+            Stage::Tail => {
+                Self::tail(s, r)?;
+                Stage::Done
+            }
+            Stage::Done => return Err(r.bad(format!("{} bytes after the snapshot", r.b.len() - r.pos))),
+        };
+        Ok(())
+    }
+
+    /// The small parts after the traces.
+    fn tail(s: &mut Snapshot, r: &mut Reader) -> Result<()> {
+        let n_str = s.strings.len();
         let n = r.len(5)?;
         s.extras.reserve(n);
         for _ in 0..n {
@@ -237,64 +602,7 @@ impl Snapshot {
             };
             s.annotations.push(Annotation { device, event, target });
         }
-        if r.pos != bytes.len() {
-            return Err(r.bad(format!("{} bytes after the snapshot", bytes.len() - r.pos)));
-        }
-        Ok(s)
-    }
-
-    fn wire_size_hint(&self) -> usize {
-        let events: usize = self.traces.iter().map(|t| t.len()).sum();
-        64 + self.strings.byte_len()
-            + self.strings.len() * 8
-            + self.frames.len() * 20
-            + self.stacks.frames.len() * 4
-            + self.stacks.len() * 8
-            + self.segments.len() * 80
-            + self.blocks.len() * 48
-            + events * 41
-    }
-}
-
-/// Address versions travel apart from the model (the page's worker computes
-/// them while the page reads the model): the version, a `u32` column per
-/// device's trace, then the segments' and the blocks' columns.
-impl Versions {
-    pub fn to_wire(&self) -> Vec<u8> {
-        let n: usize = self.event.iter().map(|e| e.len()).sum::<usize>() + self.segment.len() + self.block.len();
-        let mut w = Writer(Vec::with_capacity(16 + 8 * self.event.len() + 4 * n));
-        w.u32(VERSION);
-        w.len(self.event.len());
-        for e in &self.event {
-            w.col_u32(e);
-        }
-        w.col_u32(&self.segment);
-        w.col_u32(&self.block);
-        w.0
-    }
-
-    /// Reads what [`Versions::to_wire`] wrote for `snap`: a column that does
-    /// not fit the snapshot (another file's versions) is an error.
-    pub fn from_wire(bytes: &[u8], snap: &Snapshot) -> Result<Versions> {
-        let mut r = Reader { b: bytes, pos: 0 };
-        let v = r.u32()?;
-        if v != VERSION {
-            return Err(r.bad(format!("versions wire form version {v}, this build reads {VERSION}")));
-        }
-        let n = r.len(8)?;
-        if n != snap.traces.len() {
-            return Err(r.bad(format!("versions of {n} traces for {} traces", snap.traces.len())));
-        }
-        let mut event = Vec::with_capacity(n);
-        for t in &snap.traces {
-            event.push(r.column(t.len(), Reader::col_u32)?);
-        }
-        let segment = r.column(snap.segments.len(), Reader::col_u32)?;
-        let block = r.column(snap.blocks.len(), Reader::col_u32)?;
-        if r.pos != bytes.len() {
-            return Err(r.bad(format!("{} bytes after the versions", bytes.len() - r.pos)));
-        }
-        Ok(Versions { event, segment, block })
+        Ok(())
     }
 }
 
@@ -406,37 +714,6 @@ impl Writer {
         self.u32(s.blocks.start);
         self.u32(s.blocks.end);
     }
-    fn trace(&mut self, t: &EventTable) {
-        self.len(t.action.len());
-        self.0.extend(t.action.iter().map(|&a| a as u8));
-        self.col_u64(&t.addr_lo);
-        // Sorted: the same model always gives the same bytes.
-        let mut hi: Vec<_> = t.addr_hi.iter().collect();
-        hi.sort_unstable();
-        self.len(hi.len());
-        for (&i, &h) in hi {
-            self.u32(i);
-            self.u64(h);
-        }
-        self.col_u64(&t.size);
-        self.col_u32(&t.stream);
-        self.col(&t.time_us, i64::to_le_bytes);
-        self.col_u32(&t.stack);
-        self.col_u32(&t.extra);
-        let mut other: Vec<_> = t.other_actions.iter().collect();
-        other.sort_unstable();
-        self.len(other.len());
-        for (&i, name) in other {
-            self.u32(i);
-            self.str(name);
-        }
-        self.col_u32(&t.pool);
-        self.len(t.pool_ids.len());
-        for &(a, b) in &t.pool_ids {
-            self.i64(a);
-            self.i64(b);
-        }
-    }
     fn opt_meta(&mut self, m: &Option<UserMetadata>) {
         match m {
             None => self.u8(0),
@@ -506,21 +783,61 @@ impl Writer {
     }
 }
 
+/// Reads the wire form from one buffer, or from chunks pulled one at a time
+/// (`more`): an item never spans two chunks (see `into_wire_chunks`).
 struct Reader<'a> {
-    b: &'a [u8],
+    /// The chunk being read.
+    b: Cow<'a, [u8]>,
     pos: usize,
+    /// Where `b` starts in the whole form (for the errors' offsets).
+    base: usize,
+    more: Option<&'a mut dyn FnMut() -> Option<Vec<u8>>>,
 }
 
 impl<'a> Reader<'a> {
-    fn bad(&self, what: impl Into<String>) -> Error {
-        Error::at(ErrorKind::Malformed, self.pos as u64, format!("memviz wire form: {}", what.into()))
+    /// The whole snapshot from here (the chunks pulled as needed).
+    fn snapshot(mut self) -> Result<Snapshot> {
+        let mut st = Parts::default();
+        while st.stage != Stage::Done {
+            st.step(&mut self)?;
+        }
+        let left = self.left();
+        if left > 0 {
+            return Err(self.bad(format!("{left} bytes after the snapshot")));
+        }
+        Ok(st.snap)
     }
-    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
-        let rest = self.b.len() - self.pos;
+    fn new(b: &'a [u8]) -> Reader<'a> {
+        Reader { b: Cow::Borrowed(b), pos: 0, base: 0, more: None }
+    }
+    /// The offset in the whole form.
+    fn at(&self) -> usize {
+        self.base + self.pos
+    }
+    fn bad(&self, what: impl Into<String>) -> Error {
+        Error::at(ErrorKind::Malformed, self.at() as u64, format!("memviz wire form: {}", what.into()))
+    }
+    /// The bytes left in this chunk; at its end, the next chunk's (0 when
+    /// there is none).
+    fn left(&mut self) -> usize {
+        while self.pos == self.b.len() {
+            match self.more.as_mut().and_then(|next| next()) {
+                Some(c) => {
+                    self.base += self.b.len();
+                    self.b = Cow::Owned(c);
+                    self.pos = 0;
+                }
+                None => break,
+            }
+        }
+        self.b.len() - self.pos
+    }
+    fn take(&mut self, n: usize) -> Result<&[u8]> {
+        let rest = if n == 0 { 0 } else { self.left() };
         if n > rest {
             return Err(Error::at(
                 ErrorKind::Truncated,
-                self.pos as u64,
+                self.at() as u64,
                 format!("memviz wire form: {n} bytes wanted, {rest} left"),
             ));
         }
@@ -561,11 +878,10 @@ impl<'a> Reader<'a> {
     /// A count of items of at least `min` bytes each: more than the bytes
     /// left could hold is an error before anything is allocated.
     fn len(&mut self, min: usize) -> Result<usize> {
-        let at = self.pos;
         let n = self.u64()?;
         let rest = (self.b.len() - self.pos) as u64;
         if n.saturating_mul(min.max(1) as u64) > rest {
-            self.pos = at;
+            self.pos -= 8;
             return Err(self.bad(format!("{n} items of {min} bytes, {rest} bytes left")));
         }
         Ok(n as usize)
@@ -602,12 +918,12 @@ impl<'a> Reader<'a> {
             false => None,
         })
     }
-    fn bytes(&mut self) -> Result<&'a [u8]> {
+    fn bytes(&mut self) -> Result<&[u8]> {
         let n = self.len(1)?;
         self.take(n)
     }
-    fn str(&mut self) -> Result<&'a str> {
-        let at = self.pos;
+    fn str(&mut self) -> Result<&str> {
+        let at = self.at();
         let b = self.bytes()?;
         std::str::from_utf8(b).map_err(|e| {
             Error::at(ErrorKind::Malformed, (at + 8 + e.valid_up_to()) as u64, "memviz wire form: text is not UTF-8")
@@ -637,7 +953,7 @@ impl<'a> Reader<'a> {
     /// (start, len) spans into a buffer of `total` items; span 0 is the
     /// empty one (`Strings` and `Stacks` keep id 0 empty).
     fn spans(&mut self, total: usize) -> Result<Vec<(u32, u32)>> {
-        let at = self.pos;
+        let at = self.at();
         let spans = self.col(|a: [u8; 8]| {
             let [s0, s1, s2, s3, l0, l1, l2, l3] = a;
             (u32::from_le_bytes([s0, s1, s2, s3]), u32::from_le_bytes([l0, l1, l2, l3]))
@@ -660,7 +976,7 @@ impl<'a> Reader<'a> {
     }
     fn strings(&mut self) -> Result<Strings> {
         let buf = self.string()?;
-        let at = self.pos;
+        let at = self.at();
         let spans = self.spans(buf.len())?;
         let cut = |&(s, l): &(u32, u32)| !buf.is_char_boundary(s as usize) || !buf.is_char_boundary((s + l) as usize);
         if let Some(i) = spans.iter().position(cut) {
@@ -705,67 +1021,9 @@ impl<'a> Reader<'a> {
             blocks,
         })
     }
-    fn trace(&mut self, n_stacks: usize) -> Result<EventTable> {
-        let at = self.pos;
-        let raw = self.bytes()?;
-        let mut action = Vec::with_capacity(raw.len());
-        for (i, &a) in raw.iter().enumerate() {
-            match Action::ALL.get(a as usize) {
-                Some(&a) => action.push(a),
-                None => {
-                    return Err(Error::at(
-                        ErrorKind::Malformed,
-                        (at + 8 + i) as u64,
-                        format!("memviz wire form: action {a}"),
-                    ))
-                }
-            }
-        }
-        let n = action.len();
-        let mut t = EventTable { action, ..EventTable::default() };
-        t.addr_lo = self.column(n, Self::col_u64)?;
-        let k = self.len(12)?;
-        for _ in 0..k {
-            let i = self.u32()?;
-            t.addr_hi.insert(i, self.u64()?);
-        }
-        t.size = self.column(n, Self::col_u64)?;
-        t.stream = self.column(n, Self::col_u32)?;
-        t.time_us = self.column(n, |r| r.col(i64::from_le_bytes))?;
-        let at = self.pos;
-        t.stack = self.column(n, Self::col_u32)?;
-        check_ids(&t.stack, n_stacks, "stack", at)?;
-        t.extra = self.column(n, Self::col_u32)?;
-        let k = self.len(12)?;
-        for _ in 0..k {
-            let i = self.u32()?;
-            t.other_actions.insert(i, self.string()?);
-        }
-        let at = self.pos;
-        t.pool = self.col_u32()?;
-        if !t.pool.is_empty() && t.pool.len() != n {
-            return Err(Error::at(
-                ErrorKind::Malformed,
-                at as u64,
-                format!("memviz wire form: {} pools for {n} events", t.pool.len()),
-            ));
-        }
-        let k = self.len(16)?;
-        for _ in 0..k {
-            t.pool_ids.push((self.i64()?, self.i64()?));
-        }
-        if let Some(p) = t.pool.iter().find(|&&p| p != NO_POOL && p as usize >= t.pool_ids.len()) {
-            return Err(Error::at(
-                ErrorKind::Malformed,
-                at as u64,
-                format!("memviz wire form: pool {p} past {}", t.pool_ids.len()),
-            ));
-        }
-        Ok(t)
-    }
     /// One event column: as many values as the trace has events.
     fn column<T>(&mut self, n: usize, read: fn(&mut Self) -> Result<Vec<T>>) -> Result<Vec<T>> {
-        let at = self.pos;
+        let at = self.at();
         let c = read(self)?;
         if c.len() != n {
             return Err(Error::at(

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use memviz_core::versions::{self, Versions};
-use memviz_core::{ErrorKind, Snapshot};
+use memviz_core::{ErrorKind, Snapshot, WireReader};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -53,11 +53,40 @@ fn round_trip(path: &Path) -> (Snapshot, Vec<u8>) {
     assert!(back == snap, "{}: the model read back differs", path.display());
     // The same model always gives the same bytes (hash maps written sorted).
     assert_eq!(back.to_wire(), wire, "{}", path.display());
+    // In chunks (the worker's form): the same bytes, read back one chunk at
+    // a time to the same model.
+    let chunks = chunks_of(&snap);
+    assert_eq!(chunks.concat(), wire, "{}", path.display());
+    let back = fed(&chunks).unwrap_or_else(|e| panic!("{}: fed chunks: {e}", path.display()));
+    assert!(back == snap, "{}: the model read back from fed chunks differs", path.display());
+    let back = from_chunks(chunks).unwrap_or_else(|e| panic!("{}: chunks: {e}", path.display()));
+    assert!(back == snap, "{}: the model read back from chunks differs", path.display());
     // The address versions, which travel apart.
     let v = versions::compute(&snap);
     let vb = Versions::from_wire(&v.to_wire(), &back).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     assert_eq!((&vb.event, &vb.segment, &vb.block), (&v.event, &v.segment, &v.block), "{}", path.display());
     (snap, wire)
+}
+
+fn chunks_of(snap: &Snapshot) -> Vec<Vec<u8>> {
+    let mut chunks = Vec::new();
+    snap.clone().into_wire_chunks(|c| chunks.push(c));
+    chunks
+}
+
+/// Reads `chunks` pulled one at a time, as the page does.
+fn from_chunks(chunks: Vec<Vec<u8>>) -> memviz_core::Result<Snapshot> {
+    let mut it = chunks.into_iter();
+    Snapshot::from_wire_chunks(&mut || it.next())
+}
+
+/// Reads `chunks` given one at a time (`WireReader`), as the page does.
+fn fed(chunks: &[Vec<u8>]) -> memviz_core::Result<Snapshot> {
+    let mut r = WireReader::new();
+    for c in chunks {
+        r.feed(c)?;
+    }
+    r.finish()
 }
 
 #[test]
@@ -81,6 +110,12 @@ fn generated_snapshots_with_every_optional_part_come_back_equal() {
     let (snap, _) = round_trip(&big);
     assert_eq!(snap.traces.len(), 2);
     assert!(snap.traces.iter().all(|t| t.len() > 10_000));
+    // Column by column: no chunk holds more than the largest event column
+    // (8 bytes an event, plus its length), and each trace is 7 chunks.
+    let chunks = chunks_of(&snap);
+    let most = snap.traces.iter().map(|t| t.len()).max().unwrap();
+    assert!(chunks.iter().all(|c| c.len() <= 8 * most + 64), "{:?}", chunks.iter().map(Vec::len).collect::<Vec<_>>());
+    assert!(chunks.len() >= 5 + 7 * snap.traces.len(), "{} chunks", chunks.len());
 
     // PyTorch 2.15's fields: annotations, pool_id, internal_metadata, host memory.
     let new = generate("tests/reference/gen_fields.py", &["new-fields"], "new.pickle");
@@ -140,6 +175,40 @@ fn cut_or_damaged_bytes_are_an_error_with_an_offset() {
         }
     }
     assert!(errors > 100, "{errors}");
+
+    // In chunks: a chunk missing, or cut, is an error at an offset inside
+    // the chunks given, joined; chunks may be pulled from none.
+    let snap = Snapshot::from_wire(&wire).unwrap();
+    let chunks = chunks_of(&snap);
+    assert!(chunks.len() > 5, "{}", chunks.len());
+    for i in 0..chunks.len() {
+        let mut less = chunks.clone();
+        less.remove(i);
+        let e = fed(&less).unwrap_err();
+        assert!(e.offset.is_some_and(|o| o <= wire.len() as u64), "chunk {i} missing, fed: {e}");
+        let e = from_chunks(less).unwrap_err();
+        assert!(e.offset.is_some_and(|o| o <= wire.len() as u64), "chunk {i} missing: {e}");
+        let mut cut = chunks.clone();
+        let n = cut[i].len() / 2;
+        cut[i].truncate(n);
+        let given = cut.iter().map(Vec::len).sum::<usize>() as u64;
+        // Fed, the part cut is an error at the chunk's end at the latest.
+        let at = (chunks[..i].iter().map(Vec::len).sum::<usize>() + n) as u64;
+        let e = fed(&cut).unwrap_err();
+        assert!(e.offset.is_some_and(|o| o <= at), "chunk {i} cut at {n}, fed: {e}");
+        let e = from_chunks(cut).unwrap_err();
+        assert!(e.offset.is_some_and(|o| o <= given), "chunk {i} cut at {n}: {e}");
+    }
+    let e = from_chunks(Vec::new()).unwrap_err();
+    assert!(e.kind == ErrorKind::Truncated && e.offset == Some(0), "{e}");
+    let e = fed(&[]).unwrap_err();
+    assert!(e.kind == ErrorKind::Truncated && e.offset == Some(0), "{e}");
+    let mut more = chunks.clone();
+    more.push(vec![0; 3]);
+    assert_eq!(fed(&more).unwrap_err().offset, Some(wire.len() as u64));
+    assert_eq!(from_chunks(more).unwrap_err().offset, Some(wire.len() as u64));
+    // The chunks joined into one, fed at once: the same model.
+    assert!(fed(std::slice::from_ref(&wire)).unwrap() == snap);
 
     // Versions that do not fit the snapshot (another file's), cut or too long.
     let snap = Snapshot::from_wire(&wire).unwrap();

@@ -3,7 +3,7 @@
 
 use memviz_core::timeline::{Timeline, TimelineKind};
 use memviz_core::versions::{self, Versions};
-use memviz_core::{Loader, Snapshot};
+use memviz_core::{Loader, Snapshot, WireReader};
 
 pub struct OpenFile {
     pub name: String,
@@ -70,6 +70,8 @@ pub(crate) fn open(name: &str, bytes: &[u8]) -> Result<OpenFile, String> {
 /// A file decoded elsewhere, opened in steps (`Viewer::adopt`): its model
 /// read from the wire form, then its address versions.
 pub(crate) enum Adopting {
+    /// The model's chunks being read, one call each.
+    Reading(String, Box<WireReader>),
     Read(String, Snapshot),
     Ready(OpenFile),
 }
@@ -81,10 +83,36 @@ impl Adopting {
         Ok(Adopting::Read(name.to_string(), snap))
     }
 
+    /// Reads the model from its chunks, pulled one at a time; the error
+    /// names the file.
+    pub(crate) fn read_chunks(name: &str, next: &mut dyn FnMut() -> Option<Vec<u8>>) -> Result<Adopting, String> {
+        let snap = Snapshot::from_wire_chunks(next).map_err(|e| format!("{name}: {e}"))?;
+        Ok(Adopting::Read(name.to_string(), snap))
+    }
+
+    /// Reads the next chunk of the model; the error names the file.
+    pub(crate) fn chunk(&mut self, bytes: &[u8]) -> Result<(), String> {
+        match self {
+            Adopting::Reading(name, r) => r.feed(bytes).map_err(|e| format!("{name}: {e}")),
+            _ => Err("adopt_chunk after the model".to_string()),
+        }
+    }
+
+    /// After the last chunk: the model read (an error if it is not whole).
+    pub(crate) fn read_end(self) -> Result<Adopting, String> {
+        match self {
+            Adopting::Reading(name, r) => {
+                let snap = r.finish().map_err(|e| format!("{name}: {e}"))?;
+                Ok(Adopting::Read(name, snap))
+            }
+            read => Ok(read),
+        }
+    }
+
     pub(crate) fn versions(self) -> Adopting {
         match self {
             Adopting::Read(name, snap) => Adopting::Ready(OpenFile::new(name, snap)),
-            ready => ready,
+            other => other,
         }
     }
 
@@ -97,14 +125,16 @@ impl Adopting {
                 let versions = Versions::from_wire(wire, &snap).map_err(|e| format!("{name}: {e}"))?;
                 Ok(Adopting::Ready(OpenFile { name, snap, versions, timelines: Vec::new() }))
             }
+            Adopting::Reading(name, _) => Err(format!("{name}: the model's chunks are not all read")),
             ready => Ok(ready),
         }
     }
 
-    pub(crate) fn open(self) -> OpenFile {
+    pub(crate) fn open(self) -> Result<OpenFile, String> {
         match self {
-            Adopting::Read(name, snap) => OpenFile::new(name, snap),
-            Adopting::Ready(file) => file,
+            Adopting::Reading(name, _) => Err(format!("{name}: the model's chunks are not all read")),
+            Adopting::Read(name, snap) => Ok(OpenFile::new(name, snap)),
+            Adopting::Ready(file) => Ok(file),
         }
     }
 }

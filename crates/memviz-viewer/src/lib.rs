@@ -127,6 +127,39 @@ impl Viewer {
         Ok(())
     }
 
+    /// [`Viewer::adopt`] from the chunks of `Snapshot::into_wire_chunks`,
+    /// pulled one at a time from `next` (None: no more), so that only one
+    /// is held besides the model.
+    pub fn adopt_chunks(&mut self, name: &str, next: &mut dyn FnMut() -> Option<Vec<u8>>) -> Result<(), String> {
+        self.adopting = Some(files::Adopting::read_chunks(name, next)?);
+        Ok(())
+    }
+
+    /// [`Viewer::adopt`] in as many calls as the model has chunks
+    /// (`Snapshot::into_wire_chunks`), so that the page may yield between
+    /// two: `adopt_begin`, `adopt_chunk` for each, in order, `adopt_end`.
+    pub fn adopt_begin(&mut self, name: &str) {
+        self.adopting = Some(files::Adopting::Reading(name.to_string(), Box::default()));
+    }
+
+    /// The next chunk of the model (after `adopt_begin`); after an error
+    /// the file is dropped (the error names it).
+    pub fn adopt_chunk(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let adopting = self.adopting.as_mut().ok_or("adopt_chunk without adopt_begin")?;
+        let r = adopting.chunk(bytes);
+        if r.is_err() {
+            self.adopting = None;
+        }
+        r
+    }
+
+    /// After the last chunk: an error (naming the file) if the model is not whole.
+    pub fn adopt_end(&mut self) -> Result<(), String> {
+        let adopting = self.adopting.take().ok_or("adopt_end without adopt_begin")?;
+        self.adopting = Some(adopting.read_end()?);
+        Ok(())
+    }
+
     /// The second step of [`Viewer::adopt`] (else done by `adopt_finish`).
     pub fn adopt_versions(&mut self) {
         self.adopting = self.adopting.take().map(files::Adopting::versions);
@@ -142,7 +175,7 @@ impl Viewer {
 
     /// The last step of [`Viewer::adopt`]: the file becomes the current one.
     pub fn adopt_finish(&mut self) -> Result<usize, String> {
-        let file = self.adopting.take().ok_or("adopt_finish without adopt")?.open();
+        let file = self.adopting.take().ok_or("adopt_finish without adopt")?.open()?;
         self.cx.axes_key = None;
         Ok(self.add(file))
     }

@@ -39,11 +39,31 @@ fn an_adopted_file_shows_what_an_opened_one_shows() {
     let plot = opened.render_plot(1200, 500).map(|f| f.bands_drawn);
     let pixels = opened.plot_image().rgba.clone();
 
-    // A file already shown stays current until the last step.
-    for with_versions in [true, false] {
+    // A file already shown stays current until the last step; the model
+    // whole or in the worker's chunks (pulled one at a time).
+    for (with_versions, chunked) in [(true, false), (false, false), (true, true), (false, true)] {
         let mut v = Viewer::new();
         v.open("small_train_step.pickle", &bytes("small_train_step.pickle")).unwrap();
-        v.adopt(FULLSTEP, &wire).unwrap();
+        if chunked {
+            let mut chunks = Vec::new();
+            snap.clone().into_wire_chunks(|c| chunks.push(c));
+            assert!(chunks.len() > 5, "{}", chunks.len());
+            if with_versions {
+                // Pulled one at a time.
+                let mut it = chunks.into_iter();
+                v.adopt_chunks(FULLSTEP, &mut || it.next()).unwrap();
+                assert_eq!(it.next(), None, "every chunk read");
+            } else {
+                // Given one call each, as the page does.
+                v.adopt_begin(FULLSTEP);
+                for c in &chunks {
+                    v.adopt_chunk(c).unwrap();
+                }
+                v.adopt_end().unwrap();
+            }
+        } else {
+            v.adopt(FULLSTEP, &wire).unwrap();
+        }
         if with_versions {
             v.adopt_versions_from(&vwire).unwrap();
         } else {
@@ -77,5 +97,29 @@ fn bad_wire_bytes_name_the_file_and_change_nothing() {
     let other = memviz_core::load(&bytes("small_train_step.pickle")).unwrap();
     let e = v.adopt_versions_from(&versions::compute(&other).to_wire()).unwrap_err();
     assert!(e.starts_with(&format!("{FULLSTEP}: ")), "{e}");
+    assert_eq!(v.file_names(), ["small_train_step.pickle"]);
+    // Chunks cut short: the error names the file; nothing changes.
+    let mut chunks = Vec::new();
+    snap.clone().into_wire_chunks(|c| chunks.push(c));
+    chunks.truncate(chunks.len() / 2);
+    v.adopt_begin("half.pickle");
+    for c in &chunks {
+        v.adopt_chunk(c).unwrap();
+    }
+    let e = v.adopt_end().unwrap_err();
+    assert!(e.starts_with("half.pickle: ") && e.contains("byte offset"), "{e}");
+    assert!(v.adopt_finish().is_err());
+    let mut it = chunks.into_iter();
+    let e = v.adopt_chunks("half.pickle", &mut || it.next()).unwrap_err();
+    assert!(e.starts_with("half.pickle: ") && e.contains("byte offset"), "{e}");
+    assert!(v.adopt_finish().is_err());
+    // A chunk cut: the error comes with that chunk.
+    let mut chunks = Vec::new();
+    snap.clone().into_wire_chunks(|c| chunks.push(c));
+    v.adopt_begin("cut.pickle");
+    v.adopt_chunk(&chunks[0]).unwrap();
+    let e = v.adopt_chunk(&chunks[1][..chunks[1].len() - 1]).unwrap_err();
+    assert!(e.starts_with("cut.pickle: ") && e.contains("byte offset"), "{e}");
+    assert!(v.adopt_chunk(&chunks[2]).is_err() && v.adopt_finish().is_err());
     assert_eq!(v.file_names(), ["small_train_step.pickle"]);
 }

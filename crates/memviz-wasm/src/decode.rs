@@ -6,13 +6,13 @@
 use memviz_core::{versions, Loader, Snapshot};
 use wasm_bindgen::prelude::*;
 
-/// Reads one file chunk by chunk; `finish` gives the model as bytes, then
-/// `versions` its address versions (the page reads the model meanwhile).
+/// Reads one file chunk by chunk; after `finish`, `versions` gives the
+/// address versions as bytes, then `model` the model as bytes, in chunks.
 #[wasm_bindgen]
 pub struct Decoder {
     name: String,
     loader: Option<Loader>,
-    /// The model between `finish` and `versions`.
+    /// The model between `finish` and `model`.
     snap: Option<Snapshot>,
 }
 
@@ -40,21 +40,47 @@ impl Decoder {
         panic!("{msg}");
     }
 
-    /// Ends the file: the model in its wire form (`Snapshot::to_wire`), for
-    /// `Viewer::adopt`. A torch.profiler export is an error whose message
-    /// says so, as `Viewer::finish`'s does (the page then reads it as one).
-    pub fn finish(&mut self) -> Result<Vec<u8>, JsError> {
+    /// Panics as running out of memory does (an abort with no panic
+    /// message): for the test of the page's words for it.
+    pub fn debug_oom(&mut self) {
+        std::alloc::handle_alloc_error(std::alloc::Layout::new::<[u8; 1 << 20]>());
+    }
+
+    /// Ends the file. A torch.profiler export is an error whose message says
+    /// so, as `Viewer::finish`'s does (the page then reads it as one).
+    pub fn finish(&mut self) -> Result<(), JsError> {
         let loader = self.loader.take().ok_or_else(|| JsError::new("finish twice"))?;
         let snap = loader.finish().map_err(|e| JsError::new(&format!("{}: {e}", self.name)))?;
-        let wire = snap.to_wire();
         self.snap = Some(snap);
-        Ok(wire)
+        Ok(())
     }
 
     /// After `finish`: the model's address versions in their wire form, for
-    /// `Viewer::adopt_versions_from` (the model is dropped).
-    pub fn versions(&mut self) -> Result<Vec<u8>, JsError> {
-        let snap = self.snap.take().ok_or_else(|| JsError::new("versions before finish"))?;
-        Ok(versions::compute(&snap).to_wire())
+    /// `Viewer::adopt_versions_from` (computed before `model` takes the model).
+    pub fn versions(&self) -> Result<Vec<u8>, JsError> {
+        let snap = self.snap.as_ref().ok_or_else(|| JsError::new("versions before finish"))?;
+        Ok(versions::compute(snap).to_wire())
+    }
+
+    /// After `finish`: the model in its wire form, handed to `sink` chunk by
+    /// chunk (`Snapshot::into_wire_chunks`, for `Viewer::adopt_chunks`), each
+    /// a Uint8Array outside this memory; the model is dropped column by
+    /// column meanwhile, so this instance's memory never holds it twice.
+    pub fn model(&mut self, sink: &js_sys::Function) -> Result<(), JsError> {
+        let snap = self.snap.take().ok_or_else(|| JsError::new("model before finish"))?;
+        let mut failed = None;
+        snap.into_wire_chunks(|c| {
+            if failed.is_none() {
+                if let Err(e) = sink.call1(&JsValue::NULL, &js_sys::Uint8Array::from(&c[..])) {
+                    failed = Some(e);
+                }
+            }
+        });
+        match failed {
+            Some(e) => {
+                Err(JsError::new(&format!("{}: {}", self.name, e.as_string().unwrap_or_else(|| format!("{e:?}")))))
+            }
+            None => Ok(()),
+        }
     }
 }

@@ -166,6 +166,21 @@ impl Viewer {
         self.inner.adopt(name, wire).map_err(|e| JsError::new(&e))
     }
 
+    /// `adopt` in a call per chunk of the model (`Decoder::model`), so that
+    /// the page yields between them: `adopt_begin`, `adopt_chunk` for each,
+    /// `adopt_end`.
+    pub fn adopt_begin(&mut self, name: &str) {
+        self.inner.adopt_begin(name);
+    }
+
+    pub fn adopt_chunk(&mut self, bytes: &[u8]) -> Result<(), JsError> {
+        self.inner.adopt_chunk(bytes).map_err(|e| JsError::new(&e))
+    }
+
+    pub fn adopt_end(&mut self) -> Result<(), JsError> {
+        self.inner.adopt_end().map_err(|e| JsError::new(&e))
+    }
+
     pub fn adopt_versions(&mut self) {
         self.inner.adopt_versions();
     }
