@@ -76,30 +76,30 @@ wasmLoaded.then(start);
 // V8 compiles wasm lazily and optimises hot code in the background, so the
 // first file used to pay for compiling (its open measured 2-4x slower than
 // a second open of the same file). Decode and draw the built-in example
-// off-screen once the page is idle, so the code is warm when a file comes.
-function warmUp() {
+// (pickled as Python pickles a real snapshot: build.rs) off-screen once the
+// page is idle, a round per idle period, until V8 has had the decoder's hot
+// paths long enough to optimise them, so the code is warm when a file comes.
+const WARM_ROUNDS = 12;
+function warmRound(first) {
   const b = bindings;
   if (!b) return;
   try {
     const w = new b.Viewer();
     const canvas = (width, height) => Object.assign(document.createElement('canvas'), { width, height });
     const plot = canvas(400, 160), axes = canvas(400, 160), mini = canvas(400, 40);
-    for (let i = 0; i < 4; i++) {
-      w.open_example();
-      w.render(plot, axes, mini);
-      w.zoom_at(1.5, 0.4);
-      w.render(plot, axes, mini);
-      w.hover(200, 80);
-      w.summary_json();
-    }
+    w.open_example();
+    w.render(plot, axes, mini);
+    w.zoom_at(1.5, 0.4);
+    w.render(plot, axes, mini);
+    w.hover(200, 80);
+    w.summary_json();
     // Once more into the page's own canvases at their size, while they show
     // nothing, then cleared in the same task (never painted): their backing
     // stores are allocated and the axes canvas's text set up before a file
     // comes, instead of during its first draw.
     const own = [$('plot'), $('axes'), $('minimap')];
-    if (viewer && viewer.file_names().length === 0 && own.every((c) => c.clientWidth > 0)) {
+    if (first && viewer && viewer.file_names().length === 0 && own.every((c) => c.clientWidth > 0)) {
       for (const c of own) sizeCanvas(c);
-      w.open_example();
       w.render(...own);
       for (const c of own) c.getContext('2d').clearRect(0, 0, c.width, c.height);
     }
@@ -107,16 +107,44 @@ function warmUp() {
   } catch (e) {
     if (isTrap(e)) crashed(e);
     else console.debug('memviz: warm-up skipped', e);
+    return false;
   }
+  return true;
 }
+
+// The first text in a font the page has not used yet costs 2-3 ms of
+// layout (measured: the font is looked up on the system), and an open
+// shows several at once (bold numbers, monospace timings, italic notes):
+// the first open's layout took 11 ms for 200 boxes. Lay them out once,
+// hidden, while the page is idle.
+function warmFonts() {
+  const d = document.createElement('div');
+  d.setAttribute('aria-hidden', 'true');
+  d.style.cssText = 'position:absolute;left:-9999px;top:0;visibility:hidden';
+  const mono = ['ui-monospace, SFMono-Regular, Menlo, Consolas, monospace', 'ui-monospace, monospace', 'monospace'];
+  d.innerHTML = '<b>0</b><b style="font-weight:600">0</b><i>0</i><b><i>0</i></b><h2>0</h2><h3>0</h3>' +
+    '<span style="font:10px sans-serif">0</span><span style="font:11px sans-serif">0</span>' +
+    mono.map((f) => `<span style="font-family:${f}">0<b>0</b><i>0</i></span>`).join('');
+  document.body.append(d);
+  void d.offsetWidth; // the layout that looks the fonts up
+  d.remove();
+}
+
 const idle = window.requestIdleCallback || ((f) => setTimeout(f, 50));
-wasmLoaded.then(() => idle(() => {
-  warmUp();
-  idle(() => {
-    prewarm(); // the decode worker, started ahead so that a file pays no start-up
-    document.body.dataset.warm = '1'; // tests and benchmarks: the idle work is done
-  });
-}));
+wasmLoaded.then(() => {
+  let round = 0;
+  const step = () => {
+    if (round === 0) warmFonts();
+    // Not while a file is read or shown: it is warm by then.
+    const more = !currentName && warmRound(round === 0) && ++round < WARM_ROUNDS;
+    if (more) return idle(step);
+    idle(() => {
+      prewarm(); // the decode worker, started ahead so that a file pays no start-up
+      document.body.dataset.warm = '1'; // tests and benchmarks: the idle work is done
+    });
+  };
+  idle(step);
+});
 
 // ---- opening files -------------------------------------------------------
 function showMessage(cls, msg) {

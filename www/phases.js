@@ -39,6 +39,7 @@ box.appendChild(layer);
 
 let data = null; // phases_json of the current timeline
 let dataKey = '';
+let seenKey = ''; // the timeline the last frame showed (its phases follow a frame later)
 let layoutKey = '';
 
 function currentKey(v) {
@@ -120,7 +121,17 @@ function layout(v) {
     bar.hidden = !(v && v.file_names().length && box.offsetParent !== null);
     if (!bar.hidden) {
       const key = currentKey(v);
-      if (key !== dataKey) {
+      if (key !== dataKey && key !== seenKey) {
+        // The first frame of a timeline just shown: its phases come in the
+        // next one, so that this frame (a file's first paint) waits for
+        // nothing but the plot (issue 13); the old timeline's go now.
+        seenKey = key;
+        data = null;
+        layoutKey = '';
+        layer.replaceChildren();
+        $('phase-count').textContent = '';
+        $('time-readout').textContent = '';
+      } else if (key !== dataKey) {
         dataKey = key;
         data = JSON.parse(v.phases_json());
         $('time-readout').textContent = data.has_time ? 'time: hover the plot'
@@ -128,8 +139,8 @@ function layout(v) {
         axisControl(v);
       }
       // Where steps land on the plot (NaN until it is drawn) is part of the key.
-      const lk = [key, v.x_axis(), v.x_of_step(0), v.x_of_step(v.n_steps()), plot.clientWidth, $('phase-filter').value,
-        $('phase-internal').checked].join('|');
+      const lk = key !== dataKey ? '' : [key, v.x_axis(), v.x_of_step(0), v.x_of_step(v.n_steps()), plot.clientWidth,
+        $('phase-filter').value, $('phase-internal').checked].join('|');
       if (lk !== layoutKey) { layoutKey = lk; layout(v); }
     }
   } catch (_) { /* the viewer is restarting */ }

@@ -35,7 +35,11 @@ const browser = await chromium.launch({
 const page = await (await browser.newContext({ viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1 })).newPage();
 await page.goto(`http://127.0.0.1:${server.address().port}/index.html`);
 await page.waitForSelector('body[data-ready="1"]');
-await new Promise((r) => setTimeout(r, 500)); // let the page settle after load
+// The page's idle warm-up done (then V8's background compiles), as a user's page is by the time a file is picked.
+const t0 = Date.now();
+await page.waitForSelector('body[data-warm="1"]', { state: 'attached' });
+console.error(`warm-up done ${Date.now() - t0} ms after ready`);
+await new Promise((r) => setTimeout(r, 1000));
 await browser.startTracing(page, { categories: ['devtools.timeline', 'toplevel', 'v8', 'v8.wasm', 'blink.user_timing', 'disabled-by-default-v8.compile', ...(process.env.TRACE_CATEGORIES ? process.env.TRACE_CATEGORIES.split(',') : [])] });
 await page.setInputFiles('#file-input', file);
 // The page clears its marks once read; its timings line says the first paint happened.

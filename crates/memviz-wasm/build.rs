@@ -6,6 +6,13 @@
 //! to 512 bytes, small blocks in 2 MiB segments, freed blocks cached by size
 //! and reused, so addresses get versions `_1`, `_2`...), and the segment dump
 //! is that allocator's final state, so trace and dump agree.
+//!
+//! It is pickled the way `pickle.dump` writes a real snapshot (protocol 4:
+//! every string and container memoized, repeated strings and stack frames
+//! referred to with BINGET / LONG_BINGET, opcodes in 64 KiB FRAMEs), not the
+//! way serde-pickle writes (protocol 3, nothing memoized): the page's idle
+//! warm-up decodes this example so that V8 has compiled the decoder's hot
+//! paths before a file comes, and they must be the paths real files take.
 
 use serde_pickle::{HashableValue as H, Value as V};
 use std::collections::{BTreeMap, HashMap};
@@ -14,8 +21,7 @@ use std::io::Write;
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("example.pickle.gz");
-    let pickle =
-        serde_pickle::value_to_vec(&Sim::training_run(), serde_pickle::SerOptions::new()).expect("pickle the example");
+    let pickle = Pickler::dump(&Sim::training_run());
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
     gz.write_all(&pickle).unwrap();
     std::fs::write(out, gz.finish().unwrap()).unwrap();
@@ -303,4 +309,156 @@ fn block(addr: u64, size: u64, requested: u64, state: &str, frames: V) -> V {
         ("state", s(state)),
         ("frames", frames),
     ])
+}
+
+/// Python's pickler at protocol 4, for the values the example holds.
+struct Pickler {
+    out: Vec<u8>,
+    /// The current frame's opcodes (written out behind a FRAME header).
+    frame: Vec<u8>,
+    /// Strings and stack frames already written: their memo index. Python
+    /// memoizes by identity; a snapshot's strings and frame dicts are shared
+    /// objects, which this models by equal value.
+    memo: HashMap<String, u32>,
+    memo_len: u32,
+}
+
+impl Pickler {
+    const FRAME_TARGET: usize = 64 * 1024; // pickle._FRAME_SIZE_TARGET
+    const BATCH: usize = 1000; // pickle._BATCHSIZE
+
+    fn dump(v: &V) -> Vec<u8> {
+        let mut p = Pickler { out: vec![0x80, 4], frame: Vec::new(), memo: HashMap::new(), memo_len: 0 };
+        p.save(v);
+        p.frame.push(b'.');
+        p.commit_frame();
+        p.out
+    }
+
+    fn commit_frame(&mut self) {
+        if self.frame.is_empty() {
+            return;
+        }
+        self.out.push(0x95);
+        self.out.extend_from_slice(&(self.frame.len() as u64).to_le_bytes());
+        self.out.append(&mut self.frame);
+    }
+
+    fn memoize(&mut self, key: Option<String>) {
+        self.frame.push(0x94);
+        if let Some(k) = key {
+            self.memo.insert(k, self.memo_len);
+        }
+        self.memo_len += 1;
+    }
+
+    /// BINGET / LONG_BINGET of `key` if it was written before.
+    fn get(&mut self, key: &str) -> bool {
+        let Some(&i) = self.memo.get(key) else { return false };
+        if i < 256 {
+            self.frame.extend_from_slice(&[b'h', i as u8]);
+        } else {
+            self.frame.push(b'j');
+            self.frame.extend_from_slice(&i.to_le_bytes());
+        }
+        true
+    }
+
+    fn save(&mut self, v: &V) {
+        if self.frame.len() >= Self::FRAME_TARGET {
+            self.commit_frame();
+        }
+        match v {
+            V::None => self.frame.push(b'N'),
+            V::Bool(b) => self.frame.push(if *b { 0x88 } else { 0x89 }),
+            V::I64(i) => self.int(*i),
+            V::F64(f) => {
+                self.frame.push(b'G');
+                self.frame.extend_from_slice(&f.to_be_bytes());
+            }
+            V::String(x) => {
+                let key = format!("s:{x}");
+                if self.get(&key) {
+                    return;
+                }
+                if x.len() < 256 {
+                    self.frame.extend_from_slice(&[0x8c, x.len() as u8]);
+                } else {
+                    self.frame.push(b'X');
+                    self.frame.extend_from_slice(&(x.len() as u32).to_le_bytes());
+                }
+                self.frame.extend_from_slice(x.as_bytes());
+                self.memoize(Some(key));
+            }
+            V::List(items) => {
+                self.frame.push(b']');
+                self.memoize(None);
+                for batch in items.chunks(Self::BATCH) {
+                    if let [one] = batch {
+                        self.save(one);
+                        self.frame.push(b'a');
+                    } else {
+                        self.frame.push(b'(');
+                        batch.iter().for_each(|x| self.save(x));
+                        self.frame.push(b'e');
+                    }
+                }
+            }
+            V::Dict(map) => {
+                // A stack frame ({filename, line, name}) is one shared object.
+                let key = map.contains_key(&H::String("filename".into())).then(|| format!("d:{map:?}"));
+                if key.as_deref().is_some_and(|k| self.get(k)) {
+                    return;
+                }
+                self.frame.push(b'}');
+                self.memoize(key);
+                let items: Vec<_> = map.iter().collect();
+                for batch in items.chunks(Self::BATCH) {
+                    let single = batch.len() == 1;
+                    if !single {
+                        self.frame.push(b'(');
+                    }
+                    for (k, x) in batch {
+                        let H::String(k) = k else { panic!("the example's dict keys are strings") };
+                        self.save(&V::String(k.clone()));
+                        self.save(x);
+                    }
+                    self.frame.push(if single { b's' } else { b'u' });
+                }
+            }
+            V::Tuple(items) if items.is_empty() => self.frame.push(b')'),
+            V::Tuple(items) if items.len() <= 3 => {
+                items.iter().for_each(|x| self.save(x));
+                self.frame.push(0x84 + items.len() as u8); // TUPLE1..TUPLE3
+                self.memoize(None);
+            }
+            other => panic!("the example holds no {other:?}"),
+        }
+    }
+
+    /// pickle's save_long: the shortest of BININT1, BININT2, BININT, LONG1.
+    fn int(&mut self, i: i64) {
+        if (0..=0xff).contains(&i) {
+            self.frame.extend_from_slice(&[b'K', i as u8]);
+        } else if (0..=0xffff).contains(&i) {
+            self.frame.push(b'M');
+            self.frame.extend_from_slice(&(i as u16).to_le_bytes());
+        } else if i32::try_from(i).is_ok() {
+            self.frame.push(b'J');
+            self.frame.extend_from_slice(&(i as i32).to_le_bytes());
+        } else {
+            // Two's complement, little-endian, as few bytes as keep the sign.
+            let mut bytes = i.to_le_bytes().to_vec();
+            while bytes.len() > 1 {
+                let (last, prev) = (bytes[bytes.len() - 1], bytes[bytes.len() - 2]);
+                if (last == 0 && prev & 0x80 == 0) || (last == 0xff && prev & 0x80 != 0) {
+                    bytes.pop();
+                } else {
+                    break;
+                }
+            }
+            self.frame.extend_from_slice(&[0x8a, bytes.len() as u8]);
+            self.frame.extend_from_slice(&bytes);
+        }
+    }
 }

@@ -1,0 +1,110 @@
+// Open → painted frame (issue 13): how long from the file input's change
+// event to the first frame that shows the timeline, for real snapshots, in
+// the release page (dist/) in headless Debian chromium. Each run is a fresh
+// page, left to settle (its idle warm-up done) before the file is picked.
+//
+//   node benches/browser/open_paint.mjs [--runs N] [--settle MS] [FILE...]
+//
+// Measured in the page by a script that runs before the page's own:
+//   change   the change event's timeStamp (a capture listener on window, so
+//            before the page's handler);
+//   painted  the first task after the rendering update of the frame in which
+//            the page drew the timeline (a rAF callback posts a message each
+//            frame; the message runs once that frame's rAF callbacks, style,
+//            layout and paint are done; the first such message that finds
+//            #plot's data-bands-drawn set is the painted frame);
+// and split by the page's marks (memviz:file-received, memviz:decoded,
+// memviz:first-paint, memviz:redraw), seen through a PerformanceObserver.
+// Prints medians (and min / max) of each phase.
+import { createServer } from 'node:http';
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { join, extname, resolve, dirname, basename } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const DIST = process.env.MEMVIZ_DIST ? resolve(process.env.MEMVIZ_DIST) : join(ROOT, 'dist'); // MEMVIZ_DIST: compare two builds
+const { chromium } = await import(join(ROOT, 'tests/e2e/node_modules/playwright-core/index.mjs'));
+
+const argv = process.argv.slice(2);
+const opt = { runs: 9, settle: 1500, files: [], args: [] };
+for (let i = 0; i < argv.length; i++) {
+  if (argv[i] === '--runs') opt.runs = +argv[++i];
+  else if (argv[i] === '--settle') opt.settle = +argv[++i];
+  else if (argv[i] === '--chromium-arg') opt.args.push(argv[++i]);
+  else opt.files.push(argv[i]);
+}
+if (!opt.files.length) {
+  opt.files = ['compile_context_metadata.pickle', 'transformer_fullstep_ctx128.pickle']
+    .map((f) => join(ROOT, '../shared/snapshots', f));
+}
+if (!existsSync(join(DIST, 'index.html'))) { console.error('dist/ missing: run scripts/build-web.sh'); process.exit(1); }
+
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm' };
+const server = createServer((req, res) => {
+  const p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+  const f = join(DIST, p === '/' ? 'index.html' : p);
+  if (!f.startsWith(DIST) || !existsSync(f) || !statSync(f).isFile()) { res.writeHead(404).end(); return; }
+  res.writeHead(200, { 'content-type': TYPES[extname(f)] || 'application/octet-stream' });
+  createReadStream(f).pipe(res);
+});
+await new Promise((r) => server.listen(0, '127.0.0.1', r));
+const origin = `http://127.0.0.1:${server.address().port}`;
+
+const INIT = `(() => {
+  const marks = {};
+  const keep = (entries) => {
+    for (const e of entries) {
+      if (!e.name.startsWith('memviz:')) continue;
+      (marks[e.name] = marks[e.name] || []).push(e.entryType === 'measure' ? [e.startTime, e.duration] : e.startTime);
+    }
+  };
+  const obs = new PerformanceObserver((list) => keep(list.getEntries()));
+  obs.observe({ entryTypes: ['mark', 'measure'] });
+  window.__openPaint = null;
+  addEventListener('change', (e) => {
+    if (!e.target || e.target.id !== 'file-input') return;
+    const r = { change: e.timeStamp, frames: 0 };
+    const ch = new MessageChannel();
+    ch.port1.onmessage = () => {
+      if (document.getElementById('plot').dataset.bandsDrawn !== undefined) {
+        r.painted = performance.now();
+        r.timings = document.getElementById('timings').textContent;
+        keep(obs.takeRecords());
+        r.marks = JSON.parse(JSON.stringify(marks));
+        window.__openPaint = r;
+      } else requestAnimationFrame(tick);
+    };
+    const tick = () => { r.frames++; ch.port2.postMessage(0); };
+    requestAnimationFrame(tick);
+  }, true);
+})();`;
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+    '--disable-sync', '--no-first-run', ...opt.args],
+});
+const med = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[(s.length - 1) >> 1] : NaN; };
+const f1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : '–');
+const out = [];
+for (const file of opt.files) {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1 });
+  await context.addInitScript(INIT);
+  const page = await context.newPage();
+  await page.goto(`${origin}/index.html`);
+  await page.waitForSelector('body[data-ready="1"]');
+  await new Promise((r) => setTimeout(r, opt.settle));
+  const res = [];
+  for (let i = 0; i < opt.runs; i++) {
+    await page.evaluate(() => { window.__openPaint = null; });
+    await page.setInputFiles('#file-input', [], {});
+    await page.setInputFiles('#file-input', file);
+    await page.waitForFunction(() => window.__openPaint, null, { timeout: 120000 });
+    const r = await page.evaluate(() => window.__openPaint);
+    res.push(`${(r.painted - r.change).toFixed(0)} [${r.timings}]`);
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  console.log(basename(file)); for (const l of res) console.log('  ' + l);
+  await context.close();
+}
+await browser.close(); server.close();
