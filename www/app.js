@@ -12,7 +12,7 @@ import { announce, silence } from './announce.js';
 import { decodeInWorker, prewarm, Cancelled, WorkerTrap } from './decode-worker.js';
 
 const $ = (id) => document.getElementById(id);
-const CHUNK = 4 << 20; // bytes read from the file per slice
+const CHUNK = 4 << 20; // bytes decoded between progress steps (and task hops) on this thread
 const FEED = 1 << 20; // bytes copied into wasm memory per call: its peak stays small
 // Files larger than this are decoded in the worker (www/decode-worker.js),
 // smaller ones on the page's thread: measured with
@@ -79,7 +79,7 @@ wasmLoaded.then(start);
 // (pickled as Python pickles a real snapshot: build.rs) off-screen once the
 // page is idle, a round per idle period, until V8 has had the decoder's hot
 // paths long enough to optimise them, so the code is warm when a file comes.
-const WARM_ROUNDS = 12;
+const WARM_ROUNDS = 40;
 function warmRound(first) {
   const b = bindings;
   if (!b) return;
@@ -275,9 +275,9 @@ function resetControls() {
  * Reads `file` into the viewer (it becomes the current file); resolves to
  * its index. A file larger than WORKER_MIN is decoded in the worker and
  * adopted here (its model moves as bytes, `Viewer::adopt`); smaller ones, or
- * any while no worker can run, are decoded on this thread in slices, with a
- * task hop between slices. `onProgress(bytesRead)` after each slice of a
- * file larger than one; `onBuild()` before the model is adopted or finished
+ * any while no worker can run, are decoded on this thread as the file's
+ * pieces arrive, with a task hop every CHUNK bytes. `onProgress(bytesRead)`
+ * after each CHUNK of a file larger than one; `onBuild()` before the model is adopted or finished
  * (then the timeline's replay runs on this thread). `job.cancel` is set to
  * a function that stops the read (it then rejects with a Cancelled). Rejects
  * with the decoder's error (it names the file and the byte offset), a
@@ -336,17 +336,27 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
   job.cancel = () => { cancelled = true; };
   document.body.dataset.decodedIn = 'page';
   viewer.begin(file.name);
-  // The next slice is read while this one is decoded.
-  let next = file.slice(0, CHUNK).arrayBuffer();
-  for (let off = 0; off < file.size; off += CHUNK) {
-    const bytes = new Uint8Array(await next);
-    if (cancelled) throw new Cancelled(file.name);
-    if (off + CHUNK < file.size) next = file.slice(off + CHUNK, off + 2 * CHUNK).arrayBuffer();
-    for (let p = 0; p < bytes.length; p += FEED) viewer.feed(bytes.subarray(p, p + FEED));
-    if (file.size <= CHUNK) continue; // one slice: no progress, no yield (a task hop)
-    onProgress(Math.min(off + CHUNK, file.size));
-    await nextTask(); // keep the page responsive between chunks
-    if (cancelled) throw new Cancelled(file.name);
+  // Decoded as it arrives: the browser hands a file over in pieces of about
+  // 100 KiB, and a 3 MB one takes 10-30 ms to arrive (measured), so each
+  // piece is decoded while the next comes instead of after the last.
+  const reader = file.stream().getReader();
+  try {
+    let read = 0, shown = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (cancelled) throw new Cancelled(file.name);
+      if (done) break;
+      for (let p = 0; p < value.length; p += FEED) viewer.feed(value.subarray(p, p + FEED));
+      read += value.length;
+      if (file.size <= CHUNK || read - shown < CHUNK) continue; // a small file: no progress, no yield
+      shown = read;
+      onProgress(read);
+      await nextTask(); // keep the page responsive between chunks
+      if (cancelled) throw new Cancelled(file.name);
+    }
+  } catch (e) {
+    reader.cancel().catch(() => {});
+    throw e;
   }
   job.cancel = null;
   if (file.size > CHUNK) await onBuild();
