@@ -4,27 +4,13 @@
 //! The file shown is the one `open` shows: the numbers of
 //! tests/reference/expected/ (Python's pickle) and the same pixels.
 
-use std::path::PathBuf;
+mod common;
+
+use common::{bytes, expected, FULLSTEP};
 
 use memviz_core::{versions, Snapshot};
 use memviz_viewer::Viewer;
 use serde_json::Value;
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn bytes(name: &str) -> Vec<u8> {
-    let p = repo().join("../shared/snapshots").join(name);
-    std::fs::read(&p).unwrap_or_else(|e| panic!("{} (../shared must sit beside the repository): {e}", p.display()))
-}
-
-fn expected(name: &str) -> Value {
-    let p = repo().join("tests/reference/expected").join(format!("{name}.json"));
-    serde_json::from_str(&std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))).unwrap()
-}
-
-const FULLSTEP: &str = "transformer_fullstep_ctx128.pickle";
 
 #[test]
 fn an_adopted_file_shows_what_an_opened_one_shows() {

@@ -5,39 +5,13 @@
 //! (Python's pickle), the leak report, and one analysis shared with the
 //! "Alive at" panel.
 
-use std::path::PathBuf;
+mod common;
+
+use common::{expected, json, open, FULLSTEP, H, W};
 
 use memviz_viewer::Viewer;
-use serde_json::Value;
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn bytes(name: &str) -> Vec<u8> {
-    let p = repo().join("../shared/snapshots").join(name);
-    std::fs::read(&p).unwrap_or_else(|e| panic!("{} (../shared must sit beside the repository): {e}", p.display()))
-}
-
-fn expected(name: &str) -> Value {
-    let p = repo().join("tests/reference/expected").join(format!("{name}.json"));
-    serde_json::from_str(&std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))).unwrap()
-}
-
-fn json(s: &str) -> Value {
-    serde_json::from_str(s).unwrap()
-}
-
-const FULLSTEP: &str = "transformer_fullstep_ctx128.pickle";
 const OOM: &str = "oom_pickle_named_json.json";
-const W: u32 = 1200;
-const H: u32 = 500;
-
-fn open(name: &str) -> Viewer {
-    let mut v = Viewer::new();
-    assert_eq!(v.open(name, &bytes(name)).unwrap(), 0);
-    v
-}
 
 fn draw(v: &mut Viewer) -> Vec<u8> {
     v.render_plot(W, H).expect("a timeline draws");

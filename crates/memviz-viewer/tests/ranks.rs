@@ -3,28 +3,11 @@
 //! pickle), the timelines of files not shown dropped and built again, diff
 //! sides and the diff JSON, rank order.
 
-use std::path::PathBuf;
+mod common;
+
+use common::{bytes, expected, json};
 
 use memviz_viewer::{ranks, Viewer};
-use serde_json::Value;
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn bytes(name: &str) -> Vec<u8> {
-    let p = repo().join("../shared/snapshots").join(name);
-    std::fs::read(&p).unwrap_or_else(|e| panic!("{} (../shared must sit beside the repository): {e}", p.display()))
-}
-
-fn expected(name: &str) -> Value {
-    let p = repo().join("tests/reference/expected").join(format!("{name}.json"));
-    serde_json::from_str(&std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))).unwrap()
-}
-
-fn json(s: &str) -> Value {
-    serde_json::from_str(s).unwrap()
-}
 
 const A: &str = "transformer_fullstep_ctx128.pickle";
 const B: &str = "small_train_step.pickle";

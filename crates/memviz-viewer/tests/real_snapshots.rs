@@ -3,40 +3,14 @@
 //! (written by the independent tests/reference/memviz_reference.py), hit
 //! testing, zoom and window, selection, jumps, search and view switching.
 
-use std::path::PathBuf;
+mod common;
+
+use common::{bytes, expected, json, open, FULLSTEP, H, W};
 
 use memviz_viewer::{ViewKind, Viewer};
-use serde_json::Value;
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn bytes(name: &str) -> Vec<u8> {
-    let p = repo().join("../shared/snapshots").join(name);
-    std::fs::read(&p).unwrap_or_else(|e| panic!("{} (../shared must sit beside the repository): {e}", p.display()))
-}
 
 /// tests/reference/expected/NAME.json.
-fn expected(name: &str) -> Value {
-    let p = repo().join("tests/reference/expected").join(format!("{name}.json"));
-    serde_json::from_str(&std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))).unwrap()
-}
-
-fn json(s: &str) -> Value {
-    serde_json::from_str(s).unwrap()
-}
-
-const FULLSTEP: &str = "transformer_fullstep_ctx128.pickle";
 /// The plot canvas the tests draw: device pixels, at devicePixelRatio 1.
-const W: u32 = 1200;
-const H: u32 = 500;
-
-fn open(name: &str) -> Viewer {
-    let mut v = Viewer::new();
-    assert_eq!(v.open(name, &bytes(name)).unwrap(), 0);
-    v
-}
 
 #[test]
 fn summary_of_both_timelines_is_the_reference() {

@@ -5,21 +5,15 @@
 //! mode is kept across views and files, and a file without time_us falls
 //! back to steps and says why.
 
-use std::path::PathBuf;
+mod common;
+
+use common::{repo, snapshot, FULLSTEP, H, W};
 use std::process::Command;
 
 use memviz_core::phases::TimeAxis;
 use memviz_core::timeline::Hit;
 use memviz_viewer::{Axes, Viewer, XMode};
 use serde_json::Value;
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn snapshot(name: &str) -> PathBuf {
-    repo().join("../shared/snapshots").join(name)
-}
 
 fn open(name: &str) -> Viewer {
     let p = snapshot(name);
@@ -42,10 +36,7 @@ fn reference(name: &str, elems: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-const FULLSTEP: &str = "transformer_fullstep_ctx128.pickle";
 const NO_TIME: &str = "llm_inference_no_timestamps.pickle";
-const W: u32 = 1200;
-const H: u32 = 500;
 
 /// The core's own axis of the viewer's current timeline.
 fn core_axis(v: &Viewer) -> TimeAxis {
