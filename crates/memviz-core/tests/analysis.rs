@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use memviz_core::analysis::series::{markers, KindSeries};
-use memviz_core::analysis::{oom::AdviceKind, Analysis, GroupBy, Kind, Moment, Rules};
+use memviz_core::analysis::{oom::AdviceKind, Analysis, GroupBy, Kind, Landmarks, Moment, Rules};
 use memviz_core::state::StateHistory;
 use memviz_core::timeline::{Timeline, TimelineKind};
 use memviz_core::Snapshot;
@@ -176,6 +176,13 @@ fn check_file(path: &Path, rules: &[&str]) {
         }
         let got: Vec<(&str, u64)> = markers(&a, &tl).iter().map(|m| (m.what, m.event as u64)).collect();
         assert_eq!(got, want, "{ctx}: markers");
+        // The landmarks alone (what the page marks before any analysis) put them at the same events and x.
+        let alone = Landmarks::new(&snap, &tl);
+        let at = |ms: Vec<memviz_core::analysis::series::Marker>| -> Vec<(&str, u32, u32, f64)> {
+            ms.iter().map(|m| (m.what, m.k, m.event, m.x)).collect()
+        };
+        assert_eq!(at(markers(&alone, &tl)), at(markers(&a, &tl)), "{ctx}: landmarks alone");
+        assert_eq!(alone.oom_events, a.oom_events, "{ctx}: oom events");
 
         // Leaks.
         let r = a.leaks();

@@ -162,11 +162,13 @@ impl Viewer {
     /// The peak and every OOM on the current timeline:
     /// `[{what, k, event, x}]`, x in steps.
     pub fn markers_json(&mut self) -> Result<String, String> {
-        if self.cx.timeline().is_none() || !self.ensure_analysis() {
+        if self.cx.timeline().is_none() || !self.ensure_landmarks() {
             return Ok("[]".into());
         }
-        let (Some(a), Some(tl)) = (self.moment.get(), self.cx.timeline()) else { return Ok("[]".into()) };
-        json!(&markers(a, tl))
+        let (Some(l), Some(tl)) = (self.moment.marks(self.cx.key()), self.cx.timeline()) else {
+            return Ok("[]".into());
+        };
+        json!(&markers(l, tl))
     }
 
     /// An OOM (`oom:K`) or the peak (`peak`) explained
@@ -184,7 +186,10 @@ impl Viewer {
 
     /// The number of `oom` events of the current device.
     pub fn oom_count(&mut self) -> u32 {
-        self.analysis().map_or(0, |a| a.oom_events.len() as u32)
+        if !self.ensure_landmarks() {
+            return 0;
+        }
+        self.moment.marks(self.cx.key()).map_or(0, |l| l.oom_events.len() as u32)
     }
 
     /// The leak report of the current device (memviz_core::analysis::leaks::

@@ -1,10 +1,12 @@
 //! The analysis of the current file and device (`memviz_core::analysis`),
 //! built once and shared by the "Alive at" panel (www/moment.js) and
 //! "Explain the memory" (explain.rs); and the panel's data at one moment of
-//! the Active Memory Timeline, as JSON.
+//! the Active Memory Timeline, as JSON. The peak and OOM markers need only
+//! the device's landmarks, built alone while the analysis is not (it is built
+//! when first asked for: it costs far more).
 
-use memviz_core::analysis::{Analysis, Moment, Rules};
-use memviz_core::timeline::TimelineKind;
+use memviz_core::analysis::{Analysis, Landmarks, Moment, Rules};
+use memviz_core::timeline::{Timeline, TimelineKind};
 
 use crate::Viewer;
 
@@ -12,12 +14,23 @@ use crate::Viewer;
 #[derive(Default)]
 pub(crate) struct MomentCache {
     analysis: Option<((usize, u32), Analysis)>,
+    /// Of a (file, device) whose analysis is not built.
+    landmarks: Option<((usize, u32), Landmarks)>,
 }
 
 impl MomentCache {
     /// The analysis as built last (of whichever (file, device) it was).
     pub(crate) fn get(&self) -> Option<&Analysis> {
         self.analysis.as_ref().map(|a| &a.1)
+    }
+
+    /// The landmarks of (file, device) `k`, if built (alone or in its analysis).
+    pub(crate) fn marks(&self, k: (usize, u32)) -> Option<&Landmarks> {
+        match (&self.analysis, &self.landmarks) {
+            (Some((ak, a)), _) if *ak == k => Some(&a.marks),
+            (_, Some((lk, l))) if *lk == k => Some(l),
+            _ => None,
+        }
     }
 }
 
@@ -42,6 +55,28 @@ impl Viewer {
                 _ => Analysis::build(&f.snap, self.cx.device, &rules),
             };
             *cache = Some((k, a));
+            self.moment.landmarks = None; // the analysis has them
+        }
+        true
+    }
+
+    /// Whether the analysis of the current (file, device) is built (the
+    /// markers and the OOM count do not build it).
+    pub fn analysis_built(&self) -> bool {
+        self.cx.file().is_some() && self.moment.analysis.as_ref().is_some_and(|a| a.0 == self.cx.key())
+    }
+
+    /// Builds the landmarks of the current (file, device) unless they are
+    /// (alone, or in its analysis); false without a file.
+    pub(crate) fn ensure_landmarks(&mut self) -> bool {
+        let Some(f) = self.cx.file() else { return false };
+        let k = self.cx.key();
+        if self.moment.marks(k).is_none() {
+            let l = match self.cx.timeline() {
+                Some(tl) if tl.kind == TimelineKind::ActiveMemory => Landmarks::new(&f.snap, tl),
+                _ => Landmarks::new(&f.snap, &Timeline::build(&f.snap, self.cx.device, TimelineKind::ActiveMemory)),
+            };
+            self.moment.landmarks = Some((k, l));
         }
         true
     }

@@ -83,7 +83,11 @@ fn markers_ooms_and_leaks() {
     assert_eq!(peak.len(), 1);
     assert_eq!(peak[0]["x"].as_f64().unwrap(), v.peak_step() as f64 + 0.5);
     assert_eq!(markers.iter().filter(|m| m["what"] == "oom").count() as u64, r["actions"]["oom"].as_u64().unwrap());
+    // The page shows these as a file opens: they must not build the analysis.
+    assert!(!v.analysis_built(), "markers and the OOM count built the analysis");
     let e = json(&v.explain_json("oom:0").unwrap());
+    assert!(v.analysis_built());
+    assert_eq!(json(&v.markers_json().unwrap()).as_array().unwrap(), markers, "the analysis's own landmarks");
     assert!(e.is_object(), "{e}");
     assert!(v.explain_json("peak").is_ok());
     assert!(v.explain_json("nonsense").is_err());

@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use super::live::NONE;
-use super::{Analysis, Kind, Moment};
+use super::{Analysis, Kind, Landmarks, Moment};
 use crate::timeline::{Timeline, TimelineKind, NO_EVENT};
 
 /// Actions between two stored totals: a query replays at most this many.
@@ -164,7 +164,7 @@ pub fn steps_through_event(tl: &Timeline, i: u32) -> u32 {
 
 /// The peak of the Active Memory Timeline and every OOM of `a`'s device, on
 /// timeline `tl` of the same device (either kind).
-pub fn markers(a: &Analysis, tl: &Timeline) -> Vec<Marker> {
+pub fn markers(a: &Landmarks, tl: &Timeline) -> Vec<Marker> {
     let mut out = Vec::new();
     if let Ok(at) = a.resolve(Moment::Peak) {
         if let (Some(step), Some(event)) = (at.step, at.event) {
