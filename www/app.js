@@ -92,7 +92,13 @@ function warmRound(first) {
     w.zoom_at(1.5, 0.4);
     w.render(plot, axes, mini);
     w.hover(200, 80);
+    // What a file's open calls before its first paint and right after
+    // (opened(), views.js, phases.js, explain.js): compiled now, not then.
     w.summary_json();
+    w.file_names(); w.device_labels(); w.devices(); w.view_names(); w.warnings();
+    w.element_count(); w.detail(); w.view_kind();
+    w.phases_json(); w.x_axis(); w.x_of_step(0); w.n_steps();
+    w.markers_json(); w.oom_count(); w.kind_colors_json();
     // Once more into the page's own canvases at their size, while they show
     // nothing, then cleared in the same task (never painted): their backing
     // stores are allocated and the axes canvas's text set up before a file

@@ -82,6 +82,10 @@ impl Sim {
             ("size", V::I64(size as i64)),
             ("stream", V::I64(0)),
             ("time_us", t),
+            // Recorded on every event since PyTorch 2.5 (outside torch.compile and
+            // without user metadata: these values).
+            ("compile_context", s("N/A")),
+            ("user_metadata", s("")),
             ("frames", frames),
         ]));
     }
