@@ -1338,6 +1338,14 @@ impl PickleDecoder {
         let mut pos = 0usize;
         self.stalled = None;
         while pos < data.len() {
+            // Protocol 0 and 1 input (and the first byte, which says which)
+            // stays on `step` alone.
+            if self.protocol >= 2 {
+                pos = self.run_hot(data, pos);
+                if pos >= data.len() {
+                    break;
+                }
+            }
             match self.step(data, pos, base) {
                 Ok(next) => {
                     pos = next;
@@ -1360,6 +1368,123 @@ impl PickleDecoder {
             }
         }
         Ok(pos)
+    }
+
+    /// Runs the opcodes that make up nearly all of a snapshot (memo
+    /// references, small ints, short strings, empty containers) straight
+    /// from the slice, while a whole opcode surely fits in what is left;
+    /// returns where it stopped. Anything else, and anything that would be
+    /// an error, stops it untouched, so `step` runs that opcode and every
+    /// error keeps its message and offset.
+    fn run_hot(&mut self, data: &[u8], mut pos: usize) -> usize {
+        // The longest opcode taken here without a length check of its own
+        // (LONG1 of 8 bytes, FRAME) is 10 bytes.
+        const HOT_TAIL: usize = 16;
+        let end = data.len().saturating_sub(HOT_TAIL);
+        while pos < end {
+            let b = &data[pos..pos + HOT_TAIL];
+            match b[0] {
+                op::BINGET => match self.memo.get(b[1] as usize) {
+                    Some(&Some(v)) => {
+                        self.stack.push(v);
+                        pos += 2;
+                    }
+                    _ => break,
+                },
+                op::LONG_BINGET => {
+                    let idx = u32::from_le_bytes([b[1], b[2], b[3], b[4]]) as usize;
+                    match self.memo.get(idx) {
+                        Some(&Some(v)) => {
+                            self.stack.push(v);
+                            pos += 5;
+                        }
+                        _ => break,
+                    }
+                }
+                op::MEMOIZE => match self.stack.last() {
+                    // MEMOIZE stores at the next index: always a push.
+                    Some(&v) => {
+                        self.memo.push(Some(v));
+                        pos += 1;
+                    }
+                    None => break,
+                },
+                op::BINPUT => {
+                    if self.stack.is_empty() {
+                        break;
+                    }
+                    // Cannot fail with a value on the stack.
+                    let _ = self.memo_put(b[1] as u64, 0);
+                    pos += 2;
+                }
+                op::MARK => {
+                    self.marks.push(self.stack.len());
+                    pos += 1;
+                }
+                op::BININT1 => {
+                    self.stack.push(Value::Int(b[1] as i64));
+                    pos += 2;
+                }
+                op::BININT2 => {
+                    self.stack.push(Value::Int(u16::from_le_bytes([b[1], b[2]]) as i64));
+                    pos += 3;
+                }
+                op::BININT => {
+                    self.stack.push(Value::Int(i32::from_le_bytes([b[1], b[2], b[3], b[4]]) as i64));
+                    pos += 5;
+                }
+                op::LONG1 => {
+                    let n = b[1] as usize;
+                    if n > 8 {
+                        break;
+                    }
+                    // Up to 8 bytes always fit an i64.
+                    self.stack.push(Value::Int(le_signed(&b[2..2 + n]) as i64));
+                    pos += 2 + n;
+                }
+                op::SHORT_BINUNICODE => {
+                    let n = b[1] as usize;
+                    let Some(raw) = data.get(pos + 2..pos + 2 + n) else { break };
+                    if (self.arena.strings.byte_len() + n) as u64 > MAX_PAYLOAD {
+                        break;
+                    }
+                    let v = self.push_string(raw);
+                    self.stack.push(v);
+                    pos += 2 + n;
+                }
+                op::EMPTY_DICT => {
+                    let id = self.new_dict(Vec::new());
+                    self.stack.push(Value::Dict(id));
+                    pos += 1;
+                }
+                op::EMPTY_LIST => {
+                    let id = self.new_list(Vec::new());
+                    self.stack.push(Value::List(id));
+                    pos += 1;
+                }
+                op::EMPTY_TUPLE => {
+                    let id = self.new_list(Vec::new());
+                    self.stack.push(Value::Tuple(id));
+                    pos += 1;
+                }
+                op::NONE => {
+                    self.stack.push(Value::None);
+                    pos += 1;
+                }
+                op::NEWTRUE => {
+                    self.stack.push(Value::Bool(true));
+                    pos += 1;
+                }
+                op::NEWFALSE => {
+                    self.stack.push(Value::Bool(false));
+                    pos += 1;
+                }
+                // Framing is only a hint for buffered readers.
+                op::FRAME => pos += 9,
+                _ => break,
+            }
+        }
+        pos
     }
 
     /// Executes the opcode at `data[pos]`; returns the position after it.
