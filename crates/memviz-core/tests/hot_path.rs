@@ -125,7 +125,8 @@ fn hot_pickle(n: usize, at: usize, bad: &[u8]) -> (Vec<u8>, usize) {
         p.extend_from_slice(&[0x8c, 1, b'd', b'}', 0x8c, 1, b'l', b']', b'q', 200]);
         p.push(b'u');
     }
-    p.extend_from_slice(&[b'e', b'a', b'u', b'.']);
+    // APPENDS the events, APPEND their list to the devices, SETITEMS the top dict, STOP.
+    p.extend_from_slice(b"eau.");
     (p, bad_at)
 }
 
