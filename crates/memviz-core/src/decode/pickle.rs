@@ -712,8 +712,13 @@ impl Arena {
         else {
             return None;
         };
-        let keys = [ka, kaddr, ksize, kstream, ktime, kframes].map(|k| self.key(&k));
-        if keys != [Key::Action, Key::Addr, Key::Size, Key::Stream, Key::TimeUs, Key::Frames]
+        let is = |k: Value, want: Key| self.key(&k) == want;
+        if !(is(ka, Key::Action)
+            && is(kaddr, Key::Addr)
+            && is(ksize, Key::Size)
+            && is(kstream, Key::Stream)
+            && is(ktime, Key::TimeUs)
+            && is(kframes, Key::Frames))
             || (addr | size | stream) < 0
         {
             return None;
