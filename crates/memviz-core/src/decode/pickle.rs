@@ -520,6 +520,10 @@ impl Arena {
     /// Turns a complete dict into a trace event or a frame when it is one.
     /// Returns false when it stays a generic dict.
     fn convert_dict(&mut self, id: u32, flat: &[Value]) -> bool {
+        if let Some(ev) = self.push_plain_event(flat) {
+            self.dicts[id as usize] = DictRec::Event(ev);
+            return true;
+        }
         match self.classify(flat) {
             DictKind::Event => {
                 let ev = self.push_event(flat);
@@ -692,8 +696,56 @@ impl Arena {
                 None => {}
             }
         }
+        self.push_row(Row { action, addr, size, stream, time, stack, pool }, action_name, extra);
+        idx
+    }
+
+    /// The trace event PyTorch writes for nearly every allocator call:
+    /// exactly `action, addr, size, stream, time_us, frames`, in that
+    /// order, with a known action and ints that need no checking. One pass
+    /// over it with no branch per key (the general loop's per-key dispatch
+    /// is most of its time). None, and nothing changed, for any other
+    /// dict: [`Arena::push_event`] reads those.
+    fn push_plain_event(&mut self, flat: &[Value]) -> Option<u32> {
+        let &[ka, Value::Str(a), kaddr, Value::Int(addr), ksize, Value::Int(size), kstream, Value::Int(stream), ktime, Value::Int(time), kframes, frames] =
+            flat
+        else {
+            return None;
+        };
+        let is = |k: Value, want: Key| self.key(&k) == want;
+        if !(is(ka, Key::Action)
+            && is(kaddr, Key::Addr)
+            && is(ksize, Key::Size)
+            && is(kstream, Key::Stream)
+            && is(ktime, Key::TimeUs)
+            && is(kframes, Key::Frames))
+            || (addr | size | stream) < 0
+        {
+            return None;
+        }
+        let action = self.str_action[a as usize];
+        if action == Action::Other {
+            return None; // its name is copied: push_event
+        }
+        let idx = self.events.action.len() as u32;
+        let (stack, found) = self.stack_of(&frames);
+        if let Some(f) = found {
+            self.event_problem(idx, "frames", Some(f), "a list", frames_read_as(f));
+        }
+        // As push_event's clamp: i64::MIN is no time of its own.
+        let time = time.max(i64::MIN + 1);
+        let row =
+            Row { action, addr: addr as u128, size: size as u64, stream: stream as u64, time, stack, pool: NO_POOL };
+        self.push_row(row, None, None);
+        Some(idx)
+    }
+
+    /// Appends one event's columns.
+    fn push_row(&mut self, row: Row, action_name: Option<String>, extra: Option<EventExtra>) {
+        let Row { action, addr, size, stream, time, stack, pool } = row;
         let stream = self.intern_stream(stream);
         let ev = &mut self.events;
+        let idx = ev.action.len() as u32;
         ev.action.push(action);
         ev.addr_lo.push(addr as u64);
         if addr >> 64 != 0 {
@@ -718,7 +770,6 @@ impl Arena {
             }
             None => ev.extra.push(NO_EXTRA),
         }
-        idx
     }
 
     /// Notes a problem with an optional field of event `idx`, kept and read as `read_as`.
@@ -771,6 +822,17 @@ impl Arena {
         let b = a + p[a..].partition_point(|x| x.0 == ev);
         &p[a..b]
     }
+}
+
+/// One trace event's column values, as read from its dict.
+struct Row {
+    action: Action,
+    addr: u128,
+    size: u64,
+    stream: u64,
+    time: i64,
+    stack: StackId,
+    pool: u32,
 }
 
 fn hash_u32s(xs: &[u32]) -> u64 {
@@ -1338,6 +1400,14 @@ impl PickleDecoder {
         let mut pos = 0usize;
         self.stalled = None;
         while pos < data.len() {
+            // Protocol 0 and 1 input (and the first byte, which says which)
+            // stays on `step` alone.
+            if self.protocol >= 2 {
+                pos = self.run_hot(data, pos);
+                if pos >= data.len() {
+                    break;
+                }
+            }
             match self.step(data, pos, base) {
                 Ok(next) => {
                     pos = next;
@@ -1360,6 +1430,123 @@ impl PickleDecoder {
             }
         }
         Ok(pos)
+    }
+
+    /// Runs the opcodes that make up nearly all of a snapshot (memo
+    /// references, small ints, short strings, empty containers) straight
+    /// from the slice, while a whole opcode surely fits in what is left;
+    /// returns where it stopped. Anything else, and anything that would be
+    /// an error, stops it untouched, so `step` runs that opcode and every
+    /// error keeps its message and offset.
+    fn run_hot(&mut self, data: &[u8], mut pos: usize) -> usize {
+        // The longest opcode taken here without a length check of its own
+        // (LONG1 of 8 bytes, FRAME) is 10 bytes.
+        const HOT_TAIL: usize = 16;
+        let end = data.len().saturating_sub(HOT_TAIL);
+        while pos < end {
+            let b = &data[pos..pos + HOT_TAIL];
+            match b[0] {
+                op::BINGET => match self.memo.get(b[1] as usize) {
+                    Some(&Some(v)) => {
+                        self.stack.push(v);
+                        pos += 2;
+                    }
+                    _ => break,
+                },
+                op::LONG_BINGET => {
+                    let idx = u32::from_le_bytes([b[1], b[2], b[3], b[4]]) as usize;
+                    match self.memo.get(idx) {
+                        Some(&Some(v)) => {
+                            self.stack.push(v);
+                            pos += 5;
+                        }
+                        _ => break,
+                    }
+                }
+                op::MEMOIZE => match self.stack.last() {
+                    // MEMOIZE stores at the next index: always a push.
+                    Some(&v) => {
+                        self.memo.push(Some(v));
+                        pos += 1;
+                    }
+                    None => break,
+                },
+                op::BINPUT => {
+                    if self.stack.is_empty() {
+                        break;
+                    }
+                    // Cannot fail with a value on the stack.
+                    let _ = self.memo_put(b[1] as u64, 0);
+                    pos += 2;
+                }
+                op::MARK => {
+                    self.marks.push(self.stack.len());
+                    pos += 1;
+                }
+                op::BININT1 => {
+                    self.stack.push(Value::Int(b[1] as i64));
+                    pos += 2;
+                }
+                op::BININT2 => {
+                    self.stack.push(Value::Int(u16::from_le_bytes([b[1], b[2]]) as i64));
+                    pos += 3;
+                }
+                op::BININT => {
+                    self.stack.push(Value::Int(i32::from_le_bytes([b[1], b[2], b[3], b[4]]) as i64));
+                    pos += 5;
+                }
+                op::LONG1 => {
+                    let n = b[1] as usize;
+                    if n > 8 {
+                        break;
+                    }
+                    // Up to 8 bytes always fit an i64.
+                    self.stack.push(Value::Int(le_signed(&b[2..2 + n]) as i64));
+                    pos += 2 + n;
+                }
+                op::SHORT_BINUNICODE => {
+                    let n = b[1] as usize;
+                    let Some(raw) = data.get(pos + 2..pos + 2 + n) else { break };
+                    if (self.arena.strings.byte_len() + n) as u64 > MAX_PAYLOAD {
+                        break;
+                    }
+                    let v = self.push_string(raw);
+                    self.stack.push(v);
+                    pos += 2 + n;
+                }
+                op::EMPTY_DICT => {
+                    let id = self.new_dict(Vec::new());
+                    self.stack.push(Value::Dict(id));
+                    pos += 1;
+                }
+                op::EMPTY_LIST => {
+                    let id = self.new_list(Vec::new());
+                    self.stack.push(Value::List(id));
+                    pos += 1;
+                }
+                op::EMPTY_TUPLE => {
+                    let id = self.new_list(Vec::new());
+                    self.stack.push(Value::Tuple(id));
+                    pos += 1;
+                }
+                op::NONE => {
+                    self.stack.push(Value::None);
+                    pos += 1;
+                }
+                op::NEWTRUE => {
+                    self.stack.push(Value::Bool(true));
+                    pos += 1;
+                }
+                op::NEWFALSE => {
+                    self.stack.push(Value::Bool(false));
+                    pos += 1;
+                }
+                // Framing is only a hint for buffered readers.
+                op::FRAME => pos += 9,
+                _ => break,
+            }
+        }
+        pos
     }
 
     /// Executes the opcode at `data[pos]`; returns the position after it.
@@ -2121,6 +2308,40 @@ mod tests {
         let arena = arena_of(&p);
         assert_eq!(arena.lists.len(), levels as usize + 1);
         assert_eq!(arena.list_store.iter().map(|v| v.len()).sum::<usize>(), 2 * levels as usize);
+    }
+
+    /// The plain-event shortcut reads an event as the general loop does,
+    /// and leaves every other shape to it untouched.
+    #[test]
+    fn plain_events_read_as_push_event_reads_them() {
+        let keys = ["action", "addr", "size", "stream", "time_us", "frames"];
+        let cases: Vec<(&str, [Value; 5], bool)> = vec![
+            ("alloc", [Value::Int(1 << 40), Value::Int(512), Value::Int(7), Value::Int(i64::MIN), Value::None], true),
+            ("free", [Value::Int(0), Value::Int(0), Value::Int(0), Value::Int(-5), Value::Int(3)], true),
+            ("alloc", [Value::Int(-1), Value::Int(512), Value::Int(0), Value::Int(1), Value::None], false),
+            ("alloc", [Value::Int(8), Value::None, Value::Int(0), Value::Int(1), Value::None], false),
+            ("snapshot_x", [Value::Int(8), Value::Int(1), Value::Int(0), Value::Int(1), Value::None], false),
+        ];
+        for (action, vals, plain) in cases {
+            let build = |a: &mut Arena| {
+                let mut flat = Vec::new();
+                for (k, v) in keys.iter().zip([Value::None].iter().chain(&vals)) {
+                    flat.push(a.push_value_str(k));
+                    flat.push(*v);
+                }
+                flat[1] = a.push_value_str(action);
+                flat
+            };
+            let (mut fast, mut slow) = (Arena::new(), Arena::new());
+            let (ff, sf) = (build(&mut fast), build(&mut slow));
+            assert_eq!(fast.push_plain_event(&ff).is_some(), plain, "{action} {vals:?}");
+            if !plain {
+                fast.push_event(&ff);
+            }
+            slow.push_event(&sf);
+            assert_eq!(format!("{:?}", fast.events), format!("{:?}", slow.events), "{action} {vals:?}");
+            assert_eq!(fast.event_problems, slow.event_problems, "{action} {vals:?}");
+        }
     }
 
     #[test]

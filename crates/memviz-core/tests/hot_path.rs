@@ -1,0 +1,180 @@
+//! The decoder's hot loop (`PickleDecoder::run_hot`) against its opcode by
+//! opcode path (`step`). The hot loop runs only while 16 bytes or more are
+//! left in a chunk, so input fed one byte at a time never takes it: the two
+//! feedings of the same bytes must give the same model, and the same error
+//! with the same message and offset.
+
+use std::path::{Path, PathBuf};
+
+use memviz_core::{Error, Loader, Snapshot};
+
+fn snapshots() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/snapshots");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e} (../shared must sit beside the repository)", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pickle" || e == "pkl"))
+        .collect();
+    v.sort();
+    assert!(v.len() >= 8, "expected the real snapshots, found {}", v.len());
+    v
+}
+
+fn load_in_chunks(bytes: &[u8], chunk: usize) -> Result<Snapshot, Error> {
+    let mut l = Loader::new();
+    for c in bytes.chunks(chunk) {
+        l.feed(c)?;
+    }
+    l.finish()
+}
+
+/// Whole (hot loop) against one byte at a time (`step` only).
+#[track_caller]
+fn same_both_ways(bytes: &[u8]) -> Result<Snapshot, Error> {
+    let whole = load_in_chunks(bytes, bytes.len().max(1));
+    let slow = load_in_chunks(bytes, 1);
+    match (&whole, &slow) {
+        (Ok(a), Ok(b)) => assert!(a == b, "the hot loop and step give different models"),
+        (Err(a), Err(b)) => assert_eq!(
+            (&a.kind, a.offset, a.message.as_str()),
+            (&b.kind, b.offset, b.message.as_str()),
+            "the hot loop and step give different errors"
+        ),
+        _ => panic!("whole: {whole:?}\nbyte by byte: {slow:?}"),
+    }
+    whole
+}
+
+#[test]
+fn real_snapshots_give_the_same_model_through_the_hot_loop_and_step() {
+    for path in snapshots() {
+        let bytes = std::fs::read(&path).unwrap();
+        let whole = same_both_ways(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        // Chunk ends in the middle of hot runs, and tails shorter than the
+        // hot loop's margin at every chunk end.
+        for chunk in [17usize, 1000, 1 << 20] {
+            let snap = load_in_chunks(&bytes, chunk).unwrap();
+            assert!(snap == whole, "{}: chunks of {chunk} give another model", path.display());
+        }
+    }
+}
+
+/// A protocol 4 snapshot, `{"segments": [], "device_traces": [[events]]}`,
+/// of `n` trace events made only of hot opcodes (strings, ints of every
+/// width, memo references, None, booleans, empty containers, a frames list
+/// of frame dicts), with `bad` spliced in before event `at`; and where `bad`
+/// is. The header (PROTO, FRAME) is 11 bytes.
+fn hot_pickle(n: usize, at: usize, bad: &[u8]) -> (Vec<u8>, usize) {
+    let s = |p: &mut Vec<u8>, t: &str| {
+        p.extend_from_slice(&[0x8c, t.len() as u8]);
+        p.extend_from_slice(t.as_bytes());
+    };
+    let mut p = vec![0x80, 4, 0x95];
+    p.extend_from_slice(&0u64.to_le_bytes());
+    p.extend_from_slice(&[b'}', 0x94, b'(']);
+    s(&mut p, "segments");
+    p.extend_from_slice(&[b']', 0x94]);
+    s(&mut p, "device_traces");
+    // memo 0: the top dict, 1: [], 2: "device_traces", 3: the device
+    // list, 4: device 0's events, 5: event 0
+    p.extend_from_slice(&[0x94, b']', 0x94, b']', 0x94, b'(']);
+    let mut bad_at = 0;
+    for i in 0..n {
+        if i == at {
+            bad_at = p.len();
+            p.extend_from_slice(bad);
+        }
+        p.extend_from_slice(&[b'}', 0x94, b'(']);
+        if i == 0 {
+            // memo 6: "action", 7: "alloc", 8: "size", 9: 300 (BININT2)
+            s(&mut p, "action");
+            p.push(0x94);
+            s(&mut p, "alloc");
+            p.push(0x94);
+            s(&mut p, "size");
+            p.extend_from_slice(&[0x94, b'M', 44, 1, 0x94]);
+        } else {
+            p.extend_from_slice(&[b'h', 6, b'h', 7, b'h', 8, b'j', 9, 0, 0, 0]);
+        }
+        s(&mut p, "addr");
+        p.extend_from_slice(&[0x8a, 8]);
+        p.extend_from_slice(&(0x7fff_0000_0000_0000u64 + 512 * i as u64).to_le_bytes());
+        s(&mut p, "stream");
+        p.extend_from_slice(&[b'K', i as u8 % 3]);
+        s(&mut p, "time_us");
+        p.push(b'J');
+        p.extend_from_slice(&(i as i32 * 70_000).to_le_bytes());
+        s(&mut p, "frames");
+        p.extend_from_slice(&[b']', 0x94, b'(']);
+        for f in 0..3 {
+            p.extend_from_slice(&[b'}', 0x94, b'(']);
+            s(&mut p, "filename");
+            s(&mut p, &format!("f{}.py", (i + f) % 5));
+            s(&mut p, "line");
+            p.extend_from_slice(&[0x8a, 3, f as u8, 0xff, 0x7f]);
+            s(&mut p, "name");
+            s(&mut p, "");
+            p.push(b'u');
+        }
+        p.push(b'e');
+        // Keys no event has: counted, their values not kept.
+        for (k, v) in [("l0", &[0x8a, 0][..]), ("n", b"N"), ("t", b"\x88"), ("f", b"\x89"), ("e", b")")] {
+            s(&mut p, k);
+            p.extend_from_slice(v);
+        }
+        p.extend_from_slice(&[0x8c, 1, b'd', b'}', 0x8c, 1, b'l', b']', b'q', 200]);
+        p.push(b'u');
+    }
+    // APPENDS the events, APPEND their list to the devices, SETITEMS the top dict, STOP.
+    p.extend_from_slice(b"eau.");
+    (p, bad_at)
+}
+
+#[test]
+fn hot_opcodes_give_the_same_model_as_step() {
+    let (bytes, _) = hot_pickle(300, usize::MAX, &[]);
+    let whole = same_both_ways(&bytes).unwrap();
+    assert_eq!(whole.trace(0).len(), 300);
+    assert!(whole.stacks.len() > 1, "the frames lists became stacks");
+    for chunk in [16usize, 17, 31, 100] {
+        let snap = load_in_chunks(&bytes, chunk).unwrap();
+        assert!(snap == whole, "chunks of {chunk}");
+    }
+}
+
+/// A bad opcode in the middle of a hot run: the same error, message and
+/// offset as when `step` alone reads it.
+#[test]
+fn a_bad_opcode_inside_a_hot_run_keeps_its_error_and_offset() {
+    let bads: &[(&[u8], &str)] = &[
+        (b"h\xf0", "memo reference 240 refers to nothing"),
+        (b"j\x70\x11\x01\x00", "memo reference 70000 refers to nothing"),
+        (b"\x8a\x11", "integer of 17 bytes refused"),
+        (b"\xff", "unknown pickle opcode 0xff"),
+        (b"c", "refused pickle opcode GLOBAL"),
+    ];
+    for &(bad, message) in bads {
+        let (bytes, offset) = hot_pickle(50, 20, bad);
+        let e = same_both_ways(&bytes).unwrap_err();
+        assert!(e.message.contains(message), "{bad:02x?}: {e}");
+        assert_eq!(e.offset, Some(offset as u64), "{bad:02x?}: {e}");
+    }
+    // Memo stores with nothing on the stack, right after PROTO and FRAME
+    // (11 bytes), with a long hot run after them.
+    for bad in [&b"\x94"[..], b"q\x05"] {
+        let (body, _) = hot_pickle(50, usize::MAX, &[]);
+        let bytes = [&body[..11], bad, &body[11..]].concat();
+        let e = same_both_ways(&bytes).unwrap_err();
+        assert!(e.message.contains("memo store with an empty stack"), "{bad:02x?}: {e}");
+        assert_eq!(e.offset, Some(11), "{bad:02x?}: {e}");
+    }
+}
+
+/// A LONG1 of 9 to 16 bytes leaves the hot loop and is still read.
+#[test]
+fn long1_above_8_bytes_inside_a_hot_run() {
+    let mut big = vec![0x8a, 9];
+    big.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 0, 1]);
+    big.push(b'0'); // POP it again
+    same_both_ways(&hot_pickle(40, 10, &big).0).unwrap();
+}
