@@ -55,6 +55,8 @@ struct Sim {
     live: BTreeMap<u64, (u64, u64, V)>,
     next_segment: u64,
     time_us: i64,
+    /// Events carry `compile_context` and `user_metadata` (the second step's).
+    newer_fields: bool,
 }
 
 impl Sim {
@@ -66,6 +68,7 @@ impl Sim {
             live: BTreeMap::new(),
             next_segment: 0x7f3a_c000_0000,
             time_us: 1_732_245_000_000_000,
+            newer_fields: false,
         }
     }
 
@@ -76,18 +79,21 @@ impl Sim {
 
     fn event(&mut self, action: &str, addr: u64, size: u64, frames: V) {
         let t = self.tick(3);
-        self.events.push(dict(vec![
+        let mut items = vec![
             ("action", s(action)),
             ("addr", V::I64(addr as i64)),
             ("size", V::I64(size as i64)),
             ("stream", V::I64(0)),
             ("time_us", t),
-            // Recorded on every event since PyTorch 2.5 (outside torch.compile and
-            // without user metadata: these values).
-            ("compile_context", s("N/A")),
-            ("user_metadata", s("")),
             ("frames", frames),
-        ]));
+        ];
+        if self.newer_fields {
+            // As PyTorch 2.5+ records every event (outside torch.compile,
+            // without user metadata): the warm-up then reaches the decoder's
+            // path for these keys too, not only the six-key one.
+            items.extend([("compile_context", s("N/A")), ("user_metadata", s(""))]);
+        }
+        self.events.push(dict(items));
     }
 
     fn alloc(&mut self, size: u64, frames: V) -> u64 {
@@ -188,6 +194,7 @@ impl Sim {
         let mut grads: Vec<u64> = Vec::new();
         let mut adam: Vec<u64> = Vec::new();
         for step in 0..2 {
+            sim.newer_fields = step == 1;
             let tokens = sim.alloc(b * t * 8, stack(&[("data.py", 57, "get_batch"), ("train.py", 120, "train_step")]));
             // Forward.
             let fwd = |f: &str, l: i64| {
@@ -416,7 +423,7 @@ impl Pickler {
                 }
                 self.frame.push(b'}');
                 self.memoize(key);
-                let items: Vec<_> = map.iter().collect();
+                let items = in_pytorch_order(map);
                 for batch in items.chunks(Self::BATCH) {
                     let single = batch.len() == 1;
                     if !single {
@@ -465,4 +472,44 @@ impl Pickler {
             self.frame.extend_from_slice(&bytes);
         }
     }
+}
+
+/// A dict's items in the order `_dump_snapshot` writes them (the decoder
+/// reads a trace event of the usual keys in that order in one pass); other
+/// dicts in key order.
+fn in_pytorch_order(map: &BTreeMap<H, V>) -> Vec<(&H, &V)> {
+    const EVENT: &[&str] =
+        &["action", "addr", "size", "stream", "time_us", "compile_context", "user_metadata", "frames"];
+    const SEGMENT: &[&str] = &[
+        "device",
+        "address",
+        "total_size",
+        "allocated_size",
+        "active_size",
+        "requested_size",
+        "stream",
+        "segment_type",
+        "segment_pool_id",
+        "is_expandable",
+        "frames",
+        "blocks",
+    ];
+    const BLOCK: &[&str] = &["address", "size", "requested_size", "state", "frames"];
+    let has = |k: &str| map.contains_key(&H::String(k.into()));
+    let order = if has("action") {
+        EVENT
+    } else if has("blocks") {
+        SEGMENT
+    } else if has("state") {
+        BLOCK
+    } else {
+        return map.iter().collect();
+    };
+    let rank = |k: &H| match k {
+        H::String(k) => order.iter().position(|o| o == k).unwrap_or(order.len()),
+        _ => order.len(),
+    };
+    let mut items: Vec<_> = map.iter().collect();
+    items.sort_by_key(|(k, _)| rank(k));
+    items
 }
