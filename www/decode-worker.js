@@ -19,7 +19,7 @@
 // is ended afterwards: its wasm memory stays as large as the file needed.
 import { workerSetup } from './boot.js';
 
-const CHUNK = 4 << 20; // bytes read from the file per slice (and per progress message)
+const CHUNK = 4 << 20; // bytes decoded per progress message
 const FEED = 1 << 20; // bytes copied into the worker's wasm memory per call
 /** A worker that decoded more than this is ended rather than kept for the next file. */
 const KEEP_BELOW = 32 << 20;
@@ -48,12 +48,18 @@ function workerMain(loadGlue, CHUNK, FEED) {
     let dec = null;
     try {
       dec = new glue.Decoder(file.name);
-      let next = file.slice(0, CHUNK).arrayBuffer();
-      for (let off = 0; off < file.size; off += CHUNK) {
-        const bytes = new Uint8Array(await next);
-        if (off + CHUNK < file.size) next = file.slice(off + CHUNK, off + 2 * CHUNK).arrayBuffer();
-        for (let p = 0; p < bytes.length; p += FEED) dec.feed(bytes.subarray(p, p + FEED));
-        self.postMessage({ progress: Math.min(off + CHUNK, file.size) });
+      // The file's pieces (about 100 KiB) decoded as they arrive: a stream
+      // reads 119 MB in ~150 ms here, 4 MiB slices in ~260-520 ms (measured).
+      const reader = file.stream().getReader();
+      let read = 0, shown = 0;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        for (let p = 0; p < value.length; p += FEED) dec.feed(value.subarray(p, p + FEED));
+        read += value.length;
+        if (read - shown < CHUNK && read < file.size) continue;
+        shown = read;
+        self.postMessage({ progress: read });
         if (panic) dec.debug_panic(panic);
         if (oom) dec.debug_oom();
       }
