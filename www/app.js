@@ -20,8 +20,8 @@ const FEED = 1 << 20; // bytes copied into wasm memory per call: its peak stays 
 // painted frame), the worker cost a 0.65 MB file 58-67 ms against 42-53 ms
 // on the page (its decode 32 ms against 13-16: the messages, the read in the
 // worker and the model's copy), a 3.2 MB file 124-178 ms against 92-111.
-// A file of one slice (4 MiB) blocks the page for less than a frame's work
-// more than it already does; a larger one is read in slices anyway.
+// A file of up to 4 MiB blocks the page for less than a frame's work more
+// than it already does; a larger one is decoded with task hops anyway.
 const WORKER_MIN = 4 << 20;
 // ?decode=worker or ?decode=page forces one way whatever the size (tests, benchmarks).
 const DECODE = new URLSearchParams(location.search).get('decode');
@@ -386,7 +386,7 @@ async function readFile(file) {
   const shown = currentName;
   currentName = file.name;
   markReceived();
-  // A file that fits in one slice opens in one go: no progress line (a
+  // A file of at most one CHUNK opens in one go: no progress line (a
   // style and layout pass).
   const big = file.size > CHUNK;
   const more = () => (waiting > 0 ? ` (${waiting} more to open)` : '');

@@ -4,8 +4,8 @@
 //
 // The worker runs the same compiled wasm as the page (the WebAssembly.Module
 // is posted to it, not compiled again) in its own instance: a `Decoder`
-// (crates/memviz-wasm/src/decode.rs) is fed the file's slices, read in the
-// worker; after `finish()`, `versions()` gives the address versions and
+// (crates/memviz-wasm/src/decode.rs) is fed the file's pieces as its stream
+// reads them in the worker; after `finish()`, `versions()` gives the address versions and
 // `model()` the model in its binary form (crates/memviz-core/src/wire.rs),
 // column by column, each chunk copied out of the wasm memory (which then
 // never holds the model twice) and transferred (no copy) to the page, whose
@@ -93,7 +93,7 @@ let blobUrl = null;
 let panicNext = null;
 let oomNext = false;
 
-/** For the tests of the recovery from a trap: the next decode panics with `msg` after its first slice. */
+/** For the tests of the recovery from a trap: the next decode panics with `msg` after its first CHUNK. */
 export function debugPanicNext(msg) {
   panicNext = msg;
 }
@@ -172,7 +172,7 @@ export class WorkerTrap extends Error {
  * as the page's own decode says it), a Cancelled, a WorkerTrap (`oom` set
  * when it ran out of memory), or an error with `unavailable` set when the
  * worker could not start; `cancel()` ends the worker at once.
- * `onProgress(bytesRead)` after each slice.
+ * `onProgress(bytesRead)` after each CHUNK decoded.
  */
 export function decodeInWorker(file, onProgress) {
   const w = spare || spawn();
