@@ -5,39 +5,13 @@
 //! python3 and ../shared (override with MEMVIZ_SHARED): their absence fails
 //! the tests.
 
+mod common;
+
+use common::{json, memviz, repo_root, shared_dir, snapshot};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use serde_json::Value;
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn shared_dir() -> PathBuf {
-    let dir = std::env::var_os("MEMVIZ_SHARED").map(PathBuf::from).unwrap_or_else(|| repo_root().join("../shared"));
-    assert!(
-        dir.join("snapshots").is_dir(),
-        "the shared data directory {} is missing: clone it beside the repository as ../shared, or point \
-         MEMVIZ_SHARED at it",
-        dir.display()
-    );
-    dir
-}
-
-fn snapshot(name: &str) -> String {
-    shared_dir().join("snapshots").join(name).to_str().unwrap().to_string()
-}
-
-fn memviz(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_memviz")).args(args).output().unwrap()
-}
-
-fn json(args: &[&str]) -> Value {
-    let out = memviz(args);
-    assert!(out.status.success(), "memviz {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("memviz {args:?} printed no JSON: {e}"))
-}
 
 fn python(script: &str, args: &[&str]) -> Value {
     let out = Command::new("python3")
