@@ -87,6 +87,23 @@ async function watch(page, onFirst, second) {
 
 const maxGap = (ts) => Math.max(...ts.slice(1).map((t, i) => t - ts[i]));
 
+/** A fresh page showing SHOWN, the file that must stay while the big one fails or is cancelled; its summary. */
+async function pageShowing() {
+  const { page, context, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
+  await page.goto(origin + '/');
+  await ready(page);
+  await dropFiles(page, [[SHOWN, snapshot(SHOWN)]]);
+  await waitOpened(page, SHOWN);
+  return { page, context, errors, before: await shownSummary(page) };
+}
+
+/** After a failed open: a fresh worker reads the big file, with its numbers. */
+async function bigOpensAgain(page) {
+  await page.setInputFiles('#file-input', big);
+  await waitOpened(page, BIG);
+  assert.equal((await shownSummary(page)).trace_events, bigRef.trace_events);
+}
+
 test('a 20 MB file decodes in the worker: progress moves, frames keep coming, its numbers are right', async () => {
   const { page, context, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
   await page.goto(origin + '/');
@@ -114,12 +131,7 @@ test('a 20 MB file decodes in the worker: progress moves, frames keep coming, it
 });
 
 test('Cancel stops the decode, the file shown stays; opening it again, and a second file during its decode, both open', async () => {
-  const { page, context, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await page.goto(origin + '/');
-  await ready(page);
-  await dropFiles(page, [[SHOWN, snapshot(SHOWN)]]);
-  await waitOpened(page, SHOWN);
-  const before = await shownSummary(page);
+  const { page, context, errors, before } = await pageShowing();
   assert.equal(before.trace_events, expected(SHOWN).summary.devices['0'].trace_events);
 
   await watch(page, 'cancel');
@@ -185,12 +197,7 @@ test('the standalone file from file:// opens a real snapshot, a bad file and a t
 });
 
 test('a trap in the worker: the panic and the file are named, the page keeps its file and viewer, the next open works', async () => {
-  const { page, context, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await page.goto(origin + '/');
-  await ready(page);
-  await dropFiles(page, [[SHOWN, snapshot(SHOWN)]]);
-  await waitOpened(page, SHOWN);
-  const before = await shownSummary(page);
+  const { page, context, errors, before } = await pageShowing();
   await page.evaluate(() => window.memviz.debugPanicNext('boom in the worker'));
   await page.setInputFiles('#file-input', big);
   await page.waitForFunction(() => /internal error/.test(document.getElementById('errors').textContent), null, { timeout: 60000 });
@@ -200,22 +207,14 @@ test('a trap in the worker: the panic and the file are named, the page keeps its
   assert.equal(await page.evaluate(() => document.body.dataset.crashes), undefined);
   assert.deepEqual(await page.$$eval('#file-select option', (o) => o.map((x) => x.textContent)), [SHOWN]);
   assert.deepEqual(await shownSummary(page), before);
-  // A fresh worker reads the file.
-  await page.setInputFiles('#file-input', big);
-  await waitOpened(page, BIG);
-  assert.equal((await shownSummary(page)).trace_events, bigRef.trace_events);
+  await bigOpensAgain(page);
   assert.deepEqual(errors.filter((e) => !/^memviz: internal error: boom in the worker/.test(e)), []);
   await context.close();
 });
 
 test('the worker out of memory: the page says so and names the file, keeps its file and viewer, the next open works', async () => {
-  const { page, context, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await page.goto(origin + '/');
-  await ready(page);
-  await dropFiles(page, [[SHOWN, snapshot(SHOWN)]]);
-  await waitOpened(page, SHOWN);
-  const before = await shownSummary(page);
-  // An abort as a failed allocation gives (no panic message), after the first slice.
+  const { page, context, errors, before } = await pageShowing();
+  // An abort as a failed allocation gives (no panic message), after the first 4 MiB decoded.
   await page.evaluate(() => window.memviz.debugOomNext());
   await page.setInputFiles('#file-input', big);
   await page.waitForFunction(() => /out of memory/.test(document.getElementById('errors').textContent), null, { timeout: 60000 });
@@ -225,10 +224,7 @@ test('the worker out of memory: the page says so and names the file, keeps its f
   assert.deepEqual(await page.$$eval('#file-select option', (o) => o.map((x) => x.textContent)), [SHOWN]);
   assert.deepEqual(await shownSummary(page), before);
   assert.equal(await page.isHidden('#progress-box'), true);
-  // A fresh worker reads the file.
-  await page.setInputFiles('#file-input', big);
-  await waitOpened(page, BIG);
-  assert.equal((await shownSummary(page)).trace_events, bigRef.trace_events);
+  await bigOpensAgain(page);
   assert.deepEqual(errors.filter((e) => !/memory allocation of \d+ bytes failed/.test(e)), []);
   await context.close();
 });
