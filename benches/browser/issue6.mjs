@@ -11,6 +11,7 @@
 // scripts/bench-web.sh builds dist/ and makes the synthetic files first.
 // playwright-core comes from tests/e2e/node_modules (scripts/setup.sh); it
 // drives /usr/bin/chromium and never downloads a browser.
+import { panZoom } from './gestures.mjs';
 import { createServer } from 'node:http';
 import { createReadStream, existsSync, statSync, writeFileSync, readFileSync } from 'node:fs';
 import { join, extname, resolve, dirname, basename } from 'node:path';
@@ -178,24 +179,10 @@ async function timeControl(page, id, value, type) {
   }, { id, value, type });
 }
 
-const nextFrame = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
-
-/** Pans (mouse drags) and zooms (wheel) over the plot; returns the memviz:redraw durations. */
-async function panZoom(page, steps) {
-  const box = await page.locator('#plot').boundingBox();
-  const y = box.y + box.height / 2;
-  const x = box.x + box.width / 2;
-  const t0 = await page.evaluate(() => performance.now());
-  // Zoom in around the middle, pan both ways, zoom back out.
-  await page.mouse.move(x, y);
-  for (let i = 0; i < steps / 4; i++) { await page.mouse.wheel(0, -120); await nextFrame(page); }
-  await page.mouse.down();
-  for (let i = 1; i <= steps / 4; i++) { await page.mouse.move(x + i * 12, y); await nextFrame(page); }
-  for (let i = steps / 4 - 1; i >= -steps / 4; i--) { await page.mouse.move(x + i * 12, y); await nextFrame(page); }
-  await page.mouse.up();
-  for (let i = 0; i < steps / 4; i++) { await page.mouse.wheel(0, 120); await nextFrame(page); }
-  return page.evaluate((t0) => window.__memvizPerf('memviz:redraw', 'measure')
-    .filter((e) => e.startTime >= t0).map((e) => e.duration), t0);
+/** Pans and zooms over the plot (gestures.mjs); the memviz:redraw durations meanwhile. */
+async function redrawsOfPanZoom(page, steps) {
+  const t0 = await panZoom(page, steps);
+  return page.evaluate((t0) => window.__memvizPerf('memviz:redraw', 'measure').filter((e) => e.startTime >= t0).map((e) => e.duration), t0);
 }
 
 /** Splits one opening (file-received → first-paint) by the page's wasm calls. */
@@ -303,11 +290,11 @@ async function benchFile(path) {
 
   // Redraws while panning / zooming at the default detail, then with every
   // allocation drawn (detail slider at its maximum).
-  r.redrawDefault = await panZoom(page, opt.redrawSteps);
+  r.redrawDefault = await redrawsOfPanZoom(page, opt.redrawSteps);
   r.callsRedrawDefault = await takeCalls(page);
   r.detailMax = await ctl('detail', marks.elements, 'input');
   if (opt.profile) { await cdp.send('Profiler.start'); }
-  r.redrawAll = await panZoom(page, opt.redrawSteps);
+  r.redrawAll = await redrawsOfPanZoom(page, opt.redrawSteps);
   r.callsRedrawAll = await takeCalls(page);
   if (opt.profile) {
     const { profile } = await cdp.send('Profiler.stop');

@@ -35,6 +35,7 @@
 // 1); --dist DIR: another build (to compare builds, alternate two of them);
 // --write: also put the table into benches/browser/RESULTS.md between the
 // "bench-web: latest" markers.
+import { nextFrame, panZoom } from './gestures.mjs';
 import { createServer } from 'node:http';
 import { createReadStream, existsSync, statSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, extname, resolve, dirname, basename } from 'node:path';
@@ -135,20 +136,9 @@ const pct = (xs, p) => {
 const med = (xs) => pct(xs, 50);
 const f0 = (x) => (Number.isFinite(x) ? x.toFixed(0) : '–');
 const f1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : '–');
-const nextFrame = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
-
-/** Wheel zooms and drag pans over the plot; the page's memviz:redraw durations. */
-async function panZoom(page, steps) {
-  const box = await page.locator('#plot').boundingBox();
-  const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
-  const t0 = await page.evaluate(() => performance.now());
-  await page.mouse.move(x, y);
-  for (let i = 0; i < steps / 4; i++) { await page.mouse.wheel(0, -120); await nextFrame(page); }
-  await page.mouse.down();
-  for (let i = 1; i <= steps / 4; i++) { await page.mouse.move(x + i * 12, y); await nextFrame(page); }
-  for (let i = steps / 4 - 1; i >= -steps / 4; i--) { await page.mouse.move(x + i * 12, y); await nextFrame(page); }
-  await page.mouse.up();
-  for (let i = 0; i < steps / 4; i++) { await page.mouse.wheel(0, 120); await nextFrame(page); }
+/** Pans and zooms over the plot (gestures.mjs); the memviz:redraw durations meanwhile. */
+async function redrawsOfPanZoom(page, steps) {
+  const t0 = await panZoom(page, steps);
   return page.evaluate((t0) => window.__bench.entries('memviz:redraw', 'measure').filter((e) => e.startTime >= t0).map((e) => e.duration), t0);
 }
 
@@ -220,7 +210,7 @@ async function openOnce(path, redraw) {
     });
     await nextFrame(page);
     r.drawn = await page.evaluate(() => document.getElementById('detail').value);
-    r.redraw = await panZoom(page, opt.steps);
+    r.redraw = await redrawsOfPanZoom(page, opt.steps);
     r.wasm = Math.max(r.wasm, await page.evaluate(() => (window.__bench.wasm ? window.__bench.wasm.memory.buffer.byteLength : NaN)));
   }
   await context.close();
