@@ -9,11 +9,9 @@
 // modules that build on it, so there is no import cycle).
 import { wasmLoaded, reinstantiate } from './boot.js';
 import { announce, silence } from './announce.js';
-import { decodeInWorker, prewarm, Cancelled, WorkerTrap } from './decode-worker.js';
+import { decodeInWorker, feedStream, prewarm, Cancelled, WorkerTrap, CHUNK, FEED } from './decode-worker.js';
 
 const $ = (id) => document.getElementById(id);
-const CHUNK = 4 << 20; // bytes decoded between progress steps (and task hops) on this thread
-const FEED = 1 << 20; // bytes copied into wasm memory per call: its peak stays small
 // Files larger than this are decoded in the worker (www/decode-worker.js),
 // smaller ones on the page's thread: measured with
 // benches/browser/open_paint.mjs (7 fresh pages each, median change ->
@@ -342,28 +340,13 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
   job.cancel = () => { cancelled = true; };
   document.body.dataset.decodedIn = 'page';
   viewer.begin(file.name);
-  // Decoded as it arrives: the browser hands a file over in pieces of about
-  // 100 KiB, and a 3 MB one takes 10-30 ms to arrive (measured), so each
-  // piece is decoded while the next comes instead of after the last.
-  const reader = file.stream().getReader();
-  try {
-    let read = 0, shown = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (cancelled) throw new Cancelled(file.name);
-      if (done) break;
-      for (let p = 0; p < value.length; p += FEED) viewer.feed(value.subarray(p, p + FEED));
-      read += value.length;
-      if (file.size <= CHUNK || read - shown < CHUNK) continue; // a small file: no progress, no yield
-      shown = read;
-      onProgress(read);
-      await nextTask(); // keep the page responsive between chunks
-      if (cancelled) throw new Cancelled(file.name);
-    }
-  } catch (e) {
-    reader.cancel().catch(() => {});
-    throw e;
-  }
+  const stop = () => { if (cancelled) throw new Cancelled(file.name); };
+  await feedStream(file, (bytes) => { stop(); viewer.feed(bytes); }, async (read) => {
+    if (file.size <= CHUNK) return; // a small file: no progress, no yield
+    onProgress(read);
+    await nextTask(); // keep the page responsive between chunks
+    stop();
+  }, CHUNK, FEED);
   job.cancel = null;
   if (file.size > CHUNK) await onBuild();
   return viewer.finish();
