@@ -456,6 +456,15 @@ pub fn render_plot_with<S: BandSource, C: Fn(u32) -> Rgba>(
     colbuf.clear();
     colbuf.resize(TILE * hu, bg);
     let summ_px = SUMMARIZED.map(u32::from_le_bytes);
+    // center[r]: the byte at the center of pixel row r (from the bottom),
+    // rounded down. A band fills row r when it covers that center
+    // (offset <= center < top, as the hit test finds it); `need[r]` is the
+    // smallest top that reaches row r, so the sweep passes over whole words
+    // of thinner bands. Both computed once, not per band: most bands of a
+    // busy column are thinner than a pixel.
+    let center: Vec<u64> =
+        (0..hu).map(|r| ((r as f64 + 0.5) / px_per_byte).floor() as u64).chain(std::iter::once(u64::MAX)).collect();
+    let need: Vec<u64> = center.iter().map(|&c| c.saturating_add(1)).collect();
     let mut prev_step = NO_STEP;
     for c in 0..w {
         let step = cols.step[c as usize];
@@ -476,31 +485,28 @@ pub fn render_plot_with<S: BandSource, C: Fn(u32) -> Rgba>(
             }
             prev_step = step;
             let col = &mut colbuf[base..base + hu]; // row 0 = bottom
-            col.fill(bg);
             let mut next_row = 0u32; // first row not yet filled, from the bottom
-                                     // Bytes a band's top must reach to fill the next row: most bands of a
-                                     // busy column are thinner than a pixel, and an integer compare skips
-                                     // them without the float math below.
-            let reach = |row: u32| ((row as f64 + 0.5) / px_per_byte).floor() as u64;
-            let mut threshold = reach(next_row);
             src.bands_reaching(step, style.selected, |elem, offset, size| {
                 // Saturating: sizes near 2^64 in a hostile file must not wrap.
                 let band_top = offset.saturating_add(size);
-                if band_top < threshold && Some(elem) != style.selected {
-                    return threshold;
+                if band_top <= center[next_row as usize] && Some(elem) != style.selected {
+                    return need[next_row as usize];
                 }
-                let top = band_top as f64 * px_per_byte;
-                let end = ((top + 0.5).floor() as i64).clamp(0, h as i64) as u32;
                 if Some(elem) == style.selected {
+                    let top = band_top as f64 * px_per_byte;
                     let bot = offset as f64 * px_per_byte;
                     let lo = (bot.floor() as i64).clamp(0, h as i64 - 1) as u32;
                     let hi = (top.ceil() as i64).clamp(lo as i64 + 1, h as i64) as u32;
                     sel[c as usize] = Some((lo, hi));
                 }
+                // The rows whose center the band covers, from the first free one.
+                let mut end = next_row;
+                while end < h && center[end as usize] < band_top {
+                    end += 1;
+                }
                 if end > next_row {
                     col[next_row as usize..end as usize].fill(u32::from_le_bytes(color(elem)));
                     next_row = end;
-                    threshold = reach(next_row);
                     stats.runs += 1;
                     let i = elem as usize;
                     if i >= seen.len() {
@@ -511,7 +517,7 @@ pub fn render_plot_with<S: BandSource, C: Fn(u32) -> Rgba>(
                         seen_count += 1;
                     }
                 }
-                threshold
+                need[next_row as usize]
             });
             let total = src.total(step);
             let summ = src.summarized(step).min(total);
@@ -520,13 +526,16 @@ pub fn render_plot_with<S: BandSource, C: Fn(u32) -> Rgba>(
             let summ_bot = ((total - summ) as f64 * px_per_byte + 0.5).floor() as u32;
             // Rows below the summarized band that no drawn band claimed (rounding)
             // take the summarized look too, so the stack has no holes.
+            let mut filled = next_row;
             if summ > 0 && end > next_row {
                 let from = next_row.min(summ_bot);
                 for r in from..end {
                     col[r as usize] = summ_px[(((c + r) / 4) % 2) as usize];
                 }
                 stats.runs += 1;
+                filled = end;
             }
+            col[filled as usize..].fill(bg);
         }
         // Transpose a full (or the last) tile: image row y (top first) =
         // scratch row h-1-y.
