@@ -234,7 +234,8 @@ impl BandSource for TimelineBands<'_> {
         if sw.keep.map(|k| k.0) != keep {
             sw.keep = keep.map(|e| (e, ix.elem.iter().position(|&x| x == e)));
         }
-        let keep_word = sw.keep.and_then(|k| k.1).map(|r| r / 64);
+        let keep_rank = sw.keep.and_then(|k| k.1);
+        let keep_word = keep_rank.map(|r| r / 64);
         let mut need = 0u64;
         let mut offset = 0u64;
         for (g, &words_bits) in sw.nonempty.iter().enumerate() {
@@ -256,8 +257,15 @@ impl BandSource for TimelineBands<'_> {
                 while b != 0 {
                     let r = w * 64 + b.trailing_zeros() as usize;
                     b &= b - 1;
-                    need = f(ix.elem[r], offset, ix.size[r]);
-                    offset = offset.wrapping_add(ix.size[r]);
+                    let size = ix.size[r];
+                    // A band below `need` is passed over here, before its
+                    // element is read: most bands of a busy column are.
+                    if offset.saturating_add(size) < need && Some(r) != keep_rank {
+                        offset = offset.wrapping_add(size);
+                        continue;
+                    }
+                    need = f(ix.elem[r], offset, size);
+                    offset = offset.wrapping_add(size);
                 }
             }
         }
