@@ -1,3 +1,4 @@
+//# allFunctionsCalledOnLoad
 // memviz page glue: wires DOM events to the wasm Viewer (crates/memviz-wasm).
 // Everything else (decoding, replay, drawing, hit testing, text) is in Rust.
 //
@@ -599,10 +600,24 @@ function drawNow() {
   guard(draw)();
 }
 
+// The CSS size of each canvas drawn here, as a ResizeObserver last saw it.
+// draw() reads it rather than clientWidth: in the task that opened a file,
+// reading clientWidth forced a style and layout pass (3.4 ms measured on a
+// 0.5 MB file) that the frame then did anyway. A canvas not seen yet, or
+// seen hidden (0 wide), is measured.
+const seenSize = new WeakMap();
+const sizes = new ResizeObserver((entries) => {
+  for (const e of entries) seenSize.set(e.target, [Math.round(e.contentRect.width), Math.round(e.contentRect.height)]);
+  redraw();
+});
+for (const id of ['plot', 'axes', 'minimap']) sizes.observe($(id));
+
 function sizeCanvas(c) {
   const dpr = window.devicePixelRatio || 1;
-  const w = Math.max(1, Math.round(c.clientWidth * dpr));
-  const h = Math.max(1, Math.round(c.clientHeight * dpr));
+  const seen = seenSize.get(c);
+  const [cw, ch] = seen && seen[0] > 0 && seen[1] > 0 ? seen : [c.clientWidth, c.clientHeight];
+  const w = Math.max(1, Math.round(cw * dpr));
+  const h = Math.max(1, Math.round(ch * dpr));
   if (c.width !== w || c.height !== h) { c.width = w; c.height = h; }
 }
 

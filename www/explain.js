@@ -1,3 +1,4 @@
+//# allFunctionsCalledOnLoad
 // "Explain the memory" (crates/memviz-wasm/src/explain.rs over
 // memviz_core::analysis): Color by (allocation | category | stack frame |
 // category stacked area) with a legend of bytes per kind at t; a marker on

@@ -1,3 +1,4 @@
+//# allFunctionsCalledOnLoad
 // "Alive at" panel: what is alive at one moment t of the Active Memory
 // Timeline (memviz_core::analysis through Viewer.moment_json). A click on the
 // plot (which also pins, app.js) or Enter at its keyboard cursor, or the

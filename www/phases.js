@@ -1,3 +1,4 @@
+//# allFunctionsCalledOnLoad
 // Phases and time over the timelines (crates/memviz-wasm/src/phases.rs,
 // memviz_core::phases): the snapshot's record_function ranges
 // (external_annotations: forward / backward / optimizer step...) as labelled

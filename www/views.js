@@ -1,3 +1,4 @@
+//# allFunctionsCalledOnLoad
 // memviz page: the views beyond the two timelines (Allocated Memory incl.
 // Private Pools, Allocator State History, Allocator Settings), search, and
 // the jumps between the timeline and the state history. It registers with
