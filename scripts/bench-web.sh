@@ -6,7 +6,8 @@
 # each snapshot in headless Debian chromium and prints issue 13's table
 # (change -> painted frame, input latency during the big open, decode MB/s
 # wasm / native, wasm memory x file, redraw with every allocation drawn; each
-# against its target). Needs scripts/setup.sh to have run.
+# against its target), then benches/browser/decode_rate.mjs the wasm
+# decoder's own throughput against the native one. Needs scripts/setup.sh to have run.
 #   scripts/bench-web.sh [--no-build] [--huge [PATH]] [--write] [--runs N] [--dist DIR] [FILE...]
 # --huge adds a ~1 GB snapshot (gen_snapshot.py --events 16000000; making it
 # takes several minutes and ~8 GB of RAM in Python; PATH to reuse one).
@@ -16,6 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=1
 args=()
+dist=()
 gen() { # events -> path, generated once
   local p="target/bench-data/gen_$1.pickle"
   if [ ! -f "$p" ]; then
@@ -29,6 +31,7 @@ gen() { # events -> path, generated once
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) build=0 ;;
+    --dist) args+=("$1" "$2"); dist=(--dist "$2"); shift ;;
     --huge)
       if [ $# -gt 1 ] && [ -f "$2" ]; then args+=(--huge "$2"); shift
       else args+=(--huge "$(gen 16000000)"); fi ;;
@@ -42,3 +45,7 @@ if [ "$build" = 1 ]; then
 fi
 gen 2000000 >/dev/null
 node benches/browser/run.mjs "${args[@]}"
+# The wasm decoder's own throughput (the file read whole first) against the
+# native one: the page's figure above also counts Chromium's file read.
+echo
+node benches/browser/decode_rate.mjs "${dist[@]}"
