@@ -5,7 +5,7 @@
 // every timeline for the peak and each OOM; a panel that explains an OOM or
 // the peak (picking one sets t); a panel of leaks and growth. Everything is
 // cleared when the file or device changes.
-import { getViewer, guard, redraw, onDraw } from './app.js';
+import { getViewer, guard, redraw, onDraw, withAnalysis } from './app.js';
 import { setMoment, momentView, onMoment } from './moment.js';
 
 const $ = (id) => document.getElementById(id);
@@ -157,6 +157,10 @@ function table(groups, label, total, keyFn = (g) => esc(g.key)) {
 function explain(spec) {
   const v = viewer();
   if (!v) return;
+  if (!v.analysis_built()) {
+    withAnalysis(() => explain(spec));
+    return;
+  }
   const x = JSON.parse(v.explain_json(spec));
   setMoment(spec);
   shown = spec;
@@ -196,6 +200,10 @@ function explain(spec) {
 function showLeaks() {
   const v = viewer();
   if (!v || !v.file_names().length || !$('leaks-details').open) { $('leaks-body').innerHTML = ''; return; }
+  if (!v.analysis_built()) {
+    withAnalysis(showLeaks);
+    return;
+  }
   const r = JSON.parse(v.leaks_json());
   const stack = (key) => `<pre title="${esc(key)}">${esc(short(key, 2))}</pre>`;
   let html = `<p data-key="alive-at-end" data-value="${r.alive_at_end_bytes}" data-count="${r.alive_at_end_count}">` +
@@ -275,9 +283,15 @@ onMoment(() => legend());
 $('color-by').addEventListener('change', guard(() => {
   const v = viewer();
   if (!v) return;
-  v.set_color_by($('color-by').value);
-  legend();
-  redraw();
+  const mode = $('color-by').value;
+  // Every mode but one color per allocation reads the analysis (kinds, frames).
+  const apply = () => {
+    viewer().set_color_by(mode);
+    legend();
+    redraw();
+  };
+  if (mode === 'allocation') apply();
+  else withAnalysis(apply);
 }));
 const pick = guard((e) => {
   const b = e.target.closest('button[data-spec]');

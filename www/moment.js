@@ -7,7 +7,7 @@
 // (sortable, filterable), bytes by kind and the icicle (a click zooms into a
 // frame and highlights its allocations in the timeline). A file or device
 // switch clears it all.
-import { getViewer, guard, onPin, onDraw, redraw } from './app.js';
+import { getViewer, guard, onPin, onDraw, redraw, withAnalysis } from './app.js';
 import * as icicle from './icicle.js';
 
 const $ = (id) => document.getElementById(id);
@@ -62,6 +62,10 @@ const keyNow = () => { const v = viewer(); return v ? `${v.current_file()}/${v.d
 function setMoment(spec) {
   const v = viewer();
   if (!v || v.file_names().length === 0) return;
+  if (!v.analysis_built()) {
+    withAnalysis(() => setMoment(spec));
+    return;
+  }
   // Groups: the 2000 largest of each grouping. Icicle nodes: >= 1/1500 of
   // the peak, about a pixel of the canvas (narrower ones are not drawn).
   view = JSON.parse(v.moment_json(spec, 2000, Math.floor(v.peak_bytes() / 1500)));

@@ -35,8 +35,23 @@ test('Alive at: Peak shows the Active Memory peak; the user-frame table sums to 
   await waitOpened(page, BIG);
   const peak = expected(BIG).summary.devices['0'].active_memory.peak_bytes;
 
+  // The first moment builds the file's analysis: the page says so in a frame
+  // of its own before the build, and the note goes once the moment shows.
+  await page.evaluate(() => {
+    const busy = document.getElementById('busy');
+    window.__busy = [];
+    new MutationObserver(() => window.__busy.push(busy.hidden ? 'hidden' : `shown: ${busy.textContent.trim()}`))
+      .observe(busy, { attributes: true });
+    const frame = () => { window.__busy.push('frame'); if (window.__busy.length < 50) requestAnimationFrame(frame); };
+    requestAnimationFrame(frame);
+  });
   await page.click('#moment-peak');
   await page.waitForSelector('#moment-totals [data-key="allocated"]');
+  const busy = (await page.evaluate(() => window.__busy)).filter((x, i, a) => x !== 'frame' || a[i - 1] !== 'frame');
+  const shown = busy.indexOf(`shown: Building the analysis of ${BIG}…`);
+  assert.ok(shown >= 0, `the note was not shown: ${busy}`);
+  assert.deepEqual(busy.slice(shown + 1, shown + 3), ['frame', 'hidden'], `a frame with the note, then the build: ${busy}`);
+  assert.equal(await page.$eval('#busy', (e) => e.hidden), true);
   assert.equal(await shownBytes(page, 'allocated'), peak);
   const reserved = await shownBytes(page, 'reserved');
   assert.ok(reserved >= peak, `reserved ${reserved} < allocated ${peak}`);

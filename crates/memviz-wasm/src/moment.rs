@@ -22,6 +22,19 @@ impl Viewer {
         self.inner.is_active_memory()
     }
 
+    /// Whether the analysis of the current file and device is built. The
+    /// first moment, explanation, leak report or color by kind builds it
+    /// (0.1 s on a 3 MB file, about 0.7 s on 2M events): the page says so
+    /// first (`withAnalysis` in www/app.js).
+    pub fn analysis_built(&self) -> bool {
+        self.inner.analysis_built()
+    }
+
+    /// Builds the analysis of the current file and device unless it is.
+    pub fn build_analysis(&mut self) {
+        let _ = self.inner.analysis();
+    }
+
     /// The MomentView (memviz_core::analysis) of `moment` (`peak`, `step:S`,
     /// `end`, ...) on the current file and device, as JSON: totals, groups
     /// (the `limit` largest of each) and the icicle tree (nodes of at least
