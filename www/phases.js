@@ -13,10 +13,13 @@
 // files, and a timeline without time_us disables it with the reason
 // (#x-axis-reason). On the time axis phases are placed at their times.
 //
-// It follows the plot the way moment.js does: once per animation frame it
-// compares what the plot shows (file, device, view, window, width, x axis)
-// with what it laid out, and lays out again only when that changed.
-import { getViewer, guard, redraw } from './app.js';
+// It follows the plot: after each draw (app.js's onDraw) it compares what
+// the plot shows (file, device, view, window, width, x axis) with what it
+// laid out, and lays out again only when that changed, in the same task, so
+// the phases move with the plot in the same frame. It does not poll: a page
+// left open with a file requests no frames (it did each frame, 2.4% of the
+// main thread while idle).
+import { getViewer, guard, redraw, onDraw } from './app.js';
 
 const $ = (id) => document.getElementById(id);
 const box = $('plot-box');
@@ -115,11 +118,24 @@ function layout(v) {
     ? `${list.length} of ${data.phases.length} shown` : 'no record_function phases in this file';
 }
 
-(function follow() {
+// A new timeline's phases come in a task after the frame that shows it.
+let later = false;
+function followLater() {
+  if (later) return;
+  later = true;
+  requestAnimationFrame(() => setTimeout(() => {
+    later = false;
+    follow();
+  }, 0));
+}
+
+function follow() {
   try {
     const v = getViewer();
     // Only with a timeline on screen (not before a file, not in the state history).
-    bar.hidden = !(v && v.file_names().length && box.offsetParent !== null);
+    // (From the view's kind rather than offsetParent, which would force a
+    // layout inside the draw.)
+    bar.hidden = !(v && v.file_names().length && !box.hidden && !/^(state|settings)$/.test(document.body.dataset.kind || ''));
     if (!bar.hidden) {
       const key = currentKey(v);
       if (key !== dataKey && key !== seenKey) {
@@ -132,6 +148,7 @@ function layout(v) {
         layer.replaceChildren();
         $('phase-count').textContent = '';
         $('time-readout').textContent = '';
+        followLater();
       } else if (key !== dataKey) {
         dataKey = key;
         data = JSON.parse(v.phases_json());
@@ -140,13 +157,15 @@ function layout(v) {
         axisControl(v);
       }
       // Where steps land on the plot (NaN until it is drawn) is part of the key.
-      const lk = key !== dataKey ? '' : [key, v.x_axis(), v.x_of_step(0), v.x_of_step(v.n_steps()), plot.clientWidth,
+      const lk = key !== dataKey ? '' : [key, v.x_axis(), v.x_of_step(0), v.x_of_step(v.n_steps()), plot.width,
         $('phase-filter').value, $('phase-internal').checked].join('|');
       if (lk !== layoutKey) { layoutKey = lk; layout(v); }
     }
   } catch (_) { /* the viewer is restarting */ }
-  requestAnimationFrame(follow);
-})();
+}
+onDraw(follow);
+$('phase-filter').addEventListener('input', follow);
+$('phase-internal').addEventListener('change', follow);
 
 plot.addEventListener('pointermove', (e) => {
   const v = getViewer();

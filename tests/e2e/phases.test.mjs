@@ -123,6 +123,17 @@ test('phases from a real annotated snapshot: drawn at their steps, click zooms, 
   }, step.steps[0]);
   assert.ok(Math.abs(left - x0) < 1, `phase at ${left}, step at ${x0}`);
   await page.screenshot({ path: join(OUT, 'phases-ctx128.png') });
+  // Idle, the page requests no animation frames: the phases follow the
+  // plot's draws, they do not poll each frame.
+  const idleFrames = await page.evaluate(async () => {
+    let n = 0;
+    const raf = window.requestAnimationFrame;
+    window.requestAnimationFrame = (f) => { n++; return raf.call(window, f); };
+    await new Promise((r) => setTimeout(r, 500));
+    window.requestAnimationFrame = raf;
+    return n;
+  });
+  assert.equal(idleFrames, 0);
   // Click: the window is the phase's steps.
   // The layer is laid out again whenever the plot moves (first draws,
   // resize): a click may land on a band being replaced, so try again.
@@ -132,6 +143,12 @@ test('phases from a real annotated snapshot: drawn at their steps, click zooms, 
     await page.waitForTimeout(300);
   }
   assert.deepEqual(await page.evaluate(() => [window.memviz.viewer.window_start(), window.memviz.viewer.window_end()]), step.steps);
+  // The band moved with the plot: it starts at the left edge of the window now.
+  const [left2, x2] = await page.evaluate((s) => {
+    const el = [...document.querySelectorAll('#phase-layer .phase')].find((e) => e.dataset.name === 'Optimizer.step#AdamW.step');
+    return [parseFloat(el.style.left) - document.querySelector('#plot').offsetLeft, window.memviz.viewer.x_of_step(s)];
+  }, step.steps[0]);
+  assert.ok(Math.abs(left2 - Math.max(0, x2)) < 1 && left2 !== left, `phase at ${left2} (was ${left}), step at ${x2}`);
   // Filter by name (the whole trace again: zero_grad is before its first step).
   await page.click('#reset-zoom');
   await page.fill('#phase-filter', 'zero_grad');
