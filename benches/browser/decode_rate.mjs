@@ -13,13 +13,11 @@
 // gets), then the median of 5 more. Native: `decode_speed --phases` (the same
 // feed calls), median of 5. Needs dist/ (scripts/build-web.sh) and
 // target/release/decode_speed.
-import { createServer } from 'node:http';
-import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
-import { join, extname, resolve, dirname, basename } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve, basename } from 'node:path';
+import { ROOT, serveDist, launchChromium } from './page.mjs';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const argv = process.argv.slice(2);
 let DIST = join(ROOT, 'dist');
 const files = [];
@@ -35,28 +33,14 @@ const NATIVE = join(ROOT, 'target/release/decode_speed');
 for (const p of [join(DIST, 'index.html'), NATIVE, ...files]) {
   if (!existsSync(p)) { console.error(`missing: ${p}`); process.exit(1); }
 }
-const { chromium } = await import(join(ROOT, 'tests/e2e/node_modules/playwright-core/index.mjs'));
 // The page's FEED (www/decode-worker.js: `export const FEED = 1 << 20;`), read
 // from its text: the module itself needs a window.
 const feedMatch = /export const FEED = (\d+) << (\d+);/.exec(readFileSync(join(DIST, 'decode-worker.js'), 'utf8'));
 if (!feedMatch) { console.error('FEED not found in decode-worker.js'); process.exit(1); }
 const FEED = +feedMatch[1] << +feedMatch[2];
 
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm' };
-const server = createServer((req, res) => {
-  const p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-  const f = join(DIST, p === '/' ? 'index.html' : p);
-  if (!f.startsWith(DIST) || !existsSync(f) || !statSync(f).isFile()) { res.writeHead(404).end(); return; }
-  res.writeHead(200, { 'content-type': TYPES[extname(f)] || 'application/octet-stream' });
-  createReadStream(f).pipe(res);
-});
-await new Promise((r) => server.listen(0, '127.0.0.1', r));
-const origin = `http://127.0.0.1:${server.address().port}`;
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-    '--disable-sync', '--no-first-run'],
-});
+const { server, origin } = await serveDist(DIST);
+const browser = await launchChromium();
 
 const med = (xs) => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1];
 const rows = [];

@@ -11,15 +11,12 @@
 // file that scripts/bench-web.sh makes (target/bench-data/gen_2000000.pickle,
 // 2 devices x 1M events, one OOM). Timings are the page's own
 // performance.now() around the calls, median and max of N moves.
-import { createServer } from 'node:http';
-import { createReadStream, existsSync, statSync, writeFileSync } from 'node:fs';
-import { join, extname, resolve, dirname, basename } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join, basename } from 'node:path';
 import { cpus, loadavg } from 'node:os';
+import { ROOT, serveDist, launchChromium } from './page.mjs';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST = join(ROOT, 'dist');
-const { chromium } = await import(join(ROOT, 'tests/e2e/node_modules/playwright-core/index.mjs'));
 const argv = process.argv.slice(2);
 const write = !argv.includes('--no-write');
 let files = argv.filter((a) => !a.startsWith('--'));
@@ -33,21 +30,8 @@ if (!files.length) {
 for (const f of files) if (!existsSync(f)) { console.error(`missing ${f}`); process.exit(1); }
 if (!existsSync(join(DIST, 'index.html'))) { console.error('dist/ missing: run scripts/build-web.sh'); process.exit(1); }
 
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm' };
-const server = createServer((req, res) => {
-  const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-  const file = join(DIST, path === '/' ? 'index.html' : path);
-  if (!file.startsWith(DIST) || !existsSync(file) || !statSync(file).isFile()) { res.writeHead(404).end(); return; }
-  res.writeHead(200, { 'content-type': TYPES[extname(file)] || 'application/octet-stream' });
-  createReadStream(file).pipe(res);
-});
-await new Promise((r) => server.listen(0, '127.0.0.1', r));
-const ORIGIN = `http://127.0.0.1:${server.address().port}`;
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
-});
+const { server, origin: ORIGIN } = await serveDist(DIST);
+const browser = await launchChromium();
 
 const MOVES = 30;
 const med = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
@@ -69,7 +53,9 @@ for (const path of files) {
     const time = (f) => { const t0 = performance.now(); f(); return performance.now() - t0; };
     const frame = () => new Promise((res) => requestAnimationFrame(() => res()));
     const out = { steps: v.n_steps() };
-    out.first = time(() => mm.setMoment('peak')); // builds the analysis
+    // Builds the analysis (the page itself first shows a note and builds it
+    // a frame later: www/app.js withAnalysis), then the first moment.
+    out.first = time(() => { if (v.build_analysis) v.build_analysis(); mm.setMoment('peak'); });
     const peak = mm.view.at.step ?? 0;
     // One step at a time (the arrow keys), then jumps across the trace.
     const step = [], jump = [], query = [];

@@ -12,18 +12,14 @@
 // playwright-core comes from tests/e2e/node_modules (scripts/setup.sh); it
 // drives /usr/bin/chromium and never downloads a browser.
 import { panZoom } from './gestures.mjs';
-import { createServer } from 'node:http';
 import { createReadStream, existsSync, statSync, writeFileSync, readFileSync } from 'node:fs';
-import { join, extname, resolve, dirname, basename } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, basename } from 'node:path';
 import { cpus, totalmem, loadavg } from 'node:os';
 import { execSync } from 'node:child_process';
+import { ROOT, serveDist, launchChromium, CHROMIUM } from './page.mjs';
 
 const LOAD0 = loadavg().map((x) => x.toFixed(2)).join(' ');
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST = join(ROOT, 'dist');
-const { chromium } = await import(join(ROOT, 'tests/e2e/node_modules/playwright-core/index.mjs'));
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 
 // ---- arguments -----------------------------------------------------------------
 const argv = process.argv.slice(2);
@@ -52,33 +48,22 @@ for (const f of opt.files) {
 if (!existsSync(join(DIST, 'index.html'))) { console.error('dist/ missing: run scripts/build-web.sh'); process.exit(1); }
 
 // ---- a static server for dist/ (streams files; the OS picks the port) ---------
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm' };
 // --profile serves the same build's wasm before wasm-opt (its name section
 // kept, so that the CPU profile names the Rust functions; wasm-opt -O3 would
 // both strip and inline them), and drops the wasm preload's integrity. Its
 // results go to benches/browser/PROFILE.md, not RESULTS.md.
 const PROFILE_WASM = opt.profile ? join(ROOT, 'target/wasm-bindgen/release/memviz-wasm_bg.wasm') : null;
-const server = createServer((req, res) => {
-  const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-  let file = join(DIST, path === '/' ? 'index.html' : path);
-  if (!file.startsWith(DIST) || !existsSync(file) || !statSync(file).isFile()) { res.writeHead(404).end(); return; }
-  res.writeHead(200, { 'content-type': TYPES[extname(file)] || 'application/octet-stream' });
-  if (PROFILE_WASM && file.endsWith('_bg.wasm')) file = PROFILE_WASM;
+const { server, origin: ORIGIN } = await serveDist(DIST, (file, res) => {
+  // A profiling build's wasm in place of the release one (its hash differs: no integrity check).
+  if (PROFILE_WASM && file.endsWith('_bg.wasm')) { createReadStream(PROFILE_WASM).pipe(res); return true; }
   if (PROFILE_WASM && file.endsWith('.html')) {
     res.end(readFileSync(file, 'utf8').replace(/ integrity="[^"]*"( as="fetch" type="application\/wasm")/, '$1'));
-    return;
+    return true;
   }
-  createReadStream(file).pipe(res);
+  return false;
 });
-await new Promise((r) => server.listen(0, '127.0.0.1', r));
-const ORIGIN = `http://127.0.0.1:${server.address().port}`;
 
-const browser = await chromium.launch({
-  executablePath: CHROMIUM,
-  headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync', '--no-first-run', ...opt.chromiumArgs],
-});
+const browser = await launchChromium(opt.chromiumArgs);
 
 // ---- helpers -------------------------------------------------------------------
 const MB = 1 << 20;

@@ -8,14 +8,11 @@
 // a fresh page per run, left to settle first.
 //
 //   node benches/browser/open_longtask.mjs [--runs N] [--settle MS] [--query ?decode=page] FILE...
-import { createServer } from 'node:http';
-import { createReadStream, existsSync, statSync } from 'node:fs';
-import { join, extname, resolve, dirname, basename } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync, statSync } from 'node:fs';
+import { join, resolve, basename } from 'node:path';
+import { ROOT, serveDist, launchChromium } from './page.mjs';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST = process.env.MEMVIZ_DIST ? resolve(process.env.MEMVIZ_DIST) : join(ROOT, 'dist');
-const { chromium } = await import(join(ROOT, 'tests/e2e/node_modules/playwright-core/index.mjs'));
 
 const argv = process.argv.slice(2);
 const opt = { runs: 3, settle: 1500, query: '', files: [] };
@@ -28,16 +25,7 @@ for (let i = 0; i < argv.length; i++) {
 if (!opt.files.length) { console.error('usage: open_longtask.mjs [--runs N] [--query Q] FILE...'); process.exit(2); }
 if (!existsSync(join(DIST, 'index.html'))) { console.error('dist/ missing: run scripts/build-web.sh'); process.exit(1); }
 
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm' };
-const server = createServer((req, res) => {
-  const p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-  const f = join(DIST, p === '/' ? 'index.html' : p);
-  if (!f.startsWith(DIST) || !existsSync(f) || !statSync(f).isFile()) { res.writeHead(404).end(); return; }
-  res.writeHead(200, { 'content-type': TYPES[extname(f)] || 'application/octet-stream' });
-  createReadStream(f).pipe(res);
-});
-await new Promise((r) => server.listen(0, '127.0.0.1', r));
-const origin = `http://127.0.0.1:${server.address().port}`;
+const { server, origin } = await serveDist(DIST);
 
 const INIT = `(() => {
   // The page's wasm memories (its instance, and another after a trap): their size after the open.
@@ -78,11 +66,7 @@ const INIT = `(() => {
   }, true);
 })();`;
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-    '--disable-sync', '--no-first-run'],
-});
+const browser = await launchChromium();
 const med = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[(s.length - 1) >> 1] : NaN; };
 const gap = (ts) => (ts.length < 2 ? NaN : Math.max(...ts.slice(1).map((t, i) => t - ts[i])));
 console.log(`| file | size | query | change → painted | longest main-thread task | long tasks (sum) | longest frame gap while reading | longest frame gap after | page wasm MiB | worker wasm MiB |`);

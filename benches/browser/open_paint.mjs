@@ -16,14 +16,11 @@
 // and split by the page's marks (memviz:file-received, memviz:decoded,
 // memviz:first-paint, memviz:redraw), seen through a PerformanceObserver.
 // Prints medians (and min / max) of each phase.
-import { createServer } from 'node:http';
-import { createReadStream, existsSync, statSync } from 'node:fs';
-import { join, extname, resolve, dirname, basename } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync, statSync } from 'node:fs';
+import { join, resolve, basename } from 'node:path';
+import { ROOT, serveDist, launchChromium, chromium } from './page.mjs';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST = process.env.MEMVIZ_DIST ? resolve(process.env.MEMVIZ_DIST) : join(ROOT, 'dist'); // MEMVIZ_DIST: compare two builds
-const { chromium } = await import(join(ROOT, 'tests/e2e/node_modules/playwright-core/index.mjs'));
 
 const argv = process.argv.slice(2);
 const opt = { runs: 9, settle: 1500, files: [], args: [] };
@@ -39,16 +36,7 @@ if (!opt.files.length) {
 }
 if (!existsSync(join(DIST, 'index.html'))) { console.error('dist/ missing: run scripts/build-web.sh'); process.exit(1); }
 
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm' };
-const server = createServer((req, res) => {
-  const p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-  const f = join(DIST, p === '/' ? 'index.html' : p);
-  if (!f.startsWith(DIST) || !existsSync(f) || !statSync(f).isFile()) { res.writeHead(404).end(); return; }
-  res.writeHead(200, { 'content-type': TYPES[extname(f)] || 'application/octet-stream' });
-  createReadStream(f).pipe(res);
-});
-await new Promise((r) => server.listen(0, '127.0.0.1', r));
-const origin = `http://127.0.0.1:${server.address().port}`;
+const { server, origin } = await serveDist(DIST);
 
 const INIT = `(() => {
   const marks = {};
@@ -79,11 +67,7 @@ const INIT = `(() => {
   }, true);
 })();`;
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-    '--disable-sync', '--no-first-run', ...opt.args],
-});
+const browser = await launchChromium(opt.args);
 const med = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[(s.length - 1) >> 1] : NaN; };
 const f1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : '–');
 const out = [];

@@ -36,16 +36,12 @@
 // --write: also put the table into benches/browser/RESULTS.md between the
 // "bench-web: latest" markers.
 import { nextFrame, panZoom } from './gestures.mjs';
-import { createServer } from 'node:http';
-import { createReadStream, existsSync, statSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, extname, resolve, dirname, basename } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync, statSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve, basename } from 'node:path';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { execFileSync, execSync } from 'node:child_process';
+import { ROOT, serveDist, launchChromium, CHROMIUM } from './page.mjs';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const { chromium } = await import(join(ROOT, 'tests/e2e/node_modules/playwright-core/index.mjs'));
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const LOAD0 = loadavg().map((x) => x.toFixed(2)).join(' ');
 const MB = 1 << 20;
 const BIG = 50 * MB;
@@ -82,16 +78,7 @@ if (!existsSync(join(opt.dist, 'index.html'))) { console.error(`${opt.dist}/inde
 const paintTarget = (size) => (size > HUGE ? 5000 : size > BIG ? 500 : size > 2 * MB ? 45 : 30);
 
 // ---- a static server for the build (streams; the OS picks the port) ----------
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm' };
-const server = createServer((req, res) => {
-  const p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-  const f = join(opt.dist, p === '/' ? 'index.html' : p);
-  if (!f.startsWith(opt.dist) || !existsSync(f) || !statSync(f).isFile()) { res.writeHead(404).end(); return; }
-  res.writeHead(200, { 'content-type': TYPES[extname(f)] || 'application/octet-stream' });
-  createReadStream(f).pipe(res);
-});
-await new Promise((r) => server.listen(0, '127.0.0.1', r));
-const ORIGIN = `http://127.0.0.1:${server.address().port}`;
+const { server, origin: ORIGIN } = await serveDist(opt.dist);
 
 // Runs before the page's scripts.
 const INIT = `(() => {
@@ -123,11 +110,7 @@ const INIT = `(() => {
   }, true);
 })();`;
 
-const browser = await chromium.launch({
-  executablePath: CHROMIUM, headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-    '--disable-sync', '--no-first-run'],
-});
+const browser = await launchChromium();
 
 const pct = (xs, p) => {
   const s = xs.filter(Number.isFinite).sort((a, b) => a - b);

@@ -7,31 +7,17 @@
 //   node benches/browser/trace.mjs FILE [--save trace.json]
 //
 // Needs dist/ (scripts/build-web.sh) and scripts/setup.sh; Debian chromium.
-import { createServer } from 'node:http';
-import { createReadStream, existsSync, statSync, writeFileSync } from 'node:fs';
-import { join, extname, resolve, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, serveDist, launchChromium } from './page.mjs';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST = join(ROOT, 'dist');
-const { chromium } = await import(join(ROOT, 'tests/e2e/node_modules/playwright-core/index.mjs'));
 const [file, ...rest] = process.argv.slice(2);
 if (!file || !existsSync(file)) { console.error('usage: node benches/browser/trace.mjs FILE [--save trace.json]'); process.exit(2); }
 const save = rest[0] === '--save' ? rest[1] : null;
 
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm' };
-const server = createServer((req, res) => {
-  const p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-  const f = join(DIST, p === '/' ? 'index.html' : p);
-  if (!f.startsWith(DIST) || !existsSync(f) || !statSync(f).isFile()) { res.writeHead(404).end(); return; }
-  res.writeHead(200, { 'content-type': TYPES[extname(f)] || 'application/octet-stream' });
-  createReadStream(f).pipe(res);
-});
-await new Promise((r) => server.listen(0, '127.0.0.1', r));
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-});
+const { server, origin } = await serveDist(DIST);
+const browser = await launchChromium();
 const page = await (await browser.newContext({ viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1 })).newPage();
 await page.goto(`http://127.0.0.1:${server.address().port}/index.html`);
 await page.waitForSelector('body[data-ready="1"]');

@@ -1,0 +1,40 @@
+// What the browser benchmarks share: Playwright (tests/e2e/node_modules,
+// from scripts/setup.sh), a localhost server for a build of the page, and
+// Debian's Chromium, headless, with nothing running in the background.
+import { createServer } from 'node:http';
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { join, extname, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+export const { chromium } = await import(join(ROOT, 'tests/e2e/node_modules/playwright-core/index.mjs'));
+
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm' };
+
+/**
+ * Serves the build in `dir` (dist/ or another) on a free localhost port;
+ * resolves to `{ server, origin }`. `answer(file, res)`, if given, may answer
+ * a request for `file` itself (it returns true then).
+ */
+export async function serveDist(dir, answer = null) {
+  const server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    const file = join(dir, path === '/' ? 'index.html' : path);
+    if (!file.startsWith(dir) || !existsSync(file) || !statSync(file).isFile()) { res.writeHead(404).end(); return; }
+    res.writeHead(200, { 'content-type': TYPES[extname(file)] || 'application/octet-stream' });
+    if (answer && answer(file, res)) return;
+    createReadStream(file).pipe(res);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { server, origin: `http://127.0.0.1:${server.address().port}` };
+}
+
+/** Debian's Chromium, headless, never a downloaded one; `args` added to the usual ones. */
+export function launchChromium(args = []) {
+  return chromium.launch({
+    executablePath: CHROMIUM, headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run', ...args],
+  });
+}
