@@ -372,13 +372,14 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
     await nextTask(); // keep the page responsive between chunks
     stop();
   }, CHUNK, FEED);
+  stop(); // a cancel during the last read
   job.cancel = null;
   if (file.size > CHUNK) await onBuild();
   return viewer.finish();
 }
 
 /** Resolves after the next frame is painted (the text just set is on screen). */
-const afterPaint = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+export const afterPaint = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
 
 let reading = null; // the read in progress: {cancel}
 let waiting = 0; // files opened and not yet read

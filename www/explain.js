@@ -5,7 +5,7 @@
 // every timeline for the peak and each OOM; a panel that explains an OOM or
 // the peak (picking one sets t); a panel of leaks and growth. Everything is
 // cleared when the file or device changes.
-import { getViewer, guard, redraw, onDraw, withAnalysis } from './app.js';
+import { getViewer, guard, redraw, onDraw, withAnalysis, afterPaint } from './app.js';
 import { setMoment, momentView, onMoment } from './moment.js';
 
 const $ = (id) => document.getElementById(id);
@@ -268,7 +268,7 @@ onDraw(() => {
       $('leaks-body').innerHTML = '';
       shown = null;
       if (v.file_names().length) v.highlight_node(-1);
-      requestAnimationFrame(() => setTimeout(guard(refresh)));
+      afterPaint().then(guard(refresh));
       return;
     }
     if (refreshed === k && `${k}/${v.view()}` !== markerKey) {

@@ -19,7 +19,7 @@
 // the phases move with the plot in the same frame. It does not poll: a page
 // left open with a file requests no frames (it did each frame, 2.4% of the
 // main thread while idle).
-import { getViewer, guard, redraw, onDraw } from './app.js';
+import { getViewer, guard, redraw, onDraw, afterPaint } from './app.js';
 
 const $ = (id) => document.getElementById(id);
 const box = $('plot-box');
@@ -123,10 +123,10 @@ let later = false;
 function followLater() {
   if (later) return;
   later = true;
-  requestAnimationFrame(() => setTimeout(() => {
+  afterPaint().then(() => {
     later = false;
     follow();
-  }, 0));
+  });
 }
 
 function follow() {
