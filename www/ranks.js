@@ -13,7 +13,7 @@
 // (memviz_core::analysis::diff, keyed by frame text): their timelines on one
 // y scale, B − A by stack / frame / kind as a table, largest change first,
 // and a two-colour icicle (red: more in B, blue: more in A).
-import { getViewer, guard, showError, redraw, openFiles, setOpenMany, showFile, loadFile } from './app.js';
+import { getViewer, guard, showError, redraw, openFiles, setOpenMany, showFile, loadFile, nextTask } from './app.js';
 import { setMoment, momentView } from './moment.js';
 
 const $ = (id) => document.getElementById(id);
@@ -23,7 +23,6 @@ const fmt = (b) => { const a = Math.abs(b); return a >= GiB ? (b / GiB).toFixed(
   : a >= KiB ? (b / KiB).toFixed(1) + ' KiB' : b + ' B'; };
 const signed = (b) => (b > 0 ? '+' : b < 0 ? '−' : '±') + fmt(Math.abs(b));
 const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
-const nextTask = () => new Promise((r) => setTimeout(r, 0));
 
 // ---- the panel -------------------------------------------------------------
 // Its styles come with it (one file: nothing to add to the page's CSS, and

@@ -308,3 +308,45 @@ fn hover_text_matches_python_reference() {
     assert_eq!(format::context_for_element(&snap, &tl, 0), want.trim_end_matches('\n'));
     assert!(format::hover_text(&snap, &tl, 0).starts_with("0 Addr: bb03000000_0, "));
 }
+
+/// The replay in steps (`TimelineBuilder`, as the page runs it between
+/// frames) gives the timeline the one-go replay gives, whatever the step:
+/// every snapshot, device and kind, the steps ending mid-trace and mid-stack
+/// (the one-go replay is checked against Python above).
+#[test]
+fn timeline_built_in_steps_equals_one_go() {
+    use memviz_core::timeline::TimelineBuilder;
+    let mut sliced = 0;
+    for name in SNAPSHOTS {
+        let snap = load(name);
+        let v = versions::compute(&snap);
+        for d in snap.devices() {
+            for kind in [TimelineKind::ActiveMemory, TimelineKind::CachedSegments] {
+                let whole = Timeline::build_with(&snap, &v, d, kind);
+                for budget in [1, 97] {
+                    let mut b = TimelineBuilder::new(&snap, &v, d, kind);
+                    let mut steps = 1;
+                    while !b.step(&snap, &v, budget) {
+                        steps += 1;
+                    }
+                    let tl = b.finish();
+                    let at = format!("{name} device {d} {kind:?} budget {budget}");
+                    assert_eq!(tl.elements, whole.elements, "{at}");
+                    assert_eq!(tl.actions, whole.actions, "{at}");
+                    assert_eq!(tl.events, whole.events, "{at}");
+                    assert_eq!(tl.initially_allocated, whole.initially_allocated, "{at}");
+                    assert_eq!(tl.total, whole.total, "{at}");
+                    assert_eq!((tl.start_bytes, tl.end_bytes), (whole.start_bytes, whole.end_bytes), "{at}");
+                    assert_eq!((&tl.by_size, &tl.by_order), (&whole.by_size, &whole.by_order), "{at}");
+                    assert_eq!((tl.device, tl.kind), (d, kind), "{at}");
+                    // Replay, stack and sort steps: more than three means the budget cut the trace.
+                    if steps > 3 + snap.trace(d).len().div_ceil(budget) / 2 {
+                        sliced += 1;
+                    }
+                }
+            }
+        }
+    }
+    // ctx128 alone replays 19342 events: the budgets above cut most traces.
+    assert!(sliced >= 10, "only {sliced} builds were cut into steps");
+}

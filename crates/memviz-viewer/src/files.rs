@@ -1,7 +1,7 @@
 //! The open snapshots: reading one whole or in chunks, and what is computed
 //! once per file (address versions, the timelines built so far).
 
-use memviz_core::timeline::{Timeline, TimelineKind};
+use memviz_core::timeline::{Timeline, TimelineBuilder, TimelineKind};
 use memviz_core::versions::{self, Versions};
 use memviz_core::{Loader, Snapshot, WireReader};
 
@@ -12,12 +12,14 @@ pub struct OpenFile {
     pub versions: Versions,
     /// Built timelines: (device, kind).
     timelines: Vec<((u32, TimelineKind), Timeline)>,
+    /// The timeline being replayed in steps (`build_timeline_step`).
+    building: Option<((u32, TimelineKind), Box<TimelineBuilder>)>,
 }
 
 impl OpenFile {
     pub fn new(name: String, snap: Snapshot) -> OpenFile {
         let versions = versions::compute(&snap);
-        OpenFile { name, snap, versions, timelines: Vec::new() }
+        OpenFile { name, snap, versions, timelines: Vec::new(), building: None }
     }
 
     /// The timeline of `kind` on `device`, if built.
@@ -28,14 +30,35 @@ impl OpenFile {
     /// Frees the timelines built so far (they are built again on use).
     pub fn drop_timelines(&mut self) {
         self.timelines = Vec::new();
+        self.building = None;
     }
 
     /// Replays the trace for `kind` on `device` once; later calls find it.
     pub fn build_timeline(&mut self, device: u32, kind: TimelineKind) {
-        if self.timeline(device, kind).is_none() {
-            let tl = Timeline::build_with(&self.snap, &self.versions, device, kind);
-            self.timelines.push(((device, kind), tl));
+        while !self.build_timeline_step(device, kind, usize::MAX) {}
+    }
+
+    /// [`OpenFile::build_timeline`] in steps of about `budget` trace events
+    /// (see [`TimelineBuilder::step`]), so that the page can yield between
+    /// two; true once the timeline is built.
+    pub fn build_timeline_step(&mut self, device: u32, kind: TimelineKind, budget: usize) -> bool {
+        if self.timeline(device, kind).is_some() {
+            return true;
         }
+        let key = (device, kind);
+        let b = match &mut self.building {
+            Some((k, b)) if *k == key => b,
+            other => {
+                &mut other.insert((key, Box::new(TimelineBuilder::new(&self.snap, &self.versions, device, kind)))).1
+            }
+        };
+        if !b.step(&self.snap, &self.versions, budget) {
+            return false;
+        }
+        if let Some((k, b)) = self.building.take() {
+            self.timelines.push((k, b.finish()));
+        }
+        true
     }
 }
 
@@ -123,10 +146,18 @@ impl Adopting {
         match self {
             Adopting::Read(name, snap) => {
                 let versions = Versions::from_wire(wire, &snap).map_err(|e| format!("{name}: {e}"))?;
-                Ok(Adopting::Ready(OpenFile { name, snap, versions, timelines: Vec::new() }))
+                Ok(Adopting::Ready(OpenFile { name, snap, versions, timelines: Vec::new(), building: None }))
             }
             Adopting::Reading(name, _) => Err(format!("{name}: the model's chunks are not all read")),
             ready => Ok(ready),
+        }
+    }
+
+    /// The file, once its versions are in (`versions` / `versions_from`).
+    pub(crate) fn ready_mut(&mut self) -> Option<&mut OpenFile> {
+        match self {
+            Adopting::Ready(file) => Some(file),
+            _ => None,
         }
     }
 

@@ -173,6 +173,20 @@ impl Viewer {
         Ok(())
     }
 
+    /// Between the versions and `adopt_finish`: replays the timeline the
+    /// file will first show (its default device, the current view's kind)
+    /// in steps of about `budget` trace events, one call per step, so that
+    /// the page can yield between them; true once it is built
+    /// (`adopt_finish` then finds it). Optional: `adopt_finish` replays
+    /// whatever is left in one go.
+    pub fn adopt_replay(&mut self, budget: usize) -> Result<bool, String> {
+        let kind = self.cx.kind;
+        let file =
+            self.adopting.as_mut().and_then(files::Adopting::ready_mut).ok_or("adopt_replay before the versions")?;
+        let device = file.snap.default_device().unwrap_or(0);
+        Ok(file.build_timeline_step(device, kind, budget))
+    }
+
     /// The last step of [`Viewer::adopt`]: the file becomes the current one.
     pub fn adopt_finish(&mut self) -> Result<usize, String> {
         let file = self.adopting.take().ok_or("adopt_finish without adopt")?.open()?;

@@ -1,6 +1,7 @@
 //! Opening a file decoded elsewhere (the page's worker: `Decoder` in
 //! memviz-wasm) from the model's wire form, as www/app.js does it: the model,
-//! then the versions (sent by the worker, or computed here), then the replay.
+//! then the versions (sent by the worker, or computed here), then the replay
+//! (in steps, or in one go).
 //! The file shown is the one `open` shows: the numbers of
 //! tests/reference/expected/ (Python's pickle) and the same pixels.
 
@@ -50,10 +51,19 @@ fn an_adopted_file_shows_what_an_opened_one_shows() {
         } else {
             v.adopt(FULLSTEP, &wire).unwrap();
         }
+        assert!(v.adopt_replay(1000).is_err(), "no replay before the versions");
         if with_versions {
             v.adopt_versions_from(&vwire).unwrap();
         } else {
             v.adopt_versions();
+        }
+        if chunked {
+            // The replay in steps, as the page runs it (else adopt_finish replays in one go).
+            let mut steps = 1;
+            while !v.adopt_replay(1000).unwrap() {
+                steps += 1;
+            }
+            assert!(steps > snap.trace(0).len() / 1000, "{steps} steps");
         }
         assert_eq!(v.file_names(), ["small_train_step.pickle"]);
         assert_eq!(v.adopt_finish().unwrap(), 1);

@@ -191,6 +191,13 @@ impl Viewer {
         self.inner.adopt_versions_from(wire).map_err(|e| JsError::new(&e))
     }
 
+    /// After the versions: replays the file's first timeline in steps of
+    /// about `budget` trace events, a call each; true once done (then
+    /// `adopt_finish`).
+    pub fn adopt_replay(&mut self, budget: u32) -> Result<bool, JsError> {
+        self.inner.adopt_replay(budget as usize).map_err(|e| JsError::new(&e))
+    }
+
     pub fn adopt_finish(&mut self) -> Result<u32, JsError> {
         self.inner.adopt_finish().map(|i| i as u32).map_err(|e| JsError::new(&e))
     }

@@ -129,57 +129,9 @@ impl Timeline {
     }
 
     pub fn build_with(snap: &Snapshot, versions: &Versions, device: u32, kind: TimelineKind) -> Timeline {
-        let pools = PoolFinder::new(snap, device);
-        let pieces = match kind {
-            TimelineKind::CachedSegments => MappedPieces::build(snap, device),
-            TimelineKind::ActiveMemory => MappedPieces::default(),
-        };
-        let mut replay = Replay::new(snap, versions, device, kind, &pools, &pieces);
-        replay.pieces_before_trace();
-        // Phase 1: match allocs to frees by address. free_requested is not a
-        // free here (matching it too would free twice).
-        for i in 0..replay.trace.len() {
-            if kind == TimelineKind::CachedSegments && mapped::is_map_or_unmap(replay.trace.action[i]) {
-                replay.map_or_unmap(i);
-            } else {
-                replay.alloc_or_free(kind, i);
-            }
-        }
-        let Replay { mut elements, mut actions, mut events, mut initially, addr_to_alloc, piece_elem, .. } = replay;
-
-        // Phase 2: what the dump holds that the trace never allocated.
-        for &p in &pieces.before_trace {
-            initially.push(piece_elem[p as usize]);
-        }
-        let dump = Dump { snap, versions, device, kind, pools: &pools, pieces: &pieces, addr_to_alloc: &addr_to_alloc };
-        dump.ghosts(&mut elements, &mut initially);
-
-        // Ghosts end up at the bottom, frees that come first at the top.
-        initially.reverse();
-        if actions.is_empty() {
-            // A flat plot rather than a blank one.
-            if let Some(e) = initially.pop() {
-                actions.push(e);
-                events.push(NO_EVENT);
-            }
-        }
-
-        let Stacked { by_order, total, start_bytes, end_bytes } = stack(&mut elements, &initially, &actions);
-        let by_size = by_size(&elements);
-
-        Timeline {
-            elements,
-            actions,
-            initially_allocated: initially,
-            events,
-            total,
-            start_bytes,
-            end_bytes,
-            by_size,
-            by_order,
-            device,
-            kind,
-        }
+        let mut b = TimelineBuilder::new(snap, versions, device, kind);
+        while !b.step(snap, versions, usize::MAX) {}
+        b.finish()
     }
 
     pub fn n_steps(&self) -> u32 {
@@ -199,15 +151,138 @@ impl Timeline {
     }
 }
 
-/// Phase 1 of [`Timeline::build_with`]: the replay of the trace's events,
-/// and the elements, actions and initially allocated ones made so far.
-struct Replay<'a> {
-    snap: &'a Snapshot,
-    versions: &'a Versions,
+/// [`Timeline::build_with`] in steps, so that a page can replay a large
+/// trace between frames rather than in one long task: `new`, then `step`
+/// until it returns true, then `finish`. Every call must be given the same
+/// snapshot and versions (the builder keeps indices into them, not
+/// references, so that it can live beside the snapshot it replays).
+pub struct TimelineBuilder {
     device: u32,
-    trace: &'a EventTable,
-    pools: &'a PoolFinder,
-    pieces: &'a MappedPieces,
+    kind: TimelineKind,
+    pools: PoolFinder,
+    pieces: MappedPieces,
+    replayed: ReplayState,
+    stage: Stage,
+    /// The result so far, once the replay is over.
+    timeline: Option<Timeline>,
+}
+
+/// Where a [`TimelineBuilder`] is.
+enum Stage {
+    /// Phase 1, at this trace event.
+    Replay(usize),
+    /// Phase 3, at this action (phase 2 is done on entering it).
+    Stack(StackState),
+    /// Phase 4.
+    BySize,
+    Done,
+}
+
+impl TimelineBuilder {
+    pub fn new(snap: &Snapshot, versions: &Versions, device: u32, kind: TimelineKind) -> TimelineBuilder {
+        let pools = PoolFinder::new(snap, device);
+        let pieces = match kind {
+            TimelineKind::CachedSegments => MappedPieces::build(snap, device),
+            TimelineKind::ActiveMemory => MappedPieces::default(),
+        };
+        let mut replayed = ReplayState::sized(snap, device, kind, &pieces);
+        Replay::new(snap, versions, device, &pools, &pieces, &mut replayed).pieces_before_trace();
+        TimelineBuilder { device, kind, pools, pieces, replayed, stage: Stage::Replay(0), timeline: None }
+    }
+
+    /// Does about `budget` units of work (trace events replayed, or actions
+    /// stacked; the size sort is one step of its own); true once all is done.
+    pub fn step(&mut self, snap: &Snapshot, versions: &Versions, budget: usize) -> bool {
+        let (device, kind) = (self.device, self.kind);
+        match &mut self.stage {
+            Stage::Replay(next) => {
+                let mut replay = Replay::new(snap, versions, device, &self.pools, &self.pieces, &mut self.replayed);
+                let end = next.saturating_add(budget).min(replay.trace.len());
+                // Phase 1: match allocs to frees by address. free_requested is not a
+                // free here (matching it too would free twice).
+                for i in *next..end {
+                    if kind == TimelineKind::CachedSegments && mapped::is_map_or_unmap(replay.trace.action[i]) {
+                        replay.map_or_unmap(i);
+                    } else {
+                        replay.alloc_or_free(kind, i);
+                    }
+                }
+                *next = end;
+                if end == replay.trace.len() {
+                    self.stage = Stage::Stack(self.dump(snap, versions));
+                }
+            }
+            Stage::Stack(st) => {
+                let tl = self.timeline.as_mut().expect("the timeline is made on entering the stack stage");
+                if st.stack(&mut tl.elements, &tl.actions, budget) {
+                    let st = std::mem::replace(&mut self.stage, Stage::BySize);
+                    let Stage::Stack(st) = st else { unreachable!() };
+                    let Stacked { by_order, total, start_bytes, end_bytes } = st.done();
+                    (tl.by_order, tl.total, tl.start_bytes, tl.end_bytes) = (by_order, total, start_bytes, end_bytes);
+                }
+            }
+            Stage::BySize => {
+                let tl = self.timeline.as_mut().expect("the timeline is made on entering the stack stage");
+                tl.by_size = by_size(&tl.elements);
+                self.stage = Stage::Done;
+            }
+            Stage::Done => {}
+        }
+        matches!(self.stage, Stage::Done)
+    }
+
+    /// Phase 2, once the trace is replayed: what the dump holds that the
+    /// trace never allocated; then the timeline's lists stand, and the
+    /// stack's replay can start.
+    fn dump(&mut self, snap: &Snapshot, versions: &Versions) -> StackState {
+        let ReplayState { mut elements, mut actions, mut events, mut initially, addr_to_alloc, piece_elem, .. } =
+            std::mem::take(&mut self.replayed);
+        for &p in &self.pieces.before_trace {
+            initially.push(piece_elem[p as usize]);
+        }
+        let dump = Dump {
+            snap,
+            versions,
+            device: self.device,
+            kind: self.kind,
+            pools: &self.pools,
+            pieces: &self.pieces,
+            addr_to_alloc: &addr_to_alloc,
+        };
+        dump.ghosts(&mut elements, &mut initially);
+
+        // Ghosts end up at the bottom, frees that come first at the top.
+        initially.reverse();
+        if actions.is_empty() {
+            // A flat plot rather than a blank one.
+            if let Some(e) = initially.pop() {
+                actions.push(e);
+                events.push(NO_EVENT);
+            }
+        }
+        let st = StackState::new(&mut elements, &initially, &actions);
+        self.timeline = Some(Timeline {
+            elements,
+            actions,
+            initially_allocated: initially,
+            events,
+            device: self.device,
+            kind: self.kind,
+            ..Timeline::default()
+        });
+        st
+    }
+
+    /// The timeline, once `step` has returned true.
+    pub fn finish(self) -> Timeline {
+        assert!(matches!(self.stage, Stage::Done), "TimelineBuilder::finish before the last step");
+        self.timeline.expect("the timeline is made before the last step")
+    }
+}
+
+/// What phase 1 builds, kept between the steps of a [`TimelineBuilder`].
+#[derive(Default)]
+struct ReplayState {
     elements: Vec<Element>,
     actions: Vec<u32>,
     events: Vec<u32>,
@@ -221,19 +296,24 @@ struct Replay<'a> {
     next_unmap: usize,
 }
 
-impl<'a> Replay<'a> {
-    fn new(
-        snap: &'a Snapshot,
-        versions: &'a Versions,
-        device: u32,
-        kind: TimelineKind,
-        pools: &'a PoolFinder,
-        pieces: &'a MappedPieces,
-    ) -> Replay<'a> {
+/// Phase 1 of [`Timeline::build_with`]: the replay of the trace's events,
+/// and the elements, actions and initially allocated ones made so far.
+struct Replay<'a> {
+    snap: &'a Snapshot,
+    versions: &'a Versions,
+    device: u32,
+    trace: &'a EventTable,
+    pools: &'a PoolFinder,
+    pieces: &'a MappedPieces,
+    s: &'a mut ReplayState,
+}
+
+impl ReplayState {
+    /// Sized up front: doubling a vector of 100-byte elements would copy
+    /// them and leave up to half its capacity unused. Frees add elements
+    /// only when unmatched (rare: the vector grows then).
+    fn sized(snap: &Snapshot, device: u32, kind: TimelineKind, pieces: &MappedPieces) -> ReplayState {
         let trace = snap.trace(device);
-        // Sized up front: doubling a vector of 100-byte elements would copy
-        // them and leave up to half its capacity unused. Frees add elements
-        // only when unmatched (rare: the vector grows then).
         let (mut n_allocs, mut n_frees) = (0usize, 0usize);
         for &a in &trace.action {
             match classify(kind, a) {
@@ -251,13 +331,7 @@ impl<'a> Replay<'a> {
                 .map(|s| s.blocks.end.saturating_sub(s.blocks.start) as usize)
                 .sum::<usize>(),
         };
-        Replay {
-            snap,
-            versions,
-            device,
-            trace,
-            pools,
-            pieces,
+        ReplayState {
             elements: Vec::with_capacity(n_allocs + ghosts.min(snap.blocks.len())),
             actions: Vec::with_capacity(n_allocs + n_frees + 1),
             events: Vec::with_capacity(n_allocs + n_frees + 1),
@@ -267,6 +341,19 @@ impl<'a> Replay<'a> {
             next_map: 0,
             next_unmap: 0,
         }
+    }
+}
+
+impl<'a> Replay<'a> {
+    fn new(
+        snap: &'a Snapshot,
+        versions: &'a Versions,
+        device: u32,
+        pools: &'a PoolFinder,
+        pieces: &'a MappedPieces,
+        s: &'a mut ReplayState,
+    ) -> Replay<'a> {
+        Replay { snap, versions, device, trace: snap.trace(device), pools, pieces, s }
     }
 
     /// The element of event `i` (`addr` is its address, read once per event
@@ -325,9 +412,9 @@ impl<'a> Replay<'a> {
     /// phase 2), then the others as their maps come.
     fn pieces_before_trace(&mut self) {
         for &p in &self.pieces.before_trace {
-            self.piece_elem[p as usize] = self.elements.len() as u32;
+            self.s.piece_elem[p as usize] = self.s.elements.len() as u32;
             let e = self.piece_element(&self.pieces.pieces[p as usize]);
-            self.elements.push(e);
+            self.s.elements.push(e);
         }
     }
 
@@ -338,18 +425,18 @@ impl<'a> Replay<'a> {
         let at = |list: &[u32], k: usize, of: fn(&mapped::Piece) -> Option<u32>| {
             list.get(k).filter(|&&p| of(&pieces.pieces[p as usize]) == Some(i as u32)).copied()
         };
-        while let Some(p) = at(&pieces.by_map, self.next_map, |p| Some(p.map_event)) {
-            self.next_map += 1;
-            self.piece_elem[p as usize] = self.elements.len() as u32;
-            self.actions.push(self.elements.len() as u32);
-            self.events.push(i as u32);
+        while let Some(p) = at(&pieces.by_map, self.s.next_map, |p| Some(p.map_event)) {
+            self.s.next_map += 1;
+            self.s.piece_elem[p as usize] = self.s.elements.len() as u32;
+            self.s.actions.push(self.s.elements.len() as u32);
+            self.s.events.push(i as u32);
             let e = self.piece_element(&pieces.pieces[p as usize]);
-            self.elements.push(e);
+            self.s.elements.push(e);
         }
-        while let Some(p) = at(&pieces.by_unmap, self.next_unmap, |p| p.unmap_event) {
-            self.next_unmap += 1;
-            self.actions.push(self.piece_elem[p as usize]);
-            self.events.push(i as u32);
+        while let Some(p) = at(&pieces.by_unmap, self.s.next_unmap, |p| p.unmap_event) {
+            self.s.next_unmap += 1;
+            self.s.actions.push(self.s.piece_elem[p as usize]);
+            self.s.events.push(i as u32);
         }
     }
 
@@ -360,19 +447,19 @@ impl<'a> Replay<'a> {
         if !(is_alloc || is_free) {
             return;
         }
-        self.events.push(i as u32);
+        self.s.events.push(i as u32);
         let addr = self.trace.addr(i);
         if is_alloc {
-            let e = self.elements.len() as u32;
+            let e = self.s.elements.len() as u32;
             let elem = self.element_of(i, addr, ElementSource::Alloc(i as u32));
-            self.elements.push(elem);
+            self.s.elements.push(elem);
             // A second alloc at a live address replaces the mapping; the
             // first element then stays alive to the end, as in memory_viz.
-            self.addr_to_alloc.insert(addr, e);
-            self.actions.push(e);
+            self.s.addr_to_alloc.insert(addr, e);
+            self.s.actions.push(e);
         } else {
-            match self.addr_to_alloc.remove(&addr) {
-                Some(e) => self.actions.push(e),
+            match self.s.addr_to_alloc.remove(&addr) {
+                Some(e) => self.s.actions.push(e),
                 None => {
                     // Alloc before recording started (or lost from the
                     // ring buffer): alive from the start, free's stack.
@@ -380,11 +467,11 @@ impl<'a> Replay<'a> {
                     // this free_completed into one `free` event and shows
                     // that one (its stack, size, time).
                     let src = self.trace.shown_event(i);
-                    let e = self.elements.len() as u32;
+                    let e = self.s.elements.len() as u32;
                     let elem = self.element_of(src, addr, ElementSource::UnmatchedFree(src as u32));
-                    self.elements.push(elem);
-                    self.initially.push(e);
-                    self.actions.push(e);
+                    self.s.elements.push(elem);
+                    self.s.initially.push(e);
+                    self.s.actions.push(e);
                 }
             }
         }
@@ -469,50 +556,77 @@ struct Stacked {
 
 /// Phase 3: pushes the initially allocated elements, then replays
 /// `actions` (an element's first appearance allocates it, its second frees
-/// it), giving each element its steps and place in the stack.
-fn stack(elements: &mut [Element], initially: &[u32], actions: &[u32]) -> Stacked {
-    let n_steps = actions.len() as u32;
-    let mut by_order = Vec::with_capacity(elements.len());
-    // 0: not yet pushed, 1: alive, 2: freed.
-    let mut state = vec![0u8; elements.len()];
-    let mut running: u64 = 0;
-    for &e in initially {
-        let el = &mut elements[e as usize];
-        state[e as usize] = 1;
-        el.x0 = 0;
-        el.x1 = n_steps;
-        el.order = by_order.len() as u32;
-        by_order.push(e);
-        running = running.wrapping_add(el.size);
-        el.total_after_alloc = running;
-    }
-    let start_bytes = running;
-    let mut total = Vec::with_capacity(actions.len());
-    for (k, &e) in actions.iter().enumerate() {
-        let el = &mut elements[e as usize];
-        match state[e as usize] {
-            0 => {
-                state[e as usize] = 1;
-                running = running.wrapping_add(el.size);
-                el.x0 = k as u32;
-                el.x1 = n_steps;
-                el.order = by_order.len() as u32;
-                el.total_after_alloc = running;
-                by_order.push(e);
-                total.push(running);
-            }
-            1 => {
-                state[e as usize] = 2;
-                el.x1 = k as u32 + 1;
-                total.push(running);
-                running = running.wrapping_sub(el.size);
-            }
-            // Cannot happen (an element is in `actions` at most twice);
-            // keep the step anyway so steps stay action indices.
-            _ => total.push(running),
+/// it), giving each element its steps and place in the stack; in steps
+/// ([`StackState::stack`]).
+struct StackState {
+    by_order: Vec<u32>,
+    /// 0: not yet pushed, 1: alive, 2: freed.
+    state: Vec<u8>,
+    running: u64,
+    start_bytes: u64,
+    total: Vec<u64>,
+    /// The next action.
+    next: usize,
+}
+
+impl StackState {
+    /// Pushes the initially allocated elements.
+    fn new(elements: &mut [Element], initially: &[u32], actions: &[u32]) -> StackState {
+        let n_steps = actions.len() as u32;
+        let mut by_order = Vec::with_capacity(elements.len());
+        let mut state = vec![0u8; elements.len()];
+        let mut running: u64 = 0;
+        for &e in initially {
+            let el = &mut elements[e as usize];
+            state[e as usize] = 1;
+            el.x0 = 0;
+            el.x1 = n_steps;
+            el.order = by_order.len() as u32;
+            by_order.push(e);
+            running = running.wrapping_add(el.size);
+            el.total_after_alloc = running;
         }
+        StackState { by_order, state, running, start_bytes: running, total: Vec::with_capacity(actions.len()), next: 0 }
     }
-    Stacked { by_order, total, start_bytes, end_bytes: running }
+
+    /// Replays up to `budget` more actions; true once all are.
+    fn stack(&mut self, elements: &mut [Element], actions: &[u32], budget: usize) -> bool {
+        let n_steps = actions.len() as u32;
+        let end = self.next.saturating_add(budget).min(actions.len());
+        let (state, total, by_order) = (&mut self.state, &mut self.total, &mut self.by_order);
+        let mut running = self.running;
+        for (k, &e) in actions.iter().enumerate().take(end).skip(self.next) {
+            let el = &mut elements[e as usize];
+            match state[e as usize] {
+                0 => {
+                    state[e as usize] = 1;
+                    running = running.wrapping_add(el.size);
+                    el.x0 = k as u32;
+                    el.x1 = n_steps;
+                    el.order = by_order.len() as u32;
+                    el.total_after_alloc = running;
+                    by_order.push(e);
+                    total.push(running);
+                }
+                1 => {
+                    state[e as usize] = 2;
+                    el.x1 = k as u32 + 1;
+                    total.push(running);
+                    running = running.wrapping_sub(el.size);
+                }
+                // Cannot happen (an element is in `actions` at most twice);
+                // keep the step anyway so steps stay action indices.
+                _ => total.push(running),
+            }
+        }
+        self.running = running;
+        self.next = end;
+        end == actions.len()
+    }
+
+    fn done(self) -> Stacked {
+        Stacked { by_order: self.by_order, total: self.total, start_bytes: self.start_bytes, end_bytes: self.running }
+    }
 }
 
 /// Phase 4: element indices by size, descending; ties by index (JS's
