@@ -59,8 +59,17 @@ fn round_trip(path: &Path) -> (Snapshot, Vec<u8>) {
     assert_eq!(chunks.concat(), wire, "{}", path.display());
     let back = fed(&chunks).unwrap_or_else(|e| panic!("{}: fed chunks: {e}", path.display()));
     assert!(back == snap, "{}: the model read back from fed chunks differs", path.display());
-    let back = from_chunks(chunks).unwrap_or_else(|e| panic!("{}: chunks: {e}", path.display()));
+    let back = from_chunks(chunks.clone()).unwrap_or_else(|e| panic!("{}: chunks: {e}", path.display()));
     assert!(back == snap, "{}: the model read back from chunks differs", path.display());
+    // Event columns in pieces (the page's are 4 MiB, most columns here are
+    // smaller): the same model, fed, pulled or joined.
+    let pieced = pieced_chunks_of(&snap, 1000);
+    let events = snap.traces.iter().map(|t| t.len()).max().unwrap_or(0);
+    assert!(pieced.len() >= chunks.len() + 3 * (events * 8 / 1000), "{}: {} pieces", path.display(), pieced.len());
+    let back = fed(&pieced).unwrap_or_else(|e| panic!("{}: fed pieces: {e}", path.display()));
+    assert!(back == snap, "{}: the model read back from fed pieces differs", path.display());
+    let back = Snapshot::from_wire(&pieced.concat()).unwrap_or_else(|e| panic!("{}: pieces: {e}", path.display()));
+    assert!(back == snap, "{}: the model read back from joined pieces differs", path.display());
     // The address versions, which travel apart.
     let v = versions::compute(&snap);
     let vb = Versions::from_wire(&v.to_wire(), &back).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -71,6 +80,12 @@ fn round_trip(path: &Path) -> (Snapshot, Vec<u8>) {
 fn chunks_of(snap: &Snapshot) -> Vec<Vec<u8>> {
     let mut chunks = Vec::new();
     snap.clone().into_wire_chunks(|c| chunks.push(c));
+    chunks
+}
+
+fn pieced_chunks_of(snap: &Snapshot, piece_bytes: usize) -> Vec<Vec<u8>> {
+    let mut chunks = Vec::new();
+    snap.clone().into_wire_chunks_of(piece_bytes, |c| chunks.push(c));
     chunks
 }
 
@@ -179,6 +194,21 @@ fn cut_or_damaged_bytes_are_an_error_with_an_offset() {
     // In chunks: a chunk missing, or cut, is an error at an offset inside
     // the chunks given, joined; chunks may be pulled from none.
     let snap = Snapshot::from_wire(&wire).unwrap();
+    // Columns in pieces: a piece missing or cut is an error too.
+    let ctx = load(&root().join("../shared/snapshots/transformer_fullstep_ctx128.pickle"));
+    let pieced = pieced_chunks_of(&ctx, 8192);
+    let joined = pieced.iter().map(Vec::len).sum::<usize>() as u64;
+    assert!(pieced.len() > 60, "{}", pieced.len());
+    for i in 0..pieced.len() {
+        let mut less = pieced.clone();
+        less.remove(i);
+        let e = fed(&less).unwrap_err();
+        assert!(e.offset.is_some_and(|o| o <= joined), "piece {i} missing, fed: {e}");
+        let mut cut = pieced.clone();
+        let half = cut[i].len() / 2;
+        cut[i].truncate(half);
+        assert!(fed(&cut).is_err(), "piece {i} cut");
+    }
     let chunks = chunks_of(&snap);
     assert!(chunks.len() > 5, "{}", chunks.len());
     for i in 0..chunks.len() {
