@@ -64,6 +64,14 @@ fn main() {
             "--repeat" => repeat = args.next().and_then(|n| n.parse::<usize>().ok()).expect("--repeat N").max(1),
             "--json" => json = true,
             "--phases" => split = true,
+            "-h" | "--help" => {
+                println!("usage: decode_speed [--repeat N] [--json] [--phases] FILE...");
+                return;
+            }
+            _ if a.starts_with('-') => {
+                eprintln!("decode_speed: unknown option {a} (usage: decode_speed [--repeat N] [--json] [--phases] FILE...)");
+                std::process::exit(2);
+            }
             _ => files.push(a),
         }
     }
