@@ -69,7 +69,9 @@ fn main() {
                 return;
             }
             _ if a.starts_with('-') => {
-                eprintln!("decode_speed: unknown option {a} (usage: decode_speed [--repeat N] [--json] [--phases] FILE...)");
+                eprintln!(
+                    "decode_speed: unknown option {a} (usage: decode_speed [--repeat N] [--json] [--phases] FILE...)"
+                );
                 std::process::exit(2);
             }
             _ => files.push(a),
