@@ -348,7 +348,7 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
       // timeline's replay in steps of REPLAY_STEP events, then its views.
       // `ms`: each step's sum and the longest task.
       const ms = { read: got.readMs, longest: 0 };
-      const step = async (name, fn) => {
+      const step = (name, fn) => {
         if (!viewer) throw new Error(`${file.name}: the viewer restarted`);
         const t0 = performance.now();
         const r = fn();
@@ -359,18 +359,18 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
       };
       viewer.adopt_begin(file.name);
       for (let c = await got.nextChunk(); c; c = await got.nextChunk()) {
-        await step('model', () => viewer.adopt_chunk(new Uint8Array(c)));
+        step('model', () => viewer.adopt_chunk(new Uint8Array(c)));
         c = null;
         await nextTask();
       }
-      await step('model', () => viewer.adopt_end());
+      step('model', () => viewer.adopt_end());
       ms.finish = got.info.finishMs;
       document.body.dataset.workerMemory = got.info.memory; // the worker's wasm memory at its largest (for the benchmarks)
-      await step('versions', () => viewer.adopt_versions_from(new Uint8Array(got.versions)));
+      step('versions', () => viewer.adopt_versions_from(new Uint8Array(got.versions)));
       got.versions = null;
       await nextTask();
-      while (!(await step('replay', () => viewer.adopt_replay(REPLAY_STEP)))) await nextTask();
-      const i = await step('views', () => viewer.adopt_finish());
+      while (!step('replay', () => viewer.adopt_replay(REPLAY_STEP))) await nextTask();
+      const i = step('views', () => viewer.adopt_finish());
       timings.worker = ms;
       await nextTask(); // the first draw in a task of its own too
       return i;

@@ -509,9 +509,12 @@ impl Parts {
                 Stage::Stack
             }
             Stage::Stack => {
-                if !col_piece(r, &mut self.col_left, &mut self.t.stack, Some(n), "stack id", |a| {
-                    Some(u32::from_le_bytes(a)).filter(|&i| (i as usize) < n_stacks)
-                })? {
+                let (at, before) = (r.at(), self.t.stack.len());
+                let whole = col_piece(r, &mut self.col_left, &mut self.t.stack, Some(n), "stack id", |a| {
+                    Some(u32::from_le_bytes(a))
+                })?;
+                check_ids(&self.t.stack[before..], n_stacks, "stack", at)?;
+                if !whole {
                     return Ok(());
                 }
                 Stage::Extra
@@ -652,8 +655,7 @@ fn col_piece<const N: usize, T>(
         None => {
             let at = r.at();
             let m = r.u64()?;
-            if n.is_some_and(|n| n as u64 != m) {
-                let n = n.unwrap_or(0);
+            if let Some(n) = n.filter(|&n| n as u64 != m) {
                 return Err(Error::at(
                     ErrorKind::Malformed,
                     at as u64,
@@ -662,7 +664,6 @@ fn col_piece<const N: usize, T>(
             }
             // A false length is an error, not an abort: the pieces are
             // checked against the bytes as they come, this is not.
-            out.clear();
             if usize::try_from(m).ok().and_then(|m| out.try_reserve_exact(m).ok()).is_none() {
                 return Err(Error::at(
                     ErrorKind::Malformed,

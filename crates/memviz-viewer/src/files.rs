@@ -22,6 +22,11 @@ impl OpenFile {
         OpenFile { name, snap, versions, timelines: Vec::new(), building: None }
     }
 
+    /// The device the file shows when it becomes the current one.
+    pub fn first_device(&self) -> u32 {
+        self.snap.default_device().unwrap_or(0)
+    }
+
     /// The timeline of `kind` on `device`, if built.
     pub fn timeline(&self, device: u32, kind: TimelineKind) -> Option<&Timeline> {
         self.timelines.iter().find(|(k, _)| *k == (device, kind)).map(|(_, t)| t)

@@ -183,8 +183,7 @@ impl Viewer {
         let kind = self.cx.kind;
         let file =
             self.adopting.as_mut().and_then(files::Adopting::ready_mut).ok_or("adopt_replay before the versions")?;
-        let device = file.snap.default_device().unwrap_or(0);
-        Ok(file.build_timeline_step(device, kind, budget))
+        Ok(file.build_timeline_step(file.first_device(), kind, budget))
     }
 
     /// The last step of [`Viewer::adopt`]: the file becomes the current one.
@@ -211,7 +210,7 @@ impl Viewer {
 
     pub fn select_file(&mut self, i: usize) {
         let Some(f) = self.cx.files.get(i) else { return };
-        self.cx.device = f.snap.default_device().unwrap_or(0);
+        self.cx.device = f.first_device();
         self.cx.current = i;
         self.cx.rebuild();
     }

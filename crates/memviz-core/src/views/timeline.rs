@@ -215,10 +215,8 @@ impl TimelineBuilder {
             Stage::Stack(st) => {
                 let tl = self.timeline.as_mut().expect("the timeline is made on entering the stack stage");
                 if st.stack(&mut tl.elements, &tl.actions, budget) {
-                    let st = std::mem::replace(&mut self.stage, Stage::BySize);
-                    let Stage::Stack(st) = st else { unreachable!() };
-                    let Stacked { by_order, total, start_bytes, end_bytes } = st.done();
-                    (tl.by_order, tl.total, tl.start_bytes, tl.end_bytes) = (by_order, total, start_bytes, end_bytes);
+                    let Stage::Stack(st) = std::mem::replace(&mut self.stage, Stage::BySize) else { unreachable!() };
+                    st.done(tl);
                 }
             }
             Stage::BySize => {
@@ -546,14 +544,6 @@ impl Dump<'_> {
     }
 }
 
-/// Phase 3's result: the stack of elements and the total at each step.
-struct Stacked {
-    by_order: Vec<u32>,
-    total: Vec<u64>,
-    start_bytes: u64,
-    end_bytes: u64,
-}
-
 /// Phase 3: pushes the initially allocated elements, then replays
 /// `actions` (an element's first appearance allocates it, its second frees
 /// it), giving each element its steps and place in the stack; in steps
@@ -624,8 +614,10 @@ impl StackState {
         end == actions.len()
     }
 
-    fn done(self) -> Stacked {
-        Stacked { by_order: self.by_order, total: self.total, start_bytes: self.start_bytes, end_bytes: self.running }
+    /// Phase 3's result into `tl`: the stack of elements and the total at each step.
+    fn done(self, tl: &mut Timeline) {
+        (tl.by_order, tl.total, tl.start_bytes, tl.end_bytes) =
+            (self.by_order, self.total, self.start_bytes, self.running);
     }
 }
 
