@@ -370,6 +370,7 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
       got.versions = null;
       await nextTask();
       while (!step('replay', () => viewer.adopt_replay(REPLAY_STEP))) await nextTask();
+      await nextTask();
       const i = step('views', () => viewer.adopt_finish());
       timings.worker = ms;
       await nextTask(); // the first draw in a task of its own too

@@ -204,13 +204,15 @@ impl std::ops::Deref for Analysis {
 impl Landmarks {
     /// The landmarks of an Active Memory Timeline (`tl.kind` must be `ActiveMemory`).
     pub fn new(snap: &Snapshot, tl: &Timeline) -> Landmarks {
-        Landmarks::with(snap, tl, Lifetimes::of(tl).action_alloc)
+        Landmarks::with(snap, tl, actions_allocating(tl))
     }
 
     fn with(snap: &Snapshot, tl: &Timeline, action_alloc: Vec<bool>) -> Landmarks {
         let trace = snap.trace(tl.device);
         let counted = |a: Action| a.block_role().is_some();
-        let action_event: Vec<u32> = (0..trace.len() as u32).filter(|&i| counted(trace.action[i as usize])).collect();
+        // Each counted event is one action: sized once, not grown by doubling.
+        let mut action_event = Vec::with_capacity(tl.actions.len());
+        action_event.extend((0..trace.len() as u32).filter(|&i| counted(trace.action[i as usize])));
         let oom_events: Vec<u32> =
             (0..trace.len() as u32).filter(|&i| trace.action[i as usize] == Action::Oom).collect();
         Landmarks {
@@ -506,8 +508,7 @@ pub(crate) fn free_space(h: &StateHistory, snap: &Snapshot, c: &Cursor, keep: im
 }
 
 /// Phase 1 of [`Analysis::new`]: each element's lifetime in positions, and
-/// which actions allocate (the first action on an element allocates it
-/// unless it is initially allocated; the next frees it).
+/// which actions allocate ([`actions_allocating`]).
 struct Lifetimes {
     born: Vec<u32>,
     dies: Vec<u32>,
@@ -518,31 +519,42 @@ impl Lifetimes {
     fn of(tl: &Timeline) -> Lifetimes {
         let n = tl.actions.len() as u32;
         let ne = tl.elements.len();
+        let action_alloc = actions_allocating(tl);
         let mut born = vec![0u32; ne];
         let mut dies = vec![n + 1; ne];
-        let mut seen = vec![false; ne];
-        for &e in &tl.initially_allocated {
-            if let Some(s) = seen.get_mut(e as usize) {
-                *s = true;
-            }
-        }
-        let mut action_alloc = Vec::with_capacity(n as usize);
-        for (k, &e) in tl.actions.iter().enumerate() {
-            let Some(s) = seen.get_mut(e as usize) else {
-                action_alloc.push(false);
-                continue;
-            };
-            if !*s {
-                *s = true;
-                born[e as usize] = k as u32 + 1;
-                action_alloc.push(true);
-            } else {
-                dies[e as usize] = k as u32 + 1;
-                action_alloc.push(false);
+        for (k, (&e, &alloc)) in tl.actions.iter().zip(&action_alloc).enumerate() {
+            if let Some(b) = born.get_mut(e as usize) {
+                if alloc {
+                    *b = k as u32 + 1;
+                } else {
+                    dies[e as usize] = k as u32 + 1;
+                }
             }
         }
         Lifetimes { born, dies, action_alloc }
     }
+}
+
+/// Whether each action of `tl` allocates: the first action on an element
+/// allocates it unless it is initially allocated; the next frees it.
+/// (The landmarks need only this, not the lifetimes.)
+fn actions_allocating(tl: &Timeline) -> Vec<bool> {
+    let mut seen = vec![false; tl.elements.len()];
+    for &e in &tl.initially_allocated {
+        if let Some(s) = seen.get_mut(e as usize) {
+            *s = true;
+        }
+    }
+    tl.actions
+        .iter()
+        .map(|&e| match seen.get_mut(e as usize) {
+            Some(s) if !*s => {
+                *s = true;
+                true
+            }
+            _ => false,
+        })
+        .collect()
 }
 
 /// Phase 2 of [`Analysis::new`]: each element's first free_requested event

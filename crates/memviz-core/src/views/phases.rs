@@ -49,40 +49,43 @@ impl TimeAxis {
     /// [`default_threshold`]); `f64::INFINITY` compresses nothing.
     pub fn build(snap: &Snapshot, tl: &Timeline, threshold_s: Option<f64>) -> Option<TimeAxis> {
         let trace = snap.traces.get(tl.device as usize)?;
-        let raw: Vec<i64> = tl
-            .events
-            .iter()
-            .map(|&e| if e == NO_EVENT { NO_TIME } else { trace.time_us.get(e as usize).copied().unwrap_or(NO_TIME) })
-            .collect();
-        let first = raw.iter().copied().find(|&t| t != NO_TIME)?;
+        let time =
+            |e: u32| if e == NO_EVENT { NO_TIME } else { trace.time_us.get(e as usize).copied().unwrap_or(NO_TIME) };
+        let first = tl.events.iter().map(|&e| time(e)).find(|&t| t != NO_TIME)?;
         // Steps without a time take the one before (or the first); time never
         // runs backwards on the axis (events of other threads may).
-        let mut t_us = Vec::with_capacity(raw.len() + 1);
+        let n = tl.events.len();
+        let mut t_us = Vec::with_capacity(n + 1);
         let mut last = first;
-        for t in raw {
+        for &e in &tl.events {
+            let t = time(e);
             if t != NO_TIME && t > last {
                 last = t;
             }
             t_us.push(last);
         }
+        // Each step's length is read off `t_us` where it is needed, never
+        // kept: a 16M-step timeline would hold 128 MB per copy.
         // Saturating: a hostile file's times may span all of i64.
-        let deltas: Vec<i64> = t_us.windows(2).map(|w| w[1].saturating_sub(w[0])).collect();
-        let median = median_positive(&deltas).unwrap_or(1);
+        let mut positive: Vec<i64> = t_us.windows(2).map(|w| w[1].saturating_sub(w[0])).filter(|&d| d > 0).collect();
+        let median = median_of(&mut positive).unwrap_or(1);
+        drop(positive);
         // The last step lasts a typical step.
         t_us.push(last.saturating_add(median));
-        let mut all = deltas.clone();
-        all.push(median);
-        let threshold_s = threshold_s.unwrap_or_else(|| default_threshold(&all));
+        let lengths = || t_us[..n].windows(2).map(|w| w[1].saturating_sub(w[0])).chain(std::iter::once(median));
+        // The median of `lengths` is `median` too (it is one of them).
+        let threshold_s =
+            threshold_s.unwrap_or_else(|| threshold_of(lengths().map(|d| d.max(0) as f64).sum(), median as f64));
         let threshold_us = threshold_s * 1e6;
-        let kept: f64 = all.iter().filter(|&&d| (d as f64) <= threshold_us).map(|&d| d as f64).sum();
+        let kept: f64 = lengths().filter(|&d| (d as f64) <= threshold_us).map(|d| d as f64).sum();
         // A compressed gap is 1% of the rest of the run wide, at least one
         // typical step, at most the threshold.
         let shown_us = (kept * 0.01).max(median as f64).min(threshold_us);
-        let mut x = Vec::with_capacity(t_us.len());
+        let mut x = Vec::with_capacity(n + 1);
         let mut gaps = Vec::new();
         let mut pos = 0.0;
         x.push(0.0);
-        for (i, &d) in all.iter().enumerate() {
+        for (i, d) in lengths().enumerate() {
             let d = d as f64;
             if d > threshold_us {
                 gaps.push(Gap { step: i as u32 + 1, x: pos / 1e6, shown_s: shown_us / 1e6, real_s: d / 1e6 });
@@ -92,7 +95,7 @@ impl TimeAxis {
             }
             x.push(pos / 1e6);
         }
-        Some(TimeAxis { t0_us: first, x: x.clone(), t_us, threshold_s, gaps })
+        Some(TimeAxis { t0_us: first, x, t_us, threshold_s, gaps })
     }
 
     pub fn n_steps(&self) -> u32 {
@@ -152,7 +155,11 @@ impl TimeAxis {
 }
 
 fn median_positive(d: &[i64]) -> Option<i64> {
-    let mut p: Vec<i64> = d.iter().copied().filter(|&v| v > 0).collect();
+    median_of(&mut d.iter().copied().filter(|&v| v > 0).collect::<Vec<_>>())
+}
+
+/// The median (the upper one of an even count) of `p`, reordered; None when empty.
+fn median_of(p: &mut [i64]) -> Option<i64> {
     if p.is_empty() {
         return None;
     }
@@ -165,8 +172,12 @@ fn median_positive(d: &[i64]) -> Option<i64> {
 /// keeps every gap as it is), and at least 1 ms.
 pub fn default_threshold(deltas_us: &[i64]) -> f64 {
     let total: f64 = deltas_us.iter().map(|&d| d.max(0) as f64).sum();
-    let median = median_positive(deltas_us).unwrap_or(1) as f64;
-    (total * 0.05).max(median * 100.0).max(1000.0) / 1e6
+    threshold_of(total, median_positive(deltas_us).unwrap_or(1) as f64)
+}
+
+/// [`default_threshold`] from the run's total length and its median positive step (us).
+fn threshold_of(total_us: f64, median_us: f64) -> f64 {
+    (total_us * 0.05).max(median_us * 100.0).max(1000.0) / 1e6
 }
 
 /// One record_function range from `external_annotations`.
