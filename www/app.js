@@ -366,9 +366,13 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
       step('model', () => viewer.adopt_end());
       ms.finish = got.info.finishMs;
       document.body.dataset.workerMemory = got.info.memory; // the worker's wasm memory at its largest (for the benchmarks)
-      step('versions', () => viewer.adopt_versions_from(new Uint8Array(got.versions)));
-      got.versions = null;
-      await nextTask();
+      // Its address versions, a task per piece too, each let go once read.
+      while (got.versions.length) {
+        const v = got.versions.shift();
+        step('versions', () => viewer.adopt_versions_chunk(new Uint8Array(v)));
+        await nextTask();
+      }
+      step('versions', () => viewer.adopt_versions_end());
       while (!step('replay', () => viewer.adopt_replay(REPLAY_STEP))) await nextTask();
       await nextTask();
       const i = step('views', () => viewer.adopt_finish());

@@ -5,7 +5,7 @@
 // The worker runs the same compiled wasm as the page (the WebAssembly.Module
 // is posted to it, not compiled again) in its own instance: a `Decoder`
 // (crates/memviz-wasm/src/decode.rs) is fed the file's pieces as its stream
-// reads them in the worker; after `finish()`, `versions()` gives the address versions and
+// reads them in the worker; after `finish()`, `versions()` gives the address versions (in pieces) and
 // `model()` the model in its binary form (crates/memviz-core/src/wire.rs),
 // column by column, each chunk copied out of the wasm memory (which then
 // never holds the model twice) and transferred (no copy) to the page, whose
@@ -87,9 +87,11 @@ function workerMain(loadGlue, feedStream, CHUNK, FEED) {
       }, CHUNK, FEED);
       const t0 = performance.now();
       dec.finish();
-      // The address versions first: the model is taken apart as it is sent.
-      const versions = dec.versions();
-      self.postMessage({ versions: versions.buffer, readMs: t0 - start }, [versions.buffer]);
+      // The address versions first (in pieces, which the page reads a task
+      // each): the model is taken apart as it is sent.
+      const versions = [];
+      dec.versions((c) => versions.push(c.buffer));
+      self.postMessage({ versions, readMs: t0 - start }, versions);
       // The model column by column, each chunk moved to the page as soon as
       // it is out of this wasm memory (which then never holds it twice).
       dec.model((c) => self.postMessage({ chunk: c.buffer }, [c.buffer]));
@@ -184,7 +186,7 @@ export class WorkerTrap extends Error {
  * Decodes `file` in a worker. Returns null when no worker can run (the page
  * then decodes on its own thread), else `{ done, cancel }`: `done` resolves
  * once the file is decoded, to `{ versions, readMs, nextChunk, info }` (the
- * address versions' wire bytes; the worker's milliseconds reading +
+ * address versions' wire chunks, ArrayBuffers for `Viewer::adopt_versions_chunk`; the worker's milliseconds reading +
  * decoding; `nextChunk()`, a promise of the model's next wire chunk, an
  * ArrayBuffer for `Viewer::adopt_chunk`, or of null after the last one,
  * so that the page reads each while the worker makes the next; `info`, once

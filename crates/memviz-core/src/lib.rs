@@ -19,7 +19,7 @@ pub mod model;
 pub mod views;
 // The model as bytes and back (`Snapshot::to_wire`, `from_wire`): the page moves a snapshot decoded in its worker.
 mod wire;
-pub use wire::WireReader;
+pub use wire::{VersionsReader, WireReader};
 
 // The modules by their short names: `memviz_core::timeline`, `crate::pickle`.
 pub(crate) use decode::{annotations, json, loader, pickle, problems};

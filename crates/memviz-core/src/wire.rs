@@ -20,7 +20,7 @@ use crate::versions::Versions;
 const MAGIC: &[u8; 8] = b"MVZWIRE\0";
 /// Bumped whenever the layout changes (the writer and the reader are always
 /// the same build on the page, but a stale buffer must not be misread).
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 /// An event column goes out in pieces of at most this many bytes, each
 /// ending a chunk: the page reads a chunk in one task, and one this size in
 /// a few ms (a 61 MB column took 66-99 ms, measured on the 950 MB file).
@@ -48,7 +48,8 @@ impl Snapshot {
     }
 
     /// [`Snapshot::into_wire_chunks`] with event columns in pieces of at
-    /// most `piece_bytes` (for tests: small pieces on small files).
+    /// most `piece_bytes`, extras in pieces of about a quarter of that (for
+    /// tests: small pieces on small files).
     pub fn into_wire_chunks_of(self, piece_bytes: usize, mut sink: impl FnMut(Vec<u8>)) {
         let Snapshot {
             segments,
@@ -164,16 +165,26 @@ impl Snapshot {
             }
             cut(&mut w);
         }
+        // The extras: their count, then pieces (a count and the items) each
+        // ending a chunk, as an event column's; a quarter of a column's
+        // piece, as an extra costs far more to read than a column item
+        // (the 950 MB file's 11 MB of extras took 90 ms natively in one part).
         w.len(extras.len());
-        for x in &extras {
-            w.opt_u32(x.compile_context);
-            w.opt_meta(&x.user_metadata);
-            w.opt_meta(&x.internal_metadata);
-            w.len(x.forward_frames.len());
-            for f in &x.forward_frames {
-                w.str(f);
+        let mut rest = &extras[..];
+        loop {
+            let at = w.0.len();
+            w.len(0);
+            let mut k = 0;
+            while k < rest.len() && w.0.len() - at < (piece_bytes / 4).max(1) {
+                w.extra(&rest[k]);
+                k += 1;
             }
-            w.opt_u64(x.device_free);
+            w.0[at..at + 8].copy_from_slice(&(k as u64).to_le_bytes());
+            rest = &rest[k..];
+            if rest.is_empty() {
+                break;
+            }
+            cut(&mut w);
         }
         drop(extras);
         w.opt_plain(&allocator_settings);
@@ -235,44 +246,124 @@ impl Snapshot {
 }
 
 /// Address versions travel apart from the model (the page's worker computes
-/// them while the page reads the model): the version, a `u32` column per
-/// device's trace, then the segments' and the blocks' columns.
+/// them while the page reads the model): the version, the number of
+/// devices' traces, a `u32` column per trace in pieces (as an event
+/// column), then the segments' and the blocks' columns.
 impl Versions {
+    /// The chunks of [`Versions::into_wire_chunks`] joined.
     pub fn to_wire(&self) -> Vec<u8> {
         let n: usize = self.event.iter().map(|e| e.len()).sum::<usize>() + self.segment.len() + self.block.len();
-        let mut w = Writer(Vec::with_capacity(16 + 8 * self.event.len() + 4 * n));
+        let mut out = Vec::with_capacity(16 + 16 * self.event.len() + 4 * n);
+        self.into_wire_chunks(|c| out.extend_from_slice(&c));
+        out
+    }
+
+    /// The versions as bytes, handed to `sink` in chunks of at most about
+    /// 4 MiB (the 950 MB file's 64 MB in one took the page 114 ms to read),
+    /// for [`VersionsReader`].
+    pub fn into_wire_chunks(&self, sink: impl FnMut(Vec<u8>)) {
+        self.into_wire_chunks_of(PIECE_BYTES, sink);
+    }
+
+    /// [`Versions::into_wire_chunks`] in pieces of at most `piece_bytes` (for tests).
+    pub fn into_wire_chunks_of(&self, piece_bytes: usize, mut sink: impl FnMut(Vec<u8>)) {
+        let mut w = Writer(Vec::new());
+        let mut cut = |w: &mut Writer| sink(std::mem::take(&mut w.0));
         w.u32(VERSION);
         w.len(self.event.len());
         for e in &self.event {
-            w.col_u32(e);
+            w.col_pieces(e, u32::to_le_bytes, piece_bytes, &mut cut);
         }
         w.col_u32(&self.segment);
         w.col_u32(&self.block);
-        w.0
+        cut(&mut w);
     }
 
     /// Reads what [`Versions::to_wire`] wrote for `snap`: a column that does
     /// not fit the snapshot (another file's versions) is an error.
     pub fn from_wire(bytes: &[u8], snap: &Snapshot) -> Result<Versions> {
-        let mut r = Reader::new(bytes);
-        let v = r.u32()?;
-        if v != VERSION {
-            return Err(r.bad(format!("versions wire form version {v}, this build reads {VERSION}")));
+        let mut r = VersionsReader::new();
+        r.feed(bytes, snap)?;
+        r.finish()
+    }
+}
+
+/// Reads [`Versions::into_wire_chunks`]'s chunks as they are given (the
+/// page: a task each), checking them against the snapshot they belong to.
+#[derive(Default)]
+pub struct VersionsReader {
+    v: Versions,
+    /// Traces still to come (None: the header comes next).
+    traces_left: Option<u64>,
+    /// Items still to come in the trace's column being read.
+    col_left: Option<u64>,
+    done: bool,
+    /// The bytes given so far.
+    base: usize,
+}
+
+impl VersionsReader {
+    pub fn new() -> VersionsReader {
+        VersionsReader::default()
+    }
+
+    /// Reads the next chunk (whole pieces only).
+    pub fn feed(&mut self, chunk: &[u8], snap: &Snapshot) -> Result<()> {
+        let mut r = Reader { b: Cow::Borrowed(chunk), pos: 0, base: self.base, more: None };
+        while r.pos < chunk.len() {
+            self.step(&mut r, snap)?;
         }
-        let n = r.len(8)?;
-        if n != snap.traces.len() {
-            return Err(r.bad(format!("versions of {n} traces for {} traces", snap.traces.len())));
+        self.base += chunk.len();
+        Ok(())
+    }
+
+    fn step(&mut self, r: &mut Reader, snap: &Snapshot) -> Result<()> {
+        if self.done {
+            return Err(r.bad(format!("{} bytes after the versions", r.b.len() - r.pos)));
         }
-        let mut event = Vec::with_capacity(n);
-        for t in &snap.traces {
-            event.push(r.column(t.len(), Reader::col_u32)?);
+        let left = match self.traces_left {
+            Some(l) => l,
+            None => {
+                let v = r.u32()?;
+                if v != VERSION {
+                    return Err(r.bad(format!("versions wire form version {v}, this build reads {VERSION}")));
+                }
+                let n = r.u64()?;
+                if n != snap.traces.len() as u64 {
+                    return Err(r.bad(format!("versions of {n} traces for {} traces", snap.traces.len())));
+                }
+                self.traces_left = Some(n);
+                n
+            }
+        };
+        if left > 0 {
+            if self.col_left.is_none() {
+                self.v.event.push(Vec::new());
+            }
+            // At most as many columns as traces: `left` counts them down.
+            let n = snap.traces[self.v.event.len() - 1].len();
+            let col = self.v.event.last_mut().expect("pushed above");
+            if col_piece(r, &mut self.col_left, col, Some(n), "version", |a| Some(u32::from_le_bytes(a)))? {
+                self.traces_left = Some(left - 1);
+            }
+            return Ok(());
         }
-        let segment = r.column(snap.segments.len(), Reader::col_u32)?;
-        let block = r.column(snap.blocks.len(), Reader::col_u32)?;
-        if r.pos != bytes.len() {
-            return Err(r.bad(format!("{} bytes after the versions", bytes.len() - r.pos)));
+        self.v.segment = r.column(snap.segments.len(), Reader::col_u32)?;
+        self.v.block = r.column(snap.blocks.len(), Reader::col_u32)?;
+        self.done = true;
+        Ok(())
+    }
+
+    /// The versions, once every chunk was given.
+    pub fn finish(self) -> Result<Versions> {
+        if !self.done {
+            return Err(Error::at(
+                ErrorKind::Truncated,
+                self.base as u64,
+                "memviz wire form: the chunks end before the versions do",
+            ));
         }
-        Ok(Versions { event, segment, block })
+        Ok(self.v)
     }
 }
 
@@ -338,6 +429,8 @@ enum Stage {
     Stack,
     Extra,
     Pool,
+    /// The event extras, in pieces.
+    Extras,
     Tail,
     Done,
 }
@@ -452,7 +545,7 @@ impl Parts {
                 // each trace reads at least 8 bytes, so a false count ends as a cut.
                 self.n_traces = r.u64()?;
                 if self.n_traces == 0 {
-                    Stage::Tail
+                    Stage::Extras
                 } else {
                     Stage::Action
                 }
@@ -560,6 +653,33 @@ impl Parts {
                 if (s.traces.len() as u64) < self.n_traces {
                     Stage::Action
                 } else {
+                    Stage::Extras
+                }
+            }
+            Stage::Extras => {
+                // As `col_piece`: the count, then pieces of at least one item.
+                let to_come = match self.col_left {
+                    Some(l) => l,
+                    None => r.u64()?,
+                };
+                let at = r.at();
+                let k = r.len(5)?;
+                if k as u64 > to_come || (k == 0 && to_come > 0) {
+                    return Err(Error::at(
+                        ErrorKind::Malformed,
+                        at as u64,
+                        format!("memviz wire form: a piece of {k} extras where {to_come} are to come"),
+                    ));
+                }
+                s.extras.reserve(k);
+                for _ in 0..k {
+                    s.extras.push(r.extra(n_str)?);
+                }
+                let rest = to_come - k as u64;
+                self.col_left = (rest > 0).then_some(rest);
+                if rest > 0 {
+                    Stage::Extras
+                } else {
                     Stage::Tail
                 }
             }
@@ -574,27 +694,6 @@ impl Parts {
 
     /// The small parts after the traces.
     fn tail(s: &mut Snapshot, r: &mut Reader) -> Result<()> {
-        let n_str = s.strings.len();
-        let n = r.len(5)?;
-        s.extras.reserve(n);
-        for _ in 0..n {
-            let compile_context = r.opt_id(n_str, "string")?;
-            let user_metadata = r.opt_meta()?;
-            let internal_metadata = r.opt_meta()?;
-            let k = r.len(8)?;
-            let mut forward_frames = Vec::with_capacity(k);
-            for _ in 0..k {
-                forward_frames.push(r.string()?);
-            }
-            let device_free = r.opt_u64()?;
-            s.extras.push(EventExtra {
-                compile_context,
-                user_metadata,
-                internal_metadata,
-                forward_frames,
-                device_free,
-            });
-        }
         for (d, t) in s.traces.iter().enumerate() {
             if let Some(x) = t.extra.iter().find(|&&x| x != NO_EXTRA && x as usize >= s.extras.len()) {
                 return Err(r.bad(format!("device {d}: extra {x} past {} extras", s.extras.len())));
@@ -730,6 +829,16 @@ impl Writer {
     }
     fn len(&mut self, n: usize) {
         self.u64(n as u64);
+    }
+    fn extra(&mut self, x: &EventExtra) {
+        self.opt_u32(x.compile_context);
+        self.opt_meta(&x.user_metadata);
+        self.opt_meta(&x.internal_metadata);
+        self.len(x.forward_frames.len());
+        for f in &x.forward_frames {
+            self.str(f);
+        }
+        self.opt_u64(x.device_free);
     }
     fn opt_u32(&mut self, v: Option<u32>) {
         match v {
@@ -994,6 +1103,18 @@ impl<'a> Reader<'a> {
     }
     /// A count of items of at least `min` bytes each: more than the bytes
     /// left could hold is an error before anything is allocated.
+    fn extra(&mut self, n_str: usize) -> Result<EventExtra> {
+        let compile_context = self.opt_id(n_str, "string")?;
+        let user_metadata = self.opt_meta()?;
+        let internal_metadata = self.opt_meta()?;
+        let k = self.len(8)?;
+        let mut forward_frames = Vec::with_capacity(k);
+        for _ in 0..k {
+            forward_frames.push(self.string()?);
+        }
+        let device_free = self.opt_u64()?;
+        Ok(EventExtra { compile_context, user_metadata, internal_metadata, forward_frames, device_free })
+    }
     fn len(&mut self, min: usize) -> Result<usize> {
         let n = self.u64()?;
         let rest = (self.b.len() - self.pos) as u64;

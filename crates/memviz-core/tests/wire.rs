@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use memviz_core::versions::{self, Versions};
-use memviz_core::{ErrorKind, Snapshot, WireReader};
+use memviz_core::{ErrorKind, Snapshot, VersionsReader, WireReader};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -70,9 +70,15 @@ fn round_trip(path: &Path) -> (Snapshot, Vec<u8>) {
     assert!(back == snap, "{}: the model read back from fed pieces differs", path.display());
     let back = Snapshot::from_wire(&pieced.concat()).unwrap_or_else(|e| panic!("{}: pieces: {e}", path.display()));
     assert!(back == snap, "{}: the model read back from joined pieces differs", path.display());
-    // The address versions, which travel apart.
+    // The address versions, which travel apart, whole or in pieces fed one
+    // at a time.
     let v = versions::compute(&snap);
     let vb = Versions::from_wire(&v.to_wire(), &back).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_eq!((&vb.event, &vb.segment, &vb.block), (&v.event, &v.segment, &v.block), "{}", path.display());
+    let mut pieces = Vec::new();
+    v.into_wire_chunks_of(1000, |c| pieces.push(c));
+    assert!(pieces.len() > events * 4 / 1000, "{}: {} pieces of versions", path.display(), pieces.len());
+    let vb = versions_fed(&pieces, &back).unwrap_or_else(|e| panic!("{}: versions fed: {e}", path.display()));
     assert_eq!((&vb.event, &vb.segment, &vb.block), (&v.event, &v.segment, &v.block), "{}", path.display());
     (snap, wire)
 }
@@ -100,6 +106,15 @@ fn fed(chunks: &[Vec<u8>]) -> memviz_core::Result<Snapshot> {
     let mut r = WireReader::new();
     for c in chunks {
         r.feed(c)?;
+    }
+    r.finish()
+}
+
+/// Reads the versions' `chunks` given one at a time, as the page does.
+fn versions_fed(chunks: &[Vec<u8>], snap: &Snapshot) -> memviz_core::Result<Versions> {
+    let mut r = VersionsReader::new();
+    for c in chunks {
+        r.feed(c, snap)?;
     }
     r.finish()
 }
@@ -194,20 +209,26 @@ fn cut_or_damaged_bytes_are_an_error_with_an_offset() {
     // In chunks: a chunk missing, or cut, is an error at an offset inside
     // the chunks given, joined; chunks may be pulled from none.
     let snap = Snapshot::from_wire(&wire).unwrap();
-    // Columns in pieces: a piece missing or cut is an error too.
-    let ctx = load(&root().join("../shared/snapshots/transformer_fullstep_ctx128.pickle"));
-    let pieced = pieced_chunks_of(&ctx, 8192);
-    let joined = pieced.iter().map(Vec::len).sum::<usize>() as u64;
-    assert!(pieced.len() > 60, "{}", pieced.len());
-    for i in 0..pieced.len() {
-        let mut less = pieced.clone();
-        less.remove(i);
-        let e = fed(&less).unwrap_err();
-        assert!(e.offset.is_some_and(|o| o <= joined), "piece {i} missing, fed: {e}");
-        let mut cut = pieced.clone();
-        let half = cut[i].len() / 2;
-        cut[i].truncate(half);
-        assert!(fed(&cut).is_err(), "piece {i} cut");
+    // Columns in pieces, and extras in pieces (5163 of them in
+    // compile_context_metadata, 16 bytes or more each: 2 KiB pieces of
+    // extras hold at most 128): a piece missing or cut is an error too.
+    for (name, at_least) in
+        [("transformer_fullstep_ctx128.pickle", 60), ("compile_context_metadata.pickle", 14 + 5163 / 128)]
+    {
+        let snap = load(&root().join("../shared/snapshots").join(name));
+        let pieced = pieced_chunks_of(&snap, 8192);
+        let joined = pieced.iter().map(Vec::len).sum::<usize>() as u64;
+        assert!(pieced.len() > at_least, "{name}: {}", pieced.len());
+        for i in 0..pieced.len() {
+            let mut less = pieced.clone();
+            less.remove(i);
+            let e = fed(&less).unwrap_err();
+            assert!(e.offset.is_some_and(|o| o <= joined), "{name}: piece {i} missing, fed: {e}");
+            let mut cut = pieced.clone();
+            let half = cut[i].len() / 2;
+            cut[i].truncate(half);
+            assert!(fed(&cut).is_err(), "{name}: piece {i} cut");
+        }
     }
     let chunks = chunks_of(&snap);
     assert!(chunks.len() > 5, "{}", chunks.len());
@@ -252,4 +273,20 @@ fn cut_or_damaged_bytes_are_an_error_with_an_offset() {
     let mut long = v.clone();
     long.push(0);
     assert_eq!(Versions::from_wire(&long, &snap).unwrap_err().offset, Some(v.len() as u64));
+    // In pieces: one missing or cut is an error, as is no piece at all.
+    let ctx = load(&root().join("../shared/snapshots/transformer_fullstep_ctx128.pickle"));
+    let mut pieces = Vec::new();
+    versions::compute(&ctx).into_wire_chunks_of(8192, |c| pieces.push(c));
+    assert!(pieces.len() > 9, "{}", pieces.len());
+    for i in 0..pieces.len() {
+        let mut less = pieces.clone();
+        less.remove(i);
+        assert!(versions_fed(&less, &ctx).is_err(), "versions piece {i} missing");
+        let mut cut = pieces.clone();
+        let half = cut[i].len() / 2;
+        cut[i].truncate(half);
+        assert!(versions_fed(&cut, &ctx).is_err(), "versions piece {i} cut");
+    }
+    let e = versions_fed(&[], &ctx).unwrap_err();
+    assert!(e.kind == ErrorKind::Truncated && e.offset == Some(0), "{e}");
 }

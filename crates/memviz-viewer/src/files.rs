@@ -3,7 +3,7 @@
 
 use memviz_core::timeline::{Timeline, TimelineBuilder, TimelineKind};
 use memviz_core::versions::{self, Versions};
-use memviz_core::{Loader, Snapshot, WireReader};
+use memviz_core::{Loader, Snapshot, VersionsReader, WireReader};
 
 pub struct OpenFile {
     pub name: String,
@@ -101,6 +101,8 @@ pub(crate) enum Adopting {
     /// The model's chunks being read, one call each.
     Reading(String, Box<WireReader>),
     Read(String, Snapshot),
+    /// The address versions' chunks being read (`versions_chunk`).
+    ReadingVersions(String, Snapshot, Box<VersionsReader>),
     Ready(OpenFile),
 }
 
@@ -158,6 +160,34 @@ impl Adopting {
         }
     }
 
+    /// The next chunk of the address versions computed elsewhere
+    /// (`Versions::into_wire_chunks`), after the model; the error names the
+    /// file.
+    pub(crate) fn versions_chunk(self, bytes: &[u8]) -> Result<Adopting, String> {
+        let (name, snap, mut r) = match self {
+            Adopting::Read(name, snap) => (name, snap, Box::default()),
+            Adopting::ReadingVersions(name, snap, r) => (name, snap, r),
+            Adopting::Reading(name, _) => return Err(format!("{name}: the model's chunks are not all read")),
+            Adopting::Ready(f) => return Err(format!("{}: versions after the versions", f.name)),
+        };
+        r.feed(bytes, &snap).map_err(|e| format!("{name}: {e}"))?;
+        Ok(Adopting::ReadingVersions(name, snap, r))
+    }
+
+    /// After the versions' last chunk: an error (naming the file) if they are not whole.
+    pub(crate) fn versions_end(self) -> Result<Adopting, String> {
+        match self {
+            Adopting::ReadingVersions(name, snap, r) => {
+                let versions = r.finish().map_err(|e| format!("{name}: {e}"))?;
+                Ok(Adopting::Ready(OpenFile { name, snap, versions, timelines: Vec::new(), building: None }))
+            }
+            Adopting::Reading(name, _) | Adopting::Read(name, _) => {
+                Err(format!("{name}: the address versions are not all read"))
+            }
+            ready => Ok(ready),
+        }
+    }
+
     /// The file, once its versions are in (`versions` / `versions_from`).
     pub(crate) fn ready_mut(&mut self) -> Option<&mut OpenFile> {
         match self {
@@ -169,6 +199,7 @@ impl Adopting {
     pub(crate) fn open(self) -> Result<OpenFile, String> {
         match self {
             Adopting::Reading(name, _) => Err(format!("{name}: the model's chunks are not all read")),
+            Adopting::ReadingVersions(name, ..) => Err(format!("{name}: the address versions are not all read")),
             Adopting::Read(name, snap) => Ok(OpenFile::new(name, snap)),
             Adopting::Ready(file) => Ok(file),
         }

@@ -173,6 +173,23 @@ impl Viewer {
         Ok(())
     }
 
+    /// [`Viewer::adopt_versions_from`] in as many calls as the versions have
+    /// chunks (`Versions::into_wire_chunks`), after the model:
+    /// `adopt_versions_chunk` for each, in order, then `adopt_versions_end`.
+    /// After an error the file is dropped (the error names it).
+    pub fn adopt_versions_chunk(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let adopting = self.adopting.take().ok_or("adopt_versions_chunk without adopt")?;
+        self.adopting = Some(adopting.versions_chunk(bytes)?);
+        Ok(())
+    }
+
+    /// After the versions' last chunk: an error (naming the file) if they are not whole.
+    pub fn adopt_versions_end(&mut self) -> Result<(), String> {
+        let adopting = self.adopting.take().ok_or("adopt_versions_end without adopt")?;
+        self.adopting = Some(adopting.versions_end()?);
+        Ok(())
+    }
+
     /// Between the versions and `adopt_finish`: replays the timeline the
     /// file will first show (its default device, the current view's kind)
     /// in steps of about `budget` trace events, one call per step, so that

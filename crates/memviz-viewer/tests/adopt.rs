@@ -52,7 +52,16 @@ fn an_adopted_file_shows_what_an_opened_one_shows() {
             v.adopt(FULLSTEP, &wire).unwrap();
         }
         assert!(v.adopt_replay(1000).is_err(), "no replay before the versions");
-        if with_versions {
+        if with_versions && chunked {
+            // In pieces, one call each, as the page reads the worker's.
+            let mut pieces = Vec::new();
+            versions::compute(&snap).into_wire_chunks_of(1000, |c| pieces.push(c));
+            assert!(pieces.len() > snap.trace(0).len() * 4 / 1000, "{}", pieces.len());
+            for p in &pieces {
+                v.adopt_versions_chunk(p).unwrap();
+            }
+            v.adopt_versions_end().unwrap();
+        } else if with_versions {
             v.adopt_versions_from(&vwire).unwrap();
         } else {
             v.adopt_versions();
@@ -93,6 +102,18 @@ fn bad_wire_bytes_name_the_file_and_change_nothing() {
     let other = memviz_core::load(&bytes("small_train_step.pickle")).unwrap();
     let e = v.adopt_versions_from(&versions::compute(&other).to_wire()).unwrap_err();
     assert!(e.starts_with(&format!("{FULLSTEP}: ")), "{e}");
+    // Versions in pieces, of another file or cut short: the same.
+    v.adopt(FULLSTEP, &snap.to_wire()).unwrap();
+    let e = v.adopt_versions_chunk(&versions::compute(&other).to_wire()).unwrap_err();
+    assert!(e.starts_with(&format!("{FULLSTEP}: ")) && e.contains("a column of"), "{e}");
+    assert!(v.adopt_finish().is_err(), "the file was dropped");
+    v.adopt(FULLSTEP, &snap.to_wire()).unwrap();
+    let mut pieces = Vec::new();
+    versions::compute(&snap).into_wire_chunks_of(1000, |c| pieces.push(c));
+    v.adopt_versions_chunk(&pieces[0]).unwrap();
+    let e = v.adopt_versions_end().unwrap_err();
+    assert!(e.starts_with(&format!("{FULLSTEP}: ")) && e.contains("before the versions do"), "{e}");
+    assert!(v.adopt_finish().is_err(), "the file was dropped");
     assert_eq!(v.file_names(), ["small_train_step.pickle"]);
     // Chunks cut short: the error names the file; nothing changes.
     let mut chunks = Vec::new();

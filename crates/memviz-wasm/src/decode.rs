@@ -55,11 +55,13 @@ impl Decoder {
         Ok(())
     }
 
-    /// After `finish`: the model's address versions in their wire form, for
-    /// `Viewer::adopt_versions_from` (computed before `model` takes the model).
-    pub fn versions(&self) -> Result<Vec<u8>, JsError> {
+    /// After `finish`: the model's address versions in their wire form,
+    /// handed to `sink` chunk by chunk (`Versions::into_wire_chunks`, for
+    /// `Viewer::adopt_versions_chunk`), each a Uint8Array outside this
+    /// memory (computed before `model` takes the model).
+    pub fn versions(&self, sink: &js_sys::Function) -> Result<(), JsError> {
         let snap = self.snap.as_ref().ok_or_else(|| JsError::new("versions before finish"))?;
-        Ok(versions::compute(snap).to_wire())
+        self.send(sink, |out| versions::compute(snap).into_wire_chunks(out))
     }
 
     /// After `finish`: the model in its wire form, handed to `sink` chunk by
@@ -68,8 +70,14 @@ impl Decoder {
     /// column meanwhile, so this instance's memory never holds it twice.
     pub fn model(&mut self, sink: &js_sys::Function) -> Result<(), JsError> {
         let snap = self.snap.take().ok_or_else(|| JsError::new("model before finish"))?;
+        self.send(sink, |out| snap.into_wire_chunks(out))
+    }
+
+    /// Calls `sink` with a Uint8Array copy of each chunk `write` gives; the
+    /// first error it throws (after which no chunk goes out) names the file.
+    fn send(&self, sink: &js_sys::Function, write: impl FnOnce(&mut dyn FnMut(Vec<u8>))) -> Result<(), JsError> {
         let mut failed = None;
-        snap.into_wire_chunks(|c| {
+        write(&mut |c| {
             if failed.is_none() {
                 if let Err(e) = sink.call1(&JsValue::NULL, &js_sys::Uint8Array::from(&c[..])) {
                     failed = Some(e);

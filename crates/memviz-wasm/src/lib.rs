@@ -158,7 +158,7 @@ impl Viewer {
 
     /// Opens a file a [`decode::Decoder`] read (in the page's worker), from
     /// the model's wire form, in calls the page runs as separate tasks: `adopt`
-    /// reads the model, `adopt_versions_from` takes its address versions from
+    /// reads the model, `adopt_versions_chunk` takes its address versions from
     /// the Decoder (or `adopt_versions` computes them), `adopt_finish` opens
     /// it (replays its first timeline) and returns its index (it becomes the
     /// current file).
@@ -186,9 +186,14 @@ impl Viewer {
     }
 
     /// `adopt_versions` with the versions a [`decode::Decoder`] computed
-    /// (`Decoder::versions`).
-    pub fn adopt_versions_from(&mut self, wire: &[u8]) -> Result<(), JsError> {
-        self.inner.adopt_versions_from(wire).map_err(|e| JsError::new(&e))
+    /// (`Decoder::versions`), a call per chunk, in order, so that the page
+    /// may yield between two; then `adopt_versions_end`.
+    pub fn adopt_versions_chunk(&mut self, bytes: &[u8]) -> Result<(), JsError> {
+        self.inner.adopt_versions_chunk(bytes).map_err(|e| JsError::new(&e))
+    }
+
+    pub fn adopt_versions_end(&mut self) -> Result<(), JsError> {
+        self.inner.adopt_versions_end().map_err(|e| JsError::new(&e))
     }
 
     /// After the versions: replays the file's first timeline in steps of
