@@ -657,10 +657,22 @@ impl Parts {
                 }
             }
             Stage::Extras => {
-                // As `col_piece`: the count, then pieces of at least one item.
+                // As `col_piece`: the count (room for all of them made at once,
+                // not by doubling), then pieces of at least one item.
                 let to_come = match self.col_left {
                     Some(l) => l,
-                    None => r.u64()?,
+                    None => {
+                        let at = r.at();
+                        let m = r.u64()?;
+                        if usize::try_from(m).ok().and_then(|m| s.extras.try_reserve_exact(m).ok()).is_none() {
+                            return Err(Error::at(
+                                ErrorKind::Malformed,
+                                at as u64,
+                                format!("memviz wire form: {m} extras do not fit in memory"),
+                            ));
+                        }
+                        m
+                    }
                 };
                 let at = r.at();
                 let k = r.len(5)?;
@@ -671,7 +683,6 @@ impl Parts {
                         format!("memviz wire form: a piece of {k} extras where {to_come} are to come"),
                     ));
                 }
-                s.extras.reserve(k);
                 for _ in 0..k {
                     s.extras.push(r.extra(n_str)?);
                 }
