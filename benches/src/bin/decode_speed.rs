@@ -53,6 +53,8 @@ fn phases(bytes: &[u8]) -> [f64; 4] {
     [feed, finish, ver, timeline]
 }
 
+const USAGE: &str = "usage: decode_speed [--repeat N] [--json] [--phases] FILE...";
+
 fn main() {
     let mut repeat = 5usize;
     let mut json = false;
@@ -65,19 +67,20 @@ fn main() {
             "--json" => json = true,
             "--phases" => split = true,
             "-h" | "--help" => {
-                println!("usage: decode_speed [--repeat N] [--json] [--phases] FILE...");
+                println!("{USAGE}");
                 return;
             }
             _ if a.starts_with('-') => {
-                eprintln!(
-                    "decode_speed: unknown option {a} (usage: decode_speed [--repeat N] [--json] [--phases] FILE...)"
-                );
+                eprintln!("decode_speed: unknown option {a} ({USAGE})");
                 std::process::exit(2);
             }
             _ => files.push(a),
         }
     }
-    assert!(!files.is_empty(), "usage: decode_speed [--repeat N] [--json] FILE...");
+    if files.is_empty() {
+        eprintln!("decode_speed: no file given ({USAGE})");
+        std::process::exit(2);
+    }
     for f in files {
         let bytes = std::fs::read(&f).unwrap_or_else(|e| panic!("{f}: {e}"));
         let name = std::path::Path::new(&f).file_name().unwrap().to_string_lossy().into_owned();

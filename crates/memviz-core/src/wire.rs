@@ -293,9 +293,10 @@ impl Versions {
 #[derive(Default)]
 pub struct VersionsReader {
     v: Versions,
-    /// Traces still to come (None: the header comes next).
-    traces_left: Option<u64>,
-    /// Items still to come in the trace's column being read.
+    /// The header (version, traces' count) is read.
+    header: bool,
+    /// Items still to come in the trace's column being read (None: the
+    /// next column's header comes next).
     col_left: Option<u64>,
     done: bool,
     /// The bytes given so far.
@@ -321,31 +322,26 @@ impl VersionsReader {
         if self.done {
             return Err(r.bad(format!("{} bytes after the versions", r.b.len() - r.pos)));
         }
-        let left = match self.traces_left {
-            Some(l) => l,
-            None => {
-                let v = r.u32()?;
-                if v != VERSION {
-                    return Err(r.bad(format!("versions wire form version {v}, this build reads {VERSION}")));
-                }
-                let n = r.u64()?;
-                if n != snap.traces.len() as u64 {
-                    return Err(r.bad(format!("versions of {n} traces for {} traces", snap.traces.len())));
-                }
-                self.traces_left = Some(n);
-                n
+        if !self.header {
+            let v = r.u32()?;
+            if v != VERSION {
+                return Err(r.bad(format!("versions wire form version {v}, this build reads {VERSION}")));
             }
-        };
-        if left > 0 {
+            let n = r.u64()?;
+            if n != snap.traces.len() as u64 {
+                return Err(r.bad(format!("versions of {n} traces for {} traces", snap.traces.len())));
+            }
+            self.header = true;
+            return Ok(());
+        }
+        // A column per trace, each begun when the last is whole.
+        if self.col_left.is_some() || self.v.event.len() < snap.traces.len() {
             if self.col_left.is_none() {
                 self.v.event.push(Vec::new());
             }
-            // At most as many columns as traces: `left` counts them down.
             let n = snap.traces[self.v.event.len() - 1].len();
             let col = self.v.event.last_mut().expect("pushed above");
-            if col_piece(r, &mut self.col_left, col, Some(n), "version", |a| Some(u32::from_le_bytes(a)))? {
-                self.traces_left = Some(left - 1);
-            }
+            col_piece(r, &mut self.col_left, col, Some(n), "version", |a| Some(u32::from_le_bytes(a)))?;
             return Ok(());
         }
         self.v.segment = r.column(snap.segments.len(), Reader::col_u32)?;
@@ -657,41 +653,15 @@ impl Parts {
                 }
             }
             Stage::Extras => {
-                // As `col_piece`: the count (room for all of them made at once,
-                // not by doubling), then pieces of at least one item.
-                let to_come = match self.col_left {
-                    Some(l) => l,
-                    None => {
-                        let at = r.at();
-                        let m = r.u64()?;
-                        if usize::try_from(m).ok().and_then(|m| s.extras.try_reserve_exact(m).ok()).is_none() {
-                            return Err(Error::at(
-                                ErrorKind::Malformed,
-                                at as u64,
-                                format!("memviz wire form: {m} extras do not fit in memory"),
-                            ));
-                        }
-                        m
-                    }
-                };
-                let at = r.at();
-                let k = r.len(5)?;
-                if k as u64 > to_come || (k == 0 && to_come > 0) {
-                    return Err(Error::at(
-                        ErrorKind::Malformed,
-                        at as u64,
-                        format!("memviz wire form: a piece of {k} extras where {to_come} are to come"),
-                    ));
-                }
+                // In pieces as an event column (`piece`), of items of 5 bytes or more.
+                let (k, _, whole) = piece(r, &mut self.col_left, &mut s.extras, None, "extra", 5)?;
                 for _ in 0..k {
                     s.extras.push(r.extra(n_str)?);
                 }
-                let rest = to_come - k as u64;
-                self.col_left = (rest > 0).then_some(rest);
-                if rest > 0 {
-                    Stage::Extras
-                } else {
+                if whole {
                     Stage::Tail
+                } else {
+                    Stage::Extras
                 }
             }
             Stage::Tail => {
@@ -760,6 +730,38 @@ fn col_piece<const N: usize, T>(
     what: &str,
     item: impl Fn([u8; N]) -> Option<T>,
 ) -> Result<bool> {
+    let (k, at, whole) = piece(r, left, out, n, what, N)?;
+    for (i, b) in r.take(k * N)?.chunks_exact(N).enumerate() {
+        let mut a = [0; N];
+        a.copy_from_slice(b);
+        match item(a) {
+            Some(v) => out.push(v),
+            None => {
+                let v = a.iter().rev().fold(0u64, |x, &b| x << 8 | b as u64);
+                return Err(Error::at(
+                    ErrorKind::Malformed,
+                    (at + 8 + i * N) as u64,
+                    format!("memviz wire form: {what} {v}"),
+                ));
+            }
+        }
+    }
+    Ok(whole)
+}
+
+/// The head of a column's next piece: the column's length first when
+/// `left` is None (checked against `n`, if known; room for all of it made
+/// in `out` at once), then the piece's count of items of at least `min`
+/// bytes. Returns that count, the piece's offset, and whether the column
+/// ends with this piece (`left` then says what is still to come).
+fn piece<T>(
+    r: &mut Reader,
+    left: &mut Option<u64>,
+    out: &mut Vec<T>,
+    n: Option<usize>,
+    what: &str,
+    min: usize,
+) -> Result<(usize, usize, bool)> {
     let to_come = match *left {
         Some(l) => l,
         None => {
@@ -785,7 +787,7 @@ fn col_piece<const N: usize, T>(
         }
     };
     let at = r.at();
-    let k = r.len(N)?;
+    let k = r.len(min)?;
     if k as u64 > to_come || (k == 0 && to_come > 0) {
         return Err(Error::at(
             ErrorKind::Malformed,
@@ -793,24 +795,9 @@ fn col_piece<const N: usize, T>(
             format!("memviz wire form: a piece of {k} {what}s where {to_come} are to come"),
         ));
     }
-    for (i, b) in r.take(k * N)?.chunks_exact(N).enumerate() {
-        let mut a = [0; N];
-        a.copy_from_slice(b);
-        match item(a) {
-            Some(v) => out.push(v),
-            None => {
-                let v = a.iter().rev().fold(0u64, |x, &b| x << 8 | b as u64);
-                return Err(Error::at(
-                    ErrorKind::Malformed,
-                    (at + 8 + i * N) as u64,
-                    format!("memviz wire form: {what} {v}"),
-                ));
-            }
-        }
-    }
     let rest = to_come - k as u64;
     *left = (rest > 0).then_some(rest);
-    Ok(rest == 0)
+    Ok((k, at, rest == 0))
 }
 
 fn check_ids(ids: &[u32], n: usize, what: &str, at: usize) -> Result<()> {
@@ -1112,8 +1099,6 @@ impl<'a> Reader<'a> {
     fn u128(&mut self) -> Result<u128> {
         self.arr().map(u128::from_le_bytes)
     }
-    /// A count of items of at least `min` bytes each: more than the bytes
-    /// left could hold is an error before anything is allocated.
     fn extra(&mut self, n_str: usize) -> Result<EventExtra> {
         let compile_context = self.opt_id(n_str, "string")?;
         let user_metadata = self.opt_meta()?;
@@ -1126,6 +1111,8 @@ impl<'a> Reader<'a> {
         let device_free = self.opt_u64()?;
         Ok(EventExtra { compile_context, user_metadata, internal_metadata, forward_frames, device_free })
     }
+    /// A count of items of at least `min` bytes each: more than the bytes
+    /// left could hold is an error before anything is allocated.
     fn len(&mut self, min: usize) -> Result<usize> {
         let n = self.u64()?;
         let rest = (self.b.len() - self.pos) as u64;

@@ -19,6 +19,11 @@ pub struct OpenFile {
 impl OpenFile {
     pub fn new(name: String, snap: Snapshot) -> OpenFile {
         let versions = versions::compute(&snap);
+        OpenFile::with_versions(name, snap, versions)
+    }
+
+    /// A file whose address versions were computed elsewhere (the page's worker).
+    fn with_versions(name: String, snap: Snapshot, versions: Versions) -> OpenFile {
         OpenFile { name, snap, versions, timelines: Vec::new(), building: None }
     }
 
@@ -151,12 +156,8 @@ impl Adopting {
     /// file.
     pub(crate) fn versions_from(self, wire: &[u8]) -> Result<Adopting, String> {
         match self {
-            Adopting::Read(name, snap) => {
-                let versions = Versions::from_wire(wire, &snap).map_err(|e| format!("{name}: {e}"))?;
-                Ok(Adopting::Ready(OpenFile { name, snap, versions, timelines: Vec::new(), building: None }))
-            }
-            Adopting::Reading(name, _) => Err(format!("{name}: the model's chunks are not all read")),
-            ready => Ok(ready),
+            ready @ Adopting::Ready(_) => Ok(ready),
+            adopting => adopting.versions_chunk(wire)?.versions_end(),
         }
     }
 
@@ -179,7 +180,7 @@ impl Adopting {
         match self {
             Adopting::ReadingVersions(name, snap, r) => {
                 let versions = r.finish().map_err(|e| format!("{name}: {e}"))?;
-                Ok(Adopting::Ready(OpenFile { name, snap, versions, timelines: Vec::new(), building: None }))
+                Ok(Adopting::Ready(OpenFile::with_versions(name, snap, versions)))
             }
             Adopting::Reading(name, _) | Adopting::Read(name, _) => {
                 Err(format!("{name}: the address versions are not all read"))

@@ -627,14 +627,12 @@ impl StackState {
 }
 
 /// Phase 4: element indices by size, descending; ties by index (JS's
-/// stable sort), done unstably on compact keys (an indirect stable sort
-/// misses the cache on 1M items), each one integer so a comparison is one
-/// compare.
-/// [`by_size`] a pass per call, so that a builder's step stays short (the
-/// 950 MB file's 8M elements took 128-163 ms to sort in one): a stable
-/// radix sort of the `(!size, element)` keys on the size's two 16-bit
-/// halves, low then high, which orders as `by_size`'s one sort does (the
-/// keys start in element order). Sizes past 32 bits take `by_size` at once.
+/// stable sort), a pass per call, so that a builder's step stays short (the
+/// 950 MB file's 8M elements took 128-163 ms to sort in one). When every
+/// size fits in 32 bits (nearly always), a stable radix sort of the
+/// `(!size, element)` keys, each one u64 (wasm has no 128-bit compare), on
+/// the size's two 16-bit halves, low then high: the keys start in element
+/// order, so ties stay in it. Wider sizes take [`by_size`] at once.
 enum SizeSort {
     Radix { keyed: Vec<u64>, pass: u32 },
     Wide,
@@ -679,16 +677,10 @@ impl SizeSort {
     }
 }
 
+/// [`SizeSort`]'s order in one sort, done unstably on compact keys (an
+/// indirect stable sort misses the cache on 1M items), each one integer so
+/// a comparison is one compare: for sizes of any width.
 fn by_size(elements: &[Element]) -> Vec<u32> {
-    // Largest first, ties in element order: one integer key per element.
-    // A u64 key when every size fits in 32 bits (nearly always): wasm has
-    // no 128-bit compare, and the u128 sort took about a fifth of a replay.
-    if elements.iter().all(|e| e.size <= u32::MAX as u64) {
-        let mut keyed: Vec<u64> =
-            elements.iter().enumerate().map(|(i, e)| ((!(e.size as u32) as u64) << 32) | i as u64).collect();
-        keyed.sort_unstable();
-        return keyed.into_iter().map(|k| k as u32).collect();
-    }
     let mut keyed: Vec<u128> =
         elements.iter().enumerate().map(|(i, e)| ((!e.size as u128) << 32) | i as u128).collect();
     keyed.sort_unstable();
