@@ -94,7 +94,7 @@ function warmRound(first) {
     // What a file's open calls before its first paint and right after
     // (opened(), views.js, phases.js, explain.js): compiled now, not then.
     w.summary_json();
-    w.file_names(); w.device_labels(); w.devices(); w.view_names(); w.warnings();
+    w.file_names(); w.file_count(); w.device_labels(); w.devices(); w.view_names(); w.warnings();
     w.element_count(); w.detail(); w.view_kind();
     w.phases_json(); w.x_axis(); w.x_of_step(0); w.n_steps();
     w.markers_json(); w.oom_count(); w.kind_colors_json();
@@ -103,7 +103,7 @@ function warmRound(first) {
     // stores are allocated and the axes canvas's text set up before a file
     // comes, instead of during its first draw.
     const own = [$('plot'), $('axes'), $('minimap')];
-    if (first && viewer && viewer.file_names().length === 0 && own.every((c) => c.clientWidth > 0)) {
+    if (first && viewer && viewer.file_count() === 0 && own.every((c) => c.clientWidth > 0)) {
       for (const c of own) sizeCanvas(c);
       w.render(...own);
       for (const c of own) c.getContext('2d').clearRect(0, 0, c.width, c.height);
@@ -676,7 +676,7 @@ function workerTimings() {
 
 function draw() {
   frame = 0;
-  if (!viewer || viewer.file_names().length === 0) return;
+  if (!viewer || viewer.file_count() === 0) return;
   if (viewHooks && viewHooks.draw()) { // drawn by views.js
     for (const f of drawListeners) f();
     return;
@@ -823,7 +823,7 @@ function ensureCursor() {
   kb.y = nextBand(-1, 1) ?? Math.round(h / 2);
 }
 
-const hasFile = () => viewer && viewer.file_names().length > 0 && !$('plot-box').hidden &&
+const hasFile = () => viewer && viewer.file_count() > 0 && !$('plot-box').hidden &&
   plot.clientWidth > 0;
 
 plot.addEventListener('focus', guard(() => {

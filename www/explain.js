@@ -87,7 +87,7 @@ let shown = null; // spec of the explanation shown
 let refreshed = ''; // the key refresh() last ran for
 
 const viewer = getViewer;
-const keyOf = (v) => `${v.current_file()}/${v.device()}/${v.file_names().length}`;
+const keyOf = (v) => `${v.current_file()}/${v.device()}/${v.file_count()}`;
 
 function legend() {
   const v = viewer();
@@ -127,7 +127,7 @@ function placeMarkers() {
 
 function buildMarkers() {
   const v = viewer();
-  markers = v && v.file_names().length ? JSON.parse(v.markers_json()) : [];
+  markers = v && v.file_count() ? JSON.parse(v.markers_json()) : [];
   markerBox.innerHTML = markers.map((m) => {
     const spec = m.what === 'oom' ? `oom:${m.k}` : 'peak';
     const label = m.what === 'oom' ? `OOM${markers.filter((x) => x.what === 'oom').length > 1 ? ' ' + m.k : ''}` : 'peak';
@@ -199,7 +199,7 @@ function explain(spec) {
 
 function showLeaks() {
   const v = viewer();
-  if (!v || !v.file_names().length || !$('leaks-details').open) { $('leaks-body').innerHTML = ''; return; }
+  if (!v || !v.file_count() || !$('leaks-details').open) { $('leaks-body').innerHTML = ''; return; }
   if (!v.analysis_built()) {
     withAnalysis(showLeaks);
     return;
@@ -267,7 +267,7 @@ onDraw(() => {
       $('explain-body').innerHTML = '';
       $('leaks-body').innerHTML = '';
       shown = null;
-      if (v.file_names().length) v.highlight_node(-1);
+      if (v.file_count()) v.highlight_node(-1);
       afterPaint().then(guard(refresh));
       return;
     }

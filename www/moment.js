@@ -57,11 +57,11 @@ export function onMoment(fn) {
 // cost more to lay out than the query itself.
 const MAX_ROWS = 100;
 const viewer = getViewer;
-const keyNow = () => { const v = viewer(); return v ? `${v.current_file()}/${v.device()}/${v.file_names().length}` : ''; };
+const keyNow = () => { const v = viewer(); return v ? `${v.current_file()}/${v.device()}/${v.file_count()}` : ''; };
 
 function setMoment(spec) {
   const v = viewer();
-  if (!v || v.file_names().length === 0) return;
+  if (!v || v.file_count() === 0) return;
   if (!v.analysis_built()) {
     withAnalysis(() => setMoment(spec));
     return;

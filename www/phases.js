@@ -47,7 +47,7 @@ let seenKey = ''; // the timeline the last frame showed (its phases follow a fra
 let layoutKey = '';
 
 function currentKey(v) {
-  return [v.current_file(), v.device(), v.view(), v.file_names().length].join('/');
+  return [v.current_file(), v.device(), v.view(), v.file_count()].join('/');
 }
 
 function shown() {
@@ -135,7 +135,7 @@ function follow() {
     // Only with a timeline on screen (not before a file, not in the state history).
     // (From the view's kind rather than offsetParent, which would force a
     // layout inside the draw.)
-    bar.hidden = !(v && v.file_names().length && !box.hidden && !/^(state|settings)$/.test(document.body.dataset.kind || ''));
+    bar.hidden = !(v && v.file_count() && !box.hidden && !/^(state|settings)$/.test(document.body.dataset.kind || ''));
     if (!bar.hidden) {
       const key = currentKey(v);
       if (key !== dataKey && key !== seenKey) {

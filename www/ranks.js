@@ -240,12 +240,12 @@ function spark(canvas, row, yMax, mark) {
   }
 }
 
-const currentKey = () => { const v = getViewer(); return v && v.file_names().length ? `${v.current_file()}/${v.device()}` : ''; };
+const currentKey = () => { const v = getViewer(); return v && v.file_count() ? `${v.current_file()}/${v.device()}` : ''; };
 
 /** Shows file `file` (device: that one, else its default); `keep`: the window and t stay. */
 const show = guard((file, device, keep) => {
   const v = getViewer();
-  const w = keep && v.file_names().length ? [v.window_start(), v.window_end()] : null;
+  const w = keep && v.file_count() ? [v.window_start(), v.window_end()] : null;
   const mv = keep ? momentView() : null;
   const step = mv && mv.at ? mv.at.step : null;
   showFile(file, device);

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use memviz_core::phases::{filter_phases, phases, step_range, TimeAxis};
+use memviz_core::phases::{filter_phases, first_time, phases, step_range, to_json, TimeAxis};
 use memviz_core::timeline::{Timeline, TimelineKind};
 use serde_json::Value;
 
@@ -73,6 +73,19 @@ fn real_snapshots_match_the_python_reference() {
             let steps = axis.as_ref().and_then(|a| step_range(a, p)).map(|(a, b)| vec![a as u64, b as u64]);
             let want_steps = w["steps"].as_array().map(|v| v.iter().map(|x| x.as_u64().unwrap()).collect::<Vec<_>>());
             assert_eq!(steps, want_steps, "{name}: {}", p.name);
+        }
+        // What the page is handed: whether there is time (from the first
+        // timed step, without building the axis), and the phases at their steps.
+        assert_eq!(first_time(&snap, &tl), want["time_axis"]["t0_us"].as_i64(), "{name}: first time");
+        let js = to_json(&snap, &tl);
+        assert_eq!(js["has_time"], want["time_axis"].is_object(), "{name}: has_time");
+        let jp = js["phases"].as_array().unwrap();
+        assert_eq!(jp.len(), if axis.is_some() { wp.len() } else { 0 }, "{name}: phases listed");
+        for (p, w) in jp.iter().zip(wp) {
+            assert_eq!(p["name"], w["name"], "{name}");
+            if let Some(ws) = w["steps"].as_array() {
+                assert_eq!([&p["step0"], &p["step1"]], [&ws[0], &ws[1]], "{name}: {}", p["name"]);
+            }
         }
     }
     // The real files have all three; a reference that finds none checks nothing.

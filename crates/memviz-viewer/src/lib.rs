@@ -221,6 +221,11 @@ impl Viewer {
         self.cx.files.iter().map(|f| f.name.clone()).collect()
     }
 
+    /// How many files are open (the page asks on every redraw: no names copied).
+    pub fn file_count(&self) -> usize {
+        self.cx.files.len()
+    }
+
     pub fn current_file(&self) -> usize {
         self.cx.current
     }

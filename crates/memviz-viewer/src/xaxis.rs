@@ -14,7 +14,6 @@
 //! timeline without `time_us` is drawn in steps and [`Context::x_reason`]
 //! says why.
 
-use memviz_core::model::NO_TIME;
 use memviz_core::phases::TimeAxis;
 use memviz_core::timeline::TimelineKind;
 use memviz_render::axis::{fmt_time, time_ticks};
@@ -111,8 +110,7 @@ impl Context {
     /// building the axis).
     pub fn has_time(&self) -> bool {
         let (Some(f), Some(tl)) = (self.file(), self.timeline()) else { return false };
-        let Some(t) = f.snap.traces.get(tl.device as usize) else { return false };
-        tl.events.iter().any(|&e| t.time_us.get(e as usize).is_some_and(|&v| v != NO_TIME))
+        memviz_core::phases::first_time(&f.snap, tl).is_some()
     }
 
     /// Why the time axis cannot be shown now; empty when it can.

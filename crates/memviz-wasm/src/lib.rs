@@ -221,6 +221,11 @@ impl Viewer {
         self.inner.file_names()
     }
 
+    /// How many files are open: `file_names().length` without copying the names.
+    pub fn file_count(&self) -> u32 {
+        self.inner.file_count() as u32
+    }
+
     pub fn current_file(&self) -> u32 {
         self.inner.current_file() as u32
     }

@@ -7,9 +7,8 @@ use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
 impl Viewer {
-    /// JSON: `{has_time, span_s, gaps: [{step, real_s}], phases: [{name,
-    /// internal, open, depth, start_s, end_s, step0, step1}], markers:
-    /// [{step, event}]}` for the current file, device and view. Phases
+    /// JSON: `{has_time, phases: [{name, internal, open, depth, start_s,
+    /// end_s, step0, step1}], markers: [{step, event}]}` for the current file, device and view. Phases
     /// outside every step get `step0 == step1` at the edge they are beyond.
     pub fn phases_json(&self) -> String {
         self.inner.phases_json()

@@ -100,6 +100,7 @@ fn bad_file_is_an_error_naming_it_and_open_files_stay() {
     let msg = error_message(r.expect_err("truncated"));
     assert!(msg.starts_with("cut.pickle: "), "{msg}");
     assert_eq!(v.file_names(), vec![EXAMPLE_NAME.to_string()]);
+    assert_eq!(v.file_count(), 1);
     assert!(summary(&v)["trace_events"].as_u64().unwrap() > 0);
 }
 

@@ -43,6 +43,17 @@ pub struct TimeAxis {
     pub gaps: Vec<Gap>,
 }
 
+/// The time of `tl`'s first step that has one: None when its events have
+/// no `time_us` (then it has no time axis, and shows steps only).
+pub fn first_time(snap: &Snapshot, tl: &Timeline) -> Option<i64> {
+    let trace = snap.traces.get(tl.device as usize)?;
+    tl.events
+        .iter()
+        .filter(|&&e| e != NO_EVENT)
+        .filter_map(|&e| trace.time_us.get(e as usize).copied())
+        .find(|&t| t != NO_TIME)
+}
+
 impl TimeAxis {
     /// The time axis of `tl`; None when its events have no `time_us` (or
     /// it has no events). `threshold_s`: None picks one (see
@@ -51,7 +62,7 @@ impl TimeAxis {
         let trace = snap.traces.get(tl.device as usize)?;
         let time =
             |e: u32| if e == NO_EVENT { NO_TIME } else { trace.time_us.get(e as usize).copied().unwrap_or(NO_TIME) };
-        let first = tl.events.iter().map(|&e| time(e)).find(|&t| t != NO_TIME)?;
+        let first = first_time(snap, tl)?;
         // Steps without a time take the one before (or the first); time never
         // runs backwards on the axis (events of other threads may).
         let n = tl.events.len();
@@ -299,17 +310,20 @@ pub fn markers(snap: &Snapshot, tl: &Timeline) -> Vec<(u32, u32)> {
         .collect()
 }
 
-/// What the page draws over a timeline, as JSON: `{has_time, span_s, gaps:
-/// [{step, real_s}], phases: [{name, internal, open, depth, start_s, end_s,
-/// step0, step1}], markers: [{step, event}]}`. A phase with no step inside
+/// What the page draws over a timeline, as JSON: `{has_time, phases: [{name,
+/// internal, open, depth, start_s, end_s, step0, step1}], markers: [{step,
+/// event}]}` (the time axis' gaps are in the viewer's `x_axis_json`). A phase with no step inside
 /// gets `step0 == step1` at the edge it lies beyond.
 pub fn to_json(snap: &Snapshot, tl: &Timeline) -> serde_json::Value {
     use serde_json::json;
-    let axis = TimeAxis::build(snap, tl, None);
+    let found = phases(snap, tl.device);
+    // The axis places the phases at steps; without phases it is not built
+    // (a 16M-step timeline's takes ~180 ms in wasm).
+    let axis = if found.is_empty() { None } else { TimeAxis::build(snap, tl, None) };
     let n = tl.n_steps();
     let list: Vec<serde_json::Value> = match &axis {
         None => vec![],
-        Some(a) => phases(snap, tl.device)
+        Some(a) => found
             .iter()
             .map(|p| {
                 let (s0, s1) = match step_range(a, p) {
@@ -327,9 +341,7 @@ pub fn to_json(snap: &Snapshot, tl: &Timeline) -> serde_json::Value {
             .collect(),
     };
     json!({
-        "has_time": axis.is_some(),
-        "span_s": axis.as_ref().map(|a| a.seconds_at(a.span())),
-        "gaps": axis.as_ref().map_or(vec![], |a| a.gaps.iter().map(|g| json!({"step": g.step, "real_s": g.real_s})).collect()),
+        "has_time": first_time(snap, tl).is_some(),
         "markers": markers(snap, tl).iter().map(|(s, e)| json!({"step": s, "event": e})).collect::<Vec<_>>(),
         "phases": list,
     })
