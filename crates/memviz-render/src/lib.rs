@@ -74,57 +74,73 @@ pub trait BandSource {
 }
 
 /// The drawn elements of a timeline at a detail limit, laid out for a left
-/// to right sweep: ranked by stack order, and listed by the step where they
-/// appear and the step where they vanish. Built once per detail limit in
-/// O(elements + steps).
+/// to right sweep: ranked by stack order, which is also the order in which
+/// they appear (the replay pushes an element at its first step), and listed
+/// by the step where they vanish. Built once per detail limit in
+/// O(elements), whatever the number of steps: a sweep walks the bands that
+/// appear and vanish, never the steps between them.
 #[derive(Debug, Clone, Default)]
 pub struct BandIndex {
     /// Drawn elements by rank (stack order, bottom first).
     elem: Vec<u32>,
     size: Vec<u64>,
+    /// First step of each rank: never decreasing.
     x0: Vec<u32>,
+    /// The step from which each rank is no longer live.
     x1: Vec<u32>,
-    /// Ranks appearing at step s: `appear[appear_at[s]..appear_at[s + 1]]`.
-    appear_at: Vec<u32>,
-    appear: Vec<u32>,
-    /// Ranks no longer live from step s on (x1 == s).
-    vanish_at: Vec<u32>,
-    vanish: Vec<u32>,
+    /// Ranks by `x1` (ties by rank), and their `x1` in that order (read in
+    /// sequence by the sweep, not looked up by rank).
+    by_x1: Vec<u32>,
+    x1_sorted: Vec<u32>,
 }
 
 impl BandIndex {
     pub fn new(tl: &Timeline, dv: &DetailView) -> BandIndex {
-        let n_steps = tl.n_steps() as usize;
+        let n_steps = tl.n_steps();
         let mut ix = BandIndex::default();
         for &e in &tl.by_order {
             let el = &tl.elements[e as usize];
-            if dv.is_drawn(e) && el.x0 < el.x1 && (el.x0 as usize) < n_steps {
+            if dv.is_drawn(e) && el.x0 < el.x1 && el.x0 < n_steps {
                 ix.elem.push(e);
                 ix.size.push(el.size);
                 ix.x0.push(el.x0);
-                ix.x1.push(el.x1.min(n_steps as u32));
+                ix.x1.push(el.x1.min(n_steps));
             }
         }
-        let csr = |key: &[u32]| -> (Vec<u32>, Vec<u32>) {
-            let mut at = vec![0u32; n_steps + 2];
-            for &k in key {
-                at[k as usize + 1] += 1;
-            }
-            for i in 1..at.len() {
-                at[i] += at[i - 1];
-            }
-            let mut fill = at.clone();
-            let mut items = vec![0u32; key.len()];
-            for (rank, &k) in key.iter().enumerate() {
-                items[fill[k as usize] as usize] = rank as u32;
-                fill[k as usize] += 1;
-            }
-            (at, items)
-        };
-        (ix.appear_at, ix.appear) = csr(&ix.x0);
-        (ix.vanish_at, ix.vanish) = csr(&ix.x1);
+        debug_assert!(ix.x0.is_sorted(), "stack order is the order of first steps");
+        ix.by_x1 = ranks_by(&ix.x1);
+        ix.x1_sorted = ix.by_x1.iter().map(|&r| ix.x1[r as usize]).collect();
         ix
     }
+}
+
+/// The indices of `key` ordered by key, ties in index order: a stable LSD
+/// radix sort on the two 16-bit halves (O(n), where a comparison sort of a
+/// million ranks took tens of ms).
+fn ranks_by(key: &[u32]) -> Vec<u32> {
+    let pass = |from: &[u32], shift: u32| -> Vec<u32> {
+        let digit = |r: u32| ((key[r as usize] >> shift) & 0xffff) as usize;
+        let mut at = vec![0u32; 1 << 16];
+        for &r in from {
+            at[digit(r)] += 1;
+        }
+        let mut sum = 0;
+        for a in at.iter_mut() {
+            (*a, sum) = (sum, sum + *a);
+        }
+        let mut out = vec![0u32; from.len()];
+        for &r in from {
+            let d = digit(r);
+            out[at[d] as usize] = r;
+            at[d] += 1;
+        }
+        out
+    };
+    let ranks: Vec<u32> = (0..key.len() as u32).collect();
+    if key.iter().all(|&k| k <= 0xffff) {
+        return pass(&ranks, 0);
+    }
+    pass(&pass(&ranks, 0), 16)
 }
 
 /// A timeline at a detail limit, swept left to right: the live bands of the
@@ -152,6 +168,10 @@ struct Sweep {
     group_bytes: Vec<u64>,
     /// The element never passed over, and its rank.
     keep: Option<(u32, Option<usize>)>,
+    /// Ranks that appeared by `step` (those of `x0 <= step`), and the
+    /// length of the prefix of `by_x1` that stopped by it.
+    appeared: usize,
+    vanished: usize,
 }
 
 impl<'a> TimelineBands<'a> {
@@ -186,27 +206,37 @@ impl BandSource for TimelineBands<'_> {
         let words = ix.elem.len().div_ceil(64);
         match sw.step {
             Some(s) if s <= step => {
-                for t in s + 1..=step {
-                    let t = t as usize;
-                    for &r in &ix.vanish[ix.vanish_at[t] as usize..ix.vanish_at[t + 1] as usize] {
-                        let (w, bit) = (r as usize / 64, 1u64 << (r % 64));
-                        if sw.live[w] & bit != 0 {
-                            sw.live[w] &= !bit;
-                            sw.word_bytes[w] = sw.word_bytes[w].wrapping_sub(ix.size[r as usize]);
-                            sw.group_bytes[w / 64] = sw.group_bytes[w / 64].wrapping_sub(ix.size[r as usize]);
-                            if sw.live[w] == 0 {
-                                sw.nonempty[w / 64] &= !(1u64 << (w % 64));
-                            }
+                // Bands that stopped by `step`: live ones leave (one that
+                // appeared and stopped since `s` was never set).
+                while let Some(&x1) = ix.x1_sorted.get(sw.vanished) {
+                    if x1 > step {
+                        break;
+                    }
+                    let r = ix.by_x1[sw.vanished];
+                    sw.vanished += 1;
+                    let (w, bit) = (r as usize / 64, 1u64 << (r % 64));
+                    if sw.live[w] & bit != 0 {
+                        sw.live[w] &= !bit;
+                        sw.word_bytes[w] = sw.word_bytes[w].wrapping_sub(ix.size[r as usize]);
+                        sw.group_bytes[w / 64] = sw.group_bytes[w / 64].wrapping_sub(ix.size[r as usize]);
+                        if sw.live[w] == 0 {
+                            sw.nonempty[w / 64] &= !(1u64 << (w % 64));
                         }
                     }
-                    for &r in &ix.appear[ix.appear_at[t] as usize..ix.appear_at[t + 1] as usize] {
-                        let (w, bit) = (r as usize / 64, 1u64 << (r % 64));
-                        if sw.live[w] & bit == 0 {
-                            sw.live[w] |= bit;
-                            sw.word_bytes[w] = sw.word_bytes[w].wrapping_add(ix.size[r as usize]);
-                            sw.group_bytes[w / 64] = sw.group_bytes[w / 64].wrapping_add(ix.size[r as usize]);
-                            sw.nonempty[w / 64] |= 1u64 << (w % 64);
-                        }
+                }
+                // Bands that appeared since `s` and are still live at `step`.
+                while let Some(&x0) = ix.x0.get(sw.appeared) {
+                    if x0 > step {
+                        break;
+                    }
+                    let r = sw.appeared;
+                    sw.appeared += 1;
+                    let (w, bit) = (r / 64, 1u64 << (r % 64));
+                    if ix.x1[r] > step && sw.live[w] & bit == 0 {
+                        sw.live[w] |= bit;
+                        sw.word_bytes[w] = sw.word_bytes[w].wrapping_add(ix.size[r]);
+                        sw.group_bytes[w / 64] = sw.group_bytes[w / 64].wrapping_add(ix.size[r]);
+                        sw.nonempty[w / 64] |= 1u64 << (w % 64);
                     }
                 }
             }
@@ -228,6 +258,8 @@ impl BandSource for TimelineBands<'_> {
                         sw.nonempty[w / 64] |= 1u64 << (w % 64);
                     }
                 }
+                sw.appeared = ix.x0.partition_point(|&x0| x0 <= step);
+                sw.vanished = ix.x1_sorted.partition_point(|&x1| x1 <= step);
             }
         }
         sw.step = Some(step);
@@ -705,6 +737,20 @@ mod tests {
     fn fake() -> Fake {
         // 10 steps; elem 0 (100 B) alive 0..10, elem 1 (50 B) 2..5, elem 2 (200 B) 6..8.
         Fake { bands: vec![(0, 0, 10, 100), (1, 2, 5, 50), (2, 6, 8, 200)], summ: vec![10; 10] }
+    }
+
+    #[test]
+    fn ranks_by_orders_by_key_and_keeps_ties_in_rank_order() {
+        // Keys that differ only in the high half, only in the low half, and
+        // ties: the low pass must run first for the high one to decide.
+        let key = [0x1_0000, 5, 0x2_0000 + 1, 5, 0x1_0000, 0, 0x2_0000, 0xffff];
+        let mut want: Vec<u32> = (0..key.len() as u32).collect();
+        want.sort_by_key(|&r| key[r as usize]); // stable
+        assert_eq!(ranks_by(&key), want);
+        assert_eq!(want, [5, 1, 3, 7, 0, 4, 6, 2]);
+        let small = [3, 1, 3, 0];
+        assert_eq!(ranks_by(&small), [3, 1, 0, 2]);
+        assert_eq!(ranks_by(&[]), Vec::<u32>::new());
     }
 
     #[test]

@@ -22,8 +22,13 @@ fn sweep_matches_bands_at() {
                 let ix = BandIndex::new(&tl, &dv);
                 let src = TimelineBands::new(&tl, &dv, &ix);
                 let n = tl.n_steps();
-                let steps: Vec<u32> =
-                    (0..n).step_by(7).chain([n / 2, n.saturating_sub(1), 3]).filter(|&s| s < n).collect();
+                // Gaps, then every step of a stretch, then a jump back.
+                let steps: Vec<u32> = (0..n)
+                    .step_by(7)
+                    .chain(n / 3..(n / 3 + 200).min(n))
+                    .chain([n / 2, n.saturating_sub(1), 3])
+                    .filter(|&s| s < n)
+                    .collect();
                 for s in steps {
                     let mut want = Vec::new();
                     dv.bands_at(&tl, s, |b| want.push((b.elem, b.offset, b.size)));
