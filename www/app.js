@@ -371,8 +371,9 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
       ms.finish = got.info.finishMs;
       document.body.dataset.workerMemory = got.info.memory; // the worker's wasm memory at its largest (for the benchmarks)
       // Its address versions, a task per piece too, each let go once read.
-      while (got.versions.length) {
-        const v = got.versions.shift();
+      const versions = got.info.versions;
+      while (versions.length) {
+        const v = versions.shift();
         step('versions', () => viewer.adopt_versions_chunk(new Uint8Array(v)));
         await nextTask();
       }

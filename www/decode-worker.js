@@ -87,16 +87,17 @@ function workerMain(loadGlue, feedStream, CHUNK, FEED) {
       }, CHUNK, FEED);
       const t0 = performance.now();
       dec.finish();
-      // The address versions first (in pieces, which the page reads a task
-      // each): the model is taken apart as it is sent.
+      self.postMessage({ decoded: true, readMs: t0 - start });
+      // The model column by column, each chunk moved to the page as soon as
+      // it is out of this wasm memory; then the address versions (in pieces,
+      // which the page reads a task each), computed while the page reads
+      // the model's chunks.
+      dec.model((c) => self.postMessage({ chunk: c.buffer }, [c.buffer]));
       const versions = [];
       dec.versions((c) => versions.push(c.buffer));
-      self.postMessage({ versions, readMs: t0 - start }, versions);
-      // The model column by column, each chunk moved to the page as soon as
-      // it is out of this wasm memory (which then never holds it twice).
-      dec.model((c) => self.postMessage({ chunk: c.buffer }, [c.buffer]));
-      // For the page's timings line: finishing (versions + the model's wire
-      // form; reading and decoding came with the versions); the wasm memory's size.
+      self.postMessage({ versions }, versions);
+      // For the page's timings line: finishing (the model's wire form +
+      // the versions); the wasm memory's size.
       self.postMessage({ done: true, finishMs: performance.now() - t0, memory: memory.buffer.byteLength });
     } catch (e) {
       const trap = trapped(e);
@@ -185,13 +186,14 @@ export class WorkerTrap extends Error {
 /**
  * Decodes `file` in a worker. Returns null when no worker can run (the page
  * then decodes on its own thread), else `{ done, cancel }`: `done` resolves
- * once the file is decoded, to `{ versions, readMs, nextChunk, info }` (the
- * address versions' wire chunks, ArrayBuffers for `Viewer::adopt_versions_chunk`; the worker's milliseconds reading +
- * decoding; `nextChunk()`, a promise of the model's next wire chunk, an
- * ArrayBuffer for `Viewer::adopt_chunk`, or of null after the last one,
- * so that the page reads each while the worker makes the next; `info`, once
- * the last chunk came, `{ finishMs, memory }`: the worker's milliseconds
- * finishing and its wasm memory's size). `done`, or a `nextChunk()`, rejects
+ * once the file is decoded, to `{ readMs, nextChunk, info }` (the worker's
+ * milliseconds reading + decoding; `nextChunk()`, a promise of the model's
+ * next wire chunk, an ArrayBuffer for `Viewer::adopt_chunk`, or of null
+ * after the last one, so that the page reads each while the worker makes the
+ * next and then the address versions; `info`, once the last chunk came,
+ * `{ versions, finishMs, memory }`: the versions' wire chunks, ArrayBuffers
+ * for `Viewer::adopt_versions_chunk`, the worker's milliseconds finishing and
+ * its wasm memory's size). `done`, or a `nextChunk()`, rejects
  * with the decoder's error (its message names the file and the byte offset,
  * as the page's own decode says it), a Cancelled, a WorkerTrap (`oom` set
  * when it ran out of memory), or an error with `unavailable` set when the
@@ -242,9 +244,11 @@ export function decodeInWorker(file, onProgress) {
       } else if (m.chunk) {
         queue.push(m.chunk);
         pump();
-      } else if (m.versions) {
+      } else if (m.decoded) {
         decoded = true;
-        settle.resolve({ versions: m.versions, readMs: m.readMs, nextChunk, info });
+        settle.resolve({ readMs: m.readMs, nextChunk, info });
+      } else if (m.versions) {
+        info.versions = m.versions;
       } else if (m.done) {
         end(file.size < KEEP_BELOW);
         Object.assign(info, { finishMs: m.finishMs, memory: m.memory });

@@ -1,5 +1,5 @@
 //! The worker path's native parts (www/decode-worker.js, `Viewer::adopt_chunk`):
-//! the model to its wire form column by column (`into_wire_chunks`, the
+//! the model to its wire form column by column (`wire_chunks`, the
 //! worker; the model's copy made outside the timing) and read back a chunk
 //! at a time (`WireReader`, the page), beside the address versions the
 //! worker computes first.
@@ -19,19 +19,19 @@ fn wire(c: &mut Criterion) {
         }
         let snap = memviz_core::load(&std::fs::read(path()).unwrap()).unwrap();
         g.bench_function(format!("{name}/versions"), |b| b.iter(|| memviz_core::versions::compute(&snap)));
-        g.bench_function(format!("{name}/into_wire_chunks"), |b| {
+        g.bench_function(format!("{name}/wire_chunks"), |b| {
             b.iter_batched(
                 || snap.clone(),
                 |s| {
                     let mut n = 0;
-                    s.into_wire_chunks(|c| n += c.len());
+                    s.wire_chunks(|c| n += c.len());
                     n
                 },
                 BatchSize::PerIteration,
             )
         });
         let mut chunks = Vec::new();
-        snap.clone().into_wire_chunks(|c| chunks.push(c));
+        snap.clone().wire_chunks(|c| chunks.push(c));
         g.bench_function(format!("{name}/wire_reader"), |b| {
             b.iter(|| {
                 let mut r = WireReader::new();

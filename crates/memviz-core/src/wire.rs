@@ -30,27 +30,27 @@ const MAX_DEPTH: u32 = 256;
 
 impl Snapshot {
     /// The snapshot as bytes for [`Snapshot::from_wire`]: the chunks of
-    /// [`Snapshot::into_wire_chunks`] joined (of a copy of the model).
+    /// [`Snapshot::wire_chunks`] joined (of a copy of the model).
     pub fn to_wire(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.wire_size_hint());
-        self.clone().into_wire_chunks(|c| out.extend_from_slice(&c));
+        self.clone().wire_chunks(|c| out.extend_from_slice(&c));
         out
     }
 
-    /// The snapshot as bytes, handed to `sink` in chunks, each column
-    /// dropped once it is copied out: the model shrinks as its wire form
-    /// grows, so a sink that moves each chunk elsewhere (the page's worker:
-    /// out of its wasm memory) never holds much more than the model. A chunk
-    /// ends between whole parts (a column with its length), which
-    /// [`Snapshot::from_wire_chunks`] relies on.
-    pub fn into_wire_chunks(self, sink: impl FnMut(Vec<u8>)) {
-        self.into_wire_chunks_of(PIECE_BYTES, sink);
+    /// The snapshot as bytes, handed to `sink` in chunks of at most a few
+    /// MiB: a sink that moves each chunk elsewhere (the page's worker: out
+    /// of its wasm memory) never holds much more than the model, which it
+    /// keeps (the worker computes the address versions from it while the
+    /// page reads the chunks). A chunk ends between whole parts (a column
+    /// with its length), which [`Snapshot::from_wire_chunks`] relies on.
+    pub fn wire_chunks(&self, sink: impl FnMut(Vec<u8>)) {
+        self.wire_chunks_of(PIECE_BYTES, sink);
     }
 
-    /// [`Snapshot::into_wire_chunks`] with event columns in pieces of at
+    /// [`Snapshot::wire_chunks`] with event columns in pieces of at
     /// most `piece_bytes`, extras in pieces of about a quarter of that (for
     /// tests: small pieces on small files).
-    pub fn into_wire_chunks_of(self, piece_bytes: usize, mut sink: impl FnMut(Vec<u8>)) {
+    pub fn wire_chunks_of(&self, piece_bytes: usize, mut sink: impl FnMut(Vec<u8>)) {
         let Snapshot {
             segments,
             blocks,
@@ -77,37 +77,32 @@ impl Snapshot {
         };
         w.0.extend_from_slice(MAGIC);
         w.u32(VERSION);
-        w.strings(&strings);
-        drop(strings);
+        w.strings(strings);
         cut(&mut w);
         w.len(frames.len());
-        for f in &frames {
+        for f in frames {
             w.u32(f.filename);
             w.i64(f.line);
             w.u32(f.name);
             w.u32(f.fx);
         }
-        drop(frames);
         w.len(frame_fx.len());
-        for fx in &frame_fx {
+        for fx in frame_fx {
             for s in [fx.node_op, fx.node_name, fx.node_target, fx.original_trace] {
                 w.opt_u32(s);
             }
         }
-        drop(frame_fx);
         cut(&mut w);
         w.col_u32(&stacks.frames);
         w.spans(&stacks.spans);
-        drop(stacks);
         cut(&mut w);
         w.len(segments.len());
-        for s in &segments {
+        for s in segments {
             w.segment(s);
         }
-        drop(segments);
         cut(&mut w);
         w.len(blocks.len());
-        for b in &blocks {
+        for b in blocks {
             w.u128(b.address);
             w.u64(b.size);
             w.u64(b.requested_size);
@@ -115,17 +110,14 @@ impl Snapshot {
             w.u32(b.stack);
             w.opt_meta(&b.user_metadata);
         }
-        drop(blocks);
         cut(&mut w);
         // The traces' count opens a list that spans chunks (read by `count`).
         w.len(traces.len());
-        for mut t in traces {
-            // Each event column in chunks of its own (pieces), dropped once copied.
+        for t in traces {
+            // Each event column in chunks of its own (pieces).
             w.col_pieces(&t.action, |a| [a as u8], piece_bytes, &mut cut);
-            t.action = Vec::new();
             cut(&mut w);
             w.col_pieces(&t.addr_lo, u64::to_le_bytes, piece_bytes, &mut cut);
-            t.addr_lo = Vec::new();
             // Sorted: the same model always gives the same bytes.
             let mut hi: Vec<_> = t.addr_hi.iter().collect();
             hi.sort_unstable();
@@ -136,19 +128,14 @@ impl Snapshot {
             }
             cut(&mut w);
             w.col_pieces(&t.size, u64::to_le_bytes, piece_bytes, &mut cut);
-            t.size = Vec::new();
             cut(&mut w);
             w.col_pieces(&t.stream, u32::to_le_bytes, piece_bytes, &mut cut);
-            t.stream = Vec::new();
             cut(&mut w);
             w.col_pieces(&t.time_us, i64::to_le_bytes, piece_bytes, &mut cut);
-            t.time_us = Vec::new();
             cut(&mut w);
             w.col_pieces(&t.stack, u32::to_le_bytes, piece_bytes, &mut cut);
-            t.stack = Vec::new();
             cut(&mut w);
             w.col_pieces(&t.extra, u32::to_le_bytes, piece_bytes, &mut cut);
-            t.extra = Vec::new();
             let mut other: Vec<_> = t.other_actions.iter().collect();
             other.sort_unstable();
             w.len(other.len());
@@ -186,12 +173,11 @@ impl Snapshot {
             }
             cut(&mut w);
         }
-        drop(extras);
-        w.opt_plain(&allocator_settings);
-        w.opt_plain(&external_annotations);
-        w.u8(bare_segment_list as u8);
-        w.u8(protocol);
-        w.u8(json as u8);
+        w.opt_plain(allocator_settings);
+        w.opt_plain(external_annotations);
+        w.u8(*bare_segment_list as u8);
+        w.u8(*protocol);
+        w.u8(*json as u8);
         w.u64(warnings.unknown_keys);
         w.len(warnings.list.len());
         for x in &warnings.list {
@@ -200,9 +186,9 @@ impl Snapshot {
             w.u64(x.count);
             w.u8(x.skipped as u8);
         }
-        w.opt_u32(host_device);
+        w.opt_u32(*host_device);
         w.len(annotations.len());
-        for a in &annotations {
+        for a in annotations {
             w.u32(a.device);
             w.u32(a.event);
             let (tag, v) = match a.target {
@@ -224,7 +210,7 @@ impl Snapshot {
         Reader::new(bytes).snapshot()
     }
 
-    /// Reads what [`Snapshot::into_wire_chunks`] wrote, pulling the chunks
+    /// Reads what [`Snapshot::wire_chunks`] wrote, pulling the chunks
     /// one at a time from `next` (None: no more): only the chunk being read
     /// is held, besides the model. The errors are [`Snapshot::from_wire`]'s,
     /// with byte offsets into the chunks joined.
@@ -250,23 +236,23 @@ impl Snapshot {
 /// devices' traces, a `u32` column per trace in pieces (as an event
 /// column), then the segments' and the blocks' columns.
 impl Versions {
-    /// The chunks of [`Versions::into_wire_chunks`] joined.
+    /// The chunks of [`Versions::wire_chunks`] joined.
     pub fn to_wire(&self) -> Vec<u8> {
         let n: usize = self.event.iter().map(|e| e.len()).sum::<usize>() + self.segment.len() + self.block.len();
         let mut out = Vec::with_capacity(16 + 16 * self.event.len() + 4 * n);
-        self.into_wire_chunks(|c| out.extend_from_slice(&c));
+        self.wire_chunks(|c| out.extend_from_slice(&c));
         out
     }
 
     /// The versions as bytes, handed to `sink` in chunks of at most about
     /// 4 MiB (the 950 MB file's 64 MB in one took the page 114 ms to read),
     /// for [`VersionsReader`].
-    pub fn into_wire_chunks(&self, sink: impl FnMut(Vec<u8>)) {
-        self.into_wire_chunks_of(PIECE_BYTES, sink);
+    pub fn wire_chunks(&self, sink: impl FnMut(Vec<u8>)) {
+        self.wire_chunks_of(PIECE_BYTES, sink);
     }
 
-    /// [`Versions::into_wire_chunks`] in pieces of at most `piece_bytes` (for tests).
-    pub fn into_wire_chunks_of(&self, piece_bytes: usize, mut sink: impl FnMut(Vec<u8>)) {
+    /// [`Versions::wire_chunks`] in pieces of at most `piece_bytes` (for tests).
+    pub fn wire_chunks_of(&self, piece_bytes: usize, mut sink: impl FnMut(Vec<u8>)) {
         let mut w = Writer(Vec::new());
         let mut cut = |w: &mut Writer| sink(std::mem::take(&mut w.0));
         w.u32(VERSION);
@@ -288,7 +274,7 @@ impl Versions {
     }
 }
 
-/// Reads [`Versions::into_wire_chunks`]'s chunks as they are given (the
+/// Reads [`Versions::wire_chunks`]'s chunks as they are given (the
 /// page: a task each), checking them against the snapshot they belong to.
 #[derive(Default)]
 pub struct VersionsReader {
@@ -363,7 +349,7 @@ impl VersionsReader {
     }
 }
 
-/// Reads [`Snapshot::into_wire_chunks`]'s chunks as they are given, so that
+/// Reads [`Snapshot::wire_chunks`]'s chunks as they are given, so that
 /// its caller may do other work between two of them (the page: a task per
 /// chunk); only the chunk given is held besides the model. The errors are
 /// [`Snapshot::from_wire`]'s, with byte offsets into the chunks joined.
@@ -403,7 +389,7 @@ impl WireReader {
     }
 }
 
-/// Where reading is: the parts of the form in [`Snapshot::into_wire_chunks`]'s
+/// Where reading is: the parts of the form in [`Snapshot::wire_chunks`]'s
 /// order, each begun at a chunk's start or after the part before it in the
 /// same chunk (a part never spans chunks), so that reading can stop between
 /// any two chunks ([`WireReader`]).
@@ -1008,7 +994,7 @@ impl Writer {
 }
 
 /// Reads the wire form from one buffer, or from chunks pulled one at a time
-/// (`more`): an item never spans two chunks (see `into_wire_chunks`).
+/// (`more`): an item never spans two chunks (see `wire_chunks`).
 struct Reader<'a> {
     /// The chunk being read.
     b: Cow<'a, [u8]>,

@@ -76,7 +76,7 @@ fn round_trip(path: &Path) -> (Snapshot, Vec<u8>) {
     let vb = Versions::from_wire(&v.to_wire(), &back).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     assert_eq!((&vb.event, &vb.segment, &vb.block), (&v.event, &v.segment, &v.block), "{}", path.display());
     let mut pieces = Vec::new();
-    v.into_wire_chunks_of(1000, |c| pieces.push(c));
+    v.wire_chunks_of(1000, |c| pieces.push(c));
     assert!(pieces.len() > events * 4 / 1000, "{}: {} pieces of versions", path.display(), pieces.len());
     let vb = versions_fed(&pieces, &back).unwrap_or_else(|e| panic!("{}: versions fed: {e}", path.display()));
     assert_eq!((&vb.event, &vb.segment, &vb.block), (&v.event, &v.segment, &v.block), "{}", path.display());
@@ -85,13 +85,13 @@ fn round_trip(path: &Path) -> (Snapshot, Vec<u8>) {
 
 fn chunks_of(snap: &Snapshot) -> Vec<Vec<u8>> {
     let mut chunks = Vec::new();
-    snap.clone().into_wire_chunks(|c| chunks.push(c));
+    snap.clone().wire_chunks(|c| chunks.push(c));
     chunks
 }
 
 fn pieced_chunks_of(snap: &Snapshot, piece_bytes: usize) -> Vec<Vec<u8>> {
     let mut chunks = Vec::new();
-    snap.clone().into_wire_chunks_of(piece_bytes, |c| chunks.push(c));
+    snap.clone().wire_chunks_of(piece_bytes, |c| chunks.push(c));
     chunks
 }
 
@@ -276,7 +276,7 @@ fn cut_or_damaged_bytes_are_an_error_with_an_offset() {
     // In pieces: one missing or cut is an error, as is no piece at all.
     let ctx = load(&root().join("../shared/snapshots/transformer_fullstep_ctx128.pickle"));
     let mut pieces = Vec::new();
-    versions::compute(&ctx).into_wire_chunks_of(8192, |c| pieces.push(c));
+    versions::compute(&ctx).wire_chunks_of(8192, |c| pieces.push(c));
     assert!(pieces.len() > 9, "{}", pieces.len());
     for i in 0..pieces.len() {
         let mut less = pieces.clone();

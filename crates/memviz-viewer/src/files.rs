@@ -162,7 +162,7 @@ impl Adopting {
     }
 
     /// The next chunk of the address versions computed elsewhere
-    /// (`Versions::into_wire_chunks`), after the model; the error names the
+    /// (`Versions::wire_chunks`), after the model; the error names the
     /// file.
     pub(crate) fn versions_chunk(self, bytes: &[u8]) -> Result<Adopting, String> {
         let (name, snap, mut r) = match self {

@@ -127,7 +127,7 @@ impl Viewer {
         Ok(())
     }
 
-    /// [`Viewer::adopt`] from the chunks of `Snapshot::into_wire_chunks`,
+    /// [`Viewer::adopt`] from the chunks of `Snapshot::wire_chunks`,
     /// pulled one at a time from `next` (None: no more), so that only one
     /// is held besides the model.
     pub fn adopt_chunks(&mut self, name: &str, next: &mut dyn FnMut() -> Option<Vec<u8>>) -> Result<(), String> {
@@ -136,7 +136,7 @@ impl Viewer {
     }
 
     /// [`Viewer::adopt`] in as many calls as the model has chunks
-    /// (`Snapshot::into_wire_chunks`), so that the page may yield between
+    /// (`Snapshot::wire_chunks`), so that the page may yield between
     /// two: `adopt_begin`, `adopt_chunk` for each, in order, `adopt_end`.
     pub fn adopt_begin(&mut self, name: &str) {
         self.adopting = Some(files::Adopting::Reading(name.to_string(), Box::default()));
@@ -174,7 +174,7 @@ impl Viewer {
     }
 
     /// [`Viewer::adopt_versions_from`] in as many calls as the versions have
-    /// chunks (`Versions::into_wire_chunks`), after the model:
+    /// chunks (`Versions::wire_chunks`), after the model:
     /// `adopt_versions_chunk` for each, in order, then `adopt_versions_end`.
     /// After an error the file is dropped (the error names it).
     pub fn adopt_versions_chunk(&mut self, bytes: &[u8]) -> Result<(), String> {

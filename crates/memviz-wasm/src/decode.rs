@@ -6,13 +6,13 @@
 use memviz_core::{versions, Loader, Snapshot};
 use wasm_bindgen::prelude::*;
 
-/// Reads one file chunk by chunk; after `finish`, `versions` gives the
-/// address versions as bytes, then `model` the model as bytes, in chunks.
+/// Reads one file chunk by chunk; after `finish`, `model` gives the model
+/// as bytes, then `versions` its address versions, both in chunks.
 #[wasm_bindgen]
 pub struct Decoder {
     name: String,
     loader: Option<Loader>,
-    /// The model between `finish` and `model`.
+    /// The model, from `finish` on.
     snap: Option<Snapshot>,
 }
 
@@ -55,22 +55,21 @@ impl Decoder {
         Ok(())
     }
 
-    /// After `finish`: the model's address versions in their wire form,
-    /// handed to `sink` chunk by chunk (`Versions::into_wire_chunks`, for
-    /// `Viewer::adopt_versions_chunk`), each a Uint8Array outside this
-    /// memory (computed before `model` takes the model).
-    pub fn versions(&self, sink: &js_sys::Function) -> Result<(), JsError> {
-        let snap = self.snap.as_ref().ok_or_else(|| JsError::new("versions before finish"))?;
-        self.send(sink, |out| versions::compute(snap).into_wire_chunks(out))
+    /// After `finish`: the model in its wire form, handed to `sink` chunk by
+    /// chunk (`Snapshot::wire_chunks`, for `Viewer::adopt_chunk`), each a
+    /// Uint8Array outside this memory. The model stays: `versions` comes
+    /// next, computed while the page reads these chunks.
+    pub fn model(&self, sink: &js_sys::Function) -> Result<(), JsError> {
+        let snap = self.snap.as_ref().ok_or_else(|| JsError::new("model before finish"))?;
+        self.send(sink, |out| snap.wire_chunks(out))
     }
 
-    /// After `finish`: the model in its wire form, handed to `sink` chunk by
-    /// chunk (`Snapshot::into_wire_chunks`, for `Viewer::adopt_chunks`), each
-    /// a Uint8Array outside this memory; the model is dropped column by
-    /// column meanwhile, so this instance's memory never holds it twice.
-    pub fn model(&mut self, sink: &js_sys::Function) -> Result<(), JsError> {
-        let snap = self.snap.take().ok_or_else(|| JsError::new("model before finish"))?;
-        self.send(sink, |out| snap.into_wire_chunks(out))
+    /// After `finish`: the model's address versions in their wire form,
+    /// handed to `sink` chunk by chunk (`Versions::wire_chunks`, for
+    /// `Viewer::adopt_versions_chunk`), each a Uint8Array outside this memory.
+    pub fn versions(&self, sink: &js_sys::Function) -> Result<(), JsError> {
+        let snap = self.snap.as_ref().ok_or_else(|| JsError::new("versions before finish"))?;
+        self.send(sink, |out| versions::compute(snap).wire_chunks(out))
     }
 
     /// Calls `sink` with a Uint8Array copy of each chunk `write` gives; the
