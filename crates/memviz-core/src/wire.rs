@@ -30,10 +30,10 @@ const MAX_DEPTH: u32 = 256;
 
 impl Snapshot {
     /// The snapshot as bytes for [`Snapshot::from_wire`]: the chunks of
-    /// [`Snapshot::wire_chunks`] joined (of a copy of the model).
+    /// [`Snapshot::wire_chunks`] joined.
     pub fn to_wire(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.wire_size_hint());
-        self.clone().wire_chunks(|c| out.extend_from_slice(&c));
+        self.wire_chunks(|c| out.extend_from_slice(&c));
         out
     }
 
