@@ -16,6 +16,7 @@ pub(crate) mod decode;
 pub mod error;
 pub mod format;
 pub mod model;
+pub mod radix;
 pub mod views;
 // The model as bytes and back (`Snapshot::to_wire`, `from_wire`): the page moves a snapshot decoded in its worker.
 mod wire;

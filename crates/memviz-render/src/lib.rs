@@ -114,33 +114,17 @@ impl BandIndex {
     }
 }
 
-/// The indices of `key` ordered by key, ties in index order: a stable LSD
-/// radix sort on the two 16-bit halves (O(n), where a comparison sort of a
-/// million ranks took tens of ms).
+/// The indices of `key` ordered by key, ties in index order: a stable radix
+/// sort (`memviz_core::radix`) of `(key, index)` on the key's two 16-bit
+/// halves, the high one only when some key needs it (O(n), where a
+/// comparison sort of a million ranks took tens of ms).
 fn ranks_by(key: &[u32]) -> Vec<u32> {
-    let pass = |from: &[u32], shift: u32| -> Vec<u32> {
-        let digit = |r: u32| ((key[r as usize] >> shift) & 0xffff) as usize;
-        let mut at = vec![0u32; 1 << 16];
-        for &r in from {
-            at[digit(r)] += 1;
-        }
-        let mut sum = 0;
-        for a in at.iter_mut() {
-            (*a, sum) = (sum, sum + *a);
-        }
-        let mut out = vec![0u32; from.len()];
-        for &r in from {
-            let d = digit(r);
-            out[at[d] as usize] = r;
-            at[d] += 1;
-        }
-        out
-    };
-    let ranks: Vec<u32> = (0..key.len() as u32).collect();
-    if key.iter().all(|&k| k <= 0xffff) {
-        return pass(&ranks, 0);
+    let keyed: Vec<u64> = key.iter().enumerate().map(|(i, &k)| (k as u64) << 32 | i as u64).collect();
+    let mut sorted = memviz_core::radix::pass(&keyed, 32);
+    if key.iter().any(|&k| k > 0xffff) {
+        sorted = memviz_core::radix::pass(&sorted, 48);
     }
-    pass(&pass(&ranks, 0), 16)
+    sorted.into_iter().map(|k| k as u32).collect()
 }
 
 /// A timeline at a detail limit, swept left to right: the live bands of the

@@ -655,23 +655,7 @@ impl SizeSort {
         if *pass == 2 {
             return Some(keyed.iter().map(|&k| k as u32).collect());
         }
-        let shift = 32 + 16 * *pass;
-        let digit = |k: u64| (k >> shift) as usize & 0xffff;
-        let mut at = vec![0usize; 1 << 16];
-        for &k in keyed.iter() {
-            at[digit(k)] += 1;
-        }
-        let mut sum = 0;
-        for a in &mut at {
-            (*a, sum) = (sum, sum + *a);
-        }
-        let mut out = vec![0u64; keyed.len()];
-        for &k in keyed.iter() {
-            let d = digit(k);
-            out[at[d]] = k;
-            at[d] += 1;
-        }
-        *keyed = out;
+        *keyed = crate::radix::pass(keyed, 32 + 16 * *pass);
         *pass += 1;
         None
     }
