@@ -5,11 +5,12 @@
 // The worker runs the same compiled wasm as the page (the WebAssembly.Module
 // is posted to it, not compiled again) in its own instance: a `Decoder`
 // (crates/memviz-wasm/src/decode.rs) is fed the file's pieces as its stream
-// reads them in the worker; after `finish()`, `versions()` gives the address versions (in pieces) and
-// `model()` the model in its binary form (crates/memviz-core/src/wire.rs),
-// column by column, each chunk copied out of the wasm memory (which then
-// never holds the model twice) and transferred (no copy) to the page, whose
-// Viewer reads each as it comes (`adopt_chunk`). The worker's script comes from a blob: URL made
+// reads them in the worker; after `finish()`, `model()` gives the model in
+// its binary form (crates/memviz-core/src/wire.rs), column by column, each
+// chunk copied out of the wasm memory (which then never holds the model
+// twice) and transferred (no copy) to the page, whose Viewer reads each as
+// it comes (`adopt_chunk`); then `versions()` the address versions (in
+// pieces), computed while the page reads. The worker's script comes from a blob: URL made
 // here (the CSP allows worker-src blob:), so it also runs in the standalone
 // file from file://; boot.js says how the worker gets the wasm-bindgen glue
 // (`workerSetup`).
