@@ -1,12 +1,11 @@
 //! The worker path's native parts (www/decode-worker.js, `Viewer::adopt_chunk`):
 //! the model to its wire form column by column (`wire_chunks`, the
-//! worker; the model's copy made outside the timing) and read back a chunk
-//! at a time (`WireReader`, the page), beside the address versions the
-//! worker computes first.
+//! worker) and read back a chunk at a time (`WireReader`, the page), beside
+//! the address versions the worker computes while the page reads.
 //!
 //! Only the synthetic file: `cargo bench -p memviz-benches --bench wire -- synthetic`.
 
-use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use criterion::{criterion_group, criterion_main, Criterion};
 use memviz_benches::{cases, wanted};
 use memviz_core::{Snapshot, WireReader};
 
@@ -20,18 +19,14 @@ fn wire(c: &mut Criterion) {
         let snap = memviz_core::load(&std::fs::read(path()).unwrap()).unwrap();
         g.bench_function(format!("{name}/versions"), |b| b.iter(|| memviz_core::versions::compute(&snap)));
         g.bench_function(format!("{name}/wire_chunks"), |b| {
-            b.iter_batched(
-                || snap.clone(),
-                |s| {
-                    let mut n = 0;
-                    s.wire_chunks(|c| n += c.len());
-                    n
-                },
-                BatchSize::PerIteration,
-            )
+            b.iter(|| {
+                let mut n = 0;
+                snap.wire_chunks(|c| n += c.len());
+                n
+            })
         });
         let mut chunks = Vec::new();
-        snap.clone().wire_chunks(|c| chunks.push(c));
+        snap.wire_chunks(|c| chunks.push(c));
         g.bench_function(format!("{name}/wire_reader"), |b| {
             b.iter(|| {
                 let mut r = WireReader::new();

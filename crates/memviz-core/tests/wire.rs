@@ -85,13 +85,13 @@ fn round_trip(path: &Path) -> (Snapshot, Vec<u8>) {
 
 fn chunks_of(snap: &Snapshot) -> Vec<Vec<u8>> {
     let mut chunks = Vec::new();
-    snap.clone().wire_chunks(|c| chunks.push(c));
+    snap.wire_chunks(|c| chunks.push(c));
     chunks
 }
 
 fn pieced_chunks_of(snap: &Snapshot, piece_bytes: usize) -> Vec<Vec<u8>> {
     let mut chunks = Vec::new();
-    snap.clone().wire_chunks_of(piece_bytes, |c| chunks.push(c));
+    snap.wire_chunks_of(piece_bytes, |c| chunks.push(c));
     chunks
 }
 

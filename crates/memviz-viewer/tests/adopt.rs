@@ -33,7 +33,7 @@ fn an_adopted_file_shows_what_an_opened_one_shows() {
         v.open("small_train_step.pickle", &bytes("small_train_step.pickle")).unwrap();
         if chunked {
             let mut chunks = Vec::new();
-            snap.clone().wire_chunks(|c| chunks.push(c));
+            snap.wire_chunks(|c| chunks.push(c));
             assert!(chunks.len() > 5, "{}", chunks.len());
             if with_versions {
                 // Pulled one at a time.
@@ -117,7 +117,7 @@ fn bad_wire_bytes_name_the_file_and_change_nothing() {
     assert_eq!(v.file_names(), ["small_train_step.pickle"]);
     // Chunks cut short: the error names the file; nothing changes.
     let mut chunks = Vec::new();
-    snap.clone().wire_chunks(|c| chunks.push(c));
+    snap.wire_chunks(|c| chunks.push(c));
     chunks.truncate(chunks.len() / 2);
     v.adopt_begin("half.pickle");
     for c in &chunks {
@@ -132,7 +132,7 @@ fn bad_wire_bytes_name_the_file_and_change_nothing() {
     assert!(v.adopt_finish().is_err());
     // A chunk cut: the error comes with that chunk.
     let mut chunks = Vec::new();
-    snap.clone().wire_chunks(|c| chunks.push(c));
+    snap.wire_chunks(|c| chunks.push(c));
     v.adopt_begin("cut.pickle");
     v.adopt_chunk(&chunks[0]).unwrap();
     let e = v.adopt_chunk(&chunks[1][..chunks[1].len() - 1]).unwrap_err();
