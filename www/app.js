@@ -305,7 +305,7 @@ function resetControls() {
   for (const id of ['summary', 'context', 'timings', 'detail-label']) $(id).textContent = '';
   $('hint').hidden = false;
   $('progress-box').hidden = true;
-  for (const id of ['plot', 'axes', 'minimap', 'segment-map']) {
+  for (const id of ['plot', 'plot-select', 'axes', 'minimap', 'segment-map']) {
     const c = $(id);
     c.getContext('2d').clearRect(0, 0, c.width, c.height);
   }
@@ -633,6 +633,24 @@ export function redraw() {
   if (!frame) frame = requestAnimationFrame(guard(draw));
 }
 
+let selectionFrame = 0;
+/**
+ * The hovered or pinned band changed: in the next frame its outline alone
+ * is drawn again (viewer.render_selection, O(columns)), or the whole plot
+ * where the view draws the outline with its bands. A hover used to redraw
+ * the plot: 24-47 ms on the 2M-event file with every band drawn (issue 13).
+ */
+function redrawSelection() {
+  if (frame || selectionFrame) return; // that draw draws the outline too
+  selectionFrame = requestAnimationFrame(guard(() => {
+    selectionFrame = 0;
+    if (frame || !viewer || viewer.file_count() === 0) return;
+    const c = $('plot-select');
+    sizeCanvas(c);
+    if (!viewer.render_selection(c)) draw();
+  }));
+}
+
 /**
  * Draws now rather than in the next animation frame: a file just opened is
  * drawn in the task that decoded it, so that its frame is ready at the next
@@ -660,7 +678,7 @@ const sizes = new ResizeObserver((entries) => {
   for (const e of entries) seenSize.set(e.target, [Math.round(e.contentRect.width), Math.round(e.contentRect.height)]);
   redraw();
 });
-for (const id of ['plot', 'axes', 'minimap']) sizes.observe($(id));
+for (const id of ['plot', 'plot-select', 'axes', 'minimap']) sizes.observe($(id));
 
 function sizeCanvas(c) {
   const dpr = window.devicePixelRatio || 1;
@@ -686,10 +704,10 @@ function draw() {
     for (const f of drawListeners) f();
     return;
   }
-  for (const c of [$('plot'), $('axes'), $('minimap')]) sizeCanvas(c);
+  for (const c of [$('plot'), $('plot-select'), $('axes'), $('minimap')]) sizeCanvas(c);
   const r0 = performance.now();
   performance.mark('memviz:redraw-start');
-  const st = viewer.render($('plot'), $('axes'), $('minimap'));
+  const st = viewer.render($('plot'), $('plot-select'), $('axes'), $('minimap'));
   const r1 = performance.now();
   performance.measure('memviz:redraw', { start: r0, end: r1 });
   const redrawMs = r1 - r0;
@@ -712,7 +730,16 @@ function draw() {
     if (kb) kbHover();
   }
   for (const f of drawListeners) f();
+  // What the first hover needs, built while idle (cheap once built).
+  if (!prepareScheduled) {
+    prepareScheduled = true;
+    idle(guard(() => {
+      prepareScheduled = false;
+      if (viewer && viewer.file_count() > 0) viewer.prepare_hover();
+    }));
+  }
 }
+let prepareScheduled = false; // a prepare_hover is scheduled
 
 addEventListener('resize', redraw);
 
@@ -736,7 +763,7 @@ function showContext(text) {
 function pin(x, y) {
   showContext(viewer.click(x, y));
   lastHit = viewer.hit_at(x, y);
-  redraw();
+  redrawSelection();
   if (x >= 0) for (const f of pinListeners) f(x);
 }
 
@@ -759,7 +786,7 @@ plot.addEventListener('pointermove', guard((e) => {
   if (hit !== lastHit) {
     lastHit = hit;
     showContext(viewer.hover(e.offsetX, e.offsetY));
-    redraw();
+    redrawSelection();
   }
 }));
 plot.addEventListener('pointerup', (e) => {
@@ -771,7 +798,7 @@ plot.addEventListener('pointerleave', guard(() => {
   if (drag) return;
   lastHit = -1;
   $('context').textContent = viewer.leave();
-  redraw();
+  redrawSelection();
 }));
 plot.addEventListener('wheel', (e) => {
   e.preventDefault();
@@ -817,7 +844,7 @@ function kbHover() {
   lastHit = viewer.hit_at(kb.x, kb.y);
   showContext(viewer.hover(kb.x, kb.y));
   placeCursor();
-  redraw();
+  redrawSelection();
 }
 
 /** Places the keyboard cursor the first time: mid-window, on the top band there. */

@@ -134,14 +134,27 @@ test(`dropping ${BIG}: bands drawn, the core's numbers shown, hover, pin, detail
   assert.ok(text.includes(`Size: `) && text.includes(`(${hover.size} bytes)`), text.slice(0, 300));
   assert.ok(hover.first_frame, 'the reference names a first frame');
   assert.ok(text.includes(hover.first_frame), 'first frame shown');
-  // The hovered band is outlined (black pixels appear on the canvas).
-  const outlined = await page.evaluate(() => {
-    const c = document.getElementById('plot');
+  // The hovered band is outlined on the overlay above the bands (black
+  // pixels around the pointer; transparent elsewhere), and the bands are
+  // not drawn again for a hover.
+  await page.waitForFunction(() => window.memviz.viewer && document.getElementById('plot-select').getContext('2d')
+    .getImageData(0, 0, 2000, 2000).data.some((v, i) => i % 4 === 3 && v === 255));
+  const outline = await page.evaluate(() => {
+    const c = document.getElementById('plot-select');
     const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-    for (let i = 0; i < d.length; i += 4) if (d[i] === 0 && d[i + 1] === 0 && d[i + 2] === 0 && d[i + 3] === 255) return true;
-    return false;
+    let n = 0, other = 0, x0 = Infinity, x1 = -1, y0 = Infinity, y1 = -1;
+    for (let i = 0; i < d.length; i += 4) {
+      if (d[i + 3] === 0) continue;
+      if (d[i] === 0 && d[i + 1] === 0 && d[i + 2] === 0 && d[i + 3] === 255) n++; else other++;
+      const p = i / 4, x = p % c.width, y = Math.floor(p / c.width);
+      x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y);
+    }
+    const r = devicePixelRatio; // to CSS pixels, as the pointer's
+    return { n, other, x0: x0 / r, x1: (x1 + 1) / r, y0: y0 / r, y1: (y1 + 1) / r };
   });
-  assert.ok(outlined, 'selected band outlined');
+  assert.ok(outline.n > 20 && outline.other === 0, `outline pixels: ${JSON.stringify(outline)}`);
+  assert.ok(outline.x0 <= hx && hx <= outline.x1 && outline.y0 <= hy && hy <= outline.y1, `the outline surrounds the pointer: ${JSON.stringify(outline)} at ${hx},${hy}`);
+  assert.deepEqual(await pixelAt(page, hx, hy), px, 'the bands under the outline are as they were');
   // Click pins it; hovering empty space (above the bands) keeps it shown.
   await page.mouse.click(box.x + hx, box.y + hy);
   await page.mouse.move(box.x + hx, box.y + 20);

@@ -82,3 +82,73 @@ fn rendered_pixels_agree_with_hit_test() {
     render_plot(&src, &cols, PlotStyle { y_max, selected: Some(big), outline: 1 }, &mut img);
     assert!(img.rgba.chunks(4).any(|p| p == OUTLINE));
 }
+
+/// A hovered band outlined alone (`render_selection`) and laid over the
+/// plain bands gives the very pixels of a rendering with that band
+/// selected, for bands large and small, one not drawn at the detail limit,
+/// over the whole trace and zoomed in past one step per column; and
+/// `band_of` finds each band where the core's stabbing query does.
+#[test]
+fn selection_overlay_matches_selected_rendering() {
+    for name in ["transformer_fullstep_ctx128.pickle", "small_train_step.pickle"] {
+        let snap = load(name);
+        let tl = Timeline::build(&snap, snap.default_device().unwrap(), TimelineKind::ActiveMemory);
+        let n = tl.elements.len();
+        let limit = (n / 2).min(200);
+        let dv = DetailView::new(&tl, limit as u32);
+        let ix = BandIndex::new(&tl, &dv);
+        // The largest, a middling and the smallest drawn band, and the largest summarized one.
+        let elems = [tl.by_size[0], tl.by_size[limit / 2], tl.by_size[limit - 1], tl.by_size[limit]];
+        assert!(!dv.is_drawn(elems[3]), "{name}");
+        let steps = tl.n_steps();
+        for e in elems {
+            let src = TimelineBands::new(&tl, &dv, &ix);
+            let mut live = 0;
+            for s in (0..steps).step_by(5) {
+                let mut want = None;
+                dv.bands_at(&tl, s, |b| {
+                    if b.elem == e {
+                        want = Some((b.offset, b.size));
+                    }
+                });
+                live += want.is_some() as u32;
+                assert_eq!(src.band_of(s, e), want, "{name} elem {e} step {s}");
+            }
+            assert_eq!(live > 0, dv.is_drawn(e), "{name} elem {e}");
+        }
+        let (w, h) = (300, 200);
+        let el = &tl.elements[elems[1] as usize];
+        let around = Window { x0: el.x0 as f64 - 40.0, x1: el.x0 as f64 + 60.0 };
+        for win in [Window::full(steps), around.clamped(steps, 4.0)] {
+            for (i, &e) in elems.iter().enumerate() {
+                let src = TimelineBands::new(&tl, &dv, &ix);
+                let cols = pick_columns(&src, win, w);
+                let y_max = cols.max_total.max(1);
+                let mut want = Image::new(w, h);
+                render_plot(&src, &cols, PlotStyle { y_max, selected: Some(e), outline: 2 }, &mut want);
+                let mut got = Image::new(w, h);
+                render_plot(&src, &cols, PlotStyle { y_max, selected: None, outline: 2 }, &mut got);
+                let mut sel = Image::new(1, 1);
+                let at = render_selection(&src, &cols, y_max, h, e, 2, &mut sel);
+                let outlined = want.rgba.chunks(4).any(|p| p == OUTLINE);
+                assert_eq!(at.is_some(), outlined, "{name} elem {e} window {win:?}");
+                // The largest over the whole trace, the middling one around
+                // its first step: on screen; a summarized band never is.
+                let shown = (i == 0 && win == Window::full(steps)) || (i == 1 && win != Window::full(steps));
+                assert!(outlined || !shown, "{name} elem {e} window {win:?} not outlined");
+                assert!(!outlined || i < 3, "{name} elem {e}: a summarized band is outlined");
+                if let Some(at) = at {
+                    for y in 0..sel.height {
+                        for x in 0..sel.width {
+                            let p = sel.get(x, y);
+                            if p[3] != 0 {
+                                got.put(at.x + x, at.y + y, p);
+                            }
+                        }
+                    }
+                }
+                assert!(got.rgba == want.rgba, "{name} elem {e} window {win:?}: overlay differs");
+            }
+        }
+    }
+}

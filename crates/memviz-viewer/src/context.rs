@@ -80,6 +80,9 @@ pub struct Context {
     pub y_max: u64,
     pub rect: Option<PlotRect>,
     pub plot: Image,
+    /// The outline of the hovered or pinned band, drawn apart from `plot`
+    /// (`render_selection`).
+    pub selection: Image,
     pub minimap: Image,
     minimap_cache: Option<MinimapCache>,
     /// What the axes overlay shows now (timeline views).
@@ -115,6 +118,7 @@ impl Default for Context {
             y_max: 0,
             rect: None,
             plot: Image::default(),
+            selection: Image::default(),
             minimap: Image::default(),
             minimap_cache: None,
             axes_key: None,
@@ -243,17 +247,27 @@ impl Context {
         let src = TimelineBands::new(tl, d, &self.bands);
         self.cols = self.pick_columns(&src, rect.w);
         self.y_max = y_max_above(self.cols.max_total);
-        let selected = match self.hovered.or(self.pinned) {
-            Some(Hit::Element(e)) => Some(e),
-            _ => None,
-        };
-        let style = PlotStyle { y_max: self.y_max, selected, outline: self.dpr.round().max(1.0) as u32 };
+        // The selected band's outline is drawn apart (`render_selection`).
+        let style = PlotStyle { y_max: self.y_max, selected: None, outline: 1 };
         if crate::explain::colors_apply(&self.colors, tl.kind, tl.elements.len()) {
             let colors = &self.colors;
             render::render_plot_with(&src, &self.cols, style, |e| colors[e as usize], &mut self.plot)
         } else {
             render::render_plot(&src, &self.cols, style, &mut self.plot)
         }
+    }
+
+    /// Draws the outline of the hovered (else the pinned) band over the
+    /// plot as last drawn into `self.selection`: its top left corner in
+    /// the canvas' device pixels, None when there is none to draw.
+    pub fn render_selection(&mut self) -> Option<(u32, u32)> {
+        let Some(Hit::Element(e)) = self.hovered.or(self.pinned) else { return None };
+        let (rect, d) = (self.rect?, self.detail.as_ref()?);
+        let tl = self.files.get(self.current)?.timeline(self.device, self.kind)?;
+        let src = TimelineBands::new(tl, d, &self.bands);
+        let t = self.dpr.round().max(1.0) as u32;
+        let at = render::render_selection(&src, &self.cols, self.y_max, rect.h, e, t, &mut self.selection)?;
+        Some((rect.x + at.x, rect.y + at.y))
     }
 
     pub fn render_minimap(&mut self, w: u32, h: u32) {

@@ -65,10 +65,15 @@ impl Viewer {
         self.explain.colors_for = Some((k, by, hl));
     }
 
+    /// The stacked-area mode covers the Active Memory Timeline's bands.
+    pub(crate) fn area_shown(&self) -> bool {
+        self.explain.area && self.on_active_memory()
+    }
+
     /// After the bands are drawn: in the stacked-area mode, the plot is
     /// redrawn as bytes per kind over the same columns and y axis.
     pub(crate) fn explain_area(&mut self) {
-        if !self.explain.area || !self.on_active_memory() || !self.ensure_analysis() {
+        if !self.area_shown() || !self.ensure_analysis() {
             return;
         }
         let k = self.cx.key();

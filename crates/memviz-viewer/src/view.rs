@@ -45,6 +45,19 @@ pub struct PlotFrame {
     pub axes: Axes,
 }
 
+/// Where a view draws the outline of its hovered or pinned band.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Selection {
+    /// In the band plot itself: a new selection needs a new `draw_plot`.
+    InPlot,
+    /// On an overlay of its own, empty now (nothing selected, or not in
+    /// the window).
+    Empty,
+    /// On an overlay of its own: `Context::selection`'s pixels, their top
+    /// left corner at device pixel (x, y) of the canvas.
+    At { x: u32, y: u32 },
+}
+
 /// What the axes overlay needs.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Axes {
@@ -97,6 +110,13 @@ pub trait View {
     /// `cx.plot`. None: this view has no band plot now.
     fn draw_plot(&mut self, _cx: &mut Context, _w: u32, _h: u32) -> Option<PlotFrame> {
         None
+    }
+
+    /// Draws the outline of the hovered or pinned band over the plot as
+    /// last drawn, when the view keeps it apart from the bands: then a
+    /// hover costs the outline, not a new plot.
+    fn draw_selection(&mut self, _cx: &mut Context) -> Selection {
+        Selection::InPlot
     }
 
     /// Pointer at (x, y): the text of what is under it, or of the pinned

@@ -7,7 +7,8 @@ mod common;
 
 use common::{bytes, expected, json, open, FULLSTEP, H, W};
 
-use memviz_viewer::{ViewKind, Viewer};
+use memviz_render::OUTLINE;
+use memviz_viewer::{Selection, ViewKind, Viewer};
 
 /// tests/reference/expected/NAME.json.
 /// The plot canvas the tests draw: device pixels, at devicePixelRatio 1.
@@ -77,13 +78,30 @@ fn the_largest_band_is_hit_where_it_is_located() {
     assert!(text.starts_with(&format!("{elem} Addr: {addr}, Size: ")), "{text}");
     assert!(text.contains(&format!("{size} bytes")), "{text}");
     assert_eq!(text, v.element_text(elem));
-    // The band under the pointer is drawn outlined: its pixels change.
-    let before = v.plot_image().rgba.clone();
+    // The band under the pointer is outlined apart from the bands, over
+    // the plot (its band's pixels are at the outline's corners), and the
+    // bands are drawn without it.
+    let Selection::At { x, y } = v.render_selection() else { panic!("the pinned band is outlined") };
+    let sel = v.selection_image();
+    let r = frame.rect;
+    assert!(x >= r.x && y >= r.y && x + sel.width <= r.x + r.w && y + sel.height <= r.y + r.h);
+    let black = sel.rgba.chunks(4).filter(|p| *p == OUTLINE).count();
+    assert!(black >= 2 * sel.width as usize, "the top and bottom edges at least: {black}");
+    assert!(sel.rgba.chunks(4).all(|p| p == OUTLINE || p[3] == 0), "outline or transparent");
+    // Its middle (CSS pixels are device pixels at devicePixelRatio 1).
+    let mid = ((x + sel.width / 2) as f64, (y + sel.height / 2) as f64);
+    assert_eq!(v.hit_at(mid.0, mid.1), elem as i32, "the outline is around the band");
+    let pinned = v.plot_image().rgba.clone();
     v.leave();
     v.click(1.0, 1.0); // outside the plot: unpins
     assert_eq!(v.pinned_element(), None);
+    assert_eq!(v.render_selection(), Selection::Empty);
     v.render_plot(W, H);
-    assert_ne!(before, v.plot_image().rgba);
+    assert_eq!(pinned, v.plot_image().rgba);
+    // Views that draw their own selection say so.
+    v.set_view(2);
+    assert_eq!(v.render_selection(), Selection::InPlot);
+    v.set_view(0);
     // Click pins; empty space then shows the pinned text.
     assert_eq!(v.click(xy[0], xy[1]), text);
     assert_eq!(v.pinned_element(), Some(elem));

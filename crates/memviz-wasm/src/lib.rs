@@ -30,7 +30,7 @@ pub mod text;
 mod views;
 
 use memviz_render::Image;
-use memviz_viewer::Axes;
+use memviz_viewer::{Axes, Selection};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::Clamped;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
@@ -334,11 +334,13 @@ impl Viewer {
     }
 
     /// Draws the current view: bands into `plot` (sized in device pixels by
-    /// the page), axes into `axes` (same size, transparent, on top) and the
-    /// minimap into `minimap`.
+    /// the page), the hovered or pinned band's outline into `selection`
+    /// and axes into `axes` (same size, transparent, on top, in that
+    /// order) and the minimap into `minimap`.
     pub fn render(
         &mut self,
         plot: &HtmlCanvasElement,
+        selection: &HtmlCanvasElement,
         axes: &HtmlCanvasElement,
         minimap: &HtmlCanvasElement,
     ) -> Result<RenderStats, JsError> {
@@ -347,6 +349,7 @@ impl Viewer {
         let frame = self.at_dpr().render_plot(w, h);
         ctx2d(plot)?.clear_rect(0.0, 0.0, w as f64, h as f64);
         let Some(frame) = frame else {
+            ctx2d(selection)?.clear_rect(0.0, 0.0, selection.width() as f64, selection.height() as f64);
             return Ok(RenderStats::default());
         };
         let r = frame.rect;
@@ -365,7 +368,32 @@ impl Viewer {
             }
         };
         put(minimap, self.inner.render_minimap(minimap.width(), minimap.height()), 0, 0)?;
+        self.render_selection(selection)?;
         Ok(RenderStats { bands_ms: t1 - t0, axes_ms, bands_drawn: frame.bands_drawn, columns: r.w })
+    }
+
+    /// Draws the hovered or pinned band's outline into `selection` (the
+    /// overlay above the plot, same size), over the bands as last drawn.
+    /// False when the current view draws it with its bands: then a change
+    /// of the hovered band needs `render`. A hover costs this alone, not a
+    /// new plot (issue 13: 24-47 ms per hover on a 2M-event file with
+    /// every band drawn).
+    pub fn render_selection(&mut self, selection: &HtmlCanvasElement) -> Result<bool, JsError> {
+        ctx2d(selection)?.clear_rect(0.0, 0.0, selection.width() as f64, selection.height() as f64);
+        Ok(match self.inner.render_selection() {
+            Selection::InPlot => false,
+            Selection::Empty => true,
+            Selection::At { x, y } => {
+                put(selection, self.inner.selection_image(), x, y)?;
+                true
+            }
+        })
+    }
+
+    /// Builds ahead what the first hover would (the page calls it when idle
+    /// after a draw); cheap once built.
+    pub fn prepare_hover(&mut self) {
+        self.inner.prepare_hover()
     }
 
     /// Pointer at CSS (x, y) of the plot canvas: returns the text of what is

@@ -843,6 +843,11 @@ impl DetailView {
     pub fn drawn_count(&self) -> u32 {
         self.drawn_count
     }
+    /// Builds the index that `bands_at` and `hit` use now, if they have not:
+    /// a page builds it while idle, so that the first hover does not wait.
+    pub fn prepare(&self, tl: &Timeline) {
+        self.index.get_or_init(|| IntervalIndex::build(tl, &self.drawn, self.drawn_count as usize));
+    }
     /// Calls `f` for each drawn band live at `step`, bottom to top.
     pub fn bands_at(&self, tl: &Timeline, step: u32, mut f: impl FnMut(BandAt)) {
         self.drawn_total_and_bands(tl, step, &mut f);
@@ -879,7 +884,8 @@ impl DetailView {
         }
         // At most log2(leaves) + 1 rows: a linear pick of the smallest head
         // beats a heap at this size.
-        let index = self.index.get_or_init(|| IntervalIndex::build(tl, &self.drawn, self.drawn_count as usize));
+        self.prepare(tl);
+        let index = self.index.get().expect("prepared");
         let mut rows: Vec<&[u32]> = index.rows(step).filter(|r| !r.is_empty()).collect();
         let mut offset = 0u64;
         loop {

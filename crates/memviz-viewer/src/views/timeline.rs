@@ -4,7 +4,7 @@
 use memviz_core::timeline::{Hit, TimelineKind};
 
 use crate::context::{Context, PlotRect};
-use crate::view::{Axes, PlotFrame, View, ViewKind};
+use crate::view::{Axes, PlotFrame, Selection, View, ViewKind};
 use crate::xaxis::XMode;
 
 pub struct TimelineView {
@@ -58,6 +58,13 @@ impl View for TimelineView {
             }
         };
         Some(PlotFrame { rect, bands_drawn: stats.bands_drawn, axes })
+    }
+
+    fn draw_selection(&mut self, cx: &mut Context) -> Selection {
+        match cx.render_selection() {
+            Some((x, y)) => Selection::At { x, y },
+            None => Selection::Empty,
+        }
     }
 
     fn hover(&mut self, cx: &mut Context, x: f64, y: f64) -> String {
