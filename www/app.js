@@ -85,12 +85,13 @@ function warmRound(first) {
   try {
     const w = new b.Viewer();
     const canvas = (width, height) => Object.assign(document.createElement('canvas'), { width, height });
-    const plot = canvas(400, 160), axes = canvas(400, 160), mini = canvas(400, 40);
+    const plot = canvas(400, 160), sel = canvas(400, 160), axes = canvas(400, 160), mini = canvas(400, 40);
     w.open_example();
-    w.render(plot, axes, mini);
+    w.render(plot, sel, axes, mini);
     w.zoom_at(1.5, 0.4);
-    w.render(plot, axes, mini);
+    w.render(plot, sel, axes, mini);
     w.hover(200, 80);
+    w.render_selection(sel);
     // What a file's open calls before its first paint and right after
     // (opened(), views.js, phases.js, explain.js): compiled now, not then.
     w.summary_json();
@@ -102,7 +103,7 @@ function warmRound(first) {
     // nothing, then cleared in the same task (never painted): their backing
     // stores are allocated and the axes canvas's text set up before a file
     // comes, instead of during its first draw.
-    const own = [$('plot'), $('axes'), $('minimap')];
+    const own = [$('plot'), $('plot-select'), $('axes'), $('minimap')];
     if (first && viewer && viewer.file_count() === 0 && own.every((c) => c.clientWidth > 0)) {
       for (const c of own) sizeCanvas(c);
       w.render(...own);
@@ -112,6 +113,7 @@ function warmRound(first) {
   } catch (e) {
     if (isTrap(e)) crashed(e);
     else console.debug('memviz: warm-up skipped', e);
+    document.body.dataset.warmError = String((e && e.message) || e); // for the tests: a warm-up that fails leaves the code cold
     return false;
   }
   return true;
@@ -150,6 +152,7 @@ wasmLoaded.then(() => {
     idle(() => {
       prewarm(); // the decode worker, started ahead so that a file pays no start-up
       document.body.dataset.warm = '1'; // tests and benchmarks: the idle work is done
+      document.body.dataset.warmRounds = round;
     });
   };
   idle(step);

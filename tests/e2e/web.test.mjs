@@ -93,6 +93,12 @@ test('the page loads only its own files and then forbids every connection', asyn
   assert.match(fetched, /^refused/);
   assert.match(await page.textContent('header'), /Nothing leaves your browser/);
   assert.deepEqual(errors.filter((e) => !/Content Security Policy|Failed to fetch|connect-src/.test(e)), []);
+  // The idle warm-up (app.js) ran every round: one that throws (a wasm
+  // call's arguments out of date) leaves the code cold for the first file.
+  await page.waitForFunction(() => document.body.dataset.warm === '1', null, { timeout: 60000 });
+  const warm = await page.evaluate(() => ({ ...document.body.dataset }));
+  assert.equal(warm.warmError, undefined, 'the warm-up failed');
+  assert.equal(warm.warmRounds, '40', 'every warm-up round ran');
   await context.close();
 });
 
