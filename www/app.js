@@ -552,6 +552,7 @@ export const showFile = guard(function (i, device) {
 });
 
 function viewChanged() {
+  pendingDetail = null; // the slider now shows this view's detail
   const names = viewer.file_names();
   currentName = names[viewer.current_file()] || currentName;
   const labels = viewer.device_labels();
@@ -609,9 +610,12 @@ $('example').addEventListener('click', guard(() => openExample()));
 $('file-select').addEventListener('change', guard((e) => { viewer.select_file(+e.target.value); viewChanged(); }));
 $('device-select').addEventListener('change', guard((e) => { viewer.set_device(+e.target.value); viewChanged(); }));
 $('view-select').addEventListener('change', guard((e) => { viewer.set_view(+e.target.value); viewChanged(); }));
+// The slider's value is applied by the next draw: one set_detail per frame
+// however fast its input events come (on the 2M-event file a set_detail
+// takes 8-22 ms, and a drag sent several per frame).
+let pendingDetail = null;
 $('detail').addEventListener('input', guard((e) => {
-  viewer.set_detail(+e.target.value);
-  detailLabel();
+  pendingDetail = +e.target.value;
   redraw();
 }));
 $('reset-zoom').addEventListener('click', guard(() => { viewer.reset_window(); redraw(); }));
@@ -703,6 +707,11 @@ function workerTimings() {
 function draw() {
   frame = 0;
   if (!viewer || viewer.file_count() === 0) return;
+  if (pendingDetail !== null) {
+    viewer.set_detail(pendingDetail);
+    pendingDetail = null;
+    detailLabel();
+  }
   if (viewHooks && viewHooks.draw()) { // drawn by views.js
     for (const f of drawListeners) f();
     return;
@@ -733,13 +742,17 @@ function draw() {
     if (kb) kbHover();
   }
   for (const f of drawListeners) f();
-  // What the first hover needs, built while idle (cheap once built).
+  // What the first hover needs, built while idle (cheap once built; up to
+  // 40 ms on the 2M-event file with every band drawn): only in an idle
+  // period with room for it, so that a drag of the slider is not held up.
   if (!prepareScheduled) {
     prepareScheduled = true;
-    idle(guard(() => {
+    const prepare = (deadline) => {
+      if (deadline && deadline.timeRemaining() < 40) return idle(prepare);
       prepareScheduled = false;
-      if (viewer && viewer.file_count() > 0) viewer.prepare_hover();
-    }));
+      guard(() => { if (viewer.file_count() > 0) viewer.prepare_hover(); })();
+    };
+    idle(prepare);
   }
 }
 let prepareScheduled = false; // a prepare_hover is scheduled
