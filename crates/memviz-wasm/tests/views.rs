@@ -95,8 +95,12 @@ fn search_and_jumps() {
     // Pools view draws the timeline (the example has no private pool).
     v.set_view(2);
     assert_eq!(v.view_kind(), "pools");
-    let (p, a, m) = (canvas(900, 400), canvas(900, 400), canvas(900, 50));
-    let st = v.render(&p, &a, &m).unwrap();
+    let (p, s, a, m) = (canvas(900, 400), canvas(900, 400), canvas(900, 400), canvas(900, 50));
+    let st = v.render(&p, &s, &a, &m).unwrap();
     assert!(st.bands_drawn > 0);
     assert!(inked(&p) > 1000);
+    // The pools view outlines its pinned band with its bands: a new
+    // selection there needs `render`.
+    assert!(!v.render_selection(&s).unwrap());
+    assert_eq!(inked(&s), 0);
 }

@@ -32,12 +32,14 @@ fn inked(c: &HtmlCanvasElement) -> usize {
 
 struct Canvases {
     plot: HtmlCanvasElement,
+    /// The hovered band's outline, between the bands and the axes.
+    sel: HtmlCanvasElement,
     axes: HtmlCanvasElement,
     mini: HtmlCanvasElement,
 }
 
 fn canvases() -> Canvases {
-    Canvases { plot: canvas(900, 400), axes: canvas(900, 400), mini: canvas(900, 50) }
+    Canvases { plot: canvas(900, 400), sel: canvas(900, 400), axes: canvas(900, 400), mini: canvas(900, 50) }
 }
 
 fn example() -> Viewer {
@@ -108,14 +110,14 @@ fn bad_file_is_an_error_naming_it_and_open_files_stay() {
 fn render_draws_bands_axes_and_minimap() {
     let mut v = example();
     let c = canvases();
-    let st = v.render(&c.plot, &c.axes, &c.mini).unwrap();
+    let st = v.render(&c.plot, &c.sel, &c.axes, &c.mini).unwrap();
     assert!(st.bands_drawn > 20, "{}", st.bands_drawn);
     assert!(st.columns > 700);
     assert!(inked(&c.plot) > 50_000);
     assert!(inked(&c.axes) > 500, "plotters drew labels");
     assert!(inked(&c.mini) > 5_000);
     // Axes are drawn again only when they change.
-    let st2 = v.render(&c.plot, &c.axes, &c.mini).unwrap();
+    let st2 = v.render(&c.plot, &c.sel, &c.axes, &c.mini).unwrap();
     assert_eq!(st2.axes_ms, 0.0);
     assert_eq!(st2.bands_drawn, st.bands_drawn);
 }
@@ -124,7 +126,7 @@ fn render_draws_bands_axes_and_minimap() {
 fn hover_pin_and_hit_follow_the_bands() {
     let mut v = example();
     let c = canvases();
-    v.render(&c.plot, &c.axes, &c.mini).unwrap();
+    v.render(&c.plot, &c.sel, &c.axes, &c.mini).unwrap();
     let big = v.largest_element();
     assert!(big >= 0);
     let xy = v.locate(big as u32);
@@ -134,11 +136,22 @@ fn hover_pin_and_hit_follow_the_bands() {
     assert!(text.starts_with(&format!("{big} Addr: b")), "{text}");
     assert!(text.contains("train.py"), "{text}");
     assert_eq!(text, v.element_text(big as u32));
+    // The hovered band's outline goes on its own canvas, not on the bands.
+    assert_eq!(inked(&c.sel), 0, "nothing hovered at the render");
+    let bands = inked(&c.plot);
+    assert!(v.render_selection(&c.sel).unwrap(), "the timeline draws its outline apart");
+    assert!(inked(&c.sel) > 20, "outline pixels: {}", inked(&c.sel));
+    assert_eq!(inked(&c.plot), bands);
     // Pin, then hover empty space (top left of the plot: nothing allocated yet).
     v.click(xy[0], xy[1]);
     assert_eq!(v.hit_at(80.0, 16.0), -1);
     assert_eq!(v.hover(80.0, 16.0), text);
     assert_eq!(v.leave(), text);
+    assert!(v.render_selection(&c.sel).unwrap());
+    assert!(inked(&c.sel) > 20, "the pinned band stays outlined");
+    v.click(2.0, 2.0); // unpins
+    assert!(v.render_selection(&c.sel).unwrap());
+    assert_eq!(inked(&c.sel), 0, "nothing selected: an empty overlay");
     // Outside the plot: nothing.
     assert_eq!(v.hit_at(2.0, 2.0), -1);
 }
@@ -147,10 +160,10 @@ fn hover_pin_and_hit_follow_the_bands() {
 fn detail_zoom_pan_and_views() {
     let mut v = example();
     let c = canvases();
-    let all = v.render(&c.plot, &c.axes, &c.mini).unwrap().bands_drawn;
+    let all = v.render(&c.plot, &c.sel, &c.axes, &c.mini).unwrap().bands_drawn;
     v.set_detail(5);
     assert_eq!(v.drawn_count(), 5);
-    let five = v.render(&c.plot, &c.axes, &c.mini).unwrap().bands_drawn;
+    let five = v.render(&c.plot, &c.sel, &c.axes, &c.mini).unwrap().bands_drawn;
     assert!(five <= 5 && five < all, "{five} {all}");
     v.set_detail(u32::MAX);
     assert_eq!(v.detail(), v.element_count());
@@ -174,7 +187,7 @@ fn detail_zoom_pan_and_views() {
     // Segments are never freed in the example: the segment timeline ends at
     // the reserved total of the dump.
     assert_eq!(seg["timeline"]["end_bytes"], seg["reserved_bytes"]);
-    let st = v.render(&c.plot, &c.axes, &c.mini).unwrap();
+    let st = v.render(&c.plot, &c.sel, &c.axes, &c.mini).unwrap();
     assert!(st.bands_drawn > 3);
     let text = v.element_text(0);
     assert!(text.starts_with("0 Addr: s"), "{text}");
@@ -205,10 +218,11 @@ fn plotters_rectangles_and_the_pixel_buffer_both_draw() {
     }
     let plotters_ms = perf.now() - t0;
     let mut v = example();
-    let cs = Canvases { plot: canvas(1264, 450), axes: canvas(1264, 450), mini: canvas(1264, 50) };
-    v.render(&cs.plot, &cs.axes, &cs.mini).unwrap();
+    let cs =
+        Canvases { plot: canvas(1264, 450), sel: canvas(1264, 450), axes: canvas(1264, 450), mini: canvas(1264, 50) };
+    v.render(&cs.plot, &cs.sel, &cs.axes, &cs.mini).unwrap();
     let t1 = perf.now();
-    let st = v.render(&cs.plot, &cs.axes, &cs.mini).unwrap();
+    let st = v.render(&cs.plot, &cs.sel, &cs.axes, &cs.mini).unwrap();
     let buffer_ms = perf.now() - t1;
     console_log!(
         "plotters-canvas: {n} rectangles {plotters_ms:.1} ms; pixel buffer: whole plot ({} columns, {} bands) {buffer_ms:.1} ms",
@@ -261,12 +275,12 @@ fn explain_api_on_the_example() {
     let mut allowed: std::collections::HashSet<[u8; 3]> = kinds.iter().map(|k| rgb(&k.1)).collect();
     allowed.extend([[255, 255, 255], [0xd9, 0xd9, 0xd9], [0xc4, 0xc4, 0xc4]]);
     v.set_color_by("category").unwrap();
-    v.render(&c.plot, &c.axes, &c.mini).unwrap();
+    v.render(&c.plot, &c.sel, &c.axes, &c.mini).unwrap();
     let got = colors(&c.plot);
     assert!(got.iter().all(|x| allowed.contains(x)), "{got:?}");
     assert!(got.len() >= 3, "{got:?}");
     v.set_color_by("area").unwrap();
-    v.render(&c.plot, &c.axes, &c.mini).unwrap();
+    v.render(&c.plot, &c.sel, &c.axes, &c.mini).unwrap();
     let got = colors(&c.plot);
     assert!(got.iter().all(|x| allowed.contains(x)), "{got:?}");
     assert!(!v.area_text(450.0, 390.0).is_empty() || !v.area_text(450.0, 300.0).is_empty());
@@ -278,7 +292,7 @@ fn explain_api_on_the_example() {
     let tree = m["tree"].as_array().unwrap();
     let part = tree.iter().find(|n| n["depth"].as_u64() >= Some(1) && n["bytes"] != tree[0]["bytes"]).unwrap();
     v.highlight_node(part["id"].as_f64().unwrap());
-    v.render(&c.plot, &c.axes, &c.mini).unwrap();
+    v.render(&c.plot, &c.sel, &c.axes, &c.mini).unwrap();
     let got = colors(&c.plot);
     assert!(got.contains(&[0xe8, 0xe8, 0xe8]), "{got:?}");
     let plain = [[0xe8, 0xe8, 0xe8], [255, 255, 255], [0xd9, 0xd9, 0xd9], [0xc4, 0xc4, 0xc4], [0, 0, 0]];
