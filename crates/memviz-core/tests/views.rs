@@ -129,8 +129,8 @@ fn detail_views_add_up_on_real_files() {
                             last_order = Some(o);
                             drawn += b.size;
                         });
-                        assert_eq!(drawn + dv.summarized[step as usize], tl.total[step as usize], "{name} {step}");
-                        if dv.summarized[step as usize] > 0 {
+                        assert_eq!(drawn + dv.summarized(&tl)[step as usize], tl.total[step as usize], "{name} {step}");
+                        if dv.summarized(&tl)[step as usize] > 0 {
                             assert_eq!(dv.hit(&tl, step, drawn), Some(Hit::Summarized));
                             summarized_hits += 1;
                         }

@@ -249,8 +249,16 @@ impl BandSource for TimelineBands<'_> {
     fn total(&self, step: u32) -> u64 {
         self.timeline.total.get(step as usize).copied().unwrap_or(0)
     }
+    /// The total less the drawn bands' bytes, from the sweep's sums (the
+    /// detail view's per-step array is not built for the plot).
     fn summarized(&self, step: u32) -> u64 {
-        self.detail.summarized.get(step as usize).copied().unwrap_or(0)
+        if step >= self.n_steps() {
+            return 0;
+        }
+        let mut sw = self.sweep.borrow_mut();
+        self.sweep_to(&mut sw, step);
+        let drawn = sw.group_bytes.iter().fold(0u64, |a, &b| a.wrapping_add(b));
+        self.total(step).wrapping_sub(drawn)
     }
     fn bands_at<F: FnMut(u32, u64, u64)>(&self, step: u32, mut f: F) {
         self.bands_reaching(step, None, |e, o, s| {

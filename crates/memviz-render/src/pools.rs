@@ -338,7 +338,7 @@ fn render_sweep(
             r = z;
         }
         let top = state.top.prefix(n_top);
-        let summ = (dv.summarized_at(step) as i128 - state.pool_summarized).clamp(0, u64::MAX as i128) as u128;
+        let summ = (dv.summarized_at(tl, step) as i128 - state.pool_summarized).clamp(0, u64::MAX as i128) as u128;
         if summ > 0 {
             put(img, c, row(sat64(top)), row(sat64(top + summ)), SUMMARIZED[((c / 4) % 2) as usize]);
         }

@@ -36,7 +36,9 @@ fn sweep_matches_bands_at() {
                     src.bands_at(s, |e, o, z| got.push((e, o, z)));
                     assert_eq!(got, want, "{name} {kind:?} limit {limit} step {s}");
                     let drawn: u64 = want.iter().map(|b| b.2).sum();
-                    assert_eq!(drawn + dv.summarized[s as usize], tl.total[s as usize], "{name} step {s}");
+                    assert_eq!(drawn + dv.summarized(&tl)[s as usize], tl.total[s as usize], "{name} step {s}");
+                    // The plot's summarized band, from the sweep's sums.
+                    assert_eq!(src.summarized(s), dv.summarized(&tl)[s as usize], "{name} step {s}");
                 }
             }
         }

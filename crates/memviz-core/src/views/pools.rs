@@ -588,7 +588,7 @@ impl PoolDetail {
                 f(PoolBand::PoolSummarized { pool: p, offset, size: s });
             }
         }
-        (offset, dv.summarized_at(step).saturating_sub(pool_summarized_total))
+        (offset, dv.summarized_at(tl, step).saturating_sub(pool_summarized_total))
     }
 
     /// What lies at (`step`, `bytes` from the bottom): stripes before their

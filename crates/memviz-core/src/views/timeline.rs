@@ -785,15 +785,20 @@ pub struct BandAt {
 
 /// A timeline at a detail limit: the `limit` largest elements are drawn as
 /// bands, the rest summed into one summarized band on top. Cheap to rebuild
-/// when the limit changes (no re-decode, no re-replay).
+/// when the limit changes (no re-decode, no re-replay): O(elements), the
+/// per-step arrays built on first use.
 #[derive(Debug, Clone, Default)]
 pub struct DetailView {
     pub limit: u32,
-    /// Bytes in the summarized band at each step.
-    pub summarized: Vec<u64>,
     drawn_count: u32,
     /// By element index.
     drawn: Vec<bool>,
+    /// Bytes in the summarized band at each step. Built on the first
+    /// `summarized`: the band plot takes them from its sweep instead
+    /// (memviz-render), so moving the detail slider, or opening a file, does
+    /// not pay O(steps) for them (measured: most of `DetailView::new` on a
+    /// 16M-step file, 66 ms in the page).
+    summarized: std::sync::OnceLock<Vec<u64>>,
     /// Drawn elements by live step range, for `bands_at` in O(log n + live).
     /// Built on the first `bands_at` or `hit`: drawing goes through
     /// `BandIndex` instead, so opening a file or moving the detail slider
@@ -810,31 +815,45 @@ impl DetailView {
         for &e in &tl.by_size[..drawn_count] {
             drawn[e as usize] = true;
         }
-        let n_steps = tl.n_steps() as usize;
-        // Sum the smaller side with a difference array (+ at the first live
-        // step, - one past the last): the summarized elements directly, or
-        // the drawn ones and subtract from the total (which is the sum of the
-        // live sizes at each step), so neither end of the slider walks every
-        // element.
-        let direct = n - drawn_count <= drawn_count;
-        let side = if direct { &tl.by_size[drawn_count..] } else { &tl.by_size[..drawn_count] };
-        let mut diff = vec![0u64; n_steps + 1];
-        for &e in side {
-            let el = &tl.elements[e as usize];
-            if el.x0 < el.x1 {
-                let (a, b) = ((el.x0 as usize).min(n_steps), (el.x1 as usize).min(n_steps));
-                diff[a] = diff[a].wrapping_add(el.size);
-                diff[b] = diff[b].wrapping_sub(el.size);
+        DetailView {
+            limit,
+            drawn_count: drawn_count as u32,
+            drawn,
+            summarized: Default::default(),
+            index: Default::default(),
+        }
+    }
+
+    /// Bytes in the summarized band at each step of `tl` (the timeline this
+    /// view was made from).
+    pub fn summarized(&self, tl: &Timeline) -> &[u64] {
+        self.summarized.get_or_init(|| {
+            let (n, drawn_count) = (tl.elements.len(), self.drawn_count as usize);
+            let n_steps = tl.n_steps() as usize;
+            // Sum the smaller side with a difference array (+ at the first
+            // live step, - one past the last): the summarized elements
+            // directly, or the drawn ones and subtract from the total (which
+            // is the sum of the live sizes at each step), so neither end of
+            // the slider walks every element.
+            let direct = n - drawn_count <= drawn_count;
+            let side = if direct { &tl.by_size[drawn_count..] } else { &tl.by_size[..drawn_count] };
+            let mut diff = vec![0u64; n_steps + 1];
+            for &e in side {
+                let el = &tl.elements[e as usize];
+                if el.x0 < el.x1 {
+                    let (a, b) = ((el.x0 as usize).min(n_steps), (el.x1 as usize).min(n_steps));
+                    diff[a] = diff[a].wrapping_add(el.size);
+                    diff[b] = diff[b].wrapping_sub(el.size);
+                }
             }
-        }
-        let mut acc = 0u64;
-        for (d, &t) in diff[..n_steps].iter_mut().zip(&tl.total) {
-            acc = acc.wrapping_add(*d);
-            *d = if direct { acc } else { t.wrapping_sub(acc) };
-        }
-        diff.truncate(n_steps);
-        let summarized = diff;
-        DetailView { limit, summarized, drawn_count: drawn_count as u32, drawn, index: Default::default() }
+            let mut acc = 0u64;
+            for (d, &t) in diff[..n_steps].iter_mut().zip(&tl.total) {
+                acc = acc.wrapping_add(*d);
+                *d = if direct { acc } else { t.wrapping_sub(acc) };
+            }
+            diff.truncate(n_steps);
+            diff
+        })
     }
     pub fn is_drawn(&self, elem: u32) -> bool {
         self.drawn.get(elem as usize).copied().unwrap_or(false)
@@ -857,9 +876,9 @@ impl DetailView {
     pub fn drawn_total_at(&self, tl: &Timeline, step: u32) -> u64 {
         self.drawn_total_and_bands(tl, step, &mut |_| {})
     }
-    /// Bytes in the summarized band at `step` (0 past the end).
-    pub fn summarized_at(&self, step: u32) -> u64 {
-        self.summarized.get(step as usize).copied().unwrap_or(0)
+    /// Bytes in the summarized band at `step` of `tl` (0 past the end).
+    pub fn summarized_at(&self, tl: &Timeline, step: u32) -> u64 {
+        self.summarized(tl).get(step as usize).copied().unwrap_or(0)
     }
     /// What lies at (`step`, `bytes` from the bottom).
     pub fn hit(&self, tl: &Timeline, step: u32, bytes: u64) -> Option<Hit> {
@@ -872,7 +891,9 @@ impl DetailView {
         if found.is_some() {
             return found;
         }
-        let s = self.summarized_at(step);
+        // What is live and not drawn (the total is the sum of the live sizes):
+        // no per-step array for one point.
+        let s = tl.total.get(step as usize).map_or(0, |t| t.wrapping_sub(top));
         (bytes >= top && bytes - top < s).then_some(Hit::Summarized)
     }
 
@@ -1152,12 +1173,12 @@ mod tests {
                 let want = brute_bands(&tl, &dv, step);
                 assert_eq!(got, want, "limit {limit} step {step}");
                 let drawn: u64 = want.iter().map(|b| b.size).sum();
-                assert_eq!(drawn + dv.summarized[step as usize], tl.total[step as usize]);
+                assert_eq!(drawn + dv.summarized(&tl)[step as usize], tl.total[step as usize]);
                 for b in &want {
                     assert_eq!(dv.hit(&tl, step, b.offset), Some(Hit::Element(b.elem)));
                     assert_eq!(dv.hit(&tl, step, b.offset + b.size - 1), Some(Hit::Element(b.elem)));
                 }
-                let s = dv.summarized[step as usize];
+                let s = dv.summarized(&tl)[step as usize];
                 if s > 0 {
                     assert_eq!(dv.hit(&tl, step, drawn), Some(Hit::Summarized));
                     assert_eq!(dv.hit(&tl, step, drawn + s - 1), Some(Hit::Summarized));
@@ -1204,7 +1225,7 @@ mod tests {
                 dv.bands_at(&tl, step, |b| got.push(b));
                 assert_eq!(got, brute_bands(&tl, &dv, step), "limit {limit} step {step}");
                 let drawn: u64 = got.iter().map(|b| b.size).sum();
-                assert_eq!(drawn + dv.summarized[step as usize], tl.total[step as usize]);
+                assert_eq!(drawn + dv.summarized(&tl)[step as usize], tl.total[step as usize]);
             }
         }
     }
