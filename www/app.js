@@ -103,7 +103,7 @@ function warmRound(first) {
     // nothing, then cleared in the same task (never painted): their backing
     // stores are allocated and the axes canvas's text set up before a file
     // comes, instead of during its first draw.
-    const own = [$('plot'), $('plot-select'), $('axes'), $('minimap')];
+    const own = plotCanvases();
     if (first && viewer && viewer.file_count() === 0 && own.every((c) => c.clientWidth > 0)) {
       for (const c of own) sizeCanvas(c);
       w.render(...own);
@@ -136,6 +136,10 @@ function warmFonts() {
   void d.offsetWidth; // the layout that looks the fonts up
   d.remove();
 }
+
+// The timeline's canvases, in the order viewer.render takes them: the bands,
+// the hovered band's outline, the axes, the minimap.
+const plotCanvases = () => ['plot', 'plot-select', 'axes', 'minimap'].map($);
 
 const idle = window.requestIdleCallback || ((f) => setTimeout(f, 50));
 wasmLoaded.then(() => {
@@ -308,10 +312,7 @@ function resetControls() {
   for (const id of ['summary', 'context', 'timings', 'detail-label']) $(id).textContent = '';
   $('hint').hidden = false;
   $('progress-box').hidden = true;
-  for (const id of ['plot', 'plot-select', 'axes', 'minimap', 'segment-map']) {
-    const c = $(id);
-    c.getContext('2d').clearRect(0, 0, c.width, c.height);
-  }
+  for (const c of [...plotCanvases(), $('segment-map')]) c.getContext('2d').clearRect(0, 0, c.width, c.height);
   delete $('plot').dataset.bandsDrawn;
   kb = null;
   $('plot-cursor').hidden = true;
@@ -685,7 +686,7 @@ const sizes = new ResizeObserver((entries) => {
   for (const e of entries) seenSize.set(e.target, [Math.round(e.contentRect.width), Math.round(e.contentRect.height)]);
   redraw();
 });
-for (const id of ['plot', 'plot-select', 'axes', 'minimap']) sizes.observe($(id));
+for (const c of plotCanvases()) sizes.observe(c);
 
 function sizeCanvas(c) {
   const dpr = window.devicePixelRatio || 1;
@@ -716,10 +717,11 @@ function draw() {
     for (const f of drawListeners) f();
     return;
   }
-  for (const c of [$('plot'), $('plot-select'), $('axes'), $('minimap')]) sizeCanvas(c);
+  const canvases = plotCanvases();
+  for (const c of canvases) sizeCanvas(c);
   const r0 = performance.now();
   performance.mark('memviz:redraw-start');
-  const st = viewer.render($('plot'), $('plot-select'), $('axes'), $('minimap'));
+  const st = viewer.render(...canvases);
   const r1 = performance.now();
   performance.measure('memviz:redraw', { start: r0, end: r1 });
   const redrawMs = r1 - r0;
