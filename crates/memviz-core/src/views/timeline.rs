@@ -865,7 +865,10 @@ impl DetailView {
     /// Builds the index that `bands_at` and `hit` use now, if they have not:
     /// a page builds it while idle, so that the first hover does not wait.
     pub fn prepare(&self, tl: &Timeline) {
-        self.index.get_or_init(|| IntervalIndex::build(tl, &self.drawn, self.drawn_count as usize));
+        self.index(tl);
+    }
+    fn index(&self, tl: &Timeline) -> &IntervalIndex {
+        self.index.get_or_init(|| IntervalIndex::build(tl, &self.drawn, self.drawn_count as usize))
     }
     /// Calls `f` for each drawn band live at `step`, bottom to top.
     pub fn bands_at(&self, tl: &Timeline, step: u32, mut f: impl FnMut(BandAt)) {
@@ -905,8 +908,7 @@ impl DetailView {
         }
         // At most log2(leaves) + 1 rows: a linear pick of the smallest head
         // beats a heap at this size.
-        self.prepare(tl);
-        let index = self.index.get().expect("prepared");
+        let index = self.index(tl);
         let mut rows: Vec<&[u32]> = index.rows(step).filter(|r| !r.is_empty()).collect();
         let mut offset = 0u64;
         loop {
