@@ -127,16 +127,15 @@ impl BandIndex {
 }
 
 /// The indices of `key` ordered by key, ties in index order: a stable radix
-/// sort (`memviz_core::radix`) of `(key, index)` on the key's two 16-bit
-/// halves, the high one only when some key needs it (O(n), where a
-/// comparison sort of a million ranks took tens of ms).
+/// sort (`memviz_core::radix`) of `(key, index)` on the key's bytes, low
+/// first (O(n), where a comparison sort of a million ranks took tens of ms).
 fn ranks_by(key: &[u32]) -> Vec<u32> {
-    let keyed: Vec<u64> = key.iter().enumerate().map(|(i, &k)| (k as u64) << 32 | i as u64).collect();
-    let mut sorted = memviz_core::radix::pass(&keyed, 32);
-    if key.iter().any(|&k| k > 0xffff) {
-        sorted = memviz_core::radix::pass(&sorted, 48);
+    let mut keyed: Vec<u64> = key.iter().enumerate().map(|(i, &k)| (k as u64) << 32 | i as u64).collect();
+    let mut scratch = Vec::new();
+    for byte in 0..4 {
+        memviz_core::radix::pass(&mut keyed, &mut scratch, 32 + 8 * byte);
     }
-    sorted.into_iter().map(|k| k as u32).collect()
+    keyed.into_iter().map(|k| k as u32).collect()
 }
 
 /// A timeline at a detail limit, swept left to right: the live bands of the

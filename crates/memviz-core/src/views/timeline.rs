@@ -628,36 +628,58 @@ impl StackState {
 
 /// Phase 4: element indices by size, descending; ties by index (JS's
 /// stable sort), a pass per call, so that a builder's step stays short (the
-/// 950 MB file's 8M elements took 128-163 ms to sort in one). When every
+/// 950 MB file's 2.7M elements took 128-163 ms to sort in one). When every
 /// size fits in 32 bits (nearly always), a stable radix sort of the
 /// `(!size, element)` keys, each one u64 (wasm has no 128-bit compare), on
-/// the size's two 16-bit halves, low then high: the keys start in element
-/// order, so ties stay in it. Wider sizes take [`by_size`] at once.
+/// the size's four bytes, low first: the keys start in element order, so
+/// ties stay in it. Wider sizes take [`by_size`] at once.
 enum SizeSort {
-    Radix { keyed: Vec<u64>, pass: u32 },
-    Wide,
+    /// The keys made so far, `per_step` elements a step (reading a size
+    /// from each 100-byte element is a cache miss: 2.7M of them took 40 ms
+    /// natively in one step).
+    Keys {
+        keyed: Vec<u64>,
+        per_step: usize,
+    },
+    Radix {
+        keyed: Vec<u64>,
+        scratch: Vec<u64>,
+        pass: u32,
+    },
 }
+
+const KEYS_PER_STEP: usize = 1 << 19;
 
 impl SizeSort {
     fn new(elements: &[Element]) -> SizeSort {
-        if elements.iter().all(|e| e.size <= u32::MAX as u64) {
-            let keyed =
-                elements.iter().enumerate().map(|(i, e)| ((!(e.size as u32) as u64) << 32) | i as u64).collect();
-            SizeSort::Radix { keyed, pass: 0 }
-        } else {
-            SizeSort::Wide
-        }
+        SizeSort::Keys { keyed: Vec::with_capacity(elements.len()), per_step: KEYS_PER_STEP }
     }
 
-    /// The next pass; the order once done.
+    /// The next step (some keys or a pass); the order once done.
     fn pass(&mut self, elements: &[Element]) -> Option<Vec<u32>> {
-        let SizeSort::Radix { keyed, pass } = self else { return Some(by_size(elements)) };
-        if *pass == 2 {
-            return Some(keyed.iter().map(|&k| k as u32).collect());
+        match self {
+            SizeSort::Keys { keyed, per_step } => {
+                let from = keyed.len();
+                for (i, e) in elements.iter().enumerate().skip(from).take(*per_step) {
+                    if e.size > u32::MAX as u64 {
+                        return Some(by_size(elements)); // wider sizes: at once
+                    }
+                    keyed.push(((!(e.size as u32) as u64) << 32) | i as u64);
+                }
+                if keyed.len() == elements.len() {
+                    *self = SizeSort::Radix { keyed: std::mem::take(keyed), scratch: Vec::new(), pass: 0 };
+                }
+                None
+            }
+            SizeSort::Radix { keyed, scratch, pass } => {
+                if *pass == 4 {
+                    return Some(keyed.iter().map(|&k| k as u32).collect());
+                }
+                crate::radix::pass(keyed, scratch, 32 + 8 * *pass);
+                *pass += 1;
+                None
+            }
         }
-        *keyed = crate::radix::pass(keyed, 32 + 16 * *pass);
-        *pass += 1;
-        None
     }
 }
 
@@ -1064,10 +1086,12 @@ mod tests {
             order: 0,
             total_after_alloc: 0,
         };
-        // Sizes that differ only in their high or only in their low 16 bits.
-        let halves: Vec<u64> = (0..300u64).map(|i| (((i * 7919) % 5) << 16) | ((i * 104729) % 3)).collect();
+        // Sizes that differ only in some of their bytes (each byte is a
+        // pass of the sort).
+        let bytes: Vec<u64> =
+            (0..300u64).map(|i| (((i * 7919) % 5) << 24) | (((i * 104729) % 3) << 8) | (i % 2)).collect();
         for sizes in [
-            halves,
+            bytes,
             vec![5, 9, 5, 0, 9, u32::MAX as u64, 1, 5],
             vec![5, 9, 5, 0, 9, u32::MAX as u64 + 1, 1, 5, u64::MAX, u64::MAX],
         ] {
@@ -1075,17 +1099,25 @@ mod tests {
             let mut want: Vec<u32> = (0..sizes.len() as u32).collect();
             want.sort_by_key(|&i| std::cmp::Reverse(sizes[i as usize]));
             assert_eq!(by_size(&elements), want, "{sizes:?}");
-            // The builder's sort, a pass per call: the same order.
-            let mut sort = SizeSort::new(&elements);
-            let mut passes = 1;
-            let got = loop {
-                match sort.pass(&elements) {
-                    Some(order) => break order,
-                    None => passes += 1,
-                }
-            };
-            assert_eq!(got, want, "{sizes:?}");
-            assert_eq!(passes, if sizes.iter().all(|&s| s <= u32::MAX as u64) { 3 } else { 1 });
+            // The builder's sort, a step per call: the same order, with the
+            // keys made in one step or in steps of 7 elements.
+            for per_step in [KEYS_PER_STEP, 7] {
+                let mut sort = SizeSort::Keys { keyed: Vec::new(), per_step };
+                let mut steps = 1;
+                let got = loop {
+                    match sort.pass(&elements) {
+                        Some(order) => break order,
+                        None => steps += 1,
+                    }
+                };
+                assert_eq!(got, want, "{sizes:?}");
+                // The keys' steps, four byte passes, the order; wider
+                // sizes at once, where the first is met.
+                let narrow = sizes.iter().all(|&s| s <= u32::MAX as u64);
+                let key_steps = sizes.len().div_ceil(per_step);
+                let first_wide = sizes.iter().position(|&s| s > u32::MAX as u64).unwrap_or(0);
+                assert_eq!(steps, if narrow { key_steps + 5 } else { first_wide / per_step + 1 }, "{sizes:?}");
+            }
         }
     }
 
