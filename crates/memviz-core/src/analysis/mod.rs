@@ -54,7 +54,7 @@ use live::{FrameTable, LiveIndex, StackTree, NONE};
 
 use crate::model::{Action, EventTable, Snapshot};
 use crate::state::{Cursor, StateHistory};
-use crate::timeline::{ElementSource, EventLinks, Timeline, TimelineKind, NO_EVENT};
+use crate::timeline::{ElementSource, EventLinks, Timeline, TimelineKind};
 
 /// A moment to look at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -209,12 +209,10 @@ impl Landmarks {
 
     fn with(snap: &Snapshot, tl: &Timeline, action_alloc: Vec<bool>) -> Landmarks {
         let trace = snap.trace(tl.device);
-        // On the Active Memory Timeline every alloc or free of the trace is
-        // one action and its event is kept with it: the timeline's events,
-        // less the one of a trace-less plot's flat step.
-        // Sized once, not grown by doubling (a filter gives no size hint).
-        let mut action_event = Vec::with_capacity(tl.events.len());
-        action_event.extend(tl.events.iter().copied().filter(|&e| e != NO_EVENT));
+        let counted = |a: Action| a.block_role().is_some();
+        // Each counted event is one action: sized once, not grown by doubling.
+        let mut action_event = Vec::with_capacity(tl.actions.len());
+        action_event.extend((0..trace.len() as u32).filter(|&i| counted(trace.action[i as usize])));
         let oom_events: Vec<u32> =
             (0..trace.len() as u32).filter(|&i| trace.action[i as usize] == Action::Oom).collect();
         Landmarks {
@@ -541,21 +539,22 @@ impl Lifetimes {
 /// allocates it unless it is initially allocated; the next frees it.
 /// (The landmarks need only this, not the lifetimes.)
 fn actions_allocating(tl: &Timeline) -> Vec<bool> {
-    // A bit per element, not a bool: the elements are visited in action
-    // order, i.e. at random, and 8x less memory stays in cache (a 16M-step
-    // file: 2.7M elements, 333 KB).
-    let mut seen = vec![0u64; tl.elements.len().div_ceil(64)];
-    let mut test_and_set = |e: u32| -> Option<bool> {
-        let w = seen.get_mut(e as usize / 64)?;
-        let bit = 1u64 << (e % 64);
-        let was = *w & bit != 0;
-        *w |= bit;
-        Some(was)
-    };
+    let mut seen = vec![false; tl.elements.len()];
     for &e in &tl.initially_allocated {
-        test_and_set(e);
+        if let Some(s) = seen.get_mut(e as usize) {
+            *s = true;
+        }
     }
-    tl.actions.iter().map(|&e| test_and_set(e) == Some(false)).collect()
+    tl.actions
+        .iter()
+        .map(|&e| match seen.get_mut(e as usize) {
+            Some(s) if !*s => {
+                *s = true;
+                true
+            }
+            _ => false,
+        })
+        .collect()
 }
 
 /// Phase 2 of [`Analysis::new`]: each element's first free_requested event
