@@ -717,21 +717,16 @@ fn col_piece<const N: usize, T>(
     item: impl Fn([u8; N]) -> Option<T>,
 ) -> Result<bool> {
     let (k, at, whole) = piece(r, left, out, n, what, N)?;
-    for (i, b) in r.take(k * N)?.chunks_exact(N).enumerate() {
-        let mut a = [0; N];
-        a.copy_from_slice(b);
-        match item(a) {
-            Some(v) => out.push(v),
-            None => {
-                let v = a.iter().rev().fold(0u64, |x, &b| x << 8 | b as u64);
-                return Err(Error::at(
-                    ErrorKind::Malformed,
-                    (at + 8 + i * N) as u64,
-                    format!("memviz wire form: {what} {v}"),
-                ));
-            }
-        }
+    let raw = r.take(k * N)?;
+    let arr = |b: &[u8]| -> [u8; N] { b.try_into().expect("chunks of N") };
+    // Checked first, then converted in one `extend` of known length: no
+    // capacity check per item (the push loop's was most of a piece's time;
+    // for items that cannot fail the check compiles to nothing).
+    if let Some(i) = raw.chunks_exact(N).position(|b| item(arr(b)).is_none()) {
+        let v = raw[i * N..(i + 1) * N].iter().rev().fold(0u64, |x, &b| x << 8 | b as u64);
+        return Err(Error::at(ErrorKind::Malformed, (at + 8 + i * N) as u64, format!("memviz wire form: {what} {v}")));
     }
+    out.extend(raw.chunks_exact(N).map(|b| item(arr(b)).expect("checked above")));
     Ok(whole)
 }
 

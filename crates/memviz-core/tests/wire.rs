@@ -191,6 +191,22 @@ fn cut_or_damaged_bytes_are_an_error_with_an_offset() {
     bad.push(0);
     let e = Snapshot::from_wire(&bad).unwrap_err();
     assert_eq!(e.offset, Some(wire.len() as u64), "{e}");
+    // An action byte past the known actions: the error names it and its
+    // offset (found by the first trace's actions as they are written: the
+    // index of each in `Action::ALL`).
+    let snap0 = Snapshot::from_wire(&wire).unwrap();
+    let actions: Vec<u8> = snap0.traces[0].action[..32]
+        .iter()
+        .map(|a| memviz_core::model::Action::ALL.iter().position(|x| x == a).unwrap() as u8)
+        .collect();
+    let col = wire.windows(actions.len()).position(|w| w == &actions[..]).expect("the action column");
+    for k in [0, 5, 31] {
+        let mut bad = wire.clone();
+        bad[col + k] = 0xee;
+        let e = Snapshot::from_wire(&bad).unwrap_err();
+        assert_eq!((&e.kind, e.offset), (&ErrorKind::Malformed, Some((col + k) as u64)), "{e}");
+        assert!(e.to_string().contains("action 238"), "{e}");
+    }
     // One byte damaged: an error or some model, never a panic (an id past
     // its table is caught here, not in a view).
     let mut errors = 0;
