@@ -41,19 +41,28 @@ fn raw_time(snap: &Snapshot, tl: &Timeline, s: usize) -> i64 {
     }
 }
 
+/// The clamped time of each step of `tl`, in order: a step without time
+/// takes the one before, and time never runs backwards (the prefix maximum;
+/// NO_TIME, the smallest i64, until the first known time).
+fn clamped_times<'a>(snap: &'a Snapshot, tl: &'a Timeline) -> impl Iterator<Item = i64> + 'a {
+    (0..tl.events.len()).scan(NO_TIME, move |max, s| {
+        *max = (*max).max(raw_time(snap, tl, s));
+        Some(*max)
+    })
+}
+
 impl StepTimes {
     fn new(key: (usize, u32, TimelineKind, u32), snap: &Snapshot, tl: &Timeline) -> StepTimes {
-        let n = tl.events.len();
-        let mut check = Vec::with_capacity(n / CHECK + 2);
+        let mut check = Vec::with_capacity(tl.events.len() / CHECK + 2);
         let (mut max, mut first) = (NO_TIME, None);
-        for s in 0..n {
+        for (s, c) in clamped_times(snap, tl).enumerate() {
             if s % CHECK == 0 {
                 check.push(max);
             }
-            let t = raw_time(snap, tl, s);
-            if t != NO_TIME {
-                first = first.or(Some(t));
-                max = max.max(t);
+            max = c;
+            // The first known time is where the clamped times start.
+            if first.is_none() && c != NO_TIME {
+                first = Some(c);
             }
         }
         check.push(max);
@@ -64,25 +73,14 @@ impl StepTimes {
     /// row (1 without any).
     fn median_us(&self, snap: &Snapshot, tl: &Timeline) -> i64 {
         *self.median_us.get_or_init(|| {
-            let (mut max, mut first, mut prev) = (NO_TIME, None, None::<i64>);
             let mut deltas = Vec::new();
-            for s in 0..tl.events.len() {
-                let t = raw_time(snap, tl, s);
-                if t != NO_TIME {
-                    first = first.or(Some(t));
-                    max = max.max(t);
+            let mut prev = NO_TIME;
+            for c in clamped_times(snap, tl) {
+                let d = c.saturating_sub(prev);
+                if prev != NO_TIME && d > 0 {
+                    deltas.push(d);
                 }
-                // The clamped time of step s, and its gap from the one before.
-                if let Some(f) = first {
-                    let c = max.max(f);
-                    if let Some(p) = prev {
-                        let d = c.saturating_sub(p);
-                        if d > 0 {
-                            deltas.push(d);
-                        }
-                    }
-                    prev = Some(c);
-                }
+                prev = c;
             }
             if deltas.is_empty() {
                 1
