@@ -352,8 +352,9 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
       if (!viewer) throw new Error(`${file.name}: the viewer restarted`);
       // Tasks none of which is as long as all at once: the model, a task
       // per chunk (a column, read as it comes while the worker makes the
-      // next; each let go once read), its address versions, the first
-      // timeline's replay in steps of REPLAY_STEP events, then its views.
+      // next; each let go once read), the first timeline's replay in steps
+      // of REPLAY_STEP events (while the worker computes the address
+      // versions), the versions, then its views.
       // `ms`: each step's sum and the longest task.
       const ms = { read: got.readMs, longest: 0 };
       const step = (name, fn) => {
@@ -365,26 +366,37 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
         if (dt > ms.longest) [ms.longest, ms.longestStep] = [dt, name];
         return r;
       };
-      viewer.adopt_begin(file.name);
-      for (let c = await got.nextChunk(); c; c = await got.nextChunk()) {
-        step('model', () => viewer.adopt_chunk(new Uint8Array(c)));
-        c = null;
+      let i;
+      try {
+        viewer.adopt_begin(file.name);
+        for (let c = await got.nextChunk(); c; c = await got.nextChunk()) {
+          step('model', () => viewer.adopt_chunk(new Uint8Array(c)));
+          c = null;
+          await nextTask();
+        }
+        step('model', () => viewer.adopt_end());
         await nextTask();
-      }
-      step('model', () => viewer.adopt_end());
-      ms.finish = got.info.finishMs;
-      document.body.dataset.workerMemory = got.info.memory; // the worker's wasm memory at its largest (for the benchmarks)
-      // Its address versions, a task per piece too, each let go once read.
-      const versions = got.info.versions;
-      while (versions.length) {
-        const v = versions.shift();
-        step('versions', () => viewer.adopt_versions_chunk(new Uint8Array(v)));
+        while (!step('replay', () => viewer.adopt_replay(REPLAY_STEP))) await nextTask();
+        const info = await got.info();
+        ms.finish = info.finishMs;
+        document.body.dataset.workerMemory = info.memory; // the worker's wasm memory at its largest (for the benchmarks)
+        // Its address versions, a task per piece too, each let go once read.
+        const versions = info.versions;
+        while (versions.length) {
+          await nextTask();
+          const v = versions.shift();
+          step('versions', () => viewer.adopt_versions_chunk(new Uint8Array(v)));
+        }
+        step('versions', () => viewer.adopt_versions_end());
         await nextTask();
+        i = step('views', () => viewer.adopt_finish());
+      } catch (e) {
+        got.release();
+        throw e;
       }
-      step('versions', () => viewer.adopt_versions_end());
-      while (!step('replay', () => viewer.adopt_replay(REPLAY_STEP))) await nextTask();
-      await nextTask();
-      const i = step('views', () => viewer.adopt_finish());
+      // The worker ends once the page has settled after the first paint
+      // (see `whenSettled`).
+      whenSettled(() => got.release());
       timings.worker = ms;
       await nextTask(); // the first draw in a task of its own too
       return i;
@@ -761,6 +773,16 @@ function draw() {
   }
 }
 let prepareScheduled = false; // a prepare_hover is scheduled
+
+/**
+ * Runs `fn` in an idle period with room, once the first draw's follow-up
+ * (prepare_hover) is done: for ending a large decode worker, as the
+ * kernel's unmapping of its memory holds up any memory map change of this
+ * page meanwhile (a memory.grow waited 100-150 ms).
+ */
+function whenSettled(fn) {
+  idle((deadline) => ((prepareScheduled || (deadline && deadline.timeRemaining() < 40)) ? whenSettled(fn) : fn()));
+}
 
 addEventListener('resize', redraw);
 

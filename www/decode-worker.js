@@ -92,8 +92,9 @@ function workerMain(loadGlue, feedStream, CHUNK, FEED) {
       // The model column by column, each chunk moved to the page as soon as
       // it is out of this wasm memory; then the address versions (in pieces,
       // which the page reads a task each), computed while the page reads
-      // the model's chunks.
+      // the model's last chunks and replays its first timeline.
       dec.model((c) => self.postMessage({ chunk: c.buffer }, [c.buffer]));
+      self.postMessage({ modelEnd: true });
       const versions = [];
       dec.versions((c) => versions.push(c.buffer));
       self.postMessage({ versions }, versions);
@@ -191,10 +192,11 @@ export class WorkerTrap extends Error {
  * milliseconds reading + decoding; `nextChunk()`, a promise of the model's
  * next wire chunk, an ArrayBuffer for `Viewer::adopt_chunk`, or of null
  * after the last one, so that the page reads each while the worker makes the
- * next and then the address versions; `info`, once the last chunk came,
- * `{ versions, finishMs, memory }`: the versions' wire chunks, ArrayBuffers
+ * next; `info()`, a promise of `{ versions, finishMs, memory }`, which the
+ * worker computes after the model: the versions' wire chunks, ArrayBuffers
  * for `Viewer::adopt_versions_chunk`, the worker's milliseconds finishing and
- * its wasm memory's size). `done`, or a `nextChunk()`, rejects
+ * its wasm memory's size; `release()`, which ends the worker once the page
+ * is done with it). `done`, `nextChunk()` or `info()` rejects
  * with the decoder's error (its message names the file and the byte offset,
  * as the page's own decode says it), a Cancelled, a WorkerTrap (`oom` set
  * when it ran out of memory), or an error with `unavailable` set when the
@@ -207,6 +209,7 @@ export function decodeInWorker(file, onProgress) {
   if (!w) return null;
   let settle = null;
   let over = false;
+  let release = null;
   const done = new Promise((resolve, reject) => { settle = { resolve, reject }; });
   let decoded = false;
   // The chunks come in while the page reads the ones before.
@@ -214,6 +217,9 @@ export function decodeInWorker(file, onProgress) {
   let waiting = null;
   let failed = null;
   const info = {};
+  let infoSettle = null;
+  const infoDone = new Promise((resolve, reject) => { infoSettle = { resolve, reject }; });
+  infoDone.catch(() => {}); // a page that stopped at a chunk's error never asks
   let last = false;
   const pump = () => {
     if (!waiting) return;
@@ -229,6 +235,7 @@ export function decodeInWorker(file, onProgress) {
     if (decoded) {
       failed = e;
       pump();
+      infoSettle.reject(e);
     } else settle.reject(e);
   };
   const end = (keep) => {
@@ -247,14 +254,20 @@ export function decodeInWorker(file, onProgress) {
         pump();
       } else if (m.decoded) {
         decoded = true;
-        settle.resolve({ readMs: m.readMs, nextChunk, info });
+        settle.resolve({ readMs: m.readMs, nextChunk, info: () => infoDone, release: () => release() });
+      } else if (m.modelEnd) {
+        last = true;
+        pump();
       } else if (m.versions) {
         info.versions = m.versions;
       } else if (m.done) {
-        end(file.size < KEEP_BELOW);
+        // A large worker is ended by `release()`: the kernel's unmapping
+        // of its memory holds up every memory map change of the page (a
+        // wasm memory.grow waited 100-150 ms), so it waits for the page to
+        // be done with the file.
+        if (file.size < KEEP_BELOW) end(true);
         Object.assign(info, { finishMs: m.finishMs, memory: m.memory });
-        last = true;
-        pump();
+        infoSettle.resolve(info);
       } else if (m.error != null) {
         end(!m.trap && !m.oom);
         fail(m.trap || m.oom ? new WorkerTrap(file.name, m.panic || m.error, m.oom) : new Error(m.error));
@@ -276,6 +289,9 @@ export function decodeInWorker(file, onProgress) {
     if (over) return;
     end(false);
     fail(new Cancelled(file.name));
+  };
+  release = () => {
+    if (!over) end(false);
   };
   return { done, cancel };
 }

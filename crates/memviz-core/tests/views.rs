@@ -324,12 +324,12 @@ fn timeline_built_in_steps_equals_one_go() {
             for kind in [TimelineKind::ActiveMemory, TimelineKind::CachedSegments] {
                 let whole = Timeline::build_with(&snap, &v, d, kind);
                 for budget in [1, 97] {
-                    let mut b = TimelineBuilder::new(&snap, &v, d, kind);
+                    let mut b = TimelineBuilder::new(&snap, d, kind);
                     let mut steps = 1;
-                    while !b.step(&snap, &v, budget) {
+                    while !b.step(&snap, budget) {
                         steps += 1;
                     }
-                    let tl = b.finish();
+                    let tl = b.finish(&v);
                     let at = format!("{name} device {d} {kind:?} budget {budget}");
                     assert_eq!(tl.elements, whole.elements, "{at}");
                     assert_eq!(tl.actions, whole.actions, "{at}");

@@ -119,9 +119,9 @@ impl Viewer {
     /// Opens a file decoded elsewhere (the page's worker), from the model's
     /// wire form (`Snapshot::to_wire`), in up to three calls that the page
     /// runs as separate tasks, so that none of them is long: `adopt` reads
-    /// the model, `adopt_versions` computes its address versions,
-    /// `adopt_finish` opens it (the first timeline's replay) and returns its
-    /// index. Nothing is shown before `adopt_finish`.
+    /// the model, `adopt_replay` replays its first timeline (optional),
+    /// `adopt_versions` computes its address versions, `adopt_finish` opens
+    /// it and returns its index. Nothing is shown before `adopt_finish`.
     pub fn adopt(&mut self, name: &str, wire: &[u8]) -> Result<(), String> {
         self.adopting = Some(files::Adopting::read(name, wire)?);
         Ok(())
@@ -190,17 +190,16 @@ impl Viewer {
         Ok(())
     }
 
-    /// Between the versions and `adopt_finish`: replays the timeline the
-    /// file will first show (its default device, the current view's kind)
-    /// in steps of about `budget` trace events, one call per step, so that
-    /// the page can yield between them; true once it is built
-    /// (`adopt_finish` then finds it). Optional: `adopt_finish` replays
+    /// After the model (before, while or after its versions come) and
+    /// before `adopt_finish`: replays the timeline the file will first show
+    /// (its default device, the current view's kind) in steps of about
+    /// `budget` trace events, one call per step, so that the page can yield
+    /// between them; true once it is replayed (only its address versions
+    /// are then left for `adopt_finish`). Optional: `adopt_finish` replays
     /// whatever is left in one go.
     pub fn adopt_replay(&mut self, budget: usize) -> Result<bool, String> {
         let kind = self.cx.kind;
-        let file =
-            self.adopting.as_mut().and_then(files::Adopting::ready_mut).ok_or("adopt_replay before the versions")?;
-        Ok(file.build_timeline_step(file.first_device(), kind, budget))
+        self.adopting.as_mut().ok_or("adopt_replay without adopt")?.replay_step(kind, budget)
     }
 
     /// The last step of [`Viewer::adopt`]: the file becomes the current one.

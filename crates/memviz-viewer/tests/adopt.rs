@@ -1,7 +1,7 @@
 //! Opening a file decoded elsewhere (the page's worker: `Decoder` in
 //! memviz-wasm) from the model's wire form, as www/app.js does it: the model,
-//! then the versions (sent by the worker, or computed here), then the replay
-//! (in steps, or in one go).
+//! then the replay (in steps, or in one go) before or after the versions
+//! (sent by the worker, or computed here).
 //! The file shown is the one `open` shows: the numbers of
 //! tests/reference/expected/ (Python's pickle) and the same pixels.
 
@@ -25,10 +25,28 @@ fn an_adopted_file_shows_what_an_opened_one_shows() {
     let want: Value = serde_json::from_str(&opened.summary_json()).unwrap();
     let plot = opened.render_plot(1200, 500).map(|f| f.bands_drawn);
     let pixels = opened.plot_image().rgba.clone();
+    // Each element's text names its address version ("b7f..._3").
+    let texts: Vec<String> = (0..opened.element_count()).map(|e| opened.element_text(e)).collect();
+    let reused = texts.iter().filter(|t| !t.contains("_0,")).count();
+    assert!(reused > 100, "{reused} elements at a reused address");
 
     // A file already shown stays current until the last step; the model
-    // whole or in the worker's chunks (pulled one at a time).
-    for (with_versions, chunked) in [(true, false), (false, false), (true, true), (false, true)] {
+    // whole or in the worker's chunks (pulled one at a time); the replay in
+    // steps before the versions (as the page runs it, while its worker
+    // computes them), after them, or in one go by adopt_finish.
+    #[derive(PartialEq)]
+    enum Replay {
+        Before,
+        After,
+        InFinish,
+    }
+    for (with_versions, chunked, replay) in [
+        (true, false, Replay::InFinish),
+        (false, false, Replay::After),
+        (true, true, Replay::Before),
+        (true, true, Replay::After),
+        (false, true, Replay::Before),
+    ] {
         let mut v = Viewer::new();
         v.open("small_train_step.pickle", &bytes("small_train_step.pickle")).unwrap();
         if chunked {
@@ -51,7 +69,16 @@ fn an_adopted_file_shows_what_an_opened_one_shows() {
         } else {
             v.adopt(FULLSTEP, &wire).unwrap();
         }
-        assert!(v.adopt_replay(1000).is_err(), "no replay before the versions");
+        let replay_in_steps = |v: &mut Viewer| {
+            let mut steps = 1;
+            while !v.adopt_replay(1000).unwrap() {
+                steps += 1;
+            }
+            assert!(steps > snap.trace(0).len() / 1000, "{steps} steps");
+        };
+        if replay == Replay::Before {
+            replay_in_steps(&mut v);
+        }
         if with_versions && chunked {
             // In pieces, one call each, as the page reads the worker's.
             let mut pieces = Vec::new();
@@ -66,13 +93,8 @@ fn an_adopted_file_shows_what_an_opened_one_shows() {
         } else {
             v.adopt_versions();
         }
-        if chunked {
-            // The replay in steps, as the page runs it (else adopt_finish replays in one go).
-            let mut steps = 1;
-            while !v.adopt_replay(1000).unwrap() {
-                steps += 1;
-            }
-            assert!(steps > snap.trace(0).len() / 1000, "{steps} steps");
+        if replay == Replay::After {
+            replay_in_steps(&mut v);
         }
         assert_eq!(v.file_names(), ["small_train_step.pickle"]);
         assert_eq!(v.adopt_finish().unwrap(), 1);
@@ -81,6 +103,8 @@ fn an_adopted_file_shows_what_an_opened_one_shows() {
         assert_eq!(got, want);
         assert_eq!(v.render_plot(1200, 500).map(|f| f.bands_drawn), plot);
         assert!(v.plot_image().rgba == pixels, "the same pixels");
+        let got: Vec<String> = (0..v.element_count()).map(|e| v.element_text(e)).collect();
+        assert!(got == texts, "the same element texts (address versions)");
     }
     // Against Python's numbers.
     let dev = &expected(FULLSTEP)["summary"]["devices"]["0"];
@@ -102,8 +126,10 @@ fn bad_wire_bytes_name_the_file_and_change_nothing() {
     let other = memviz_core::load(&bytes("small_train_step.pickle")).unwrap();
     let e = v.adopt_versions_from(&versions::compute(&other).to_wire()).unwrap_err();
     assert!(e.starts_with(&format!("{FULLSTEP}: ")), "{e}");
-    // Versions in pieces, of another file or cut short: the same.
+    // Versions in pieces, of another file or cut short: the same, after
+    // the first timeline's replay too.
     v.adopt(FULLSTEP, &snap.to_wire()).unwrap();
+    while !v.adopt_replay(1000).unwrap() {}
     let e = v.adopt_versions_chunk(&versions::compute(&other).to_wire()).unwrap_err();
     assert!(e.starts_with(&format!("{FULLSTEP}: ")) && e.contains("a column of"), "{e}");
     assert!(v.adopt_finish().is_err(), "the file was dropped");

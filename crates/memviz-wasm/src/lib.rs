@@ -158,10 +158,10 @@ impl Viewer {
 
     /// Opens a file a [`decode::Decoder`] read (in the page's worker), from
     /// the model's wire form, in calls the page runs as separate tasks: `adopt`
-    /// reads the model, `adopt_versions_chunk` takes its address versions from
-    /// the Decoder (or `adopt_versions` computes them), `adopt_finish` opens
-    /// it (replays its first timeline) and returns its index (it becomes the
-    /// current file).
+    /// reads the model, `adopt_replay` replays its first timeline,
+    /// `adopt_versions_chunk` takes its address versions from the Decoder (or
+    /// `adopt_versions` computes them), `adopt_finish` opens it and returns
+    /// its index (it becomes the current file).
     pub fn adopt(&mut self, name: &str, wire: &[u8]) -> Result<(), JsError> {
         self.inner.adopt(name, wire).map_err(|e| JsError::new(&e))
     }
@@ -196,8 +196,9 @@ impl Viewer {
         self.inner.adopt_versions_end().map_err(|e| JsError::new(&e))
     }
 
-    /// After the versions: replays the file's first timeline in steps of
-    /// about `budget` trace events, a call each; true once done (then
+    /// After the model (the versions may come before, meanwhile or after):
+    /// replays the file's first timeline in steps of about `budget` trace
+    /// events, a call each; true once done (then, the versions in,
     /// `adopt_finish`).
     pub fn adopt_replay(&mut self, budget: u32) -> Result<bool, JsError> {
         self.inner.adopt_replay(budget as usize).map_err(|e| JsError::new(&e))

@@ -49,12 +49,25 @@ pub enum ElementSource {
     GhostSegment(u32),
 }
 
+impl ElementSource {
+    /// The address version of the element it makes: its event's, or its
+    /// dump segment's or block's (see `versions`).
+    pub fn version(self, versions: &Versions, device: u32) -> u32 {
+        match self {
+            ElementSource::Alloc(i) | ElementSource::UnmatchedFree(i) => versions.of_event(device, i as usize),
+            ElementSource::GhostSegment(si) => versions.of_segment(si as usize),
+            ElementSource::GhostBlock(bi) => versions.of_block(bi as usize),
+        }
+    }
+}
+
 /// One allocation (or segment) drawn as a band.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Element {
     pub source: ElementSource,
     pub addr: u128,
-    /// Address version (see `versions`).
+    /// Address version (see `versions`): [`ElementSource::version`], set
+    /// when the timeline is finished.
     pub version: u32,
     pub size: u64,
     pub stream: u32,
@@ -129,9 +142,9 @@ impl Timeline {
     }
 
     pub fn build_with(snap: &Snapshot, versions: &Versions, device: u32, kind: TimelineKind) -> Timeline {
-        let mut b = TimelineBuilder::new(snap, versions, device, kind);
-        while !b.step(snap, versions, usize::MAX) {}
-        b.finish()
+        let mut b = TimelineBuilder::new(snap, device, kind);
+        while !b.step(snap, usize::MAX) {}
+        b.finish(versions)
     }
 
     pub fn n_steps(&self) -> u32 {
@@ -154,8 +167,9 @@ impl Timeline {
 /// [`Timeline::build_with`] in steps, so that a page can replay a large
 /// trace between frames rather than in one long task: `new`, then `step`
 /// until it returns true, then `finish`. Every call must be given the same
-/// snapshot and versions (the builder keeps indices into them, not
-/// references, so that it can live beside the snapshot it replays).
+/// snapshot (the builder keeps indices into it, not references, so that it
+/// can live beside the snapshot it replays). The address versions are only
+/// needed by `finish`: the page replays while its worker computes them.
 pub struct TimelineBuilder {
     device: u32,
     kind: TimelineKind,
@@ -179,24 +193,24 @@ enum Stage {
 }
 
 impl TimelineBuilder {
-    pub fn new(snap: &Snapshot, versions: &Versions, device: u32, kind: TimelineKind) -> TimelineBuilder {
+    pub fn new(snap: &Snapshot, device: u32, kind: TimelineKind) -> TimelineBuilder {
         let pools = PoolFinder::new(snap, device);
         let pieces = match kind {
             TimelineKind::CachedSegments => MappedPieces::build(snap, device),
             TimelineKind::ActiveMemory => MappedPieces::default(),
         };
         let mut replayed = ReplayState::sized(snap, device, kind, &pieces);
-        Replay::new(snap, versions, device, &pools, &pieces, &mut replayed).pieces_before_trace();
+        Replay::new(snap, device, &pools, &pieces, &mut replayed).pieces_before_trace();
         TimelineBuilder { device, kind, pools, pieces, replayed, stage: Stage::Replay(0), timeline: None }
     }
 
     /// Does about `budget` units of work (trace events replayed, or actions
     /// stacked; the size sort is one step of its own); true once all is done.
-    pub fn step(&mut self, snap: &Snapshot, versions: &Versions, budget: usize) -> bool {
+    pub fn step(&mut self, snap: &Snapshot, budget: usize) -> bool {
         let (device, kind) = (self.device, self.kind);
         match &mut self.stage {
             Stage::Replay(next) => {
-                let mut replay = Replay::new(snap, versions, device, &self.pools, &self.pieces, &mut self.replayed);
+                let mut replay = Replay::new(snap, device, &self.pools, &self.pieces, &mut self.replayed);
                 let end = next.saturating_add(budget).min(replay.trace.len());
                 // Phase 1: match allocs to frees by address. free_requested is not a
                 // free here (matching it too would free twice).
@@ -209,7 +223,7 @@ impl TimelineBuilder {
                 }
                 *next = end;
                 if end == replay.trace.len() {
-                    self.stage = Stage::Stack(self.dump(snap, versions));
+                    self.stage = Stage::Stack(self.dump(snap));
                 }
             }
             Stage::Stack(st) => {
@@ -237,7 +251,7 @@ impl TimelineBuilder {
     /// Phase 2, once the trace is replayed: what the dump holds that the
     /// trace never allocated; then the timeline's lists stand, and the
     /// stack's replay can start.
-    fn dump(&mut self, snap: &Snapshot, versions: &Versions) -> StackState {
+    fn dump(&mut self, snap: &Snapshot) -> StackState {
         let ReplayState { mut elements, mut actions, mut events, mut initially, addr_to_alloc, piece_elem, .. } =
             std::mem::take(&mut self.replayed);
         for &p in &self.pieces.before_trace {
@@ -245,7 +259,6 @@ impl TimelineBuilder {
         }
         let dump = Dump {
             snap,
-            versions,
             device: self.device,
             kind: self.kind,
             pools: &self.pools,
@@ -276,10 +289,15 @@ impl TimelineBuilder {
         st
     }
 
-    /// The timeline, once `step` has returned true.
-    pub fn finish(self) -> Timeline {
+    /// The timeline, once `step` has returned true, with each element's
+    /// address version.
+    pub fn finish(self, versions: &Versions) -> Timeline {
         assert!(matches!(self.stage, Stage::Done), "TimelineBuilder::finish before the last step");
-        self.timeline.expect("the timeline is made before the last step")
+        let mut tl = self.timeline.expect("the timeline is made before the last step");
+        for e in &mut tl.elements {
+            e.version = e.source.version(versions, tl.device);
+        }
+        tl
     }
 }
 
@@ -303,8 +321,6 @@ struct ReplayState {
 /// and the elements, actions and initially allocated ones made so far.
 struct Replay<'a> {
     snap: &'a Snapshot,
-    versions: &'a Versions,
-    device: u32,
     trace: &'a EventTable,
     pools: &'a PoolFinder,
     pieces: &'a MappedPieces,
@@ -350,13 +366,12 @@ impl ReplayState {
 impl<'a> Replay<'a> {
     fn new(
         snap: &'a Snapshot,
-        versions: &'a Versions,
         device: u32,
         pools: &'a PoolFinder,
         pieces: &'a MappedPieces,
         s: &'a mut ReplayState,
     ) -> Replay<'a> {
-        Replay { snap, versions, device, trace: snap.trace(device), pools, pieces, s }
+        Replay { snap, trace: snap.trace(device), pools, pieces, s }
     }
 
     /// The element of event `i` (`addr` is its address, read once per event
@@ -366,7 +381,7 @@ impl<'a> Replay<'a> {
         Element {
             source,
             addr,
-            version: self.versions.of_event(self.device, i),
+            version: 0,
             size: trace.size[i],
             stream: trace.stream[i],
             pool_id: self.pools.find(addr),
@@ -380,25 +395,24 @@ impl<'a> Replay<'a> {
 
     /// The element of a piece of an expandable segment.
     fn piece_element(&self, p: &mapped::Piece) -> Element {
-        let (trace, versions, device) = (self.trace, self.versions, self.device);
-        let (source, version, stream, stack) = if p.map_event != BEFORE_TRACE {
+        let trace = self.trace;
+        let (source, stream, stack) = if p.map_event != BEFORE_TRACE {
             let i = p.map_event as usize;
-            (ElementSource::Alloc(p.map_event), versions.of_event(device, i), trace.stream[i], trace.stack[i])
+            (ElementSource::Alloc(p.map_event), trace.stream[i], trace.stack[i])
         } else if let Some(u) = p.unmap_event {
             // Mapped before recording: like an unmatched free, it shows
             // the stack of the unmap.
             let u = u as usize;
-            (ElementSource::UnmatchedFree(u as u32), versions.of_event(device, u), trace.stream[u], trace.stack[u])
+            (ElementSource::UnmatchedFree(u as u32), trace.stream[u], trace.stack[u])
         } else {
             let si = p.dump_segment.unwrap_or(u32::MAX);
             let seg = self.snap.segments.get(si as usize);
-            let version = versions.of_segment(si as usize);
-            (ElementSource::GhostSegment(si), version, seg.map_or(0, |s| s.stream), 0)
+            (ElementSource::GhostSegment(si), seg.map_or(0, |s| s.stream), 0)
         };
         Element {
             source,
             addr: p.addr,
-            version,
+            version: 0,
             size: p.size,
             stream,
             pool_id: self.pools.find(p.addr),
@@ -484,7 +498,6 @@ impl<'a> Replay<'a> {
 /// What phase 2 reads: the dump of one device and what the trace allocated.
 struct Dump<'a> {
     snap: &'a Snapshot,
-    versions: &'a Versions,
     device: u32,
     kind: TimelineKind,
     pools: &'a PoolFinder,
@@ -510,7 +523,7 @@ impl Dump<'_> {
                         elements.push(Element {
                             source: ElementSource::GhostSegment(si as u32),
                             addr: seg.address,
-                            version: self.versions.of_segment(si),
+                            version: 0,
                             size: seg.total_size,
                             stream: seg.stream,
                             pool_id: self.pools.find(seg.address),
@@ -531,7 +544,7 @@ impl Dump<'_> {
                             elements.push(Element {
                                 source: ElementSource::GhostBlock(bi as u32),
                                 addr: b.address,
-                                version: self.versions.of_block(bi),
+                                version: 0,
                                 size: b.requested_size,
                                 stream: seg.stream,
                                 pool_id: seg.pool_id.or_else(|| self.pools.find(b.address)),
