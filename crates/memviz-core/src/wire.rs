@@ -3,9 +3,11 @@
 //! another (the page's viewer) as one transferable buffer instead of being
 //! decoded twice.
 //!
-//! The model is columnar, so the form is mostly length-prefixed copies of
-//! its columns, little-endian: `MVZWIRE\0`, a `u32` version, then the
-//! snapshot's parts in a fixed order (see [`Snapshot::to_wire`]). Reading
+//! The model is columnar, so the form is mostly its columns, little-endian:
+//! `MVZWIRE\0`, a `u32` version, then the snapshot's parts in a fixed order
+//! (see [`Snapshot::to_wire`]). The integer event columns go packed (see
+//! [`Packed`]): about half the bytes for the worker to copy out and the page
+//! to copy in. Reading
 //! checks every length against what is left and every id against the table
 //! it points into, so that bad bytes are an [`Error`] naming the byte offset,
 //! never a panic later in a view.
@@ -20,7 +22,7 @@ use crate::versions::Versions;
 const MAGIC: &[u8; 8] = b"MVZWIRE\0";
 /// Bumped whenever the layout changes (the writer and the reader are always
 /// the same build on the page, but a stale buffer must not be misread).
-const VERSION: u32 = 3;
+const VERSION: u32 = 4;
 /// An event column goes out in pieces of at most this many bytes, each
 /// ending a chunk: the page reads a chunk in one task, and one this size in
 /// a few ms (a 61 MB column took 66-99 ms, measured on the 950 MB file).
@@ -117,7 +119,7 @@ impl Snapshot {
             // Each event column in chunks of its own (pieces).
             w.col_pieces(&t.action, |a| [a as u8], piece_bytes, &mut cut);
             cut(&mut w);
-            w.col_pieces(&t.addr_lo, u64::to_le_bytes, piece_bytes, &mut cut);
+            w.packed_pieces(&t.addr_lo, piece_bytes, &mut cut);
             // Sorted: the same model always gives the same bytes.
             let mut hi: Vec<_> = t.addr_hi.iter().collect();
             hi.sort_unstable();
@@ -127,15 +129,15 @@ impl Snapshot {
                 w.u64(h);
             }
             cut(&mut w);
-            w.col_pieces(&t.size, u64::to_le_bytes, piece_bytes, &mut cut);
+            w.packed_pieces(&t.size, piece_bytes, &mut cut);
             cut(&mut w);
-            w.col_pieces(&t.stream, u32::to_le_bytes, piece_bytes, &mut cut);
+            w.packed_pieces(&t.stream, piece_bytes, &mut cut);
             cut(&mut w);
-            w.col_pieces(&t.time_us, i64::to_le_bytes, piece_bytes, &mut cut);
+            w.packed_pieces(&t.time_us, piece_bytes, &mut cut);
             cut(&mut w);
-            w.col_pieces(&t.stack, u32::to_le_bytes, piece_bytes, &mut cut);
+            w.packed_pieces(&t.stack, piece_bytes, &mut cut);
             cut(&mut w);
-            w.col_pieces(&t.extra, u32::to_le_bytes, piece_bytes, &mut cut);
+            w.packed_pieces(&t.extra, piece_bytes, &mut cut);
             let mut other: Vec<_> = t.other_actions.iter().collect();
             other.sort_unstable();
             w.len(other.len());
@@ -144,7 +146,7 @@ impl Snapshot {
                 w.str(name);
             }
             cut(&mut w);
-            w.col_pieces(&t.pool, u32::to_le_bytes, piece_bytes, &mut cut);
+            w.packed_pieces(&t.pool, piece_bytes, &mut cut);
             w.len(t.pool_ids.len());
             for &(a, b) in &t.pool_ids {
                 w.i64(a);
@@ -258,7 +260,7 @@ impl Versions {
         w.u32(VERSION);
         w.len(self.event.len());
         for e in &self.event {
-            w.col_pieces(e, u32::to_le_bytes, piece_bytes, &mut cut);
+            w.packed_pieces(e, piece_bytes, &mut cut);
         }
         w.col_u32(&self.segment);
         w.col_u32(&self.block);
@@ -327,7 +329,7 @@ impl VersionsReader {
             }
             let n = snap.traces[self.v.event.len() - 1].len();
             let col = self.v.event.last_mut().expect("pushed above");
-            col_piece(r, &mut self.col_left, col, Some(n), "version", |a| Some(u32::from_le_bytes(a)))?;
+            packed_piece(r, &mut self.col_left, col, Some(n), "version")?;
             return Ok(());
         }
         self.v.segment = r.column(snap.segments.len(), Reader::col_u32)?;
@@ -547,9 +549,7 @@ impl Parts {
             }
             Stage::AddrLo => {
                 let t = &mut self.t;
-                if !col_piece(r, &mut self.col_left, &mut t.addr_lo, Some(n), "address", |a| {
-                    Some(u64::from_le_bytes(a))
-                })? {
+                if !packed_piece(r, &mut self.col_left, &mut t.addr_lo, Some(n), "address")? {
                     return Ok(());
                 }
                 let k = r.len(12)?;
@@ -560,34 +560,26 @@ impl Parts {
                 Stage::Size
             }
             Stage::Size => {
-                if !col_piece(r, &mut self.col_left, &mut self.t.size, Some(n), "size", |a| {
-                    Some(u64::from_le_bytes(a))
-                })? {
+                if !packed_piece(r, &mut self.col_left, &mut self.t.size, Some(n), "size")? {
                     return Ok(());
                 }
                 Stage::Stream
             }
             Stage::Stream => {
-                if !col_piece(r, &mut self.col_left, &mut self.t.stream, Some(n), "stream", |a| {
-                    Some(u32::from_le_bytes(a))
-                })? {
+                if !packed_piece(r, &mut self.col_left, &mut self.t.stream, Some(n), "stream")? {
                     return Ok(());
                 }
                 Stage::Time
             }
             Stage::Time => {
-                if !col_piece(r, &mut self.col_left, &mut self.t.time_us, Some(n), "time", |a| {
-                    Some(i64::from_le_bytes(a))
-                })? {
+                if !packed_piece(r, &mut self.col_left, &mut self.t.time_us, Some(n), "time")? {
                     return Ok(());
                 }
                 Stage::Stack
             }
             Stage::Stack => {
                 let (at, before) = (r.at(), self.t.stack.len());
-                let whole = col_piece(r, &mut self.col_left, &mut self.t.stack, Some(n), "stack id", |a| {
-                    Some(u32::from_le_bytes(a))
-                })?;
+                let whole = packed_piece(r, &mut self.col_left, &mut self.t.stack, Some(n), "stack id")?;
                 check_ids(&self.t.stack[before..], n_stacks, "stack", at)?;
                 if !whole {
                     return Ok(());
@@ -596,7 +588,7 @@ impl Parts {
             }
             Stage::Extra => {
                 let t = &mut self.t;
-                if !col_piece(r, &mut self.col_left, &mut t.extra, Some(n), "extra", |a| Some(u32::from_le_bytes(a)))? {
+                if !packed_piece(r, &mut self.col_left, &mut t.extra, Some(n), "extra")? {
                     return Ok(());
                 }
                 let k = r.len(12)?;
@@ -609,7 +601,7 @@ impl Parts {
             Stage::Pool => {
                 let t = &mut self.t;
                 let at = r.at();
-                if !col_piece(r, &mut self.col_left, &mut t.pool, None, "pool", |a| Some(u32::from_le_bytes(a)))? {
+                if !packed_piece(r, &mut self.col_left, &mut t.pool, None, "pool")? {
                     return Ok(());
                 }
                 // None, or one an event.
@@ -728,6 +720,110 @@ fn col_piece<const N: usize, T>(
     }
     out.extend(raw.chunks_exact(N).map(|b| item(arr(b)).expect("checked above")));
     Ok(whole)
+}
+
+/// An integer event column's items, packed per piece: each as its offset
+/// from the piece's smallest key, in 1, 2, 4 or 8 bytes, the fewest that
+/// hold the piece's range. Sizes, stream numbers, stack ids and the times
+/// and addresses within one piece are close together, so most take 2 or 4
+/// bytes instead of 8.
+trait Packed: Copy {
+    /// The item's own width, which sets a piece's count of items.
+    const WIDTH: usize;
+    /// The largest key an item has.
+    const MAX_KEY: u64;
+    /// An order-keeping map into u64.
+    fn key(self) -> u64;
+    /// The item of a key of at most `MAX_KEY`.
+    fn from_key(k: u64) -> Self;
+}
+
+impl Packed for u64 {
+    const WIDTH: usize = 8;
+    const MAX_KEY: u64 = u64::MAX;
+    fn key(self) -> u64 {
+        self
+    }
+    fn from_key(k: u64) -> u64 {
+        k
+    }
+}
+
+impl Packed for u32 {
+    const WIDTH: usize = 4;
+    const MAX_KEY: u64 = u32::MAX as u64;
+    fn key(self) -> u64 {
+        self as u64
+    }
+    fn from_key(k: u64) -> u32 {
+        k as u32
+    }
+}
+
+impl Packed for i64 {
+    const WIDTH: usize = 8;
+    const MAX_KEY: u64 = u64::MAX;
+    fn key(self) -> u64 {
+        (self as u64) ^ (1 << 63)
+    }
+    fn from_key(k: u64) -> i64 {
+        (k ^ (1 << 63)) as i64
+    }
+}
+
+/// [`col_piece`] for a column written by `Writer::packed_pieces`: each
+/// piece's count, its items' width and smallest key, then the items.
+fn packed_piece<T: Packed>(
+    r: &mut Reader,
+    left: &mut Option<u64>,
+    out: &mut Vec<T>,
+    n: Option<usize>,
+    what: &str,
+) -> Result<bool> {
+    let (k, _, whole) = piece(r, left, out, n, what, 1)?;
+    let width = r.u8()?;
+    if !matches!(width, 1 | 2 | 4 | 8) {
+        r.pos -= 1;
+        return Err(r.bad(format!("{what}s packed in {width} bytes each")));
+    }
+    let base = r.u64()?;
+    let at = r.at();
+    // k is at most the bytes left, so k * 8 fits a usize on 64-bit hosts;
+    // on wasm32 it may not, and that is a cut piece.
+    let len = k.checked_mul(width as usize).ok_or_else(|| r.bad(format!("{k} {what}s of {width} bytes")))?;
+    let raw = r.take(len)?;
+    match width {
+        1 => unpack::<1, T>(raw, base, out, at, what),
+        2 => unpack::<2, T>(raw, base, out, at, what),
+        4 => unpack::<4, T>(raw, base, out, at, what),
+        _ => unpack::<8, T>(raw, base, out, at, what),
+    }?;
+    Ok(whole)
+}
+
+/// The items of a packed piece (`W` bytes each, at offset `at`) into `out`.
+fn unpack<const W: usize, T: Packed>(raw: &[u8], base: u64, out: &mut Vec<T>, at: usize, what: &str) -> Result<()> {
+    let off = |b: &[u8]| {
+        let mut a = [0u8; 8];
+        a[..W].copy_from_slice(b);
+        u64::from_le_bytes(a)
+    };
+    // When the largest offset of this width fits, every item does: no check
+    // per item (the loop is then plain widening adds).
+    let max_off = if W == 8 { u64::MAX } else { (1u64 << (8 * W)) - 1 };
+    if base.checked_add(max_off).is_none_or(|top| top > T::MAX_KEY) {
+        let bad = |b: &[u8]| base.checked_add(off(b)).is_none_or(|k| k > T::MAX_KEY);
+        if let Some(i) = raw.chunks_exact(W).position(bad) {
+            let v = off(&raw[i * W..(i + 1) * W]);
+            return Err(Error::at(
+                ErrorKind::Malformed,
+                (at + i * W) as u64,
+                format!("memviz wire form: {what} {base} + {v} out of range"),
+            ));
+        }
+    }
+    out.extend(raw.chunks_exact(W).map(|b| T::from_key(base.wrapping_add(off(b)))));
+    Ok(())
 }
 
 /// The head of a column's next piece: the column's length first when
@@ -888,6 +984,49 @@ impl Writer {
             if pieces.peek().is_some() {
                 cut(self);
             }
+        }
+    }
+    /// An integer event column packed (read by `packed_piece`): its length,
+    /// then one or more pieces of as many items as `col_pieces` puts in one,
+    /// each a count, the items' width, the smallest key and the items; `cut`
+    /// after each piece but the last.
+    fn packed_pieces<T: Packed>(&mut self, c: &[T], piece_bytes: usize, cut: &mut dyn FnMut(&mut Writer)) {
+        self.len(c.len());
+        let mut pieces = c.chunks((piece_bytes / T::WIDTH).max(1)).peekable();
+        if pieces.peek().is_none() {
+            self.packed(c);
+        }
+        while let Some(p) = pieces.next() {
+            self.packed(p);
+            if pieces.peek().is_some() {
+                cut(self);
+            }
+        }
+    }
+    fn packed<T: Packed>(&mut self, p: &[T]) {
+        let (lo, hi) = p.iter().fold((u64::MAX, 0), |(lo, hi), &v| (lo.min(v.key()), hi.max(v.key())));
+        let lo = lo.min(hi);
+        let width = match hi - lo {
+            r if r < 1 << 8 => 1,
+            r if r < 1 << 16 => 2,
+            r if r < 1 << 32 => 4,
+            _ => 8,
+        };
+        self.len(p.len());
+        self.u8(width as u8);
+        self.u64(lo);
+        match width {
+            1 => self.offsets::<1, T>(p, lo),
+            2 => self.offsets::<2, T>(p, lo),
+            4 => self.offsets::<4, T>(p, lo),
+            _ => self.offsets::<8, T>(p, lo),
+        }
+    }
+    fn offsets<const W: usize, T: Packed>(&mut self, p: &[T], lo: u64) {
+        let at = self.0.len();
+        self.0.resize(at + p.len() * W, 0);
+        for (d, &v) in self.0[at..].chunks_exact_mut(W).zip(p) {
+            d.copy_from_slice(&(v.key() - lo).to_le_bytes()[..W]);
         }
     }
     fn spans(&mut self, spans: &[(u32, u32)]) {

@@ -306,3 +306,83 @@ fn cut_or_damaged_bytes_are_an_error_with_an_offset() {
     let e = versions_fed(&[], &ctx).unwrap_err();
     assert!(e.kind == ErrorKind::Truncated && e.offset == Some(0), "{e}");
 }
+
+/// The integer event columns go packed per piece: each item as its offset
+/// from the piece's smallest, in the fewest of 1, 2, 4 or 8 bytes that hold
+/// the piece's range. Extremes come back exact, each piece takes the width
+/// its range needs (the length against the same model with one value
+/// throughout, every piece 1 byte an item), and a bad width or an item out
+/// of its column's range is an error at its offset.
+#[test]
+fn event_columns_are_packed_by_range_and_come_back_exact() {
+    let base = load(&root().join("../shared/snapshots/small_train_step.pickle"));
+    assert!(base.traces[0].len() >= 64, "{}", base.traces[0].len());
+    // Pieces of 64 bytes: 8 items of a u64 or i64 column, 16 of a u32 one.
+    let wire_len = |s: &Snapshot| pieced_chunks_of(s, 64).concat().len();
+    let mut flat = base.clone();
+    let t = &mut flat.traces[0];
+    let n = t.len();
+    t.size = vec![7; n];
+    t.time_us = vec![-5; n];
+    t.addr_lo = vec![0x7f00_0000_0000; n];
+    t.stream = vec![0; n];
+    let mut wide = flat.clone();
+    let t = &mut wide.traces[0];
+    // Size pieces 0..4: ranges needing 1, 2, 4 and 8 bytes (u64::MAX, 0).
+    t.size[..8].copy_from_slice(&[7, 8, 255 + 7, 7, 7, 7, 7, 7]);
+    t.size[8..16].copy_from_slice(&[7, 7 + 256, 7, 7, 7, 7, 7, 7]);
+    t.size[16..24].copy_from_slice(&[
+        1 << 20,
+        (1 << 20) + (1 << 31),
+        1 << 20,
+        1 << 20,
+        1 << 20,
+        1 << 20,
+        1 << 20,
+        1 << 20,
+    ]);
+    t.size[24..32].copy_from_slice(&[0, u64::MAX, 5, 5, 5, 5, 5, 5]);
+    // Time pieces 0 and 1: negative and i64 extremes (8 bytes each).
+    t.time_us[..8].copy_from_slice(&[i64::MIN, i64::MAX, -1, 0, 1, -5, -5, -5]);
+    t.time_us[8..16].copy_from_slice(&[-(1 << 40), 1 << 40, -5, -5, -5, -5, -5, -5]);
+    // Address piece 0 spans more than 4 GiB; stream piece 0 holds u32::MAX (16 items).
+    t.addr_lo[3] = u64::MAX;
+    t.stream[15] = u32::MAX;
+    let size_extra = 8 * (1 + 3 + 7);
+    let time_extra = 8 * 7 * 2;
+    let addr_extra = 8 * 7;
+    let stream_extra = 16 * 3;
+    assert_eq!(wire_len(&wide) - wire_len(&flat), size_extra + time_extra + addr_extra + stream_extra);
+    for s in [&flat, &wide] {
+        let back = fed(&pieced_chunks_of(s, 64)).unwrap();
+        assert!(back == *s, "read back with extremes");
+        assert!(Snapshot::from_wire(&s.to_wire()).unwrap() == *s);
+    }
+    // One value throughout: one byte an item (and 17 a piece's head), not 8.
+    let one = flat.to_wire().len();
+    let mut apart = flat.clone();
+    apart.traces[0].size = (0..n as u64).map(|i| i << 40).collect();
+    assert_eq!(apart.to_wire().len() - one, 7 * n, "{n} sizes 8 bytes apart, against 1");
+
+    // The versions' column of trace 0 (the simplest form): a u32 version,
+    // the traces' count, the column's length, then its first piece's
+    // count (8), width (1) and smallest key (8).
+    let v = versions::compute(&base);
+    let bytes = v.to_wire();
+    let width_at = 4 + 8 + 8 + 8;
+    assert_eq!(bytes[width_at], 1, "versions of small_train_step fit a byte each");
+    let mut bad = bytes.clone();
+    bad[width_at] = 3;
+    let e = Versions::from_wire(&bad, &base).unwrap_err();
+    assert_eq!((&e.kind, e.offset), (&ErrorKind::Malformed, Some(width_at as u64)), "{e}");
+    assert!(e.to_string().contains("versions packed in 3 bytes"), "{e}");
+    // A smallest key that puts an item past u32::MAX: the error names the
+    // first such item (one with a nonzero offset) at its offset.
+    let mut bad = bytes.clone();
+    bad[width_at + 1..width_at + 9].copy_from_slice(&(u32::MAX as u64).to_le_bytes());
+    let items = width_at + 9;
+    let first = v.event[0].iter().position(|&x| x != v.event[0].iter().copied().min().unwrap()).unwrap();
+    let e = Versions::from_wire(&bad, &base).unwrap_err();
+    assert_eq!(e.offset, Some((items + first) as u64), "{e}");
+    assert!(e.to_string().contains("out of range"), "{e}");
+}
