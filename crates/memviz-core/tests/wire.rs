@@ -308,13 +308,13 @@ fn cut_or_damaged_bytes_are_an_error_with_an_offset() {
 }
 
 /// The integer event columns go packed per piece: each item as its offset
-/// from the piece's smallest, in the fewest of 1, 2, 4 or 8 bytes that hold
-/// the piece's range. Extremes come back exact, each piece takes the width
-/// its range needs (the length against the same model with one value
-/// throughout, every piece 1 byte an item), and a bad width or an item out
-/// of its column's range is an error at its offset.
+/// from the high bits the piece's items share, in the fewest of 1, 2, 4 or
+/// 8 bytes that hold the bits in which they differ. Extremes come back
+/// exact, each piece takes the width it needs (the length against the same
+/// model with one value throughout, every piece 1 byte an item), and a bad
+/// width or an item out of its column's range is an error at its offset.
 #[test]
-fn event_columns_are_packed_by_range_and_come_back_exact() {
+fn event_columns_are_packed_and_come_back_exact() {
     let base = load(&root().join("../shared/snapshots/small_train_step.pickle"));
     assert!(base.traces[0].len() >= 64, "{}", base.traces[0].len());
     // Pieces of 64 bytes: 8 items of a u64 or i64 column, 16 of a u32 one.
@@ -328,8 +328,9 @@ fn event_columns_are_packed_by_range_and_come_back_exact() {
     t.stream = vec![0; n];
     let mut wide = flat.clone();
     let t = &mut wide.traces[0];
-    // Size pieces 0..4: ranges needing 1, 2, 4 and 8 bytes (u64::MAX, 0).
-    t.size[..8].copy_from_slice(&[7, 8, 255 + 7, 7, 7, 7, 7, 7]);
+    // Size pieces 0..4: items differing in 8, 9, 32 and 64 bits, which
+    // need 1, 2, 4 and 8 bytes.
+    t.size[..8].copy_from_slice(&[7, 8, 255, 0, 7, 7, 7, 7]);
     t.size[8..16].copy_from_slice(&[7, 7 + 256, 7, 7, 7, 7, 7, 7]);
     t.size[16..24].copy_from_slice(&[
         1 << 20,
@@ -366,7 +367,7 @@ fn event_columns_are_packed_by_range_and_come_back_exact() {
 
     // The versions' column of trace 0 (the simplest form): a u32 version,
     // the traces' count, the column's length, then its first piece's
-    // count (8), width (1) and smallest key (8).
+    // count (8), width (1) and base (8).
     let v = versions::compute(&base);
     let bytes = v.to_wire();
     let width_at = 4 + 8 + 8 + 8;
@@ -376,12 +377,12 @@ fn event_columns_are_packed_by_range_and_come_back_exact() {
     let e = Versions::from_wire(&bad, &base).unwrap_err();
     assert_eq!((&e.kind, e.offset), (&ErrorKind::Malformed, Some(width_at as u64)), "{e}");
     assert!(e.to_string().contains("versions packed in 3 bytes"), "{e}");
-    // A smallest key that puts an item past u32::MAX: the error names the
-    // first such item (one with a nonzero offset) at its offset.
+    // A base that puts an item past u32::MAX: the error names the first
+    // such item (one with a nonzero offset) at its offset.
     let mut bad = bytes.clone();
     bad[width_at + 1..width_at + 9].copy_from_slice(&(u32::MAX as u64).to_le_bytes());
     let items = width_at + 9;
-    let first = v.event[0].iter().position(|&x| x != v.event[0].iter().copied().min().unwrap()).unwrap();
+    let first = (0..v.event[0].len()).find(|&i| bad[items + i] != 0).unwrap();
     let e = Versions::from_wire(&bad, &base).unwrap_err();
     assert_eq!(e.offset, Some((items + first) as u64), "{e}");
     assert!(e.to_string().contains("out of range"), "{e}");
