@@ -81,6 +81,7 @@ function workerMain(loadGlue, feedStream, CHUNK, FEED) {
     let dec = null;
     try {
       dec = new glue.Decoder(file.name);
+      dec.expect(file.size);
       await feedStream(file, (bytes) => dec.feed(bytes), (read) => {
         self.postMessage({ progress: read });
         if (panic) dec.debug_panic(panic);

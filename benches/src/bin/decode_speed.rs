@@ -39,6 +39,7 @@ fn phases(bytes: &[u8]) -> [f64; 4] {
         ms
     };
     let mut l = memviz_core::Loader::new();
+    l.expect(bytes.len() as u64); // as the page's worker does
     for piece in bytes.chunks(FEED) {
         l.feed(piece).unwrap_or_else(|e| panic!("{e}"));
     }

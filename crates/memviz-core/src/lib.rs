@@ -37,6 +37,7 @@ pub fn load(bytes: &[u8]) -> Result<Snapshot> {
     // The loader decides the format without copying the chunk, so one
     // chunk costs no second copy of the file.
     let mut loader = Loader::new();
+    loader.expect(bytes.len() as u64);
     loader.feed(bytes)?;
     loader.finish()
 }
@@ -48,6 +49,7 @@ pub use loader::{Loaded, Loader, MAX_SNAPSHOT_BYTES};
 /// instead of an error.
 pub fn load_any(bytes: &[u8]) -> Result<Loaded> {
     let mut loader = Loader::new();
+    loader.expect(bytes.len() as u64);
     loader.feed(bytes)?;
     loader.finish_any()
 }

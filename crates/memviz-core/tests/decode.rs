@@ -158,6 +158,32 @@ fn chunked_feeding_gives_the_same_model_at_any_chunk_size() {
     }
 }
 
+/// The page's worker tells the decoder the file's size (`Loader::expect`)
+/// so that its tables grow to what the file needs: the model is Python's,
+/// whether the size told is right, far too small or far too large.
+#[test]
+fn a_told_file_size_gives_the_same_model() {
+    for name in ["transformer_fullstep_ctx128.pickle", "small_train_step.pickle"] {
+        let path = shared().join("snapshots").join(name);
+        let bytes = std::fs::read(&path).unwrap();
+        // Over the 1 MiB and 4096 items the estimate waits for.
+        if name.starts_with("transformer") {
+            assert!(bytes.len() > 2 << 20, "{}", bytes.len());
+        }
+        let want = facts(&path);
+        for told in [bytes.len() as u64, 0, bytes.len() as u64 / 10, bytes.len() as u64 * 10] {
+            let mut loader = memviz_core::Loader::new();
+            loader.expect(told);
+            for c in bytes.chunks(64 << 10) {
+                loader.feed(c).unwrap();
+            }
+            let snap = loader.finish().unwrap();
+            assert!(snap.traces[0].len() > 90, "{name}");
+            check(&snap, &want, &format!("{name}, told {told} bytes"));
+        }
+    }
+}
+
 #[test]
 fn legacy_blocks_get_addresses_from_their_segment() {
     // llm_inference_no_timestamps.pickle (PyTorch 2.0 era): blocks carry no

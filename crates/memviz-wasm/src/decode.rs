@@ -23,6 +23,15 @@ impl Decoder {
         Decoder { name: name.to_string(), loader: Some(Loader::new()), snap: None }
     }
 
+    /// Says the file's size before the first chunk (`Loader::expect`): the
+    /// decoder's tables then grow to what the file needs instead of by
+    /// doubling, each doubling a copy in wasm.
+    pub fn expect(&mut self, file_bytes: f64) {
+        if let Some(l) = self.loader.as_mut() {
+            l.expect(file_bytes as u64);
+        }
+    }
+
     /// Decodes the next chunk. The error names the file and the byte offset
     /// (the words of `Viewer::feed`).
     pub fn feed(&mut self, chunk: &[u8]) -> Result<(), JsError> {

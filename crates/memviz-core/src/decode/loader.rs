@@ -38,6 +38,8 @@ pub struct Loader {
     /// Bytes of (compressed) input seen so far.
     pub bytes_in: u64,
     max_bytes: u64,
+    /// The file's size, if told ([`Loader::expect`]).
+    expected: Option<u64>,
 }
 
 enum LoaderState {
@@ -54,6 +56,8 @@ struct Stream {
     bytes: u64,
     max_bytes: u64,
     gzip: bool,
+    /// The stream's size, if known (a plain file's).
+    expected: Option<u64>,
 }
 
 enum Inner {
@@ -73,8 +77,8 @@ const MAX_SNIFF: usize = 4096;
 const SNIFF_MAGIC: usize = 8;
 
 impl Stream {
-    fn new(max_bytes: u64, gzip: bool) -> Stream {
-        Stream { inner: Inner::Sniff(Vec::new()), bytes: 0, max_bytes, gzip }
+    fn new(max_bytes: u64, gzip: bool, expected: Option<u64>) -> Stream {
+        Stream { inner: Inner::Sniff(Vec::new()), bytes: 0, max_bytes, gzip, expected }
     }
 
     /// Marks errors of the decompressed stream as such.
@@ -131,6 +135,9 @@ impl Stream {
             Some(b'{') | Some(b'[') => Inner::Json(head),
             _ => {
                 let mut p = Box::new(PickleDecoder::new());
+                if let Some(total) = self.expected {
+                    p.expect(total);
+                }
                 p.feed(&head)?;
                 Inner::Pickle(p)
             }
@@ -230,7 +237,20 @@ impl Loader {
     /// decompressed data is larger than `max_bytes` (at most
     /// [`MAX_SNAPSHOT_BYTES`]): the page sets it from what the browser can hold.
     pub fn with_max_bytes(max_bytes: u64) -> Self {
-        Loader { state: LoaderState::Start(Vec::new()), bytes_in: 0, max_bytes: max_bytes.min(MAX_SNAPSHOT_BYTES) }
+        Loader {
+            state: LoaderState::Start(Vec::new()),
+            bytes_in: 0,
+            max_bytes: max_bytes.min(MAX_SNAPSHOT_BYTES),
+            expected: None,
+        }
+    }
+
+    /// Says the file's size before the first chunk, so that the decoder's
+    /// tables grow to what it will need rather than by doubling (the
+    /// page's worker, which knows it; a gzip file's inflated size is not
+    /// known, so it goes without).
+    pub fn expect(&mut self, file_bytes: u64) {
+        self.expected = Some(file_bytes);
     }
 
     /// Feeds the next chunk of the file.
@@ -254,9 +274,13 @@ impl Loader {
                 let head = std::mem::take(head);
                 let is_gzip = head.iter().chain(chunk).take(2).eq([0x1f, 0x8b].iter());
                 self.state = if is_gzip {
-                    LoaderState::Gzip(Box::new(flate2::write::MultiGzDecoder::new(Stream::new(self.max_bytes, true))))
+                    LoaderState::Gzip(Box::new(flate2::write::MultiGzDecoder::new(Stream::new(
+                        self.max_bytes,
+                        true,
+                        None,
+                    ))))
                 } else {
-                    LoaderState::Plain(Stream::new(self.max_bytes, false))
+                    LoaderState::Plain(Stream::new(self.max_bytes, false, self.expected))
                 };
                 let at = at - head.len() as u64;
                 self.feed_inner(&head, at)?;
@@ -297,7 +321,7 @@ impl Loader {
                 if head.is_empty() {
                     return Err(Error::at(ErrorKind::NotASnapshot, 0, "the file is empty"));
                 }
-                let mut s = Stream::new(self.max_bytes, false);
+                let mut s = Stream::new(self.max_bytes, false, self.expected);
                 s.feed(&head)?;
                 s.finish()
             }

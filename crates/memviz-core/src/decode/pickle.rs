@@ -201,6 +201,57 @@ pub struct Arena {
     copy_left: Cell<u64>,
     /// Copies refused because `copy_left` ran out.
     pub elided_copies: Cell<u64>,
+    /// How the decoder's tables grow ([`Growth`]).
+    growth: Growth,
+}
+
+/// How the decoder's large tables (the event columns, the memo, the list
+/// and dict records, a trace's list) grow once full. With the input's size
+/// known ([`PickleDecoder::expect`]), to what the whole input will need at
+/// the rate the bytes so far needed, a little over: a table is then copied
+/// once or twice, not on every doubling (in wasm a doubling copies: 12% of
+/// the 2M-event file's decode), and holds little unused room at the end.
+/// Without it, as `Vec` grows.
+#[derive(Debug, Default, Clone, Copy)]
+struct Growth {
+    /// Input bytes decoded so far (as of the last opcode `step` ran: the
+    /// hot opcodes in between are a few events' worth at most).
+    fed: u64,
+    /// The input's whole size, if known.
+    expected: Option<u64>,
+}
+
+impl Growth {
+    /// Inputs, and tables, smaller than these grow as `Vec` does: the
+    /// rate is not yet worth a guess.
+    const MIN_FED: u64 = 1 << 20;
+    const MIN_LEN: usize = 4096;
+
+    /// Makes room for `more` items in `v` (called when it lacks it).
+    #[cold]
+    #[inline(never)]
+    fn room<T>(self, v: &mut Vec<T>, more: usize) {
+        let (len, need) = (v.len(), v.len().saturating_add(more));
+        let want = match self.expected {
+            Some(total) if self.fed >= Self::MIN_FED && len >= Self::MIN_LEN => {
+                let est = (len as u128 * total as u128 / self.fed as u128).min(usize::MAX as u128) as usize;
+                // A sixteenth over the estimate; at least a quarter more
+                // (an estimate too low must not make a copy per item); at
+                // most an item per 16 input bytes (no table has more in a
+                // snapshot: a start dense in items must not reserve room
+                // for a whole file of them).
+                let most = need.max((total / 16).min(usize::MAX as u64) as usize);
+                est.saturating_add(est / 16).max(need.max(len + len / 4)).min(most)
+            }
+            _ => {
+                v.reserve(more);
+                return;
+            }
+        };
+        if v.try_reserve_exact(want - len).is_err() {
+            v.reserve(more);
+        }
+    }
 }
 
 /// Copy budget every input starts with, and what each input byte adds.
@@ -254,6 +305,7 @@ impl Arena {
             unknown_event_keys: 0,
             copy_left: Cell::new(COPY_BASE),
             elided_copies: Cell::new(0),
+            growth: Growth::default(),
         }
     }
 
@@ -745,6 +797,16 @@ impl Arena {
         let Row { action, addr, size, stream, time, stack, pool } = row;
         let stream = self.intern_stream(stream);
         let ev = &mut self.events;
+        if ev.action.len() == ev.action.capacity() {
+            let g = self.growth;
+            g.room(&mut ev.action, 1);
+            g.room(&mut ev.addr_lo, 1);
+            g.room(&mut ev.size, 1);
+            g.room(&mut ev.stream, 1);
+            g.room(&mut ev.time_us, 1);
+            g.room(&mut ev.stack, 1);
+            g.room(&mut ev.extra, 1);
+        }
         let idx = ev.action.len() as u32;
         ev.action.push(action);
         ev.addr_lo.push(addr as u64);
@@ -1106,6 +1168,12 @@ impl PickleDecoder {
         }
     }
 
+    /// Says how many bytes the whole input has (a file's size), so that the
+    /// tables grow to what it will need ([`Growth`]); optional.
+    pub fn expect(&mut self, total: u64) {
+        self.arena.growth.expected = Some(total);
+    }
+
     /// Feeds the next chunk of input.
     pub fn feed(&mut self, mut chunk: &[u8]) -> Result<()> {
         if self.result.is_some() {
@@ -1233,14 +1301,22 @@ impl PickleDecoder {
     fn new_list(&mut self, items: Vec<Value>) -> u32 {
         self.finish_dicts(&items);
         let rec = self.arena.store_list(items);
-        self.arena.lists.push(rec);
-        (self.arena.lists.len() - 1) as u32
+        let a = &mut self.arena;
+        if a.lists.len() == a.lists.capacity() {
+            a.growth.room(&mut a.lists, 1);
+        }
+        a.lists.push(rec);
+        (a.lists.len() - 1) as u32
     }
 
     fn new_dict(&mut self, items: Vec<(Value, Value)>) -> u32 {
         let rec = self.arena.store_dict(items);
-        self.arena.dicts.push(rec);
-        (self.arena.dicts.len() - 1) as u32
+        let a = &mut self.arena;
+        if a.dicts.len() == a.dicts.capacity() {
+            a.growth.room(&mut a.dicts, 1);
+        }
+        a.dicts.push(rec);
+        (a.dicts.len() - 1) as u32
     }
 
     /// Dicts that go into a container are complete: events and frames among
@@ -1280,7 +1356,14 @@ impl PickleDecoder {
             Value::List(id) => {
                 match self.arena.lists[id as usize] {
                     ListRec::Empty => self.arena.lists[id as usize] = self.arena.store_list(items),
-                    ListRec::Items(i) => self.arena.list_store[i as usize].extend(items),
+                    ListRec::Items(i) => {
+                        let a = &mut self.arena;
+                        let list = &mut a.list_store[i as usize];
+                        if list.capacity() - list.len() < items.len() {
+                            a.growth.room(list, items.len());
+                        }
+                        list.extend(items)
+                    }
                     ListRec::Pending => self.arena.pending.extend(items),
                     // Items added to a frames list after it became a stack.
                     ListRec::Stack(_) => self.arena.late_items += 1,
@@ -1466,6 +1549,9 @@ impl PickleDecoder {
                 op::MEMOIZE => match self.stack.last() {
                     // MEMOIZE stores at the next index: always a push.
                     Some(&v) => {
+                        if self.memo.len() == self.memo.capacity() {
+                            self.arena.growth.room(&mut self.memo, 1);
+                        }
                         self.memo.push(Some(v));
                         pos += 1;
                     }
@@ -1552,6 +1638,7 @@ impl PickleDecoder {
     /// Executes the opcode at `data[pos]`; returns the position after it.
     fn step(&mut self, data: &[u8], pos: usize, base: u64) -> std::result::Result<usize, Stall> {
         let at = base + pos as u64;
+        self.arena.growth.fed = at;
         let op = data[pos];
         let p = pos + 1;
         // When this opcode stalled in a text line before, the bytes already
@@ -2203,6 +2290,39 @@ impl Arena {
 
 #[cfg(test)]
 mod tests {
+    /// A full table grows to the estimate of what the input needs (a
+    /// sixteenth over), at least by a quarter, at most to an item per 16
+    /// input bytes; without the input's size, as `Vec` grows.
+    #[test]
+    fn tables_grow_to_what_the_input_needs() {
+        let full = |n: usize| {
+            let mut v = vec![0u32; n];
+            v.shrink_to_fit();
+            v
+        };
+        let room = |fed: u64, expected: Option<u64>, n: usize| {
+            let mut v = full(n);
+            super::Growth { fed, expected }.room(&mut v, 1);
+            assert_eq!(v.len(), n);
+            v.capacity()
+        };
+        // 8192 items in the first 2 MiB of 64 MiB: 262144 in all, 278528 reserved.
+        assert_eq!(room(2 << 20, Some(64 << 20), 8192), 262_144 + 16_384);
+        // Near the end (256000 to come): a quarter more, not a doubling.
+        assert_eq!(room(60 << 20, Some(64 << 20), 240_000), 300_000);
+        // An estimate below what is there: a quarter more too.
+        assert_eq!(room(64 << 20, Some(1 << 20), 8192), 10_240);
+        // A dense start: at most an item per 16 bytes of the 64 MiB.
+        assert_eq!(room(1 << 20, Some(64 << 20), 1 << 20), (64 << 20) / 16);
+        // Too early to judge (under 1 MiB or 4096 items), or no size: as Vec.
+        for (fed, expected, n) in
+            [(1 << 19, Some(64 << 20), 8192), (2 << 20, Some(64 << 20), 100), (2 << 20, None, 8192)]
+        {
+            let got = room(fed, expected, n);
+            assert!(got > n && got <= 2 * n.max(4), "{fed} {expected:?} {n}: {got}");
+        }
+    }
+
     use super::*;
 
     /// Decodes a whole pickle; its arena.
