@@ -210,11 +210,28 @@ impl Landmarks {
     fn with(snap: &Snapshot, tl: &Timeline, action_alloc: Vec<bool>) -> Landmarks {
         let trace = snap.trace(tl.device);
         let counted = |a: Action| a.block_role().is_some();
-        // Each counted event is one action: sized once, not grown by doubling.
-        let mut action_event = Vec::with_capacity(tl.actions.len());
-        action_event.extend((0..trace.len() as u32).filter(|&i| counted(trace.action[i as usize])));
-        let oom_events: Vec<u32> =
-            (0..trace.len() as u32).filter(|&i| trace.action[i as usize] == Action::Oom).collect();
+        // Each counted event is one action. One pass, each event's index
+        // written to the next slot and the slot kept if counted: no branch
+        // on the action, which alloc/free/other interleave at random (a
+        // filter's mispredictions made it most of this call: 15-19 ms of
+        // 39 on the 950 MB file).
+        let cap = tl.actions.len();
+        let mut action_event = vec![0u32; cap + 1];
+        let mut oom_events = Vec::new();
+        let mut k = 0usize;
+        for (i, &a) in trace.action.iter().enumerate() {
+            action_event[k.min(cap)] = i as u32;
+            k += counted(a) as usize;
+            if a == Action::Oom {
+                oom_events.push(i as u32);
+            }
+        }
+        if k <= cap {
+            action_event.truncate(k);
+        } else {
+            // More counted events than actions: not this trace's timeline.
+            action_event = (0..trace.len() as u32).filter(|&i| counted(trace.action[i as usize])).collect();
+        }
         Landmarks {
             device: tl.device,
             n_actions: tl.actions.len() as u32,
