@@ -992,30 +992,31 @@ impl Writer {
         piece_bytes: usize,
         cut: &mut dyn FnMut(&mut Writer),
     ) {
-        self.len(c.len());
-        let mut pieces = c.chunks((piece_bytes / N).max(1)).peekable();
-        if pieces.peek().is_none() {
-            self.col(c, &bytes);
-        }
-        while let Some(p) = pieces.next() {
-            self.col(p, &bytes);
-            if pieces.peek().is_some() {
-                cut(self);
-            }
-        }
+        self.pieces(c, piece_bytes / N, cut, |w, p| w.col(p, &bytes));
     }
-    /// An integer event column packed (read by `packed_piece`): its length,
-    /// then one or more pieces of as many items as `col_pieces` puts in one,
-    /// each a count, the items' width, their base and the items; `cut`
-    /// after each piece but the last.
+    /// An integer event column packed (read by `packed_piece`): as
+    /// `col_pieces`, each piece a count, the items' width, their base and
+    /// the items.
     fn packed_pieces<T: Packed>(&mut self, c: &[T], piece_bytes: usize, cut: &mut dyn FnMut(&mut Writer)) {
+        self.pieces(c, piece_bytes / T::WIDTH, cut, Writer::packed);
+    }
+    /// An event column's length, then its pieces of `per_piece` items (at
+    /// least one piece, even empty), each written by `piece`, `cut` after
+    /// each but the last.
+    fn pieces<T>(
+        &mut self,
+        c: &[T],
+        per_piece: usize,
+        cut: &mut dyn FnMut(&mut Writer),
+        mut piece: impl FnMut(&mut Writer, &[T]),
+    ) {
         self.len(c.len());
-        let mut pieces = c.chunks((piece_bytes / T::WIDTH).max(1)).peekable();
+        let mut pieces = c.chunks(per_piece.max(1)).peekable();
         if pieces.peek().is_none() {
-            self.packed(c);
+            piece(self, c);
         }
         while let Some(p) = pieces.next() {
-            self.packed(p);
+            piece(self, p);
             if pieces.peek().is_some() {
                 cut(self);
             }

@@ -216,7 +216,7 @@ pub struct Arena {
 struct Growth {
     /// Input bytes decoded so far (as of the last opcode `step` ran: the
     /// hot opcodes in between are a few events' worth at most).
-    fed: u64,
+    decoded: u64,
     /// The input's whole size, if known.
     expected: Option<u64>,
 }
@@ -224,17 +224,24 @@ struct Growth {
 impl Growth {
     /// Inputs, and tables, smaller than these grow as `Vec` does: the
     /// rate is not yet worth a guess.
-    const MIN_FED: u64 = 1 << 20;
+    const MIN_DECODED: u64 = 1 << 20;
     const MIN_LEN: usize = 4096;
 
-    /// Makes room for `more` items in `v` (called when it lacks it).
+    /// Room for `more` items in `v`, made by `room` when it lacks it.
+    #[inline(always)]
+    fn reserve<T>(self, v: &mut Vec<T>, more: usize) {
+        if v.capacity() - v.len() < more {
+            self.room(v, more);
+        }
+    }
+
     #[cold]
     #[inline(never)]
     fn room<T>(self, v: &mut Vec<T>, more: usize) {
         let (len, need) = (v.len(), v.len().saturating_add(more));
         let want = match self.expected {
-            Some(total) if self.fed >= Self::MIN_FED && len >= Self::MIN_LEN => {
-                let est = (len as u128 * total as u128 / self.fed as u128).min(usize::MAX as u128) as usize;
+            Some(total) if self.decoded >= Self::MIN_DECODED && len >= Self::MIN_LEN => {
+                let est = (len as u128 * total as u128 / self.decoded as u128).min(usize::MAX as u128) as usize;
                 // A sixteenth over the estimate; at least a quarter more
                 // (an estimate too low must not make a copy per item); at
                 // most an item per 16 input bytes (no table has more in a
@@ -800,12 +807,12 @@ impl Arena {
         if ev.action.len() == ev.action.capacity() {
             let g = self.growth;
             g.room(&mut ev.action, 1);
-            g.room(&mut ev.addr_lo, 1);
-            g.room(&mut ev.size, 1);
-            g.room(&mut ev.stream, 1);
-            g.room(&mut ev.time_us, 1);
-            g.room(&mut ev.stack, 1);
-            g.room(&mut ev.extra, 1);
+            g.reserve(&mut ev.addr_lo, 1);
+            g.reserve(&mut ev.size, 1);
+            g.reserve(&mut ev.stream, 1);
+            g.reserve(&mut ev.time_us, 1);
+            g.reserve(&mut ev.stack, 1);
+            g.reserve(&mut ev.extra, 1);
         }
         let idx = ev.action.len() as u32;
         ev.action.push(action);
@@ -1302,9 +1309,7 @@ impl PickleDecoder {
         self.finish_dicts(&items);
         let rec = self.arena.store_list(items);
         let a = &mut self.arena;
-        if a.lists.len() == a.lists.capacity() {
-            a.growth.room(&mut a.lists, 1);
-        }
+        a.growth.reserve(&mut a.lists, 1);
         a.lists.push(rec);
         (a.lists.len() - 1) as u32
     }
@@ -1312,9 +1317,7 @@ impl PickleDecoder {
     fn new_dict(&mut self, items: Vec<(Value, Value)>) -> u32 {
         let rec = self.arena.store_dict(items);
         let a = &mut self.arena;
-        if a.dicts.len() == a.dicts.capacity() {
-            a.growth.room(&mut a.dicts, 1);
-        }
+        a.growth.reserve(&mut a.dicts, 1);
         a.dicts.push(rec);
         (a.dicts.len() - 1) as u32
     }
@@ -1359,9 +1362,7 @@ impl PickleDecoder {
                     ListRec::Items(i) => {
                         let a = &mut self.arena;
                         let list = &mut a.list_store[i as usize];
-                        if list.capacity() - list.len() < items.len() {
-                            a.growth.room(list, items.len());
-                        }
+                        a.growth.reserve(list, items.len());
                         list.extend(items)
                     }
                     ListRec::Pending => self.arena.pending.extend(items),
@@ -1549,9 +1550,7 @@ impl PickleDecoder {
                 op::MEMOIZE => match self.stack.last() {
                     // MEMOIZE stores at the next index: always a push.
                     Some(&v) => {
-                        if self.memo.len() == self.memo.capacity() {
-                            self.arena.growth.room(&mut self.memo, 1);
-                        }
+                        self.arena.growth.reserve(&mut self.memo, 1);
                         self.memo.push(Some(v));
                         pos += 1;
                     }
@@ -1638,7 +1637,7 @@ impl PickleDecoder {
     /// Executes the opcode at `data[pos]`; returns the position after it.
     fn step(&mut self, data: &[u8], pos: usize, base: u64) -> std::result::Result<usize, Stall> {
         let at = base + pos as u64;
-        self.arena.growth.fed = at;
+        self.arena.growth.decoded = at;
         let op = data[pos];
         let p = pos + 1;
         // When this opcode stalled in a text line before, the bytes already
@@ -2290,6 +2289,8 @@ impl Arena {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     /// A full table grows to the estimate of what the input needs (a
     /// sixteenth over), at least by a quarter, at most to an item per 16
     /// input bytes; without the input's size, as `Vec` grows.
@@ -2300,9 +2301,9 @@ mod tests {
             v.shrink_to_fit();
             v
         };
-        let room = |fed: u64, expected: Option<u64>, n: usize| {
+        let room = |decoded: u64, expected: Option<u64>, n: usize| {
             let mut v = full(n);
-            super::Growth { fed, expected }.room(&mut v, 1);
+            Growth { decoded, expected }.room(&mut v, 1);
             assert_eq!(v.len(), n);
             v.capacity()
         };
@@ -2315,15 +2316,13 @@ mod tests {
         // A dense start: at most an item per 16 bytes of the 64 MiB.
         assert_eq!(room(1 << 20, Some(64 << 20), 1 << 20), (64 << 20) / 16);
         // Too early to judge (under 1 MiB or 4096 items), or no size: as Vec.
-        for (fed, expected, n) in
+        for (decoded, expected, n) in
             [(1 << 19, Some(64 << 20), 8192), (2 << 20, Some(64 << 20), 100), (2 << 20, None, 8192)]
         {
-            let got = room(fed, expected, n);
-            assert!(got > n && got <= 2 * n.max(4), "{fed} {expected:?} {n}: {got}");
+            let got = room(decoded, expected, n);
+            assert!(got > n && got <= 2 * n.max(4), "{decoded} {expected:?} {n}: {got}");
         }
     }
-
-    use super::*;
 
     /// Decodes a whole pickle; its arena.
     fn arena_of(bytes: &[u8]) -> Arena {
