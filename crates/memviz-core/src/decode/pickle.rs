@@ -457,7 +457,7 @@ impl Arena {
         }
         let h = hash_u32s(frames);
         if let Some(&sid) = self.stack_index.get(&h) {
-            if self.stacks.get(sid) == frames {
+            if same_frames(self.stacks.get(sid), frames) {
                 return sid;
             }
             // A hash collision: keep the stack unshared rather than chain.
@@ -902,6 +902,14 @@ struct Row {
     time: i64,
     stack: StackId,
     pool: u32,
+}
+
+/// Whether two stacks hold the same frames. Not `==`, which on wasm32 is a
+/// byte-at-a-time `memcmp` (11% of a real file's decode in V8): this takes a
+/// word a step, and with no early exit (stacks that hash alike are nearly
+/// always equal) it vectorizes natively.
+fn same_frames(a: &[FrameId], b: &[FrameId]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0, |d, (x, y)| d | (x ^ y)) == 0
 }
 
 fn hash_u32s(xs: &[u32]) -> u64 {
@@ -2289,6 +2297,16 @@ impl Arena {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn same_frames_is_slice_equality() {
+        assert!(same_frames(&[], &[]));
+        assert!(same_frames(&[1, 2, 3], &[1, 2, 3]));
+        assert!(!same_frames(&[1, 2, 3], &[1, 2, 4]));
+        assert!(!same_frames(&[7, 2, 3], &[1, 2, 3]));
+        assert!(!same_frames(&[1, 2], &[1, 2, 3]));
+        assert!(!same_frames(&[0], &[]));
+    }
     use super::*;
 
     /// A full table grows to the estimate of what the input needs (a
