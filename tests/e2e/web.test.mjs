@@ -99,6 +99,16 @@ test('the page loads only its own files and then forbids every connection', asyn
   const warm = await page.evaluate(() => ({ ...document.body.dataset }));
   assert.equal(warm.warmError, undefined, 'the warm-up failed');
   assert.equal(warm.warmRounds, '40', 'every warm-up round ran');
+  // The plot's canvases were handed to the compositor ahead (warmCanvases)
+  // with nothing in them: every pixel transparent.
+  const inked = await page.evaluate(() => ['plot', 'plot-select', 'axes', 'minimap'].map((id) => {
+    const c = document.getElementById(id);
+    const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 3; i < px.length; i += 4) n += px[i] !== 0;
+    return `${id} ${c.width}x${c.height}: ${n} inked`;
+  }));
+  for (const line of inked) assert.match(line, /^\S+ ([2-9]\d|\d{3,})x\d+: 0 inked$/, line);
   await context.close();
 });
 
