@@ -310,3 +310,31 @@ fn explain_api_on_the_example() {
     assert_eq!(leaks["pending_keys"].as_array().unwrap().len(), leaks["pending_frees"].as_array().unwrap().len());
     assert!(v.explain_json("oom:99").is_err());
 }
+
+/// The wasm memory's size in bytes.
+fn memory_bytes() -> f64 {
+    let mem: js_sys::WebAssembly::Memory = wasm_bindgen::memory().dyn_into().unwrap();
+    mem.buffer().dyn_into::<js_sys::ArrayBuffer>().unwrap().byte_length() as f64
+}
+
+/// touch_ahead takes the memory in steps; once let go, what the model's
+/// reading allocates comes out of it instead of growing the memory.
+#[wasm_bindgen_test]
+fn memory_touched_ahead_is_reused() {
+    const MIB: u32 = 1 << 20;
+    let mut v = Viewer::new();
+    let before = memory_bytes();
+    assert!(v.touch_ahead(24 * MIB, 8 * MIB));
+    assert!(v.touch_ahead(24 * MIB, 8 * MIB));
+    assert!(!v.touch_ahead(24 * MIB, 8 * MIB), "three steps of 8 MiB make 24");
+    assert!(!v.touch_ahead(24 * MIB, 8 * MIB), "nothing more to take");
+    let grown = memory_bytes();
+    assert!(grown - before >= (24 * MIB) as f64, "memory {before} -> {grown}");
+    v.adopt_begin("x.pickle"); // lets it go
+    let reused: Vec<u8> = vec![1; (20 * MIB) as usize];
+    assert_eq!(memory_bytes(), grown, "a 20 MiB allocation after it grew the memory");
+    drop(reused);
+    // More than the memory can ever hold: nothing taken, no trap.
+    assert!(!v.touch_ahead(u32::MAX, 8 * MIB));
+    v.release_ahead();
+}
