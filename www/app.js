@@ -359,7 +359,7 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
   const w = inWorker ? decodeInWorker(file, onProgress) : null;
   if (w) {
     job.cancel = w.cancel;
-    const ahead = touchAhead(file.size);
+    const ahead = touchAhead(file.size, w.give);
     let got = null;
     try {
       got = await w.done;
@@ -395,7 +395,7 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
       try {
         viewer.adopt_begin(file.name);
         for (let c = await got.nextChunk(); c; c = await got.nextChunk()) {
-          step('model', () => viewer.adopt_chunk(new Uint8Array(c)));
+          step('model', () => viewer.adopt_chunk(c));
           c = null;
           await nextTask();
         }
@@ -444,24 +444,38 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
   return viewer.finish();
 }
 
-// While the worker reads and decodes a large file this thread is idle: it
-// takes the memory the file's model will need here and writes it
-// (Viewer::touch_ahead; a fresh page's first write is what costs), in idle
-// periods, TOUCH_STEP bytes a call (~6 ms). The model's reading lets it go
-// and reuses it. AHEAD x the file: the model and its first timeline took
-// 1.1-1.2x on the synthetic files, more on real ones, so none is wasted.
+// While the worker reads and decodes a large file this thread is idle. A
+// fresh page's first write is what costs (~0.7 ms a MB here, 14x a second
+// write), so this thread writes, in idle periods: first ArrayBuffers for
+// the worker to copy the model's chunks into (POOL x the file, given to it
+// a POOL_BUFFER at a time; the wire form was 0.41-0.43x on the synthetic
+// files), then the memory the model will need in this page's wasm
+// (Viewer::touch_ahead, AHEAD x the file, TOUCH_STEP bytes a call, ~6 ms;
+// the model's reading lets it go and reuses it; the model and its first
+// timeline took 1.1-1.2x on the synthetic files, more on real ones).
+const POOL = 0.45;
+const POOL_BUFFER = 8 << 20; // a model chunk is at most ~4 MiB
 const AHEAD = 0.9;
 const TOUCH_STEP = 8 << 20;
-function touchAhead(size) {
+function touchAhead(size, give) {
   const v = viewer;
   let on = size > CHUNK && !!v;
+  const pool = Math.floor(size * POOL);
   const total = Math.min(Math.floor(size * AHEAD), 2 ** 32 - 1);
+  let pooled = 0;
   const step = (deadline) => {
     if (!on || viewer !== v) return;
     let more;
     try {
-      do more = v.touch_ahead(total, TOUCH_STEP);
-      while (more && deadline && deadline.timeRemaining() > 10);
+      do {
+        if (pooled < pool) {
+          const b = new ArrayBuffer(POOL_BUFFER);
+          new Uint8Array(b).fill(0);
+          give([b]);
+          pooled += POOL_BUFFER;
+          more = true;
+        } else more = v.touch_ahead(total, TOUCH_STEP);
+      } while (more && deadline && deadline.timeRemaining() > 10);
     } catch (e) {
       if (isTrap(e)) crashed(e);
       return;

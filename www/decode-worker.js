@@ -49,6 +49,13 @@ export async function feedStream(file, feed, step, CHUNK, FEED) {
   } catch (_) {
     reader = stream.getReader(); // no byte stream here: a buffer per piece
   }
+  // Held from outside while reading: Chromium let a garbage collection take
+  // a file's stream with a read pending when nothing else held it, and the
+  // read never ended (2 of 6 opens of the 119 MB file in the worker, once
+  // the page's buffers came in during the read).
+  const live = (feedStream.live ||= new Set());
+  const held = { stream, reader };
+  live.add(held);
   try {
     let read = 0, shown = 0;
     for (;;) {
@@ -65,6 +72,8 @@ export async function feedStream(file, feed, step, CHUNK, FEED) {
   } catch (e) {
     reader.cancel().catch(() => {});
     throw e;
+  } finally {
+    live.delete(held);
   }
 }
 
@@ -76,8 +85,16 @@ function workerMain(loadGlue, feedStream, CHUNK, FEED) {
   let memory = null; // the instance's wasm memory: its size goes with the model (for the benchmarks)
   const trapped = (e) => e instanceof WebAssembly.RuntimeError ||
     /recursive use of an object|null pointer passed to rust|unreachable/.test(String(e && e.message));
+  // ArrayBuffers the page wrote while this worker decoded (`give`): the
+  // model's chunks go into them, several to a buffer, rather than into
+  // fresh ones, whose first writes cost ~0.7 ms a MB here.
+  let pool = [];
   self.onmessage = async (ev) => {
     const m = ev.data;
+    if (m.pool) {
+      pool.push(...m.pool);
+      return;
+    }
     if (m.module) {
       try {
         glue = await loadGlue();
@@ -106,14 +123,34 @@ function workerMain(loadGlue, feedStream, CHUNK, FEED) {
       // it is out of this wasm memory; then the address versions (in pieces,
       // which the page reads a task each), computed while the page reads
       // the model's last chunks and replays its first timeline.
-      dec.model((c) => self.postMessage({ chunk: c.buffer }, [c.buffer]));
+      // (Each chunk comes as a view of the wasm memory: copied out here.)
+      let buf = null, used = 0, parts = [], pooled = 0;
+      const flush = () => {
+        if (buf) self.postMessage({ chunk: buf, parts }, [buf]);
+        buf = null;
+        used = 0;
+        parts = [];
+      };
+      dec.model((c) => {
+        if (buf && used + c.length > buf.byteLength) flush();
+        if (!buf && pool.length && pool[pool.length - 1].byteLength >= c.length) {
+          buf = pool.pop();
+          pooled++;
+        }
+        if (!buf) buf = new ArrayBuffer(c.length);
+        new Uint8Array(buf, used, c.length).set(c);
+        parts.push(used, c.length);
+        used += c.length;
+      });
+      flush();
+      pool = [];
       self.postMessage({ modelEnd: true });
       const versions = [];
-      dec.versions((c) => versions.push(c.buffer));
+      dec.versions((c) => versions.push(c.slice().buffer));
       self.postMessage({ versions }, versions);
       // For the page's timings line: finishing (the model's wire form +
       // the versions); the wasm memory's size.
-      self.postMessage({ done: true, finishMs: performance.now() - t0, memory: memory.buffer.byteLength });
+      self.postMessage({ done: true, finishMs: performance.now() - t0, memory: memory.buffer.byteLength, pooled });
     } catch (e) {
       const trap = trapped(e);
       let panic = null;
@@ -124,6 +161,7 @@ function workerMain(loadGlue, feedStream, CHUNK, FEED) {
       const oom = (trap && !panic) || /allocation failed|out of memory/i.test(error);
       self.postMessage({ error, trap, panic, oom, memory: memory.buffer.byteLength });
     } finally {
+      pool = [];
       try { if (dec) dec.free(); } catch (_) { /* after a trap */ }
     }
   };
@@ -203,17 +241,18 @@ export class WorkerTrap extends Error {
  * then decodes on its own thread), else `{ done, cancel }`: `done` resolves
  * once the file is decoded, to `{ readMs, nextChunk, info }` (the worker's
  * milliseconds reading + decoding; `nextChunk()`, a promise of the model's
- * next wire chunk, an ArrayBuffer for `Viewer::adopt_chunk`, or of null
+ * next wire chunk, a Uint8Array for `Viewer::adopt_chunk`, or of null
  * after the last one, so that the page reads each while the worker makes the
- * next; `info()`, a promise of `{ versions, finishMs, memory }`, which the
+ * next; `info()`, a promise of `{ versions, finishMs, memory, pooled }`, which the
  * worker computes after the model: the versions' wire chunks, ArrayBuffers
  * for `Viewer::adopt_versions_chunk`, the worker's milliseconds finishing and
- * its wasm memory's size; `release()`, which ends the worker once the page
+ * its wasm memory's size, how many given buffers it used; `release()`, which ends the worker once the page
  * is done with it). `done`, `nextChunk()` or `info()` rejects
  * with the decoder's error (its message names the file and the byte offset,
  * as the page's own decode says it), a Cancelled, a WorkerTrap (`oom` set
  * when it ran out of memory), or an error with `unavailable` set when the
- * worker could not start; `cancel()` ends the worker at once.
+ * worker could not start; `cancel()` ends the worker at once; `give(buffers)`
+ * moves ArrayBuffers the page wrote ahead to the worker, for the chunks.
  * `onProgress(bytesRead)` after each CHUNK decoded.
  */
 export function decodeInWorker(file, onProgress) {
@@ -263,7 +302,7 @@ export function decodeInWorker(file, onProgress) {
       if (m.progress != null) {
         onProgress(m.progress);
       } else if (m.chunk) {
-        queue.push(m.chunk);
+        for (let i = 0; i < m.parts.length; i += 2) queue.push(new Uint8Array(m.chunk, m.parts[i], m.parts[i + 1]));
         pump();
       } else if (m.decoded) {
         decoded = true;
@@ -279,7 +318,7 @@ export function decodeInWorker(file, onProgress) {
         // wasm memory.grow waited 100-150 ms), so it waits for the page to
         // be done with the file.
         if (file.size < KEEP_BELOW) end(true);
-        Object.assign(info, { finishMs: m.finishMs, memory: m.memory });
+        Object.assign(info, { finishMs: m.finishMs, memory: m.memory, pooled: m.pooled });
         infoSettle.resolve(info);
       } else if (m.error != null) {
         end(!m.trap && !m.oom);
@@ -306,5 +345,10 @@ export function decodeInWorker(file, onProgress) {
   release = () => {
     if (!over) end(false);
   };
-  return { done, cancel };
+  // Buffers for the model's chunks, written ahead by the page (see the pool
+  // in workerMain); moved to the worker.
+  const give = (buffers) => {
+    if (!over) w.worker.postMessage({ pool: buffers }, buffers);
+  };
+  return { done, cancel, give };
 }

@@ -174,6 +174,52 @@ test('feedStream hands over every byte in order, in FEED pieces, through a byob 
   await context.close();
 });
 
+test('the model through buffers the page gave the worker: several chunks to a buffer, the same file as Python reads it', async () => {
+  const { page, context, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
+  await page.goto(origin + '/');
+  await ready(page);
+  // The File, kept as it is picked (the page opens it as usual).
+  await page.evaluate(() => document.getElementById('file-input').addEventListener('change', (e) => { window.__picked = e.target.files[0]; }, true));
+  await page.setInputFiles('#file-input', big);
+  await waitOpened(page, BIG);
+  const r = await page.evaluate(async () => {
+    const { decodeInWorker } = await import('./decode-worker.js');
+    const file = window.__picked;
+    const w = decodeInWorker(file, () => {});
+    const given = [0, 1, 2].map(() => new ArrayBuffer(8 << 20));
+    w.give(given);
+    const got = await w.done;
+    const V = Object.getPrototypeOf(window.memviz.viewer).constructor;
+    const v = new V();
+    v.adopt_begin(file.name);
+    let chunks = 0, shared = 0, last = null;
+    for (let c = await got.nextChunk(); c; c = await got.nextChunk()) {
+      chunks++;
+      if (c.buffer === last) shared++;
+      last = c.buffer;
+      v.adopt_chunk(c);
+    }
+    v.adopt_end();
+    const info = await got.info();
+    for (const b of info.versions) v.adopt_versions_chunk(new Uint8Array(b));
+    v.adopt_versions_end();
+    v.adopt_finish();
+    got.release();
+    const summary = v.summary_json();
+    v.free();
+    return { detached: given.map((b) => b.byteLength), pooled: info.pooled, chunks, shared, summary, shown: window.memviz.viewer.summary_json() };
+  });
+  assert.deepEqual(r.detached, [0, 0, 0], 'the buffers moved to the worker');
+  assert.ok(r.pooled >= 1 && r.pooled <= 3, `buffers used: ${r.pooled}`);
+  assert.ok(r.shared >= 1, `${r.chunks} chunks, ${r.shared} in the buffer of the one before`);
+  // The page's own open of the file (its numbers are Python's: checked
+  // here and in the first test) and this one say the same.
+  assert.equal((await shownSummary(page)).trace_events, bigRef.trace_events);
+  assert.equal(r.summary, r.shown);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('Cancel stops the decode, the file shown stays; opening it again, and a second file during its decode, both open', async () => {
   const { page, context, errors, before } = await pageShowing();
   assert.equal(before.trace_events, expected(SHOWN).summary.devices['0'].trace_events);

@@ -6,6 +6,18 @@
 use memviz_core::{versions, Loader, Snapshot};
 use wasm_bindgen::prelude::*;
 
+#[wasm_bindgen]
+extern "C" {
+    /// A JS function called with each chunk as a Uint8Array *view* of this
+    /// module's memory, valid only during the call: the caller copies it
+    /// where it wants it (the worker: into buffers the page wrote ahead).
+    #[wasm_bindgen(typescript_type = "(chunk: Uint8Array) => void")]
+    pub type ChunkSink;
+
+    #[wasm_bindgen(method, catch, js_name = call)]
+    fn call_with(this: &ChunkSink, this_arg: &JsValue, chunk: &[u8]) -> Result<JsValue, JsValue>;
+}
+
 /// Reads one file chunk by chunk; after `finish`, `model` gives the model
 /// as bytes, then `versions` its address versions, both in chunks.
 #[wasm_bindgen]
@@ -66,28 +78,28 @@ impl Decoder {
 
     /// After `finish`: the model in its wire form, handed to `sink` chunk by
     /// chunk (`Snapshot::wire_chunks`, for `Viewer::adopt_chunk`), each a
-    /// Uint8Array outside this memory. The model stays: `versions` comes
+    /// view of this memory (see [`ChunkSink`]). The model stays: `versions` comes
     /// next, computed while the page reads these chunks.
-    pub fn model(&self, sink: &js_sys::Function) -> Result<(), JsError> {
+    pub fn model(&self, sink: &ChunkSink) -> Result<(), JsError> {
         let snap = self.snap.as_ref().ok_or_else(|| JsError::new("model before finish"))?;
         self.send(sink, |out| snap.wire_chunks(out))
     }
 
     /// After `finish`: the model's address versions in their wire form,
     /// handed to `sink` chunk by chunk (`Versions::wire_chunks`, for
-    /// `Viewer::adopt_versions_chunk`), each a Uint8Array outside this memory.
-    pub fn versions(&self, sink: &js_sys::Function) -> Result<(), JsError> {
+    /// `Viewer::adopt_versions_chunk`), each a view of this memory.
+    pub fn versions(&self, sink: &ChunkSink) -> Result<(), JsError> {
         let snap = self.snap.as_ref().ok_or_else(|| JsError::new("versions before finish"))?;
         self.send(sink, |out| versions::compute(snap).wire_chunks(out))
     }
 
-    /// Calls `sink` with a Uint8Array copy of each chunk `write` gives; the
-    /// first error it throws (after which no chunk goes out) names the file.
-    fn send(&self, sink: &js_sys::Function, write: impl FnOnce(&mut dyn FnMut(Vec<u8>))) -> Result<(), JsError> {
+    /// Calls `sink` with a view of each chunk `write` gives; the first
+    /// error it throws (after which no chunk goes out) names the file.
+    fn send(&self, sink: &ChunkSink, write: impl FnOnce(&mut dyn FnMut(Vec<u8>))) -> Result<(), JsError> {
         let mut failed = None;
         write(&mut |c| {
             if failed.is_none() {
-                if let Err(e) = sink.call1(&JsValue::NULL, &js_sys::Uint8Array::from(&c[..])) {
+                if let Err(e) = sink.call_with(&JsValue::NULL, &c) {
                     failed = Some(e);
                 }
             }
