@@ -8,7 +8,8 @@
 // reads them in the worker; after `finish()`, `model()` gives the model in
 // its binary form (crates/memviz-core/src/wire.rs), column by column, each
 // chunk copied out of the wasm memory (which then never holds the model
-// twice) and transferred (no copy) to the page, whose Viewer reads each as
+// twice) into buffers the page wrote ahead (`give`) and transferred (no
+// copy) to the page, whose Viewer reads each as
 // it comes (`adopt_chunk`); then `versions()` the address versions (in
 // pieces), computed while the page reads. The worker's script comes from a blob: URL made
 // here (the CSP allows worker-src blob:), so it also runs in the standalone

@@ -2297,6 +2297,7 @@ impl Arena {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
 
     #[test]
     fn same_frames_is_slice_equality() {
@@ -2307,7 +2308,6 @@ mod tests {
         assert!(!same_frames(&[1, 2], &[1, 2, 3]));
         assert!(!same_frames(&[0], &[]));
     }
-    use super::*;
 
     /// A full table grows to the estimate of what the input needs (a
     /// sixteenth over), at least by a quarter, at most to an item per 16
