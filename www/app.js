@@ -450,29 +450,37 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
 // the worker to copy the model's chunks into (POOL x the file, given to it
 // a POOL_BUFFER at a time; the wire form was 0.41-0.43x on the synthetic
 // files), then the memory the model will need in this page's wasm
-// (Viewer::touch_ahead, AHEAD x the file, TOUCH_STEP bytes a call, ~6 ms;
-// the model's reading lets it go and reuses it; the model and its first
-// timeline took 1.1-1.2x on the synthetic files, more on real ones).
+// (Viewer::touch_ahead, AHEAD x the file; the model's reading lets it go and
+// reuses it; the model and its first timeline took 1.1-1.2x on the
+// synthetic files, more on real ones). TOUCH_STEP bytes a call: ~1.5 ms
+// alone, but up to 4-8 ms while the worker is taking fresh memory too (8
+// MiB steps made 35-60 ms tasks during the 950 MB file's read).
 const POOL = 0.45;
 const POOL_BUFFER = 8 << 20; // a model chunk is at most ~4 MiB
-const AHEAD = 0.9;
-const TOUCH_STEP = 8 << 20;
+const AHEAD = 1;
+const TOUCH_STEP = 2 << 20;
 function touchAhead(size, give) {
   const v = viewer;
   let on = size > CHUNK && !!v;
   const pool = Math.floor(size * POOL);
   const total = Math.min(Math.floor(size * AHEAD), 2 ** 32 - 1);
   let pooled = 0;
+  let b = null, written = 0; // the pool's buffer being written
   const step = (deadline) => {
     if (!on || viewer !== v) return;
     let more;
     try {
       do {
         if (pooled < pool) {
-          const b = new ArrayBuffer(POOL_BUFFER);
-          new Uint8Array(b).fill(0);
-          give([b]);
-          pooled += POOL_BUFFER;
+          b ||= new ArrayBuffer(POOL_BUFFER);
+          new Uint8Array(b, written, TOUCH_STEP).fill(0);
+          written += TOUCH_STEP;
+          if (written === POOL_BUFFER) {
+            give([b]);
+            b = null;
+            written = 0;
+            pooled += POOL_BUFFER;
+          }
           more = true;
         } else more = v.touch_ahead(total, TOUCH_STEP);
       } while (more && deadline && deadline.timeRemaining() > 10);
