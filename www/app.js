@@ -485,7 +485,9 @@ function touchAhead(size, give) {
         } else more = v.touch_ahead(total, TOUCH_STEP);
       } while (more && deadline && deadline.timeRemaining() > 10);
     } catch (e) {
+      // Ahead of need: the open goes on without it (as the warm-up does).
       if (isTrap(e)) crashed(e);
+      else console.debug('memviz: memory ahead stopped', e);
       return;
     }
     if (more) idle(step);

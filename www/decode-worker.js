@@ -120,11 +120,12 @@ function workerMain(loadGlue, feedStream, CHUNK, FEED) {
       const t0 = performance.now();
       dec.finish();
       self.postMessage({ decoded: true, readMs: t0 - start });
-      // The model column by column, each chunk moved to the page as soon as
-      // it is out of this wasm memory; then the address versions (in pieces,
-      // which the page reads a task each), computed while the page reads
-      // the model's last chunks and replays its first timeline.
-      // (Each chunk comes as a view of the wasm memory: copied out here.)
+      // The model column by column, each chunk a view of the wasm memory
+      // copied out here, several to a buffer (one the page gave, else a
+      // fresh one for that chunk), each buffer moved to the page once full;
+      // then the address versions (in pieces, which the page reads a task
+      // each), computed while the page reads the model's last chunks and
+      // replays its first timeline.
       let buf = null, used = 0, parts = [], pooled = 0;
       const flush = () => {
         if (buf) self.postMessage({ chunk: buf, parts }, [buf]);

@@ -1023,16 +1023,16 @@ impl Writer {
         }
     }
     fn packed<T: Packed>(&mut self, p: &[T]) {
-        let (lo, width) = packing(p);
+        let (base, width) = packing(p);
         self.len(p.len());
         self.u8(width as u8);
-        self.u64(lo);
+        self.u64(base);
         // A loop per width, each a plain narrowing store the compiler vectorizes.
         match width {
-            1 => self.offsets(p, |v| [(v.key() - lo) as u8]),
-            2 => self.offsets(p, |v| ((v.key() - lo) as u16).to_le_bytes()),
-            4 => self.offsets(p, |v| ((v.key() - lo) as u32).to_le_bytes()),
-            _ => self.offsets(p, |v| (v.key() - lo).to_le_bytes()),
+            1 => self.offsets(p, |v| [(v.key() - base) as u8]),
+            2 => self.offsets(p, |v| ((v.key() - base) as u16).to_le_bytes()),
+            4 => self.offsets(p, |v| ((v.key() - base) as u32).to_le_bytes()),
+            _ => self.offsets(p, |v| (v.key() - base).to_le_bytes()),
         }
     }
     fn offsets<const W: usize, T: Packed>(&mut self, p: &[T], bytes: impl Fn(T) -> [u8; W]) {
