@@ -373,13 +373,14 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
     if (got) {
       job.cancel = null;
       document.body.dataset.decodedIn = 'worker'; // for tests
+      delete document.body.dataset.versionsFrom;
       if (file.size > CHUNK) await onBuild();
       if (!viewer) throw new Error(`${file.name}: the viewer restarted`);
       // Tasks none of which is as long as all at once: the model, a task
       // per chunk (a column, read as it comes while the worker makes the
       // next; each let go once read), the first timeline's replay in steps
-      // of REPLAY_STEP events (while the worker computes the address
-      // versions), the versions, then its views.
+      // of REPLAY_STEP events, then its views. The address versions come
+      // after the first paint (see below).
       // `ms`: each step's sum and the longest task.
       const ms = { read: got.readMs, longest: 0 };
       const step = (name, fn) => {
@@ -402,26 +403,13 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
         step('model', () => viewer.adopt_end());
         await nextTask();
         while (!step('replay', () => viewer.adopt_replay(REPLAY_STEP))) await nextTask();
-        const info = await got.info();
-        ms.finish = info.finishMs;
-        document.body.dataset.workerMemory = info.memory; // the worker's wasm memory at its largest (for the benchmarks)
-        // Its address versions, a task per piece too, each let go once read.
-        const versions = info.versions;
-        while (versions.length) {
-          await nextTask();
-          const v = versions.shift();
-          step('versions', () => viewer.adopt_versions_chunk(new Uint8Array(v)));
-        }
-        step('versions', () => viewer.adopt_versions_end());
         await nextTask();
         i = step('views', () => viewer.adopt_finish());
       } catch (e) {
         got.release();
         throw e;
       }
-      // The worker ends once the page has settled after the first paint
-      // (see `whenSettled`).
-      whenSettled(() => got.release());
+      adoptVersions(got, i, step, ms);
       timings.worker = ms;
       await nextTask(); // the first draw in a task of its own too
       return i;
@@ -442,6 +430,40 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
   job.cancel = null;
   if (file.size > CHUNK) await onBuild();
   return viewer.finish();
+}
+
+/**
+ * The address versions of file `i`, which the worker computes after the
+ * model, read here after the file's first paint: only texts that name a
+ * block need them (on the 950 MB file the page had waited ~1 s for them),
+ * and such a text asked for first computes them here instead. A task per
+ * piece, each let go once read. The worker ends once they are in and the
+ * page has settled after the paint (see `whenSettled`); if it fails
+ * meanwhile, the versions are computed here when needed.
+ */
+function adoptVersions(got, i, step, ms) {
+  const v = viewer;
+  got.info()
+    .then(async (info) => {
+      ms.finish = info.finishMs;
+      document.body.dataset.workerMemory = info.memory; // the worker's wasm memory at its largest (for the benchmarks)
+      const pieces = info.versions;
+      while (pieces.length) {
+        await nextTask();
+        if (viewer !== v) return;
+        const b = pieces.shift();
+        step('versions', () => v.versions_chunk(i, new Uint8Array(b)));
+      }
+      step('versions', () => v.versions_end(i));
+      document.body.dataset.versionsFrom = 'worker'; // for tests
+    })
+    .catch((e) => {
+      if (viewer !== v) return;
+      if (isTrap(e)) return crashed(e);
+      console.warn('memviz: the address versions will be computed on the page', e);
+      guard(() => v.versions_lost(i))();
+    })
+    .finally(() => whenSettled(() => got.release()));
 }
 
 // While the worker reads and decodes a large file this thread is idle. A
@@ -794,9 +816,11 @@ function sizeCanvas(c) {
 /** The worker's part of the last open, for the timings line. */
 function workerTimings() {
   const w = timings.worker;
-  return w ? ` (in the worker: read+decode ${w.read.toFixed(1)} ms, finish ${w.finish.toFixed(1)} ms; here: model ` +
-    `${w.model.toFixed(1)} ms, versions ${w.versions.toFixed(1)} ms, replay ${w.replay.toFixed(1)} ms, ` +
-    `views ${w.views.toFixed(1)} ms; longest step ${w.longest.toFixed(1)} ms, ${w.longestStep})` : '';
+  // The finish and the versions come after the first paint.
+  const then = (x) => (x === undefined ? 'to come' : `${x.toFixed(1)} ms`);
+  return w ? ` (in the worker: read+decode ${w.read.toFixed(1)} ms, finish ${then(w.finish)}; here: model ` +
+    `${w.model.toFixed(1)} ms, replay ${w.replay.toFixed(1)} ms, views ${w.views.toFixed(1)} ms, ` +
+    `versions ${then(w.versions)}; longest step ${w.longest.toFixed(1)} ms, ${w.longestStep})` : '';
 }
 
 function draw() {

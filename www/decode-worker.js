@@ -247,7 +247,7 @@ export class WorkerTrap extends Error {
  * after the last one, so that the page reads each while the worker makes the
  * next; `info()`, a promise of `{ versions, finishMs, memory, pooled }`, which the
  * worker computes after the model: the versions' wire chunks, ArrayBuffers
- * for `Viewer::adopt_versions_chunk`, the worker's milliseconds finishing and
+ * for `Viewer::versions_chunk` (after the file opens), the worker's milliseconds finishing and
  * its wasm memory's size, how many given buffers it used; `release()`, which ends the worker once the page
  * is done with it). `done`, `nextChunk()` or `info()` rejects
  * with the decoder's error (its message names the file and the byte offset,

@@ -22,9 +22,8 @@ fn render(c: &mut Criterion) {
     g.sample_size(10);
     for (name, path) in cases {
         let snap = memviz_core::load(&std::fs::read(&path).unwrap()).unwrap();
-        let versions = memviz_core::versions::compute(&snap);
         let device = snap.default_device().unwrap_or(0);
-        let tl = Timeline::build_with(&snap, &versions, device, TimelineKind::ActiveMemory);
+        let tl = Timeline::build(&snap, device, TimelineKind::ActiveMemory);
         let n = tl.elements.len() as u32;
         for (label, limit) in [("default_detail", n.min(50_000)), ("all_drawn", n)] {
             let dv = DetailView::new(&tl, limit);

@@ -22,20 +22,16 @@ fn views(c: &mut Criterion) {
         }
         let snap = memviz_core::load(&std::fs::read(path()).unwrap()).unwrap();
         let device = snap.default_device().unwrap();
-        let v = memviz_core::versions::compute(&snap);
         g.bench_function(format!("{name}/summarize"), |b| b.iter(|| memviz_core::summary::summarize(&snap)));
         g.bench_function(format!("{name}/versions"), |b| b.iter(|| memviz_core::versions::compute(&snap)));
         for (kind, k) in [(TimelineKind::ActiveMemory, "active"), (TimelineKind::CachedSegments, "segments")] {
-            g.bench_function(format!("{name}/{k}/timeline_build"), |b| {
-                b.iter(|| Timeline::build_with(&snap, &v, device, kind))
-            });
-            let tl = Timeline::build_with(&snap, &v, device, kind);
+            g.bench_function(format!("{name}/{k}/timeline_build"), |b| b.iter(|| Timeline::build(&snap, device, kind)));
+            let tl = Timeline::build(&snap, device, kind);
             for (limit, l) in [(DEFAULT_DETAIL, "15000"), (u32::MAX, "all")] {
                 g.bench_function(format!("{name}/{k}/detail_view_{l}"), |b| b.iter(|| DetailView::new(&tl, limit)));
-                // A device or view switch: replay plus detail (versions are
-                // computed once per file).
+                // A device or view switch: replay plus detail.
                 g.bench_function(format!("{name}/{k}/switch_{l}"), |b| {
-                    b.iter(|| DetailView::new(&Timeline::build_with(&snap, &v, device, kind), limit))
+                    b.iter(|| DetailView::new(&Timeline::build(&snap, device, kind), limit))
                 });
             }
         }

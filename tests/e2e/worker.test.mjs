@@ -34,8 +34,17 @@ before(async () => {
   bigRef = JSON.parse(execFileSync('python3', ['-c', `
 import json, pickle, sys
 s = pickle.load(open(sys.argv[1], 'rb'))
+# memory_viz's address versions: an address's count of free_completed so far.
+seen, last = {}, None
+for e in s['device_traces'][0]:
+    a = e['addr']
+    if e['action'] == 'alloc' and seen.get(a, 0) > 0:
+        last = {'addr': 'b%x_%d' % (a, seen[a]), 'size': e['size']}
+    elif e['action'] == 'free_completed':
+        seen[a] = seen.get(a, 0) + 1
 print(json.dumps({'trace_events': len(s['device_traces'][0]),
-                  'segments': sum(1 for g in s['segments'] if g['device'] == 0)}))`, big]));
+                  'segments': sum(1 for g in s['segments'] if g['device'] == 0),
+                  'reused': last}))`, big]));
   ({ server, origin } = await serveDist());
   browser = await launch();
 });
@@ -115,6 +124,17 @@ test('a 20 MB file decodes in the worker: progress moves, frames keep coming, it
   await waitOpened(page, BIG);
   const w = await page.evaluate(() => window.watch);
   assert.equal(await page.evaluate(() => document.body.dataset.decodedIn), 'worker');
+  // The worker's address versions, read after the file opened: a reused
+  // address is named with the version Python gives it.
+  await page.waitForFunction(() => document.body.dataset.versionsFrom === 'worker', null, { timeout: 30000 });
+  const { addr, size } = bigRef.reused;
+  const found = await page.evaluate((q) => {
+    const v = window.memviz.viewer;
+    return { n: v.search('address', q), list: v.search_list(5), known: v.has_versions(v.current_file()) };
+  }, addr);
+  assert.ok(found.known);
+  assert.ok(found.n >= 1, `${addr}: ${found.n} matches`);
+  assert.match(found.list, new RegExp(`Addr: ${addr}, Size: [^,]* \\(${size} bytes\\)`));
   // ~20 MB in 4 MiB slices: the bar moved at least 4 times, always forward.
   assert.ok(w.progress.length >= 4, JSON.stringify(w.progress));
   assert.ok(w.progress.every((v, i) => i === 0 || v > w.progress[i - 1]), JSON.stringify(w.progress));
@@ -200,10 +220,10 @@ test('the model through buffers the page gave the worker: several chunks to a bu
       v.adopt_chunk(c);
     }
     v.adopt_end();
+    const i = v.adopt_finish();
     const info = await got.info();
-    for (const b of info.versions) v.adopt_versions_chunk(new Uint8Array(b));
-    v.adopt_versions_end();
-    v.adopt_finish();
+    for (const b of info.versions) v.versions_chunk(i, new Uint8Array(b));
+    v.versions_end(i);
     got.release();
     const summary = v.summary_json();
     v.free();

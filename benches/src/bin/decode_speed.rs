@@ -48,7 +48,7 @@ fn phases(bytes: &[u8]) -> [f64; 4] {
     let finish = lap();
     let versions = memviz_core::versions::compute(&snap);
     let ver = lap();
-    let tl = Timeline::build_with(&snap, &versions, snap.default_device().unwrap_or(0), TimelineKind::ActiveMemory);
+    let tl = Timeline::build(&snap, snap.default_device().unwrap_or(0), TimelineKind::ActiveMemory);
     let timeline = lap();
     drop((tl, versions, snap));
     [feed, finish, ver, timeline]

@@ -18,12 +18,12 @@ fn main() {
     let max_limits: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(20000);
     let snap = memviz_core::load(&std::fs::read(&path).unwrap()).unwrap();
     let t = Instant::now();
-    let v = memviz_core::versions::compute(&snap);
+    std::hint::black_box(memviz_core::versions::compute(&snap));
     println!("{path}: versions {:.2} ms (once per file)", ms(t.elapsed()));
     for d in snap.devices() {
         for kind in [TimelineKind::ActiveMemory, TimelineKind::CachedSegments] {
             let t = Instant::now();
-            let tl = Timeline::build_with(&snap, &v, d, kind);
+            let tl = Timeline::build(&snap, d, kind);
             let build = t.elapsed();
             let t = Instant::now();
             let dv = DetailView::new(&tl, 15000);

@@ -109,12 +109,11 @@ fn main() {
         // The one-pass replay against the full timelines.
         use memviz_core::summary::TimelineSummary;
         use memviz_core::timeline::{Timeline, TimelineKind};
-        let v = memviz_core::versions::compute(&snap);
         for (d, s) in &summary.devices.0 {
             for (kind, got) in
                 [(TimelineKind::ActiveMemory, &s.active_memory), (TimelineKind::CachedSegments, &s.segment_memory)]
             {
-                let want = TimelineSummary::of(&Timeline::build_with(&snap, &v, *d, kind));
+                let want = TimelineSummary::of(&Timeline::build(&snap, *d, kind));
                 assert_eq!(*got, want, "device {d} {kind:?}");
             }
         }
@@ -145,13 +144,13 @@ fn main() {
     if timelines {
         use memviz_core::timeline::{DetailView, Timeline, TimelineKind};
         let t = Instant::now();
-        let v = memviz_core::versions::compute(&snap);
+        let _versions = memviz_core::versions::compute(&snap); // held, as the page holds them
         report("versions", file, t);
         let mut keep = Vec::new();
         for d in snap.devices() {
             for kind in [TimelineKind::ActiveMemory, TimelineKind::CachedSegments] {
                 let t = Instant::now();
-                let tl = Timeline::build_with(&snap, &v, d, kind);
+                let tl = Timeline::build(&snap, d, kind);
                 report(&format!("timeline {d} {kind:?}"), file, t);
                 let t = Instant::now();
                 let dv = DetailView::new(&tl, 15000);

@@ -16,7 +16,7 @@ fn main() {
     for d in snap.devices() {
         for kind in [TimelineKind::ActiveMemory, TimelineKind::CachedSegments] {
             let t = Instant::now();
-            let tl = Timeline::build_with(&snap, &v, d, kind);
+            let tl = Timeline::build(&snap, d, kind);
             let build = t.elapsed();
             let t = Instant::now();
             let tl2 = Timeline::build(&snap, d, kind);
@@ -33,10 +33,10 @@ fn main() {
                 let idx = memviz_core::search::SearchIndex::new(&snap);
                 let index_t = t.elapsed();
                 let t = Instant::now();
-                let a = idx.search_elements(&snap, &tl, memviz_core::search::SearchKind::Address, "7f0");
+                let a = idx.search_elements(&snap, &v, &tl, memviz_core::search::SearchKind::Address, "7f0");
                 let addr_t = t.elapsed();
                 let t = Instant::now();
-                let f = idx.search_elements(&snap, &tl, memviz_core::search::SearchKind::Frame, "forward");
+                let f = idx.search_elements(&snap, &v, &tl, memviz_core::search::SearchKind::Frame, "forward");
                 println!(
                     "  search: index {index_t:?}; address '7f0' {addr_t:?} ({} hits); frame 'forward' {:?} ({} hits)",
                     a.len(),

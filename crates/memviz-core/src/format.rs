@@ -283,7 +283,7 @@ fn format_pool(pool: Option<(i64, i64)>) -> String {
 /// 8601 UTC, a ghost block shows its own `user_metadata`, the address has no
 /// apostrophe (as in the state history), and a ghost segment's address gets
 /// the `s` prefix (memory_viz marks it `alloc` and so prints `b`).
-pub fn context_for_element(snap: &Snapshot, tl: &Timeline, elem: u32) -> String {
+pub fn context_for_element(snap: &Snapshot, versions: &Versions, tl: &Timeline, elem: u32) -> String {
     let Some(e) = tl.elements.get(elem as usize) else {
         return String::new();
     };
@@ -300,7 +300,7 @@ pub fn context_for_element(snap: &Snapshot, tl: &Timeline, elem: u32) -> String 
     };
     let mut t = format!(
         "Addr: {}, Size: {} allocation, Total memory used after allocation: {}",
-        format_addr(is_segment, e.addr, e.version),
+        format_addr(is_segment, e.addr, e.source.version(versions, tl.device)),
         format_size(e.size, true),
         format_size(e.total_after_alloc, true)
     );
@@ -349,8 +349,8 @@ pub fn context_for_element(snap: &Snapshot, tl: &Timeline, elem: u32) -> String 
 
 /// The text memory_viz's timeline pane shows for element `elem`:
 /// `"{elem} {context}"`.
-pub fn hover_text(snap: &Snapshot, tl: &Timeline, elem: u32) -> String {
-    format!("{elem} {}", context_for_element(snap, tl, elem))
+pub fn hover_text(snap: &Snapshot, versions: &Versions, tl: &Timeline, elem: u32) -> String {
+    format!("{elem} {}", context_for_element(snap, versions, tl, elem))
 }
 
 /// memory_viz's `formatEvent` (Allocator State History list) for event `i` of

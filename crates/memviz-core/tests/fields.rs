@@ -74,8 +74,8 @@ fn annotations_show_in_the_allocation_hover_and_the_event_list() {
     let (path, want) = generate(&["new-fields"], "annotate.pickle");
     let snap = load(&path);
     let v = versions::compute(&snap);
-    let tl = Timeline::build_with(&snap, &v, 0, TimelineKind::ActiveMemory);
-    let hovers: Vec<String> = (0..tl.elements.len() as u32).map(|e| context_for_element(&snap, &tl, e)).collect();
+    let tl = Timeline::build(&snap, 0, TimelineKind::ActiveMemory);
+    let hovers: Vec<String> = (0..tl.elements.len() as u32).map(|e| context_for_element(&snap, &v, &tl, e)).collect();
     let anns = want["annotations"].as_array().unwrap();
     assert_eq!(anns.len(), 6);
     for a in anns {

@@ -112,10 +112,9 @@ fn detail_views_add_up_on_real_files() {
     let mut summarized_hits = 0;
     for name in ["transformer_fullstep_ctx128.pickle", "small_train_step.pickle", "two_devices_state_only.pickle"] {
         let snap = load(name);
-        let v = versions::compute(&snap);
         for d in snap.devices() {
             for kind in [TimelineKind::ActiveMemory, TimelineKind::CachedSegments] {
-                let tl = Timeline::build_with(&snap, &v, d, kind);
+                let tl = Timeline::build(&snap, d, kind);
                 for limit in [0, 10, 1000, 15000] {
                     let dv = DetailView::new(&tl, limit);
                     assert_eq!(dv.drawn_count() as usize, tl.elements.len().min(limit as usize));
@@ -148,9 +147,10 @@ fn detail_views_add_up_on_real_files() {
 fn hover_text_on_real_file() {
     let snap = load("transformer_fullstep_ctx128.pickle");
     let tl = Timeline::build(&snap, 0, TimelineKind::ActiveMemory);
+    let v = versions::compute(&snap);
     let big = tl.by_size[0];
     let e = tl.elements[big as usize];
-    let text = format::context_for_element(&snap, &tl, big);
+    let text = format::context_for_element(&snap, &v, &tl, big);
     // Element, address and size from `views_reference.py FILE --hover 0`
     // (elem 2060, "b7f2b54000000_0", 164626432 bytes, alloc_step 3215); the
     // size text from views_hover_reference.py's size().
@@ -208,7 +208,7 @@ fn largest_elements_match_python_reference() {
                 Err(e) => panic!("python3 is needed for the reference numbers: {e}"),
             };
             let want: serde_json::Value = serde_json::from_slice(&out).unwrap();
-            let tl = Timeline::build_with(&snap, &v, d, TimelineKind::ActiveMemory);
+            let tl = Timeline::build(&snap, d, TimelineKind::ActiveMemory);
             let initial: std::collections::HashSet<u32> = tl.initially_allocated.iter().copied().collect();
             let got: Vec<serde_json::Value> = tl
                 .by_size
@@ -221,7 +221,7 @@ fn largest_elements_match_python_reference() {
                     let freed = e.x1 > 0 && tl.actions.get(last as usize) == Some(&i) && (is_initial || last > e.x0);
                     serde_json::json!({
                         "elem": i,
-                        "addr": format_addr(false, e.addr, e.version),
+                        "addr": format_addr(false, e.addr, tl.version(&v, i)),
                         "size": e.size,
                         "alloc_step": if is_initial { None } else { Some(e.x0) },
                         "free_step": if freed { Some(last) } else { None },
@@ -304,9 +304,10 @@ fn hover_text_matches_python_reference() {
     };
     let snap = load(name);
     let tl = Timeline::build(&snap, 0, TimelineKind::ActiveMemory);
+    let v = versions::compute(&snap);
     assert_eq!(tl.elements[0].source, ElementSource::Alloc(0));
-    assert_eq!(format::context_for_element(&snap, &tl, 0), want.trim_end_matches('\n'));
-    assert!(format::hover_text(&snap, &tl, 0).starts_with("0 Addr: bb03000000_0, "));
+    assert_eq!(format::context_for_element(&snap, &v, &tl, 0), want.trim_end_matches('\n'));
+    assert!(format::hover_text(&snap, &v, &tl, 0).starts_with("0 Addr: bb03000000_0, "));
 }
 
 /// The replay in steps (`TimelineBuilder`, as the page runs it between
@@ -319,17 +320,16 @@ fn timeline_built_in_steps_equals_one_go() {
     let mut sliced = 0;
     for name in SNAPSHOTS {
         let snap = load(name);
-        let v = versions::compute(&snap);
         for d in snap.devices() {
             for kind in [TimelineKind::ActiveMemory, TimelineKind::CachedSegments] {
-                let whole = Timeline::build_with(&snap, &v, d, kind);
+                let whole = Timeline::build(&snap, d, kind);
                 for budget in [1, 97] {
                     let mut b = TimelineBuilder::new(&snap, d, kind);
                     let mut steps = 1;
                     while !b.step(&snap, budget) {
                         steps += 1;
                     }
-                    let tl = b.finish(&v);
+                    let tl = b.finish();
                     let at = format!("{name} device {d} {kind:?} budget {budget}");
                     assert_eq!(tl.elements, whole.elements, "{at}");
                     assert_eq!(tl.actions, whole.actions, "{at}");

@@ -382,18 +382,19 @@ fn no_private_pools_on_real_files() {
 fn search_on_real_file() {
     let snap = load_path(&snapshot_path("transformer_fullstep_ctx128.pickle"));
     let tl = Timeline::build(&snap, 0, TimelineKind::ActiveMemory);
+    let v = versions::compute(&snap);
     let idx = SearchIndex::new(&snap);
     // The hover texts without the explanations that are not frames.
     let texts: Vec<String> = (0..tl.elements.len() as u32)
         .map(|e| {
-            format::context_for_element(&snap, &tl, e)
+            format::context_for_element(&snap, &v, &tl, e)
                 .replace(format::NO_FRAMES_TEXT, "")
                 .replace(format::GHOST_BLOCK_TEXT, "")
                 .to_lowercase()
         })
         .collect();
     for q in ["backward", "Linear", "transformer.py:", "softmax", "Engine::thread_main", "module.py:1"] {
-        let got = idx.search_elements(&snap, &tl, SearchKind::Frame, q);
+        let got = idx.search_elements(&snap, &v, &tl, SearchKind::Frame, q);
         let ql = q.to_lowercase();
         // Frames come after the first line of the hover text.
         let want: Vec<u32> = (0..texts.len() as u32)
@@ -405,7 +406,7 @@ fn search_on_real_file() {
     let e = tl.by_size[10];
     let el = tl.elements[e as usize];
     let addr = format!("0x{:X}", el.addr);
-    let got = idx.search_elements(&snap, &tl, SearchKind::Address, &addr);
+    let got = idx.search_elements(&snap, &v, &tl, SearchKind::Address, &addr);
     assert!(got.contains(&e));
     let hex = format!("{:x}", el.addr);
     assert_eq!(
@@ -414,10 +415,10 @@ fn search_on_real_file() {
             .filter(|&i| format!("{:x}", tl.elements[i as usize].addr).contains(&hex))
             .collect::<Vec<_>>()
     );
-    let exact = idx.search_elements(&snap, &tl, SearchKind::Address, &format::format_addr(false, el.addr, el.version));
+    let version = tl.version(&v, e);
+    let exact = idx.search_elements(&snap, &v, &tl, SearchKind::Address, &format::format_addr(false, el.addr, version));
     assert!(exact.contains(&e));
-    assert!(exact.iter().all(|&i| tl.elements[i as usize].version == el.version
-        || tl.elements[i as usize].version.to_string().starts_with(&el.version.to_string())));
+    assert!(exact.iter().all(|&i| tl.version(&v, i).to_string().starts_with(&version.to_string())));
     assert_eq!(next_match(&got, Some(*got.last().unwrap()), false), Some(got[0]));
 }
 
@@ -513,7 +514,7 @@ fn all_views_on_all_real_snapshots() {
             for i in (0..sv.len()).step_by(sv.len() / 50 + 1) {
                 assert!(!segment_map::event_line(&snap, &v, d, i).is_empty());
             }
-            let tl = Timeline::build_with(&snap, &v, d, TimelineKind::ActiveMemory);
+            let tl = Timeline::build(&snap, d, TimelineKind::ActiveMemory);
             let pp = PrivatePools::build(&snap, &tl);
             assert_eq!(pp.total, tl.total, "{name}: no private pools in the real files");
             let dv = DetailView::new(&tl, 100);
@@ -534,7 +535,7 @@ fn all_views_on_all_real_snapshots() {
                 linked > 0 || !snap.trace(d).action.contains(&Action::Alloc),
                 "{name}: no element links to its alloc"
             );
-            let all = idx.search_elements(&snap, &tl, SearchKind::Address, "_");
+            let all = idx.search_elements(&snap, &v, &tl, SearchKind::Address, "_");
             assert_eq!(all.len(), tl.elements.len(), "{name}: every address has a version");
             let _ = idx.search_events(&snap, &v, d, SearchKind::Frame, "py");
         }

@@ -76,7 +76,7 @@ enum Depth {
 
 fn timeline_views(snap: &Snapshot, v: &Versions, ix: &SearchIndex, device: u32, depth: Depth, seen: &mut Seen) {
     for kind in [TimelineKind::ActiveMemory, TimelineKind::CachedSegments] {
-        let tl = Timeline::build_with(snap, v, device, kind);
+        let tl = Timeline::build(snap, device, kind);
         let n = tl.n_steps();
         let all = tl.elements.len() as u32;
         let limits: &[u32] = if depth == Depth::Full { &[all, 50, 1, 0] } else { &[50, 0] };
@@ -113,7 +113,7 @@ fn timeline_views(snap: &Snapshot, v: &Versions, ix: &SearchIndex, device: u32, 
                     if let Some(hit) = dv.hit(&tl, step, bytes) {
                         seen.timeline_hits += 1;
                         if let Hit::Element(e) = hit {
-                            assert!(!hover_text(snap, &tl, e).is_empty());
+                            assert!(!hover_text(snap, v, &tl, e).is_empty());
                         }
                     }
                 }
@@ -126,7 +126,7 @@ fn timeline_views(snap: &Snapshot, v: &Versions, ix: &SearchIndex, device: u32, 
             }
         }
         for e in [0, all / 2, all.saturating_sub(1), all, u32::MAX] {
-            let _ = hover_text(snap, &tl, e);
+            let _ = hover_text(snap, v, &tl, e);
         }
         let links = EventLinks::new(snap, &tl);
         for i in [0, snap.trace(device).len() / 2, snap.trace(device).len(), usize::MAX] {
@@ -136,10 +136,10 @@ fn timeline_views(snap: &Snapshot, v: &Versions, ix: &SearchIndex, device: u32, 
             let _ = links.event_for_element(&tl, e);
         }
         for q in ["7", "_0", "b", "s", "0x", "ffffffffffffffffffffffff", "_", "zz", "7f00_", "  "] {
-            seen.address_matches += ix.search_elements(snap, &tl, SearchKind::Address, q).len();
+            seen.address_matches += ix.search_elements(snap, v, &tl, SearchKind::Address, q).len();
         }
         for q in ["hostile", "alloc", ".py:1:", "é", "\u{0}"] {
-            seen.frame_matches += ix.search_elements(snap, &tl, SearchKind::Frame, q).len();
+            seen.frame_matches += ix.search_elements(snap, v, &tl, SearchKind::Frame, q).len();
         }
     }
 }
@@ -339,7 +339,7 @@ fn a_hundred_thousand_segments() {
     let (name, snap) = &files[0];
     assert_eq!(snap.segments.len(), 100_000);
     let v = versions::compute(snap);
-    let tl = Timeline::build_with(snap, &v, 0, TimelineKind::ActiveMemory);
+    let tl = Timeline::build(snap, 0, TimelineKind::ActiveMemory);
     let pp = PrivatePools::build(snap, &tl);
     assert_eq!(pp.pools.len(), 50_000);
     let dv = DetailView::new(&tl, 1000);

@@ -1,6 +1,8 @@
 //! The open snapshots: reading one whole or in chunks, and what is computed
 //! once per file (address versions, the timelines built so far).
 
+use std::cell::OnceCell;
+
 use memviz_core::timeline::{Timeline, TimelineBuilder, TimelineKind};
 use memviz_core::versions::{self, Versions};
 use memviz_core::{Loader, Snapshot, VersionsReader, WireReader};
@@ -8,8 +10,13 @@ use memviz_core::{Loader, Snapshot, VersionsReader, WireReader};
 pub struct OpenFile {
     pub name: String,
     pub snap: Snapshot,
-    /// Address versions, computed once per file (every timeline needs them).
-    pub versions: Versions,
+    /// Address versions, computed once per file, when first needed (only
+    /// texts that name a block need them, not a plot): see
+    /// [`OpenFile::versions`].
+    versions: OnceCell<Versions>,
+    /// While the versions are on their way from elsewhere (a file adopted
+    /// from the page's worker opens before them): their chunks read so far.
+    incoming: Option<Box<VersionsReader>>,
     /// Built timelines: (device, kind).
     timelines: Vec<((u32, TimelineKind), Timeline)>,
     /// The timeline being replayed in steps (`build_timeline_step`).
@@ -35,14 +42,69 @@ fn replay_step(building: &mut Building, snap: &Snapshot, key: TimelineKey, budge
 
 impl OpenFile {
     pub fn new(name: String, snap: Snapshot) -> OpenFile {
-        let versions = versions::compute(&snap);
-        OpenFile::adopted(name, snap, versions, None)
+        OpenFile { name, snap, versions: OnceCell::new(), incoming: None, timelines: Vec::new(), building: None }
     }
 
-    /// A file whose address versions were computed elsewhere (the page's
-    /// worker), and the timeline replayed while they came, if any.
-    fn adopted(name: String, snap: Snapshot, versions: Versions, building: Building) -> OpenFile {
-        OpenFile { name, snap, versions, timelines: Vec::new(), building }
+    /// A file decoded elsewhere (the page's worker), with the timeline
+    /// replayed so far, if any; its address versions are on their way
+    /// ([`OpenFile::versions_chunk`]).
+    fn adopted(name: String, snap: Snapshot, building: Building) -> OpenFile {
+        OpenFile { incoming: Some(Box::default()), building, ..OpenFile::new(name, snap) }
+    }
+
+    /// The address versions. Computed here on first need, unless they came
+    /// from elsewhere first: a text asked for before they come does not
+    /// wait for them.
+    pub fn versions(&self) -> &Versions {
+        self.versions.get_or_init(|| versions::compute(&self.snap))
+    }
+
+    /// Computes the address versions ahead of need (the page calls it when
+    /// idle), unless they are on their way from elsewhere.
+    pub fn prepare_versions(&self) {
+        if self.incoming.is_none() {
+            self.versions();
+        }
+    }
+
+    /// Whether the address versions are known (given or computed).
+    pub fn has_versions(&self) -> bool {
+        self.versions.get().is_some()
+    }
+
+    /// The next chunk of the address versions computed elsewhere
+    /// (`Versions::wire_chunks`). Ignored once they are known. After an
+    /// error (it names the file) they are computed here when needed.
+    pub fn versions_chunk(&mut self, bytes: &[u8]) -> Result<(), String> {
+        if self.has_versions() {
+            self.incoming = None;
+            return Ok(());
+        }
+        let Some(r) = self.incoming.as_mut() else {
+            return Err(format!("{}: the address versions come after their end", self.name));
+        };
+        r.feed(bytes, &self.snap).map_err(|e| {
+            self.incoming = None;
+            format!("{}: {e}", self.name)
+        })
+    }
+
+    /// After the last chunk of the versions: an error (naming the file) if
+    /// they are not whole; they are then computed here when needed.
+    pub fn versions_end(&mut self) -> Result<(), String> {
+        let Some(r) = self.incoming.take() else { return Ok(()) };
+        if self.has_versions() {
+            return Ok(());
+        }
+        let v = r.finish().map_err(|e| format!("{}: {e}", self.name))?;
+        let _ = self.versions.set(v);
+        Ok(())
+    }
+
+    /// The versions will not come from elsewhere (their sender failed):
+    /// they are computed here when needed.
+    pub fn versions_lost(&mut self) {
+        self.incoming = None;
     }
 
     /// The device the file shows when it becomes the current one.
@@ -77,7 +139,7 @@ impl OpenFile {
             return false;
         }
         if let Some((k, b)) = self.building.take() {
-            self.timelines.push((k, b.finish(&self.versions)));
+            self.timelines.push((k, b.finish()));
         }
         true
     }
@@ -116,28 +178,25 @@ pub(crate) fn open(name: &str, bytes: &[u8]) -> Result<OpenFile, String> {
 }
 
 /// A file decoded elsewhere, opened in steps (`Viewer::adopt`): its model
-/// read from the wire form, then its address versions. The first
-/// timeline's replay needs only the model: it may run while the versions
-/// come (the page's worker computes them meanwhile).
+/// read from the wire form, then (optionally) its first timeline's replay.
+/// The address versions come after it opens ([`OpenFile::versions_chunk`]):
+/// the page's worker computes them meanwhile.
 pub(crate) enum Adopting {
     /// The model's chunks being read, one call each.
     Reading(String, Box<WireReader>),
     Read(Box<Model>),
-    Ready(Box<OpenFile>),
 }
 
-/// A file whose model is read, waiting for its address versions.
+/// A file whose model is read.
 pub(crate) struct Model {
     name: String,
     snap: Snapshot,
-    /// The versions' chunks read so far (`versions_chunk`), if any came.
-    versions: Option<Box<VersionsReader>>,
     building: Building,
 }
 
 impl Adopting {
     fn read_model(name: String, snap: Snapshot) -> Adopting {
-        Adopting::Read(Box::new(Model { name, snap, versions: None, building: None }))
+        Adopting::Read(Box::new(Model { name, snap, building: None }))
     }
 
     /// Reads the model; the error names the file.
@@ -172,59 +231,8 @@ impl Adopting {
         }
     }
 
-    /// The address versions computed here.
-    pub(crate) fn versions(self) -> Adopting {
-        match self {
-            Adopting::Read(m) if m.versions.is_none() => {
-                let Model { name, snap, building, .. } = *m;
-                let versions = versions::compute(&snap);
-                Adopting::Ready(Box::new(OpenFile::adopted(name, snap, versions, building)))
-            }
-            other => other,
-        }
-    }
-
-    /// The address versions computed elsewhere, in their wire form
-    /// (`Versions::to_wire`), instead of computing them; the error names the
-    /// file.
-    pub(crate) fn versions_from(self, wire: &[u8]) -> Result<Adopting, String> {
-        match self {
-            ready @ Adopting::Ready(_) => Ok(ready),
-            adopting => adopting.versions_chunk(wire)?.versions_end(),
-        }
-    }
-
-    /// The next chunk of the address versions computed elsewhere
-    /// (`Versions::wire_chunks`), after the model; the error names the
-    /// file.
-    pub(crate) fn versions_chunk(self, bytes: &[u8]) -> Result<Adopting, String> {
-        let mut m = match self {
-            Adopting::Read(m) => m,
-            Adopting::Reading(name, _) => return Err(format!("{name}: the model's chunks are not all read")),
-            Adopting::Ready(f) => return Err(format!("{}: versions after the versions", f.name)),
-        };
-        let Model { name, snap, versions, .. } = &mut *m;
-        versions.get_or_insert_default().feed(bytes, snap).map_err(|e| format!("{name}: {e}"))?;
-        Ok(Adopting::Read(m))
-    }
-
-    /// After the versions' last chunk: an error (naming the file) if they are not whole.
-    pub(crate) fn versions_end(self) -> Result<Adopting, String> {
-        match self {
-            Adopting::Read(m) => {
-                let Model { name, snap, versions, building } = *m;
-                let Some(r) = versions else { return Err(format!("{name}: the address versions are not all read")) };
-                let versions = r.finish().map_err(|e| format!("{name}: {e}"))?;
-                Ok(Adopting::Ready(Box::new(OpenFile::adopted(name, snap, versions, building))))
-            }
-            Adopting::Reading(name, _) => Err(format!("{name}: the address versions are not all read")),
-            ready => Ok(ready),
-        }
-    }
-
     /// Steps the replay of the timeline of `kind` the file will first show
-    /// (see [`OpenFile::build_timeline_step`]); before its versions, only
-    /// as far as the versions are not needed. True once that far.
+    /// (see [`OpenFile::build_timeline_step`]). True once done.
     pub(crate) fn replay_step(&mut self, kind: TimelineKind, budget: usize) -> Result<bool, String> {
         match self {
             Adopting::Reading(name, _) => Err(format!("{name}: the model's chunks are not all read")),
@@ -232,18 +240,17 @@ impl Adopting {
                 let key = (first_device(&m.snap), kind);
                 Ok(replay_step(&mut m.building, &m.snap, key, budget))
             }
-            Adopting::Ready(f) => Ok(f.build_timeline_step(f.first_device(), kind, budget)),
         }
     }
 
+    /// The file, waiting for its address versions.
     pub(crate) fn open(self) -> Result<OpenFile, String> {
         match self {
             Adopting::Reading(name, _) => Err(format!("{name}: the model's chunks are not all read")),
-            Adopting::Read(m) if m.versions.is_some() => {
-                Err(format!("{}: the address versions are not all read", m.name))
+            Adopting::Read(m) => {
+                let Model { name, snap, building } = *m;
+                Ok(OpenFile::adopted(name, snap, building))
             }
-            read @ Adopting::Read(_) => read.versions().open(),
-            Adopting::Ready(file) => Ok(*file),
         }
     }
 }

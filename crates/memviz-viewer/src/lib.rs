@@ -117,11 +117,13 @@ impl Viewer {
     }
 
     /// Opens a file decoded elsewhere (the page's worker), from the model's
-    /// wire form (`Snapshot::to_wire`), in up to three calls that the page
-    /// runs as separate tasks, so that none of them is long: `adopt` reads
-    /// the model, `adopt_replay` replays its first timeline (optional),
-    /// `adopt_versions` computes its address versions, `adopt_finish` opens
-    /// it and returns its index. Nothing is shown before `adopt_finish`.
+    /// wire form (`Snapshot::to_wire`), in calls that the page runs as
+    /// separate tasks, so that none of them is long: `adopt` reads the model,
+    /// `adopt_replay` replays its first timeline (optional), `adopt_finish`
+    /// opens it and returns its index. Nothing is shown before
+    /// `adopt_finish`. Its address versions come after it opens
+    /// (`versions_chunk`, `versions_end`): only texts that name a block
+    /// need them, and those compute them here if asked for first.
     pub fn adopt(&mut self, name: &str, wire: &[u8]) -> Result<(), String> {
         self.adopting = Some(files::Adopting::read(name, wire)?);
         Ok(())
@@ -160,43 +162,11 @@ impl Viewer {
         Ok(())
     }
 
-    /// The second step of [`Viewer::adopt`] (else done by `adopt_finish`).
-    pub fn adopt_versions(&mut self) {
-        self.adopting = self.adopting.take().map(files::Adopting::versions);
-    }
-
-    /// The second step of [`Viewer::adopt`] with the address versions
-    /// computed elsewhere (the worker), in their wire form.
-    pub fn adopt_versions_from(&mut self, wire: &[u8]) -> Result<(), String> {
-        let adopting = self.adopting.take().ok_or("adopt_versions_from without adopt")?;
-        self.adopting = Some(adopting.versions_from(wire)?);
-        Ok(())
-    }
-
-    /// [`Viewer::adopt_versions_from`] in as many calls as the versions have
-    /// chunks (`Versions::wire_chunks`), after the model:
-    /// `adopt_versions_chunk` for each, in order, then `adopt_versions_end`.
-    /// After an error the file is dropped (the error names it).
-    pub fn adopt_versions_chunk(&mut self, bytes: &[u8]) -> Result<(), String> {
-        let adopting = self.adopting.take().ok_or("adopt_versions_chunk without adopt")?;
-        self.adopting = Some(adopting.versions_chunk(bytes)?);
-        Ok(())
-    }
-
-    /// After the versions' last chunk: an error (naming the file) if they are not whole.
-    pub fn adopt_versions_end(&mut self) -> Result<(), String> {
-        let adopting = self.adopting.take().ok_or("adopt_versions_end without adopt")?;
-        self.adopting = Some(adopting.versions_end()?);
-        Ok(())
-    }
-
-    /// After the model (before, while or after its versions come) and
-    /// before `adopt_finish`: replays the timeline the file will first show
-    /// (its default device, the current view's kind) in steps of about
-    /// `budget` trace events, one call per step, so that the page can yield
-    /// between them; true once it is replayed (only its address versions
-    /// are then left for `adopt_finish`). Optional: `adopt_finish` replays
-    /// whatever is left in one go.
+    /// After the model and before `adopt_finish`: replays the timeline the
+    /// file will first show (its default device, the current view's kind)
+    /// in steps of about `budget` trace events, one call per step, so that
+    /// the page can yield between them; true once it is replayed.
+    /// Optional: `adopt_finish` replays whatever is left in one go.
     pub fn adopt_replay(&mut self, budget: usize) -> Result<bool, String> {
         let kind = self.cx.kind;
         self.adopting.as_mut().ok_or("adopt_replay without adopt")?.replay_step(kind, budget)
@@ -207,6 +177,33 @@ impl Viewer {
         let file = self.adopting.take().ok_or("adopt_finish without adopt")?.open()?;
         self.cx.axes_key = None;
         Ok(self.add(file))
+    }
+
+    /// The next chunk of file `i`'s address versions computed elsewhere
+    /// (`Versions::wire_chunks`, in order), after `adopt_finish`; ignored
+    /// once they are known. After an error (it names the file) they are
+    /// computed here when needed.
+    pub fn versions_chunk(&mut self, i: usize, bytes: &[u8]) -> Result<(), String> {
+        self.cx.files.get_mut(i).ok_or_else(|| format!("no file {i}"))?.versions_chunk(bytes)
+    }
+
+    /// After the last chunk of file `i`'s versions: an error (naming the
+    /// file) if they are not whole; they are then computed here when needed.
+    pub fn versions_end(&mut self, i: usize) -> Result<(), String> {
+        self.cx.files.get_mut(i).ok_or_else(|| format!("no file {i}"))?.versions_end()
+    }
+
+    /// File `i`'s versions will not come from elsewhere (the worker
+    /// failed): they are computed here when needed.
+    pub fn versions_lost(&mut self, i: usize) {
+        if let Some(f) = self.cx.files.get_mut(i) {
+            f.versions_lost();
+        }
+    }
+
+    /// Whether file `i`'s address versions are known (given or computed).
+    pub fn has_versions(&self, i: usize) -> bool {
+        self.cx.files.get(i).is_some_and(|f| f.has_versions())
     }
 
     fn add(&mut self, file: OpenFile) -> usize {
@@ -405,6 +402,9 @@ impl Viewer {
     pub fn prepare_hover(&mut self) {
         if let (Some(tl), Some(d)) = (self.cx.timeline(), self.cx.detail.as_ref()) {
             d.prepare(tl);
+        }
+        if let Some(f) = self.cx.file() {
+            f.prepare_versions();
         }
         if self.view_kind() == ViewKind::Timeline && self.cx.has_time() {
             let _ = self.time_at_step(0.0);

@@ -162,7 +162,7 @@ pub trait View {
     /// Searches what this view lists (sorted indices).
     fn search(&self, cx: &Context, index: &SearchIndex, kind: SearchKind, query: &str) -> Vec<u32> {
         match (cx.file(), cx.timeline()) {
-            (Some(f), Some(tl)) => index.search_elements(&f.snap, tl, kind, query),
+            (Some(f), Some(tl)) => index.search_elements(&f.snap, f.versions(), tl, kind, query),
             _ => Vec::new(),
         }
     }
@@ -170,7 +170,9 @@ pub trait View {
     /// One line for match `m` in the search list.
     fn match_line(&self, cx: &Context, m: u32) -> String {
         match (cx.file(), cx.timeline()) {
-            (Some(f), Some(tl)) => first_line(&memviz_core::format::hover_text(&f.snap, tl, m)).to_string(),
+            (Some(f), Some(tl)) => {
+                first_line(&memviz_core::format::hover_text(&f.snap, f.versions(), tl, m)).to_string()
+            }
             _ => String::new(),
         }
     }

@@ -1,7 +1,7 @@
 //! Opening a file decoded elsewhere (the page's worker: `Decoder` in
 //! memviz-wasm) from the model's wire form, as www/app.js does it: the model,
-//! then the replay (in steps, or in one go) before or after the versions
-//! (sent by the worker, or computed here).
+//! the replay (in steps, or in one go), then the address versions after the
+//! file opens (sent by the worker, or computed here).
 //! The file shown is the one `open` shows: the numbers of
 //! tests/reference/expected/ (Python's pickle) and the same pixels.
 
@@ -18,7 +18,6 @@ fn an_adopted_file_shows_what_an_opened_one_shows() {
     let raw = bytes(FULLSTEP);
     let snap = memviz_core::load(&raw).unwrap();
     let wire = snap.to_wire();
-    let vwire = versions::compute(&snap).to_wire();
 
     let mut opened = Viewer::new();
     opened.open(FULLSTEP, &raw).unwrap();
@@ -31,70 +30,53 @@ fn an_adopted_file_shows_what_an_opened_one_shows() {
     assert!(reused > 100, "{reused} elements at a reused address");
 
     // A file already shown stays current until the last step; the model
-    // whole or in the worker's chunks (pulled one at a time); the replay in
-    // steps before the versions (as the page runs it, while its worker
-    // computes them), after them, or in one go by adopt_finish.
-    #[derive(PartialEq)]
-    enum Replay {
-        Before,
+    // whole or in the worker's chunks (pulled one at a time, or given one
+    // call each as the page does); the replay in steps (as the page runs
+    // it) or in one go by adopt_finish. The file opens and draws before its
+    // address versions; they come after (in pieces, as the page reads the
+    // worker's), never (computed here when first needed), or after a text
+    // asked for them (computed here; the pieces are then ignored).
+    #[derive(PartialEq, Clone, Copy)]
+    enum Versions {
         After,
-        InFinish,
+        Never,
+        AfterATextAsked,
     }
-    for (with_versions, chunked, replay) in [
-        (true, false, Replay::InFinish),
-        (false, false, Replay::After),
-        (true, true, Replay::Before),
-        (true, true, Replay::After),
-        (false, true, Replay::Before),
+    let mut pieces = Vec::new();
+    versions::compute(&snap).wire_chunks_of(1000, |c| pieces.push(c));
+    assert!(pieces.len() > snap.trace(0).len() * 4 / 1000, "{}", pieces.len());
+    for (model, replay_in_steps, versions) in [
+        ("whole", false, Versions::After),
+        ("pulled", true, Versions::Never),
+        ("given", true, Versions::After),
+        ("given", false, Versions::AfterATextAsked),
     ] {
         let mut v = Viewer::new();
         v.open("small_train_step.pickle", &bytes("small_train_step.pickle")).unwrap();
-        if chunked {
-            let mut chunks = Vec::new();
-            snap.wire_chunks(|c| chunks.push(c));
-            assert!(chunks.len() > 5, "{}", chunks.len());
-            if with_versions {
-                // Pulled one at a time.
+        let mut chunks = Vec::new();
+        snap.wire_chunks(|c| chunks.push(c));
+        assert!(chunks.len() > 5, "{}", chunks.len());
+        match model {
+            "whole" => v.adopt(FULLSTEP, &wire).unwrap(),
+            "pulled" => {
                 let mut it = chunks.into_iter();
                 v.adopt_chunks(FULLSTEP, &mut || it.next()).unwrap();
                 assert_eq!(it.next(), None, "every chunk read");
-            } else {
-                // Given one call each, as the page does.
+            }
+            _ => {
                 v.adopt_begin(FULLSTEP);
                 for c in &chunks {
                     v.adopt_chunk(c).unwrap();
                 }
                 v.adopt_end().unwrap();
             }
-        } else {
-            v.adopt(FULLSTEP, &wire).unwrap();
         }
-        let replay_in_steps = |v: &mut Viewer| {
+        if replay_in_steps {
             let mut steps = 1;
             while !v.adopt_replay(1000).unwrap() {
                 steps += 1;
             }
             assert!(steps > snap.trace(0).len() / 1000, "{steps} steps");
-        };
-        if replay == Replay::Before {
-            replay_in_steps(&mut v);
-        }
-        if with_versions && chunked {
-            // In pieces, one call each, as the page reads the worker's.
-            let mut pieces = Vec::new();
-            versions::compute(&snap).wire_chunks_of(1000, |c| pieces.push(c));
-            assert!(pieces.len() > snap.trace(0).len() * 4 / 1000, "{}", pieces.len());
-            for p in &pieces {
-                v.adopt_versions_chunk(p).unwrap();
-            }
-            v.adopt_versions_end().unwrap();
-        } else if with_versions {
-            v.adopt_versions_from(&vwire).unwrap();
-        } else {
-            v.adopt_versions();
-        }
-        if replay == Replay::After {
-            replay_in_steps(&mut v);
         }
         assert_eq!(v.file_names(), ["small_train_step.pickle"]);
         assert_eq!(v.adopt_finish().unwrap(), 1);
@@ -103,8 +85,31 @@ fn an_adopted_file_shows_what_an_opened_one_shows() {
         assert_eq!(got, want);
         assert_eq!(v.render_plot(1200, 500).map(|f| f.bands_drawn), plot);
         assert!(v.plot_image().rgba == pixels, "the same pixels");
+        // Neither the first draw nor the summary needed the versions.
+        assert!(!v.has_versions(1), "{model}: versions computed before they came");
+        v.prepare_hover();
+        assert!(!v.has_versions(1), "{model}: versions computed at idle while they come");
+        match versions {
+            Versions::After => {
+                for p in &pieces {
+                    v.versions_chunk(1, p).unwrap();
+                }
+                assert!(!v.has_versions(1), "{model}: versions known before their end");
+                v.versions_end(1).unwrap();
+                assert!(v.has_versions(1));
+            }
+            Versions::Never => v.versions_lost(1),
+            Versions::AfterATextAsked => {
+                assert_eq!(v.element_text(0), texts[0]);
+                assert!(v.has_versions(1), "the text computed them");
+                // Pieces of another file, once known: ignored.
+                let other = memviz_core::load(&bytes("small_train_step.pickle")).unwrap();
+                v.versions_chunk(1, &versions::compute(&other).to_wire()).unwrap();
+                v.versions_end(1).unwrap();
+            }
+        }
         let got: Vec<String> = (0..v.element_count()).map(|e| v.element_text(e)).collect();
-        assert!(got == texts, "the same element texts (address versions)");
+        assert!(got == texts, "{model}: the same element texts (address versions)");
     }
     // Against Python's numbers.
     let dev = &expected(FULLSTEP)["summary"]["devices"]["0"];
@@ -120,27 +125,7 @@ fn bad_wire_bytes_name_the_file_and_change_nothing() {
     let e = v.adopt("cut.pickle", b"MVZWIRE\0\x01\0\0\0\xff").unwrap_err();
     assert!(e.starts_with("cut.pickle: ") && e.contains("byte offset"), "{e}");
     assert!(v.adopt_finish().is_err());
-    // Versions of another file.
     let snap: Snapshot = memviz_core::load(&bytes(FULLSTEP)).unwrap();
-    v.adopt(FULLSTEP, &snap.to_wire()).unwrap();
-    let other = memviz_core::load(&bytes("small_train_step.pickle")).unwrap();
-    let e = v.adopt_versions_from(&versions::compute(&other).to_wire()).unwrap_err();
-    assert!(e.starts_with(&format!("{FULLSTEP}: ")), "{e}");
-    // Versions in pieces, of another file or cut short: the same, after
-    // the first timeline's replay too.
-    v.adopt(FULLSTEP, &snap.to_wire()).unwrap();
-    while !v.adopt_replay(1000).unwrap() {}
-    let e = v.adopt_versions_chunk(&versions::compute(&other).to_wire()).unwrap_err();
-    assert!(e.starts_with(&format!("{FULLSTEP}: ")) && e.contains("a column of"), "{e}");
-    assert!(v.adopt_finish().is_err(), "the file was dropped");
-    v.adopt(FULLSTEP, &snap.to_wire()).unwrap();
-    let mut pieces = Vec::new();
-    versions::compute(&snap).wire_chunks_of(1000, |c| pieces.push(c));
-    v.adopt_versions_chunk(&pieces[0]).unwrap();
-    let e = v.adopt_versions_end().unwrap_err();
-    assert!(e.starts_with(&format!("{FULLSTEP}: ")) && e.contains("before the versions do"), "{e}");
-    assert!(v.adopt_finish().is_err(), "the file was dropped");
-    assert_eq!(v.file_names(), ["small_train_step.pickle"]);
     // Chunks cut short: the error names the file; nothing changes.
     let mut chunks = Vec::new();
     snap.wire_chunks(|c| chunks.push(c));
@@ -165,4 +150,45 @@ fn bad_wire_bytes_name_the_file_and_change_nothing() {
     assert!(e.starts_with("cut.pickle: ") && e.contains("byte offset"), "{e}");
     assert!(v.adopt_chunk(&chunks[2]).is_err() && v.adopt_finish().is_err());
     assert_eq!(v.file_names(), ["small_train_step.pickle"]);
+}
+
+/// Address versions from elsewhere that are wrong (another file's, cut
+/// short, or for no such file): the error names the file, and the versions
+/// shown are computed here, the same as an opened file's.
+#[test]
+fn bad_versions_name_the_file_and_are_computed_here() {
+    let raw = bytes(FULLSTEP);
+    let snap: Snapshot = memviz_core::load(&raw).unwrap();
+    let mut opened = Viewer::new();
+    opened.open(FULLSTEP, &raw).unwrap();
+    let texts: Vec<String> = (0..opened.element_count()).map(|e| opened.element_text(e)).collect();
+    let other = memviz_core::load(&bytes("small_train_step.pickle")).unwrap();
+    let mut pieces = Vec::new();
+    versions::compute(&snap).wire_chunks_of(1000, |c| pieces.push(c));
+    for what in ["another file's", "cut short", "after their end"] {
+        let mut v = Viewer::new();
+        v.adopt(FULLSTEP, &snap.to_wire()).unwrap();
+        assert_eq!(v.adopt_finish().unwrap(), 0);
+        let e = match what {
+            "another file's" => v.versions_chunk(0, &versions::compute(&other).to_wire()).unwrap_err(),
+            "cut short" => {
+                v.versions_chunk(0, &pieces[0]).unwrap();
+                v.versions_end(0).unwrap_err()
+            }
+            _ => {
+                v.versions_lost(0);
+                v.versions_chunk(0, &pieces[0]).unwrap_err()
+            }
+        };
+        assert!(e.starts_with(&format!("{FULLSTEP}: ")), "{what}: {e}");
+        assert!(!v.has_versions(0), "{what}");
+        // Computed here at idle now, as for a file opened here.
+        v.prepare_hover();
+        assert!(v.has_versions(0), "{what}");
+        let got: Vec<String> = (0..v.element_count()).map(|e| v.element_text(e)).collect();
+        assert!(got == texts, "{what}: the element texts of an opened file");
+    }
+    let mut v = Viewer::new();
+    assert!(v.versions_chunk(3, &pieces[0]).unwrap_err().contains("no file 3"));
+    assert!(v.versions_end(3).is_err());
 }

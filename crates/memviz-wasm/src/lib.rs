@@ -162,9 +162,8 @@ impl Viewer {
     /// Opens a file a [`decode::Decoder`] read (in the page's worker), from
     /// the model's wire form, in calls the page runs as separate tasks: `adopt`
     /// reads the model, `adopt_replay` replays its first timeline,
-    /// `adopt_versions_chunk` takes its address versions from the Decoder (or
-    /// `adopt_versions` computes them), `adopt_finish` opens it and returns
-    /// its index (it becomes the current file).
+    /// `adopt_finish` opens it and returns its index (it becomes the current
+    /// file). Its address versions come after (`versions_chunk`).
     pub fn adopt(&mut self, name: &str, wire: &[u8]) -> Result<(), JsError> {
         self.inner.adopt(name, wire).map_err(|e| JsError::new(&e))
     }
@@ -208,24 +207,8 @@ impl Viewer {
         self.inner.adopt_end().map_err(|e| JsError::new(&e))
     }
 
-    pub fn adopt_versions(&mut self) {
-        self.inner.adopt_versions();
-    }
-
-    /// `adopt_versions` with the versions a [`decode::Decoder`] computed
-    /// (`Decoder::versions`), a call per chunk, in order, so that the page
-    /// may yield between two; then `adopt_versions_end`.
-    pub fn adopt_versions_chunk(&mut self, bytes: &[u8]) -> Result<(), JsError> {
-        self.inner.adopt_versions_chunk(bytes).map_err(|e| JsError::new(&e))
-    }
-
-    pub fn adopt_versions_end(&mut self) -> Result<(), JsError> {
-        self.inner.adopt_versions_end().map_err(|e| JsError::new(&e))
-    }
-
-    /// After the model (the versions may come before, meanwhile or after):
-    /// replays the file's first timeline in steps of about `budget` trace
-    /// events, a call each; true once done (then, the versions in,
+    /// After the model: replays the file's first timeline in steps of about
+    /// `budget` trace events, a call each; true once done (then
     /// `adopt_finish`).
     pub fn adopt_replay(&mut self, budget: u32) -> Result<bool, JsError> {
         self.inner.adopt_replay(budget as usize).map_err(|e| JsError::new(&e))
@@ -233,6 +216,31 @@ impl Viewer {
 
     pub fn adopt_finish(&mut self) -> Result<u32, JsError> {
         self.inner.adopt_finish().map(|i| i as u32).map_err(|e| JsError::new(&e))
+    }
+
+    /// The address versions a [`decode::Decoder`] computed
+    /// (`Decoder::versions`) for file `i`, after `adopt_finish`: a call per
+    /// chunk, in order, so that the page may yield between two; then
+    /// `versions_end`. Until then, a text that names a block computes them
+    /// here. After an error (it names the file) they are computed here
+    /// when needed.
+    pub fn versions_chunk(&mut self, i: u32, bytes: &[u8]) -> Result<(), JsError> {
+        self.inner.versions_chunk(i as usize, bytes).map_err(|e| JsError::new(&e))
+    }
+
+    pub fn versions_end(&mut self, i: u32) -> Result<(), JsError> {
+        self.inner.versions_end(i as usize).map_err(|e| JsError::new(&e))
+    }
+
+    /// File `i`'s versions will not come (the worker failed): they are
+    /// computed here when needed.
+    pub fn versions_lost(&mut self, i: u32) {
+        self.inner.versions_lost(i as usize);
+    }
+
+    /// Whether file `i`'s address versions are known (for tests).
+    pub fn has_versions(&self, i: u32) -> bool {
+        self.inner.has_versions(i as usize)
     }
 
     /// Opens a whole file at once.

@@ -64,7 +64,14 @@ impl SearchIndex {
 
     /// Indices of the elements of `tl` that match, ascending. An empty query
     /// matches nothing.
-    pub fn search_elements(&self, snap: &Snapshot, tl: &Timeline, kind: SearchKind, query: &str) -> Vec<u32> {
+    pub fn search_elements(
+        &self,
+        snap: &Snapshot,
+        versions: &Versions,
+        tl: &Timeline,
+        kind: SearchKind,
+        query: &str,
+    ) -> Vec<u32> {
         let q = normalize(kind, query);
         if q.is_empty() {
             return Vec::new();
@@ -89,7 +96,7 @@ impl SearchIndex {
                                     || trace.action.get(i as usize).is_some_and(|a| a.is_segment())
                             }
                         };
-                        addr_matches(seg, el.addr, el.version, q.as_bytes())
+                        addr_matches(seg, el.addr, el.source.version(versions, tl.device), q.as_bytes())
                     })
                     .collect()
             }
@@ -214,7 +221,8 @@ mod tests {
         snap.traces.push(t);
         let tl = Timeline::build(&snap, 0, TimelineKind::ActiveMemory);
         let idx = SearchIndex::new(&snap);
-        let f = |k, q: &str| idx.search_elements(&snap, &tl, k, q);
+        let v = crate::versions::compute(&snap);
+        let f = |k, q: &str| idx.search_elements(&snap, &v, &tl, k, q);
         assert_eq!(f(SearchKind::Address, "0x7F064C"), vec![0, 1]);
         assert_eq!(f(SearchKind::Address, "b7f064c000000_1"), vec![1]);
         assert_eq!(f(SearchKind::Address, "_0"), vec![0, 2]);

@@ -9,7 +9,7 @@ use crate::format::format_size;
 use crate::mapped::MappedPieces;
 use crate::model::{BlockState, EventTable, Role, Snapshot};
 use crate::timeline::{Timeline, TimelineKind};
-use crate::versions::{self, AddrHasher};
+use crate::versions::AddrHasher;
 
 /// One of the two timelines, reduced to its totals.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
@@ -37,8 +37,8 @@ impl TimelineSummary {
     /// Both timelines of `device` (`[ActiveMemory, CachedSegments]`) reduced
     /// to their totals in one pass over the trace, without building elements
     /// (no versions, pools, orders or per-step totals): the same figures as
-    /// [`TimelineSummary::of`] on [`Timeline::build_with`], several times
-    /// faster. It mirrors build_with's replay step by step; see there for
+    /// [`TimelineSummary::of`] on [`Timeline::build`], several times
+    /// faster. It mirrors build's replay step by step; see there for
     /// why each rule is what it is.
     pub fn replay(snap: &Snapshot, device: u32) -> [TimelineSummary; 2] {
         // Addresses below 2^64 (all real ones) take the narrower map.
@@ -53,14 +53,12 @@ impl TimelineSummary {
             if MappedPieces::build(snap, device).is_empty() {
                 return [a, s];
             }
-            let v = versions::Versions::default();
-            return [a, TimelineSummary::of(&Timeline::build_with(snap, &v, device, TimelineKind::CachedSegments))];
+            return [a, TimelineSummary::of(&Timeline::build(snap, device, TimelineKind::CachedSegments))];
         }
         // A total over 2^64 (sizes no real file has): the full replay gives
-        // the wrapped figures. Versions do not change the totals.
-        let v = versions::Versions::default();
+        // the wrapped figures.
         [TimelineKind::ActiveMemory, TimelineKind::CachedSegments]
-            .map(|k| TimelineSummary::of(&Timeline::build_with(snap, &v, device, k)))
+            .map(|k| TimelineSummary::of(&Timeline::build(snap, device, k)))
     }
 }
 
@@ -118,7 +116,7 @@ fn replay_as<K: AddrKey>(snap: &Snapshot, device: u32) -> [Option<TimelineSummar
         if !live(segs, seg.address) {
             segs.ghost(seg.total_size);
         }
-        // Clamped as build_with does (a malformed model may point past).
+        // Clamped as build does (a malformed model may point past).
         let end = (seg.blocks.end as usize).min(snap.blocks.len());
         for b in &snap.blocks[(seg.blocks.start as usize).min(end)..end] {
             if b.state == BlockState::ActiveAllocated && !live(blocks, b.address) {
@@ -201,7 +199,7 @@ impl<K: AddrKey> Lean<K> {
         self.initial += size as i128;
         self.first_ghost.get_or_insert(size);
     }
-    /// The summary, or `None` when a total exceeds u64 (build_with's
+    /// The summary, or `None` when a total exceeds u64 (build's
     /// wrapping sums would differ from exact ones).
     fn finish(self) -> Option<TimelineSummary> {
         let mut actions = self.allocs + self.matched_frees + self.unmatched;
@@ -449,9 +447,8 @@ mod tests {
                 snap.segments.push(segment(dev, addr(rnd()), rnd() % 9000, b0..snap.blocks.len() as u32));
             }
             for d in snap.devices() {
-                let v = versions::compute(&snap);
                 let want = [TimelineKind::ActiveMemory, TimelineKind::CachedSegments]
-                    .map(|k| TimelineSummary::of(&Timeline::build_with(&snap, &v, d, k)));
+                    .map(|k| TimelineSummary::of(&Timeline::build(&snap, d, k)));
                 assert_eq!(TimelineSummary::replay(&snap, d), want, "case {case} device {d}");
             }
         }

@@ -17,7 +17,7 @@
 
 use crate::mapped::{self, MappedPieces, BEFORE_TRACE};
 use crate::model::{Action, BlockState, EventTable, PoolFinder, Role, Snapshot, StackId};
-use crate::versions::{self, AddrMap, Versions};
+use crate::versions::{AddrMap, Versions};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum TimelineKind {
@@ -66,9 +66,6 @@ impl ElementSource {
 pub struct Element {
     pub source: ElementSource,
     pub addr: u128,
-    /// Address version (see `versions`): [`ElementSource::version`], set
-    /// when the timeline is finished.
-    pub version: u32,
     pub size: u64,
     pub stream: u32,
     pub pool_id: Option<(i64, i64)>,
@@ -135,16 +132,18 @@ fn classify(kind: TimelineKind, a: Action) -> (bool, bool) {
 
 impl Timeline {
     /// Replays `device`'s trace for one of the two timelines (see the
-    /// module doc). Versions are computed over the whole snapshot; use
-    /// [`Timeline::build_with`] to share them between calls.
+    /// module doc). An element's address version is not kept: it is its
+    /// source's ([`Timeline::version`]), so that a timeline can be drawn
+    /// before the versions are computed.
     pub fn build(snap: &Snapshot, device: u32, kind: TimelineKind) -> Timeline {
-        Timeline::build_with(snap, &versions::compute(snap), device, kind)
-    }
-
-    pub fn build_with(snap: &Snapshot, versions: &Versions, device: u32, kind: TimelineKind) -> Timeline {
         let mut b = TimelineBuilder::new(snap, device, kind);
         while !b.step(snap, usize::MAX) {}
-        b.finish(versions)
+        b.finish()
+    }
+
+    /// The address version of element `e` (see `versions`); 0 when out of range.
+    pub fn version(&self, versions: &Versions, e: u32) -> u32 {
+        self.elements.get(e as usize).map_or(0, |el| el.source.version(versions, self.device))
     }
 
     pub fn n_steps(&self) -> u32 {
@@ -164,12 +163,11 @@ impl Timeline {
     }
 }
 
-/// [`Timeline::build_with`] in steps, so that a page can replay a large
+/// [`Timeline::build`] in steps, so that a page can replay a large
 /// trace between frames rather than in one long task: `new`, then `step`
 /// until it returns true, then `finish`. Every call must be given the same
 /// snapshot (the builder keeps indices into it, not references, so that it
-/// can live beside the snapshot it replays). The address versions are only
-/// needed by `finish`: the page replays while its worker computes them.
+/// can live beside the snapshot it replays).
 pub struct TimelineBuilder {
     device: u32,
     kind: TimelineKind,
@@ -289,15 +287,10 @@ impl TimelineBuilder {
         st
     }
 
-    /// The timeline, once `step` has returned true, with each element's
-    /// address version.
-    pub fn finish(self, versions: &Versions) -> Timeline {
+    /// The timeline, once `step` has returned true.
+    pub fn finish(self) -> Timeline {
         assert!(matches!(self.stage, Stage::Done), "TimelineBuilder::finish before the last step");
-        let mut tl = self.timeline.expect("the timeline is made before the last step");
-        for e in &mut tl.elements {
-            e.version = e.source.version(versions, tl.device);
-        }
-        tl
+        self.timeline.expect("the timeline is made before the last step")
     }
 }
 
@@ -317,7 +310,7 @@ struct ReplayState {
     next_unmap: usize,
 }
 
-/// Phase 1 of [`Timeline::build_with`]: the replay of the trace's events,
+/// Phase 1 of [`Timeline::build`]: the replay of the trace's events,
 /// and the elements, actions and initially allocated ones made so far.
 struct Replay<'a> {
     snap: &'a Snapshot,
@@ -381,7 +374,6 @@ impl<'a> Replay<'a> {
         Element {
             source,
             addr,
-            version: 0,
             size: trace.size[i],
             stream: trace.stream[i],
             pool_id: self.pools.find(addr),
@@ -412,7 +404,6 @@ impl<'a> Replay<'a> {
         Element {
             source,
             addr: p.addr,
-            version: 0,
             size: p.size,
             stream,
             pool_id: self.pools.find(p.addr),
@@ -523,7 +514,6 @@ impl Dump<'_> {
                         elements.push(Element {
                             source: ElementSource::GhostSegment(si as u32),
                             addr: seg.address,
-                            version: 0,
                             size: seg.total_size,
                             stream: seg.stream,
                             pool_id: self.pools.find(seg.address),
@@ -544,7 +534,6 @@ impl Dump<'_> {
                             elements.push(Element {
                                 source: ElementSource::GhostBlock(bi as u32),
                                 addr: b.address,
-                                version: 0,
                                 size: b.requested_size,
                                 stream: seg.stream,
                                 pool_id: seg.pool_id.or_else(|| self.pools.find(b.address)),
@@ -1089,7 +1078,6 @@ mod tests {
         let el = |size: u64| Element {
             source: ElementSource::Alloc(0),
             addr: 0,
-            version: 0,
             size,
             stream: 0,
             pool_id: None,
@@ -1203,8 +1191,9 @@ mod tests {
         assert_eq!(e(3).total_after_alloc, 5570);
         assert_eq!(tl.by_size, vec![6, 5, 3, 1, 0, 4, 2]);
         // Versions: e3 is the second alloc at 0x10000; the ghost at 0x10200 first.
-        assert_eq!(e(3).version, 1);
-        assert_eq!(e(0).version, 0);
+        let v = crate::versions::compute(&snap);
+        assert_eq!(tl.version(&v, 3), 1);
+        assert_eq!(tl.version(&v, 0), 0);
     }
 
     #[test]
@@ -1320,11 +1309,12 @@ mod tests {
     fn hover_text_parts() {
         let snap = small_snapshot();
         let tl = Timeline::build(&snap, 0, TimelineKind::ActiveMemory);
-        let t = crate::format::context_for_element(&snap, &tl, 2);
+        let v = crate::versions::compute(&snap);
+        let t = crate::format::context_for_element(&snap, &v, &tl, 2);
         assert!(t.starts_with("Addr: b30000_0, Size: 50.0B (50 bytes) allocation, Total memory used after allocation: 5.0KiB (5120 bytes), Compile context: None, stream 0, pool_id unknown\nalloc not recorded, stack trace for free:\nThis block has no frames."), "{t}");
-        let g = crate::format::context_for_element(&snap, &tl, 6);
+        let g = crate::format::context_for_element(&snap, &v, &tl, 6);
         assert!(g.contains(", stream 2, pool_id (1, 7)\n[Ghost block] This block exists"), "{g}");
-        assert_eq!(crate::format::context_for_element(&snap, &tl, 99), "");
+        assert_eq!(crate::format::context_for_element(&snap, &v, &tl, 99), "");
     }
 
     #[test]

@@ -47,7 +47,7 @@ impl StateHistoryView {
             self.state = None;
             self.hovered = None;
             self.scroll = 0.0;
-            self.state = Some((k, StateView::new(&f.snap, &f.versions, cx.device)));
+            self.state = Some((k, StateView::new(&f.snap, f.versions(), cx.device)));
         }
         self.state.as_mut().map(|s| &mut s.1)
     }
@@ -119,7 +119,7 @@ impl StateHistoryView {
             if i > first {
                 out.push('\n');
             }
-            one_line(&mut out, &event_line(&f.snap, &f.versions, cx.device, i));
+            one_line(&mut out, &event_line(&f.snap, f.versions(), cx.device, i));
         }
         out
     }
@@ -128,7 +128,7 @@ impl StateHistoryView {
     /// totals when it is the selected one.
     pub fn event_text(&mut self, cx: &Context, i: usize) -> String {
         let Some(f) = cx.file() else { return String::new() };
-        self.view(cx).map_or(String::new(), |sv| sv.event_text(&f.snap, &f.versions, i))
+        self.view(cx).map_or(String::new(), |sv| sv.event_text(&f.snap, f.versions(), i))
     }
 
     /// Numbers of the selected state, as `memviz state --json` names them.
@@ -280,13 +280,13 @@ impl View for StateHistoryView {
     }
 
     fn search(&self, cx: &Context, index: &SearchIndex, kind: SearchKind, query: &str) -> Vec<u32> {
-        cx.file().map_or(Vec::new(), |f| index.search_events(&f.snap, &f.versions, cx.device, kind, query))
+        cx.file().map_or(Vec::new(), |f| index.search_events(&f.snap, f.versions(), cx.device, kind, query))
     }
 
     fn match_line(&self, cx: &Context, m: u32) -> String {
         let mut s = String::new();
         if let Some(f) = cx.file() {
-            one_line(&mut s, &event_line(&f.snap, &f.versions, cx.device, m as usize));
+            one_line(&mut s, &event_line(&f.snap, f.versions(), cx.device, m as usize));
         }
         s
     }
