@@ -435,8 +435,10 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
 /**
  * The address versions of file `i`, which the worker computes after the
  * model, read here after the file's first paint: only texts that name a
- * block need them (on the 950 MB file the page had waited ~1 s for them),
- * and such a text asked for first computes them here instead. A piece per
+ * block need them (on the 950 MB file the page had waited ~1 s for them).
+ * Meanwhile a band's text names its address without the version (`b7f…_…`;
+ * it is shown again once they are in), and a search or the state history
+ * computes them here. A piece per
  * idle callback, each let go once read. The worker ends once they are in and the
  * page has settled after the paint (see `whenSettled`); if it fails
  * meanwhile, the versions are computed here when needed.
@@ -458,6 +460,10 @@ function adoptVersions(got, i, step, ms) {
       }
       step('versions', () => v.versions_end(i));
       document.body.dataset.versionsFrom = 'worker'; // for tests
+      // A band's text shown meanwhile named its address without the version.
+      if (v.current_file() === i && lastHit >= 0 && $('context').textContent.includes('_…')) {
+        showContext(v.element_text(lastHit));
+      }
     })
     .catch((e) => {
       if (viewer !== v) return;

@@ -58,6 +58,12 @@ pub fn format_addr(is_segment: bool, addr: u128, version: u32) -> String {
     format!("{}{:x}_{}", if is_segment { 's' } else { 'b' }, addr, version)
 }
 
+/// [`format_addr`] while the address versions are on their way (a large
+/// file shows before them): `b7f064c000000_…`.
+pub fn format_addr_pending(is_segment: bool, addr: u128) -> String {
+    format!("{}{:x}_…", if is_segment { 's' } else { 'b' }, addr)
+}
+
 const OMIT_FUNCTIONS: [&str; 8] = [
     "unwind::unwind",
     "CapturedTraceback::gather",
@@ -283,7 +289,9 @@ fn format_pool(pool: Option<(i64, i64)>) -> String {
 /// 8601 UTC, a ghost block shows its own `user_metadata`, the address has no
 /// apostrophe (as in the state history), and a ghost segment's address gets
 /// the `s` prefix (memory_viz marks it `alloc` and so prints `b`).
-pub fn context_for_element(snap: &Snapshot, versions: &Versions, tl: &Timeline, elem: u32) -> String {
+/// `versions`: None while they are on their way (see
+/// [`format_addr_pending`]).
+pub fn context_for_element(snap: &Snapshot, versions: Option<&Versions>, tl: &Timeline, elem: u32) -> String {
     let Some(e) = tl.elements.get(elem as usize) else {
         return String::new();
     };
@@ -300,7 +308,10 @@ pub fn context_for_element(snap: &Snapshot, versions: &Versions, tl: &Timeline, 
     };
     let mut t = format!(
         "Addr: {}, Size: {} allocation, Total memory used after allocation: {}",
-        format_addr(is_segment, e.addr, e.source.version(versions, tl.device)),
+        match versions {
+            Some(v) => format_addr(is_segment, e.addr, e.source.version(v, tl.device)),
+            None => format_addr_pending(is_segment, e.addr),
+        },
         format_size(e.size, true),
         format_size(e.total_after_alloc, true)
     );
@@ -349,7 +360,7 @@ pub fn context_for_element(snap: &Snapshot, versions: &Versions, tl: &Timeline, 
 
 /// The text memory_viz's timeline pane shows for element `elem`:
 /// `"{elem} {context}"`.
-pub fn hover_text(snap: &Snapshot, versions: &Versions, tl: &Timeline, elem: u32) -> String {
+pub fn hover_text(snap: &Snapshot, versions: Option<&Versions>, tl: &Timeline, elem: u32) -> String {
     format!("{elem} {}", context_for_element(snap, versions, tl, elem))
 }
 

@@ -75,7 +75,8 @@ fn annotations_show_in_the_allocation_hover_and_the_event_list() {
     let snap = load(&path);
     let v = versions::compute(&snap);
     let tl = Timeline::build(&snap, 0, TimelineKind::ActiveMemory);
-    let hovers: Vec<String> = (0..tl.elements.len() as u32).map(|e| context_for_element(&snap, &v, &tl, e)).collect();
+    let hovers: Vec<String> =
+        (0..tl.elements.len() as u32).map(|e| context_for_element(&snap, Some(&v), &tl, e)).collect();
     let anns = want["annotations"].as_array().unwrap();
     assert_eq!(anns.len(), 6);
     for a in anns {

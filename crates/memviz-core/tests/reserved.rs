@@ -206,7 +206,7 @@ print(len(ps), len(cut), '%x' % p['addr'], p['size'], '%s:%d:%s' % (f['filename'
     let e =
         tl.elements.iter().position(|e| format!("{:x}", e.addr) == addr && e.size == size).expect("the piece's band");
     let v = memviz_core::versions::compute(&snap);
-    let text = memviz_core::format::hover_text(&snap, &v, &tl, e as u32);
+    let text = memviz_core::format::hover_text(&snap, Some(&v), &tl, e as u32);
     assert!(text.contains(&format!("Addr: s{addr}_")), "{text}");
     assert!(text.contains(&format!("({size} bytes) allocation")), "{text}");
     assert!(text.contains(frame), "{text}");

@@ -150,7 +150,7 @@ fn hover_text_on_real_file() {
     let v = versions::compute(&snap);
     let big = tl.by_size[0];
     let e = tl.elements[big as usize];
-    let text = format::context_for_element(&snap, &v, &tl, big);
+    let text = format::context_for_element(&snap, Some(&v), &tl, big);
     // Element, address and size from `views_reference.py FILE --hover 0`
     // (elem 2060, "b7f2b54000000_0", 164626432 bytes, alloc_step 3215); the
     // size text from views_hover_reference.py's size().
@@ -306,8 +306,8 @@ fn hover_text_matches_python_reference() {
     let tl = Timeline::build(&snap, 0, TimelineKind::ActiveMemory);
     let v = versions::compute(&snap);
     assert_eq!(tl.elements[0].source, ElementSource::Alloc(0));
-    assert_eq!(format::context_for_element(&snap, &v, &tl, 0), want.trim_end_matches('\n'));
-    assert!(format::hover_text(&snap, &v, &tl, 0).starts_with("0 Addr: bb03000000_0, "));
+    assert_eq!(format::context_for_element(&snap, Some(&v), &tl, 0), want.trim_end_matches('\n'));
+    assert!(format::hover_text(&snap, Some(&v), &tl, 0).starts_with("0 Addr: bb03000000_0, "));
 }
 
 /// The replay in steps (`TimelineBuilder`, as the page runs it between

@@ -387,7 +387,7 @@ fn search_on_real_file() {
     // The hover texts without the explanations that are not frames.
     let texts: Vec<String> = (0..tl.elements.len() as u32)
         .map(|e| {
-            format::context_for_element(&snap, &v, &tl, e)
+            format::context_for_element(&snap, Some(&v), &tl, e)
                 .replace(format::NO_FRAMES_TEXT, "")
                 .replace(format::GHOST_BLOCK_TEXT, "")
                 .to_lowercase()

@@ -113,7 +113,7 @@ fn timeline_views(snap: &Snapshot, v: &Versions, ix: &SearchIndex, device: u32, 
                     if let Some(hit) = dv.hit(&tl, step, bytes) {
                         seen.timeline_hits += 1;
                         if let Hit::Element(e) = hit {
-                            assert!(!hover_text(snap, v, &tl, e).is_empty());
+                            assert!(!hover_text(snap, Some(v), &tl, e).is_empty());
                         }
                     }
                 }
@@ -126,7 +126,7 @@ fn timeline_views(snap: &Snapshot, v: &Versions, ix: &SearchIndex, device: u32, 
             }
         }
         for e in [0, all / 2, all.saturating_sub(1), all, u32::MAX] {
-            let _ = hover_text(snap, v, &tl, e);
+            let _ = hover_text(snap, Some(v), &tl, e);
         }
         let links = EventLinks::new(snap, &tl);
         for i in [0, snap.trace(device).len() / 2, snap.trace(device).len(), usize::MAX] {

@@ -310,7 +310,7 @@ impl Context {
             return String::new();
         };
         match hit {
-            Some(Hit::Element(e)) => memviz_core::format::hover_text(&f.snap, f.versions(), tl, e),
+            Some(Hit::Element(e)) => memviz_core::format::hover_text(&f.snap, f.versions_now(), tl, e),
             Some(Hit::Summarized) => SUMMARIZED_TEXT.to_string(),
             None => String::new(),
         }

@@ -59,6 +59,17 @@ impl OpenFile {
         self.versions.get_or_init(|| versions::compute(&self.snap))
     }
 
+    /// The address versions, unless they are on their way from elsewhere
+    /// and not here yet (then None: a hover names an address without its
+    /// version rather than wait ~1 s for them on a 1 GB file).
+    pub fn versions_now(&self) -> Option<&Versions> {
+        if self.incoming.is_some() {
+            self.versions.get()
+        } else {
+            Some(self.versions())
+        }
+    }
+
     /// Computes the address versions ahead of need (the page calls it when
     /// idle), unless they are on their way from elsewhere.
     pub fn prepare_versions(&self) {

@@ -171,7 +171,7 @@ pub trait View {
     fn match_line(&self, cx: &Context, m: u32) -> String {
         match (cx.file(), cx.timeline()) {
             (Some(f), Some(tl)) => {
-                first_line(&memviz_core::format::hover_text(&f.snap, f.versions(), tl, m)).to_string()
+                first_line(&memviz_core::format::hover_text(&f.snap, Some(f.versions()), tl, m)).to_string()
             }
             _ => String::new(),
         }

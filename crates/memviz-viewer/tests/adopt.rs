@@ -34,13 +34,14 @@ fn an_adopted_file_shows_what_an_opened_one_shows() {
     // call each as the page does); the replay in steps (as the page runs
     // it) or in one go by adopt_finish. The file opens and draws before its
     // address versions; they come after (in pieces, as the page reads the
-    // worker's), never (computed here when first needed), or after a text
-    // asked for them (computed here; the pieces are then ignored).
+    // worker's), never (computed here when first needed), or after a
+    // search needed them (computed here; the pieces are then ignored).
+    // Meanwhile a band's text names its address without the version.
     #[derive(PartialEq, Clone, Copy)]
     enum Versions {
         After,
         Never,
-        AfterATextAsked,
+        AfterASearch,
     }
     let mut pieces = Vec::new();
     versions::compute(&snap).wire_chunks_of(1000, |c| pieces.push(c));
@@ -49,7 +50,7 @@ fn an_adopted_file_shows_what_an_opened_one_shows() {
         ("whole", false, Versions::After),
         ("pulled", true, Versions::Never),
         ("given", true, Versions::After),
-        ("given", false, Versions::AfterATextAsked),
+        ("given", false, Versions::AfterASearch),
     ] {
         let mut v = Viewer::new();
         v.open("small_train_step.pickle", &bytes("small_train_step.pickle")).unwrap();
@@ -85,8 +86,14 @@ fn an_adopted_file_shows_what_an_opened_one_shows() {
         assert_eq!(got, want);
         assert_eq!(v.render_plot(1200, 500).map(|f| f.bands_drawn), plot);
         assert!(v.plot_image().rgba == pixels, "the same pixels");
-        // Neither the first draw nor the summary needed the versions.
+        // Neither the first draw nor the summary needed the versions; a
+        // band's text does not wait for them.
         assert!(!v.has_versions(1), "{model}: versions computed before they came");
+        let t = v.element_text(0);
+        let (addr, rest) = texts[0].split_once(", Size").unwrap();
+        let unversioned = addr.rsplit_once('_').unwrap().0;
+        assert_eq!(t, format!("{unversioned}_…, Size{rest}"), "{model}");
+        assert!(!v.has_versions(1), "{model}: a text waited for the versions");
         v.prepare_hover();
         assert!(!v.has_versions(1), "{model}: versions computed at idle while they come");
         match versions {
@@ -99,9 +106,9 @@ fn an_adopted_file_shows_what_an_opened_one_shows() {
                 assert!(v.has_versions(1));
             }
             Versions::Never => v.versions_lost(1),
-            Versions::AfterATextAsked => {
-                assert_eq!(v.element_text(0), texts[0]);
-                assert!(v.has_versions(1), "the text computed them");
+            Versions::AfterASearch => {
+                assert_eq!(v.search("address", "_"), v.element_count());
+                assert!(v.has_versions(1), "the search computed them");
                 // Pieces of another file, once known: ignored.
                 let other = memviz_core::load(&bytes("small_train_step.pickle")).unwrap();
                 v.versions_chunk(1, &versions::compute(&other).to_wire()).unwrap();

@@ -1310,11 +1310,11 @@ mod tests {
         let snap = small_snapshot();
         let tl = Timeline::build(&snap, 0, TimelineKind::ActiveMemory);
         let v = crate::versions::compute(&snap);
-        let t = crate::format::context_for_element(&snap, &v, &tl, 2);
+        let t = crate::format::context_for_element(&snap, Some(&v), &tl, 2);
         assert!(t.starts_with("Addr: b30000_0, Size: 50.0B (50 bytes) allocation, Total memory used after allocation: 5.0KiB (5120 bytes), Compile context: None, stream 0, pool_id unknown\nalloc not recorded, stack trace for free:\nThis block has no frames."), "{t}");
-        let g = crate::format::context_for_element(&snap, &v, &tl, 6);
+        let g = crate::format::context_for_element(&snap, Some(&v), &tl, 6);
         assert!(g.contains(", stream 2, pool_id (1, 7)\n[Ghost block] This block exists"), "{g}");
-        assert_eq!(crate::format::context_for_element(&snap, &v, &tl, 99), "");
+        assert_eq!(crate::format::context_for_element(&snap, Some(&v), &tl, 99), "");
     }
 
     #[test]

@@ -59,7 +59,9 @@ impl PoolsView {
         };
         let pool = |p: u32| self.pools.as_ref().and_then(|pp| pp.1.pools.get(p as usize));
         match hit {
-            Some(PoolHit::Element(e)) if (e as usize) < tl.elements.len() => hover_text(&f.snap, f.versions(), tl, e),
+            Some(PoolHit::Element(e)) if (e as usize) < tl.elements.len() => {
+                hover_text(&f.snap, f.versions_now(), tl, e)
+            }
             Some(PoolHit::Element(_)) => String::new(),
             Some(PoolHit::Envelope(p)) => pool(p).map(|e| e.text()).unwrap_or_default(),
             Some(PoolHit::PoolSummarized(p)) => pool(p)
