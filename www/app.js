@@ -438,10 +438,10 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
  * block need them (on the 950 MB file the page had waited ~1 s for them).
  * Meanwhile a band's text names its address without the version (`b7f…_…`;
  * it is shown again once they are in), and a search or the state history
- * computes them here. A piece per
- * idle callback, each let go once read. The worker ends once they are in and the
- * page has settled after the paint (see `whenSettled`); if it fails
- * meanwhile, the versions are computed here when needed.
+ * computes them here. A piece per idle callback, each let go once read. The
+ * worker ends once they are in and the page has settled after the paint
+ * (see `whenSettled`); if it fails meanwhile, the versions are computed here
+ * when needed.
  */
 function adoptVersions(got, i, step, ms) {
   const v = viewer;

@@ -52,9 +52,9 @@ impl OpenFile {
         OpenFile { incoming: Some(Box::default()), building, ..OpenFile::new(name, snap) }
     }
 
-    /// The address versions. Computed here on first need, unless they came
-    /// from elsewhere first: a text asked for before they come does not
-    /// wait for them.
+    /// The address versions, computed here if they are not known yet (a
+    /// search or the state history needs them now, even while they are on
+    /// their way from elsewhere; a hover does not wait: `versions_now`).
     pub fn versions(&self) -> &Versions {
         self.versions.get_or_init(|| versions::compute(&self.snap))
     }
