@@ -123,7 +123,8 @@ impl Viewer {
     /// opens it and returns its index. Nothing is shown before
     /// `adopt_finish`. Its address versions come after it opens
     /// (`versions_chunk`, `versions_end`): only texts that name a block
-    /// need them, and those compute them here if asked for first.
+    /// need them. Meanwhile a hover names an address without its version;
+    /// a search or the state history computes them here.
     pub fn adopt(&mut self, name: &str, wire: &[u8]) -> Result<(), String> {
         self.adopting = Some(files::Adopting::read(name, wire)?);
         Ok(())

@@ -87,7 +87,7 @@ impl Decoder {
 
     /// After `finish`: the model's address versions in their wire form,
     /// handed to `sink` chunk by chunk (`Versions::wire_chunks`, for
-    /// `Viewer::adopt_versions_chunk`), each a view of this memory.
+    /// `Viewer::versions_chunk`, after the file opens), each a view of this memory.
     pub fn versions(&self, sink: &ChunkSink) -> Result<(), JsError> {
         let snap = self.snap.as_ref().ok_or_else(|| JsError::new("versions before finish"))?;
         self.send(sink, |out| versions::compute(snap).wire_chunks(out))
