@@ -272,8 +272,8 @@ const MAX_RECORD_KEYS: usize = 64;
 const MAX_LINE: usize = 1 << 20;
 /// Memo indices are sequential in every pickle Python writes; a PUT that
 /// skips ahead more than this goes to the sparse map instead of growing the
-/// dense memo (16 bytes a slot: a gap of 4096 per 5-byte LONG_BINPUT would
-/// make a 1 MB file take 13 GB).
+/// dense memo (8 bytes a slot: a gap of 4096 per 5-byte LONG_BINPUT would
+/// make a 1 MB file take 6.5 GB).
 const MEMO_DENSE_GAP: u64 = 8;
 
 impl Default for Arena {
@@ -922,6 +922,99 @@ fn hash_u32s(xs: &[u32]) -> u64 {
     h ^ (xs.len() as u64).wrapping_mul(0x9e3779b97f4a7c15)
 }
 
+/// The memo's dense part, 8 bytes a slot rather than an `Option<Value>`'s
+/// 16: a snapshot memoizes every dict (each trace event's), so the memo is
+/// one of the decoder's largest tables, and in a fresh wasm memory every
+/// byte of it costs its first write (~0.7 ms a MB in the worker). A slot
+/// is a [`Value`] packed into its low 4 bits (the kind) and the 60 above;
+/// values that do not fit (a float, an int of 60 bits or more) go to
+/// `wide`, their slot holding their index there. 0 is an empty slot.
+#[derive(Default)]
+struct Memo {
+    slots: Vec<u64>,
+    wide: Vec<Value>,
+}
+
+mod slot {
+    pub const EMPTY: u64 = 0;
+    pub const NONE: u64 = 1;
+    pub const BOOL: u64 = 2;
+    pub const INT: u64 = 3;
+    pub const BIG: u64 = 4;
+    pub const STR: u64 = 5;
+    pub const BYTES: u64 = 6;
+    pub const LIST: u64 = 7;
+    pub const TUPLE: u64 = 8;
+    pub const DICT: u64 = 9;
+    pub const WIDE: u64 = 10;
+}
+
+impl Memo {
+    fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// The slot for `v`.
+    #[inline(always)]
+    fn pack(&mut self, v: Value) -> u64 {
+        let (kind, x) = match v {
+            Value::Dict(id) => (slot::DICT, id as u64),
+            Value::Str(id) => (slot::STR, id as u64),
+            Value::List(id) => (slot::LIST, id as u64),
+            Value::Tuple(id) => (slot::TUPLE, id as u64),
+            Value::Bytes(id) => (slot::BYTES, id as u64),
+            Value::Big(id) => (slot::BIG, id as u64),
+            Value::None => (slot::NONE, 0),
+            Value::Bool(b) => (slot::BOOL, b as u64),
+            // Sign-extended back by an arithmetic shift (`get`).
+            Value::Int(i) if (i << 4) >> 4 == i => (slot::INT, i as u64 & (u64::MAX >> 4)),
+            Value::Int(_) | Value::Float(_) => {
+                self.wide.push(v);
+                (slot::WIDE, (self.wide.len() - 1) as u64)
+            }
+        };
+        kind | x << 4
+    }
+
+    /// The value in slot `idx`, if it holds one.
+    #[inline(always)]
+    fn get(&self, idx: usize) -> Option<Value> {
+        let s = *self.slots.get(idx)?;
+        let x = (s >> 4) as u32;
+        Some(match s & 15 {
+            slot::DICT => Value::Dict(x),
+            slot::STR => Value::Str(x),
+            slot::LIST => Value::List(x),
+            slot::TUPLE => Value::Tuple(x),
+            slot::BYTES => Value::Bytes(x),
+            slot::BIG => Value::Big(x),
+            slot::NONE => Value::None,
+            slot::BOOL => Value::Bool(x != 0),
+            slot::INT => Value::Int((s as i64) >> 4),
+            slot::WIDE => self.wide[x as usize],
+            _ => return None,
+        })
+    }
+
+    /// Stores `v` at the next index (MEMOIZE).
+    #[inline(always)]
+    fn push(&mut self, v: Value) {
+        let s = self.pack(v);
+        self.slots.push(s);
+    }
+
+    /// Stores `v` at `idx`, which is at most the next index.
+    fn set(&mut self, idx: usize, v: Value) {
+        let s = self.pack(v);
+        if idx < self.slots.len() {
+            self.slots[idx] = s;
+        } else {
+            self.slots.resize(idx, slot::EMPTY);
+            self.slots.push(s);
+        }
+    }
+}
+
 /// Why an opcode could not run yet.
 enum Stall {
     /// More input is needed to finish this opcode.
@@ -942,7 +1035,7 @@ pub struct PickleDecoder {
     pub arena: Arena,
     stack: Vec<Value>,
     marks: Vec<usize>,
-    memo: Vec<Option<Value>>,
+    memo: Memo,
     memo_sparse: FastMap<u64, Value>,
     /// Unconsumed input carried over from the previous chunk.
     carry: Vec<u8>,
@@ -1170,7 +1263,7 @@ impl PickleDecoder {
             arena: Arena::new(),
             stack: Vec::new(),
             marks: Vec::new(),
-            memo: Vec::new(),
+            memo: Memo::default(),
             memo_sparse: FastMap::default(),
             carry: Vec::new(),
             base: 0,
@@ -1261,19 +1354,15 @@ impl PickleDecoder {
 
     #[inline(always)]
     fn memo_get(&self, idx: u64, at: u64) -> Result<Value> {
-        if let Some(Some(v)) = self.memo.get(idx as usize) {
-            return Ok(*v);
+        if let Some(v) = self.memo.get(idx as usize) {
+            return Ok(v);
         }
         self.memo_get_slow(idx, at)
     }
 
     #[cold]
     fn memo_get_slow(&self, idx: u64, at: u64) -> Result<Value> {
-        let v = if (idx as usize) < self.memo.len() {
-            self.memo[idx as usize]
-        } else {
-            self.memo_sparse.get(&idx).copied()
-        };
+        let v = if (idx as usize) < self.memo.len() { None } else { self.memo_sparse.get(&idx).copied() };
         v.ok_or_else(|| Error::at(ErrorKind::Malformed, at, format!("memo reference {idx} refers to nothing")))
     }
 
@@ -1281,11 +1370,8 @@ impl PickleDecoder {
         let v =
             *self.stack.last().ok_or_else(|| Error::at(ErrorKind::Malformed, at, "memo store with an empty stack"))?;
         let len = self.memo.len() as u64;
-        if idx < len {
-            self.memo[idx as usize] = Some(v);
-        } else if idx < len + MEMO_DENSE_GAP {
-            self.memo.resize(idx as usize, None);
-            self.memo.push(Some(v));
+        if idx < len + MEMO_DENSE_GAP {
+            self.memo.set(idx as usize, v);
         } else {
             // Far-off indices go to a map so a hostile index cannot make us
             // allocate gigabytes.
@@ -1539,7 +1625,7 @@ impl PickleDecoder {
             let b = &data[pos..pos + HOT_TAIL];
             match b[0] {
                 op::BINGET => match self.memo.get(b[1] as usize) {
-                    Some(&Some(v)) => {
+                    Some(v) => {
                         self.stack.push(v);
                         pos += 2;
                     }
@@ -1548,7 +1634,7 @@ impl PickleDecoder {
                 op::LONG_BINGET => {
                     let idx = u32::from_le_bytes([b[1], b[2], b[3], b[4]]) as usize;
                     match self.memo.get(idx) {
-                        Some(&Some(v)) => {
+                        Some(v) => {
                             self.stack.push(v);
                             pos += 5;
                         }
@@ -1558,8 +1644,8 @@ impl PickleDecoder {
                 op::MEMOIZE => match self.stack.last() {
                     // MEMOIZE stores at the next index: always a push.
                     Some(&v) => {
-                        self.arena.growth.reserve(&mut self.memo, 1);
-                        self.memo.push(Some(v));
+                        self.arena.growth.reserve(&mut self.memo.slots, 1);
+                        self.memo.push(v);
                         pos += 1;
                     }
                     None => break,
@@ -2298,6 +2384,46 @@ impl Arena {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every kind of value comes back out of a memo slot as it went in,
+    /// at the edges of what a slot holds inline.
+    #[test]
+    fn memo_slots_keep_every_value() {
+        let mut values =
+            vec![Value::None, Value::Bool(false), Value::Bool(true), Value::Float(-0.5), Value::Float(f64::NAN)];
+        for i in [0, 1, -1, (1i64 << 59) - 1, -(1i64 << 59), 1i64 << 59, -(1i64 << 59) - 1, i64::MAX, i64::MIN] {
+            values.push(Value::Int(i));
+        }
+        for id in [0, 1, u32::MAX] {
+            values.extend([
+                Value::Big(id),
+                Value::Str(id),
+                Value::Bytes(id),
+                Value::List(id),
+                Value::Tuple(id),
+                Value::Dict(id),
+            ]);
+        }
+        let mut m = Memo::default();
+        for &v in &values {
+            m.push(v);
+        }
+        m.set(values.len() + 2, Value::Int(7)); // a gap: empty slots
+        for (i, v) in values.iter().enumerate() {
+            let got = m.get(i).unwrap();
+            // NaN is not equal to itself: compare the bits.
+            match (got, *v) {
+                (Value::Float(a), Value::Float(b)) => assert_eq!(a.to_bits(), b.to_bits()),
+                _ => assert_eq!(got, *v, "slot {i}"),
+            }
+        }
+        assert_eq!(m.get(values.len()), None);
+        assert_eq!(m.get(values.len() + 1), None);
+        assert_eq!(m.get(values.len() + 2), Some(Value::Int(7)));
+        assert_eq!(m.get(values.len() + 3), None);
+        // Only the floats and the ints of 60 bits or more took a wide slot.
+        assert_eq!(m.wide.len(), 2 + 4);
+    }
 
     #[test]
     fn same_frames_is_slice_equality() {
