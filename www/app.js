@@ -10,7 +10,7 @@
 // modules that build on it, so there is no import cycle).
 import { wasmLoaded, reinstantiate } from './boot.js';
 import { announce, silence } from './announce.js';
-import { decodeInWorker, feedStream, prewarm, Cancelled, WorkerTrap, CHUNK, FEED } from './decode-worker.js';
+import { decodeInWorker, feedStream, prewarm, expectFile, noFile, Cancelled, WorkerTrap, CHUNK, FEED } from './decode-worker.js';
 
 const $ = (id) => document.getElementById(id);
 // Files larger than this are decoded in the worker (www/decode-worker.js),
@@ -356,6 +356,7 @@ function resetControls() {
  */
 export async function loadFile(file, onProgress, onBuild, job = {}) {
   const inWorker = DECODE === 'worker' || (DECODE !== 'page' && file.size > WORKER_MIN);
+  if (!inWorker) noFile();
   const w = inWorker ? decodeInWorker(file, onProgress) : null;
   if (w) {
     job.cancel = w.cancel;
@@ -731,6 +732,13 @@ $('file-input').addEventListener('change', (e) => {
   openFiles(Array.from(e.target.files));
   e.target.value = '';
 });
+// A file is on its way (the button pressed, files dragged over the page):
+// the decode worker writes memory ahead while the user picks it (see
+// expectFile); let go if the dialog is cancelled or the drag leaves.
+const fileComing = () => expectFile((bytes) => { document.body.dataset.aheadWritten = bytes; }); // for tests
+$('open-files').addEventListener('pointerdown', fileComing);
+$('open-files').addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') fileComing(); });
+$('file-input').addEventListener('cancel', noFile);
 $('example').addEventListener('click', guard(() => openExample()));
 $('file-select').addEventListener('change', guard((e) => { viewer.select_file(+e.target.value); viewChanged(); }));
 $('device-select').addEventListener('change', guard((e) => { viewer.set_device(+e.target.value); viewChanged(); }));
@@ -747,15 +755,27 @@ $('reset-zoom').addEventListener('click', guard(() => { viewer.reset_window(); r
 
 // ---- drag and drop anywhere ------------------------------------------------
 let dragDepth = 0;
-addEventListener('dragenter', (e) => { e.preventDefault(); dragDepth++; $('drop-overlay').hidden = false; });
-addEventListener('dragleave', () => { if (--dragDepth <= 0) { dragDepth = 0; $('drop-overlay').hidden = true; } });
+addEventListener('dragenter', (e) => {
+  e.preventDefault();
+  if (!dragDepth++ && e.dataTransfer && e.dataTransfer.types.includes('Files')) fileComing();
+  $('drop-overlay').hidden = false;
+});
+addEventListener('dragleave', () => {
+  if (--dragDepth <= 0) {
+    dragDepth = 0;
+    $('drop-overlay').hidden = true;
+    noFile();
+  }
+});
 addEventListener('dragover', (e) => e.preventDefault());
 addEventListener('drop', (e) => {
   e.preventDefault();
   dragDepth = 0;
   $('drop-overlay').hidden = true;
   // While the viewer restarts after an internal error, files wait for it.
-  if ((viewer || recovering) && e.dataTransfer) openFiles(Array.from(e.dataTransfer.files));
+  const files = e.dataTransfer ? Array.from(e.dataTransfer.files) : [];
+  if (!files.length || !(viewer || recovering)) noFile();
+  else openFiles(files);
 });
 
 // ---- drawing ---------------------------------------------------------------

@@ -27,6 +27,16 @@ export const CHUNK = 4 << 20;
 export const FEED = 1 << 20;
 /** A worker that decoded more than this is ended rather than kept for the next file. */
 const KEEP_BELOW = 32 << 20;
+/**
+ * Bytes of its memory the spare worker writes while the user picks a file
+ * (`expectFile`), AHEAD_STEP a task: the decoder's tables take those pages
+ * again without their first write's cost (~0.55 ms a MB; the 119 MB file's
+ * decode takes ~194 MiB). Held only until the file comes or does not.
+ */
+const AHEAD = 256 << 20;
+const AHEAD_STEP = 4 << 20;
+/** A file expected and none come in this long: the memory written ahead is let go. */
+const AHEAD_WAIT_MS = 60_000;
 
 /**
  * Feeds `file` to `feed(bytes)` (at most FEED bytes a call) as its stream
@@ -81,7 +91,7 @@ export async function feedStream(file, feed, step, CHUNK, FEED) {
 // The worker's program. Runs in the worker (its text goes into the blob after
 // boot's prelude, which defines loadGlue, and feedStream): it refers to
 // nothing outside them.
-function workerMain(loadGlue, feedStream, CHUNK, FEED) {
+function workerMain(loadGlue, feedStream, CHUNK, FEED, AHEAD_STEP) {
   let glue = null;
   let memory = null; // the instance's wasm memory: its size goes with the model (for the benchmarks)
   const trapped = (e) => e instanceof WebAssembly.RuntimeError ||
@@ -90,10 +100,25 @@ function workerMain(loadGlue, feedStream, CHUNK, FEED) {
   // model's chunks go into them, several to a buffer, rather than into
   // fresh ones, whose first writes cost ~0.7 ms a MB here.
   let pool = [];
+  // Memory written ahead while the user picks a file (`ahead`), let go
+  // when the file comes: the decoder's tables take the same pages again.
+  let ahead = null;
+  const letGo = () => {
+    if (ahead) ahead.free();
+    ahead = null;
+  };
   self.onmessage = async (ev) => {
     const m = ev.data;
     if (m.pool) {
       pool.push(...m.pool);
+      return;
+    }
+    if (m.ahead) {
+      if (!glue || ahead) return;
+      const mine = ahead = new glue.MemoryAhead();
+      // A step a task, so that the file's message is taken between them.
+      while (ahead === mine && mine.touch(m.ahead, AHEAD_STEP)) await new Promise((r) => setTimeout(r, 0));
+      if (ahead === mine) self.postMessage({ aheadWritten: mine.written() });
       return;
     }
     if (m.module) {
@@ -108,6 +133,7 @@ function workerMain(loadGlue, feedStream, CHUNK, FEED) {
     }
     const { file, panic, oom } = m;
     const start = performance.now();
+    letGo();
     let dec = null;
     try {
       dec = new glue.Decoder(file.name);
@@ -191,17 +217,22 @@ function spawn() {
   if (!setup || typeof Worker === 'undefined') return null;
   try {
     if (!blobUrl) {
-      const text = `${setup.prelude}\n${feedStream}\n(${workerMain})(loadGlue, feedStream, ${CHUNK}, ${FEED});\n`;
+      const text = `${setup.prelude}\n${feedStream}\n(${workerMain})(loadGlue, feedStream, ${CHUNK}, ${FEED}, ${AHEAD_STEP});\n`;
       blobUrl = URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
     }
     const worker = new Worker(blobUrl, { type: setup.type, name: 'memviz decode' });
-    const ready = new Promise((resolve, reject) => {
-      worker.onmessage = (ev) => (ev.data.ready ? resolve() : reject(new Error(ev.data.failed)));
+    const w = { worker, ready: null, ahead: false, onAhead: null };
+    w.ready = new Promise((resolve, reject) => {
+      worker.onmessage = (ev) => {
+        if (ev.data.aheadWritten != null) w.onAhead(ev.data.aheadWritten);
+        else if (ev.data.ready) resolve();
+        else reject(new Error(ev.data.failed));
+      };
       worker.onerror = (ev) => { ev.preventDefault(); reject(new Error(ev.message || 'the decode worker did not start')); };
     });
-    ready.catch(() => worker.terminate());
+    w.ready.catch(() => worker.terminate());
     worker.postMessage({ module: setup.module });
-    return { worker, ready };
+    return w;
   } catch (e) {
     console.debug('memviz: no decode worker', e);
     return null;
@@ -211,6 +242,38 @@ function spawn() {
 /** Spawns the next worker ahead of time (when the page is idle), if none is waiting. */
 export function prewarm() {
   if (!spare) spare = spawn();
+}
+
+let aheadTimer = 0;
+
+/**
+ * The user is about to pick a file (pressed the open button, dragged files
+ * over the page): the spare worker writes AHEAD bytes of its memory now,
+ * while the dialog is open or the drag goes on, and its decode of the file
+ * reuses them. `onWritten(bytes)` once written. If no file comes to a
+ * worker (`noFile`, or within AHEAD_WAIT_MS) that worker is ended, as its
+ * memory stays that large, and the next is spawned when the page is idle.
+ * Not on a device that reports little memory.
+ */
+export function expectFile(onWritten = () => {}) {
+  if (typeof navigator !== 'undefined' && (navigator.deviceMemory ?? 8) < 4) return;
+  prewarm();
+  const w = spare;
+  if (!w || w.ahead) return;
+  w.ahead = true;
+  w.onAhead = onWritten;
+  w.ready.then(() => { if (spare === w) w.worker.postMessage({ ahead: AHEAD }); }, () => {});
+  clearTimeout(aheadTimer);
+  aheadTimer = setTimeout(noFile, AHEAD_WAIT_MS);
+}
+
+/** No file came to the worker after `expectFile` (see there). */
+export function noFile() {
+  clearTimeout(aheadTimer);
+  if (spare && spare.ahead) {
+    spare.worker.terminate();
+    spare = null;
+  }
 }
 
 /** Thrown by a decode that was cancelled. */
@@ -260,6 +323,7 @@ export class WorkerTrap extends Error {
 export function decodeInWorker(file, onProgress) {
   const w = spare || spawn();
   spare = null;
+  clearTimeout(aheadTimer);
   if (!w) return null;
   let settle = null;
   let over = false;
@@ -294,7 +358,8 @@ export function decodeInWorker(file, onProgress) {
   };
   const end = (keep) => {
     over = true;
-    if (keep && !spare) spare = w;
+    // One that wrote memory ahead keeps it: not kept.
+    if (keep && !spare && !w.ahead) spare = w;
     else w.worker.terminate();
   };
   w.ready.then(() => {

@@ -3,7 +3,11 @@
 // the release page (dist/) in headless Debian chromium. Each run is a fresh
 // page, left to settle (its idle warm-up done) before the file is picked.
 //
-//   node benches/browser/open_paint.mjs [--runs N] [--settle MS] [FILE...]
+//   node benches/browser/open_paint.mjs [--runs N] [--settle MS] [--intent MS] [FILE...]
+//
+// `--intent MS`: the file is picked as a user does, through the open
+// button's dialog, MS ms after the button is pressed (the page writes the
+// decode worker's memory ahead meanwhile); else it is set on the input at once.
 //
 // Measured in the page by a script that runs before the page's own:
 //   change   the change event's timeStamp (a capture listener on window, so
@@ -23,11 +27,12 @@ import { ROOT, serveDist, launchChromium, chromium } from './page.mjs';
 const DIST = process.env.MEMVIZ_DIST ? resolve(process.env.MEMVIZ_DIST) : join(ROOT, 'dist'); // MEMVIZ_DIST: compare two builds
 
 const argv = process.argv.slice(2);
-const opt = { runs: 9, settle: 1500, files: [], args: [] };
+const opt = { runs: 9, settle: 1500, intent: null, files: [], args: [] };
 for (let i = 0; i < argv.length; i++) {
   if (argv[i] === '--runs') opt.runs = +argv[++i];
   else if (argv[i] === '--settle') opt.settle = +argv[++i];
   else if (argv[i] === '--chromium-arg') opt.args.push(argv[++i]);
+  else if (argv[i] === '--intent') opt.intent = +argv[++i];
   else opt.files.push(argv[i]);
 }
 if (!opt.files.length) {
@@ -80,7 +85,16 @@ for (const file of opt.files) {
     await page.goto(`${origin}/index.html`);
     await page.waitForSelector('body[data-ready="1"]');
     await new Promise((r) => setTimeout(r, opt.settle));
-    await page.setInputFiles('#file-input', file);
+    if (opt.intent == null) await page.setInputFiles('#file-input', file);
+    else {
+      // As a user does: the open button pressed, the dialog open for
+      // opt.intent ms, then the file picked.
+      const chooser = page.waitForEvent('filechooser');
+      await page.click('#open-files');
+      const c = await chooser;
+      await new Promise((r) => setTimeout(r, opt.intent));
+      await c.setFiles(file);
+    }
     await page.waitForFunction(() => window.__openPaint, null, { timeout: 120000 });
     const r = await page.evaluate(() => window.__openPaint);
     const m = r.marks;

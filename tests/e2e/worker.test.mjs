@@ -150,6 +150,41 @@ test('a 20 MB file decodes in the worker: progress moves, frames keep coming, it
   await context.close();
 });
 
+test('the open button: the worker writes its memory ahead while the dialog is open, the file picked decodes in it; a cancelled dialog ends it', async () => {
+  const { page, context, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
+  await page.goto(origin + '/');
+  await ready(page);
+  await page.waitForFunction(() => document.body.dataset.warm === '1', null, { timeout: 30000 });
+  // The dialog opened, then cancelled: the worker that wrote 256 MiB is ended.
+  let chooser = page.waitForEvent('filechooser');
+  await page.click('#open-files');
+  await chooser;
+  await page.waitForFunction(() => document.body.dataset.aheadWritten, null, { timeout: 30000 });
+  assert.equal(await page.evaluate(() => +document.body.dataset.aheadWritten), 256 << 20);
+  const holder = page.workers().at(-1);
+  const closed = new Promise((r) => holder.once('close', r));
+  await page.evaluate(() => document.getElementById('file-input').dispatchEvent(new Event('cancel')));
+  await closed;
+  // Opened again and a file picked: the next worker writes ahead and decodes it.
+  await page.evaluate(() => delete document.body.dataset.aheadWritten);
+  chooser = page.waitForEvent('filechooser');
+  await page.click('#open-files');
+  const c = await chooser;
+  await page.waitForFunction(() => document.body.dataset.aheadWritten, null, { timeout: 30000 });
+  await c.setFiles(big);
+  await waitOpened(page, BIG);
+  assert.equal(await page.evaluate(() => document.body.dataset.decodedIn), 'worker');
+  const s = await shownSummary(page);
+  assert.equal(s.trace_events, bigRef.trace_events);
+  assert.equal(s.segments, bigRef.segments);
+  // The decoder took the pages written ahead: its memory grew little past them.
+  await page.waitForFunction(() => document.body.dataset.workerMemory, null, { timeout: 30000 });
+  const mem = await page.evaluate(() => +document.body.dataset.workerMemory);
+  assert.ok(mem >= 256 << 20 && mem < (256 + 16) << 20, `worker memory ${mem}`);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('feedStream hands over every byte in order, in FEED pieces, through a byob reader and without one', async () => {
   const { page, context, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
   await page.goto(origin + '/');

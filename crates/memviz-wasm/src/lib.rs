@@ -19,6 +19,7 @@
 //!   `Viewer`);
 //! - ranks.rs: many files at once: overview rows, rank order, diffs.
 
+mod ahead;
 mod axes;
 mod decode;
 mod explain;
@@ -29,6 +30,7 @@ mod ranks;
 pub mod text;
 mod views;
 
+pub use ahead::MemoryAhead;
 use memviz_render::Image;
 use memviz_viewer::{Axes, Selection};
 use wasm_bindgen::prelude::*;
@@ -99,7 +101,7 @@ pub struct Viewer {
     inner: memviz_viewer::Viewer,
     /// Memory taken and touched ahead for a file a worker decodes
     /// ([`Viewer::touch_ahead`]); let go when its model comes.
-    ahead: Vec<u8>,
+    ahead: MemoryAhead,
 }
 
 fn now_ms() -> f64 {
@@ -178,25 +180,16 @@ impl Viewer {
 
     /// While a worker decodes a file, takes up to `total` bytes of this
     /// instance's memory and writes them, `step` more bytes a call; true
-    /// while some remain. The first write to a fresh page costs ~0.7 ms a
-    /// MB (the kernel maps it; 14x a second write, measured in Chromium), so
-    /// the model's reading and its timeline's replay paid for every page
-    /// they took; done here, on a thread idle while the worker decodes,
-    /// they reuse these. Nothing is taken when the memory cannot grow.
+    /// while some remain ([`MemoryAhead`]): the model's reading and its
+    /// timeline's replay then reuse pages this thread wrote while idle.
     pub fn touch_ahead(&mut self, total: u32, step: u32) -> bool {
-        let total = total as usize;
-        if self.ahead.capacity() < total && self.ahead.try_reserve_exact(total - self.ahead.len()).is_err() {
-            return false;
-        }
-        let end = total.min(self.ahead.len() + step as usize);
-        self.ahead.resize(end, 0);
-        end < total
+        self.ahead.touch(total, step)
     }
 
     /// Lets go of what [`Viewer::touch_ahead`] took (the allocator reuses
     /// it; wasm memory never shrinks). `adopt_begin` does it too.
     pub fn release_ahead(&mut self) {
-        self.ahead = Vec::new();
+        self.ahead.release();
     }
 
     pub fn adopt_chunk(&mut self, bytes: &[u8]) -> Result<(), JsError> {
