@@ -342,6 +342,9 @@ function resetControls() {
   for (const f of drawListeners) f();
 }
 
+/** Whether the last file loadFile read was read on this thread, not in the worker. */
+let readHere = false;
+
 /**
  * Reads `file` into the viewer (it becomes the current file); resolves to
  * its index. A file larger than WORKER_MIN is decoded in the worker and
@@ -355,8 +358,8 @@ function resetControls() {
  * WorkerTrap (the worker's wasm trapped) or a trap of this thread's wasm.
  */
 export async function loadFile(file, onProgress, onBuild, job = {}) {
+  readHere = false;
   const inWorker = DECODE === 'worker' || (DECODE !== 'page' && file.size > WORKER_MIN);
-  if (!inWorker) noFile();
   const w = inWorker ? decodeInWorker(file, onProgress) : null;
   if (w) {
     job.cancel = w.cancel;
@@ -419,6 +422,7 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
   let cancelled = false;
   job.cancel = () => { cancelled = true; };
   document.body.dataset.decodedIn = 'page';
+  readHere = true;
   viewer.begin(file.name);
   const stop = () => { if (cancelled) throw new Cancelled(file.name); };
   await feedStream(file, (bytes) => { stop(); viewer.feed(bytes); }, async (read) => {
@@ -607,6 +611,9 @@ async function readFile(file) {
   // Unless a frame in that gap drew it (opened() asked for one): a second
   // render of the 2M-event file was 7-14 ms spent on the same pixels.
   if (firstPaintPending) drawNow();
+  // A file read here, not in the worker that wrote memory ahead for it:
+  // that worker ends once the file is on screen and the page settled.
+  if (readHere) afterPaint().then(() => noFileCame(whenSettled));
 }
 
 let openMany = null; // ranks.js: how several files opened at once are read
@@ -736,9 +743,11 @@ $('file-input').addEventListener('change', (e) => {
 // the decode worker writes memory ahead while the user picks it (see
 // expectFile); let go if the dialog is cancelled or the drag leaves.
 const fileComing = () => expectFile((bytes) => { document.body.dataset.aheadWritten = bytes; }); // for tests
+/** None came (to the worker): that worker ends after `wait(end)`, then the next is spawned when idle. */
+const noFileCame = (wait = (end) => end()) => noFile((end) => wait(() => { end(); idle(prewarm); }));
 $('open-files').addEventListener('pointerdown', fileComing);
 $('open-files').addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') fileComing(); });
-$('file-input').addEventListener('cancel', noFile);
+$('file-input').addEventListener('cancel', () => noFileCame());
 $('example').addEventListener('click', guard(() => openExample()));
 $('file-select').addEventListener('change', guard((e) => { viewer.select_file(+e.target.value); viewChanged(); }));
 $('device-select').addEventListener('change', guard((e) => { viewer.set_device(+e.target.value); viewChanged(); }));
@@ -764,7 +773,7 @@ addEventListener('dragleave', () => {
   if (--dragDepth <= 0) {
     dragDepth = 0;
     $('drop-overlay').hidden = true;
-    noFile();
+    noFileCame();
   }
 });
 addEventListener('dragover', (e) => e.preventDefault());
@@ -774,7 +783,7 @@ addEventListener('drop', (e) => {
   $('drop-overlay').hidden = true;
   // While the viewer restarts after an internal error, files wait for it.
   const files = e.dataTransfer ? Array.from(e.dataTransfer.files) : [];
-  if (!files.length || !(viewer || recovering)) noFile();
+  if (!files.length || !(viewer || recovering)) noFileCame();
   else openFiles(files);
 });
 
