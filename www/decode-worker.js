@@ -115,10 +115,16 @@ function workerMain(loadGlue, feedStream, CHUNK, FEED, AHEAD_STEP) {
     }
     if (m.ahead) {
       if (!glue || ahead) return;
-      const mine = ahead = new glue.MemoryAhead();
-      // A step a task, so that the file's message is taken between them.
-      while (ahead === mine && mine.touch(m.ahead, AHEAD_STEP)) await new Promise((r) => setTimeout(r, 0));
-      if (ahead === mine) self.postMessage({ aheadWritten: mine.written() });
+      try {
+        const mine = ahead = new glue.MemoryAhead();
+        // A step a task, so that the file's message is taken between them.
+        while (ahead === mine && mine.touch(m.ahead, AHEAD_STEP)) await new Promise((r) => setTimeout(r, 0));
+        if (ahead === mine) self.postMessage({ aheadWritten: mine.written() });
+      } catch (e) {
+        // This instance may be unusable now: the page ends this worker.
+        ahead = null;
+        self.postMessage({ aheadFailed: String((e && e.message) || e) });
+      }
       return;
     }
     if (m.module) {
@@ -225,7 +231,10 @@ function spawn() {
     w.ready = new Promise((resolve, reject) => {
       worker.onmessage = (ev) => {
         if (ev.data.aheadWritten != null) w.onAhead(ev.data.aheadWritten);
-        else if (ev.data.ready) resolve();
+        else if (ev.data.aheadFailed != null) {
+          console.debug('memviz: memory ahead failed', ev.data.aheadFailed);
+          noFile(); // ends this worker, the spare until its file comes
+        } else if (ev.data.ready) resolve();
         else reject(new Error(ev.data.failed));
       };
       worker.onerror = (ev) => { ev.preventDefault(); reject(new Error(ev.message || 'the decode worker did not start')); };
