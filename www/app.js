@@ -99,6 +99,7 @@ function warmRound(first) {
     w.element_count(); w.detail(); w.view_kind();
     w.phases_json(); w.x_axis(); w.x_of_step(0); w.n_steps();
     w.markers_json(); w.oom_count(); w.kind_colors_json();
+    warmWorkerPath(b);
     // Once more into the page's own canvases at their size, while they show
     // nothing, then cleared in the same task (never painted): their backing
     // stores are allocated and the axes canvas's text set up before a file
@@ -118,6 +119,35 @@ function warmRound(first) {
   }
   return true;
 }
+
+// A large file goes another way: the worker's Decoder writes the model's
+// and the address versions' wire forms, this page reads them. Code V8 has
+// not yet optimised runs several times slower (in this page, a 3.2 MB
+// file's model read in 2.5 ms cold, 0.5 ms after 40 of these rounds; its
+// wire form written in 2.0 against 0.8), and the worker runs the same
+// compiled module: the example takes that way too, in the same calls.
+function warmWorkerPath(b) {
+  const d = new b.Decoder(EXAMPLE_NAME);
+  const v = new b.Viewer();
+  try {
+    d.feed(b.example_file());
+    d.finish();
+    const model = [], versions = [];
+    d.model((c) => model.push(c.slice()));
+    d.versions((c) => versions.push(c.slice()));
+    v.adopt_begin(EXAMPLE_NAME);
+    for (const c of model) v.adopt_chunk(c);
+    v.adopt_end();
+    while (!v.adopt_replay(REPLAY_STEP));
+    const i = v.adopt_finish();
+    for (const c of versions) v.versions_chunk(i, c);
+    v.versions_end(i);
+  } finally {
+    v.free();
+    d.free();
+  }
+}
+const EXAMPLE_NAME = 'example_training_step.pickle.gz';
 
 // The first text in a font the page has not used yet costs 2-3 ms of
 // layout (measured: the font is looked up on the system), and an open
@@ -481,7 +511,7 @@ function adoptVersions(got, i, step, ms) {
 
 // While the worker reads and decodes a large file this thread is idle. A
 // fresh page's first write is what costs (~0.7 ms a MB here, 14x a second
-// write), so this thread writes, in idle periods: first ArrayBuffers for
+// write), so this thread writes, in tasks of about TOUCH_TASK_MS: first ArrayBuffers for
 // the worker to copy the model's chunks into (POOL x the file, given to it
 // a POOL_BUFFER at a time; the wire form was 0.41-0.43x on the synthetic
 // files), then the memory the model will need in this page's wasm
@@ -489,7 +519,12 @@ function adoptVersions(got, i, step, ms) {
 // reuses it; the model and its first timeline took 1.1-1.2x on the
 // synthetic files, more on real ones). TOUCH_STEP bytes a call: ~1.5 ms
 // alone, but up to 4-8 ms while the worker is taking fresh memory too (8
-// MiB steps made 35-60 ms tasks during the 950 MB file's read).
+// MiB steps made 35-60 ms tasks during the 950 MB file's read). Tasks
+// chained by messages, not idle callbacks: while the progress bar moves
+// these came once a frame, and the page had written 5-80 of the 119 MB
+// file's ~170 MB when its model came (its reading then took 85-120 ms
+// against 45-70 with all written; measured).
+const TOUCH_TASK_MS = 4;
 const POOL = 0.45;
 const POOL_BUFFER = 8 << 20; // a model chunk is at most ~4 MiB
 const AHEAD = 1;
@@ -501,8 +536,9 @@ function touchAhead(size, give) {
   const total = Math.min(Math.floor(size * AHEAD), 2 ** 32 - 1);
   let pooled = 0;
   let b = null, written = 0; // the pool's buffer being written
-  const step = (deadline) => {
+  const step = () => {
     if (!on || viewer !== v) return;
+    const t0 = performance.now();
     let more;
     try {
       do {
@@ -518,16 +554,16 @@ function touchAhead(size, give) {
           }
           more = true;
         } else more = v.touch_ahead(total, TOUCH_STEP);
-      } while (more && deadline && deadline.timeRemaining() > 10);
+      } while (more && performance.now() - t0 < TOUCH_TASK_MS);
     } catch (e) {
       // Ahead of need: the open goes on without it (as the warm-up does).
       if (isTrap(e)) crashed(e);
       else console.debug('memviz: memory ahead stopped', e);
       return;
     }
-    if (more) idle(step);
+    if (more) nextTask().then(step);
   };
-  if (on) idle(step);
+  if (on) nextTask().then(step);
   return { stop() { on = false; } };
 }
 

@@ -81,6 +81,14 @@ pub fn panic_message() -> Option<String> {
 pub static EXAMPLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/example.pickle.gz"));
 pub const EXAMPLE_NAME: &str = "example_training_step.pickle.gz";
 
+/// The built-in example's bytes, for the page's idle warm-up of the
+/// worker's path (a [`decode::Decoder`] reads them, a `Viewer` adopts its
+/// model), whose code V8 otherwise first optimises during a large file.
+#[wasm_bindgen]
+pub fn example_file() -> Vec<u8> {
+    EXAMPLE.to_vec()
+}
+
 /// What one `render` call did, for the page's timings line.
 #[wasm_bindgen]
 #[derive(Debug, Clone, Copy, Default)]
