@@ -523,17 +523,23 @@ function adoptVersions(got, i, step, ms) {
 // chained by messages, not idle callbacks: while the progress bar moves
 // these came once a frame, and the page had written 5-80 of the 119 MB
 // file's ~170 MB when its model came (its reading then took 85-120 ms
-// against 45-70 with all written; measured).
+// against 45-70 with all written; measured). At most POOL_MAX and
+// AHEAD_MAX: this thread's first writes slow the worker's decode about as
+// much as they take (the 950 MB file's feed took 6.0 s with all ~1.4 GB
+// written meanwhile, 2.8 s with none, 2.8-3.2 s with these caps; its open
+// 8.0, 5.8 and 4.7 s).
 const TOUCH_TASK_MS = 4;
 const POOL = 0.45;
+const POOL_MAX = 64 << 20;
 const POOL_BUFFER = 8 << 20; // a model chunk is at most ~4 MiB
 const AHEAD = 1;
+const AHEAD_MAX = 128 << 20;
 const TOUCH_STEP = 2 << 20;
 function touchAhead(size, give) {
   const v = viewer;
   let on = size > CHUNK && !!v;
-  const pool = Math.floor(size * POOL);
-  const total = Math.min(Math.floor(size * AHEAD), 2 ** 32 - 1);
+  const pool = Math.min(Math.floor(size * POOL), POOL_MAX);
+  const total = Math.min(Math.floor(size * AHEAD), AHEAD_MAX);
   let pooled = 0;
   let b = null, written = 0; // the pool's buffer being written
   const step = () => {
