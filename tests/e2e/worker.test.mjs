@@ -58,6 +58,14 @@ async function ready(page) {
   await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
 }
 
+/** A fresh page of the served viewer that may fetch only from it, its wasm loaded. */
+async function openViewer() {
+  const p = await newPage(browser, (u) => u.startsWith(origin + '/'));
+  await p.page.goto(origin + '/');
+  await ready(p.page);
+  return p;
+}
+
 /**
  * Records, in the page, from now on: every progress value shown, the
  * requestAnimationFrame timestamps while the big file is read (until its
@@ -98,9 +106,7 @@ const maxGap = (ts) => Math.max(...ts.slice(1).map((t, i) => t - ts[i]));
 
 /** A fresh page showing SHOWN, the file that must stay while the big one fails or is cancelled; its summary. */
 async function pageShowing() {
-  const { page, context, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await page.goto(origin + '/');
-  await ready(page);
+  const { page, context, errors } = await openViewer();
   await dropFiles(page, [[SHOWN, snapshot(SHOWN)]]);
   await waitOpened(page, SHOWN);
   return { page, context, errors, before: await shownSummary(page) };
@@ -114,9 +120,7 @@ async function bigOpensAgain(page) {
 }
 
 test('a 20 MB file decodes in the worker: progress moves, frames keep coming, its numbers are right', async () => {
-  const { page, context, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await page.goto(origin + '/');
-  await ready(page);
+  const { page, context, errors } = await openViewer();
   // The page's idle warm-up (a long task by design) is over before the file comes.
   await page.waitForFunction(() => document.body.dataset.warm === '1', null, { timeout: 30000 });
   await watch(page, null);
@@ -151,9 +155,7 @@ test('a 20 MB file decodes in the worker: progress moves, frames keep coming, it
 });
 
 test('the open button: the worker writes its memory ahead while the dialog is open, the file picked decodes in it; a cancelled dialog ends it', async () => {
-  const { page, context, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await page.goto(origin + '/');
-  await ready(page);
+  const { page, context, errors } = await openViewer();
   await page.waitForFunction(() => document.body.dataset.warm === '1', null, { timeout: 30000 });
   // The dialog opened, then cancelled: the worker that wrote 256 MiB is ended.
   let chooser = page.waitForEvent('filechooser');
@@ -186,9 +188,7 @@ test('the open button: the worker writes its memory ahead while the dialog is op
 });
 
 test('feedStream hands over every byte in order, in FEED pieces, through a byob reader and without one', async () => {
-  const { page, context, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await page.goto(origin + '/');
-  await ready(page);
+  const { page, context, errors } = await openViewer();
   const r = await page.evaluate(async () => {
     const { feedStream, CHUNK, FEED } = await import('./decode-worker.js');
     const bytes = new Uint8Array((9 << 20) + 12345);
@@ -230,9 +230,7 @@ test('feedStream hands over every byte in order, in FEED pieces, through a byob 
 });
 
 test('the model through buffers the page gave the worker: several chunks to a buffer, the same file as Python reads it', async () => {
-  const { page, context, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await page.goto(origin + '/');
-  await ready(page);
+  const { page, context, errors } = await openViewer();
   // The File, kept as it is picked (the page opens it as usual).
   await page.evaluate(() => document.getElementById('file-input').addEventListener('change', (e) => { window.__picked = e.target.files[0]; }, true));
   await page.setInputFiles('#file-input', big);
@@ -375,9 +373,7 @@ test('the worker out of memory: the page says so and names the file, keeps its f
 });
 
 test('several files at once (ranks.js): the large one through the worker, both in the overview', async () => {
-  const { page, context, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await page.goto(origin + '/');
-  await ready(page);
+  const { page, context, errors } = await openViewer();
   await page.evaluate(() => {
     window.decodedIn = [];
     new MutationObserver(() => window.decodedIn.push(document.body.dataset.decodedIn))
