@@ -127,7 +127,7 @@ function warmRound(first) {
 // wire form written in 2.0 against 0.8), and the worker runs the same
 // compiled module: the example takes that way too, in the same calls.
 function warmWorkerPath(b) {
-  const d = new b.Decoder(EXAMPLE_NAME);
+  const d = new b.Decoder(WARM_NAME);
   const v = new b.Viewer();
   try {
     d.feed(b.example_file());
@@ -135,7 +135,7 @@ function warmWorkerPath(b) {
     const model = [], versions = [];
     d.model((c) => model.push(c.slice()));
     d.versions((c) => versions.push(c.slice()));
-    v.adopt_begin(EXAMPLE_NAME);
+    v.adopt_begin(WARM_NAME);
     for (const c of model) v.adopt_chunk(c);
     v.adopt_end();
     while (!v.adopt_replay(REPLAY_STEP));
@@ -147,7 +147,7 @@ function warmWorkerPath(b) {
     d.free();
   }
 }
-const EXAMPLE_NAME = 'example_training_step.pickle.gz';
+const WARM_NAME = 'warm-up'; // named in an error, were there one
 
 // The first text in a font the page has not used yet costs 2-3 ms of
 // layout (measured: the font is looked up on the system), and an open
