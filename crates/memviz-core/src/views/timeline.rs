@@ -208,14 +208,14 @@ impl TimelineBuilder {
         let (device, kind) = (self.device, self.kind);
         match &mut self.stage {
             Stage::Replay(next) => {
-                let mut replay = Replay::new(snap, device, &self.pools, &self.pieces, &mut self.replayed);
-                if *next == replay.trace.len() {
+                if *next == snap.trace(device).len() {
                     // Phase 2 in a step of its own: with the last replay
                     // step it made a 75 ms task in the page on the 950 MB
                     // file (alone, 60 ms).
                     self.stage = Stage::Stack(self.dump(snap));
                     return false;
                 }
+                let mut replay = Replay::new(snap, device, &self.pools, &self.pieces, &mut self.replayed);
                 let end = next.saturating_add(budget).min(replay.trace.len());
                 // Phase 1: match allocs to frees by address. free_requested is not a
                 // free here (matching it too would free twice).
