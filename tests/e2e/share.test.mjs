@@ -146,15 +146,25 @@ sys.stdout.write(template.replace('$MODULE', module).replace('$VIZ_KIND', repr(v
   return execFileSync('python3', ['-c', py, snapshotPath, moduleUrl, view], { encoding: 'utf8', maxBuffer: 1 << 28 });
 }
 
+/**
+ * The viewer's iframe in `page` once it shows `url` (the mirror's page).
+ * The iframe element comes before its frame has navigated there: looked up
+ * at once, the frame was sometimes still about:blank (a CI run failed so).
+ */
+async function viewerFrame(page, url) {
+  const frame = await (await page.waitForSelector('iframe')).contentFrame();
+  await frame.waitForURL(url);
+  return frame;
+}
+
 async function openTracePlot(name, view) {
   const file = join(OUT, `trace_plot-${name}.html`);
   writeFileSync(file, tracePlotPage(join(SNAPSHOTS, name), `${origin}/MemoryViz.js`, view));
   const url = pathToFileURL(file).href;
   const p = await newPage(browser, (u) => u === url || u.startsWith(origin + '/'));
   await p.page.goto(url);
-  await p.page.waitForSelector('iframe');
-  const frame = p.page.frames().find((f) => f.url().startsWith(origin + '/'));
-  assert.ok(frame, 'the viewer iframe comes from the mirror');
+  // The viewer iframe comes from the mirror.
+  const frame = await viewerFrame(p.page, (u) => u.href.startsWith(origin + '/'));
   await waitOpened(frame, 'snapshot.pickle');
   return { ...p, frame };
 }
@@ -191,8 +201,7 @@ add_remote_files([{name: "remote.pickle", url: "${SMALL}"}])
 </script></body></html>`);
   const { page, context, blocked, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
   await page.goto(`${origin}/runs/remote.html`);
-  await page.waitForSelector('iframe');
-  const frame = page.frames().find((f) => f.url() === `${origin}/index.html`);
+  const frame = await viewerFrame(page, `${origin}/index.html`);
   await waitOpened(frame, 'remote.pickle');
   assert.deepEqual(await shownSummary(frame), want(SMALL, 'active_memory'));
   assert.deepEqual(blocked, []);
