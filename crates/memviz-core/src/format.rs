@@ -318,7 +318,7 @@ pub fn context_for_element(snap: &Snapshot, versions: Option<&Versions>, tl: &Ti
     let cc = extra.and_then(|x| x.compile_context).map(|c| snap.str(c)).unwrap_or("None");
     // The event's own pool_id (PyTorch 2.15) is known even when its segment
     // is gone by the dump; the segment's is the fallback.
-    let pool = event.and_then(|i| trace.pool_id(i)).or(e.pool_id);
+    let pool = event.and_then(|i| trace.pool_id(i)).or_else(|| tl.pool_id(elem));
     t.push_str(&format!(", Compile context: {cc}, stream {}, {}", e.stream, format_pool(pool)));
     if let Some(ts) = event.and_then(|i| trace.time_us(i)) {
         t.push_str(", timestamp ");

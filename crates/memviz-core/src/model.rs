@@ -641,6 +641,7 @@ impl Snapshot {
 
 /// A device's segments sorted by address, for memory_viz's `find_pool_id`:
 /// (start, end, pool) kept compact so the binary search stays in cache.
+#[derive(Debug, Clone, Default)]
 pub(crate) struct PoolFinder {
     segs: Vec<SegRange>,
 }

@@ -180,9 +180,13 @@ impl PrivatePools {
         }
         let mut pool_keys = PoolKeys::default();
         let mut key_of = |k| pool_keys.key(k);
-        for (e, el) in tl.elements.iter().enumerate() {
-            if let Some(p) = el.pool_id.filter(|&p| p != (0, 0)) {
-                pp.pool_of[e] = key_of((p, el.stream));
+        // An element's pool is its segment's: none to look up when no
+        // segment is in a private pool (most files).
+        if snap.device_segments(tl.device).any(|s| is_private(s.pool_id)) {
+            for (e, el) in tl.elements.iter().enumerate() {
+                if let Some(p) = tl.pool_id(e as u32).filter(|&p| p != (0, 0)) {
+                    pp.pool_of[e] = key_of((p, el.stream));
+                }
             }
         }
         let seg_events = private_segment_events(snap, tl.device, &mut key_of);

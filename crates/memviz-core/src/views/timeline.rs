@@ -17,7 +17,7 @@
 
 use crate::mapped::{self, MappedPieces, BEFORE_TRACE};
 use crate::model::{Action, BlockState, EventTable, PoolFinder, Role, Snapshot, StackId};
-use crate::versions::{AddrMap, Versions};
+use crate::versions::{AddrTable, Versions};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum TimelineKind {
@@ -68,7 +68,6 @@ pub struct Element {
     pub addr: u128,
     pub size: u64,
     pub stream: u32,
-    pub pool_id: Option<(i64, i64)>,
     pub stack: StackId,
     /// First step it is alive on.
     pub x0: u32,
@@ -113,6 +112,10 @@ pub struct Timeline {
     /// The device this timeline replays.
     pub device: u32,
     pub kind: TimelineKind,
+    /// The device's segments, for an element's pool ([`Timeline::pool_id`]):
+    /// looked up when asked, not stored in each element (a third of an
+    /// element's bytes, and a tenth of the replay's time).
+    pools: PoolFinder,
 }
 
 /// No trace event.
@@ -146,6 +149,12 @@ impl Timeline {
         self.elements.get(e as usize).map_or(0, |el| el.source.version(versions, self.device))
     }
 
+    /// The private pool of element `e`: memory_viz's `find_pool_id`, the
+    /// pool of the dump segment its address lies in (None outside them all).
+    pub fn pool_id(&self, e: u32) -> Option<(i64, i64)> {
+        self.elements.get(e as usize).and_then(|el| self.pools.find(el.addr))
+    }
+
     pub fn n_steps(&self) -> u32 {
         self.total.len() as u32
     }
@@ -171,7 +180,6 @@ impl Timeline {
 pub struct TimelineBuilder {
     device: u32,
     kind: TimelineKind,
-    pools: PoolFinder,
     pieces: MappedPieces,
     replayed: ReplayState,
     stage: Stage,
@@ -192,14 +200,13 @@ enum Stage {
 
 impl TimelineBuilder {
     pub fn new(snap: &Snapshot, device: u32, kind: TimelineKind) -> TimelineBuilder {
-        let pools = PoolFinder::new(snap, device);
         let pieces = match kind {
             TimelineKind::CachedSegments => MappedPieces::build(snap, device),
             TimelineKind::ActiveMemory => MappedPieces::default(),
         };
         let mut replayed = ReplayState::sized(snap, device, kind, &pieces);
-        Replay::new(snap, device, &pools, &pieces, &mut replayed).pieces_before_trace();
-        TimelineBuilder { device, kind, pools, pieces, replayed, stage: Stage::Replay(0), timeline: None }
+        Replay::new(snap, device, &pieces, &mut replayed).pieces_before_trace();
+        TimelineBuilder { device, kind, pieces, replayed, stage: Stage::Replay(0), timeline: None }
     }
 
     /// Does about `budget` units of work (trace events replayed, or actions
@@ -215,7 +222,7 @@ impl TimelineBuilder {
                     self.stage = Stage::Stack(self.dump(snap));
                     return false;
                 }
-                let mut replay = Replay::new(snap, device, &self.pools, &self.pieces, &mut self.replayed);
+                let mut replay = Replay::new(snap, device, &self.pieces, &mut self.replayed);
                 let end = next.saturating_add(budget).min(replay.trace.len());
                 // Phase 1: match allocs to frees by address. free_requested is not a
                 // free here (matching it too would free twice).
@@ -259,14 +266,8 @@ impl TimelineBuilder {
         for &p in &self.pieces.before_trace {
             initially.push(piece_elem[p as usize]);
         }
-        let dump = Dump {
-            snap,
-            device: self.device,
-            kind: self.kind,
-            pools: &self.pools,
-            pieces: &self.pieces,
-            addr_to_alloc: &addr_to_alloc,
-        };
+        let dump =
+            Dump { snap, device: self.device, kind: self.kind, pieces: &self.pieces, addr_to_alloc: &addr_to_alloc };
         dump.ghosts(&mut elements, &mut initially);
 
         // Ghosts end up at the bottom, frees that come first at the top.
@@ -286,6 +287,7 @@ impl TimelineBuilder {
             events,
             device: self.device,
             kind: self.kind,
+            pools: PoolFinder::new(snap, self.device),
             ..Timeline::default()
         });
         st
@@ -306,7 +308,7 @@ struct ReplayState {
     events: Vec<u32>,
     initially: Vec<u32>,
     /// Live allocations by address.
-    addr_to_alloc: AddrMap<u32>,
+    addr_to_alloc: AddrTable<u32>,
     /// Element of each piece of an expandable segment (`u32::MAX`: none yet).
     piece_elem: Vec<u32>,
     /// The next piece in `pieces.by_map` / `pieces.by_unmap`.
@@ -319,7 +321,6 @@ struct ReplayState {
 struct Replay<'a> {
     snap: &'a Snapshot,
     trace: &'a EventTable,
-    pools: &'a PoolFinder,
     pieces: &'a MappedPieces,
     s: &'a mut ReplayState,
 }
@@ -352,7 +353,7 @@ impl ReplayState {
             actions: Vec::with_capacity(n_allocs + n_frees + 1),
             events: Vec::with_capacity(n_allocs + n_frees + 1),
             initially: Vec::new(),
-            addr_to_alloc: AddrMap::default(),
+            addr_to_alloc: AddrTable::default(),
             piece_elem: vec![u32::MAX; pieces.pieces.len()],
             next_map: 0,
             next_unmap: 0,
@@ -361,14 +362,8 @@ impl ReplayState {
 }
 
 impl<'a> Replay<'a> {
-    fn new(
-        snap: &'a Snapshot,
-        device: u32,
-        pools: &'a PoolFinder,
-        pieces: &'a MappedPieces,
-        s: &'a mut ReplayState,
-    ) -> Replay<'a> {
-        Replay { snap, trace: snap.trace(device), pools, pieces, s }
+    fn new(snap: &'a Snapshot, device: u32, pieces: &'a MappedPieces, s: &'a mut ReplayState) -> Replay<'a> {
+        Replay { snap, trace: snap.trace(device), pieces, s }
     }
 
     /// The element of event `i` (`addr` is its address, read once per event
@@ -380,7 +375,6 @@ impl<'a> Replay<'a> {
             addr,
             size: trace.size[i],
             stream: trace.stream[i],
-            pool_id: self.pools.find(addr),
             stack: trace.stack[i],
             x0: 0,
             x1: 0,
@@ -405,18 +399,7 @@ impl<'a> Replay<'a> {
             let seg = self.snap.segments.get(si as usize);
             (ElementSource::GhostSegment(si), seg.map_or(0, |s| s.stream), 0)
         };
-        Element {
-            source,
-            addr: p.addr,
-            size: p.size,
-            stream,
-            pool_id: self.pools.find(p.addr),
-            stack,
-            x0: 0,
-            x1: 0,
-            order: 0,
-            total_after_alloc: 0,
-        }
+        Element { source, addr: p.addr, size: p.size, stream, stack, x0: 0, x1: 0, order: 0, total_after_alloc: 0 }
     }
 
     /// Pieces of expandable segments: the elements of those mapped before
@@ -470,7 +453,7 @@ impl<'a> Replay<'a> {
             self.s.addr_to_alloc.insert(addr, e);
             self.s.actions.push(e);
         } else {
-            match self.s.addr_to_alloc.remove(&addr) {
+            match self.s.addr_to_alloc.remove(addr) {
                 Some(e) => self.s.actions.push(e),
                 None => {
                     // Alloc before recording started (or lost from the
@@ -495,10 +478,9 @@ struct Dump<'a> {
     snap: &'a Snapshot,
     device: u32,
     kind: TimelineKind,
-    pools: &'a PoolFinder,
     pieces: &'a MappedPieces,
     /// Addresses the trace allocated (and did not free).
-    addr_to_alloc: &'a AddrMap<u32>,
+    addr_to_alloc: &'a AddrTable<u32>,
 }
 
 impl Dump<'_> {
@@ -513,14 +495,13 @@ impl Dump<'_> {
                 TimelineKind::CachedSegments => {
                     // Expandable segments are counted as pieces above.
                     let expandable = self.pieces.dump_segments.binary_search(&(si as u32)).is_ok();
-                    if !expandable && !self.addr_to_alloc.contains_key(&seg.address) {
+                    if !expandable && !self.addr_to_alloc.contains(seg.address) {
                         initially.push(elements.len() as u32);
                         elements.push(Element {
                             source: ElementSource::GhostSegment(si as u32),
                             addr: seg.address,
                             size: seg.total_size,
                             stream: seg.stream,
-                            pool_id: self.pools.find(seg.address),
                             stack: 0,
                             x0: 0,
                             x1: 0,
@@ -533,14 +514,13 @@ impl Dump<'_> {
                     let end = (seg.blocks.end as usize).min(self.snap.blocks.len());
                     for bi in (seg.blocks.start as usize).min(end)..end {
                         let b = &self.snap.blocks[bi];
-                        if b.state == BlockState::ActiveAllocated && !self.addr_to_alloc.contains_key(&b.address) {
+                        if b.state == BlockState::ActiveAllocated && !self.addr_to_alloc.contains(b.address) {
                             initially.push(elements.len() as u32);
                             elements.push(Element {
                                 source: ElementSource::GhostBlock(bi as u32),
                                 addr: b.address,
                                 size: b.requested_size,
                                 stream: seg.stream,
-                                pool_id: seg.pool_id.or_else(|| self.pools.find(b.address)),
                                 stack: b.stack,
                                 x0: 0,
                                 x1: 0,
@@ -986,7 +966,7 @@ impl EventLinks {
         let mut elem_of_event = vec![NO_ELEMENT; trace.len()];
         let mut free_of_elem = vec![NO_ELEMENT; tl.elements.len()];
         // A free_requested links to the element then live at its address.
-        let mut live: AddrMap<u32> = AddrMap::default();
+        let mut live: AddrTable<u32> = AddrTable::default();
         let mut next_step = 0usize;
         for i in 0..trace.len() {
             let a = trace.action[i];
@@ -1004,7 +984,7 @@ impl EventLinks {
                     live.insert(el.addr, e);
                 } else {
                     free_of_elem[e as usize] = i as u32;
-                    live.remove(&el.addr);
+                    live.remove(el.addr);
                     // An unmatched free made from the free_requested
                     // before it: that event is this element too.
                     if let ElementSource::UnmatchedFree(j) = el.source {
@@ -1015,7 +995,7 @@ impl EventLinks {
                 }
             }
             if a == Action::FreeRequested && tl.kind == TimelineKind::ActiveMemory {
-                if let Some(&e) = live.get(&trace.addr(i)) {
+                if let Some(&e) = live.get(trace.addr(i)) {
                     elem_of_event[i] = e;
                 }
             }
@@ -1084,7 +1064,6 @@ mod tests {
             addr: 0,
             size,
             stream: 0,
-            pool_id: None,
             stack: 0,
             x0: 0,
             x1: 0,
@@ -1179,14 +1158,15 @@ mod tests {
         assert_eq!((e(4).x0, e(4).x1), (0, 7));
         assert_eq!((e(6).x0, e(6).x1), (0, 7));
         assert_eq!(e(6).source, ElementSource::GhostBlock(3));
-        assert_eq!(e(6).pool_id, Some((1, 7)));
+        assert_eq!(tl.pool_id(6), Some((1, 7)));
         assert_eq!(e(6).stream, 2);
         assert_eq!(e(2).source, ElementSource::UnmatchedFree(5));
         assert_eq!(e(4).source, ElementSource::UnmatchedFree(8));
         assert_eq!(e(4).stack, 5);
-        assert_eq!(e(2).pool_id, None); // 0x30000 lies in no segment
-        assert_eq!(e(0).pool_id, Some((0, 0)));
-        // Orders: initially 6,5,4,2 then allocs 0,1,3.
+        assert_eq!(tl.pool_id(2), None); // 0x30000 lies in no segment
+        assert_eq!(tl.pool_id(0), Some((0, 0)));
+        assert_eq!(tl.pool_id(7), None); // no such element
+                                         // Orders: initially 6,5,4,2 then allocs 0,1,3.
         assert_eq!(tl.by_order, vec![6, 5, 4, 2, 0, 1, 3]);
         assert_eq!(e(2).order, 3);
         assert_eq!(e(3).order, 6);
