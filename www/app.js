@@ -246,8 +246,10 @@ const hop = new MessageChannel();
 const hopWaiting = [];
 hop.port1.onmessage = () => hopWaiting.shift()();
 export const nextTask = () => new Promise((r) => { hopWaiting.push(r); hop.port2.postMessage(0); });
-/** Trace events the first timeline's replay takes a step (a few ms of wasm), between two of which the page yields. */
+/** Trace events the first timeline's replay takes a step (a few ms of wasm); the page yields between two once a task has run SLICE_MS. */
 const REPLAY_STEP = 1 << 17;
+/** The longest a task of the adopt runs before it lets the page have a turn. */
+const SLICE_MS = 8;
 
 // ---- performance marks ------------------------------------------------------
 // memviz:file-received, memviz:decoded, memviz:first-paint for each opening and
@@ -381,8 +383,9 @@ let readHere = false;
  * adopted here (its model moves as bytes, `Viewer::adopt`); smaller ones, or
  * any while no worker can run, are decoded on this thread as the file's
  * pieces arrive, with a task hop every CHUNK bytes. `onProgress(bytesRead)`
- * after each CHUNK of a file larger than one; `onBuild()` before the model is adopted or finished
- * (then the timeline's replay runs on this thread). `job.cancel` is set to
+ * after each CHUNK of a file larger than one; `onBuild()` (it sets a text)
+ * before the model is adopted or finished (then the timeline's replay runs
+ * on this thread). `job.cancel` is set to
  * a function that stops the read (it then rejects with a Cancelled). Rejects
  * with the decoder's error (it names the file and the byte offset), a
  * WorkerTrap (the worker's wasm trapped) or a trap of this thread's wasm.
@@ -408,7 +411,9 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
       job.cancel = null;
       document.body.dataset.decodedIn = 'worker'; // for tests
       delete document.body.dataset.versionsFrom;
-      if (file.size > CHUNK) await onBuild();
+      // Its text is painted at the next frame: the model is read in short
+      // tasks (waiting for that paint here cost 10-25 ms).
+      if (file.size > CHUNK) onBuild();
       if (!viewer) throw new Error(`${file.name}: the viewer restarted`);
       // Tasks none of which is as long as all at once: the model, a task
       // per chunk (a column, read as it comes while the worker makes the
@@ -426,18 +431,26 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
         if (dt > ms.longest) [ms.longest, ms.longestStep] = [dt, name];
         return r;
       };
+      // A hop to the event loop once a task has run SLICE_MS, not after
+      // every step: chunks already here and short replay steps share a
+      // task (a hop per step cost up to a frame each).
+      let since = performance.now();
+      const slice = async () => {
+        if (performance.now() - since < SLICE_MS) return;
+        await nextTask();
+        since = performance.now();
+      };
       let i;
       try {
         viewer.adopt_begin(file.name);
         for (let c = await got.nextChunk(); c; c = await got.nextChunk()) {
           step('model', () => viewer.adopt_chunk(c));
           c = null;
-          await nextTask();
+          await slice();
         }
         step('model', () => viewer.adopt_end());
-        await nextTask();
-        while (!step('replay', () => viewer.adopt_replay(REPLAY_STEP))) await nextTask();
-        await nextTask();
+        while (!step('replay', () => viewer.adopt_replay(REPLAY_STEP))) await slice();
+        await slice();
         i = step('views', () => viewer.adopt_finish());
       } catch (e) {
         got.release();
@@ -463,7 +476,11 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
   }, CHUNK, FEED);
   stop(); // a cancel during the last read
   job.cancel = null;
-  if (file.size > CHUNK) await onBuild();
+  if (file.size > CHUNK) {
+    onBuild();
+    await afterPaint(); // its text on screen before the long task
+    if (!viewer) throw new Error(`${file.name}: the viewer restarted`);
+  }
   return viewer.finish();
 }
 
@@ -603,10 +620,9 @@ async function readFile(file) {
     $('progress').value = done / file.size;
     $('progress-text').textContent = `Reading ${file.name}: ${fmtBytes(done)} of ${fmtBytes(file.size)}${more()}`;
   };
-  const onBuild = async () => {
+  const onBuild = () => {
     $('progress-text').textContent = `Building the timeline of ${file.name}…`;
     $('cancel-open').disabled = true;
-    await afterPaint();
   };
   reading = {};
   $('cancel-open').disabled = false;

@@ -13,7 +13,7 @@
 // (memviz_core::analysis::diff, keyed by frame text): their timelines on one
 // y scale, B − A by stack / frame / kind as a table, largest change first,
 // and a two-colour icicle (red: more in B, blue: more in A).
-import { getViewer, guard, showError, redraw, openFiles, setOpenMany, showFile, loadFile, nextTask } from './app.js';
+import { getViewer, guard, showError, redraw, openFiles, setOpenMany, showFile, loadFile } from './app.js';
 import { setMoment, momentView } from './moment.js';
 
 const $ = (id) => document.getElementById(id);
@@ -170,9 +170,8 @@ async function readOne(file, tr) {
     bar.value = done / file.size;
     text.textContent = `${fmt(done)} of ${fmt(file.size)}`;
   };
-  const building = async () => {
+  const building = () => {
     text.textContent = 'building the timeline…';
-    await nextTask();
   };
   try {
     return await loadFile(file, progress, building);
