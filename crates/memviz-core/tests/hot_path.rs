@@ -178,3 +178,179 @@ fn long1_above_8_bytes_inside_a_hot_run() {
     big.push(b'0'); // POP it again
     same_both_ways(&hot_pickle(40, 10, &big).0).unwrap();
 }
+
+/// Writes a pickle as Python's pickler does, numbering the memo.
+struct Pickle {
+    b: Vec<u8>,
+    memo: u32,
+}
+
+impl Pickle {
+    fn new() -> Pickle {
+        let mut b = vec![0x80, 4, 0x95];
+        b.extend_from_slice(&0u64.to_le_bytes());
+        Pickle { b, memo: 0 }
+    }
+    fn op(&mut self, bytes: &[u8]) -> &mut Self {
+        self.b.extend_from_slice(bytes);
+        self
+    }
+    /// MEMOIZE: the memo index the top of the stack gets.
+    fn memoize(&mut self) -> u32 {
+        self.b.push(0x94);
+        self.memo += 1;
+        self.memo - 1
+    }
+    fn str(&mut self, s: &str) -> &mut Self {
+        self.b.extend_from_slice(&[0x8c, s.len() as u8]);
+        self.b.extend_from_slice(s.as_bytes());
+        self
+    }
+    /// A string memoized and popped again: its memo index.
+    fn define(&mut self, s: &str) -> u32 {
+        self.str(s);
+        let m = self.memoize();
+        self.b.push(b'0');
+        m
+    }
+    /// BINGET or LONG_BINGET.
+    fn get(&mut self, m: u32) -> &mut Self {
+        if m < 256 {
+            self.op(&[b'h', m as u8])
+        } else {
+            self.b.push(b'j');
+            self.op(&m.to_le_bytes())
+        }
+    }
+}
+
+/// Trace events as PyTorch's pickler writes them (keys and repeated values
+/// as memo references, the frames list written out or one written out
+/// before), in the
+/// shapes the decoder reads as one unit (`PickleDecoder::event_at`) and
+/// in shapes it must leave to the opcodes one by one: a list of one frame
+/// (APPEND), more keys, the keys in another order, an action written out.
+fn event_pickle(n: usize) -> Vec<u8> {
+    let mut p = Pickle::new();
+    let k: Vec<u32> = ["action", "addr", "size", "stream", "time_us", "frames", "compile_context", "user_metadata"]
+        .iter()
+        .map(|s| p.define(s))
+        .collect();
+    let [action, addr, size, stream, time_us, frames, context, metadata] = k[..] else { unreachable!() };
+    let (alloc, free, empty) = (p.define("alloc"), p.define("free_completed"), p.define(""));
+    let extra: Vec<u32> = (0..17).map(|j| p.define(&format!("x{j}"))).collect();
+    // Three frame dicts, memoized and popped.
+    let (filename, line, name) = (p.define("filename"), p.define("line"), p.define("name"));
+    let mut fr = Vec::new();
+    for f in 0..3u8 {
+        p.op(b"}");
+        fr.push(p.memoize());
+        p.op(b"(").get(filename).str(&format!("f{f}.py")).get(line).op(&[b'K', 10 + f]).get(name).get(empty);
+        p.op(b"u0");
+    }
+    // A shared frames list.
+    p.op(b"]");
+    let shared = p.memoize();
+    p.op(b"(").get(fr[0]).get(fr[1]).op(b"e0");
+    p.op(b"}");
+    p.memoize();
+    p.op(b"(").str("segments").op(b"]");
+    p.memoize();
+    p.str("device_traces").op(b"]");
+    p.memoize();
+    p.op(b"]");
+    p.memoize();
+    p.op(b"(");
+    // The frames list the last event of shape 2 wrote out: shape 0 shares
+    // it (a memo index counted after the strings and lists memoized since).
+    let mut last_list = shared;
+    for i in 0..n {
+        p.op(b"}");
+        p.memoize();
+        p.op(b"(").get(action);
+        if i == 7 {
+            p.str("alloc"); // written out: the opcodes one by one
+            p.memoize();
+        } else {
+            p.get(if i % 2 == 0 { alloc } else { free });
+        }
+        let a = (0x7f00_0000_0000u64 + 512 * (i as u64 / 2)).to_le_bytes();
+        let sz = (512u16 + i as u16).to_le_bytes();
+        if i % 12 == 11 {
+            // The plain keys in another order, a frames list written out.
+            p.get(size).op(b"M").op(&sz).get(addr).op(&[0x8a, 8]).op(&a);
+        } else {
+            p.get(addr).op(&[0x8a, 8]).op(&a).get(size).op(b"M").op(&sz);
+        }
+        p.get(stream).op(&[b'K', (i % 3) as u8]);
+        match i % 6 {
+            0 => {
+                p.get(time_us).op(b"J").op(&(i as i32 * 1000).to_le_bytes());
+                p.get(frames).get(last_list);
+            }
+            1 => {
+                p.get(time_us).op(b"N").get(frames).op(b"]");
+                p.memoize();
+            }
+            2 => {
+                p.get(time_us).op(&[0x8a, 3, 1, 2, 3]).get(frames).op(b"]");
+                last_list = p.memoize();
+                p.op(b"(").get(fr[0]).get(fr[1]).get(fr[2]).op(b"e");
+            }
+            3 => {
+                p.get(time_us).op(&[b'K', 9]).get(frames).op(b"]");
+                p.memoize();
+                p.get(fr[1]).op(b"a");
+            }
+            4 => {
+                p.get(time_us).op(b"J").op(&(i as i32).to_le_bytes());
+                p.get(context).str("N/A");
+                p.memoize();
+                p.get(metadata).get(empty).get(frames).op(b"]");
+                p.memoize();
+                p.op(b"(").get(fr[2]).get(fr[0]).op(b"e");
+            }
+            _ if i % 12 == 11 => {
+                p.get(time_us).op(&[b'K', 1]).get(frames).op(b"]");
+                p.memoize();
+                p.op(b"(").get(fr[1]).get(fr[2]).op(b"e");
+            }
+            _ => {
+                for (j, &x) in extra.iter().enumerate() {
+                    p.get(x).op(&[b'K', j as u8]);
+                }
+            }
+        }
+        p.op(b"u");
+    }
+    p.op(b"eau.");
+    p.b
+}
+
+#[test]
+fn trace_events_read_as_one_unit_give_the_same_model_as_step() {
+    let n = 300;
+    let bytes = event_pickle(n);
+    let whole = same_both_ways(&bytes).unwrap();
+    assert_eq!(whole.trace(0).len(), n);
+    // Ends of chunks inside every part of an event.
+    for chunk in 16..=90 {
+        let snap = load_in_chunks(&bytes, chunk).unwrap();
+        assert!(snap == whole, "chunks of {chunk}");
+    }
+}
+
+/// A memo reference to nothing in the middle of an event: the same error,
+/// message and offset as when `step` alone reads it.
+#[test]
+fn a_bad_memo_reference_inside_an_event_keeps_its_error_and_offset() {
+    let bytes = event_pickle(40);
+    // The 30th event's opening (EMPTY_DICT MEMOIZE MARK), its action key's
+    // memo reference (BINGET 0) made one to nothing.
+    let at = bytes.windows(5).enumerate().filter(|(_, w)| w == b"}\x94(h\x00").nth(29).unwrap().0 + 4;
+    let mut bad = bytes.clone();
+    bad[at] = 250;
+    let e = same_both_ways(&bad).unwrap_err();
+    assert!(e.message.contains("memo reference 250 refers to nothing"), "{e}");
+    assert_eq!(e.offset, Some(at as u64 - 1), "{e}");
+}
