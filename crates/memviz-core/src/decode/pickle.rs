@@ -1624,22 +1624,13 @@ impl PickleDecoder {
         while pos < end {
             let b = &data[pos..pos + HOT_TAIL];
             match b[0] {
-                op::BINGET => match self.memo.get(b[1] as usize) {
-                    Some(v) => {
-                        self.stack.push(v);
-                        pos += 2;
-                    }
-                    _ => break,
-                },
-                op::LONG_BINGET => {
-                    let idx = u32::from_le_bytes([b[1], b[2], b[3], b[4]]) as usize;
-                    match self.memo.get(idx) {
-                        Some(v) => {
-                            self.stack.push(v);
-                            pos += 5;
-                        }
-                        _ => break,
-                    }
+                // Read from the window: its length is known, so the
+                // helpers' bounds checks fold away.
+                op::BINGET | op::LONG_BINGET => {
+                    let mut n = 0;
+                    let Some(v) = memo_ref(&self.memo, b, &mut n) else { break };
+                    self.stack.push(v);
+                    pos += n;
                 }
                 op::MEMOIZE => match self.stack.last() {
                     // MEMOIZE stores at the next index: always a push.
@@ -1662,26 +1653,11 @@ impl PickleDecoder {
                     self.marks.push(self.stack.len());
                     pos += 1;
                 }
-                op::BININT1 => {
-                    self.stack.push(Value::Int(b[1] as i64));
-                    pos += 2;
-                }
-                op::BININT2 => {
-                    self.stack.push(Value::Int(u16::from_le_bytes([b[1], b[2]]) as i64));
-                    pos += 3;
-                }
-                op::BININT => {
-                    self.stack.push(Value::Int(i32::from_le_bytes([b[1], b[2], b[3], b[4]]) as i64));
-                    pos += 5;
-                }
-                op::LONG1 => {
-                    let n = b[1] as usize;
-                    if n > 8 {
-                        break;
-                    }
-                    // Up to 8 bytes always fit an i64.
-                    self.stack.push(Value::Int(le_signed(&b[2..2 + n]) as i64));
-                    pos += 2 + n;
+                op::BININT1 | op::BININT2 | op::BININT | op::LONG1 => {
+                    let mut n = 0;
+                    let Some(v) = inline_int(b, &mut n) else { break };
+                    self.stack.push(v);
+                    pos += n;
                 }
                 op::SHORT_BINUNICODE => {
                     let n = b[1] as usize;
@@ -2425,7 +2401,7 @@ fn raw_unicode_escape(b: &[u8]) -> String {
 
 /// The value a BINGET or LONG_BINGET at `data[*p]` fetches from the memo,
 /// and `*p` moved past it; None, `*p` unmoved, for any other opcode or an
-/// empty slot (`PickleDecoder::plain_event`).
+/// empty slot (`PickleDecoder::run_hot`, `PickleDecoder::event_at`).
 #[inline(always)]
 fn memo_ref(memo: &Memo, data: &[u8], p: &mut usize) -> Option<Value> {
     let (idx, len) = match *data.get(*p)? {
