@@ -18,7 +18,7 @@ use memviz_core::model::Action;
 use memviz_core::phases::{self, TimeAxis};
 use memviz_core::timeline::{DetailView, Timeline, TimelineKind};
 use memviz_core::Snapshot;
-use memviz_render::axis::size_ticks;
+use memviz_render::axis::{size_ticks, step_ticks};
 use memviz_render::mapped_x::pick_columns_at;
 use memviz_render::{self as render, BandIndex, BandSource, Image, PlotStyle, TimelineBands, Window, NO_STEP};
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
@@ -189,7 +189,7 @@ impl Ranged for StepAxis<'_> {
             Some(t) => {
                 RangedCoordf64::from(0.0..t.span()).key_points(hint).into_iter().map(|x| t.step_of_x(x)).collect()
             }
-            None => RangedCoordf64::from(0.0..self.n).key_points(hint),
+            None => step_ticks(0.0, self.n, hint.max_num_points()),
         }
     }
     fn range(&self) -> std::ops::Range<f64> {

@@ -36,6 +36,20 @@ pub fn decimal_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
     (first..).map(|i| i as f64 * step).take_while(|v| *v <= hi + step * 1e-9).take(1000).collect()
 }
 
+/// Whole-number tick values inside `[lo, hi]`, about `target` of them (at
+/// most `target + 1`): an axis of steps, which are counted, so a window of
+/// a few steps never labels fractions (rounded, they read `0 0 1 1`).
+pub fn step_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
+    if hi < lo || !lo.is_finite() || !hi.is_finite() {
+        return vec![];
+    }
+    let raw = ((hi - lo) / target.max(1) as f64).max(1.0);
+    let pow = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * pow).find(|s| *s >= raw).unwrap_or(10.0 * pow);
+    let first = (lo / step).ceil() as i64;
+    (first..).map(|i| i as f64 * step).take_while(|v| *v <= hi).take(1000).collect()
+}
+
 /// Ticks of a time axis over display positions `[d0, d1]` (seconds, idle
 /// gaps compressed): at round real times (1, 2 or 5 times a power of ten
 /// seconds from the first event, the step chosen for about `target` ticks
@@ -117,5 +131,15 @@ mod tests {
         assert!(decimal_ticks(1.0, 1.0, 5).is_empty());
         assert_eq!(fmt_time(0.0551, 0.2), "55 ms");
         assert_eq!(fmt_time(3.04, 10.0), "3.0 s");
+    }
+
+    #[test]
+    fn step_ticks_are_whole_numbers() {
+        // One step in view (a file with no trace): its two ends, no fractions.
+        assert_eq!(step_ticks(0.0, 1.0, 5), vec![0.0, 1.0]);
+        assert_eq!(step_ticks(0.0, 3.0, 10), vec![0.0, 1.0, 2.0, 3.0]);
+        assert_eq!(step_ticks(0.0, 19342.0, 5), vec![0.0, 5000.0, 10000.0, 15000.0]);
+        assert_eq!(step_ticks(12.5, 17.5, 2), vec![15.0]);
+        assert!(step_ticks(2.0, 1.0, 5).is_empty());
     }
 }

@@ -42,17 +42,22 @@ impl Ranged for SizeAxis {
     }
 }
 
-/// The x axis in wall-clock time (memviz-viewer's xaxis.rs): positions are
-/// fractions of the plot width, the key points and labels are given.
-struct TimeX {
+/// An x axis whose key points are given: in steps (whole numbers, which
+/// plotters' own f64 axis does not keep to in a window of a few steps), or
+/// in wall-clock time (memviz-viewer's xaxis.rs: positions are fractions
+/// of the plot width, `0.0..1.0`).
+struct GivenX {
+    range: Range<f64>,
     ticks: Vec<f64>,
 }
 
-impl Ranged for TimeX {
+impl Ranged for GivenX {
     type FormatOption = DefaultFormatting;
     type ValueType = f64;
     fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
-        limit.0 + (v * (limit.1 - limit.0) as f64).round() as i32
+        let span = self.range.end - self.range.start;
+        let f = if span > 0.0 { (v - self.range.start) / span } else { 0.0 };
+        limit.0 + (f * (limit.1 - limit.0) as f64).round() as i32
     }
     fn key_points<H: KeyPointHint>(&self, hint: H) -> Vec<f64> {
         if hint.max_num_points() == 0 {
@@ -61,7 +66,7 @@ impl Ranged for TimeX {
         self.ticks.clone()
     }
     fn range(&self) -> Range<f64> {
-        0.0..1.0
+        self.range.clone()
     }
 }
 
@@ -78,10 +83,11 @@ pub fn draw(canvas: &HtmlCanvasElement, spec: &AxesSpec) -> Result<(), JsError> 
             // The peak at the middle of its step, when in view.
             let peak = peak.map(|(s, b)| (s as f64 + 0.5, b)).filter(|(x, _)| *x >= win.x0 && *x <= win.x1);
             let right = |x: f64| x > win.x0 + (win.x1 - win.x0) * 0.8;
-            chart(&root, spec, win.x0..win.x1, &label, peak, &right).map_err(|e| err(&e))?;
+            let x = GivenX { range: win.x0..win.x1, ticks: text::step_ticks(win.x0, win.x1, x_labels(spec)) };
+            chart(&root, spec, x, &label, peak, &right).map_err(|e| err(&e))?;
         }
         Some(t) => {
-            let x = TimeX { ticks: t.ticks.iter().map(|p| p.0).collect() };
+            let x = GivenX { range: 0.0..1.0, ticks: t.ticks.iter().map(|p| p.0).collect() };
             // Labels by position: plotters hands back the key points it was given.
             let label = |v: &f64| {
                 t.ticks
@@ -96,6 +102,11 @@ pub fn draw(canvas: &HtmlCanvasElement, spec: &AxesSpec) -> Result<(), JsError> 
     }
     root.present().map_err(|e| err(&e))?;
     Ok(())
+}
+
+/// About how many x labels fit: one per 110 CSS pixels.
+fn x_labels(spec: &AxesSpec) -> usize {
+    ((spec.rect.w as f64 / spec.dpr) / 110.0).max(2.0) as usize
 }
 
 type Root = DrawingArea<CanvasBackend, plotters::coord::Shift>;
@@ -134,7 +145,7 @@ where
         .light_line_style(TRANSPARENT)
         .y_label_formatter(&|v| format_size(*v as u64, false))
         .x_label_formatter(x_label)
-        .x_labels(((rect.w as f64 / dpr) / 110.0).max(2.0) as usize)
+        .x_labels(x_labels(spec))
         .x_desc(x_desc)
         .label_style(("sans-serif", font).into_font().color(&RGBColor(60, 60, 60)))
         .axis_desc_style(("sans-serif", font).into_font().color(&RGBColor(90, 90, 90)))
