@@ -228,3 +228,76 @@ fn streams_are_numbered_like_memory_viz() {
     assert_eq!(seen, vec![0, 1]);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A device's trace as the pickler writes it (events in a row, batches of
+/// 1000) is held as a run of events, not item by item; anything that
+/// breaks the row must give what Python reads: every event once, in order,
+/// the bad entries named by their index. Batches of device 0: a row, then
+/// a row of events seen before (not the one that follows), then a
+/// non-event; of device 1: a row, then events out of order.
+#[test]
+fn device_traces_broken_mid_row_keep_every_event_in_order() {
+    const PY: &str = r#"
+import json, pickle, sys
+def ev(i, base):
+    return dict(action='alloc' if i % 2 == 0 else 'free_completed', addr=base + 512 * (i // 2),
+                size=512 + i, stream=0, time_us=1000 + i, frames=[])
+evs = [ev(i, 0x7f0000000000) for i in range(2500)]
+dev1 = [ev(i, 0x7e0000000000) for i in range(1200)]
+traces = [evs[:1000] + evs[3:1003] + evs[1003:2200] + [7] + evs[2200:],
+          dev1[:1000] + dev1[1000:1100] + [dev1[5]] + dev1[1100:]]
+for proto in (2, 4):
+    b = pickle.dumps({'segments': [], 'device_traces': traces}, protocol=proto)
+    sys.stdout.buffer.write(len(b).to_bytes(8, 'little') + b)
+seen, devices, first_bad = set(), [], {}
+for d, t in enumerate(traces):
+    kept = []
+    for i, e in enumerate(t):
+        why = 'not a dict' if not isinstance(e, dict) else 'shared' if id(e) in seen else None
+        if why:
+            first_bad.setdefault(why, f'device_traces[{d}][{i}]')
+            continue
+        seen.add(id(e))
+        kept.append([e['addr'], e['size'], e['time_us']])
+    devices.append(kept)
+sys.stdout.buffer.write(json.dumps({'devices': devices, 'bad': list(first_bad.values())}).encode())
+"#;
+    let out = Command::new("python3").args(["-c", PY]).output().expect("python3 writes the pickles");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut rest = &out.stdout[..];
+    let mut pickles = Vec::new();
+    for _ in 0..2 {
+        let n = u64::from_le_bytes(rest[..8].try_into().unwrap()) as usize;
+        pickles.push(rest[8..8 + n].to_vec());
+        rest = &rest[8 + n..];
+    }
+    let facts: J = serde_json::from_slice(rest).unwrap();
+    // The second batch of device 0 shares its first event: the first problem.
+    assert_eq!(facts["bad"][0], "device_traces[0][1000]");
+    assert_eq!(facts["bad"].as_array().unwrap().len(), 2, "{}", facts["bad"]);
+    for bytes in &pickles {
+        for chunk in [bytes.len(), 4096, 61] {
+            let mut loader = memviz_core::Loader::new();
+            loader.expect(bytes.len() as u64);
+            for c in bytes.chunks(chunk) {
+                loader.feed(c).unwrap();
+            }
+            let snap = loader.finish().unwrap();
+            for (d, want) in facts["devices"].as_array().unwrap().iter().enumerate() {
+                let t = snap.trace(d as u32);
+                let want = want.as_array().unwrap();
+                let got: Vec<J> =
+                    (0..t.len()).map(|i| serde_json::json!([t.addr(i) as u64, t.size[i], t.time_us[i]])).collect();
+                let differ = got.iter().zip(want).position(|(a, b)| a != b);
+                assert!(
+                    got.len() == want.len() && differ.is_none(),
+                    "device {d}, chunks of {chunk}: {} events against Python's {}, first different at {differ:?}",
+                    got.len(),
+                    want.len()
+                );
+            }
+            let warnings: Vec<J> = snap.warnings.list.iter().map(|w| J::String(w.location.clone())).collect();
+            assert_eq!(J::Array(warnings), facts["bad"], "chunks of {chunk}");
+        }
+    }
+}

@@ -417,6 +417,7 @@ impl Ctx<'_> {
                 DictRec::Frame(_) => format!("a stack frame, not {role}"),
                 _ => format!("not {role}"),
             },
+            Value::Event(_) => format!("a trace entry, not {role}"),
             other => not_a("a dict", other.type_name()),
         }
     }
@@ -448,22 +449,20 @@ fn not_an_event(arena: &Arena, v: &Value) -> String {
 fn trace_events(
     arena: &Arena,
     warn: &mut Collector,
-    items: &[Value],
+    items: impl Iterator<Item = Value>,
     used_events: &mut [bool],
     loc: &dyn Fn(usize) -> String,
     ids: &mut Vec<u32>,
 ) {
-    for (i, e) in items.iter().enumerate() {
-        let ev = match *e {
-            Value::Dict(id) => match arena.dicts[id as usize] {
-                DictRec::Event(ev) => ev,
-                _ => {
-                    warn.add(&loc(i), not_an_event(arena, e), true);
-                    continue;
-                }
-            },
-            other => {
-                warn.add(&loc(i), not_a("a dict", other.type_name()), true);
+    for (i, e) in items.enumerate() {
+        let ev = match arena.event_of(&e) {
+            Some(ev) => ev,
+            None if matches!(e, Value::Dict(_)) => {
+                warn.add(&loc(i), not_an_event(arena, &e), true);
+                continue;
+            }
+            None => {
+                warn.add(&loc(i), not_a("a dict", e.type_name()), true);
                 continue;
             }
         };
@@ -528,11 +527,11 @@ fn build(top: Value, mut arena: Arena, protocol: u8) -> Result<Snapshot> {
             let mut ids = Vec::new();
             // A skipped device keeps its place: device numbers are indices.
             if ctx.first_use(dv, &|| format!("device_traces[{d}]")) {
-                match ctx.arena.list_items(dv) {
+                match ctx.arena.list_values(dv) {
                     Some(items) => trace_events(
                         ctx.arena,
                         &mut ctx.warn,
-                        items,
+                        items.iter(),
                         &mut used_events,
                         &|i| format!("device_traces[{d}][{i}]"),
                         &mut ids,
@@ -629,17 +628,17 @@ fn host_memory(
         // A list of traces (like device_traces) or one trace: both are written.
         let nested =
             ctx.arena.list_items(&v).is_some_and(|l| l.iter().any(|x| matches!(x, Value::List(_) | Value::Tuple(_))));
-        match ctx.arena.list_items(&v) {
+        match ctx.arena.list_values(&v) {
             Some(items) if nested => {
-                for (k, tv) in items.to_vec().iter().enumerate() {
+                for (k, tv) in items.iter().collect::<Vec<_>>().iter().enumerate() {
                     if !ctx.first_use(tv, &|| format!("host_traces[{k}]")) {
                         continue;
                     }
-                    match ctx.arena.list_items(tv) {
+                    match ctx.arena.list_values(tv) {
                         Some(list) => trace_events(
                             ctx.arena,
                             &mut ctx.warn,
-                            list,
+                            list.iter(),
                             used_events,
                             &|i| format!("host_traces[{k}][{i}]"),
                             &mut host_ids,
@@ -651,7 +650,7 @@ fn host_memory(
             Some(items) => trace_events(
                 ctx.arena,
                 &mut ctx.warn,
-                items,
+                items.iter(),
                 used_events,
                 &|i| format!("host_traces[{i}]"),
                 &mut host_ids,
@@ -685,8 +684,10 @@ fn top_level(ctx: &mut Ctx, snap: &mut Snapshot, top: Value) -> Result<TopLevel>
         Value::List(_) | Value::Tuple(_) => {
             // torch.cuda.memory_snapshot() returns a list of segment dicts; a
             // list holding no dict at all is something else.
-            let items = ctx.arena.list_items(&top).unwrap_or(&[]);
-            if let Some(x) = items.first().filter(|_| !items.iter().any(|x| matches!(x, Value::Dict(_)))) {
+            let items = ctx.arena.list_items(&top).unwrap_or_default();
+            if let Some(x) =
+                items.first().filter(|_| !items.iter().any(|x| matches!(x, Value::Dict(_) | Value::Event(_))))
+            {
                 return Err(Error::new(
                     ErrorKind::NotSnapshotShaped,
                     None,
@@ -700,7 +701,8 @@ fn top_level(ctx: &mut Ctx, snap: &mut Snapshot, top: Value) -> Result<TopLevel>
             snap.bare_segment_list = true;
             (Some(top), None)
         }
-        Value::Dict(_) => {
+        // An event read as one unit is a dict too: it has neither key.
+        Value::Dict(_) | Value::Event(_) => {
             let mut segs = None;
             let mut traces = None;
             for (k, v) in ctx.items(&top) {

@@ -17,6 +17,7 @@
 //! Input can be fed in chunks ([`PickleDecoder::feed`]): an opcode cut by a
 //! chunk boundary waits for the next chunk.
 
+use std::borrow::Cow;
 use std::cell::Cell;
 
 use super::fast_hash::FastMap;
@@ -43,6 +44,11 @@ pub enum Value {
     List(u32),
     Tuple(u32),
     Dict(u32),
+    /// A trace event dict read as one unit ([`PickleDecoder::event_at`]):
+    /// its global event index. It never gets a dict record (8 bytes an
+    /// event); a dict that became an event item by item stays a `Dict`
+    /// whose record says [`DictRec::Event`] ([`Arena::event_of`] reads both).
+    Event(u32),
 }
 
 impl Value {
@@ -56,7 +62,7 @@ impl Value {
             Value::Bytes(_) => "bytes",
             Value::List(_) => "list",
             Value::Tuple(_) => "tuple",
-            Value::Dict(_) => "dict",
+            Value::Dict(_) | Value::Event(_) => "dict",
         }
     }
 }
@@ -69,11 +75,39 @@ pub enum ListRec {
     Items(u32),
     /// A frames list already interned as a stack.
     Stack(StackId),
+    /// Trace events in a row (index into `Arena::event_runs`): a device's
+    /// trace as the pickler writes it, its items never stored one by one
+    /// (8 bytes an event, and their copies as the list grew).
+    Events(u32),
     /// The items are in `Arena::pending`: the last list that APPENDS filled
     /// while it was empty (at most one list at a time). A frames list is
     /// filled once and interned right after, so its items never get a
     /// `Vec` of their own (one allocation and one free less per event).
     Pending,
+}
+
+/// [`Arena::list_values`].
+pub enum ListValues<'a> {
+    Items(Cow<'a, [Value]>),
+    Events(std::ops::Range<u32>),
+}
+
+impl ListValues<'_> {
+    /// The items in order.
+    pub fn iter(&self) -> impl Iterator<Item = Value> + '_ {
+        let (items, events) = match self {
+            ListValues::Items(v) => (&v[..], 0..0),
+            ListValues::Events(r) => (&[][..], r.clone()),
+        };
+        items.iter().copied().chain(events.map(Value::Event))
+    }
+}
+
+/// Trace events `first .. first + len` (global indices), in that order.
+#[derive(Debug, Clone, Copy)]
+struct EventRun {
+    first: u32,
+    len: u32,
 }
 
 /// A dict in the arena.
@@ -169,6 +203,8 @@ pub struct Arena {
     pub lists: Vec<ListRec>,
     pub dicts: Vec<DictRec>,
     pub list_store: Vec<Vec<Value>>,
+    /// The trace events of each [`ListRec::Events`] list.
+    event_runs: Vec<EventRun>,
     /// Items of the one [`ListRec::Pending`] list, and which list that is.
     pending: Vec<Value>,
     pending_list: Option<u32>,
@@ -313,6 +349,7 @@ impl Arena {
             list_store: Vec::new(),
             pending: Vec::new(),
             pending_list: None,
+            event_runs: Vec::new(),
             events_from: 0,
             dict_store: Vec::new(),
             frames: Vec::new(),
@@ -407,15 +444,98 @@ impl Arena {
         i
     }
 
-    /// Items of a list-like value (list, tuple or set), if it is one.
-    pub fn list_items(&self, v: &Value) -> Option<&[Value]> {
+    /// Items of a list-like value (list, tuple or set), if it is one; a
+    /// run of trace events is written out (`event_range` reads it as is).
+    pub fn list_items(&self, v: &Value) -> Option<Cow<'_, [Value]>> {
+        match *v {
+            Value::List(id) | Value::Tuple(id) => Some(match self.lists[id as usize] {
+                ListRec::Items(i) => Cow::Borrowed(&self.list_store[i as usize]),
+                ListRec::Pending => Cow::Borrowed(&self.pending),
+                ListRec::Empty | ListRec::Stack(_) => Cow::Borrowed(&[]),
+                ListRec::Events(r) => Cow::Owned(self.run_items(r)),
+            }),
+            _ => None,
+        }
+    }
+
+    /// Items of a list-like value one by one, a run of trace events
+    /// without writing it out (a device's trace).
+    pub fn list_values(&self, v: &Value) -> Option<ListValues<'_>> {
+        Some(match self.event_range(v) {
+            Some(r) => ListValues::Events(r),
+            None => ListValues::Items(self.list_items(v)?),
+        })
+    }
+
+    /// The trace events a list holds, when they are a run (a device's
+    /// trace as the pickler writes it).
+    pub fn event_range(&self, v: &Value) -> Option<std::ops::Range<u32>> {
         match *v {
             Value::List(id) | Value::Tuple(id) => match self.lists[id as usize] {
-                ListRec::Items(i) => Some(&self.list_store[i as usize]),
-                ListRec::Pending => Some(&self.pending),
-                ListRec::Empty | ListRec::Stack(_) => Some(&[]),
+                ListRec::Events(r) => {
+                    let EventRun { first, len } = self.event_runs[r as usize];
+                    Some(first..first + len)
+                }
+                _ => None,
             },
             _ => None,
+        }
+    }
+
+    /// The trace event a value is, if it is one.
+    #[inline]
+    pub fn event_of(&self, v: &Value) -> Option<u32> {
+        match *v {
+            Value::Event(ev) => Some(ev),
+            Value::Dict(id) => match self.dicts[id as usize] {
+                DictRec::Event(ev) => Some(ev),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The first of `items` if they are trace events in a row.
+    fn event_run_start(&self, items: &[Value]) -> Option<u32> {
+        let first = self.event_of(items.first()?)?;
+        let in_row = items.iter().zip(first..).all(|(v, ev)| self.event_of(v) == Some(ev));
+        in_row.then_some(first)
+    }
+
+    fn run_items(&self, r: u32) -> Vec<Value> {
+        let EventRun { first, len } = self.event_runs[r as usize];
+        (first..first + len).map(Value::Event).collect()
+    }
+
+    /// Adds `items` to the list `id` (a fresh one or a run of events) as a
+    /// run of events if they continue it: false, with nothing changed, if not.
+    fn extend_run(&mut self, id: u32, items: &[Value]) -> bool {
+        let Some(start) = self.event_run_start(items) else { return false };
+        let n = items.len() as u32;
+        match self.lists[id as usize] {
+            ListRec::Empty => {
+                self.event_runs.push(EventRun { first: start, len: n });
+                self.lists[id as usize] = ListRec::Events((self.event_runs.len() - 1) as u32);
+                true
+            }
+            ListRec::Events(r) => {
+                let run = &mut self.event_runs[r as usize];
+                if start != run.first + run.len {
+                    return false;
+                }
+                run.len += n;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Gives a run of events its items one by one (something else is
+    /// added to it).
+    fn write_out_run(&mut self, id: u32) {
+        if let ListRec::Events(r) = self.lists[id as usize] {
+            let items = self.run_items(r);
+            self.lists[id as usize] = self.store_list(items);
         }
     }
 
@@ -426,6 +546,7 @@ impl Arena {
                 DictRec::Empty => Some(&[]),
                 _ => None,
             },
+            // An event or a frame: not a generic dict.
             _ => None,
         }
     }
@@ -444,6 +565,7 @@ impl Arena {
             ListRec::Empty => (Vec::new(), false),
             ListRec::Items(i) => (std::mem::take(&mut self.list_store[i as usize]), false),
             ListRec::Pending => (std::mem::take(&mut self.pending), true),
+            ListRec::Events(r) => (self.run_items(r), false),
         };
         let mut frame_ids = std::mem::take(&mut self.stack_scratch);
         frame_ids.clear();
@@ -512,7 +634,7 @@ impl Arena {
             Value::List(_) | Value::Tuple(_) => match self.list_items(v) {
                 Some(items) => {
                     let mut out = Vec::with_capacity(items.len().min(*budget));
-                    for x in items {
+                    for x in items.iter() {
                         if *budget == 0 {
                             out.push(Plain::Elided);
                             break;
@@ -523,7 +645,7 @@ impl Arena {
                 }
                 None => Plain::Elided,
             },
-            Value::Dict(_) => match self.dict_items(v) {
+            Value::Dict(_) | Value::Event(_) => match self.dict_items(v) {
                 Some(items) => {
                     let mut out = Vec::with_capacity(items.len().min(*budget));
                     for (k, x) in items {
@@ -543,7 +665,7 @@ impl Arena {
     pub fn user_metadata(&self, v: &Value) -> Option<UserMetadata> {
         match v {
             Value::Str(s) => Some(UserMetadata::Text(self.copy_str(*s))),
-            Value::Dict(_) => {
+            Value::Dict(_) | Value::Event(_) => {
                 let items = self.dict_items(v)?;
                 let mut budget = 10_000;
                 Some(UserMetadata::Map(
@@ -736,7 +858,7 @@ impl Arena {
                 Key::ForwardFrames => {
                     let lines: Vec<String> = self
                         .list_items(v)
-                        .unwrap_or(&[])
+                        .unwrap_or_default()
                         .iter()
                         .filter_map(|x| match x {
                             Value::Str(s) => Some(self.copy_str(*s)),
@@ -888,7 +1010,7 @@ impl Arena {
     /// An `(owner, id)` pair (`pool_id`, `segment_pool_id`): a tuple or list
     /// of two integers.
     pub fn pool_pair(&self, v: &Value) -> Option<(i64, i64)> {
-        match self.list_items(v)? {
+        match &*self.list_items(v)? {
             [a, b] => Some((i64::try_from(self.int(a)?).ok()?, i64::try_from(self.int(b)?).ok()?)),
             _ => None,
         }
@@ -968,6 +1090,7 @@ mod slot {
     pub const TUPLE: u64 = 8;
     pub const DICT: u64 = 9;
     pub const WIDE: u64 = 10;
+    pub const EVENT: u64 = 11;
 }
 
 impl Memo {
@@ -980,6 +1103,7 @@ impl Memo {
     fn pack(&mut self, v: Value) -> u64 {
         let (kind, x) = match v {
             Value::Dict(id) => (slot::DICT, id as u64),
+            Value::Event(ev) => (slot::EVENT, ev as u64),
             Value::Str(id) => (slot::STR, id as u64),
             Value::List(id) => (slot::LIST, id as u64),
             Value::Tuple(id) => (slot::TUPLE, id as u64),
@@ -1004,6 +1128,7 @@ impl Memo {
         let x = (s >> 4) as u32;
         Some(match s & 15 {
             slot::DICT => Value::Dict(x),
+            slot::EVENT => Value::Event(x),
             slot::STR => Value::Str(x),
             slot::LIST => Value::List(x),
             slot::TUPLE => Value::Tuple(x),
@@ -1472,6 +1597,10 @@ impl PickleDecoder {
         self.finish_dicts(&items);
         match target {
             Value::List(id) => {
+                if self.arena.extend_run(id, &items) {
+                    return Ok(());
+                }
+                self.arena.write_out_run(id);
                 match self.arena.lists[id as usize] {
                     ListRec::Empty => self.arena.lists[id as usize] = self.arena.store_list(items),
                     ListRec::Items(i) => {
@@ -1483,6 +1612,7 @@ impl PickleDecoder {
                     ListRec::Pending => self.arena.pending.extend(items),
                     // Items added to a frames list after it became a stack.
                     ListRec::Stack(_) => self.arena.late_items += 1,
+                    ListRec::Events(_) => unreachable!("written out above"),
                 }
                 Ok(())
             }
@@ -1505,6 +1635,10 @@ impl PickleDecoder {
         }
         let Value::List(id) = self.stack[m - 1] else { return false };
         let a = &mut self.arena;
+        if a.extend_run(id, &self.stack[m..]) {
+            self.stack.truncate(m);
+            return true;
+        }
         match a.lists[id as usize] {
             ListRec::Pending => {}
             ListRec::Empty => {
@@ -1545,6 +1679,11 @@ impl PickleDecoder {
     fn set_items(&mut self, target: Value, items: Vec<Value>, at: u64) -> Result<()> {
         let id = match target {
             Value::Dict(id) => id,
+            // As for a dict that became an event item by item, below.
+            Value::Event(_) => {
+                self.arena.late_items += 1;
+                return Ok(());
+            }
             other => {
                 return Err(Error::at(
                     ErrorKind::Malformed,
@@ -1816,14 +1955,12 @@ impl PickleDecoder {
             return None;
         };
         // The dict, memoized before the list, as their opcodes come.
-        let id = self.new_dict(Vec::new());
-        self.arena.dicts[id as usize] = DictRec::Event(ev);
         self.arena.growth.reserve(&mut self.memo.slots, 2);
-        self.memo.push(Value::Dict(id));
+        self.memo.push(Value::Event(ev));
         if let Some(l) = list {
             self.memo.push(Value::List(l));
         }
-        self.stack.push(Value::Dict(id));
+        self.stack.push(Value::Event(ev));
         Some(p + 1)
     }
 
