@@ -530,15 +530,6 @@ impl Arena {
         }
     }
 
-    /// Gives a run of events its items one by one (something else is
-    /// added to it).
-    fn write_out_run(&mut self, id: u32) {
-        if let ListRec::Events(r) = self.lists[id as usize] {
-            let items = self.run_items(r);
-            self.lists[id as usize] = self.store_list(items);
-        }
-    }
-
     pub fn dict_items(&self, v: &Value) -> Option<&[(Value, Value)]> {
         match *v {
             Value::Dict(id) => match self.dicts[id as usize] {
@@ -1600,7 +1591,6 @@ impl PickleDecoder {
                 if self.arena.extend_run(id, &items) {
                     return Ok(());
                 }
-                self.arena.write_out_run(id);
                 match self.arena.lists[id as usize] {
                     ListRec::Empty => self.arena.lists[id as usize] = self.arena.store_list(items),
                     ListRec::Items(i) => {
@@ -1612,7 +1602,13 @@ impl PickleDecoder {
                     ListRec::Pending => self.arena.pending.extend(items),
                     // Items added to a frames list after it became a stack.
                     ListRec::Stack(_) => self.arena.late_items += 1,
-                    ListRec::Events(_) => unreachable!("written out above"),
+                    // Something that does not continue the run: its
+                    // events written out, then the rest as for any list.
+                    ListRec::Events(r) => {
+                        let mut all = self.arena.run_items(r);
+                        all.extend(items);
+                        self.arena.lists[id as usize] = self.arena.store_list(all);
+                    }
                 }
                 Ok(())
             }
