@@ -301,3 +301,36 @@ sys.stdout.buffer.write(json.dumps({'devices': devices, 'bad': list(first_bad.va
         }
     }
 }
+
+/// PyTorch 2.5 on writes `compile_context` ("N/A" outside torch.compile)
+/// and `user_metadata` into every trace event: the events that carry
+/// nothing else share one extra per context (not ~110 bytes an event), and
+/// each still reads its own context.
+#[test]
+fn events_with_only_a_compile_context_share_their_extra() {
+    const PY: &str = r#"
+import json, pickle, sys
+d = pickle.load(open(sys.argv[1], 'rb'))
+evs = [e for t in d['device_traces'] for e in t]
+def alone(e):
+    return not e.get('user_metadata') and not e.get('internal_metadata') and not e.get('forward_frames') \
+        and 'device_free' not in e and e.get('compile_context') is not None
+alone_contexts = {e['compile_context'] for e in evs if alone(e)}
+others = sum(1 for e in evs if not alone(e) and (e.get('compile_context') is not None or e.get('user_metadata')))
+print(json.dumps({'extras': len(alone_contexts) + others, 'contexts': [e.get('compile_context') for e in d['device_traces'][0]]}))
+"#;
+    let path = shared().join("snapshots/compile_context_metadata.pickle");
+    let out = Command::new("python3").args(["-c", PY, path.to_str().unwrap()]).output().expect("python3");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let want: J = serde_json::from_slice(&out.stdout).unwrap();
+    let snap = load(&path);
+    let contexts = want["contexts"].as_array().unwrap();
+    assert!(contexts.len() > 5000, "{}", contexts.len());
+    assert_eq!(snap.extras.len() as u64, want["extras"].as_u64().unwrap());
+    let t = snap.trace(0);
+    assert_eq!(t.len(), contexts.len());
+    for (i, c) in contexts.iter().enumerate() {
+        let got = snap.extra(0, i).and_then(|x| x.compile_context).map(|s| snap.str(s));
+        assert_eq!(got, c.as_str(), "event {i}");
+    }
+}

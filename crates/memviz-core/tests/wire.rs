@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use memviz_core::model::EventExtra;
 use memviz_core::versions::{self, Versions};
 use memviz_core::{ErrorKind, Snapshot, VersionsReader, WireReader};
 
@@ -226,12 +227,20 @@ fn cut_or_damaged_bytes_are_an_error_with_an_offset() {
     // the chunks given, joined; chunks may be pulled from none.
     let snap = Snapshot::from_wire(&wire).unwrap();
     // Columns in pieces, and extras in pieces (5163 of them in
-    // compile_context_metadata, 16 bytes or more each: 2 KiB pieces of
-    // extras hold at most 128): a piece missing or cut is an error too.
+    // compile_context_metadata once each event has its own, 16 bytes or
+    // more each: 2 KiB pieces of extras hold at most 128): a piece missing
+    // or cut is an error too.
     for (name, at_least) in
         [("transformer_fullstep_ctx128.pickle", 60), ("compile_context_metadata.pickle", 14 + 5163 / 128)]
     {
-        let snap = load(&root().join("../shared/snapshots").join(name));
+        let mut snap = load(&root().join("../shared/snapshots").join(name));
+        // Its events share one extra (each has only a compile_context);
+        // an extra per event, as events with metadata of their own have.
+        if let Some(shared) = snap.extras.first().cloned() {
+            let n = snap.traces[0].len();
+            snap.extras = (0..n as u64).map(|i| EventExtra { device_free: Some(i), ..shared.clone() }).collect();
+            snap.traces[0].extra = (0..n as u32).collect();
+        }
         let pieced = pieced_chunks_of(&snap, 8192);
         let joined = pieced.iter().map(Vec::len).sum::<usize>() as u64;
         assert!(pieced.len() > at_least, "{name}: {}", pieced.len());
