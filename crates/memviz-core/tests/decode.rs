@@ -329,6 +329,9 @@ print(json.dumps({'extras': len(alone_contexts) + others, 'contexts': [e.get('co
     assert_eq!(snap.extras.len() as u64, want["extras"].as_u64().unwrap());
     let t = snap.trace(0);
     assert_eq!(t.len(), contexts.len());
+    // The pickler writes "N/A" out again for each event: one text kept,
+    // not one per event.
+    assert!(snap.strings.len() < contexts.len() / 2, "{} strings for {} events", snap.strings.len(), contexts.len());
     for (i, c) in contexts.iter().enumerate() {
         let got = snap.extra(0, i).and_then(|x| x.compile_context).map(|s| snap.str(s));
         assert_eq!(got, c.as_str(), "event {i}");

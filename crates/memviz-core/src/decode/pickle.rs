@@ -410,6 +410,13 @@ impl Arena {
     }
 
     fn push_str(&mut self, s: &str) -> StrId {
+        // A short text written out again right after itself (PyTorch 2.5's
+        // compile_context "N/A": a new str object per event, so not
+        // memoized) takes the last one's id again: ~13 bytes an event less.
+        let last = (self.strings.len() - 1) as StrId;
+        if s.len() <= 16 && last != 0 && self.strings.get(last) == s {
+            return last;
+        }
         let id = self.strings.push(s);
         if id as usize == self.str_key.len() {
             self.str_key.push(if s.len() <= 20 { key_of(s) } else { Key::None });
