@@ -627,7 +627,7 @@ fn host_memory(
     if let Some(v) = host_traces_v {
         // A list of traces (like device_traces) or one trace: both are written.
         let nested =
-            ctx.arena.list_items(&v).is_some_and(|l| l.iter().any(|x| matches!(x, Value::List(_) | Value::Tuple(_))));
+            ctx.arena.list_values(&v).is_some_and(|l| l.iter().any(|x| matches!(x, Value::List(_) | Value::Tuple(_))));
         match ctx.arena.list_values(&v) {
             Some(items) if nested => {
                 for (k, tv) in items.iter().collect::<Vec<_>>().iter().enumerate() {
