@@ -305,6 +305,46 @@ impl EventTable {
             None => lo,
         }
     }
+    /// Events `at..` as a table of their own, their sparse fields keyed
+    /// from 0 again; this table keeps `..at` and its room. Pool ids stay
+    /// here (the caller says whom they go to).
+    pub fn split_off(&mut self, at: usize) -> EventTable {
+        fn rekey<T>(from: &mut HashMap<u32, T>, at: u32) -> HashMap<u32, T> {
+            if from.is_empty() {
+                return HashMap::new();
+            }
+            let keys: Vec<u32> = from.keys().copied().filter(|&k| k >= at).collect();
+            keys.into_iter().filter_map(|k| Some((k - at, from.remove(&k)?))).collect()
+        }
+        let at = at.min(self.len());
+        EventTable {
+            action: self.action.split_off(at),
+            addr_lo: self.addr_lo.split_off(at),
+            addr_hi: rekey(&mut self.addr_hi, at as u32),
+            size: self.size.split_off(at),
+            stream: self.stream.split_off(at),
+            time_us: self.time_us.split_off(at),
+            stack: self.stack.split_off(at),
+            extra: self.extra.split_off(at),
+            other_actions: rekey(&mut self.other_actions, at as u32),
+            // Empty, or one per event.
+            pool: self.pool.split_off(at.min(self.pool.len())),
+            pool_ids: Vec::new(),
+        }
+    }
+
+    /// Gives back the columns' unused room.
+    pub fn shrink_to_fit(&mut self) {
+        self.action.shrink_to_fit();
+        self.addr_lo.shrink_to_fit();
+        self.size.shrink_to_fit();
+        self.stream.shrink_to_fit();
+        self.time_us.shrink_to_fit();
+        self.stack.shrink_to_fit();
+        self.extra.shrink_to_fit();
+        self.pool.shrink_to_fit();
+    }
+
     pub fn action_name(&self, i: usize) -> &str {
         match self.action[i] {
             Action::Other => self.other_actions.get(&(i as u32)).map(|s| s.as_str()).unwrap_or("other"),

@@ -302,6 +302,88 @@ sys.stdout.buffer.write(json.dumps({'devices': devices, 'bad': list(first_bad.va
     }
 }
 
+/// The decoder keeps each device's trace in a table of its own as it
+/// reads (no copy when the model is built); a trace that is not one such
+/// table (events read earlier, out of order) is taken from them all. Both
+/// must give what Python reads, fields kept apart from the columns
+/// included: addresses past 64 bits, actions of other names, pool ids on
+/// some devices (interned once for all). Two files: three traces, each a run of its own; and
+/// the same with device 1's events read first (under an unknown key) and
+/// listed in reverse.
+#[test]
+fn each_device_trace_reads_as_python_reads_it() {
+    const PY: &str = r#"
+import json, pickle, sys
+def ev(i, base, n):
+    e = dict(action=('alloc', 'free_completed', 'snapshot')[i % 3], addr=base + 512 * i,
+             size=512 + i, stream=0, time_us=1000 + i, frames=[])
+    if i in (0, n - 1, 4097):
+        e['addr'] = (1 << 64) * (i + 1) + e['addr']
+    return e
+dev0 = [ev(i, 0x7f0000000000, 6000) for i in range(6000)]
+early = [ev(i, 0x7e0000000000, 5000) for i in range(5000)]
+dev2 = [ev(i, 0x7d0000000000, 4500) for i in range(4500)]
+for i, e in enumerate(dev0):
+    if i % 7 == 0 and i >= 2000:  # past the first batch the pickler appends
+        e['pool_id'] = (1, i % 3)
+for i, e in enumerate(dev2):
+    if i % 5 == 0:
+        e['pool_id'] = (2, i % 4)
+tops = [{'segments': [], 'device_traces': [dev0, early, dev2]},
+        {'early': early, 'segments': [], 'device_traces': [dev0, early[::-1], dev2]}]
+for top in tops:
+    for proto in (2, 4):
+        b = pickle.dumps(top, protocol=proto)
+        sys.stdout.buffer.write(len(b).to_bytes(8, 'little') + b)
+devices = [[[[str(e['addr']), e['size'], e['time_us'], e['action'], e.get('pool_id')] for e in t]
+            for t in top['device_traces']] for top in tops]
+sys.stdout.buffer.write(json.dumps(devices).encode())
+"#;
+    let out = Command::new("python3").args(["-c", PY]).output().expect("python3 writes the pickles");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut rest = &out.stdout[..];
+    let mut pickles = Vec::new();
+    for _ in 0..4 {
+        let n = u64::from_le_bytes(rest[..8].try_into().unwrap()) as usize;
+        pickles.push(rest[8..8 + n].to_vec());
+        rest = &rest[8 + n..];
+    }
+    let files: J = serde_json::from_slice(rest).unwrap();
+    for (k, bytes) in pickles.iter().enumerate() {
+        let devices = files[k / 2].as_array().unwrap();
+        assert_eq!(devices.iter().map(|d| d.as_array().unwrap().len()).collect::<Vec<_>>(), [6000, 5000, 4500]);
+        for chunk in [bytes.len(), 4096, 61] {
+            let mut loader = memviz_core::Loader::new();
+            loader.expect(bytes.len() as u64);
+            for c in bytes.chunks(chunk) {
+                loader.feed(c).unwrap();
+            }
+            let snap = loader.finish().unwrap();
+            assert_eq!(snap.traces.len(), 3);
+            for (d, want) in devices.iter().enumerate() {
+                let t = snap.trace(d as u32);
+                let want = want.as_array().unwrap();
+                let got: Vec<J> = (0..t.len())
+                    .map(|i| {
+                        let pool = t.pool_id(i).map(|(a, b)| serde_json::json!([a, b]));
+                        serde_json::json!([t.addr(i).to_string(), t.size[i], t.time_us[i], t.action_name(i), pool])
+                    })
+                    .collect();
+                let differ = got.iter().zip(want).position(|(a, b)| a != b);
+                assert!(
+                    got.len() == want.len() && differ.is_none(),
+                    "file {}, device {d}, chunks of {chunk}: {} events against Python's {}, first different at {differ:?}: {:?} against {:?}",
+                    k / 2,
+                    got.len(),
+                    want.len(),
+                    differ.map(|i| &got[i]),
+                    differ.map(|i| &want[i]),
+                );
+            }
+        }
+    }
+}
+
 /// PyTorch 2.5 on writes `compile_context` ("N/A" outside torch.compile)
 /// and `user_metadata` into every trace event: the events that carry
 /// nothing else share one extra per context (not ~110 bytes an event), and

@@ -513,7 +513,7 @@ fn build(top: Value, mut arena: Arena, protocol: u8) -> Result<Snapshot> {
     }
 
     // Trace events were moved into one table while decoding; split it per device.
-    let mut used_events = vec![false; ctx.arena.events.len()];
+    let mut used_events = vec![false; ctx.arena.event_count()];
     let mut per_device: Vec<Vec<u32>> = Vec::new();
     if let Some(v) = traces_v {
         let Some(devs) = ctx.arena.list_items(&v).map(|x| x.to_vec()) else {
@@ -555,8 +555,7 @@ fn build(top: Value, mut arena: Arena, protocol: u8) -> Result<Snapshot> {
     ] {
         store.release();
     }
-    let events = std::mem::take(&mut ctx.arena.events);
-    snap.traces = split_events(events, &per_device);
+    snap.traces = split_events(ctx.arena.take_events(), &per_device);
 
     number_streams(&mut snap, &std::mem::take(&mut ctx.arena.raw_streams));
 
@@ -772,10 +771,103 @@ fn number_streams(snap: &mut Snapshot, raw: &[u64]) {
     }
 }
 
-/// Splits the decode-order event table into per-device tables. The common
-/// case (each device's events contiguous, in order) moves columns without
-/// copying event by event.
-fn split_events(mut all: EventTable, per_device: &[Vec<u32>]) -> Vec<EventTable> {
+/// Splits the decode-order event tables (`Arena::take_events`: closed
+/// where a trace began) into per-device tables. As a rule each device's
+/// events are one whole table, in order: it is moved as is. Else the tables
+/// are joined and each device's events taken from the whole.
+fn split_events(tables: Vec<EventTable>, per_device: &[Vec<u32>]) -> Vec<EventTable> {
+    let any_pool = tables.iter().any(|t| !t.pool.is_empty());
+    // The table that took the last events interned every pool id.
+    let pool_ids = tables.last().map(|t| t.pool_ids.clone()).unwrap_or_default();
+    let mut out = match whole_tables(tables, per_device) {
+        Ok(out) => out,
+        Err(tables) => split_joined(join_tables(tables, any_pool), per_device),
+    };
+    // When one event has a pool id, every device's table has the column
+    // and all the ids.
+    for t in &mut out {
+        if any_pool {
+            t.pool.resize(t.len(), NO_POOL);
+            t.pool_ids = pool_ids.clone();
+        } else {
+            t.pool = Vec::new();
+            t.pool_ids = Vec::new();
+        }
+    }
+    out
+}
+
+/// Each device's events as one of `tables` taken whole, if that is what
+/// they are (each device's ids the events of one table, in order); else
+/// the tables back.
+fn whole_tables(
+    tables: Vec<EventTable>,
+    per_device: &[Vec<u32>],
+) -> std::result::Result<Vec<EventTable>, Vec<EventTable>> {
+    let mut bases = Vec::with_capacity(tables.len());
+    let mut next = 0usize;
+    for t in &tables {
+        bases.push(next);
+        next += t.len();
+    }
+    let mut used = vec![false; tables.len()];
+    let mut which = Vec::with_capacity(per_device.len());
+    for ids in per_device {
+        let Some(&first) = ids.first() else {
+            which.push(None);
+            continue;
+        };
+        let first = first as usize;
+        let k = bases.partition_point(|&b| b < first);
+        let whole = k < tables.len()
+            && bases[k] == first
+            && !used[k]
+            && tables[k].len() == ids.len()
+            && ids.iter().zip(first..).all(|(&e, want)| e as usize == want);
+        if !whole {
+            return Err(tables);
+        }
+        used[k] = true;
+        which.push(Some(k));
+    }
+    let mut slots: Vec<Option<EventTable>> = tables.into_iter().map(Some).collect();
+    Ok(which
+        .into_iter()
+        .map(|k| {
+            let mut t = k.and_then(|k| slots[k].take()).unwrap_or_default();
+            t.shrink_to_fit();
+            t
+        })
+        .collect())
+}
+
+/// The tables as one, in order.
+fn join_tables(tables: Vec<EventTable>, any_pool: bool) -> EventTable {
+    let mut tables = tables.into_iter();
+    let mut all = tables.next().unwrap_or_default();
+    for mut t in tables {
+        let base = all.len() as u32;
+        if any_pool {
+            all.pool.resize(all.len(), NO_POOL);
+            t.pool.resize(t.len(), NO_POOL);
+        }
+        all.action.append(&mut t.action);
+        all.addr_lo.append(&mut t.addr_lo);
+        all.size.append(&mut t.size);
+        all.stream.append(&mut t.stream);
+        all.time_us.append(&mut t.time_us);
+        all.stack.append(&mut t.stack);
+        all.extra.append(&mut t.extra);
+        all.pool.append(&mut t.pool);
+        all.addr_hi.extend(t.addr_hi.into_iter().map(|(i, h)| (i + base, h)));
+        all.other_actions.extend(t.other_actions.into_iter().map(|(i, n)| (i + base, n)));
+    }
+    all
+}
+
+/// Each device's events taken from the one decode-order table: moved
+/// without a copy per event when each device's are contiguous, in order.
+fn split_joined(mut all: EventTable, per_device: &[Vec<u32>]) -> Vec<EventTable> {
     let contiguous = {
         let mut next = 0u32;
         per_device.iter().all(|ids| {
@@ -787,30 +879,12 @@ fn split_events(mut all: EventTable, per_device: &[Vec<u32>]) -> Vec<EventTable>
     let total: usize = per_device.iter().map(|d| d.len()).sum();
     if contiguous && total == all.len() {
         let mut out = Vec::with_capacity(per_device.len());
-        // Split from the back so each split copies only its own events.
+        // Split from the back so each split copies only its own events;
+        // the first device takes the columns themselves (no copy).
         for ids in per_device.iter().rev() {
             let start = all.len() - ids.len();
-            // The first device takes the columns themselves (no copy); the
-            // columns grew by doubling, so give the slack back.
-            fn cut<T>(v: &mut Vec<T>, start: usize) -> Vec<T> {
-                let mut part = if start == 0 { std::mem::take(v) } else { v.split_off(start) };
-                part.shrink_to_fit();
-                part
-            }
-            let has_pool = !all.pool.is_empty();
-            let mut t = EventTable {
-                action: cut(&mut all.action, start),
-                addr_lo: cut(&mut all.addr_lo, start),
-                size: cut(&mut all.size, start),
-                stream: cut(&mut all.stream, start),
-                time_us: cut(&mut all.time_us, start),
-                stack: cut(&mut all.stack, start),
-                extra: cut(&mut all.extra, start),
-                pool: if has_pool { cut(&mut all.pool, start) } else { Vec::new() },
-                pool_ids: if has_pool { all.pool_ids.clone() } else { Vec::new() },
-                ..Default::default()
-            };
-            move_sparse(&mut all, &mut t, start as u32);
+            let mut t = if start == 0 { std::mem::take(&mut all) } else { all.split_off(start) };
+            t.shrink_to_fit();
             out.push(t);
         }
         out.reverse();
@@ -820,9 +894,6 @@ fn split_events(mut all: EventTable, per_device: &[Vec<u32>]) -> Vec<EventTable>
         .iter()
         .map(|ids| {
             let mut t = EventTable::default();
-            if !all.pool.is_empty() {
-                t.pool_ids = all.pool_ids.clone();
-            }
             for (i, &e) in ids.iter().enumerate() {
                 let e = e as usize;
                 t.action.push(all.action[e]);
@@ -845,23 +916,6 @@ fn split_events(mut all: EventTable, per_device: &[Vec<u32>]) -> Vec<EventTable>
             t
         })
         .collect()
-}
-
-fn move_sparse(all: &mut EventTable, t: &mut EventTable, start: u32) {
-    if !all.addr_hi.is_empty() {
-        let keys: Vec<u32> = all.addr_hi.keys().copied().filter(|&k| k >= start).collect();
-        for k in keys {
-            let v = all.addr_hi.remove(&k).unwrap();
-            t.addr_hi.insert(k - start, v);
-        }
-    }
-    if !all.other_actions.is_empty() {
-        let keys: Vec<u32> = all.other_actions.keys().copied().filter(|&k| k >= start).collect();
-        for k in keys {
-            let v = all.other_actions.remove(&k).unwrap();
-            t.other_actions.insert(k - start, v);
-        }
-    }
 }
 
 /// Builds the segment at `loc` and its blocks; `host` gives pinned host
