@@ -203,6 +203,11 @@ wasmLoaded.then(() => {
     if (more) return idle(step);
     idle(() => {
       prewarm(); // the decode worker, started ahead so that a file pays no start-up
+      // A page loaded to show a file that has not come yet: the user's next
+      // step is to pick or drop one, so the worker writes its memory ahead
+      // now, as it does when the open button is pressed (let go after a
+      // minute without a file: see expectFile).
+      if (awaitsFile()) fileComing();
       // (Two frames: in a hidden tab they wait until it shows.)
       warmCanvases().then(() => {
         document.body.dataset.warm = '1'; // tests and benchmarks: the idle work is done
@@ -801,6 +806,13 @@ $('file-input').addEventListener('change', (e) => {
 // the decode worker writes memory ahead while the user picks it (see
 // expectFile); let go if the dialog is cancelled or the drag leaves.
 const fileComing = () => expectFile((bytes) => { document.body.dataset.aheadWritten = bytes; }); // for tests
+/**
+ * Whether the page waits for the user's file: none is open or being read,
+ * and none comes another way (share.js: embedded in the page, `#file=`, or
+ * posted by MemoryViz.js into this frame).
+ */
+const awaitsFile = () => !currentName && !(viewer && viewer.file_count() > 0) && window.parent === window &&
+  !document.getElementById('memviz-embedded-snapshot') && !/(^#|&)file=/.test(location.hash);
 /** None came (to the worker): that worker ends after `wait(end)`, then the next is spawned when idle. */
 const noFileCame = (wait = (end) => end()) => noFile((end) => wait(() => { end(); idle(prewarm); }));
 $('open-files').addEventListener('pointerdown', fileComing);

@@ -29,7 +29,8 @@ export const FEED = 1 << 20;
 const KEEP_BELOW = 32 << 20;
 /**
  * Bytes of its memory the spare worker writes while the user picks a file
- * (`expectFile`), AHEAD_STEP a task: the decoder's tables take those pages
+ * (`expectFile`: the open button pressed, files dragged over the page, or
+ * the page loaded without one), AHEAD_STEP a task: the decoder's tables take those pages
  * again without their first write's cost (~0.55 ms a MB; the 119 MB file's
  * decode takes ~194 MiB). Held only until the file comes or does not.
  */
@@ -273,7 +274,9 @@ export function expectFile(onWritten = () => {}) {
   w.onAhead = onWritten;
   w.ready.then(() => { if (spare === w) w.worker.postMessage({ ahead: AHEAD }); }, () => {});
   clearTimeout(aheadTimer);
-  aheadTimer = setTimeout(noFile, AHEAD_WAIT_MS);
+  // Ended, and the next worker spawned, so that a file after this still
+  // finds one instantiated.
+  aheadTimer = setTimeout(() => { noFile(); prewarm(); }, AHEAD_WAIT_MS);
 }
 
 /**

@@ -215,6 +215,10 @@ test('index.html#file= opens a file beside the page; other origins and absolute 
   await page.goto(`${origin}/index.html#file=runs/${BIG}`);
   await waitOpened(page, BIG);
   assert.deepEqual(await shownSummary(page), want(BIG, 'active_memory'));
+  // The file comes by the hash: the idle page did not write memory ahead for one.
+  await page.waitForFunction(() => document.body.dataset.warm === '1', null, { timeout: 30000 });
+  await page.waitForTimeout(500);
+  assert.equal(await page.evaluate(() => document.body.dataset.aheadWritten), undefined);
   assert.ok(await inked(page) > 100_000, 'timeline drawn');
   assert.ok(requests.includes(`${origin}/runs/${BIG}`));
   // Once loaded the page may connect nowhere, its own server included.

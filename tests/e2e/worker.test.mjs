@@ -154,6 +154,24 @@ test('a 20 MB file decodes in the worker: progress moves, frames keep coming, it
   await context.close();
 });
 
+test('a page loaded without a file: its worker writes memory ahead, and a file set on the input decodes in it', async () => {
+  const { page, context, errors } = await openViewer();
+  // Nothing pressed or dragged: the page itself waits for a file.
+  await page.waitForFunction(() => document.body.dataset.aheadWritten, null, { timeout: 30000 });
+  assert.equal(await page.evaluate(() => +document.body.dataset.aheadWritten), 256 << 20);
+  await page.setInputFiles('#file-input', big);
+  await waitOpened(page, BIG);
+  assert.equal(await page.evaluate(() => document.body.dataset.decodedIn), 'worker');
+  const s = await shownSummary(page);
+  assert.equal(s.trace_events, bigRef.trace_events);
+  // The decoder took the pages written ahead: its memory grew little past them.
+  await page.waitForFunction(() => document.body.dataset.workerMemory, null, { timeout: 30000 });
+  const mem = await page.evaluate(() => +document.body.dataset.workerMemory);
+  assert.ok(mem >= 256 << 20 && mem < (256 + 16) << 20, `worker memory ${mem}`);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('the open button: the worker writes its memory ahead while the dialog is open, the file picked decodes in it; a cancelled dialog ends it', async () => {
   const { page, context, errors } = await openViewer();
   await page.waitForFunction(() => document.body.dataset.warm === '1', null, { timeout: 30000 });
