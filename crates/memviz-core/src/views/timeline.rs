@@ -622,15 +622,26 @@ impl StackState {
 enum SizeSort {
     /// The keys made so far, `per_step` elements a step (reading a size
     /// from each 100-byte element is a cache miss: 2.7M of them took 40 ms
-    /// natively in one step).
+    /// natively in one step), and the radix passes' scratch, grown with
+    /// them: its first writes in one pass made a 68 ms step in the page on
+    /// the 950 MB file (fresh wasm memory).
     Keys {
         keyed: Vec<u64>,
+        scratch: Vec<u64>,
         per_step: usize,
     },
     Radix {
         keyed: Vec<u64>,
         scratch: Vec<u64>,
         pass: u32,
+        per_step: usize,
+    },
+    /// The sorted keys' element indices, `per_step` a step (as one step:
+    /// 30 ms in the page on the 950 MB file, fresh memory again).
+    Order {
+        keyed: Vec<u64>,
+        order: Vec<u32>,
+        per_step: usize,
     },
 }
 
@@ -638,13 +649,15 @@ const KEYS_PER_STEP: usize = 1 << 19;
 
 impl SizeSort {
     fn new(elements: &[Element]) -> SizeSort {
-        SizeSort::Keys { keyed: Vec::with_capacity(elements.len()), per_step: KEYS_PER_STEP }
+        let n = elements.len();
+        SizeSort::Keys { keyed: Vec::with_capacity(n), scratch: Vec::with_capacity(n), per_step: KEYS_PER_STEP }
     }
 
-    /// The next step (some keys or a pass); the order once done.
+    /// The next step (some keys, a pass or some of the order); the order
+    /// once done.
     fn pass(&mut self, elements: &[Element]) -> Option<Vec<u32>> {
         match self {
-            SizeSort::Keys { keyed, per_step } => {
+            SizeSort::Keys { keyed, scratch, per_step } => {
                 let from = keyed.len();
                 for (i, e) in elements.iter().enumerate().skip(from).take(*per_step) {
                     if e.size > u32::MAX as u64 {
@@ -652,18 +665,26 @@ impl SizeSort {
                     }
                     keyed.push(((!(e.size as u32) as u64) << 32) | i as u64);
                 }
+                scratch.resize(keyed.len(), 0);
                 if keyed.len() == elements.len() {
-                    *self = SizeSort::Radix { keyed: std::mem::take(keyed), scratch: Vec::new(), pass: 0 };
+                    let (keyed, scratch) = (std::mem::take(keyed), std::mem::take(scratch));
+                    *self = SizeSort::Radix { keyed, scratch, pass: 0, per_step: *per_step };
                 }
                 None
             }
-            SizeSort::Radix { keyed, scratch, pass } => {
-                if *pass == 4 {
-                    return Some(keyed.iter().map(|&k| k as u32).collect());
-                }
+            SizeSort::Radix { keyed, scratch, pass, per_step } => {
                 crate::radix::pass(keyed, scratch, 32 + 8 * *pass);
                 *pass += 1;
+                if *pass == 4 {
+                    let keyed = std::mem::take(keyed);
+                    *self = SizeSort::Order { order: Vec::with_capacity(keyed.len()), keyed, per_step: *per_step };
+                }
                 None
+            }
+            SizeSort::Order { keyed, order, per_step } => {
+                let from = order.len();
+                order.extend(keyed[from..].iter().take(*per_step).map(|&k| k as u32));
+                (order.len() == keyed.len()).then(|| std::mem::take(order))
             }
         }
     }
@@ -1086,7 +1107,7 @@ mod tests {
             // The builder's sort, a step per call: the same order, with the
             // keys made in one step or in steps of 7 elements.
             for per_step in [KEYS_PER_STEP, 7] {
-                let mut sort = SizeSort::Keys { keyed: Vec::new(), per_step };
+                let mut sort = SizeSort::Keys { keyed: Vec::new(), scratch: Vec::new(), per_step };
                 let mut steps = 1;
                 let got = loop {
                     match sort.pass(&elements) {
@@ -1095,12 +1116,14 @@ mod tests {
                     }
                 };
                 assert_eq!(got, want, "{sizes:?}");
-                // The keys' steps, four byte passes, the order; wider
-                // sizes at once, where the first is met.
+                // The keys' steps, four byte passes, the order's steps (at
+                // least one); wider sizes at once, where the first is met.
                 let narrow = sizes.iter().all(|&s| s <= u32::MAX as u64);
                 let key_steps = sizes.len().div_ceil(per_step);
                 let first_wide = sizes.iter().position(|&s| s > u32::MAX as u64).unwrap_or(0);
-                assert_eq!(steps, if narrow { key_steps + 5 } else { first_wide / per_step + 1 }, "{sizes:?}");
+                let order_steps = sizes.len().div_ceil(per_step).max(1);
+                let want_steps = if narrow { key_steps + 4 + order_steps } else { first_wide / per_step + 1 };
+                assert_eq!(steps, want_steps, "{sizes:?}");
             }
         }
     }
