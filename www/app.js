@@ -502,6 +502,7 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
  */
 function adoptVersions(got, i, step, ms) {
   const v = viewer;
+  afterPaint().then(() => got.versionsNow());
   got.info()
     .then(async (info) => {
       ms.finish = info.finishMs;

@@ -11,7 +11,7 @@
 // twice) into buffers the page wrote ahead (`give`) and transferred (no
 // copy) to the page, whose Viewer reads each as
 // it comes (`adopt_chunk`); then `versions()` the address versions (in
-// pieces), computed while the page reads. The worker's script comes from a blob: URL made
+// pieces), computed once the page has painted the file. The worker's script comes from a blob: URL made
 // here (the CSP allows worker-src blob:), so it also runs in the standalone
 // file from file://; boot.js says how the worker gets the wasm-bindgen glue
 // (`workerSetup`).
@@ -104,6 +104,10 @@ function workerMain(loadGlue, feedStream, CHUNK, FEED, AHEAD_STEP) {
   // Memory written ahead while the user picks a file (`ahead`), let go
   // when the file comes: the decoder's tables take the same pages again.
   let ahead = null;
+  // The page's word that its first frame of the file is painted: the
+  // address versions are computed after it, not beside the page's replay
+  // and first draw (2 cores: they slowed those).
+  let versionsNow = null;
   const letGo = () => {
     if (ahead) ahead.free();
     ahead = null;
@@ -112,6 +116,10 @@ function workerMain(loadGlue, feedStream, CHUNK, FEED, AHEAD_STEP) {
     const m = ev.data;
     if (m.pool) {
       pool.push(...m.pool);
+      return;
+    }
+    if (m.versionsNow) {
+      if (versionsNow) versionsNow();
       return;
     }
     if (m.ahead) {
@@ -157,8 +165,8 @@ function workerMain(loadGlue, feedStream, CHUNK, FEED, AHEAD_STEP) {
       // copied out here, several to a buffer (one the page gave, else a
       // fresh one for that chunk), each buffer moved to the page once full;
       // then the address versions (in pieces, which the page reads a task
-      // each), computed while the page reads the model's last chunks and
-      // replays its first timeline.
+      // each), computed once the page says its first frame of the file is
+      // painted (`versionsNow`).
       let buf = null, used = 0, parts = [], pooled = 0;
       const flush = () => {
         if (buf) self.postMessage({ chunk: buf, parts }, [buf]);
@@ -180,6 +188,8 @@ function workerMain(loadGlue, feedStream, CHUNK, FEED, AHEAD_STEP) {
       flush();
       pool = [];
       self.postMessage({ modelEnd: true });
+      await new Promise((r) => { versionsNow = r; });
+      versionsNow = null;
       const versions = [];
       dec.versions((c) => versions.push(c.slice().buffer));
       self.postMessage({ versions }, versions);
@@ -329,7 +339,8 @@ export class WorkerTrap extends Error {
  * next; `info()`, a promise of `{ versions, finishMs, memory, pooled }`, which the
  * worker computes after the model: the versions' wire chunks, ArrayBuffers
  * for `Viewer::versions_chunk` (after the file opens), the worker's milliseconds finishing and
- * its wasm memory's size, how many given buffers it used; `release()`, which ends the worker once the page
+ * its wasm memory's size, how many given buffers it used; `versionsNow()`, the page's word that the file
+ * is painted, after which the worker computes the versions; `release()`, which ends the worker once the page
  * is done with it). `done`, `nextChunk()` or `info()` rejects
  * with the decoder's error (its message names the file and the byte offset,
  * as the page's own decode says it), a Cancelled, a WorkerTrap (`oom` set
@@ -391,7 +402,10 @@ export function decodeInWorker(file, onProgress) {
         pump();
       } else if (m.decoded) {
         decoded = true;
-        settle.resolve({ readMs: m.readMs, nextChunk, info: () => infoDone, release: () => release() });
+        settle.resolve({
+          readMs: m.readMs, nextChunk, info: () => infoDone, release: () => release(),
+          versionsNow: () => { if (!over) w.worker.postMessage({ versionsNow: true }); },
+        });
       } else if (m.modelEnd) {
         last = true;
         pump();

@@ -272,6 +272,7 @@ test('the model through buffers the page gave the worker: several chunks to a bu
     }
     v.adopt_end();
     const i = v.adopt_finish();
+    got.versionsNow(); // as the page does once the file is painted
     const info = await got.info();
     for (const b of info.versions) v.versions_chunk(i, new Uint8Array(b));
     v.versions_end(i);
