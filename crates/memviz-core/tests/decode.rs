@@ -384,6 +384,45 @@ sys.stdout.buffer.write(json.dumps(devices).encode())
     }
 }
 
+/// A device's trace that lists the events of another again (new list,
+/// the same event objects: the pickler writes them as memo references, in
+/// a row) is not taken as that run: each is the same object as an earlier
+/// entry, left out and reported, as memory_viz never sees them twice.
+#[test]
+fn a_trace_listing_another_traces_events_again_leaves_them_out() {
+    const PY: &str = r#"
+import json, pickle, sys
+evs = [dict(action='alloc', addr=0x7f0000000000 + 512 * i, size=512, stream=0, time_us=i, frames=[])
+       for i in range(5000)]
+top = {'segments': [], 'device_traces': [evs, list(evs), evs[:10] + [dict(evs[0])]]}
+b = pickle.dumps(top, protocol=4)
+seen, kept, first_shared = set(), [], None
+for d, t in enumerate(top['device_traces']):
+    n = 0
+    for i, e in enumerate(t):
+        if id(e) in seen:
+            first_shared = first_shared or f'device_traces[{d}][{i}]'
+            continue
+        seen.add(id(e))
+        n += 1
+    kept.append(n)
+sys.stdout.buffer.write(len(b).to_bytes(8, 'little') + b + json.dumps([kept, first_shared]).encode())
+"#;
+    let out = Command::new("python3").args(["-c", PY]).output().expect("python3 writes the pickle");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let n = u64::from_le_bytes(out.stdout[..8].try_into().unwrap()) as usize;
+    let (bytes, facts) = (&out.stdout[8..8 + n], &out.stdout[8 + n..]);
+    let facts: J = serde_json::from_slice(facts).unwrap();
+    assert_eq!(facts[0], serde_json::json!([5000, 0, 1]));
+    assert_eq!(facts[1], "device_traces[1][0]");
+    let snap = memviz_core::load(bytes).unwrap();
+    let kept: Vec<usize> = (0..3).map(|d| snap.trace(d).len()).collect();
+    assert_eq!(serde_json::json!(kept), facts[0]);
+    assert_eq!(snap.trace(2).time_us[0], 0, "device 2's own event is the copy of event 0");
+    let shared: Vec<&str> = snap.warnings.list.iter().map(|w| w.location.as_str()).collect();
+    assert_eq!(shared.first().copied(), facts[1].as_str(), "{shared:?}");
+}
+
 /// PyTorch 2.5 on writes `compile_context` ("N/A" outside torch.compile)
 /// and `user_metadata` into every trace event: the events that carry
 /// nothing else share one extra per context (not ~110 bytes an event), and
