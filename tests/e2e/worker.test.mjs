@@ -154,20 +154,26 @@ test('a 20 MB file decodes in the worker: progress moves, frames keep coming, it
   await context.close();
 });
 
+/** The big file, opened, decoded in the worker into the 256 MiB it wrote ahead, with Python's numbers. */
+async function decodedInMemoryAhead(page) {
+  await waitOpened(page, BIG);
+  assert.equal(await page.evaluate(() => document.body.dataset.decodedIn), 'worker');
+  const s = await shownSummary(page);
+  assert.equal(s.trace_events, bigRef.trace_events);
+  assert.equal(s.segments, bigRef.segments);
+  // The decoder took the pages written ahead: its memory grew little past them.
+  await page.waitForFunction(() => document.body.dataset.workerMemory, null, { timeout: 30000 });
+  const mem = await page.evaluate(() => +document.body.dataset.workerMemory);
+  assert.ok(mem >= 256 << 20 && mem < (256 + 16) << 20, `worker memory ${mem}`);
+}
+
 test('a page loaded without a file: its worker writes memory ahead, and a file set on the input decodes in it', async () => {
   const { page, context, errors } = await openViewer();
   // Nothing pressed or dragged: the page itself waits for a file.
   await page.waitForFunction(() => document.body.dataset.aheadWritten, null, { timeout: 30000 });
   assert.equal(await page.evaluate(() => +document.body.dataset.aheadWritten), 256 << 20);
   await page.setInputFiles('#file-input', big);
-  await waitOpened(page, BIG);
-  assert.equal(await page.evaluate(() => document.body.dataset.decodedIn), 'worker');
-  const s = await shownSummary(page);
-  assert.equal(s.trace_events, bigRef.trace_events);
-  // The decoder took the pages written ahead: its memory grew little past them.
-  await page.waitForFunction(() => document.body.dataset.workerMemory, null, { timeout: 30000 });
-  const mem = await page.evaluate(() => +document.body.dataset.workerMemory);
-  assert.ok(mem >= 256 << 20 && mem < (256 + 16) << 20, `worker memory ${mem}`);
+  await decodedInMemoryAhead(page);
   assert.deepEqual(errors, []);
   await context.close();
 });
@@ -192,15 +198,7 @@ test('the open button: the worker writes its memory ahead while the dialog is op
   const c = await chooser;
   await page.waitForFunction(() => document.body.dataset.aheadWritten, null, { timeout: 30000 });
   await c.setFiles(big);
-  await waitOpened(page, BIG);
-  assert.equal(await page.evaluate(() => document.body.dataset.decodedIn), 'worker');
-  const s = await shownSummary(page);
-  assert.equal(s.trace_events, bigRef.trace_events);
-  assert.equal(s.segments, bigRef.segments);
-  // The decoder took the pages written ahead: its memory grew little past them.
-  await page.waitForFunction(() => document.body.dataset.workerMemory, null, { timeout: 30000 });
-  const mem = await page.evaluate(() => +document.body.dataset.workerMemory);
-  assert.ok(mem >= 256 << 20 && mem < (256 + 16) << 20, `worker memory ${mem}`);
+  await decodedInMemoryAhead(page);
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -229,6 +229,31 @@ fn streams_are_numbered_like_memory_viz() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// `bytes` fed to a `Loader` that knows their size, `chunk` bytes a call.
+fn load_in_chunks(bytes: &[u8], chunk: usize) -> Snapshot {
+    let mut loader = memviz_core::Loader::new();
+    loader.expect(bytes.len() as u64);
+    for c in bytes.chunks(chunk) {
+        loader.feed(c).unwrap();
+    }
+    loader.finish().unwrap()
+}
+
+/// Runs the Python program `py`, which writes `n` pickles (each after its
+/// length, 8 bytes little-endian) then JSON: the pickles and the JSON.
+fn python_pickles(py: &str, n: usize) -> (Vec<Vec<u8>>, J) {
+    let out = Command::new("python3").args(["-c", py]).output().expect("python3 writes the pickles");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut rest = &out.stdout[..];
+    let mut pickles = Vec::new();
+    for _ in 0..n {
+        let len = u64::from_le_bytes(rest[..8].try_into().unwrap()) as usize;
+        pickles.push(rest[8..8 + len].to_vec());
+        rest = &rest[8 + len..];
+    }
+    (pickles, serde_json::from_slice(rest).unwrap())
+}
+
 /// A device's trace as the pickler writes it (events in a row, batches of
 /// 1000) is held as a run of events, not item by item; anything that
 /// breaks the row must give what Python reads: every event once, in order,
@@ -262,27 +287,13 @@ for d, t in enumerate(traces):
     devices.append(kept)
 sys.stdout.buffer.write(json.dumps({'devices': devices, 'bad': list(first_bad.values())}).encode())
 "#;
-    let out = Command::new("python3").args(["-c", PY]).output().expect("python3 writes the pickles");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let mut rest = &out.stdout[..];
-    let mut pickles = Vec::new();
-    for _ in 0..2 {
-        let n = u64::from_le_bytes(rest[..8].try_into().unwrap()) as usize;
-        pickles.push(rest[8..8 + n].to_vec());
-        rest = &rest[8 + n..];
-    }
-    let facts: J = serde_json::from_slice(rest).unwrap();
+    let (pickles, facts) = python_pickles(PY, 2);
     // The second batch of device 0 shares its first event: the first problem.
     assert_eq!(facts["bad"][0], "device_traces[0][1000]");
     assert_eq!(facts["bad"].as_array().unwrap().len(), 2, "{}", facts["bad"]);
     for bytes in &pickles {
         for chunk in [bytes.len(), 4096, 61] {
-            let mut loader = memviz_core::Loader::new();
-            loader.expect(bytes.len() as u64);
-            for c in bytes.chunks(chunk) {
-                loader.feed(c).unwrap();
-            }
-            let snap = loader.finish().unwrap();
+            let snap = load_in_chunks(bytes, chunk);
             for (d, want) in facts["devices"].as_array().unwrap().iter().enumerate() {
                 let t = snap.trace(d as u32);
                 let want = want.as_array().unwrap();
@@ -339,26 +350,12 @@ devices = [[[[str(e['addr']), e['size'], e['time_us'], e['action'], e.get('pool_
             for t in top['device_traces']] for top in tops]
 sys.stdout.buffer.write(json.dumps(devices).encode())
 "#;
-    let out = Command::new("python3").args(["-c", PY]).output().expect("python3 writes the pickles");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let mut rest = &out.stdout[..];
-    let mut pickles = Vec::new();
-    for _ in 0..4 {
-        let n = u64::from_le_bytes(rest[..8].try_into().unwrap()) as usize;
-        pickles.push(rest[8..8 + n].to_vec());
-        rest = &rest[8 + n..];
-    }
-    let files: J = serde_json::from_slice(rest).unwrap();
+    let (pickles, files) = python_pickles(PY, 4);
     for (k, bytes) in pickles.iter().enumerate() {
         let devices = files[k / 2].as_array().unwrap();
         assert_eq!(devices.iter().map(|d| d.as_array().unwrap().len()).collect::<Vec<_>>(), [6000, 5000, 4500]);
         for chunk in [bytes.len(), 4096, 61] {
-            let mut loader = memviz_core::Loader::new();
-            loader.expect(bytes.len() as u64);
-            for c in bytes.chunks(chunk) {
-                loader.feed(c).unwrap();
-            }
-            let snap = loader.finish().unwrap();
+            let snap = load_in_chunks(bytes, chunk);
             assert_eq!(snap.traces.len(), 3);
             for (d, want) in devices.iter().enumerate() {
                 let t = snap.trace(d as u32);
@@ -408,11 +405,8 @@ for d, t in enumerate(top['device_traces']):
     kept.append(n)
 sys.stdout.buffer.write(len(b).to_bytes(8, 'little') + b + json.dumps([kept, first_shared]).encode())
 "#;
-    let out = Command::new("python3").args(["-c", PY]).output().expect("python3 writes the pickle");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let n = u64::from_le_bytes(out.stdout[..8].try_into().unwrap()) as usize;
-    let (bytes, facts) = (&out.stdout[8..8 + n], &out.stdout[8 + n..]);
-    let facts: J = serde_json::from_slice(facts).unwrap();
+    let (pickles, facts) = python_pickles(PY, 1);
+    let bytes = &pickles[0];
     assert_eq!(facts[0], serde_json::json!([5000, 0, 1]));
     assert_eq!(facts[1], "device_traces[1][0]");
     let snap = memviz_core::load(bytes).unwrap();
