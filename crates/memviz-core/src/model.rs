@@ -333,6 +333,29 @@ impl EventTable {
         }
     }
 
+    /// `other`'s events after this table's, their sparse fields keyed on
+    /// from here (the inverse of [`EventTable::split_off`]). Pool ids stay
+    /// as they are (the caller says whose they are).
+    pub fn append(&mut self, mut other: EventTable) {
+        let base = self.len() as u32;
+        // The pool column is empty, or one per event: padded where one
+        // table has it and the other not.
+        if !self.pool.is_empty() || !other.pool.is_empty() {
+            self.pool.resize(self.len(), NO_POOL);
+            other.pool.resize(other.len(), NO_POOL);
+        }
+        self.action.append(&mut other.action);
+        self.addr_lo.append(&mut other.addr_lo);
+        self.size.append(&mut other.size);
+        self.stream.append(&mut other.stream);
+        self.time_us.append(&mut other.time_us);
+        self.stack.append(&mut other.stack);
+        self.extra.append(&mut other.extra);
+        self.pool.append(&mut other.pool);
+        self.addr_hi.extend(other.addr_hi.into_iter().map(|(i, h)| (i + base, h)));
+        self.other_actions.extend(other.other_actions.into_iter().map(|(i, n)| (i + base, n)));
+    }
+
     /// Gives back the columns' unused room.
     pub fn shrink_to_fit(&mut self) {
         self.action.shrink_to_fit();

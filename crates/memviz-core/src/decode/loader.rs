@@ -568,7 +568,8 @@ fn build(top: Value, mut arena: Arena, protocol: u8) -> Result<Snapshot> {
         }
     }
 
-    // Trace events were moved into one table while decoding; split it per device.
+    // Trace events were moved into tables while decoding (one per device's
+    // trace, as a rule); each device's events go to its own table.
     let mut used_events = vec![false; ctx.arena.event_count()];
     let mut per_device: Vec<TraceIds> = Vec::new();
     if let Some(v) = traces_v {
@@ -844,7 +845,7 @@ fn split_events(tables: Vec<EventTable>, per_device: &[TraceIds]) -> Vec<EventTa
     let pool_ids = tables.last().map(|t| t.pool_ids.clone()).unwrap_or_default();
     let mut out = match whole_tables(tables, per_device) {
         Ok(out) => out,
-        Err(tables) => split_joined(join_tables(tables, any_pool), per_device),
+        Err(tables) => split_joined(join_tables(tables), per_device),
     };
     // When one event has a pool id, every device's table has the column
     // and all the ids.
@@ -904,25 +905,11 @@ fn whole_tables(
 }
 
 /// The tables as one, in order.
-fn join_tables(tables: Vec<EventTable>, any_pool: bool) -> EventTable {
+fn join_tables(tables: Vec<EventTable>) -> EventTable {
     let mut tables = tables.into_iter();
     let mut all = tables.next().unwrap_or_default();
-    for mut t in tables {
-        let base = all.len() as u32;
-        if any_pool {
-            all.pool.resize(all.len(), NO_POOL);
-            t.pool.resize(t.len(), NO_POOL);
-        }
-        all.action.append(&mut t.action);
-        all.addr_lo.append(&mut t.addr_lo);
-        all.size.append(&mut t.size);
-        all.stream.append(&mut t.stream);
-        all.time_us.append(&mut t.time_us);
-        all.stack.append(&mut t.stack);
-        all.extra.append(&mut t.extra);
-        all.pool.append(&mut t.pool);
-        all.addr_hi.extend(t.addr_hi.into_iter().map(|(i, h)| (i + base, h)));
-        all.other_actions.extend(t.other_actions.into_iter().map(|(i, n)| (i + base, n)));
+    for t in tables {
+        all.append(t);
     }
     all
 }
