@@ -11,13 +11,15 @@
 #   scripts/bench-web.sh [--no-build] [--huge [PATH]] [--write] [--runs N] [--dist DIR] [FILE...]
 # --huge adds a ~1 GB snapshot (gen_snapshot.py --events 16000000; making it
 # takes several minutes and ~8 GB of RAM in Python; PATH to reuse one).
-# --write puts the table into benches/browser/RESULTS.md ("bench-web: latest").
+# --write puts the tables into benches/browser/RESULTS.md ("bench-web: latest",
+# "decode-rate: latest").
 # Issue 6's older table: node benches/browser/issue6.mjs (--profile: CPU profiles).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=1
 args=()
 dist=()
+write=()
 gen() { # events -> path, generated once
   local p="target/bench-data/gen_$1.pickle"
   if [ ! -f "$p" ]; then
@@ -32,6 +34,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) build=0 ;;
     --dist) args+=("$1" "$2"); dist=(--dist "$2"); shift ;;
+    --write) args+=("$1"); write=(--write) ;;
     --huge)
       if [ $# -gt 1 ] && [ -f "$2" ]; then args+=(--huge "$2"); shift
       else args+=(--huge "$(gen 16000000)"); fi ;;
@@ -48,4 +51,4 @@ node benches/browser/run.mjs "${args[@]}"
 # The wasm decoder's own throughput (the file read whole first) against the
 # native one: the page's figure above also counts Chromium's file read.
 echo
-node benches/browser/decode_rate.mjs "${dist[@]}"
+node benches/browser/decode_rate.mjs "${dist[@]}" "${write[@]}"

@@ -1,7 +1,10 @@
 // The wasm decoder's own throughput in the page against the native one
 // (issue 13: "decode throughput in wasm at least half the native one").
 //
-//   node benches/browser/decode_rate.mjs [--dist DIR] [FILE...]
+//   node benches/browser/decode_rate.mjs [--dist DIR] [--write] [FILE...]
+//
+// --write: also put the table into benches/browser/RESULTS.md between the
+// "decode-rate: latest" markers (scripts/bench-web.sh --write).
 //
 // The page's open (benches/browser/run.mjs, "decode MB/s: page") also counts
 // Chromium's reading of the file (a 0.5 MB file's first bytes come ~7 ms after
@@ -13,16 +16,18 @@
 // gets), then the median of 5 more. Native: `decode_speed --phases` (the same
 // feed calls), median of 5. Needs dist/ (scripts/build-web.sh) and
 // target/release/decode_speed.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join, resolve, basename } from 'node:path';
 import { ROOT, serveDist, launchChromium } from './page.mjs';
 
 const argv = process.argv.slice(2);
 let DIST = join(ROOT, 'dist');
+let write = false;
 const files = [];
 for (let i = 0; i < argv.length; i++) {
   if (argv[i] === '--dist') DIST = resolve(argv[++i]);
+  else if (argv[i] === '--write') write = true;
   else files.push(argv[i]);
 }
 if (!files.length) {
@@ -77,11 +82,26 @@ for (const file of files) {
   const rate = (t) => (mb / t) * 1e3;
   rows.push(`| ${basename(file)} (${mb.toFixed(1)} MB) | ${first.toFixed(1)} / ${later.toFixed(1)} | ${native.toFixed(1)} | ` +
     `${rate(first).toFixed(0)} / ${rate(later).toFixed(0)} / ${rate(native).toFixed(0)} | ` +
-    `**${(100 * native / first).toFixed(0)}%** / ${(100 * native / later).toFixed(0)}% |`);
+    `**${(100 * native / first).toFixed(0)}%** / ${(100 * native / later).toFixed(0)}%: ` +
+    `${native / first >= 0.5 && native / later >= 0.5 ? 'met' : '**not met**'} |`);
   console.error(`${basename(file)}: wasm ${ms.map((t) => t.toFixed(1)).join(' ')} ms, native ${native} ms`);
 }
-console.log('| file | wasm feed ms: first call / median of 5 more | native feed ms | MB/s: wasm first / wasm later / native | wasm / native: first / later (≥ 50%) |');
-console.log('|---|---|---|---|---|');
-for (const r of rows) console.log(r);
+const table = [
+  '| file | wasm feed ms: first call / median of 5 more | native feed ms | MB/s: wasm first / wasm later / native | wasm / native: first / later (both ≥ 50%) |',
+  '|---|---|---|---|---|', ...rows].join('\n');
+console.log(table);
+if (write) {
+  const file = join(ROOT, 'benches/browser/RESULTS.md');
+  const old = readFileSync(file, 'utf8');
+  const [a, b] = ['<!-- decode-rate: latest -->', '<!-- decode-rate: end -->'];
+  const i = old.indexOf(a);
+  const j = old.indexOf(b);
+  const block = `${a}\nThe wasm decoder in the page (the file read whole first) against the native one, same build:\n\n${table}\n${b}`;
+  // After bench-web's table when there is no block yet.
+  const k = old.indexOf('<!-- bench-web: end -->');
+  const next = i >= 0 && j > i ? old.slice(0, i) + block + old.slice(j + b.length)
+    : k >= 0 ? `${old.slice(0, k + 23)}\n\n${block}${old.slice(k + 23)}` : `${old.replace(/\n*$/, '\n')}\n${block}\n`;
+  writeFileSync(file, next);
+}
 await browser.close();
 server.close();
