@@ -114,14 +114,22 @@ function placeMarkers() {
   const v = viewer();
   const on = v && v.view_kind() === 'timeline' && v.n_steps() > 0;
   const els = markerBox.children;
+  // Labels closer than LABEL_PX go a row lower: an OOM a few events after
+  // the peak had covered the peak's button (neither could be told apart).
+  const LABEL_PX = 48, ROW_PX = 16;
+  const placed = []; // [x, row] of the labels shown
   for (let i = 0; i < els.length; i++) {
     const el = els[i];
     const x = on ? v.x_of_step(markers[i].x) : NaN;
     if (!(x >= 0 && x <= plot.clientWidth)) { el.hidden = true; continue; }
+    let row = 0;
+    while (placed.some(([px, r]) => r === row && Math.abs(px - x) < LABEL_PX)) row++;
+    placed.push([x, row]);
     el.hidden = false;
     el.style.left = (plot.offsetLeft + x) + 'px';
     el.style.top = plot.offsetTop + 'px';
     el.style.height = plot.clientHeight + 'px';
+    el.firstElementChild.style.top = (row * ROW_PX - 2) + 'px';
   }
 }
 

@@ -73,6 +73,11 @@ test('OOM file: markers, the OOM and peak explained, color by category, leaks, c
   assert.deepEqual(ms.map((m) => [m.what, m.event]), [['peak', peak.event], ['oom', oom.event]]);
   await page.selectOption('#view-select', { index: 0 });
 
+  // Both labels take a click: the OOM's, 4 events after the peak's, sits a
+  // row lower rather than over it.
+  await page.click('#explain-markers .explain-marker.peak button', { timeout: 5000 });
+  await page.waitForSelector('#explain-body h3[data-what="peak"]');
+
   // The OOM marker explains the OOM and sets t there.
   await page.waitForFunction(() => !document.querySelector('#explain-markers .explain-marker.oom').hidden);
   await page.click('#explain-markers .explain-marker.oom button');
