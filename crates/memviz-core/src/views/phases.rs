@@ -232,11 +232,6 @@ fn plain_int(p: Option<&Plain>) -> Option<i64> {
 /// of the same name (innermost first); an END without START is dropped.
 pub fn phases(snap: &Snapshot, device: u32) -> Vec<Phase> {
     let Some(Plain::List(list)) = &snap.external_annotations else { return Vec::new() };
-    let trace_end = snap
-        .traces
-        .get(device as usize)
-        .and_then(|t| t.time_us.iter().copied().filter(|&v| v != NO_TIME).max())
-        .unwrap_or(i64::MIN);
     let mut entries: Vec<(i64, bool, String)> = Vec::new();
     for e in list {
         let Plain::Map(m) = e else { continue };
@@ -272,9 +267,18 @@ pub fn phases(snap: &Snapshot, device: u32) -> Vec<Phase> {
             out.push(p);
         }
     }
-    for mut p in open {
-        p.end_us = trace_end.max(p.start_us);
-        out.push(p);
+    if !open.is_empty() {
+        // Only for phases left open: a pass over the trace's times (28 ms
+        // on the 950 MB file's 8M events in the page, with no phase at all).
+        let trace_end = snap
+            .traces
+            .get(device as usize)
+            .and_then(|t| t.time_us.iter().copied().filter(|&v| v != NO_TIME).max())
+            .unwrap_or(i64::MIN);
+        for mut p in open {
+            p.end_us = trace_end.max(p.start_us);
+            out.push(p);
+        }
     }
     out.sort_by_key(|p| (p.start_us, p.depth));
     out
