@@ -460,9 +460,9 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
       // step that would take it past TASK_MS (guessed from the step
       // before), not after every step: chunks already here and short
       // replay steps share a task (a hop per step cost up to a frame
-      // each; hopping before every step that would pass SLICE_MS made the
-      // 119 MB open slower). Hopping only once past SLICE_MS made 12-22 ms
-      // tasks on the 950 MB file: input waited through them.
+      // each; hopping before every step that would pass SLICE_MS measured
+      // no better on the 119 MB open). Hopping only once past SLICE_MS
+      // made 12-22 ms tasks on the 950 MB file: input waited through them.
       let since = performance.now();
       const slice = async () => {
         const ran = performance.now() - since;
