@@ -16,10 +16,10 @@
 // gets), then the median of 5 more. Native: `decode_speed --phases` (the same
 // feed calls), median of 5. Needs dist/ (scripts/build-web.sh) and
 // target/release/decode_speed.
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join, resolve, basename } from 'node:path';
-import { ROOT, serveDist, launchChromium } from './page.mjs';
+import { ROOT, serveDist, launchChromium, writeResults } from './page.mjs';
 
 const argv = process.argv.slice(2);
 let DIST = join(ROOT, 'dist');
@@ -91,17 +91,7 @@ const table = [
   '|---|---|---|---|---|', ...rows].join('\n');
 console.log(table);
 if (write) {
-  const file = join(ROOT, 'benches/browser/RESULTS.md');
-  const old = readFileSync(file, 'utf8');
-  const [a, b] = ['<!-- decode-rate: latest -->', '<!-- decode-rate: end -->'];
-  const i = old.indexOf(a);
-  const j = old.indexOf(b);
-  const block = `${a}\nThe wasm decoder in the page (the file read whole first) against the native one, same build:\n\n${table}\n${b}`;
-  // After bench-web's table when there is no block yet.
-  const k = old.indexOf('<!-- bench-web: end -->');
-  const next = i >= 0 && j > i ? old.slice(0, i) + block + old.slice(j + b.length)
-    : k >= 0 ? `${old.slice(0, k + 23)}\n\n${block}${old.slice(k + 23)}` : `${old.replace(/\n*$/, '\n')}\n${block}\n`;
-  writeFileSync(file, next);
+  writeResults('decode-rate', `The wasm decoder in the page (the file read whole first) against the native one, same build:\n\n${table}`, 'bench-web');
 }
 await browser.close();
 server.close();

@@ -1,8 +1,9 @@
 // What the browser benchmarks share: Playwright (tests/e2e/node_modules,
-// from scripts/setup.sh), a localhost server for a build of the page, and
-// Debian's Chromium, headless, with nothing running in the background.
+// from scripts/setup.sh), a localhost server for a build of the page,
+// Debian's Chromium, headless, with nothing running in the background, and
+// the writing of a table into benches/browser/RESULTS.md.
 import { createServer } from 'node:http';
-import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, extname, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -37,4 +38,27 @@ export function launchChromium(args = []) {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
       '--disable-sync', '--no-first-run', ...args],
   });
+}
+
+/**
+ * Puts `text` into benches/browser/RESULTS.md between the markers
+ * `<!-- NAME: latest -->` and `<!-- NAME: end -->`, in place of what was
+ * there; a section not there yet goes right after the `after` section's
+ * end marker, else at the end of the file.
+ */
+export function writeResults(name, text, after = null) {
+  const file = join(ROOT, 'benches/browser/RESULTS.md');
+  const old = readFileSync(file, 'utf8');
+  const [a, b] = [`<!-- ${name}: latest -->`, `<!-- ${name}: end -->`];
+  const block = `${a}\n${text}\n${b}`;
+  const i = old.indexOf(a);
+  const j = old.indexOf(b);
+  const endOfAfter = after ? old.indexOf(`<!-- ${after}: end -->`) : -1;
+  let next;
+  if (i >= 0 && j > i) next = old.slice(0, i) + block + old.slice(j + b.length);
+  else if (endOfAfter >= 0) {
+    const k = endOfAfter + `<!-- ${after}: end -->`.length;
+    next = `${old.slice(0, k)}\n\n${block}${old.slice(k)}`;
+  } else next = `${old.replace(/\n*$/, '\n')}\n${block}\n`;
+  writeFileSync(file, next);
 }

@@ -36,11 +36,11 @@
 // --write: also put the table into benches/browser/RESULTS.md between the
 // "bench-web: latest" markers.
 import { nextFrame, panZoom } from './gestures.mjs';
-import { existsSync, statSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join, resolve, basename } from 'node:path';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { execFileSync, execSync } from 'node:child_process';
-import { ROOT, serveDist, launchChromium, CHROMIUM } from './page.mjs';
+import { ROOT, serveDist, launchChromium, CHROMIUM, writeResults } from './page.mjs';
 
 const LOAD0 = loadavg().map((x) => x.toFixed(2)).join(' ');
 const MB = 1 << 20;
@@ -276,12 +276,4 @@ const header = `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, 
 const notes = results.flatMap((r) => r.notes.map((n) => `- ${r.file}: ${n}`));
 const out = [header, '', table, ...(notes.length ? ['', ...notes] : [])].join('\n');
 console.log(out);
-if (opt.write) {
-  const file = join(ROOT, 'benches/browser/RESULTS.md');
-  const old = readFileSync(file, 'utf8');
-  const [a, b] = ['<!-- bench-web: latest -->', '<!-- bench-web: end -->'];
-  const i = old.indexOf(a);
-  const j = old.indexOf(b);
-  const block = `${a}\n${out}\n${b}`;
-  writeFileSync(file, i >= 0 && j > i ? old.slice(0, i) + block + old.slice(j + b.length) : `${old.replace(/\n*$/, '\n')}\n${block}\n`);
-}
+if (opt.write) writeResults('bench-web', out);
