@@ -35,6 +35,7 @@ const browser = await launchChromium();
 
 const MOVES = 30;
 const med = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+const p95 = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(s.length * 0.95))]; };
 const f1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : '–');
 const rows = [];
 for (const path of files) {
@@ -63,7 +64,9 @@ for (const path of files) {
     for (let i = 1; i <= MOVES; i++) {
       const s = Math.max(0, peak - i);
       const t0 = performance.now();
-      step.push(time(() => mm.setMoment('step:' + s)));
+      // The work of the move: the call, then the style and layout it left
+      // (forced here; the browser would do them before the frame's paint).
+      step.push(time(() => { mm.setMoment('step:' + s); void document.body.offsetHeight; }));
       await new Promise((res) => requestAnimationFrame(() => setTimeout(res)));
       painted.push(performance.now() - t0);
     }
@@ -71,7 +74,10 @@ for (const path of files) {
     for (let i = 0; i < MOVES; i++) {
       const s = Math.floor(((i * 7919) % MOVES + 0.5) / MOVES * out.steps);
       jump.push(time(() => mm.setMoment('step:' + s)));
-      query.push(time(() => v.moment_json('step:' + s, 2000, Math.floor(v.peak_bytes() / 1500)))); // as moment.js asks
+      query.push(time(() => { // as moment.js asks: the moment, then the table's first rows
+        v.moment_json('step:' + s, 10, Math.floor(v.peak_bytes() / 1500));
+        v.moment_rows_json('user_frame', '', 'bytes', true, 0, 30);
+      }));
       await frame();
     }
     out.step = step; out.jump = jump; out.query = query;
@@ -80,18 +86,23 @@ for (const path of files) {
     out.explainPeak = time(() => v.explain_json('peak'));
     out.leaks = time(() => v.leaks_json());
     out.markers = time(() => v.markers_json());
+    // A Color by redraw: [to the next frame, the work]. The page draws in
+    // its animation frame callback; the callback queued after it sees how
+    // long the frame's callbacks took since the frame began (its
+    // timestamp), without the wait for that frame.
     const redraw = async (mode) => {
       v.set_color_by(mode);
+      await frame();
       const t0 = performance.now();
       m.redraw();
-      await frame();
-      return performance.now() - t0;
+      const work = await new Promise((res) => requestAnimationFrame((ts) => res(performance.now() - ts)));
+      return [performance.now() - t0, work];
     };
-    out.colorCategory = await redraw('category'); // computes the colors
-    out.colorCategory2 = await redraw('category');
-    out.area = await redraw('area'); // builds the kind series
-    out.area2 = await redraw('area');
-    out.allocation = await redraw('allocation');
+    [out.colorCategory, out.colorCategoryWork] = await redraw('category'); // computes the colors
+    [out.colorCategory2, out.colorCategory2Work] = await redraw('category');
+    [out.area, out.areaWork] = await redraw('area'); // builds the kind series
+    [out.area2, out.area2Work] = await redraw('area');
+    [out.allocation] = await redraw('allocation');
     return out;
   }, { MOVES });
   rows.push({ name, ...r });
@@ -104,15 +115,18 @@ server.close();
 let md = `# "Explain the memory": browser timings\n\n` +
   `Release page (dist/), headless Chromium, 1400×900; ${cpus().length} × ${cpus()[0]?.model ?? '?'}, load ${loadavg().map((x) => x.toFixed(2)).join(' ')}; ` +
   `${new Date().toISOString().slice(0, 16)}Z. \`node benches/browser/explain.mjs\`.\n\n` +
-  `t moves: \`setMoment\` (Viewer.moment_json + the panel: totals, kinds, table, icicle), median / max of ${MOVES}; ` +
-  `"one step" walks back from the peak as the arrow keys do ("to the next frame": until the frame after it, so with the page's layout; ` +
-  `headless Chromium's frames come every ~16 ms), "jump" lands anywhere; "query" is moment_json alone.\n\n` +
+  `t moves: \`setMoment\` (Viewer.moment_json + the panel: totals, kinds, table, icicle) and the style and layout it leaves, ` +
+  `median / p95 / max of ${MOVES}; ` +
+  `"one step" walks back from the peak as the arrow keys do ("to the next frame": until the frame after it, so with the wait for it; ` +
+  `headless Chromium's frames come every ~16 ms), "jump" lands anywhere; "query" is the wasm calls alone (moment_json and the table's first rows). ` +
+  `Color by: the work of the redraw (the frame's callbacks, from the frame's start), then in brackets until the frame after it.\n\n` +
   '| file | steps | first t (builds the analysis) | t moves one step | one step, to the next frame | t jumps | query alone | OOM explained | peak explained | leaks | markers | Color by category (first / again) | stacked area (first / again) |\n' +
   '|---|---|---|---|---|---|---|---|---|---|---|---|---|\n';
 for (const r of rows) {
-  md += `| ${r.name} | ${r.steps} | ${f1(r.first)} ms | ${f1(med(r.step))} / ${f1(Math.max(...r.step))} ms | ${f1(med(r.painted))} ms | ` +
-    `${f1(med(r.jump))} / ${f1(Math.max(...r.jump))} ms | ${f1(med(r.query))} ms | ${f1(r.explainOom)} ms | ${f1(r.explainPeak)} ms | ` +
-    `${f1(r.leaks)} ms | ${f1(r.markers)} ms | ${f1(r.colorCategory)} / ${f1(r.colorCategory2)} ms | ${f1(r.area)} / ${f1(r.area2)} ms |\n`;
+  md += `| ${r.name} | ${r.steps} | ${f1(r.first)} ms | ${f1(med(r.step))} / ${f1(p95(r.step))} / ${f1(Math.max(...r.step))} ms | ${f1(med(r.painted))} ms | ` +
+    `${f1(med(r.jump))} / ${f1(p95(r.jump))} / ${f1(Math.max(...r.jump))} ms | ${f1(med(r.query))} ms | ${f1(r.explainOom)} ms | ${f1(r.explainPeak)} ms | ` +
+    `${f1(r.leaks)} ms | ${f1(r.markers)} ms | ${f1(r.colorCategoryWork)} (${f1(r.colorCategory)}) / ${f1(r.colorCategory2Work)} (${f1(r.colorCategory2)}) ms | ` +
+    `${f1(r.areaWork)} (${f1(r.area)}) / ${f1(r.area2Work)} (${f1(r.area2)}) ms |\n`;
 }
 console.log(md);
 if (write) writeFileSync(join(ROOT, 'benches/browser/EXPLAIN.md'), md);

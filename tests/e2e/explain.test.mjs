@@ -175,20 +175,34 @@ test('Alive at: the table by any frame, the icicle zooms and highlights, all cle
 
   // By any frame: every frame with its inclusive bytes, as the reference has them.
   await page.selectOption('#moment-by', 'frame');
-  const rows = await page.$$eval('#moment-table tbody tr', (trs) => trs.map((tr) =>
+  const tableRows = () => page.$$eval('#moment-table tbody tr', (trs) => trs.map((tr) =>
     [tr.cells[0].title, Number(tr.cells[1].dataset.bytes), Number(tr.cells[2].textContent)]));
   const want = peak.groups.frame.map((g) => [g.key, g.bytes, g.count]);
   const order = (a, b) => b[1] - a[1] || b[2] - a[2] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
-  // The table lays out its 100 largest rows and says how many more there are.
-  assert.ok(want.length > 100, `${want.length} frames`);
-  assert.equal(rows.length, 100);
-  assert.equal(Number(await page.$eval('#moment-table', (e) => e.dataset.more)), want.length - 100);
+  // The table lays out its 30 largest rows and says how many more there are.
+  assert.ok(want.length > 60, `${want.length} frames`);
+  let rows = await tableRows();
+  assert.equal(rows.length, 30);
+  assert.equal(Number(await page.$eval('#moment-table', (e) => e.dataset.more)), want.length - 30);
+  assert.equal(await page.$eval('#moment-more', (e) => e.textContent), `30 of ${want.length} rows: scroll the table for more`);
   // Ties in bytes and count may sit on either side of the cut: compare the
-  // bytes of all 100, the keys above the last tie.
-  const top = [...want].sort(order).slice(0, 100);
-  assert.deepEqual([...rows].sort(order).map((r) => [r[1], r[2]]), top.map((r) => [r[1], r[2]]));
-  const last = top[99][1];
-  assert.deepEqual([...rows].sort(order).filter((r) => r[1] > last), top.filter((r) => r[1] > last));
+  // bytes of all 30, the keys above the last tie.
+  const top = [...want].sort(order).slice(0, 30);
+  assert.deepEqual(rows.map((r) => [r[1], r[2]]), top.map((r) => [r[1], r[2]]));
+  const last = top[29][1];
+  assert.deepEqual(rows.filter((r) => r[1] > last), top.filter((r) => r[1] > last));
+  // Scrolling to the end of the table brings the rest, 30 at a time: every
+  // frame of the reference, largest first.
+  for (let i = 0; i < want.length / 30 + 2; i++) {
+    await page.$eval('#moment-table tbody', (b) => { b.scrollTop = b.scrollHeight; });
+    await page.waitForTimeout(50);
+  }
+  rows = await tableRows();
+  assert.equal(rows.length, want.length);
+  assert.deepEqual([...rows].sort(order), [...want].sort(order));
+  assert.deepEqual(rows.map((r) => r[1]), [...want].sort(order).map((r) => r[1]));
+  assert.equal(await page.$eval('#moment-table', (e) => e.dataset.more), '0');
+  assert.equal(await page.$eval('#moment-more', (e) => e.textContent), '');
   await page.selectOption('#moment-by', 'user');
   const userRows = await page.$$eval('#moment-table tbody td[data-bytes]', (els) => els.map((e) => Number(e.dataset.bytes)));
   assert.deepEqual(userRows, peak.groups.user_frame.map((g) => g.bytes));

@@ -5,7 +5,7 @@
 //! the device's landmarks, built alone while the analysis is not (it is built
 //! when first asked for: it costs far more).
 
-use memviz_core::analysis::{Analysis, Landmarks, Moment, Rules};
+use memviz_core::analysis::{Analysis, Group, GroupBy, Landmarks, Moment, Rules};
 use memviz_core::timeline::{Timeline, TimelineKind};
 
 use crate::Viewer;
@@ -16,7 +16,17 @@ pub(crate) struct MomentCache {
     analysis: Option<((usize, u32), Analysis)>,
     /// Of a (file, device) whose analysis is not built.
     landmarks: Option<((usize, u32), Landmarks)>,
+    /// The (file, device) and position of the moment last shown.
+    at: Option<((usize, u32), u32)>,
+    /// Every group of that moment by one grouping, largest first: the
+    /// panel's table filters and sorts these on each keystroke, so they are
+    /// grouped once, not sent to the page (thousands of rows, most never
+    /// shown).
+    groups: Option<(MomentGroupsKey, Vec<Group>)>,
 }
+
+/// (file, device), position, grouping.
+type MomentGroupsKey = ((usize, u32), u32, GroupBy);
 
 impl MomentCache {
     /// The analysis as built last (of whichever (file, device) it was).
@@ -56,6 +66,8 @@ impl Viewer {
             };
             *cache = Some((k, a));
             self.moment.landmarks = None; // the analysis has them
+            self.moment.at = None;
+            self.moment.groups = None;
         }
         true
     }
@@ -105,6 +117,57 @@ impl Viewer {
             }
             None => a.moment(&f.snap, None, m, limit, min_tree_bytes),
         }?;
+        self.moment.at = Some((self.cx.key(), v.at.position));
         serde_json::to_string(&v).map_err(|e| e.to_string())
+    }
+
+    /// The panel's table at the moment last asked of [`Viewer::moment_json`]
+    /// (on this file and device), as JSON `{rows, matched, groups}`: of every
+    /// group `by` (`user_frame`, `frame`, `stack`, `category`), those whose
+    /// key contains `filter` (ignoring case), sorted by `sort` (`bytes`,
+    /// `count` or `key`; ties keep the largest first), `limit` of them from
+    /// the `offset`th.
+    pub fn moment_rows_json(
+        &mut self,
+        by: &str,
+        filter: &str,
+        sort: &str,
+        descending: bool,
+        offset: usize,
+        limit: usize,
+    ) -> Result<String, String> {
+        let by = GroupBy::from_name(by)
+            .ok_or_else(|| format!("unknown grouping {by:?} (user_frame, frame, stack or category)"))?;
+        let k = self.cx.key();
+        let pos = match self.moment.at {
+            Some((ak, pos)) if ak == k && self.analysis_built() => pos,
+            _ => return Err("no moment on this file and device: set one first".into()),
+        };
+        let cached = self.moment.groups.as_ref().is_some_and(|g| g.0 == (k, pos, by));
+        if !cached {
+            let a = self.moment.get().expect("analysis_built");
+            self.moment.groups = Some(((k, pos, by), a.groups(&a.live(pos), by)));
+        }
+        let groups = &self.moment.groups.as_ref().expect("just set").1;
+        let needle = filter.to_lowercase();
+        let mut rows: Vec<&Group> =
+            groups.iter().filter(|g| needle.is_empty() || g.key.to_lowercase().contains(&needle)).collect();
+        // Stable sorts over the largest-first list: ties stay largest first.
+        match (sort, descending) {
+            ("bytes", true) => {}
+            ("bytes", false) => rows.sort_by_key(|g| g.bytes),
+            ("count", _) => rows.sort_by(|a, b| if descending { b.count.cmp(&a.count) } else { a.count.cmp(&b.count) }),
+            ("key", _) => {
+                rows.sort_by_cached_key(|g| g.key.to_lowercase());
+                if descending {
+                    rows.reverse();
+                }
+            }
+            _ => return Err(format!("unknown sort {sort:?} (bytes, count or key)")),
+        }
+        let matched = rows.len();
+        let rows = &rows[offset.min(matched)..offset.saturating_add(limit).min(matched)];
+        // matched: the groups that pass the filter.
+        Ok(serde_json::json!({ "rows": rows, "matched": matched, "groups": groups.len() }).to_string())
     }
 }

@@ -42,4 +42,22 @@ impl Viewer {
     pub fn moment_json(&mut self, moment: &str, limit: u32, min_tree_bytes: f64) -> Result<String, JsError> {
         self.inner.moment_json(moment, limit as usize, min_tree_bytes as u64).map_err(|e| JsError::new(&e))
     }
+
+    /// The panel's table at the moment last shown: the groups `by`
+    /// (`user_frame`, `frame`) whose key contains `filter`, sorted by `sort`
+    /// (`bytes`, `count`, `key`), `limit` of them from the `offset`th, as
+    /// JSON `{rows, matched, groups}` (memviz_viewer's moment.rs).
+    pub fn moment_rows_json(
+        &mut self,
+        by: &str,
+        filter: &str,
+        sort: &str,
+        descending: bool,
+        offset: u32,
+        limit: u32,
+    ) -> Result<String, JsError> {
+        self.inner
+            .moment_rows_json(by, filter, sort, descending, offset as usize, limit as usize)
+            .map_err(|e| JsError::new(&e))
+    }
 }
