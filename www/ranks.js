@@ -271,22 +271,33 @@ function fillDiffSelects() {
   }
 }
 
+// The sides of the last diff, kept while their (viewer, file, device,
+// moment) stay: moving one side's moment makes only that side again (a side
+// of the 2M-event file is ~6 ms in wasm).
+const sides = { a: null, b: null };
+function side(slot, row, at) {
+  const v = getViewer();
+  const old = sides[slot];
+  if (old && old.v === v && old.file === row.file && old.device === row.device && old.at === at) return old.side;
+  if (old && old.v === v) old.side.free();
+  sides[slot] = null;
+  const s = v.diff_side(row.file, row.device, at);
+  sides[slot] = { v, file: row.file, device: row.device, at, side: s };
+  return s;
+}
+
 const runDiff = guard(() => {
   const v = getViewer();
   const ra = rows[+$('diff-a').value], rb = rows[+$('diff-b').value];
   if (!ra || !rb) return;
-  let a = null, b = null;
   try {
-    a = v.diff_side(ra.file, ra.device, $('diff-at-a').value.trim() || 'peak');
-    b = v.diff_side(rb.file, rb.device, $('diff-at-b').value.trim() || 'peak');
-    const minTree = Math.floor(Math.max(ra.peak_active_bytes, rb.peak_active_bytes) / 4000);
+    const a = side('a', ra, $('diff-at-a').value.trim() || 'peak');
+    const b = side('b', rb, $('diff-at-b').value.trim() || 'peak');
+    const minTree = Math.floor(Math.max(ra.peak_active_bytes, rb.peak_active_bytes) / 1500);
     showDiff(JSON.parse(v.diff_json(a, b, $('diff-by').value, 200, minTree)), ra, rb);
   } catch (e) {
     if (e instanceof WebAssembly.RuntimeError) throw e;
     showError(`Diff: ${e.message || e}`);
-  } finally {
-    if (a) a.free();
-    if (b) b.free();
   }
 });
 $('diff-run').addEventListener('click', runDiff);
@@ -307,17 +318,37 @@ function showDiff(d, ra, rb) {
     `<b>B − A ${signed(d.b.total_bytes - d.a.total_bytes)}</b> · ` +
     (d.changed ? `${d.changed} of ${d.group_count} groups changed · only in A: ${d.only_in_a} (${fmt(d.only_in_a_bytes)}) · ` +
       `only in B: ${d.only_in_b} (${fmt(d.only_in_b_bytes)})` : '<b>no change</b>');
-  $('diff-table').tBodies[0].innerHTML = d.groups.filter((g) => g.bytes_a !== g.bytes_b || g.count_a !== g.count_b).map((g) => {
+  diffRows = d.groups.filter((g) => g.bytes_a !== g.bytes_b || g.count_a !== g.count_b);
+  $('diff-table').tBodies[0].innerHTML = '';
+  $('diff-table-box').scrollTop = 0;
+  moreDiffRows();
+  const { frames, nodes } = d.tree; // ranks.rs diff_json: frames written once
+  diffTree = nodes.map(([id, parent, depth, f, a, b]) => ({ id, parent, depth, frame: frames[f], bytes_a: a, bytes_b: b }));
+  drawIcicle($('diff-icicle'), diffTree);
+}
+
+// The table lays out DIFF_PAGE rows, a few more than its box shows; scrolling
+// near its end adds as many again (200 rows of stacks took ~16 ms to lay
+// out on the 2M-event file).
+const DIFF_PAGE = 40;
+let diffRows = [];
+function moreDiffRows() {
+  const body = $('diff-table').tBodies[0];
+  const shown = body.rows.length;
+  body.insertAdjacentHTML('beforeend', diffRows.slice(shown, shown + DIFF_PAGE).map((g) => {
     const delta = g.bytes_b - g.bytes_a;
     const tag = g.count_a === 0 ? '<span class="only">only in B</span> ' : g.count_b === 0 ? '<span class="only">only in A</span> ' : '';
     const lines = g.key.split('\n');
     const short = lines.filter((l) => l.includes('.py:')).slice(0, 3).join(' ← ') || lines.slice(0, 2).join(' ← ');
     return `<tr data-a="${g.bytes_a}" data-b="${g.bytes_b}" data-key="${esc(g.key)}"><td class="${delta > 0 ? 'up' : 'down'}">${signed(delta)}</td>` +
       `<td>${fmt(g.bytes_a)}</td><td>${fmt(g.bytes_b)}</td><td title="${esc(g.key)}">${tag}${esc(short)}</td></tr>`;
-  }).join('');
-  diffTree = d.tree;
-  drawIcicle($('diff-icicle'), d.tree);
+  }).join(''));
+  $('diff-out').dataset.rowsShown = body.rows.length;
 }
+$('diff-table-box').addEventListener('scroll', (e) => {
+  const b = e.target;
+  if ($('diff-table').tBodies[0].rows.length < diffRows.length && b.scrollTop + b.clientHeight > b.scrollHeight - 200) moreDiffRows();
+});
 
 // Two-colour icicle: width = the larger side's bytes; red where B has more,
 // blue where A has more, the stronger the larger the change.

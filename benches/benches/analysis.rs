@@ -12,12 +12,17 @@
 //!   (the same, with every tree node, plus the reserved memory and free
 //!   pieces from the state history; the cursor follows);
 //! * `oom_and_peak`: `explain_all` (every OOM and the peak; builds its own
-//!   cursor).
+//!   cursor);
+//! * `diff_side`: one side of the diff panel (www/ranks.js) at a step
+//!   spread over the trace: its live set grouped by text;
+//! * `diff`: B − A by stack of two such sides and the merged icicle tree
+//!   (the diff panel's Diff button, after its sides).
 //!
 //! Only the real file: `cargo bench -p memviz-benches --bench analysis -- transformer`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use memviz_benches::{cases, wanted};
+use memviz_core::analysis::diff::{diff, diff_tree, Side};
 use memviz_core::analysis::{Analysis, GroupBy, Moment, Rules};
 use memviz_core::state::StateHistory;
 use memviz_core::timeline::{Timeline, TimelineKind};
@@ -71,6 +76,17 @@ fn analysis(c: &mut Criterion) {
             })
         });
         g.bench_function(format!("{name}/oom_and_peak"), |b| b.iter(|| a.explain_all(&snap, &h).len()));
+        g.bench_function(format!("{name}/diff_side"), |b| {
+            b.iter(|| {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                Side::new(&snap, &a, Moment::Step(((x >> 33) % n as u64) as u32), "side").unwrap()
+            })
+        });
+        let peak = Side::new(&snap, &a, Moment::Peak, "A").unwrap();
+        let other = Side::new(&snap, &a, Moment::Step(n / 3), "B").unwrap();
+        g.bench_function(format!("{name}/diff"), |b| {
+            b.iter(|| diff(&peak, &other, GroupBy::Stack).groups.len() + diff_tree(&peak, &other, 0).len())
+        });
     }
     g.finish();
 }

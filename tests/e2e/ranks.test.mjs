@@ -106,8 +106,17 @@ test('four ranks at once: overview, row click keeps zoom and t, diff', async () 
   assert.equal(Number(out.changed), changed.length);
   assert.equal(Number(out.groups), want.groups.length);
   const byKey = new Map(want.groups.map((g) => [g.key, g]));
-  const shown = await page.$$eval('#diff-table tbody tr', (trs) => trs.map((t) => ({ key: t.dataset.key, a: Number(t.dataset.a), b: Number(t.dataset.b) })));
+  const tableRows = () => page.$$eval('#diff-table tbody tr', (trs) => trs.map((t) => ({ key: t.dataset.key, a: Number(t.dataset.a), b: Number(t.dataset.b) })));
+  // The table lays out 40 rows; scrolling to its end brings the rest of the
+  // 200 largest changes.
+  assert.equal((await tableRows()).length, Math.min(changed.length, 40));
+  for (let i = 0; i < 6; i++) {
+    await page.$eval('#diff-table-box', (b) => { b.scrollTop = b.scrollHeight; });
+    await page.waitForTimeout(50);
+  }
+  const shown = await tableRows();
   assert.equal(shown.length, Math.min(changed.length, 200));
+  assert.ok(shown.length > 40, `${shown.length} rows: the scroll is tested`);
   for (const s of shown) {
     const g = byKey.get(s.key);
     assert.ok(g, `a key the reference has: ${s.key}`);

@@ -62,6 +62,8 @@ pub struct Viewer {
     /// Links between trace events and Active Memory elements, of (file, device).
     links: Option<((usize, u32), EventLinks)>,
     moment: moment::MomentCache,
+    /// The analyses the last diff sides came from (ranks.rs).
+    diff_analyses: ranks::DiffAnalyses,
     /// Color by, highlight, stacked area (explain.rs).
     explain: explain::ExplainState,
     /// The times of the current timeline's steps (phases.rs).

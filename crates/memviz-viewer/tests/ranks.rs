@@ -43,7 +43,7 @@ fn overview_rows_are_the_reference_and_survive_dropped_timelines() {
 
 #[test]
 fn diff_of_two_files_and_of_a_file_with_itself() {
-    let v = two();
+    let mut v = two();
     let a = v.diff_side(0, 0, "peak").unwrap();
     let b = v.diff_side(1, 0, "peak").unwrap();
     let info = json(&ranks::side_info_json(&a));
@@ -51,12 +51,47 @@ fn diff_of_two_files_and_of_a_file_with_itself() {
     let d = json(&ranks::diff_json(&a, &b, "stack", 5, 0).unwrap());
     assert!(d["groups"].as_array().unwrap().len() <= 5);
     assert!(d["group_count"].as_u64().unwrap() >= d["groups"].as_array().unwrap().len() as u64);
-    assert!(d["tree"].is_array() || d["tree"].is_object());
+    // The icicle's tree: frames written once, nodes pointing at them; the
+    // root holds each side's live bytes (Python's peaks).
+    let frames = d["tree"]["frames"].as_array().unwrap();
+    let nodes = d["tree"]["nodes"].as_array().unwrap();
+    assert!(nodes.len() > frames.len(), "{} nodes share {} frames", nodes.len(), frames.len());
+    assert!(nodes.iter().all(|n| (n[3].as_u64().unwrap() as usize) < frames.len()));
+    let root = &nodes[0];
+    assert_eq!(frames[root[3].as_u64().unwrap() as usize], "all");
+    let peak = |name: &str| expected(name)["summary"]["devices"]["0"]["active_memory"]["peak_bytes"].clone();
+    assert_eq!((root[4].clone(), root[5].clone()), (peak(A), peak(B)));
     let same = json(&ranks::diff_json(&a, &a, "category", 100, 0).unwrap());
     assert_eq!(same["changed"], 0);
     assert!(ranks::diff_json(&a, &b, "colour", 5, 0).is_err());
     assert!(v.diff_side(0, 7, "peak").is_err());
     assert!(v.diff_side(0, 0, "nonsense").is_err());
+}
+
+#[test]
+fn diff_sides_are_the_same_from_kept_and_shown_analyses() {
+    let mut v = two();
+    let sides = [(0, "peak"), (1, "peak"), (0, "step:100"), (1, "end"), (0, "peak")];
+    // Each side's info and its diff against file 0's peak.
+    let all = |v: &mut Viewer| -> Vec<(String, String)> {
+        let base = v.diff_side(0, 0, "peak").unwrap();
+        sides
+            .iter()
+            .map(|&(f, m)| {
+                let s = v.diff_side(f, 0, m).unwrap();
+                (ranks::side_info_json(&s), ranks::diff_json(&base, &s, "frame", 50, 0).unwrap())
+            })
+            .collect()
+    };
+    // Built for the diff (and kept: A and B), then from the analysis of the
+    // file shown, which the "Alive at" panel built.
+    let kept = all(&mut v);
+    v.moment_json("peak", 10, 0).unwrap();
+    assert!(v.analysis_built());
+    assert_eq!(all(&mut v), kept);
+    let peak_b = json(&kept[1].0)["total_bytes"].clone();
+    assert_eq!(peak_b, expected(B)["summary"]["devices"]["0"]["active_memory"]["peak_bytes"]);
+    assert_ne!(kept[0].1, kept[2].1, "another moment, another diff");
 }
 
 #[test]

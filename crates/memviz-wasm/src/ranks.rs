@@ -42,7 +42,7 @@ impl Viewer {
 
     /// What was alive at `moment` (`peak`, `end`, `step:S`, an event...) on
     /// `device` of open file `file`, for [`diff_json`].
-    pub fn diff_side(&self, file: u32, device: u32, moment: &str) -> Result<DiffSide, JsError> {
+    pub fn diff_side(&mut self, file: u32, device: u32, moment: &str) -> Result<DiffSide, JsError> {
         self.inner.diff_side(file as usize, device, moment).map(DiffSide).map_err(js)
     }
 

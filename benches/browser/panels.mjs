@@ -1,0 +1,111 @@
+// The multi-file panels against the frame budget of issue 13, in the release
+// page (dist/): with FILES dropped together, how long a click takes
+//   - on a row of the ranks overview (www/ranks.js: show that rank, keeping
+//     the window and t), each row in turn;
+//   - on the diff panel's Diff button (two sides at two moments: the
+//     moment_json-like query of each side, the diff, its table and icicle),
+//     A and B moving through the trace.
+// Each is timed in the page: the click's handler, then the style and layout
+// it left (forced; the browser would do them before painting), median / p95 /
+// max of N clicks; and until the frame after it (with the wait for it).
+// Each argument is one set of files opened together in a fresh page (names
+// joined by commas; at least two, as the overview and the diff need: the
+// same file twice diffs it with itself at two moments).
+//
+//   node benches/browser/panels.mjs [--clicks N] [--no-write] FILE[,FILE...]...
+//
+// Prints a markdown table and, unless --no-write, puts it in RESULTS.md
+// between <!-- panels: latest --> and <!-- panels: end -->.
+import { existsSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { ROOT, serveDist, launchChromium, writeResults } from './page.mjs';
+
+const argv = process.argv.slice(2);
+let clicks = 20;
+const sets = [];
+for (let i = 0; i < argv.length; i++) {
+  if (argv[i] === '--clicks') clicks = Math.max(2, +argv[++i]);
+  else if (!argv[i].startsWith('--')) sets.push(argv[i].split(','));
+}
+const write = !argv.includes('--no-write');
+if (!sets.length) { console.error('usage: node benches/browser/panels.mjs [--clicks N] [--no-write] FILE[,FILE...]...'); process.exit(2); }
+for (const f of sets.flat()) if (!existsSync(f)) { console.error(`missing ${f}`); process.exit(1); }
+if (sets.some((s) => s.length < 2)) { console.error('each set needs two files or more (FILE,FILE): the overview and the diff'); process.exit(2); }
+if (!existsSync(join(ROOT, 'dist/index.html'))) { console.error('dist/ missing: run scripts/build-web.sh'); process.exit(1); }
+
+const { server, origin } = await serveDist(join(ROOT, 'dist'));
+const browser = await launchChromium();
+const results = [];
+for (const files of sets) {
+  const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1 });
+  const page = await ctx.newPage();
+  await page.goto(origin + '/');
+  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60000 });
+  // The file input takes several files (Open snapshots…): what a user picks.
+  // Named rank0_…, rank1_… (links in a temp dir): the same file twice is two ranks.
+  const dir = mkdtempSync(join(tmpdir(), 'memviz-panels-'));
+  const named = files.map((f, i) => { const l = join(dir, `rank${i}_${basename(f)}`); symlinkSync(resolve(f), l); return l; });
+  await page.setInputFiles('#file-input', named);
+  const r = await page.evaluate(async ({ n, clicks }) => {
+    const panel = document.querySelector('#ranks-panel');
+    await new Promise((res) => {
+      const check = () => (panel && +panel.dataset.rows >= n && panel.dataset.loading === '0' &&
+        document.querySelector('#plot').dataset.bandsDrawn !== undefined ? res() : setTimeout(check, 20));
+      check();
+    });
+    const frame = () => new Promise((res) => requestAnimationFrame(() => setTimeout(res)));
+    await frame();
+    const v = window.memviz.viewer;
+    // One click: [its work with the style and layout it left, until the frame after it].
+    const click = async (el) => {
+      const t0 = performance.now();
+      el.click();
+      void document.body.offsetHeight;
+      const work = performance.now() - t0;
+      await frame();
+      return [work, performance.now() - t0];
+    };
+    const out = { rows: [], diff: [], steps: v.n_steps() };
+    const rows = [...document.querySelectorAll('#ranks-table tbody tr')];
+    for (let i = 0; i < clicks; i++) out.rows.push(await click(rows[(i + 1) % rows.length]));
+    const a = document.querySelector('#diff-a'), b = document.querySelector('#diff-b');
+    a.value = '0';
+    b.value = String(rows.length > 1 ? 1 : 0);
+    const atA = document.querySelector('#diff-at-a'), atB = document.querySelector('#diff-at-b');
+    const steps = v.n_steps();
+    for (let i = 0; i < clicks; i++) {
+      atA.value = 'peak';
+      atB.value = 'step:' + Math.floor(((i * 7919) % clicks + 0.5) / clicks * steps);
+      out.diff.push(await click(document.querySelector('#diff-run')));
+    }
+    out.groups = document.querySelector('#diff-out').dataset.groups;
+    out.diffRows = document.querySelectorAll('#diff-table tbody tr').length;
+    return out;
+  }, { n: files.length, clicks });
+  results.push({ files, ...r });
+  console.error(`${files.map((f) => basename(f)).join(' + ')}: ${JSON.stringify({ ...r, rows: r.rows.map((x) => x.map(Math.round)), diff: r.diff.map((x) => x.map(Math.round)) })}`);
+  await ctx.close();
+}
+await browser.close();
+server.close();
+
+const stat = (xs) => {
+  const s = [...xs].sort((p, q) => p - q);
+  const at = (f) => s[Math.min(s.length - 1, Math.floor(s.length * f))].toFixed(1);
+  return `${at(0.5)} / ${at(0.95)} / ${s[s.length - 1].toFixed(1)} ms`;
+};
+let md = `Release page (dist/), headless Chromium, 1400×900; ${cpus().length} × ${cpus()[0]?.model ?? '?'}, ` +
+  `load ${loadavg().map((x) => x.toFixed(2)).join(' ')}; ${new Date().toISOString().slice(0, 16)}Z. ` +
+  `\`node benches/browser/panels.mjs\`: the click's work with the style and layout it left ` +
+  `(median / p95 / max of ${clicks}), then until the frame after it (median).\n\n` +
+  'The first Diff click builds the analysis of each side and is given apart.\n\n' +
+  '| files | overview row click | to the next frame | first Diff click | Diff click (A at the peak, B across the trace) | to the next frame | diff groups / rows shown |\n' +
+  '|---|---|---|---|---|---|---|\n';
+for (const r of results) {
+  const later = r.diff.slice(1);
+  md += `| ${r.files.map((f) => basename(f)).join(' + ')} | ${stat(r.rows.map((x) => x[0]))} | ${stat(r.rows.map((x) => x[1])).split(' / ')[0]} ms | ` +
+    `${r.diff[0][0].toFixed(1)} ms | ${stat(later.map((x) => x[0]))} | ${stat(later.map((x) => x[1])).split(' / ')[0]} ms | ${r.groups} / ${r.diffRows} |\n`;
+}
+console.log(md);
+if (write) writeResults('panels', md);
