@@ -7,7 +7,8 @@
 //     A and B moving through the trace.
 // Each is timed in the page: the click's handler, then the style and layout
 // it left (forced; the browser would do them before painting), median / p95 /
-// max of N clicks; and until the frame after it (with the wait for it).
+// max of N clicks; the diff's icicle, which the page makes in the next frame
+// (its own timing); and until the frame after it (with the wait for it).
 // Each argument is one set of files opened together in a fresh page (names
 // joined by commas; at least two, as the overview and the diff need: the
 // same file twice diffs it with itself at two moments).
@@ -57,14 +58,21 @@ for (const files of sets) {
     const frame = () => new Promise((res) => requestAnimationFrame(() => setTimeout(res)));
     await frame();
     const v = window.memviz.viewer;
-    // One click: [its work with the style and layout it left, until the frame after it].
+    // One click: [its work with the style and layout it left, until the
+    // frame after it, [the work of that frame's icicle (the diff draws it
+    // there: www/ranks.js times it), of which drawing]].
     const click = async (el) => {
       const t0 = performance.now();
       el.click();
       void document.body.offsetHeight;
       const work = performance.now() - t0;
+      await new Promise((res) => requestAnimationFrame(res));
+      const painted = performance.now() - t0;
+      const d = document.querySelector('#diff-out').dataset;
+      const next = d.icicle === 'drawn' ? [+d.icicleMs, +d.icicleDrawMs] : [0, 0];
+      d.icicle = '';
       await frame();
-      return [work, performance.now() - t0];
+      return [work, painted, next];
     };
     const out = { rows: [], diff: [], steps: v.n_steps() };
     const rows = [...document.querySelectorAll('#ranks-table tbody tr')];
@@ -98,14 +106,14 @@ const stat = (xs) => {
 let md = `Release page (dist/), headless Chromium, 1400×900; ${cpus().length} × ${cpus()[0]?.model ?? '?'}, ` +
   `load ${loadavg().map((x) => x.toFixed(2)).join(' ')}; ${new Date().toISOString().slice(0, 16)}Z. ` +
   `\`node benches/browser/panels.mjs\`: the click's work with the style and layout it left ` +
-  `(median / p95 / max of ${clicks}), then until the frame after it (median).\n\n` +
+  `(median / p95 / max of ${clicks}), the diff's icicle in the next frame (its tree from the wasm, parsed, drawn: the page's own timing), then until the frame after it (median).\n\n` +
   'The first Diff click builds the analysis of each side and is given apart.\n\n' +
-  '| files | overview row click | to the next frame | first Diff click | Diff click (A at the peak, B across the trace) | to the next frame | diff groups / rows shown |\n' +
-  '|---|---|---|---|---|---|---|\n';
+  '| files | overview row click | to the next frame | first Diff click | Diff click (A at the peak, B across the trace) | its next frame (the icicle) | to the next frame | diff groups / rows shown |\n' +
+  '|---|---|---|---|---|---|---|---|\n';
 for (const r of results) {
   const later = r.diff.slice(1);
   md += `| ${r.files.map((f) => basename(f)).join(' + ')} | ${stat(r.rows.map((x) => x[0]))} | ${stat(r.rows.map((x) => x[1])).split(' / ')[0]} ms | ` +
-    `${r.diff[0][0].toFixed(1)} ms | ${stat(later.map((x) => x[0]))} | ${stat(later.map((x) => x[1])).split(' / ')[0]} ms | ${r.groups} / ${r.diffRows} |\n`;
+    `${r.diff[0][0].toFixed(1)} ms | ${stat(later.map((x) => x[0]))} | ${stat(later.map((x) => x[2][0]))} (drawing ${stat(later.map((x) => x[2][1])).split(' / ')[0]} ms) | ${stat(later.map((x) => x[1])).split(' / ')[0]} ms | ${r.groups} / ${r.diffRows} |\n`;
 }
 console.log(md);
 if (write) writeResults('panels', md);

@@ -124,6 +124,8 @@ test('four ranks at once: overview, row click keeps zoom and t, diff', async () 
   }
   const deltas = shown.map((s) => Math.abs(s.b - s.a));
   assert.deepEqual(deltas, [...deltas].sort((x, y) => y - x), 'largest change first');
+  // The icicle comes in the frame after the table.
+  await page.waitForFunction(() => document.querySelector('#diff-out').dataset.icicle === 'drawn');
   assert.ok(await page.$eval('#diff-icicle', (c) => !c.hidden && c.height > 0));
 
   // A rank against itself: no change.

@@ -95,17 +95,25 @@ impl DiffAnalyses {
 
 /// B against A grouped `by` (`stack`, `user`, `frame`, `category`) as JSON:
 /// the Diff (its `groups` cut to the `limit` largest changes, `group_count`
-/// says how many there were) and `tree`, the merged stack tree for the
-/// two-colour icicle (nodes of at least `min_tree_bytes` on either side) as
-/// `{frames, nodes}`: each node `[id, parent, depth, frame, bytes_a,
-/// bytes_b]`, its frame an index into `frames`. A frame's text appears
-/// once: thousands of nodes share a few hundred frames (the tree was 1 MB of
-/// mostly repeated text on the 2M-event file, its JSON a third of the diff).
-pub fn diff_json(a: &Side, b: &Side, by: &str, limit: usize, min_tree_bytes: u64) -> Result<String, String> {
+/// says how many there were).
+pub fn diff_json(a: &Side, b: &Side, by: &str, limit: usize) -> Result<String, String> {
     let by = GroupBy::from_name(by).ok_or_else(|| format!("no grouping {by:?}"))?;
     let mut d = diff::diff(a, b, by);
     let count = d.groups.len();
     d.groups.truncate(limit);
+    let mut v = serde_json::to_value(&d).map_err(|e| e.to_string())?;
+    v["group_count"] = count.into();
+    Ok(v.to_string())
+}
+
+/// The merged stack tree of A and B for the two-colour icicle (nodes of at
+/// least `min_tree_bytes` on either side) as JSON `{frames, nodes}`: each
+/// node `[id, parent, depth, frame, bytes_a, bytes_b]`, its frame an index
+/// into `frames`. A frame's text appears once: thousands of nodes share a
+/// few hundred frames (the tree was 1 MB of mostly repeated text on the
+/// 2M-event file). Apart from [`diff_json`]: the page draws the table first
+/// and the icicle in the next frame.
+pub fn diff_tree_json(a: &Side, b: &Side, min_tree_bytes: u64) -> String {
     let tree = diff::diff_tree(a, b, min_tree_bytes);
     let mut frames: Vec<&str> = Vec::new();
     let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
@@ -119,10 +127,7 @@ pub fn diff_json(a: &Side, b: &Side, by: &str, limit: usize, min_tree_bytes: u64
             [n.id as u64, n.parent as u64, n.depth as u64, f as u64, n.bytes_a, n.bytes_b]
         })
         .collect();
-    let mut v = serde_json::to_value(&d).map_err(|e| e.to_string())?;
-    v["group_count"] = count.into();
-    v["tree"] = serde_json::json!({ "frames": frames, "nodes": nodes });
-    Ok(v.to_string())
+    serde_json::json!({ "frames": frames, "nodes": nodes }).to_string()
 }
 
 /// A diff side's `{name, device, device_name, at, total_bytes, count}` as JSON.

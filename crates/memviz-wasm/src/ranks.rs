@@ -48,17 +48,16 @@ impl Viewer {
 
     /// B against A grouped `by` (`stack`, `user`, `frame`, `category`) as JSON:
     /// the Diff (its `groups` cut to the `limit` largest changes, `group_count`
-    /// says how many there were) and `tree`, the merged stack tree for the
-    /// two-colour icicle (nodes of at least `min_tree_bytes` on either side).
-    pub fn diff_json(
-        &self,
-        a: &DiffSide,
-        b: &DiffSide,
-        by: &str,
-        limit: u32,
-        min_tree_bytes: f64,
-    ) -> Result<String, JsError> {
-        ranks::diff_json(&a.0, &b.0, by, limit as usize, min_tree_bytes as u64).map_err(js)
+    /// says how many there were).
+    pub fn diff_json(&self, a: &DiffSide, b: &DiffSide, by: &str, limit: u32) -> Result<String, JsError> {
+        ranks::diff_json(&a.0, &b.0, by, limit as usize).map_err(js)
+    }
+
+    /// The merged stack tree of A and B for the two-colour icicle (nodes of
+    /// at least `min_tree_bytes` on either side), as JSON `{frames, nodes}`
+    /// (memviz_viewer::ranks::diff_tree_json).
+    pub fn diff_tree_json(&self, a: &DiffSide, b: &DiffSide, min_tree_bytes: f64) -> String {
+        ranks::diff_tree_json(&a.0, &b.0, min_tree_bytes as u64)
     }
 
     /// The order to show files in: ranked names by rank, then the rest by name

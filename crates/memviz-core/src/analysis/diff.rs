@@ -278,7 +278,8 @@ pub struct DiffNode {
 pub fn diff_tree(a: &Side, b: &Side, min_bytes: u64) -> Vec<DiffNode> {
     let mut nodes: Vec<DiffNode> =
         vec![DiffNode { id: 0, parent: NONE, depth: 0, frame: "all".to_string(), bytes_a: 0, bytes_b: 0 }];
-    let mut child: HashMap<(u32, String), u32> = HashMap::new();
+    // Keyed by the sides' own frame text: no copy per node looked up.
+    let mut child: HashMap<(u32, &str), u32> = HashMap::new();
     for (side, is_b) in [(a, false), (b, true)] {
         // Side node index -> merged id.
         let mut merged: Vec<u32> = Vec::with_capacity(side.tree.len());
@@ -288,7 +289,7 @@ pub fn diff_tree(a: &Side, b: &Side, min_bytes: u64) -> Vec<DiffNode> {
             } else {
                 let p = merged.get(n.parent as usize).copied().unwrap_or(0);
                 let next = nodes.len() as u32;
-                let id = *child.entry((p, n.frame.clone())).or_insert(next);
+                let id = *child.entry((p, n.frame.as_str())).or_insert(next);
                 if id == next {
                     let depth = nodes[p as usize].depth + 1;
                     nodes.push(DiffNode { id, parent: p, depth, frame: n.frame.clone(), bytes_a: 0, bytes_b: 0 });
