@@ -81,11 +81,18 @@ for (const files of sets) {
     a.value = '0';
     b.value = String(rows.length > 1 ? 1 : 0);
     const atA = document.querySelector('#diff-at-a'), atB = document.querySelector('#diff-at-b');
+    // B's own steps: its row shown a moment (the rows keep file and device).
+    rows[+b.value].click();
     const steps = v.n_steps();
+    rows[0].click();
+    await frame();
+    const failed = () => document.querySelector('#diff-out').dataset.totalB === undefined;
     for (let i = 0; i < clicks; i++) {
       atA.value = 'peak';
       atB.value = 'step:' + Math.floor(((i * 7919) % clicks + 0.5) / clicks * steps);
+      delete document.querySelector('#diff-out').dataset.totalB;
       out.diff.push(await click(document.querySelector('#diff-run')));
+      if (failed()) throw new Error(`the diff at B ${atB.value} failed: ${document.body.innerText.slice(0, 300)}`);
     }
     out.groups = document.querySelector('#diff-out').dataset.groups;
     out.diffRows = document.querySelectorAll('#diff-table tbody tr').length;
