@@ -3,7 +3,7 @@
 // bytes, count and share. Nodes come from MomentView.tree (parents first).
 // draw() can start at any node (a zoom: that node's subtree, full width) and
 // shows at most MAX_ROWS levels, so a deep stack never makes a page-long canvas.
-// An ES module: moment.js imports draw, hit and text.
+// An ES module: moment.js imports draw, hit and text; ranks.js label.
 const ROW = 18;
 const MAX_ROWS = 28;
 const GiB = 1024 ** 3, MiB = 1024 ** 2, KiB = 1024;
@@ -76,12 +76,18 @@ export function draw(canvas, tree, zoom = null) {
     if (w > 30) {
       // Cut to the box (monospace: a fixed advance) instead of clipping:
       // save/clip/restore per box cost more than the rest of the drawing.
-      const label = n.frame.slice(n.frame.lastIndexOf('/') + 1);
-      const fit = Math.floor((w - 6) / charW);
       ctx.fillStyle = '#000';
-      ctx.fillText(label.length > fit ? label.slice(0, Math.max(0, fit - 1)) + '…' : label, x + 3, y + ROW / 2);
+      ctx.fillText(label(n.frame, w, charW), x + 3, y + ROW / 2);
     }
   }
+}
+
+/** A frame's label for a box `w` px wide: its file's basename on, cut with
+ * "…" to what fits at `charW` px a character (also the diff's icicle). */
+export function label(frame, w, charW) {
+  const text = frame.slice(frame.lastIndexOf('/') + 1);
+  const fit = Math.floor((w - 6) / charW);
+  return text.length > fit ? text.slice(0, Math.max(0, fit - 1)) + '…' : text;
 }
 
 export function hit(x, y) {

@@ -15,6 +15,7 @@
 // and a two-colour icicle (red: more in B, blue: more in A).
 import { getViewer, guard, showError, redraw, openFiles, setOpenMany, showFile, loadFile } from './app.js';
 import { setMoment, momentView } from './moment.js';
+import * as icicle from './icicle.js';
 
 const $ = (id) => document.getElementById(id);
 const SAMPLES = 400; // sparkline points kept per row (the diff's timelines use them too)
@@ -371,10 +372,11 @@ $('diff-table-box').addEventListener('scroll', (e) => {
 const ROW = 18;
 let boxes = [];
 // The fill of a node whose share of change is `rel` (B − A over the larger
-// side): 1% steps, each css string made once.
+// side): 1% steps, each css string made once; any change keeps its side's
+// hue (a change under 0.5% is a 1% step, not the gray of none).
 const diffColors = new Map();
 function diffColor(rel) {
-  const k = Math.round(rel * 100);
+  const k = rel === 0 ? 0 : Math.sign(rel) * Math.max(1, Math.round(Math.abs(rel) * 100));
   let c = diffColors.get(k);
   if (!c) {
     const l = 92 - 42 * Math.abs(k / 100);
@@ -423,10 +425,8 @@ function drawIcicle(canvas, tree) {
       // Cut to the box (monospace: a fixed advance) instead of clipping:
       // save/clip/restore per box took most of the drawing (15 ms for the
       // 7,000 nodes of the 2M-event file).
-      const label = n.frame.slice(n.frame.lastIndexOf('/') + 1);
-      const fit = Math.floor((w - 6) / charW);
       ctx.fillStyle = '#000';
-      ctx.fillText(label.length > fit ? label.slice(0, Math.max(0, fit - 1)) + '…' : label, x + 3, y + ROW / 2);
+      ctx.fillText(icicle.label(n.frame, w, charW), x + 3, y + ROW / 2);
     }
   }
 }
