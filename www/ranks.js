@@ -38,6 +38,7 @@ style.textContent = `
 #ranks-table tbody tr:not(.loading) { cursor: pointer; }
 #ranks-table tbody tr:hover { background: #f3f6fb; }
 #ranks-table tr.current { outline: 2px solid #4a7fc1; }
+#ranks-table tr.replaying { outline: 2px dashed #4a7fc1; cursor: progress; }
 #ranks-table td.oom { color: #b00; font-weight: bold; }
 #ranks-table canvas.spark { width: 220px; height: 26px; display: block; }
 #ranks-table progress { width: 220px; }
@@ -155,7 +156,7 @@ async function readMany(files) {
     if (idx == null) { status(); continue; }
     if (first == null) first = idx;
     const o = JSON.parse(getViewer().overview_json(idx, SAMPLES));
-    getViewer().keep_only_current_views();
+    getViewer().trim_hidden_views();
     for (const row of o.rows) rows.push({ ...row, file: idx, name: o.name, rank: o.rank });
     render();
     status();
@@ -208,7 +209,7 @@ function render() {
       `<td class="peak" style="background:${bg}" title="${(dist[i] * 100).toFixed(1)}% from the median peak">${fmt(r.peak_active_bytes)}</td>` +
       `<td>${fmt(r.peak_reserved_bytes)}</td><td>${fmt(r.end_bytes)}</td><td class="${r.ooms ? 'oom' : ''}">${r.ooms}</td>` +
       '<td><canvas class="spark"></canvas></td>';
-    tr.addEventListener('click', () => show(r.file, r.device, true));
+    tr.addEventListener('click', () => showRank(r, tr));
     return tr;
   }), ...keep);
   tbody.querySelectorAll('canvas.spark').forEach((c, i) => spark(c, rows[i], yMax, null));
@@ -249,7 +250,7 @@ const show = guard((file, device, keep) => {
   const mv = keep ? momentView() : null;
   const step = mv && mv.at ? mv.at.step : null;
   showFile(file, device);
-  v.keep_only_current_views();
+  v.trim_hidden_views();
   if (w) {
     const n = v.n_steps();
     const x0 = Math.min(w[0], Math.max(0, n - 1)), x1 = Math.min(w[1], n);
@@ -261,6 +262,53 @@ const show = guard((file, device, keep) => {
   for (const tr of $('ranks-table').tBodies[0].rows) tr.classList.toggle('current', `${tr.dataset.file}/${tr.dataset.device}` === key);
   panel.dataset.shown = key;
 });
+
+// A row clicked: its rank is shown at once when its timeline was kept
+// (www: trim_hidden_views); else the timeline is replayed first, a slice a
+// frame, while the rank shown stays and the page answers input (~27 ms a
+// device on the 2M-event file: two frames' worth in one task otherwise).
+// A later click cancels it. data-replay on the panel: the slices' work, ms,
+// the last one showing the rank (its style and layout included).
+const SLICE_MS = 8;
+const REPLAY_STEP = 1 << 15;
+let rankClick = 0;
+async function showRank(row, tr) {
+  const v = getViewer();
+  const token = ++rankClick;
+  const slices = [];
+  const frame = () => new Promise((res) => requestAnimationFrame(res));
+  const cancelled = () => token !== rankClick || getViewer() !== v;
+  const step = guard(() => v.prepare_file_step(row.file, row.device, REPLAY_STEP)); // undefined: a trap (app.js recovers)
+  let t0 = performance.now();
+  try {
+    for (let done; !(done = step());) {
+      if (done === undefined) return;
+      if (performance.now() - t0 < SLICE_MS) continue;
+      slices.push(performance.now() - t0);
+      tr.classList.add('replaying');
+      await frame();
+      if (cancelled()) return;
+      t0 = performance.now();
+    }
+    if (slices.length) {
+      // The replay's last slice and the show in separate frames.
+      slices.push(performance.now() - t0);
+      await frame();
+      if (cancelled()) return;
+      t0 = performance.now();
+    }
+  } catch (e) {
+    return showError(`Could not show ${row.name}: ${e.message || e}`);
+  } finally {
+    tr.classList.remove('replaying');
+  }
+  show(row.file, row.device, true);
+  if (slices.length) {
+    void document.body.offsetHeight; // the browser's style and layout for this frame, counted in the slice
+    slices.push(performance.now() - t0);
+  }
+  panel.dataset.replay = slices.map((x) => x.toFixed(1)).join(',');
+}
 
 // ---- the diff --------------------------------------------------------------
 function fillDiffSelects() {

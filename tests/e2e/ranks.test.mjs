@@ -91,6 +91,24 @@ test('four ranks at once: overview, row click keeps zoom and t, diff', async () 
   assert.equal(afterSwitch.step, 400);
   assert.equal(await page.$eval('#ranks-panel', (p) => p.dataset.shown.split('/')[0]), await page.evaluate(() => String(window.memviz.viewer.current_file())));
 
+  // Hidden ranks: the last shown keep their timelines (rank 0, shown just
+  // before), as far as the largest model's bytes; a rank freed is replayed
+  // when clicked, and shows Python's peak.
+  const fileOf = Object.fromEntries(rows.map((r) => [r.rank, Number(r.file)]));
+  const kept = () => page.evaluate((n) => Array.from({ length: n }, (_, i) => window.memviz.viewer.timeline_bytes(i)), rows.length);
+  const keptNow = await kept();
+  console.log(`timeline bytes by file: ${keptNow}`);
+  assert.ok(keptNow[fileOf[0]] > 0, `rank 0, shown before rank 1, keeps its timeline: ${keptNow}`);
+  const freed = rows.find((r) => keptNow[Number(r.file)] === 0);
+  assert.ok(freed, `a rank freed (they do not all fit the largest model): ${keptNow}`);
+  await page.click(`#ranks-table tbody tr[data-rank="${freed.rank}"]`);
+  await waitOpened(page, name(freed.rank));
+  assert.equal(await page.$eval('#ranks-panel', (p) => p.dataset.replay !== undefined && p.dataset.shown), `${freed.file}/0`);
+  assert.equal(await page.evaluate(() => window.memviz.viewer.peak_bytes()), Number(freed.peak));
+  assert.ok((await kept())[Number(freed.file)] > 0);
+  await page.click('#ranks-table tbody tr[data-rank="1"]');
+  await waitOpened(page, name(1));
+
   // Diff rank 0 (A) against rank 1 (B) at each one's peak, by stack.
   await page.selectOption('#diff-a', '0');
   await page.selectOption('#diff-b', '1');

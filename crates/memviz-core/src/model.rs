@@ -713,6 +713,10 @@ pub(crate) struct PoolFinder {
 type SegRange = (u128, u128, Option<(i64, i64)>);
 
 impl PoolFinder {
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.segs.capacity() * std::mem::size_of::<SegRange>()
+    }
+
     pub(crate) fn new(snap: &Snapshot, device: u32) -> Self {
         let mut segs: Vec<_> = snap
             .device_segments(device)

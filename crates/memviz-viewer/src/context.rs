@@ -64,6 +64,8 @@ pub(crate) fn y_max_above(max_total: u64) -> u64 {
 pub struct Context {
     pub files: Vec<OpenFile>,
     pub current: usize,
+    /// How many times a file was shown (`OpenFile::shown`).
+    pub(crate) shows: u64,
     pub device: u32,
     /// Device pixels per CSS pixel (the page's devicePixelRatio).
     pub dpr: f64,
@@ -107,6 +109,7 @@ impl Default for Context {
         Context {
             files: Vec::new(),
             current: 0,
+            shows: 0,
             device: 0,
             dpr: 1.0,
             kind: TimelineKind::ActiveMemory,

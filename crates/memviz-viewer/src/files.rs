@@ -21,6 +21,9 @@ pub struct OpenFile {
     timelines: Vec<((u32, TimelineKind), Timeline)>,
     /// The timeline being replayed in steps (`build_timeline_step`).
     building: Building,
+    /// When it was last shown (`Context::shows` then): the most recently
+    /// shown hidden files keep their timelines (`Viewer::trim_hidden_views`).
+    pub(crate) shown: u64,
 }
 
 /// Which timeline: (device, kind).
@@ -42,7 +45,15 @@ fn replay_step(building: &mut Building, snap: &Snapshot, key: TimelineKey, budge
 
 impl OpenFile {
     pub fn new(name: String, snap: Snapshot) -> OpenFile {
-        OpenFile { name, snap, versions: OnceCell::new(), incoming: None, timelines: Vec::new(), building: None }
+        OpenFile {
+            name,
+            snap,
+            versions: OnceCell::new(),
+            incoming: None,
+            timelines: Vec::new(),
+            building: None,
+            shown: 0,
+        }
     }
 
     /// A file decoded elsewhere (the page's worker), with the timeline
@@ -126,6 +137,11 @@ impl OpenFile {
     /// The timeline of `kind` on `device`, if built.
     pub fn timeline(&self, device: u32, kind: TimelineKind) -> Option<&Timeline> {
         self.timelines.iter().find(|(k, _)| *k == (device, kind)).map(|(_, t)| t)
+    }
+
+    /// Bytes its built timelines hold.
+    pub fn timeline_bytes(&self) -> usize {
+        self.timelines.iter().map(|(_, t)| t.heap_bytes()).sum()
     }
 
     /// Frees the timelines built so far (they are built again on use).

@@ -233,6 +233,8 @@ impl Viewer {
         let Some(f) = self.cx.files.get(i) else { return };
         self.cx.device = f.first_device();
         self.cx.current = i;
+        self.cx.shows += 1;
+        self.cx.files[i].shown = self.cx.shows;
         self.cx.rebuild();
     }
 

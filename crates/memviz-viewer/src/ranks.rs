@@ -27,16 +27,45 @@ impl Viewer {
         Ok(v.to_string())
     }
 
-    /// Frees the timelines of the files not shown: with many ranks open,
-    /// only their models stay (a file's timeline is built again when it is
-    /// shown again).
-    pub fn keep_only_current_views(&mut self) {
-        let current = self.cx.current;
-        for (i, f) in self.cx.files.iter_mut().enumerate() {
-            if i != current {
-                f.drop_timelines();
+    /// Frees the timelines of the files not shown, but for the most
+    /// recently shown ones while they hold at most as many bytes as the
+    /// largest open model: with many ranks open, the others keep only their
+    /// models (a timeline is built again when its file is shown again), and
+    /// going back to the rank shown before replays nothing (a replay is
+    /// ~27 ms a device on the 2M-event file; its timeline ~35 MB, the
+    /// model's 83 MB).
+    pub fn trim_hidden_views(&mut self) {
+        let files = &mut self.cx.files;
+        let budget = files.iter().map(|f| f.snap.heap_bytes()).max().unwrap_or(0);
+        let mut hidden: Vec<usize> = (0..files.len()).filter(|&i| i != self.cx.current).collect();
+        hidden.sort_by_key(|&i| std::cmp::Reverse(files[i].shown));
+        let mut kept = 0;
+        for i in hidden {
+            kept += files[i].timeline_bytes();
+            if kept > budget {
+                files[i].drop_timelines();
             }
         }
+    }
+
+    /// Replays the timeline that showing open file `file` on `device` (None:
+    /// its default one) needs, about `budget` trace events a call, so that
+    /// the page can show a rank whose timeline was freed over a few frames
+    /// rather than in one long task; true once it is built (at once when
+    /// it was kept). The error names the file or the device.
+    pub fn prepare_file_step(&mut self, file: usize, device: Option<u32>, budget: usize) -> Result<bool, String> {
+        let kind = self.cx.kind;
+        let f = self.cx.files.get_mut(file).ok_or_else(|| format!("no file {file}"))?;
+        let d = device.unwrap_or_else(|| f.first_device());
+        if !f.snap.devices().contains(&d) {
+            return Err(format!("{}: no device {d}", f.name));
+        }
+        Ok(f.build_timeline_step(d, kind, budget))
+    }
+
+    /// Bytes held by the timelines of open file `file` (0 once freed).
+    pub fn timeline_bytes(&self, file: usize) -> usize {
+        self.cx.files.get(file).map_or(0, |f| f.timeline_bytes())
     }
 
     /// What was alive at `moment` (`peak`, `end`, `step:S`, an event...) on

@@ -1,6 +1,6 @@
 //! Many files at once as www/ranks.js drives the viewer, natively on real
 //! snapshots: overview rows against tests/reference/expected/ (Python's
-//! pickle), the timelines of files not shown dropped and built again, diff
+//! pickle), the timelines of files not shown kept or dropped and built again, diff
 //! sides and the diff JSON, rank order.
 
 mod common;
@@ -33,12 +33,46 @@ fn overview_rows_are_the_reference_and_survive_dropped_timelines() {
     }
     assert_eq!(json(&v.overview_json(0, 8).unwrap())["rank"], 1);
     assert!(v.overview_json(2, 8).is_err());
-    // File 1 is shown; file 0's timelines go, and come back when it is shown.
+    // File 1 is shown; file 0, shown before it, keeps its timeline.
     let peak1 = v.peak_bytes();
-    v.keep_only_current_views();
+    v.trim_hidden_views();
     assert_eq!(v.peak_bytes(), peak1);
+    assert!(v.timeline_bytes(0) > 0);
     v.select_file(0);
     assert_eq!(v.peak_bytes(), expected(A)["summary"]["devices"]["0"]["active_memory"]["peak_bytes"].as_u64().unwrap());
+}
+
+#[test]
+fn hidden_files_keep_their_timelines_most_recent_first_within_the_largest_model() {
+    // A's timeline is over half its model (the largest): two hidden ones do
+    // not fit, B's small one does.
+    let mut v = two();
+    assert_eq!(v.open(&format!("rank2_{A}"), &bytes(A)).unwrap(), 2);
+    assert_eq!(v.open(&format!("rank3_{A}"), &bytes(A)).unwrap(), 3);
+    let a = v.timeline_bytes(3);
+    assert!(a > 0 && v.timeline_bytes(1) < a);
+    v.trim_hidden_views();
+    // Shown last to first: 3 (current), 2, 1, 0.
+    assert_eq!([v.timeline_bytes(0), v.timeline_bytes(2), v.timeline_bytes(3)], [0, a, a]);
+    assert!(v.timeline_bytes(1) > 0);
+    // Showing 1: 3 and 2 do not both fit; 3, shown after 2, stays.
+    v.select_file(1);
+    v.trim_hidden_views();
+    assert_eq!([v.timeline_bytes(0), v.timeline_bytes(2), v.timeline_bytes(3)], [0, 0, a]);
+    // A file freed is replayed again in steps before it is shown (the
+    // page's slices), then shown without a replay: Python's peak.
+    assert!(v.prepare_file_step(0, Some(7), 1).unwrap_err().contains("no device 7"));
+    assert!(v.prepare_file_step(9, None, 1).is_err());
+    let mut calls = 1;
+    while !v.prepare_file_step(0, None, 1000).unwrap() {
+        calls += 1;
+    }
+    assert!(calls > 10, "{calls} steps of 1000 events");
+    assert_eq!(v.timeline_bytes(0), a);
+    assert!(v.prepare_file_step(0, None, 1).unwrap());
+    v.select_file(0);
+    assert_eq!(v.peak_bytes(), expected(A)["summary"]["devices"]["0"]["active_memory"]["peak_bytes"].as_u64().unwrap());
+    assert_eq!(v.timeline_bytes(0), a);
 }
 
 #[test]

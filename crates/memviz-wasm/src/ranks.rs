@@ -33,11 +33,24 @@ impl Viewer {
         self.inner.overview_json(file as usize, samples as usize).map_err(js)
     }
 
-    /// Frees the timelines of the files not shown (www/ranks.js, after
-    /// reading each file of a batch and after showing one): with many ranks
-    /// open, only their models stay.
-    pub fn keep_only_current_views(&mut self) {
-        self.inner.keep_only_current_views();
+    /// Frees the timelines of the files not shown but the most recently
+    /// shown (www/ranks.js, after reading each file of a batch and after
+    /// showing one): with many ranks open, most keep only their models.
+    pub fn trim_hidden_views(&mut self) {
+        self.inner.trim_hidden_views();
+    }
+
+    /// Replays about `budget` trace events of the timeline that showing
+    /// file `file` on `device` (undefined: its default) needs; true once it
+    /// is built (at once when it was kept). www/ranks.js calls it a few
+    /// times a frame before showing a rank whose timeline was freed.
+    pub fn prepare_file_step(&mut self, file: u32, device: Option<u32>, budget: u32) -> Result<bool, JsError> {
+        self.inner.prepare_file_step(file as usize, device, budget as usize).map_err(js)
+    }
+
+    /// Bytes held by the timelines of file `file` (0 once freed).
+    pub fn timeline_bytes(&self, file: u32) -> f64 {
+        self.inner.timeline_bytes(file as usize) as f64
     }
 
     /// What was alive at `moment` (`peak`, `end`, `step:S`, an event...) on

@@ -162,6 +162,20 @@ impl Timeline {
     pub fn n_steps(&self) -> u32 {
         self.total.len() as u32
     }
+
+    /// Bytes it holds on the heap (what keeping it costs).
+    pub fn heap_bytes(&self) -> usize {
+        self.elements.capacity() * std::mem::size_of::<Element>()
+            + (self.actions.capacity()
+                + self.events.capacity()
+                + self.initially_allocated.capacity()
+                + self.by_size.capacity()
+                + self.by_order.capacity())
+                * 4
+            + self.total.capacity() * 8
+            + self.pools.heap_bytes()
+    }
+
     /// max(start_bytes, max total).
     pub fn peak_bytes(&self) -> u64 {
         self.peak.1
