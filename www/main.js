@@ -27,7 +27,7 @@ import * as views from './views.js';
 import * as moment from './moment.js';
 import * as explain from './explain.js';
 import './share.js';
-import './ranks.js';
+import * as ranks from './ranks.js';
 import './profiler.js';
 import './phases.js';
 
@@ -40,4 +40,5 @@ window.memviz = Object.freeze({
   views: { select: views.select, stats: views.stats },
   moment: { setMoment: moment.setMoment, get view() { return moment.momentView(); } },
   explain: { explain: explain.explain, get shown() { return explain.shownExplanation(); } },
+  ranks: { get diffGroups() { return ranks.diffGroups(); } },
 });

@@ -400,16 +400,22 @@ let diffRows = [];
 function moreDiffRows() {
   const body = $('diff-table').tBodies[0];
   const shown = body.rows.length;
-  body.insertAdjacentHTML('beforeend', diffRows.slice(shown, shown + DIFF_PAGE).map((g) => {
+  body.insertAdjacentHTML('beforeend', diffRows.slice(shown, shown + DIFF_PAGE).map((g, i) => {
     const delta = g.bytes_b - g.bytes_a;
     const tag = g.count_a === 0 ? '<span class="only">only in B</span> ' : g.count_b === 0 ? '<span class="only">only in A</span> ' : '';
     const lines = g.key.split('\n');
     const short = lines.filter((l) => l.includes('.py:')).slice(0, 3).join(' ← ') || lines.slice(0, 2).join(' ← ');
-    return `<tr data-a="${g.bytes_a}" data-b="${g.bytes_b}" data-key="${esc(g.key)}"><td class="${delta > 0 ? 'up' : 'down'}">${signed(delta)}</td>` +
-      `<td>${fmt(g.bytes_a)}</td><td>${fmt(g.bytes_b)}</td><td title="${esc(g.key)}">${tag}${esc(short)}</td></tr>`;
+    // The group's whole key (a stack: kilobytes) is not written into the
+    // row: its index says which, and a hover gives it as the title.
+    return `<tr data-i="${shown + i}" data-a="${g.bytes_a}" data-b="${g.bytes_b}"><td class="${delta > 0 ? 'up' : 'down'}">${signed(delta)}</td>` +
+      `<td>${fmt(g.bytes_a)}</td><td>${fmt(g.bytes_b)}</td><td class="group">${tag}${esc(short)}</td></tr>`;
   }).join(''));
   $('diff-out').dataset.rowsShown = body.rows.length;
 }
+$('diff-table').addEventListener('pointerover', (e) => {
+  const td = e.target.closest('td.group');
+  if (td && !td.title) td.title = diffRows[+td.parentElement.dataset.i]?.key ?? '';
+});
 $('diff-table-box').addEventListener('scroll', (e) => {
   const b = e.target;
   if ($('diff-table').tBodies[0].rows.length < diffRows.length && b.scrollTop + b.clientHeight > b.scrollHeight - 200) moreDiffRows();
@@ -493,4 +499,6 @@ addEventListener('resize', () => { if (!$('diff-out').hidden) drawIcicle(ici, di
 
 setOpenMany(openMany);
 
-export { openMany, rows as rankRows };
+/** The diff table's groups, in its rows' order (`data-i`): tests read their keys. */
+const diffGroups = () => diffRows;
+export { openMany, rows as rankRows, diffGroups };

@@ -124,7 +124,7 @@ test('four ranks at once: overview, row click keeps zoom and t, diff', async () 
   assert.equal(Number(out.changed), changed.length);
   assert.equal(Number(out.groups), want.groups.length);
   const byKey = new Map(want.groups.map((g) => [g.key, g]));
-  const tableRows = () => page.$$eval('#diff-table tbody tr', (trs) => trs.map((t) => ({ key: t.dataset.key, a: Number(t.dataset.a), b: Number(t.dataset.b) })));
+  const tableRows = () => page.$$eval('#diff-table tbody tr', (trs) => trs.map((t) => ({ key: window.memviz.ranks.diffGroups[+t.dataset.i].key, a: Number(t.dataset.a), b: Number(t.dataset.b) })));
   // The table lays out 40 rows; scrolling to its end brings the rest of the
   // 200 largest changes.
   assert.equal((await tableRows()).length, Math.min(changed.length, 40));
@@ -140,6 +140,10 @@ test('four ranks at once: overview, row click keeps zoom and t, diff', async () 
     assert.ok(g, `a key the reference has: ${s.key}`);
     assert.deepEqual([s.a, s.b], [g.bytes_a, g.bytes_b], s.key);
   }
+  // A group's whole stack is its cell's title once hovered.
+  await page.$eval('#diff-table-box', (b) => { b.scrollTop = 0; });
+  await page.hover('#diff-table tbody tr:first-child td.group');
+  assert.equal(await page.$eval('#diff-table tbody tr:first-child td.group', (td) => td.title), shown[0].key);
   const deltas = shown.map((s) => Math.abs(s.b - s.a));
   assert.deepEqual(deltas, [...deltas].sort((x, y) => y - x), 'largest change first');
   // The icicle comes in the frame after the table.
