@@ -28,7 +28,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { ROOT, serveDist, launchChromium, writeResults } from './page.mjs';
 
 const argv = process.argv.slice(2);
-let clicks = 20;
+let clicks = 40;
 const sets = [];
 for (let i = 0; i < argv.length; i++) {
   if (argv[i] === '--clicks') clicks = Math.max(2, +argv[++i]);
