@@ -67,5 +67,27 @@ fn render(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, render);
+/// The "Allocated Memory (incl. Private Pools)" view's redraw through the
+/// viewer (its plot only), at the page's default detail: a file with no
+/// private pool (drawn as the timeline) and one with CUDA graph pools
+/// (the pools' sweep).
+fn pools_view(c: &mut Criterion) {
+    let cases = [
+        ("transformer_fullstep_ctx128", real("transformer_fullstep_ctx128.pickle")),
+        ("cuda_graph_private_pools", real("cuda_graph_private_pools_state_only.pickle")),
+        ("synthetic_2M_events", synthetic(2_000_000)),
+    ];
+    let mut g = c.benchmark_group("render");
+    g.sample_size(10);
+    for (name, path) in cases {
+        let mut v = memviz_viewer::Viewer::new();
+        v.open(name, &std::fs::read(&path).unwrap()).unwrap();
+        v.set_view(2);
+        v.render_plot(W, H + 54); // the page's plot canvas: the plot and its axes' margins
+        g.bench_function(format!("{name}/pools_view"), |b| b.iter(|| v.render_plot(W, H + 54).map(|f| f.bands_drawn)));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, render, pools_view);
 criterion_main!(benches);

@@ -264,7 +264,12 @@ impl Context {
     /// plot as last drawn into `self.selection`: its top left corner in
     /// the canvas' device pixels, None when there is none to draw.
     pub fn render_selection(&mut self) -> Option<(u32, u32)> {
-        let Some(Hit::Element(e)) = self.hovered.or(self.pinned) else { return None };
+        self.render_selection_of(self.hovered.or(self.pinned))
+    }
+
+    /// [`Context::render_selection`] of `hit` (a view that keeps its own).
+    pub(crate) fn render_selection_of(&mut self, hit: Option<Hit>) -> Option<(u32, u32)> {
+        let Some(Hit::Element(e)) = hit else { return None };
         let (rect, d) = (self.rect?, self.detail.as_ref()?);
         let tl = self.files.get(self.current)?.timeline(self.device, self.kind)?;
         let src = TimelineBands::new(tl, d, &self.bands);

@@ -98,9 +98,6 @@ fn the_largest_band_is_hit_where_it_is_located() {
     assert_eq!(v.render_selection(), Selection::Empty);
     v.render_plot(W, H);
     assert_eq!(pinned, v.plot_image().rgba);
-    // Views that draw their own selection say so.
-    v.set_view(2);
-    assert_eq!(v.render_selection(), Selection::InPlot);
     v.set_view(0);
     // Click pins; empty space then shows the pinned text.
     assert_eq!(v.click(xy[0], xy[1]), text);
@@ -272,4 +269,32 @@ fn the_pools_view_pins_in_the_timeline_too() {
     assert_eq!(v.pinned_element(), Some(elem as u32));
     v.set_view(0);
     assert_eq!(v.pinned_element(), None, "entering a timeline starts unpinned");
+}
+
+#[test]
+fn the_pools_view_without_private_pools_is_the_timeline_and_outlines_apart() {
+    // Files with no private pool: the same pixels as the Active Memory
+    // Timeline (drawn the timeline's way), the hovered band's outline apart.
+    for name in [FULLSTEP, "small_train_step.pickle", "expandable_segments_map_unmap.pickle"] {
+        let mut v = open(name);
+        let elem = expected(name)["hover"]["0"]["elements"][0]["elem"].as_u64().unwrap() as u32;
+        v.show_element(elem); // zoomed in on it
+        v.render_plot(W, H).expect("a timeline draws");
+        let timeline = v.plot_image().rgba.clone();
+        let xy = v.locate(elem);
+        assert_eq!(xy.len(), 2, "{name}: the largest band is drawn");
+        v.set_view(2);
+        let frame = v.render_plot(W, H).expect("pools draw");
+        assert!(frame.bands_drawn > 0, "{name}");
+        assert!(v.plot_image().rgba == timeline, "{name}: the pools view is the timeline");
+        assert_eq!(v.hover(xy[0], xy[1]), v.element_text(elem), "{name}");
+        let Selection::At { .. } = v.render_selection() else { panic!("{name}: the hovered band is outlined apart") };
+        assert!(v.selection_image().rgba.chunks(4).any(|p| p == OUTLINE));
+        assert!(v.plot_image().rgba == timeline, "{name}: the bands are drawn without it");
+    }
+    // With private pools the view draws its own envelopes and outline.
+    let mut v = open("cuda_graph_private_pools_state_only.pickle");
+    v.set_view(2);
+    v.render_plot(W, H).expect("pools draw");
+    assert_eq!(v.render_selection(), Selection::InPlot);
 }
