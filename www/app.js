@@ -853,7 +853,49 @@ $('file-input').addEventListener('cancel', () => noFileCame());
 $('example').addEventListener('click', guard(() => openExample()));
 $('file-select').addEventListener('change', guard((e) => { viewer.select_file(+e.target.value); viewChanged(); }));
 $('device-select').addEventListener('change', guard((e) => { viewer.set_device(+e.target.value); viewChanged(); }));
-$('view-select').addEventListener('change', guard((e) => { viewer.set_view(+e.target.value); viewChanged(); }));
+$('view-select').addEventListener('change', (e) => showView(+e.target.value));
+// A view whose first showing builds something long (the state history walks
+// the whole trace: ~320 ms on 2M events) is built first, a slice a frame,
+// the view shown staying and a progress bar saying what it waits for; a
+// later choice, file or device cancels it. data-view-slices on the select:
+// the slices' work, ms, for benches/browser.
+const VIEW_STEP = 1 << 14;
+let viewToken = 0;
+async function showView(i) {
+  if (!viewer) return;
+  const v = viewer, token = ++viewToken, key = () => `${v.current_file()}/${v.device()}`, k = key();
+  const cancelled = () => token !== viewToken || viewer !== v || key() !== k;
+  const step = guard(() => v.prepare_view_step(i, VIEW_STEP));
+  const bar = $('busy').querySelector('progress');
+  const slices = [];
+  let t0 = performance.now();
+  try {
+    for (let done; (done = step()) !== 1;) {
+      if (done === undefined) return; // a trap: app.js recovers
+      if (performance.now() - t0 < SLICE_MS) continue;
+      slices.push(performance.now() - t0);
+      $('busy-text').textContent = `Building the ${v.view_names()[i]} of ${currentName}: ${Math.round(done * 100)}%…`;
+      bar.value = done;
+      $('busy').hidden = false;
+      await new Promise((res) => requestAnimationFrame(res));
+      if (cancelled()) return;
+      t0 = performance.now();
+    }
+    if (slices.length) {
+      // The last slice and the view in separate frames.
+      slices.push(performance.now() - t0);
+      await new Promise((res) => requestAnimationFrame(res));
+      if (cancelled()) return;
+      t0 = performance.now();
+    }
+  } finally {
+    if (slices.length) { $('busy').hidden = true; bar.removeAttribute('value'); } // indeterminate again (withAnalysis)
+  }
+  guard(() => { v.set_view(i); viewChanged(); })();
+  void document.body.offsetHeight; // the style and layout of this frame, counted in its slice
+  slices.push(performance.now() - t0);
+  $('view-select').dataset.viewSlices = slices.map((x) => x.toFixed(1)).join(',');
+}
 // The slider's value is applied by the next draw: one set_detail per frame
 // however fast its input events come (on the 2M-event file a set_detail
 // takes 8-22 ms, and a drag sent several per frame).

@@ -270,6 +270,28 @@ impl Viewer {
         (0..views::COUNT).map(|i| self.views.get(i).name().to_string()).collect()
     }
 
+    /// Builds what showing view `i` needs ahead of `set_view`, about
+    /// `budget` trace events a call, so that the page can do a long build
+    /// a slice a frame: the share done, 1.0 once ready (at once for views
+    /// that need nothing built: only the state history walks the trace).
+    pub fn prepare_view_step(&mut self, i: usize, budget: usize) -> f64 {
+        if self.views.get(i).kind() != ViewKind::State {
+            return 1.0;
+        }
+        let done = self.views.state.prepare_step(&self.cx, budget);
+        if done < 1.0 {
+            return done;
+        }
+        // Its first showing then asks for the links to the timeline (~25 ms
+        // on the 2M-event file): in a call of their own.
+        let k = self.cx.key();
+        if self.cx.kind == TimelineKind::ActiveMemory && self.links.as_ref().map(|l| l.0) != Some(k) {
+            self.links();
+            return 0.999;
+        }
+        1.0
+    }
+
     /// The selector's index.
     pub fn view(&self) -> usize {
         self.selected

@@ -298,3 +298,38 @@ fn the_pools_view_without_private_pools_is_the_timeline_and_outlines_apart() {
     v.render_plot(W, H).expect("pools draw");
     assert_eq!(v.render_selection(), Selection::InPlot);
 }
+
+#[test]
+fn the_state_history_built_in_steps_is_the_one_built_at_once() {
+    let name = FULLSTEP;
+    let events = expected(name)["summary"]["devices"]["0"]["trace_events"].as_u64().unwrap() as usize;
+    let mut stepped = open(name);
+    let mut shares = Vec::new();
+    loop {
+        let s = stepped.prepare_view_step(3, 1000);
+        shares.push(s);
+        if s == 1.0 {
+            break;
+        }
+    }
+    // 1000 events a call, then one for the first state and its map, one
+    // for the links to the timeline, and the last says it is ready.
+    assert_eq!(shares.len(), events.div_ceil(1000) + 3, "{shares:?}");
+    assert!(shares.windows(2).all(|w| w[0] <= w[1]), "{shares:?}");
+    assert_eq!(stepped.prepare_view_step(3, 1000), 1.0, "built once");
+    assert_eq!(stepped.prepare_view_step(0, 1), 1.0, "a timeline needs nothing");
+    stepped.set_view(3);
+    let mut at_once = open(name);
+    at_once.set_view(3);
+    for v in [&mut stepped, &mut at_once] {
+        assert_eq!(v.views.state.len(&v.cx), events);
+    }
+    for ev in [0, events / 3, events - 1] {
+        let [a, b] = [&mut stepped, &mut at_once].map(|v| {
+            v.views.state.select(&v.cx, ev);
+            let sv = v.views.state.view(&v.cx).unwrap();
+            (sv.totals_text(), sv.map.rects.len(), v.views.state.lines(&v.cx, ev.saturating_sub(2), 5))
+        });
+        assert_eq!(a, b, "event {ev}");
+    }
+}

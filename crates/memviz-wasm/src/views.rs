@@ -16,6 +16,13 @@ impl Viewer {
         self.inner.view_kind().as_str().into()
     }
 
+    /// Builds what showing view `i` needs, about `budget` trace events a
+    /// call (www/app.js: a slice a frame before `set_view`); the share
+    /// done, 1 once ready.
+    pub fn prepare_view_step(&mut self, i: u32, budget: u32) -> f64 {
+        self.inner.prepare_view_step(i as usize, budget as usize)
+    }
+
     // ---- Allocator Settings ------------------------------------------------
 
     /// The current file's allocator_settings, readable.

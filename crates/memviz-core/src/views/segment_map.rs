@@ -482,7 +482,11 @@ impl StateView {
     /// The view of `device`, on the last event as memory_viz starts (the
     /// final state when the trace is empty).
     pub fn new(snap: &Snapshot, versions: &Versions, device: u32) -> StateView {
-        let history = StateHistory::with_versions(snap, device, Some(versions));
+        StateView::of(snap, StateHistory::with_versions(snap, device, Some(versions)))
+    }
+
+    /// The view of a history built already (`StateHistoryBuilder`).
+    pub fn of(snap: &Snapshot, history: StateHistory) -> StateView {
         let cursor = history.cursor();
         let state = cursor.state(&history, snap);
         let map = SegmentMap::layout(&state);

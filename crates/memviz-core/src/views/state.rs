@@ -333,6 +333,33 @@ impl StateHistory {
     }
 
     fn tuned(snap: &Snapshot, device: u32, versions: Option<&Versions>, every: usize, budget: usize) -> StateHistory {
+        StateHistoryBuilder::tuned(snap, device, versions, every, budget).finish(snap)
+    }
+}
+
+/// [`StateHistory::with_versions`] in steps, so that a page can walk a large
+/// trace between frames rather than in one long task (~320 ms on the
+/// 2M-event file in wasm): `new`, then `step` until it returns true, then
+/// `finish`. Every call must be given the same snapshot.
+pub struct StateHistoryBuilder {
+    h: StateHistory,
+    c: Cursor,
+    /// Events `0..left` are still to walk (back from the final state).
+    left: usize,
+}
+
+impl StateHistoryBuilder {
+    pub fn new(snap: &Snapshot, device: u32, versions: Option<&Versions>) -> StateHistoryBuilder {
+        Self::tuned(snap, device, versions, MIN_CHECKPOINT_EVERY, CHECKPOINT_BUDGET)
+    }
+
+    fn tuned(
+        snap: &Snapshot,
+        device: u32,
+        versions: Option<&Versions>,
+        every: usize,
+        budget: usize,
+    ) -> StateHistoryBuilder {
         let trace = snap.trace(device);
         let n = trace.len();
         let final_segs: Vec<u32> =
@@ -385,11 +412,36 @@ impl StateHistory {
             issues: Inconsistencies::default(),
         };
         h.alloc_of = vec![NONE; h.final_blocks.len() + n];
-        let mut c = h.final_cursor(snap);
-        h.walk_back(snap, &mut c);
-        h
+        let c = h.final_cursor(snap);
+        h.save_checkpoint(&c);
+        StateHistoryBuilder { h, c, left: n }
     }
 
+    /// Walks back about `budget` more events; true once the whole trace is
+    /// walked.
+    pub fn step(&mut self, snap: &Snapshot, budget: usize) -> bool {
+        let to = self.left.saturating_sub(budget);
+        self.h.walk_back(snap, &mut self.c, to..self.left);
+        self.left = to;
+        self.left == 0
+    }
+
+    /// Events walked so far, of [`StateHistory::len`].
+    pub fn walked(&self) -> usize {
+        self.h.n - self.left
+    }
+
+    /// The history (the rest of the trace walked first, if any).
+    pub fn finish(mut self, snap: &Snapshot) -> StateHistory {
+        while !self.step(snap, usize::MAX) {}
+        if self.h.checkpoints.last().is_none_or(|ck| ck.pos != 0) {
+            self.h.save_checkpoint(&self.c);
+        }
+        self.h
+    }
+}
+
+impl StateHistory {
     pub fn device(&self) -> u32 {
         self.device
     }
@@ -522,13 +574,13 @@ impl StateHistory {
 
     /// The backward walk from the final state to position 0: records `link`,
     /// `seglog`, `alloc_of`, checkpoints and inconsistencies.
-    fn walk_back(&mut self, snap: &Snapshot, c: &mut Cursor) {
+    /// Walks events `range` back, last first (from the state after them).
+    fn walk_back(&mut self, snap: &Snapshot, c: &mut Cursor, range: std::ops::Range<usize>) {
         let trace = snap.trace(self.device);
         let nfb = self.nfinal_blocks();
         let nfs = self.final_segs.len() as u32;
         let mut touched: Vec<(u128, Option<SegVal>)> = Vec::new();
-        self.save_checkpoint(c);
-        for i in (0..self.n).rev() {
+        for i in range.rev() {
             let action = trace.action[i];
             let addr = trace.addr(i);
             let size = trace.size[i];
@@ -662,9 +714,6 @@ impl StateHistory {
             if i % self.checkpoint_every == 0 {
                 self.save_checkpoint(c);
             }
-        }
-        if self.checkpoints.last().is_none_or(|ck| ck.pos != 0) {
-            self.save_checkpoint(c);
         }
     }
 

@@ -5,7 +5,7 @@
 
 use memviz_core::search::{SearchIndex, SearchKind};
 use memviz_core::segment_map::{event_line, MapHit, RectKind, StateView};
-use memviz_core::state::StateHistory;
+use memviz_core::state::{StateHistory, StateHistoryBuilder};
 use memviz_render::segment_map::{render_segment_map, MapGeometry};
 use memviz_render::{self as render, Image};
 
@@ -25,6 +25,8 @@ pub struct StateHistoryView {
     scroll: f64,
     /// Scroll the map to the selected event's segment on the next draw.
     follow: bool,
+    /// The history of (file, device) being walked in steps (`prepare_step`).
+    building: Option<((usize, u32), Box<StateHistoryBuilder>)>,
 }
 
 /// Appends a multi-line event line as one row: the continuation lines
@@ -47,9 +49,39 @@ impl StateHistoryView {
             self.state = None;
             self.hovered = None;
             self.scroll = 0.0;
-            self.state = Some((k, StateView::new(&f.snap, f.versions(), cx.device)));
+            let view = match self.building.take() {
+                Some((bk, b)) if bk == k => StateView::of(&f.snap, b.finish(&f.snap)),
+                _ => StateView::new(&f.snap, f.versions(), cx.device),
+            };
+            self.state = Some((k, view));
         }
         self.state.as_mut().map(|s| &mut s.1)
+    }
+
+    /// Builds the history of the current file and device ahead of the view,
+    /// about `budget` trace events a call, so that the page can walk a long
+    /// trace a slice a frame; the share walked, 1.0 once it is built.
+    pub fn prepare_step(&mut self, cx: &Context, budget: usize) -> f64 {
+        let Some(f) = cx.file() else { return 1.0 };
+        let k = cx.key();
+        if self.state.as_ref().is_some_and(|s| s.0 == k) {
+            return 1.0;
+        }
+        let b = match &mut self.building {
+            Some((bk, b)) if *bk == k => b,
+            other => {
+                let b = StateHistoryBuilder::new(&f.snap, cx.device, Some(f.versions()));
+                &mut other.insert((k, Box::new(b))).1
+            }
+        };
+        let n = f.snap.trace(cx.device).len();
+        if b.walked() == n {
+            // The view's first state and its map, in a call of their own.
+            self.view(cx);
+            return 0.999;
+        }
+        b.step(&f.snap, budget);
+        (b.walked() as f64 / n.max(1) as f64).min(0.999)
     }
 
     /// The state history of the current file and device (built on first use).
