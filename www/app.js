@@ -900,6 +900,8 @@ async function showView(i) {
 // however fast its input events come (on the 2M-event file a set_detail
 // takes 8-22 ms, and a drag sent several per frame).
 let pendingDetail = null;
+let detailDeferred = false; // the last frame set the detail and left its draw to this one
+const DETAIL_ALONE_MS = 4;
 $('detail').addEventListener('input', guard((e) => {
   pendingDetail = +e.target.value;
   redraw();
@@ -1007,11 +1009,21 @@ function workerTimings() {
 function draw() {
   frame = 0;
   if (!viewer || viewer.file_count() === 0) return;
-  if (pendingDetail !== null) {
+  if (pendingDetail !== null && !detailDeferred) {
+    const t0 = performance.now();
     viewer.set_detail(pendingDetail);
     pendingDetail = null;
     detailLabel();
+    // A long set_detail (the band index of 333k bands: 4-10 ms) and the
+    // draw of all those bands (12-18 ms) do not fit one frame together:
+    // the draw comes in the next frame, which takes no new detail.
+    if (performance.now() - t0 > DETAIL_ALONE_MS) {
+      detailDeferred = true;
+      redraw();
+      return;
+    }
   }
+  detailDeferred = false;
   if (viewHooks && viewHooks.draw()) { // drawn by views.js
     for (const f of drawListeners) f();
     return;
