@@ -859,7 +859,7 @@ $('view-select').addEventListener('change', (e) => showView(+e.target.value));
 // the view shown staying and a progress bar saying what it waits for; a
 // later choice, file or device cancels it. data-view-slices on the select:
 // the slices' work, ms, for benches/browser.
-const VIEW_STEP = 1 << 14;
+const VIEW_STEP = 1 << 12;
 let viewToken = 0;
 async function showView(i) {
   if (!viewer) return;
