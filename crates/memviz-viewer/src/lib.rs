@@ -37,7 +37,7 @@ pub mod xaxis;
 
 use memviz_core::model::BlockState;
 use memviz_core::summary::TimelineSummary;
-use memviz_core::timeline::{EventLinks, Hit, TimelineKind};
+use memviz_core::timeline::{EventLinks, EventLinksBuilder, Hit, TimelineKind};
 use memviz_render::segment_map::WASTE;
 use memviz_render::{Image, Window, OUTLINE};
 
@@ -61,6 +61,8 @@ pub struct Viewer {
     pub(crate) search: search::Search,
     /// Links between trace events and Active Memory elements, of (file, device).
     links: Option<((usize, u32), EventLinks)>,
+    /// Those links being built in steps (`prepare_view_step`).
+    links_building: Option<((usize, u32), Box<EventLinksBuilder>)>,
     moment: moment::MomentCache,
     /// The analyses the last diff sides came from (ranks.rs).
     diff_analyses: ranks::DiffAnalyses,
@@ -285,11 +287,19 @@ impl Viewer {
         // Its first showing then asks for the links to the timeline (~25 ms
         // on the 2M-event file): in a call of their own.
         let k = self.cx.key();
-        if self.cx.kind == TimelineKind::ActiveMemory && self.links.as_ref().map(|l| l.0) != Some(k) {
-            self.links();
+        if self.cx.kind != TimelineKind::ActiveMemory || self.links.as_ref().map(|l| l.0) == Some(k) {
+            return 1.0;
+        }
+        let (Some(f), Some(tl)) = (self.cx.file(), self.cx.timeline()) else { return 1.0 };
+        let b = match &mut self.links_building {
+            Some((bk, b)) if *bk == k => b,
+            other => &mut other.insert((k, Box::new(EventLinksBuilder::new(&f.snap, tl)))).1,
+        };
+        if !b.step(&f.snap, tl, budget) {
             return 0.999;
         }
-        1.0
+        self.links();
+        0.999
     }
 
     /// The selector's index.
@@ -617,7 +627,11 @@ impl Viewer {
         }
         let k = self.cx.key();
         if self.links.as_ref().map(|l| l.0) != Some(k) {
-            self.links = Some((k, EventLinks::new(&f.snap, tl)));
+            let links = match self.links_building.take() {
+                Some((bk, b)) if bk == k => b.finish(&f.snap, tl),
+                _ => EventLinks::new(&f.snap, tl),
+            };
+            self.links = Some((k, links));
         }
         self.links.as_ref().map(|l| &l.1)
     }

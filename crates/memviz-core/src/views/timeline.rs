@@ -1014,19 +1014,65 @@ pub(crate) const NO_ELEMENT: u32 = u32::MAX;
 
 impl EventLinks {
     pub fn new(snap: &Snapshot, tl: &Timeline) -> EventLinks {
+        EventLinksBuilder::new(snap, tl).finish(snap, tl)
+    }
+
+    /// The element trace event `i` allocates, frees or requests to free.
+    pub fn element_of_event(&self, i: usize) -> Option<u32> {
+        self.elem_of_event.get(i).copied().filter(|&e| e != NO_ELEMENT)
+    }
+
+    /// The trace event that freed element `e` (free_completed, free, or
+    /// segment_free/unmap), if the trace holds it.
+    pub fn free_event(&self, e: u32) -> Option<u32> {
+        self.free_of_elem.get(e as usize).copied().filter(|&i| i != NO_ELEMENT)
+    }
+
+    /// The event the State History should select for element `e`: its alloc,
+    /// else its free (allocated before recording), else `None` (a ghost from
+    /// the dump: the final state shows it).
+    pub fn event_for_element(&self, tl: &Timeline, e: u32) -> Option<u32> {
+        match tl.elements.get(e as usize)?.source {
+            ElementSource::Alloc(i) => Some(i),
+            _ => self.free_event(e),
+        }
+    }
+}
+
+/// [`EventLinks::new`] in steps of trace events, so that a page can build
+/// them between frames (~40 ms on the 2M-event file in wasm): `new`, `step`
+/// until true, then `finish`. Every call must be given the same snapshot
+/// and timeline.
+pub struct EventLinksBuilder {
+    links: EventLinks,
+    /// A free_requested links to the element then live at its address.
+    live: AddrTable<u32>,
+    /// The next trace event, and the timeline step it starts at.
+    i: usize,
+    next_step: usize,
+}
+
+impl EventLinksBuilder {
+    pub fn new(snap: &Snapshot, tl: &Timeline) -> EventLinksBuilder {
+        let n = snap.trace(tl.device).len();
+        let links =
+            EventLinks { elem_of_event: vec![NO_ELEMENT; n], free_of_elem: vec![NO_ELEMENT; tl.elements.len()] };
+        EventLinksBuilder { links, live: AddrTable::default(), i: 0, next_step: 0 }
+    }
+
+    /// Links about `budget` more trace events; true once all are.
+    pub fn step(&mut self, snap: &Snapshot, tl: &Timeline, budget: usize) -> bool {
         let trace = snap.trace(tl.device);
-        let mut elem_of_event = vec![NO_ELEMENT; trace.len()];
-        let mut free_of_elem = vec![NO_ELEMENT; tl.elements.len()];
-        // A free_requested links to the element then live at its address.
-        let mut live: AddrTable<u32> = AddrTable::default();
-        let mut next_step = 0usize;
-        for i in 0..trace.len() {
+        let EventLinks { elem_of_event, free_of_elem } = &mut self.links;
+        let (live, next_step) = (&mut self.live, &mut self.next_step);
+        let end = self.i.saturating_add(budget).min(trace.len());
+        for i in self.i..end {
             let a = trace.action[i];
             // The steps of event i (several for a map / unmap of pieces).
             let mut first = true;
-            while next_step < tl.actions.len() && tl.events[next_step] == i as u32 {
-                let e = tl.actions[next_step];
-                next_step += 1;
+            while *next_step < tl.actions.len() && tl.events[*next_step] == i as u32 {
+                let e = tl.actions[*next_step];
+                *next_step += 1;
                 let Some(el) = tl.elements.get(e as usize) else { continue };
                 if first {
                     elem_of_event[i] = e;
@@ -1052,28 +1098,19 @@ impl EventLinks {
                 }
             }
         }
-        EventLinks { elem_of_event, free_of_elem }
+        self.i = end;
+        end == trace.len()
     }
 
-    /// The element trace event `i` allocates, frees or requests to free.
-    pub fn element_of_event(&self, i: usize) -> Option<u32> {
-        self.elem_of_event.get(i).copied().filter(|&e| e != NO_ELEMENT)
+    /// Share of the trace linked.
+    pub fn done(&self, snap: &Snapshot, tl: &Timeline) -> f64 {
+        self.i as f64 / snap.trace(tl.device).len().max(1) as f64
     }
 
-    /// The trace event that freed element `e` (free_completed, free, or
-    /// segment_free/unmap), if the trace holds it.
-    pub fn free_event(&self, e: u32) -> Option<u32> {
-        self.free_of_elem.get(e as usize).copied().filter(|&i| i != NO_ELEMENT)
-    }
-
-    /// The event the State History should select for element `e`: its alloc,
-    /// else its free (allocated before recording), else `None` (a ghost from
-    /// the dump: the final state shows it).
-    pub fn event_for_element(&self, tl: &Timeline, e: u32) -> Option<u32> {
-        match tl.elements.get(e as usize)?.source {
-            ElementSource::Alloc(i) => Some(i),
-            _ => self.free_event(e),
-        }
+    /// The links (the rest linked first, if any).
+    pub fn finish(mut self, snap: &Snapshot, tl: &Timeline) -> EventLinks {
+        while !self.step(snap, tl, usize::MAX) {}
+        self.links
     }
 }
 
