@@ -861,40 +861,70 @@ $('view-select').addEventListener('change', (e) => showView(+e.target.value));
 // the slices' work, ms, for benches/browser.
 const VIEW_STEP = 1 << 12;
 let viewToken = 0;
+/**
+ * Runs `step` (a wasm call doing a bounded piece of work: 1 or true once
+ * done, undefined after a trap, as guard() returns) for SLICE_MS a frame,
+ * `firstMs` of them in the caller's own task, calling `progress(done)` before
+ * each wait; when it had to wait, one more frame, so that what the caller
+ * shows next has a frame of its own. Returns the slices' work, ms, at once
+ * (an empty list) when the first calls finish it, so that the caller goes on
+ * in its own task; else a promise of them, or of null when `cancelled()`
+ * after a wait or a trap stopped it.
+ */
+export function inSlices(step, { firstMs = SLICE_MS, cancelled, progress = () => {} }) {
+  const t0 = performance.now();
+  let done;
+  while ((done = step()) !== 1 && done !== true) {
+    if (done === undefined) return null;
+    if (performance.now() - t0 >= firstMs) return sliced(step, [performance.now() - t0], done, cancelled, progress);
+  }
+  return [];
+}
+
+async function sliced(step, slices, done, cancelled, progress) {
+  const frame = () => new Promise((res) => requestAnimationFrame(res));
+  for (;;) {
+    progress(done);
+    await frame();
+    if (cancelled()) return null;
+    const t0 = performance.now();
+    while ((done = step()) !== 1 && done !== true) {
+      if (done === undefined) return null;
+      if (performance.now() - t0 >= SLICE_MS) break;
+    }
+    slices.push(performance.now() - t0);
+    if (done === 1 || done === true) break;
+  }
+  await frame();
+  return cancelled() ? null : slices;
+}
+
 async function showView(i) {
   if (!viewer) return;
   const v = viewer, token = ++viewToken, key = () => `${v.current_file()}/${v.device()}`, k = key();
-  const cancelled = () => token !== viewToken || viewer !== v || key() !== k;
-  const step = guard(() => v.prepare_view_step(i, VIEW_STEP));
   const bar = $('busy').querySelector('progress');
-  const slices = [];
-  let t0 = performance.now();
   // The change event's own task makes one call (a view that needs nothing
   // built is shown at once); the slices run in the frames after it.
-  let sliceMs = 0;
-  try {
-    for (let done; (done = step()) !== 1;) {
-      if (done === undefined) return; // a trap: app.js recovers
-      if (performance.now() - t0 < sliceMs) continue;
-      sliceMs = SLICE_MS;
-      slices.push(performance.now() - t0);
+  const r = inSlices(guard(() => v.prepare_view_step(i, VIEW_STEP)), {
+    firstMs: 0,
+    cancelled: () => token !== viewToken || viewer !== v || key() !== k,
+    progress: (done) => {
       $('busy-text').textContent = `Building the ${v.view_names()[i]} of ${currentName}: ${Math.round(done * 100)}%…`;
       bar.value = done;
       $('busy').hidden = false;
-      await new Promise((res) => requestAnimationFrame(res));
-      if (cancelled()) return;
-      t0 = performance.now();
+    },
+  });
+  let slices = r;
+  if (r instanceof Promise) {
+    try {
+      slices = await r;
+    } finally {
+      $('busy').hidden = true;
+      bar.removeAttribute('value'); // indeterminate again (withAnalysis)
     }
-    if (slices.length) {
-      // The last slice and the view in separate frames.
-      slices.push(performance.now() - t0);
-      await new Promise((res) => requestAnimationFrame(res));
-      if (cancelled()) return;
-      t0 = performance.now();
-    }
-  } finally {
-    if (slices.length) { $('busy').hidden = true; bar.removeAttribute('value'); } // indeterminate again (withAnalysis)
   }
+  if (!slices) return;
+  const t0 = performance.now();
   guard(() => { v.set_view(i); viewChanged(); })();
   void document.body.offsetHeight; // the style and layout of this frame, counted in its slice
   slices.push(performance.now() - t0);

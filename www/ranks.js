@@ -13,7 +13,7 @@
 // (memviz_core::analysis::diff, keyed by frame text): their timelines on one
 // y scale, B − A by stack / frame / kind as a table, largest change first,
 // and a two-colour icicle (red: more in B, blue: more in A).
-import { getViewer, guard, showError, redraw, openFiles, setOpenMany, showFile, loadFile } from './app.js';
+import { getViewer, guard, showError, redraw, openFiles, setOpenMany, showFile, loadFile, inSlices } from './app.js';
 import { setMoment, momentView } from './moment.js';
 import * as icicle from './icicle.js';
 
@@ -269,39 +269,25 @@ const show = guard((file, device, keep) => {
 // device on the 2M-event file: two frames' worth in one task otherwise).
 // A later click cancels it. data-replay on the panel: the slices' work, ms,
 // the last one showing the rank (its style and layout included).
-const SLICE_MS = 8;
 const REPLAY_STEP = 1 << 15;
 let rankClick = 0;
 async function showRank(row, tr) {
   const v = getViewer();
   const token = ++rankClick;
-  const slices = [];
-  const frame = () => new Promise((res) => requestAnimationFrame(res));
-  const cancelled = () => token !== rankClick || getViewer() !== v;
-  const step = guard(() => v.prepare_file_step(row.file, row.device, REPLAY_STEP)); // undefined: a trap (app.js recovers)
-  let t0 = performance.now();
+  let slices;
   try {
-    for (let done; !(done = step());) {
-      if (done === undefined) return;
-      if (performance.now() - t0 < SLICE_MS) continue;
-      slices.push(performance.now() - t0);
-      tr.classList.add('replaying');
-      await frame();
-      if (cancelled()) return;
-      t0 = performance.now();
-    }
-    if (slices.length) {
-      // The replay's last slice and the show in separate frames.
-      slices.push(performance.now() - t0);
-      await frame();
-      if (cancelled()) return;
-      t0 = performance.now();
-    }
+    slices = inSlices(guard(() => v.prepare_file_step(row.file, row.device, REPLAY_STEP)), {
+      cancelled: () => token !== rankClick || getViewer() !== v,
+      progress: () => tr.classList.add('replaying'),
+    });
+    if (slices instanceof Promise) slices = await slices; // else shown in this task
   } catch (e) {
     return showError(`Could not show ${row.name}: ${e.message || e}`);
   } finally {
     tr.classList.remove('replaying');
   }
+  if (!slices) return;
+  const t0 = performance.now();
   show(row.file, row.device, true);
   if (slices.length) {
     void document.body.offsetHeight; // the browser's style and layout for this frame, counted in the slice
