@@ -67,6 +67,7 @@ async function setView(page, name) {
   const i = await V(page, 'view_names').then((n) => n.indexOf(name));
   assert.ok(i >= 0, `no view ${name}`);
   await page.selectOption('#view-select', String(i));
+  await page.waitForFunction((i) => window.memviz.viewer.view() === i, Number(i)); // a long build shows the view frames later
   await frame(page);
 }
 

@@ -173,6 +173,7 @@ test('state history keys act on the focused event list only', async () => {
   await waitOpened(page, BIG);
   const i = await page.evaluate(() => window.memviz.viewer.view_names().indexOf('Allocator State History'));
   await page.selectOption('#view-select', String(i));
+  await page.waitForFunction((i) => window.memviz.viewer.view() === i, Number(i)); // a long build shows the view frames later
   await frame(page);
   const sel = () => page.evaluate(() => window.memviz.viewer.state_selected());
   const last = await sel();

@@ -57,6 +57,7 @@ async function setView(page, name) {
   const i = await page.evaluate((n) => window.memviz.viewer.view_names().indexOf(n), name);
   assert.ok(i >= 0, `no view ${name}`);
   await page.selectOption('#view-select', String(i));
+  await page.waitForFunction((i) => window.memviz.viewer.view() === i, Number(i)); // a long build shows the view frames later
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
 }
 
