@@ -873,27 +873,31 @@ let viewToken = 0;
  */
 export function inSlices(step, { firstMs = SLICE_MS, cancelled, progress = () => {} }) {
   const t0 = performance.now();
+  const done = stepFor(step, firstMs);
+  if (done === undefined) return null;
+  return finished(done) ? [] : sliced(step, [performance.now() - t0], done, cancelled, progress);
+}
+
+const finished = (done) => done === 1 || done === true;
+
+/** Calls `step` until it is finished, trapped (undefined) or `ms` have passed; its last answer. */
+function stepFor(step, ms) {
+  const t0 = performance.now();
   let done;
-  while ((done = step()) !== 1 && done !== true) {
-    if (done === undefined) return null;
-    if (performance.now() - t0 >= firstMs) return sliced(step, [performance.now() - t0], done, cancelled, progress);
-  }
-  return [];
+  do done = step(); while (!finished(done) && done !== undefined && performance.now() - t0 < ms);
+  return done;
 }
 
 async function sliced(step, slices, done, cancelled, progress) {
   const frame = () => new Promise((res) => requestAnimationFrame(res));
-  for (;;) {
+  while (!finished(done)) {
     progress(done);
     await frame();
     if (cancelled()) return null;
     const t0 = performance.now();
-    while ((done = step()) !== 1 && done !== true) {
-      if (done === undefined) return null;
-      if (performance.now() - t0 >= SLICE_MS) break;
-    }
+    done = stepFor(step, SLICE_MS);
+    if (done === undefined) return null;
     slices.push(performance.now() - t0);
-    if (done === 1 || done === true) break;
   }
   await frame();
   return cancelled() ? null : slices;

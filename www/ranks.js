@@ -264,7 +264,7 @@ const show = guard((file, device, keep) => {
 });
 
 // A row clicked: its rank is shown at once when its timeline was kept
-// (www: trim_hidden_views); else the timeline is replayed first, a slice a
+// (the viewer's trim_hidden_views); else the timeline is replayed first, a slice a
 // frame, while the rank shown stays and the page answers input (~27 ms a
 // device on the 2M-event file: two frames' worth in one task otherwise).
 // A later click cancels it. data-replay on the panel: the slices' work, ms,

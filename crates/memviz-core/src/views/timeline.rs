@@ -1102,11 +1102,6 @@ impl EventLinksBuilder {
         end == trace.len()
     }
 
-    /// Share of the trace linked.
-    pub fn done(&self, snap: &Snapshot, tl: &Timeline) -> f64 {
-        self.i as f64 / snap.trace(tl.device).len().max(1) as f64
-    }
-
     /// The links (the rest linked first, if any).
     pub fn finish(mut self, snap: &Snapshot, tl: &Timeline) -> EventLinks {
         while !self.step(snap, tl, usize::MAX) {}
