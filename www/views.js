@@ -4,7 +4,7 @@
 // the jumps between the timeline and the state history. It registers with
 // app.js (addViewHooks): app.js calls changed() when the view changes and
 // draw() before drawing a timeline (true: this file drew the view).
-import { getViewer as V, guard as G, redraw, addViewHooks, onPin } from './app.js';
+import { getViewer as V, guard as G, redraw, addViewHooks, onPin, showView } from './app.js';
 import { announce } from './announce.js';
 
 const $ = (id) => document.getElementById(id);
@@ -238,10 +238,11 @@ map.addEventListener('pointerleave', G(() => {
 }));
 
 // ---- jumps -------------------------------------------------------------------
-function setView(i) {
-  const sel = $('view-select');
-  sel.value = String(i);
-  sel.dispatchEvent(new Event('change'));
+/** Selects view `i` as the selector does, then `then()` once it is shown
+ * (a State History is built a slice a frame first on a long trace). */
+function setView(i, then) {
+  $('view-select').value = String(i);
+  showView(i, then);
 }
 
 function updateJump() {
@@ -269,16 +270,16 @@ $('to-state').addEventListener('click', G(() => {
   if (e < 0) return;
   const ev = v.element_event(e);
   if (ev < 0) { $('context').textContent = 'This allocation has no trace event (it predates the recording): the final state shows it.'; return; }
-  setView(v.view_names().indexOf('Allocator State History'));
-  select(ev);
-  $('event-list').focus();
+  setView(v.view_names().indexOf('Allocator State History'), () => {
+    select(ev);
+    $('event-list').focus();
+  });
 }));
 $('to-timeline').addEventListener('click', G(() => {
   const v = V();
   const e = v.state_linked_element();
   if (e < 0) return;
-  setView(0);
-  showElement(e);
+  setView(0, () => showElement(e));
 }));
 onPin(G(updateJump)); // a band pinned in the timeline: Show in state history
 

@@ -42,18 +42,28 @@ for (const f of files) {
   await page.waitForTimeout(2500); // the address versions and the idle work after an open
   const r = await page.evaluate(async () => {
     const wait = (ms) => new Promise((res) => setTimeout(res, ms));
-    // The work of the `n` frames after `fire()` (and fire's own, with layout).
+    // The work of the frames after `fire()` (and fire's own, with layout):
+    // `n` of them, or (n a function) until n() holds and two more.
     const frames = async (fire, n) => {
+      const until = typeof n === 'function' ? n : () => true;
+      const count = typeof n === 'function' ? Infinity : n;
       const pre = [], post = [];
-      const before = (k) => requestAnimationFrame(() => { pre.push(performance.now()); if (k + 1 < n) before(k + 1); });
-      const after = (k) => requestAnimationFrame(() => { void document.body.offsetHeight; post.push(performance.now()); if (k + 1 < n) after(k + 1); });
+      let stopAt = count;
+      const before = (k) => requestAnimationFrame(() => { pre.push(performance.now()); if (k + 1 < stopAt) before(k + 1); });
+      const after = (k) => requestAnimationFrame(() => {
+        void document.body.offsetHeight;
+        post.push(performance.now());
+        if (stopAt === Infinity && until()) stopAt = k + 3;
+        if (k + 1 < stopAt) after(k + 1);
+      });
       before(0);
       const t0 = performance.now();
       fire();
       void document.body.offsetHeight;
       const own = performance.now() - t0;
+      if (stopAt === Infinity && until()) stopAt = 2;
       after(0);
-      while (post.length < n) await wait(20);
+      while (post.length < stopAt) await wait(20);
       return [own, ...post.map((p, k) => p - pre[k])];
     };
     const d = document.getElementById('detail');
@@ -76,9 +86,10 @@ for (const f of files) {
         for (const to of [k, 0]) {
           delete vs.dataset.viewSlices;
           const fire = () => { vs.value = String(to); vs.dispatchEvent(new Event('change', { bubbles: true })); };
-          const [own, ...fr] = await frames(fire, 2);
-          // A view built a slice a frame: its slices, as the page timed them.
-          while (window.memviz.viewer.view() !== to) await wait(20);
+          // Every frame until two after the view is shown (one built a
+          // slice a frame is shown frames later, and drawn in the next).
+          const [own, ...fr] = await frames(fire, () => window.memviz.viewer.view() === to);
+          // Its slices, as the page timed them (the frames include them).
           const sl = (vs.dataset.viewSlices || '').split(',').filter(Boolean).map(Number);
           views[to].push(Math.max(own, ...fr, ...sl));
           await wait(150);

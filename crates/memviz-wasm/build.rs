@@ -1,5 +1,6 @@
 //! Writes the page's built-in example: a snapshot of two training steps of a
-//! small transformer, as `_dump_snapshot` would write it (a pickle dict with
+//! small transformer and a CUDA-graphed inference, as `_dump_snapshot` would
+//! write it (a pickle dict with
 //! `segments`, `device_traces`, `allocator_settings`), gzip-compressed.
 //!
 //! The trace comes from a small caching-allocator simulation (blocks rounded
@@ -44,13 +45,17 @@ struct Segment {
     bump: u64,
     small: bool,
     frames: V,
+    /// `segment_pool_id`: (0, 0) the default pool, else a CUDA graph's.
+    pool: (i64, i64),
 }
 
 struct Sim {
     events: Vec<V>,
     segments: Vec<Segment>,
-    /// Cached free blocks by rounded size: addresses.
-    cache: HashMap<u64, Vec<u64>>,
+    /// Cached free blocks by (pool, rounded size): addresses.
+    cache: HashMap<((i64, i64), u64), Vec<u64>>,
+    /// The pool new blocks come from (a CUDA graph's while it captures).
+    pool: (i64, i64),
     /// Live blocks: addr -> (rounded size, requested size, frames).
     live: BTreeMap<u64, (u64, u64, V)>,
     next_segment: u64,
@@ -65,6 +70,7 @@ impl Sim {
             events: Vec::new(),
             segments: Vec::new(),
             cache: HashMap::new(),
+            pool: (0, 0),
             live: BTreeMap::new(),
             next_segment: 0x7f3a_c000_0000,
             time_us: 1_732_245_000_000_000,
@@ -98,7 +104,7 @@ impl Sim {
 
     fn alloc(&mut self, size: u64, frames: V) -> u64 {
         let rounded = size.div_ceil(512).max(1) * 512;
-        let addr = match self.cache.get_mut(&rounded).and_then(|v| v.pop()) {
+        let addr = match self.cache.get_mut(&(self.pool, rounded)).and_then(|v| v.pop()) {
             Some(a) => a,
             None => self.carve(rounded, &frames),
         };
@@ -110,7 +116,10 @@ impl Sim {
     /// New block space: from the open small segment, or a new segment.
     fn carve(&mut self, rounded: u64, frames: &V) -> u64 {
         let small = rounded < SMALL;
-        if let Some(seg) = self.segments.iter_mut().find(|g| g.small == small && g.size - g.bump >= rounded) {
+        let pool = self.pool;
+        if let Some(seg) =
+            self.segments.iter_mut().find(|g| g.small == small && g.pool == pool && g.size - g.bump >= rounded)
+        {
             let a = seg.addr + seg.bump;
             seg.bump += rounded;
             return a;
@@ -119,15 +128,16 @@ impl Sim {
         let addr = self.next_segment;
         self.next_segment += size.div_ceil(1 << 26) * (1 << 26);
         self.event("segment_alloc", addr, size, frames.clone());
-        self.segments.push(Segment { addr, size, bump: rounded, small, frames: frames.clone() });
+        self.segments.push(Segment { addr, size, bump: rounded, small, frames: frames.clone(), pool });
         addr
     }
 
     fn free(&mut self, addr: u64) {
         let (rounded, _, frames) = self.live.remove(&addr).expect("free of a live block");
+        let pool = self.segments.iter().find(|g| (g.addr..g.addr + g.size).contains(&addr)).expect("its segment").pool;
         self.event("free_requested", addr, rounded, frames.clone());
         self.event("free_completed", addr, rounded, frames);
-        self.cache.entry(rounded).or_default().push(addr);
+        self.cache.entry((pool, rounded)).or_default().push(addr);
     }
 
     fn dump(&self) -> V {
@@ -158,7 +168,7 @@ impl Sim {
                 ("requested_size", V::I64(requested as i64)),
                 ("stream", V::I64(0)),
                 ("segment_type", s(if g.small { "small" } else { "large" })),
-                ("segment_pool_id", V::Tuple(vec![V::I64(0), V::I64(0)])),
+                ("segment_pool_id", V::Tuple(vec![V::I64(g.pool.0), V::I64(g.pool.1)])),
                 ("is_expandable", V::Bool(false)),
                 ("frames", g.frames.clone()),
                 ("blocks", V::List(blocks)),
@@ -168,7 +178,8 @@ impl Sim {
     }
 
     /// Two steps of forward, backward and AdamW on a 4-layer transformer
-    /// (d_model 512, batch 8 x 256 tokens, fp32).
+    /// (d_model 512, batch 8 x 256 tokens, fp32), then one inference
+    /// captured in a CUDA graph.
     fn training_run() -> V {
         let mut sim = Sim::new();
         let (b, t, d, h, layers, vocab) = (8u64, 256u64, 512u64, 8u64, 4usize, 8000u64);
@@ -295,6 +306,26 @@ impl Sim {
             }
         }
         let _ = adam;
+        // Then inference of one sequence captured in a CUDA graph
+        // (torch.cuda.graph): its blocks come from the graph's private pool
+        // (0, 1), in segments of their own, and its static output stays for
+        // the replays. The pools view has a pool to show (and the page's
+        // warm-up draws one).
+        sim.pool = (0, 1);
+        let graph =
+            |f: &str, l: i64| stack(&[(f, l, "forward"), ("model.py", 77, "forward"), ("infer.py", 40, "capture")]);
+        let one = t * d * 4;
+        let mut x = sim.alloc(one, graph("torch/nn/modules/sparse.py", 190));
+        for _ in 0..layers {
+            let hidden = sim.alloc(4 * one, graph(nn, 125));
+            let y = sim.alloc(one, graph(nn, 125));
+            sim.free(hidden);
+            sim.free(x);
+            x = y;
+        }
+        let _static_output = sim.alloc(t * vocab * 4, graph(nn, 125));
+        sim.free(x);
+        sim.pool = (0, 0);
         let segments = sim.dump();
         dict(vec![
             ("segments", segments),

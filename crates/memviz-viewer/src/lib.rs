@@ -275,10 +275,14 @@ impl Viewer {
     /// Builds what showing view `i` needs ahead of `set_view`, about
     /// `budget` trace events a call, so that the page can do a long build
     /// a slice a frame: the share done, 1.0 once ready (at once for views
-    /// that need nothing built: only the state history walks the trace).
+    /// that need nothing built). The state history walks the trace in
+    /// steps; the pools view builds its pools, their detail and sweep, one
+    /// a call.
     pub fn prepare_view_step(&mut self, i: usize, budget: usize) -> f64 {
-        if self.views.get(i).kind() != ViewKind::State {
-            return 1.0;
+        match self.views.get(i).kind() {
+            ViewKind::State => {}
+            ViewKind::Pools => return self.views.pools.prepare_step(&self.cx),
+            _ => return 1.0,
         }
         let done = self.views.state.prepare_step(&self.cx, budget);
         if done < 1.0 {

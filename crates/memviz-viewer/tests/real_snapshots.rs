@@ -300,6 +300,33 @@ fn the_pools_view_without_private_pools_is_the_timeline_and_outlines_apart() {
 }
 
 #[test]
+fn the_pools_view_built_in_steps_draws_as_the_one_built_at_once() {
+    let name = "cuda_graph_private_pools_state_only.pickle";
+    let mut stepped = open(name);
+    // Pools, their detail, then the sweep: a call each, shares rising.
+    let shares: Vec<f64> = (0..3).map(|_| stepped.prepare_view_step(2, 1)).collect();
+    assert_eq!(shares, [1.0 / 3.0, 2.0 / 3.0, 1.0]);
+    assert_eq!(stepped.prepare_view_step(2, 1), 1.0, "built once");
+    stepped.set_view(2);
+    let mut at_once = open(name);
+    at_once.set_view(2);
+    let [a, b] = [&mut stepped, &mut at_once].map(|v| {
+        let frame = v.render_plot(W, H).expect("pools draw");
+        (frame.bands_drawn, v.plot_image().rgba.clone())
+    });
+    assert!(a.0 > 0);
+    assert!(a == b, "the same pixels");
+    // Entered from another timeline, the view replays the Active Memory
+    // one first: nothing is built ahead on the timeline shown.
+    let mut cached = open(name);
+    cached.set_view(1);
+    assert_eq!(cached.prepare_view_step(2, 1), 1.0);
+    cached.set_view(2);
+    cached.render_plot(W, H).expect("pools draw");
+    assert!(cached.plot_image().rgba == b.1, "the same pixels from the cached timeline");
+}
+
+#[test]
 fn the_state_history_built_in_steps_is_the_one_built_at_once() {
     let name = FULLSTEP;
     let events = expected(name)["summary"]["devices"]["0"]["trace_events"].as_u64().unwrap() as usize;

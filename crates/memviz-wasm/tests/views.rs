@@ -92,15 +92,22 @@ fn search_and_jumps() {
     assert_eq!(v.state_linked_element(), big);
     assert_eq!(v.show_in_timeline(), big);
     assert_eq!((v.view(), v.pinned_element()), (0, big));
-    // Pools view draws the timeline (the example has no private pool).
+    // The pools view: the example ends with an inference captured in a CUDA
+    // graph (build.rs), its blocks in private pool (0, 1).
     v.set_view(2);
     assert_eq!(v.view_kind(), "pools");
+    v.reset_window(); // the whole trace, not the band shown above
     let (p, s, a, m) = (canvas(900, 400), canvas(900, 400), canvas(900, 400), canvas(900, 50));
     let st = v.render(&p, &s, &a, &m).unwrap();
     assert!(st.bands_drawn > 0);
     assert!(inked(&p) > 1000);
-    // Without private pools the pools view is drawn as the timeline: its
-    // outline comes apart from the bands (none: entering it unpins).
-    assert!(v.render_selection(&s).unwrap());
+    // With a private pool the view draws its envelopes and its outline with
+    // the bands, none apart (tests/real_snapshots.rs: a file without pools
+    // is drawn as the timeline, its outline apart).
+    assert!(!v.render_selection(&s).unwrap());
     assert_eq!(inked(&s), 0);
+    // Its envelope is at the end of the trace, above the default pool's
+    // bands: some point of the plot's last column hovers it.
+    let texts: Vec<String> = (0..200).flat_map(|i| [876.0, 880.0].map(|x| v.hover(x, i as f64 * 2.0))).collect();
+    assert!(texts.iter().any(|t| t.starts_with("Private Pool (0,1,s0): capacity ")));
 }
