@@ -165,10 +165,10 @@ function table(groups, label, total, keyFn = (g) => esc(g.key)) {
 function explain(spec) {
   const v = viewer();
   if (!v) return;
-  if (!v.analysis_built()) {
-    withAnalysis(() => explain(spec));
-    return;
-  }
+  withAnalysis(() => explainNow(v, spec));
+}
+
+function explainNow(v, spec) {
   const x = JSON.parse(v.explain_json(spec));
   setMoment(spec);
   shown = spec;
@@ -219,7 +219,7 @@ function showLeaks() {
     ` (and ${fmt(r.before_trace_bytes)} in ${r.before_trace_count} from before it).</p>`;
   if (r.alive_at_end.length) html += table(r.alive_at_end, 'stack', r.alive_at_end_bytes, (g) => stack(g.key));
   if (r.iterations_from === 'phases') {
-    html += `<p data-key="growing" data-value="${r.growing.length}"><b>Growth:</b> ${r.samples.length} samples (the start of each iteration, found from forward / backward / optimizer frames, and the end); ` +
+    html += `<p data-key="growing" data-value="${r.growing.length}"><b>Growth:</b> ${r.sample_count} samples (the start of each iteration, found from forward / backward / optimizer frames, and the end); ` +
       `${r.growing.length} stack${r.growing.length === 1 ? ' allocates' : 's allocate'} again each iteration without freeing first.</p>`;
     if (r.growing.length) {
       html += '<table data-table="growing"><tr><th>stack</th><th>growth</th><th>live bytes at each sample</th></tr>' +

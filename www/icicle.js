@@ -56,6 +56,11 @@ export function draw(canvas, tree, zoom = null) {
   const charW = ctx.measureText('M').width || 6.6;
   const scale = W / root.bytes;
   const pos = new Map([[root.id, { x: 0, next: 0 }]]);
+  // Boxes by color, then one path a color, then the labels: a fillStyle
+  // per box cost ~5 µs (4,800 boxes: 25-35 ms on the 2M-event file). Boxes
+  // never overlap, and a label is cut to its box, so the order is free.
+  const byColor = new Map();
+  const labels = [];
   for (const n of tree) {
     let x;
     if (n.id === root.id) x = 0;
@@ -71,14 +76,24 @@ export function draw(canvas, tree, zoom = null) {
     if (y >= H) continue;
     boxes.push({ x, y, w, n, share: n.bytes / root.bytes });
     if (w < 0.5) continue;
-    ctx.fillStyle = n.id === top.id ? '#bbb' : color(n.frame);
-    ctx.fillRect(x, y, Math.max(w - 1, 0.5), ROW - 1);
-    if (w > 30) {
-      // Cut to the box (monospace: a fixed advance) instead of clipping:
-      // save/clip/restore per box cost more than the rest of the drawing.
-      ctx.fillStyle = '#000';
-      ctx.fillText(label(n.frame, w, charW), x + 3, y + ROW / 2);
-    }
+    const c = n.id === top.id ? '#bbb' : color(n.frame);
+    let rects = byColor.get(c);
+    if (!rects) byColor.set(c, (rects = []));
+    rects.push(x, y, Math.max(w - 1, 0.5));
+    if (w > 30) labels.push(n, x, y, w);
+  }
+  for (const [c, rects] of byColor) {
+    ctx.fillStyle = c;
+    ctx.beginPath();
+    for (let i = 0; i < rects.length; i += 3) ctx.rect(rects[i], rects[i + 1], rects[i + 2], ROW - 1);
+    ctx.fill();
+  }
+  // Cut to the box (monospace: a fixed advance) instead of clipping:
+  // save/clip/restore per box cost more than the rest of the drawing.
+  ctx.fillStyle = '#000';
+  for (let i = 0; i < labels.length; i += 4) {
+    const [n, x, y, w] = labels.slice(i, i + 4);
+    ctx.fillText(label(n.frame, w, charW), x + 3, y + ROW / 2);
   }
 }
 

@@ -63,10 +63,10 @@ const keyNow = () => { const v = viewer(); return v ? `${v.current_file()}/${v.d
 function setMoment(spec) {
   const v = viewer();
   if (!v || v.file_count() === 0) return;
-  if (!v.analysis_built()) {
-    withAnalysis(() => setMoment(spec));
-    return;
-  }
+  withAnalysis(() => momentNow(v, spec));
+}
+
+function momentNow(v, spec) {
   // Groups: the few largest of each grouping (explain.js's legend); the
   // table asks the viewer for its rows (table()). Icicle nodes: >= 1/1500
   // of the peak, about a pixel of the canvas (narrower ones are not drawn).

@@ -13,6 +13,9 @@
 //!   pieces from the state history; the cursor follows);
 //! * `oom_and_peak`: `explain_all` (every OOM and the peak; builds its own
 //!   cursor);
+//! * `leaks`: the leak report (the Leaks and growth panel, the CLI's
+//!   `leaks`): alive at the end by stack, growth per iteration, pending
+//!   frees;
 //! * `diff_side`: one side of the diff panel (www/ranks.js) at a step
 //!   spread over the trace: its live set grouped by text;
 //! * `diff`: B − A by stack of two such sides and the merged icicle tree
@@ -76,6 +79,7 @@ fn analysis(c: &mut Criterion) {
             })
         });
         g.bench_function(format!("{name}/oom_and_peak"), |b| b.iter(|| a.explain_all(&snap, &h).len()));
+        g.bench_function(format!("{name}/leaks"), |b| b.iter(|| a.leaks().growing.len()));
         g.bench_function(format!("{name}/diff_side"), |b| {
             b.iter(|| {
                 x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use memviz_core::analysis::series::{markers, KindSeries};
-use memviz_core::analysis::{oom::AdviceKind, Analysis, GroupBy, Kind, Landmarks, Moment, Rules};
+use memviz_core::analysis::{oom::AdviceKind, Analysis, AnalysisBuilder, GroupBy, Kind, Landmarks, Moment, Rules};
 use memviz_core::state::StateHistory;
 use memviz_core::timeline::{Timeline, TimelineKind};
 use memviz_core::Snapshot;
@@ -78,6 +78,30 @@ fn opt_u(v: &Value) -> Option<u64> {
 
 /// Every figure of the reference for one file, against the analysis.
 fn check_file(path: &Path, rules: &[&str]) {
+    check_file_built(path, rules, None)
+}
+
+/// The analysis built by [`Analysis::new`], or by an [`AnalysisBuilder`] in
+/// steps of `budget` events or elements (the page's way).
+fn analysis(snap: &Snapshot, tl: &Timeline, rules: &Rules, budget: Option<usize>, ctx: &str) -> Analysis {
+    let Some(budget) = budget else { return Analysis::new(snap, tl, rules) };
+    let mut b = AnalysisBuilder::new(rules);
+    let mut shares = Vec::new();
+    loop {
+        let s = b.step(snap, tl, budget);
+        shares.push(s);
+        if s == 1.0 {
+            break;
+        }
+    }
+    assert!(shares.windows(2).all(|w| w[0] <= w[1]), "{ctx}: shares {shares:?}");
+    // At least a step per `budget` events and per `budget` elements.
+    let (events, elements) = (snap.trace(tl.device).len(), tl.elements.len());
+    assert!(shares.len() >= events.div_ceil(budget) + elements.div_ceil(budget), "{ctx}: {} steps", shares.len());
+    b.finish(snap, tl)
+}
+
+fn check_file_built(path: &Path, rules: &[&str], budget: Option<usize>) {
     let name = path.file_name().unwrap().to_string_lossy().into_owned();
     let expected = reference(path, rules);
     let snap = load(path);
@@ -88,7 +112,7 @@ fn check_file(path: &Path, rules: &[&str]) {
         let device: u32 = d.parse().unwrap();
         let ctx = format!("{name} device {device}");
         let tl = Timeline::build(&snap, device, TimelineKind::ActiveMemory);
-        let a = Analysis::new(&snap, &tl, &rules);
+        let a = analysis(&snap, &tl, &rules, budget, &ctx);
         assert_eq!(a.last_position() as u64, u(&exp["positions"]), "{ctx}: positions");
         assert_eq!(
             (a.start_bytes, a.peak_bytes, a.end_bytes),
@@ -321,6 +345,20 @@ fn generated_snapshots_against_reference() {
     check_file(&generated("oom_iters", &["--events", "6000", "--oom", "--iters", "4", "--seed", "3"]), &[]);
     check_file(&generated("expandable", &["--events", "3000", "--expandable", "--seed", "5"]), &[]);
     check_file(&generated("two_devices", &["--events", "4000", "--devices", "2", "--seed", "7"]), &[]);
+}
+
+#[test]
+fn analysis_built_in_steps_against_reference() {
+    // Odd budgets: steps end mid-run, mid-stack, mid-free.
+    let real = shared_dir().join("snapshots");
+    check_file_built(&real.join("transformer_fullstep_ctx128.pickle"), &[], Some(97));
+    check_file_built(&real.join("oom_pickle_named_json.json"), &["softmax=temporary"], Some(1000));
+    check_file_built(
+        &generated("oom_iters_stepped", &["--events", "6000", "--oom", "--iters", "4", "--seed", "3"]),
+        &[],
+        Some(333),
+    );
+    check_file_built(&fixture(), &[], Some(5));
 }
 
 #[test]

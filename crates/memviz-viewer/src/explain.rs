@@ -199,13 +199,19 @@ impl Viewer {
 
     /// The leak report of the current device (memviz_core::analysis::leaks::
     /// LeakReport as JSON, plus `pending_keys`: the stack of each pending
-    /// free listed).
+    /// free listed), its `samples` replaced by `sample_count`: the page
+    /// shows how many, and a trace may have 100k+ iterations.
     pub fn leaks_json(&mut self) -> Result<String, String> {
         let Some(a) = self.analysis() else { return Err("no file".into()) };
-        let r = a.leaks();
+        let mut r = a.leaks();
+        let sample_count = std::mem::take(&mut r.samples).len();
         let keys: Vec<String> = r.pending_frees.iter().map(|p| a.stack_key(p.stack)).collect();
         let mut v = serde_json::to_value(&r).map_err(|e| e.to_string())?;
         v["pending_keys"] = serde_json::json!(keys);
+        v["sample_count"] = serde_json::json!(sample_count);
+        if let Some(o) = v.as_object_mut() {
+            o.remove("samples");
+        }
         json!(&v)
     }
 }

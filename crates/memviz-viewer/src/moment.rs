@@ -5,7 +5,7 @@
 //! the device's landmarks, built alone while the analysis is not (it is built
 //! when first asked for: it costs far more).
 
-use memviz_core::analysis::{Analysis, Group, GroupBy, Landmarks, Moment, Rules};
+use memviz_core::analysis::{Analysis, AnalysisBuilder, Group, GroupBy, Landmarks, Moment, Rules};
 use memviz_core::timeline::{Timeline, TimelineKind};
 
 use crate::Viewer;
@@ -14,6 +14,9 @@ use crate::Viewer;
 #[derive(Default)]
 pub(crate) struct MomentCache {
     analysis: Option<((usize, u32), Analysis)>,
+    /// The analysis of a (file, device) being built in steps
+    /// ([`Viewer::prepare_analysis_step`]).
+    building: Option<((usize, u32), Box<AnalysisBuilder>)>,
     /// Of a (file, device) whose analysis is not built.
     landmarks: Option<((usize, u32), Landmarks)>,
     /// The (file, device) and position of the moment last shown.
@@ -56,20 +59,49 @@ impl Viewer {
     pub(crate) fn ensure_analysis(&mut self) -> bool {
         let Some(f) = self.cx.file() else { return false };
         let k = self.cx.key();
-        let cache = &mut self.moment.analysis;
-        if cache.as_ref().map(|a| a.0) != Some(k) {
-            *cache = None;
+        if self.moment.analysis.as_ref().map(|a| a.0) != Some(k) {
+            self.moment.analysis = None;
             let rules = Rules::default();
-            let a = match self.cx.timeline() {
-                Some(tl) if tl.kind == TimelineKind::ActiveMemory => Analysis::new(&f.snap, tl, &rules),
+            let building = self.moment.building.take().filter(|b| b.0 == k);
+            let a = match (self.cx.timeline(), building) {
+                (Some(tl), Some((_, b))) if tl.kind == TimelineKind::ActiveMemory => b.finish(&f.snap, tl),
+                (Some(tl), _) if tl.kind == TimelineKind::ActiveMemory => Analysis::new(&f.snap, tl, &rules),
                 _ => Analysis::build(&f.snap, self.cx.device, &rules),
             };
-            *cache = Some((k, a));
+            self.moment.analysis = Some((k, a));
             self.moment.landmarks = None; // the analysis has them
             self.moment.at = None;
             self.moment.groups = None;
         }
         true
+    }
+
+    /// Builds what the analysis panels need ahead of their first use, about
+    /// `budget` trace events or elements a call, so that the page can do it
+    /// a slice a frame: the analysis, then the state history (the moment's
+    /// reserved memory). The share done, 1.0 once both are built (at once
+    /// when they were). On a timeline other than the Active Memory one the
+    /// analysis is built in one call (it replays its own).
+    pub fn prepare_analysis_step(&mut self, budget: usize) -> f64 {
+        let Some(f) = self.cx.file() else { return 1.0 };
+        let k = self.cx.key();
+        if !self.analysis_built() {
+            let Some(tl) = self.cx.timeline().filter(|tl| tl.kind == TimelineKind::ActiveMemory) else {
+                self.ensure_analysis();
+                return 0.6;
+            };
+            let b = match &mut self.moment.building {
+                Some((bk, b)) if *bk == k => b,
+                other => &mut other.insert((k, Box::new(AnalysisBuilder::new(&Rules::default())))).1,
+            };
+            let done = b.step(&f.snap, tl, budget);
+            if done < 1.0 {
+                return 0.6 * done;
+            }
+            self.ensure_analysis(); // takes the built analysis
+            return 0.6;
+        }
+        0.6 + 0.4 * self.views.state.prepare_step(&self.cx, budget)
     }
 
     /// Whether the analysis of the current (file, device) is built (the

@@ -93,6 +93,7 @@ fn markers_ooms_and_leaks() {
     assert!(v.explain_json("nonsense").is_err());
     let leaks = json(&v.leaks_json().unwrap());
     assert_eq!(leaks["pending_keys"].as_array().unwrap().len(), leaks["pending_frees"].as_array().unwrap().len());
+    assert!(leaks.get("samples").is_none() && leaks["sample_count"].is_u64(), "a count, not the samples");
 }
 
 #[test]

@@ -327,6 +327,36 @@ fn the_pools_view_built_in_steps_draws_as_the_one_built_at_once() {
 }
 
 #[test]
+fn the_analysis_built_in_steps_is_the_one_built_at_once() {
+    let name = FULLSTEP;
+    let exp = &expected(name)["summary"]["devices"]["0"];
+    let events = exp["trace_events"].as_u64().unwrap() as usize;
+    let mut stepped = open(name);
+    let mut shares = Vec::new();
+    loop {
+        let s = stepped.prepare_analysis_step(1000);
+        shares.push(s);
+        if s == 1.0 {
+            break;
+        }
+    }
+    assert!(shares.windows(2).all(|w| w[0] <= w[1]), "{shares:?}");
+    // The analysis walks the trace twice (phases, links) and the state
+    // history once, 1000 events a call.
+    assert!(shares.len() >= 3 * events.div_ceil(1000), "{} calls", shares.len());
+    assert!(stepped.analysis_built());
+    assert_eq!(stepped.prepare_analysis_step(1000), 1.0, "built once");
+    let mut at_once = open(name);
+    for m in ["peak", "end", &format!("event:{}", events / 2)] {
+        let [a, b] = [&mut stepped, &mut at_once].map(|v| v.moment_json(m, 10, 1 << 20).unwrap());
+        assert_eq!(a, b, "{m}");
+    }
+    // The peak's bytes, as Python's replay counts them.
+    let peak = json(&stepped.moment_json("peak", 10, 1 << 20).unwrap());
+    assert_eq!(peak["bytes"], exp["active_memory"]["peak_bytes"]);
+}
+
+#[test]
 fn the_state_history_built_in_steps_is_the_one_built_at_once() {
     let name = FULLSTEP;
     let events = expected(name)["summary"]["devices"]["0"]["trace_events"].as_u64().unwrap() as usize;

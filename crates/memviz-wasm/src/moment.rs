@@ -35,6 +35,13 @@ impl Viewer {
         let _ = self.inner.analysis();
     }
 
+    /// Builds the analysis and the state history a step of about `budget`
+    /// trace events or elements: the share done, 1 once built (the page
+    /// calls it a slice a frame before the analysis panels' first use).
+    pub fn prepare_analysis_step(&mut self, budget: u32) -> f64 {
+        self.inner.prepare_analysis_step(budget as usize)
+    }
+
     /// The MomentView (memviz_core::analysis) of `moment` (`peak`, `step:S`,
     /// `end`, ...) on the current file and device, as JSON: totals, groups
     /// (the `limit` largest of each) and the icicle tree (nodes of at least

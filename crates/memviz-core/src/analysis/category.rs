@@ -350,26 +350,23 @@ impl Rules {
 /// Per stack id, computed once: phase, `zero_grad`, the user rules' kind.
 /// Stacks share most of their frames, so each frame's string tests run once
 /// too (`frame_facts`), not once per stack it appears in.
-pub(crate) struct StackFacts<'a> {
-    snap: &'a Snapshot,
-    rules: &'a Rules,
+#[derive(Default)]
+pub(crate) struct StackFacts {
     phase: HashMap<StackId, (Phase, bool)>,
     user: HashMap<StackId, Option<Kind>>,
     /// Per frame id, once looked at: its mark and whether it is `zero_grad`.
     frame_facts: Vec<Option<(Mark, bool)>>,
 }
 
-impl<'a> StackFacts<'a> {
-    pub(crate) fn new(snap: &'a Snapshot, rules: &'a Rules) -> Self {
-        let frame_facts = vec![None; snap.frames.len()];
-        StackFacts { snap, rules, phase: HashMap::new(), user: HashMap::new(), frame_facts }
-    }
+impl StackFacts {
     /// (phase, has a `zero_grad` frame).
-    pub(crate) fn phase(&mut self, stack: StackId) -> (Phase, bool) {
+    pub(crate) fn phase(&mut self, snap: &Snapshot, stack: StackId) -> (Phase, bool) {
         if let Some(&known) = self.phase.get(&stack) {
             return known;
         }
-        let snap = self.snap;
+        if self.frame_facts.len() != snap.frames.len() {
+            self.frame_facts = vec![None; snap.frames.len()];
+        }
         let facts = &mut self.frame_facts;
         let mut frame = |f: u32| -> (Mark, bool) {
             match facts.get_mut(f as usize) {
@@ -382,42 +379,53 @@ impl<'a> StackFacts<'a> {
         self.phase.insert(stack, (phase, zero_grad));
         (phase, zero_grad)
     }
-    pub(crate) fn user_kind(&mut self, stack: StackId) -> Option<Kind> {
-        if self.rules.is_empty() {
+    pub(crate) fn user_kind(&mut self, snap: &Snapshot, rules: &Rules, stack: StackId) -> Option<Kind> {
+        if rules.is_empty() {
             return None;
         }
-        let (snap, rules) = (self.snap, self.rules);
         *self.user.entry(stack).or_insert_with(|| rules.classify(&stack_text(snap, stack)))
     }
 }
 
-/// Phase and run of every event of a trace (see the module doc).
-pub(crate) fn event_phases(snap: &Snapshot, device: u32, facts: &mut StackFacts) -> (Vec<Phase>, Vec<u32>) {
-    let trace = snap.trace(device);
-    let mut phases = Vec::with_capacity(trace.len());
-    let mut runs = Vec::with_capacity(trace.len());
-    let (mut last_stacked, mut last_marked, mut run) = (Phase::None, Phase::None, 0u32);
-    for &stack in &trace.stack {
-        let p = if frames_of(snap, stack).is_empty() {
-            if last_stacked == Phase::Backward {
-                Phase::Backward
+/// The phase and run of trace events, a range at a time (see the module
+/// doc): `phases[i]`, `runs[i]` of event i once `next` is past it.
+#[derive(Default)]
+pub(crate) struct EventPhases {
+    pub(crate) phases: Vec<Phase>,
+    pub(crate) runs: Vec<u32>,
+    last_stacked: Phase,
+    last_marked: Phase,
+    run: u32,
+}
+
+impl EventPhases {
+    /// Events `phases.len()..` up to `budget` of them; true once all are.
+    pub(crate) fn step(&mut self, snap: &Snapshot, device: u32, facts: &mut StackFacts, budget: usize) -> bool {
+        let trace = snap.trace(device);
+        let from = self.phases.len();
+        let end = from.saturating_add(budget).min(trace.len());
+        for &stack in &trace.stack[from..end] {
+            let p = if frames_of(snap, stack).is_empty() {
+                if self.last_stacked == Phase::Backward {
+                    Phase::Backward
+                } else {
+                    Phase::None
+                }
             } else {
-                Phase::None
+                let p = facts.phase(snap, stack).0;
+                self.last_stacked = p;
+                p
+            };
+            // The stretch before the first marked event is a run of its own.
+            if p != Phase::None && p != self.last_marked {
+                self.run += 1;
+                self.last_marked = p;
             }
-        } else {
-            let p = facts.phase(stack).0;
-            last_stacked = p;
-            p
-        };
-        // The stretch before the first marked event is a run of its own.
-        if p != Phase::None && p != last_marked {
-            run += 1;
-            last_marked = p;
+            self.phases.push(p);
+            self.runs.push(self.run);
         }
-        phases.push(p);
-        runs.push(run);
+        end == trace.len()
     }
-    (phases, runs)
 }
 
 #[cfg(test)]

@@ -54,13 +54,42 @@ pub(crate) struct LiveIndex {
     items: Vec<u32>,
 }
 
-impl LiveIndex {
-    pub(crate) fn build(born: &[u32], dies: &[u32], n_positions: u32) -> LiveIndex {
-        if n_positions == 0 {
-            return LiveIndex::default();
-        }
-        let leaves = n_positions.div_ceil(LEAF).next_power_of_two();
+/// Builds a [`LiveIndex`] a range of intervals at a time: counts each
+/// node's intervals, then (prefix sums) fills them in.
+pub(crate) struct LiveIndexBuilder {
+    n_positions: u32,
+    leaves: u32,
+    /// Per node: its count (first pass), then its next free slot.
+    fill: Vec<u32>,
+    start: Vec<u32>,
+    items: Vec<u32>,
+    /// The next interval, and whether the second pass has begun.
+    next: usize,
+    filling: bool,
+}
+
+impl LiveIndexBuilder {
+    pub(crate) fn new(n_positions: u32) -> LiveIndexBuilder {
+        let leaves = if n_positions == 0 { 0 } else { n_positions.div_ceil(LEAF).next_power_of_two() };
         let nodes = 2 * leaves as usize;
+        LiveIndexBuilder {
+            n_positions,
+            leaves,
+            fill: vec![0; nodes + 1],
+            start: Vec::new(),
+            items: Vec::new(),
+            next: 0,
+            filling: false,
+        }
+    }
+
+    /// Intervals `[born[e], dies[e])` from the next on, `budget` of them;
+    /// true once both passes are done.
+    pub(crate) fn step(&mut self, born: &[u32], dies: &[u32], budget: usize) -> bool {
+        let (n, leaves) = (self.n_positions, self.leaves);
+        if n == 0 {
+            return true;
+        }
         let cover = |b: u32, d: u32, f: &mut dyn FnMut(usize)| {
             let mut l = (b / LEAF + leaves) as usize;
             let mut r = ((d - 1) / LEAF + leaves) as usize + 1;
@@ -77,29 +106,57 @@ impl LiveIndex {
                 r >>= 1;
             }
         };
-        let spans = || {
-            born.iter().zip(dies).enumerate().filter_map(move |(e, (&b, &d))| {
-                let d = d.min(n_positions);
-                (b < d).then_some((e as u32, b, d))
-            })
-        };
-        let mut count = vec![0u32; nodes + 1];
-        for (_, b, d) in spans() {
-            cover(b, d, &mut |n| count[n + 1] += 1);
+        let end = self.next.saturating_add(budget).min(born.len());
+        let spans = born[self.next..end].iter().zip(&dies[self.next..end]).enumerate().filter_map(|(k, (&b, &d))| {
+            let d = d.min(n);
+            (b < d).then_some((k + self.next, b, d))
+        });
+        let fill = &mut self.fill;
+        if !self.filling {
+            for (_, b, d) in spans {
+                cover(b, d, &mut |node| fill[node + 1] += 1);
+            }
+            self.next = end;
+            if end == born.len() {
+                for i in 1..fill.len() {
+                    fill[i] += fill[i - 1];
+                }
+                self.start = fill.clone();
+                self.items = vec![0u32; *self.start.last().unwrap_or(&0) as usize];
+                self.filling = true;
+                self.next = 0;
+            }
+            return false;
         }
-        for i in 1..count.len() {
-            count[i] += count[i - 1];
-        }
-        let start = count.clone();
-        let mut fill = count;
-        let mut items = vec![0u32; *start.last().unwrap_or(&0) as usize];
-        for (e, b, d) in spans() {
-            cover(b, d, &mut |n| {
-                items[fill[n] as usize] = e;
-                fill[n] += 1;
+        let items = &mut self.items;
+        for (e, b, d) in spans {
+            cover(b, d, &mut |node| {
+                items[fill[node] as usize] = e as u32;
+                fill[node] += 1;
             });
         }
-        LiveIndex { leaves, start, items }
+        self.next = end;
+        end == born.len()
+    }
+
+    /// The share of both passes done, of `n` intervals.
+    pub(crate) fn share(&self, n: usize) -> f64 {
+        (self.next + if self.filling { n } else { 0 }) as f64 / (2 * n).max(1) as f64
+    }
+
+    pub(crate) fn finish(self) -> LiveIndex {
+        LiveIndex { leaves: self.leaves, start: self.start, items: self.items }
+    }
+}
+
+impl LiveIndex {
+    /// The index built in steps of `budget` intervals (the analysis builds
+    /// it so: [`super::AnalysisBuilder`]).
+    #[cfg(test)]
+    fn build(born: &[u32], dies: &[u32], n_positions: u32, budget: usize) -> LiveIndex {
+        let mut b = LiveIndexBuilder::new(n_positions);
+        while !b.step(born, dies, budget) {}
+        b.finish()
     }
 
     /// Calls `f` with every interval holding position `p`.
@@ -574,16 +631,19 @@ mod tests {
             born.push(b);
             dies.push(b.saturating_add(len).min(n + 1));
         }
-        let idx = LiveIndex::build(&born, &dies, n + 1);
-        for p in 0..=n {
-            let mut got = Vec::new();
-            idx.for_each(p, &born, &dies, |e| got.push(e));
-            got.sort_unstable();
-            let want: Vec<u32> =
-                (0..born.len() as u32).filter(|&e| born[e as usize] <= p && p < dies[e as usize]).collect();
-            assert_eq!(got, want, "position {p}");
+        // At once, and in steps that end mid-pass.
+        for budget in [usize::MAX, 7] {
+            let idx = LiveIndex::build(&born, &dies, n + 1, budget);
+            for p in 0..=n {
+                let mut got = Vec::new();
+                idx.for_each(p, &born, &dies, |e| got.push(e));
+                got.sort_unstable();
+                let want: Vec<u32> =
+                    (0..born.len() as u32).filter(|&e| born[e as usize] <= p && p < dies[e as usize]).collect();
+                assert_eq!(got, want, "position {p}, budget {budget}");
+            }
         }
-        let empty = LiveIndex::build(&[], &[], 0);
+        let empty = LiveIndex::build(&[], &[], 0, 1);
         empty.for_each(3, &[], &[], |_| panic!());
     }
 

@@ -36,6 +36,7 @@
 //! pending), [`series`] (bytes per kind over the timeline, per-element
 //! facts for coloring, peak and OOM markers).
 
+mod build;
 pub mod category;
 pub mod diff;
 pub mod leaks;
@@ -46,9 +47,11 @@ pub mod series;
 
 use serde::Serialize;
 
+pub use build::AnalysisBuilder;
 pub use category::{Kind, Phase, Rule, Rules};
 pub use live::{Group, GroupBy, TreeNode, NO_FRAMES};
 
+use build::Described;
 use category::{Facts, StackFacts};
 use live::{FrameTable, LiveIndex, StackTree, NONE};
 
@@ -310,38 +313,9 @@ impl Analysis {
 
     /// The analysis of an Active Memory Timeline (`tl.kind` must be
     /// `ActiveMemory`; another kind gives an analysis of its elements that
-    /// means little).
+    /// means little). [`AnalysisBuilder`] builds it in steps.
     pub fn new(snap: &Snapshot, tl: &Timeline, rules: &Rules) -> Analysis {
-        let device = tl.device;
-        let trace = snap.trace(device);
-        let n = tl.actions.len() as u32;
-        let Lifetimes { born, dies, action_alloc } = Lifetimes::of(tl);
-        let marks = Landmarks::with(snap, tl, action_alloc);
-
-        // Phases, runs and the frees' events.
-        let mut facts = StackFacts::new(snap, rules);
-        let (phases, runs) = category::event_phases(snap, device, &mut facts);
-        let links = EventLinks::new(snap, tl);
-        let free_req = first_free_requests(trace, &links, tl.elements.len());
-        let frames = FrameTable::new(snap);
-        let describe = Describe {
-            snap,
-            tl,
-            trace,
-            n,
-            phases: &phases,
-            runs: &runs,
-            links: &links,
-            free_req: &free_req,
-            frames: &frames,
-        };
-        let (el, mut tree, mut pending) = describe.elements(&mut facts, born, dies);
-        let phase_runs = phase_runs(&phases, &runs);
-
-        tree.finish();
-        let index = LiveIndex::build(&el.born, &el.dies, n + 1);
-        sort_pending(&mut pending);
-        Analysis { marks, el, frames, tree, index, phase_runs, pending }
+        AnalysisBuilder::new(rules).finish(snap, tl)
     }
 
     /// Elements (those of the Active Memory Timeline, same indices).
@@ -598,25 +572,14 @@ struct Describe<'a> {
 }
 
 impl Describe<'_> {
-    /// The columns of every element, the stack tree (unfinished) and the
-    /// pending frees (unsorted).
-    fn elements(&self, facts: &mut StackFacts, born: Vec<u32>, dies: Vec<u32>) -> (Elems, StackTree, Vec<PendingFree>) {
+    /// Describes up to `budget` more elements into `d` (columns, stack
+    /// tree, pending frees); true once all are.
+    fn step(&self, facts: &mut StackFacts, rules: &Rules, d: &mut Described, budget: usize) -> bool {
         let (snap, tl, trace, n) = (self.snap, self.tl, self.trace, self.n);
-        let ne = tl.elements.len();
-        let mut tree = StackTree::default();
-        let mut stack_cache: std::collections::HashMap<u32, (u32, u32)> = std::collections::HashMap::new();
-        let mut el = Elems {
-            born,
-            dies,
-            size: Vec::with_capacity(ne),
-            leaf: Vec::with_capacity(ne),
-            user: Vec::with_capacity(ne),
-            kind: Vec::with_capacity(ne),
-            rule: Vec::with_capacity(ne),
-            origin: Vec::with_capacity(ne),
-        };
-        let mut pending = Vec::new();
-        for (e, elem) in tl.elements.iter().enumerate() {
+        let Described { el, tree, stack_cache, pending } = d;
+        let from = el.size.len();
+        let end = from.saturating_add(budget).min(tl.elements.len());
+        for (e, elem) in tl.elements.iter().enumerate().take(end).skip(from) {
             let (leaf, user) = *stack_cache.entry(elem.stack).or_insert_with(|| {
                 (tree.insert(snap, self.frames, elem.stack), self.frames.user_frame(snap, elem.stack))
             });
@@ -640,11 +603,11 @@ impl Describe<'_> {
             let f = Facts {
                 alloc,
                 free: if el.dies[e] <= n { let_go.map(at) } else { None },
-                stack_phase: facts.phase(elem.stack).0,
+                stack_phase: facts.phase(snap, elem.stack).0,
                 freed_by_zero_grad: let_go
-                    .is_some_and(|i| facts.phase(trace.stack.get(i as usize).copied().unwrap_or(0)).1),
+                    .is_some_and(|i| facts.phase(snap, trace.stack.get(i as usize).copied().unwrap_or(0)).1),
             };
-            let (kind, rule) = match facts.user_kind(elem.stack) {
+            let (kind, rule) = match facts.user_kind(snap, rules, elem.stack) {
                 Some(k) => (k, Rule::User),
                 None => category::infer(&f),
             };
@@ -656,7 +619,7 @@ impl Describe<'_> {
             el.rule.push(rule);
             el.origin.push(origin);
         }
-        (el, tree, pending)
+        end == tl.elements.len()
     }
 
     /// Element `e`'s free, when it waited more than one event between its

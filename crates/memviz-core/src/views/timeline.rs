@@ -1102,6 +1102,11 @@ impl EventLinksBuilder {
         end == trace.len()
     }
 
+    /// Trace events linked so far.
+    pub fn linked(&self) -> usize {
+        self.i
+    }
+
     /// The links (the rest linked first, if any).
     pub fn finish(mut self, snap: &Snapshot, tl: &Timeline) -> EventLinks {
         while !self.step(snap, tl, usize::MAX) {}
