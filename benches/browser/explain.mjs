@@ -64,6 +64,7 @@ for (const path of files) {
     out.first = performance.now() - t0;
     const slices = (document.body.dataset.analysisSlices || '').split(',').filter(Boolean).map(Number);
     out.firstSlices = slices.length;
+    out.sliceList = slices;
     out.firstLongest = Math.max(out.firstTask, ...slices);
     const peak = mm.view.at.step ?? 0;
     // One step at a time (the arrow keys), then jumps across the trace.
@@ -114,6 +115,7 @@ for (const path of files) {
     return out;
   }, { MOVES });
   rows.push({ name, ...r });
+  console.error(`${name}: first-moment slices (ms): ${r.sliceList.map((x) => x.toFixed(1)).join(" ")}`);
   console.error(`${name}: ${JSON.stringify({ ...r, step: undefined, jump: undefined, query: undefined, painted: undefined })}`);
   await ctx.close();
 }
