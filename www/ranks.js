@@ -71,7 +71,7 @@ panel.innerHTML = `
     <label>B <select id="diff-b"></select></label> <label>at <input id="diff-at-b" size="9" value="peak"></label>
     <label>by <select id="diff-by"><option value="stack">stack</option><option value="frame">frame</option>
       <option value="user">user frame</option><option value="category">kind</option></select></label>
-    <button id="diff-run" type="button">Compare</button>
+    <button id="diff-run" type="button">Compare</button> <progress id="diff-progress" max="1" hidden></progress>
     <span class="help">at: peak, end, start, oom, step:S or an event index</span>
   </div>
   <div id="diff-out" hidden>
@@ -321,11 +321,48 @@ function side(slot, row, at) {
   return s;
 }
 
-let diffToken = 0; // the last Diff click: an icicle of an older one is not drawn
+let diffToken = 0; // the last Diff click: a build or an icicle of an older one goes no further
+// A side's analysis not yet built (~170 ms a side in one call on the
+// 2M-event file) is built first, a slice a frame, the Compare button's
+// progress bar moving; a later click cancels it. data-build on #diff-out:
+// those slices' work, ms, the last the diff's table, for benches/browser.
+const DIFF_STEP = 1 << 12;
 const runDiff = guard(() => {
   const v = getViewer();
   const ra = rows[+$('diff-a').value], rb = rows[+$('diff-b').value];
   if (!ra || !rb) return;
+  const token = ++diffToken;
+  // An error (a device gone) ends the build: diff_side then names it.
+  const prepare = (row) => {
+    try {
+      return v.prepare_diff_side_step(row.file, row.device, DIFF_STEP);
+    } catch (e) {
+      if (e instanceof WebAssembly.RuntimeError) throw e;
+      return 1;
+    }
+  };
+  const bar = $('diff-progress');
+  const slices = inSlices(guard(() => { const a = prepare(ra); return a < 1 ? a / 2 : 0.5 + prepare(rb) / 2; }), {
+    cancelled: () => token !== diffToken || getViewer() !== v,
+    progress: (done) => { bar.hidden = false; bar.value = done; },
+  });
+  if (!(slices instanceof Promise)) {
+    if (slices) compare(v, ra, rb, token);
+    return;
+  }
+  slices.then((s) => {
+    if (token === diffToken) bar.hidden = true;
+    if (!s) return;
+    const t0 = performance.now();
+    guard(() => compare(v, ra, rb, token))();
+    void document.body.offsetHeight; // its style and layout, counted in its slice
+    s.push(performance.now() - t0);
+    $('diff-out').dataset.build = s.map((x) => x.toFixed(1)).join(',');
+  });
+});
+
+/** The diff of its two sides, built: the table now, the icicle in the next frame. */
+function compare(v, ra, rb, token) {
   try {
     const a = side('a', ra, $('diff-at-a').value.trim() || 'peak');
     const b = side('b', rb, $('diff-at-b').value.trim() || 'peak');
@@ -333,7 +370,6 @@ const runDiff = guard(() => {
     // The icicle in the next frame: the table first, each frame's work
     // within its budget (issue 13). Nodes of at least 1/1500 of the larger
     // peak, about a pixel (narrower ones are not drawn).
-    const token = ++diffToken;
     $('diff-out').dataset.icicle = 'pending';
     requestAnimationFrame(guard(() => {
       const now = getViewer();
@@ -353,7 +389,7 @@ const runDiff = guard(() => {
     if (e instanceof WebAssembly.RuntimeError) throw e;
     showError(`Diff: ${e.message || e}`);
   }
-});
+}
 $('diff-run').addEventListener('click', runDiff);
 
 let diffTree = [];

@@ -84,18 +84,29 @@ for (const files of sets) {
     // One click: [its work with the style and layout it left, until the
     // frame after it, [the work of that frame's icicle (the diff draws it
     // there: www/ranks.js times it), of which drawing]].
+    // A click whose sides were not built builds them a slice a frame first
+    // (www/ranks.js's data-build: the slices' work, the last the table's):
+    // its work is then the longest of those.
     const click = async (el) => {
+      const out = document.querySelector('#diff-out');
+      delete out.dataset.build;
       const t0 = performance.now();
       el.click();
       void document.body.offsetHeight;
-      const work = performance.now() - t0;
+      let work = performance.now() - t0, slices = 0;
+      if (!document.querySelector('#diff-progress').hidden) {
+        while (out.dataset.build === undefined) await new Promise((res) => requestAnimationFrame(res));
+        const build = out.dataset.build.split(',').map(Number);
+        work = Math.max(work, ...build);
+        slices = build.length;
+      }
       await new Promise((res) => requestAnimationFrame(res));
       const painted = performance.now() - t0;
       const d = document.querySelector('#diff-out').dataset;
       const next = d.icicle === 'drawn' ? [+d.icicleMs, +d.icicleDrawMs] : [0, 0];
       d.icicle = '';
       await frame();
-      return [work, painted, next];
+      return [work, painted, next, slices];
     };
     // A row: [the longest frame's work (the click's own, with the style and
     // layout it left, or a slice of the replay of a rank whose timeline was
@@ -159,7 +170,7 @@ let md = `Release page (dist/), headless Chromium, 1400Ã—900; ${cpus().length} Ã
   `load ${loadavg().map((x) => x.toFixed(2)).join(' ')}; ${new Date().toISOString().slice(0, 16)}Z. ` +
   `\`node benches/browser/panels.mjs\`: the click's work with the style and layout it left ` +
   `(median / p95 / max of ${clicks}), the diff's icicle in the next frame (its tree from the wasm, parsed, drawn: the page's own timing), then until the frame after it (median).\n\n` +
-  'The first Diff click builds the analysis of each side and is given apart.\n\n' +
+  'The first Diff click builds the analysis of each side, a slice a frame, and is given apart: the longest slice (how many).\n\n' +
   'An overview row click shows a rank at once when its timeline was kept (the last ranks shown keep theirs); ' +
   'else its timeline is replayed first, a slice a frame (www/ranks.js). Its longest frame\'s work is given, and how many clicks replayed.\n\n' +
   '| files | overview row click: longest frame | until painted | clicks that replayed (slices each) | first Diff click | Diff click (A at the peak, B across the trace) | its next frame (the icicle) | to the next frame | diff groups / rows shown | wasm memory the files added, after the clicks (before them) / issue 11\'s budget |\n' +
@@ -169,7 +180,7 @@ for (const r of results) {
   const replayed = r.rows.filter((x) => x[2] > 0);
   md += `| ${r.files.map((f) => basename(f)).join(' + ')} | ${stat(r.rows.map((x) => x[0]))} | ${stat(r.rows.map((x) => x[1])).split(' / ')[0]} ms | ` +
     `${replayed.length} of ${r.rows.length}${replayed.length ? ` (${replayed.map((x) => x[2]).join(', ')})` : ''} | ` +
-    `${r.diff[0][0].toFixed(1)} ms | ${stat(later.map((x) => x[0]))} | ${stat(later.map((x) => x[2][0]))} (drawing ${stat(later.map((x) => x[2][1])).split(' / ')[0]} ms) | ${stat(later.map((x) => x[1])).split(' / ')[0]} ms | ${r.groups} / ${r.diffRows} | ` +
+    `${r.diff[0][0].toFixed(1)} ms (${r.diff[0][3]}) | ${stat(later.map((x) => x[0]))} | ${stat(later.map((x) => x[2][0]))} (drawing ${stat(later.map((x) => x[2][1])).split(' / ')[0]} ms) | ${stat(later.map((x) => x[1])).split(' / ')[0]} ms | ${r.groups} / ${r.diffRows} | ` +
     `${MB(r.wasmBytes - r.before)} (${MB(r.before)}) / ${r.budget == null ? '?' : `${MB(r.budget)} MB${r.wasmBytes - r.before <= r.budget ? ': met' : ': NOT met'}`} |\n`;
 }
 console.log(md);

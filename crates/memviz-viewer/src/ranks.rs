@@ -4,8 +4,9 @@
 //! The logic and its tests are in the core.
 
 use memviz_core::analysis::diff::{self, Side};
-use memviz_core::analysis::{Analysis, GroupBy, Moment, Rules};
+use memviz_core::analysis::{Analysis, AnalysisBuilder, GroupBy, Moment, Rules};
 use memviz_core::ranks;
+use memviz_core::timeline::{Timeline, TimelineBuilder, TimelineKind};
 
 use crate::{OpenFile, Viewer};
 
@@ -68,6 +69,23 @@ impl Viewer {
         self.cx.files.get(file).map_or(0, |f| f.timeline_bytes())
     }
 
+    /// Builds what [`Viewer::diff_side`] needs of `device` of open file
+    /// `file`, about `budget` trace events or elements a call, so that the
+    /// page can do it a slice a frame before a Diff (its analysis: ~170 ms
+    /// in one call on the 2M-event file). The share done, 1.0 once built (at
+    /// once when it was). The error names the file or the device.
+    pub fn prepare_diff_side_step(&mut self, file: usize, device: u32, budget: usize) -> Result<f64, String> {
+        let f = self.ranks_file(file)?;
+        if !f.snap.devices().contains(&device) {
+            return Err(format!("{}: no device {device}", f.name));
+        }
+        let k = (file, device);
+        if (self.analysis_built() && self.cx.key() == k) || self.diff_analyses.get(k).is_some() {
+            return Ok(1.0);
+        }
+        Ok(self.diff_analyses.step(k, &self.cx.files[file], budget))
+    }
+
     /// What was alive at `moment` (`peak`, `end`, `step:S`, an event...) on
     /// `device` of open file `file`, for [`diff_json`].
     pub fn diff_side(&mut self, file: usize, device: u32, moment: &str) -> Result<Side, String> {
@@ -80,7 +98,7 @@ impl Viewer {
         // The file shown has its analysis when the "Alive at" panel or
         // Explain built it; others are kept for the next diff.
         if !(self.analysis_built() && self.cx.key() == k) {
-            self.diff_analyses.ensure(k, &self.cx.files[file].snap);
+            self.diff_analyses.ensure(k, &self.cx.files[file]);
         }
         let a = match self.moment.get() {
             Some(a) if self.analysis_built() && self.cx.key() == k => a,
@@ -94,31 +112,81 @@ impl Viewer {
 
 /// The analyses of the last two (file, device) diffed that are not the
 /// one shown: moving a side's moment does not build its analysis again
-/// (about 170 ms a side on the 2M-event file).
+/// (about 170 ms a side on the 2M-event file). One more may be being built
+/// in steps ([`Viewer::prepare_diff_side_step`]).
 #[derive(Default)]
-pub(crate) struct DiffAnalyses(Vec<((usize, u32), Analysis)>);
+pub(crate) struct DiffAnalyses {
+    kept: Vec<((usize, u32), Analysis)>,
+    building: Option<((usize, u32), DiffBuild)>,
+}
+
+/// A side's analysis being built: the file's Active Memory Timeline (its
+/// own while the file keeps it, else replayed here and dropped after, as
+/// [`Analysis::build`] does), then the analysis.
+enum DiffBuild {
+    Replay(Box<TimelineBuilder>),
+    Analyse(Option<Timeline>, Box<AnalysisBuilder>),
+}
 
 impl DiffAnalyses {
     /// A and B.
     const KEEP: usize = 2;
 
-    fn ensure(&mut self, k: (usize, u32), snap: &memviz_core::model::Snapshot) {
-        match self.0.iter().position(|e| e.0 == k) {
+    fn ensure(&mut self, k: (usize, u32), f: &OpenFile) {
+        match self.kept.iter().position(|e| e.0 == k) {
             Some(i) => {
-                let e = self.0.remove(i);
-                self.0.push(e); // the most recent last
+                let e = self.kept.remove(i);
+                self.kept.push(e); // the most recent last
             }
-            None => {
-                if self.0.len() == Self::KEEP {
-                    self.0.remove(0);
-                }
-                self.0.push((k, Analysis::build(snap, k.1, &Rules::default())));
-            }
+            None => while self.step(k, f, usize::MAX) < 1.0 {},
         }
     }
 
+    /// One step of building the analysis of `k` (of file `f`): the share
+    /// done, 1.0 once it is kept.
+    fn step(&mut self, k: (usize, u32), f: &OpenFile, budget: usize) -> f64 {
+        let kind = TimelineKind::ActiveMemory;
+        let own = f.timeline(k.1, kind);
+        let build = match self.building.take() {
+            Some((bk, b)) if bk == k => b,
+            _ => match own {
+                Some(_) => DiffBuild::Analyse(None, Box::new(AnalysisBuilder::new(&Rules::default()))),
+                None => DiffBuild::Replay(Box::new(TimelineBuilder::new(&f.snap, k.1, kind))),
+            },
+        };
+        // Shares: the replay about a fifth of the whole on the 2M-event file.
+        let (build, share) = match build {
+            DiffBuild::Replay(mut b) => {
+                if b.step(&f.snap, budget) {
+                    (DiffBuild::Analyse(Some(b.finish()), Box::new(AnalysisBuilder::new(&Rules::default()))), 0.2)
+                } else {
+                    (DiffBuild::Replay(b), 0.1)
+                }
+            }
+            DiffBuild::Analyse(tl, mut b) => {
+                // The file's own timeline, unless it was freed meanwhile
+                // (its rank hidden): then it is replayed here.
+                let Some(t) = tl.as_ref().or(own) else {
+                    self.building = Some((k, DiffBuild::Replay(Box::new(TimelineBuilder::new(&f.snap, k.1, kind)))));
+                    return 0.0;
+                };
+                let done = b.step(&f.snap, t, budget);
+                if done == 1.0 {
+                    if self.kept.len() == Self::KEEP {
+                        self.kept.remove(0);
+                    }
+                    self.kept.push((k, b.finish(&f.snap, t)));
+                    return 1.0;
+                }
+                (DiffBuild::Analyse(tl, b), 0.2 + 0.8 * done.min(0.999))
+            }
+        };
+        self.building = Some((k, build));
+        share
+    }
+
     fn get(&self, k: (usize, u32)) -> Option<&Analysis> {
-        self.0.iter().find(|e| e.0 == k).map(|e| &e.1)
+        self.kept.iter().find(|e| e.0 == k).map(|e| &e.1)
     }
 }
 

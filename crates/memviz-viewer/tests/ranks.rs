@@ -133,6 +133,51 @@ fn diff_sides_are_the_same_from_kept_and_shown_analyses() {
 }
 
 #[test]
+fn diff_sides_built_in_steps_are_the_ones_built_at_once() {
+    // File 0 (A) is hidden once file 1 is shown: its timeline kept, or
+    // freed; either way its side is built in steps, then diffed.
+    let mut at_once = two();
+    let want: Vec<String> = ["peak", "step:100", "end"]
+        .iter()
+        .map(|m| ranks::side_info_json(&at_once.diff_side(0, 0, m).unwrap()))
+        .collect();
+    let events = expected(A)["summary"]["devices"]["0"]["trace_events"].as_u64().unwrap() as usize;
+    for freed in [false, true] {
+        let mut v = two();
+        if freed {
+            // Two more copies of A shown after it: its timeline does not fit.
+            v.open(&format!("rank2_{A}"), &bytes(A)).unwrap();
+            v.open(&format!("rank3_{A}"), &bytes(A)).unwrap();
+            v.trim_hidden_views();
+            assert_eq!(v.timeline_bytes(0), 0, "file 0's timeline freed");
+        } else {
+            assert!(v.timeline_bytes(0) > 0, "file 0's timeline kept");
+        }
+        assert!(v.prepare_diff_side_step(0, 7, 1).unwrap_err().contains("no device 7"));
+        assert!(v.prepare_diff_side_step(9, 0, 1).is_err());
+        let mut shares = vec![];
+        loop {
+            let s = v.prepare_diff_side_step(0, 0, 1000).unwrap();
+            shares.push(s);
+            if s == 1.0 {
+                break;
+            }
+        }
+        assert!(shares.windows(2).all(|w| w[0] <= w[1]), "{shares:?}");
+        // The phases and links walk the trace twice, 1000 events a call
+        // (and the replay once more when the timeline was freed).
+        let walks = if freed { 3 } else { 2 };
+        assert!(shares.len() >= walks * events.div_ceil(1000), "freed {freed}: {} calls", shares.len());
+        assert_eq!(v.prepare_diff_side_step(0, 0, 1000).unwrap(), 1.0, "kept");
+        let got: Vec<String> =
+            ["peak", "step:100", "end"].iter().map(|m| ranks::side_info_json(&v.diff_side(0, 0, m).unwrap())).collect();
+        assert_eq!(got, want, "freed {freed}");
+        // Python's peak.
+        assert_eq!(json(&got[0])["total_bytes"], expected(A)["summary"]["devices"]["0"]["active_memory"]["peak_bytes"]);
+    }
+}
+
+#[test]
 fn rank_order_and_median() {
     let names: Vec<String> = ["b.pickle", "rank10.pickle", "rank2.pickle", "a.pickle"].map(String::from).to_vec();
     assert_eq!(ranks::rank_order(&names), vec![2, 1, 3, 0]);

@@ -53,6 +53,13 @@ impl Viewer {
         self.inner.timeline_bytes(file as usize) as f64
     }
 
+    /// Builds what `diff_side(file, device, ..)` needs, about `budget` trace
+    /// events or elements a call: the share done, 1 once built (at once
+    /// when it was). www/ranks.js calls it a slice a frame before a Diff.
+    pub fn prepare_diff_side_step(&mut self, file: u32, device: u32, budget: u32) -> Result<f64, JsError> {
+        self.inner.prepare_diff_side_step(file as usize, device, budget as usize).map_err(js)
+    }
+
     /// What was alive at `moment` (`peak`, `end`, `step:S`, an event...) on
     /// `device` of open file `file`, for [`diff_json`].
     pub fn diff_side(&mut self, file: u32, device: u32, moment: &str) -> Result<DiffSide, JsError> {
