@@ -125,7 +125,7 @@ pub(crate) struct DiffAnalyses {
 /// [`Analysis::build`] does), then the analysis.
 enum DiffBuild {
     Replay(Box<TimelineBuilder>),
-    Analyse(Option<Timeline>, Box<AnalysisBuilder>),
+    Analyse(Option<Box<Timeline>>, Box<AnalysisBuilder>),
 }
 
 impl DiffAnalyses {
@@ -158,7 +158,13 @@ impl DiffAnalyses {
         let (build, share) = match build {
             DiffBuild::Replay(mut b) => {
                 if b.step(&f.snap, budget) {
-                    (DiffBuild::Analyse(Some(b.finish()), Box::new(AnalysisBuilder::new(&Rules::default()))), 0.2)
+                    (
+                        DiffBuild::Analyse(
+                            Some(Box::new(b.finish())),
+                            Box::new(AnalysisBuilder::new(&Rules::default())),
+                        ),
+                        0.2,
+                    )
                 } else {
                     (DiffBuild::Replay(b), 0.1)
                 }
@@ -166,7 +172,7 @@ impl DiffAnalyses {
             DiffBuild::Analyse(tl, mut b) => {
                 // The file's own timeline, unless it was freed meanwhile
                 // (its rank hidden): then it is replayed here.
-                let Some(t) = tl.as_ref().or(own) else {
+                let Some(t) = tl.as_deref().or(own) else {
                     self.building = Some((k, DiffBuild::Replay(Box::new(TimelineBuilder::new(&f.snap, k.1, kind)))));
                     return 0.0;
                 };
