@@ -363,6 +363,17 @@ function crashed(e) {
     .finally(() => { recovering = null; });
 }
 
+/** The busy note (a build a slice a frame): `what` is built, `done` of it (0 to 1). */
+function showBusy(what, done) {
+  $('busy-text').textContent = `Building ${what}: ${Math.floor(done * 100)}%…`;
+  $('busy').querySelector('progress').value = done;
+  $('busy').hidden = false;
+}
+function hideBusy() {
+  $('busy').hidden = true;
+  $('busy').querySelector('progress').removeAttribute('value'); // indeterminate again, as index.html has it
+}
+
 /**
  * Runs `fn` once the current file's analysis and state history are built
  * (what is alive at each moment, by code and kind: memviz_core::analysis;
@@ -384,14 +395,9 @@ export function withAnalysis(fn) {
   }
   const build = { v, k, fns: [fn] };
   analysisBuild = build;
-  const bar = $('busy').querySelector('progress');
   const r = inSlices(guard(() => v.prepare_analysis_step(ANALYSIS_STEP)), {
     cancelled: () => analysisBuild !== build || viewer !== v || key() !== k,
-    progress: (done) => {
-      $('busy-text').textContent = `Building the analysis of ${currentName}: ${Math.floor(done * 100)}%…`;
-      bar.value = done;
-      $('busy').hidden = false;
-    },
+    progress: (done) => showBusy(`the analysis of ${currentName}`, done),
   });
   if (!(r instanceof Promise)) {
     analysisBuild = null;
@@ -409,8 +415,7 @@ export function withAnalysis(fn) {
   }).finally(() => {
     if (analysisBuild !== build) return; // a later build shows its own progress
     analysisBuild = null;
-    $('busy').hidden = true;
-    bar.removeAttribute('value');
+    hideBusy();
   });
 }
 
@@ -952,25 +957,19 @@ async function sliced(step, slices, done, cancelled, progress) {
 export async function showView(i, then = () => {}) {
   if (!viewer) return;
   const v = viewer, token = ++viewToken, key = () => `${v.current_file()}/${v.device()}`, k = key();
-  const bar = $('busy').querySelector('progress');
   // The change event's own task makes one call (a view that needs nothing
   // built is shown at once); the slices run in the frames after it.
   const r = inSlices(guard(() => v.prepare_view_step(i, VIEW_STEP)), {
     firstMs: 0,
     cancelled: () => token !== viewToken || viewer !== v || key() !== k,
-    progress: (done) => {
-      $('busy-text').textContent = `Building the ${v.view_names()[i]} of ${currentName}: ${Math.floor(done * 100)}%…`;
-      bar.value = done;
-      $('busy').hidden = false;
-    },
+    progress: (done) => showBusy(`the ${v.view_names()[i]} of ${currentName}`, done),
   });
   let slices = r;
   if (r instanceof Promise) {
     try {
       slices = await r;
     } finally {
-      $('busy').hidden = true;
-      bar.removeAttribute('value'); // indeterminate again, as index.html has it
+      hideBusy();
     }
   }
   if (!slices) return;

@@ -62,10 +62,12 @@ impl Viewer {
         if self.moment.analysis.as_ref().map(|a| a.0) != Some(k) {
             self.moment.analysis = None;
             let rules = Rules::default();
-            let building = self.moment.building.take().filter(|b| b.0 == k);
-            let a = match (self.cx.timeline(), building) {
-                (Some(tl), Some((_, b))) if tl.kind == TimelineKind::ActiveMemory => b.finish(&f.snap, tl),
-                (Some(tl), _) if tl.kind == TimelineKind::ActiveMemory => Analysis::new(&f.snap, tl, &rules),
+            // The steps `prepare_analysis_step` made, if any, then the rest.
+            let building = self.moment.building.take().filter(|b| b.0 == k).map(|b| b.1);
+            let a = match self.cx.timeline() {
+                Some(tl) if tl.kind == TimelineKind::ActiveMemory => {
+                    building.unwrap_or_else(|| Box::new(AnalysisBuilder::new(&rules))).finish(&f.snap, tl)
+                }
                 _ => Analysis::build(&f.snap, self.cx.device, &rules),
             };
             self.moment.analysis = Some((k, a));

@@ -16,6 +16,22 @@ impl Viewer {
         self.cx.files.get(i).ok_or_else(|| format!("no file {i}"))
     }
 
+    /// Open file `i`, which has `device`; the error names the file or the
+    /// device.
+    fn diff_file(&self, i: usize, device: u32) -> Result<&OpenFile, String> {
+        let f = self.ranks_file(i)?;
+        if !f.snap.devices().contains(&device) {
+            return Err(format!("{}: no device {device}", f.name));
+        }
+        Ok(f)
+    }
+
+    /// Whether (file, device) `k` is the one shown and has its analysis
+    /// (the "Alive at" panel or Explain built it): a diff side takes it.
+    fn shown_analysis(&self, k: (usize, u32)) -> bool {
+        self.analysis_built() && self.cx.key() == k
+    }
+
     /// Overview rows of open file `file` (one per device: `memviz
     /// summary`'s peaks, end, OOMs, a sparkline of at most `samples`
     /// points) as JSON: `{name, rank, rows: [...]}`.
@@ -75,12 +91,9 @@ impl Viewer {
     /// in one call on the 2M-event file). The share done, 1.0 once built (at
     /// once when it was). The error names the file or the device.
     pub fn prepare_diff_side_step(&mut self, file: usize, device: u32, budget: usize) -> Result<f64, String> {
-        let f = self.ranks_file(file)?;
-        if !f.snap.devices().contains(&device) {
-            return Err(format!("{}: no device {device}", f.name));
-        }
+        self.diff_file(file, device)?;
         let k = (file, device);
-        if (self.analysis_built() && self.cx.key() == k) || self.diff_analyses.get(k).is_some() {
+        if self.shown_analysis(k) || self.diff_analyses.get(k).is_some() {
             return Ok(1.0);
         }
         Ok(self.diff_analyses.step(k, &self.cx.files[file], budget))
@@ -90,18 +103,15 @@ impl Viewer {
     /// `device` of open file `file`, for [`diff_json`].
     pub fn diff_side(&mut self, file: usize, device: u32, moment: &str) -> Result<Side, String> {
         let m = Moment::parse(moment)?;
-        let f = self.ranks_file(file)?;
-        if !f.snap.devices().contains(&device) {
-            return Err(format!("{}: no device {device}", f.name));
-        }
+        self.diff_file(file, device)?;
         let k = (file, device);
-        // The file shown has its analysis when the "Alive at" panel or
-        // Explain built it; others are kept for the next diff.
-        if !(self.analysis_built() && self.cx.key() == k) {
+        // Others than the shown one's are kept for the next diff.
+        let shown = self.shown_analysis(k);
+        if !shown {
             self.diff_analyses.ensure(k, &self.cx.files[file]);
         }
         let a = match self.moment.get() {
-            Some(a) if self.analysis_built() && self.cx.key() == k => a,
+            Some(a) if shown => a,
             _ => self.diff_analyses.get(k).expect("ensured"),
         };
         let f = &self.cx.files[file];

@@ -23,16 +23,11 @@ impl Viewer {
     }
 
     /// Whether the analysis of the current file and device is built. The
-    /// first moment, explanation, leak report or color by kind builds it
-    /// (0.1 s on a 3 MB file, about 0.7 s on 2M events): the page says so
-    /// first (`withAnalysis` in www/app.js).
+    /// first moment, explanation, leak report or color by kind builds it:
+    /// the page a slice a frame first (`prepare_analysis_step`,
+    /// `withAnalysis` in www/app.js).
     pub fn analysis_built(&self) -> bool {
         self.inner.analysis_built()
-    }
-
-    /// Builds the analysis of the current file and device unless it is.
-    pub fn build_analysis(&mut self) {
-        let _ = self.inner.analysis();
     }
 
     /// Builds the analysis and the state history a step of about `budget`
