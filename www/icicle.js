@@ -1,10 +1,11 @@
 // Icicle (flame) graph of the live bytes by stack at the "Alive at" moment
 // (www/moment.js): root at the top, width = bytes; hover shows the frame,
-// bytes, count and share. Nodes come from MomentView.tree (parents first).
+// bytes, count and share. Nodes come from Viewer.moment_tree_json (parents first).
 // draw() can start at any node (a zoom: that node's subtree, full width) and
 // shows at most MAX_ROWS levels, so a deep stack never makes a page-long canvas.
-// An ES module: moment.js imports draw, hit and text; ranks.js label.
+// An ES module: moment.js imports draw, hit, text and warm; ranks.js label.
 const ROW = 18;
+const FONT = '11px monospace';
 const MAX_ROWS = 28;
 const GiB = 1024 ** 3, MiB = 1024 ** 2, KiB = 1024;
 const fmt = (b) => b >= GiB ? (b / GiB).toFixed(2) + ' GiB' : b >= MiB ? (b / MiB).toFixed(1) + ' MiB'
@@ -22,6 +23,15 @@ function color(frame) {
   const css = `hsl(${20 + (h % 40)}, ${60 + (h >> 8) % 30}%, ${55 + (h >> 16) % 20}%)`;
   colors.set(frame, css);
   return css;
+}
+
+/** Readies `canvas`'s 2D context and the labels' font before the first
+ * draw, when the page is idle: the first getContext and measureText took
+ * 2-8 ms each, in the frame that first showed a panel. */
+export function warm(canvas) {
+  const ctx = canvas.getContext('2d');
+  ctx.font = FONT;
+  ctx.measureText('M');
 }
 
 /** Draws `tree` from node `zoom` (its id; the whole tree when absent). */
@@ -51,7 +61,7 @@ export function draw(canvas, tree, zoom = null) {
   const ctx = canvas.getContext('2d');
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.clearRect(0, 0, W, H);
-  ctx.font = '11px monospace';
+  ctx.font = FONT;
   ctx.textBaseline = 'middle';
   const charW = ctx.measureText('M').width || 6.6;
   const scale = W / root.bytes;

@@ -37,6 +37,8 @@ panel.innerHTML = `
   <h3>Live bytes by stack (root at top, width = bytes)</h3>
   <div id="moment-icicle-box"><canvas id="moment-icicle"></canvas><pre id="moment-icicle-tip" hidden></pre></div>`;
 $('context').after(panel);
+const ici = $('moment-icicle');
+(window.requestIdleCallback || setTimeout)(() => icicle.warm(ici));
 const line = document.createElement('div');
 line.id = 'moment-line';
 line.hidden = true;
@@ -68,22 +70,60 @@ function setMoment(spec) {
 
 function momentNow(v, spec) {
   // Groups: the few largest of each grouping (explain.js's legend); the
-  // table asks the viewer for its rows (table()). Icicle nodes: >= 1/1500
-  // of the peak, about a pixel of the canvas (narrower ones are not drawn).
-  view = JSON.parse(v.moment_json(spec, 10, Math.floor(v.peak_bytes() / 1500)));
+  // table asks the viewer for its rows (table()); the icicle comes a frame
+  // later (icicleSoon).
+  view = JSON.parse(v.moment_json(spec, 10));
   fileKey = keyNow();
   t = { spec, step: view.at.step };
   panel.dataset.step = view.at.step ?? '';
   show();
   placeLine();
+  icicleSoon();
   for (const f of momentListeners) f();
+}
+
+// The icicle comes after the table, its tree fetched in the next frame and
+// drawn in the same one when that took under ICICLE_MS, else in the one
+// after: on the 2M-event file the tree was 2/3 of the moment's query and
+// its drawing as long again (36 ms in one frame at the panel's first
+// showing; 7 + 15 ms at the icicle's first, its code and canvas new).
+// Moves of t within a frame make one icicle, of the last.
+const ICICLE_MS = 8;
+let icicleFrame = 0;
+let icicleWork = []; // this icicle's frames' work, ms
+function icicleSoon() {
+  ici.dataset.icicle = 'pending';
+  icicleWork = [];
+  if (view) view.tree = null;
+  if (!icicleFrame) icicleFrame = requestAnimationFrame(icicleStep);
+}
+
+function icicleStep() {
+  icicleFrame = 0;
+  guard(() => {
+    const v = viewer();
+    if (!view || !v || keyNow() !== fileKey) return;
+    const t0 = performance.now();
+    if (!view.tree) {
+      // Nodes of at least 1/1500 of the peak, about a pixel of the canvas
+      // (narrower ones are not drawn).
+      const { frames, nodes } = JSON.parse(v.moment_tree_json(Math.floor(v.peak_bytes() / 1500)));
+      view.tree = nodes.map(([id, parent, depth, f, bytes, count]) => ({ id, parent, depth, frame: frames[f], bytes, count }));
+      if (performance.now() - t0 > ICICLE_MS) {
+        icicleWork.push(performance.now() - t0);
+        icicleFrame = requestAnimationFrame(icicleStep);
+        return;
+      }
+    }
+    icicle.draw(ici, view.tree, zoom);
+    icicleWork.push(performance.now() - t0);
+    ici.dataset.icicle = 'drawn';
+    ici.dataset.icicleMs = icicleWork.map((x) => x.toFixed(2)).join(','); // for benches/browser/explain.mjs
+  })();
 }
 
 function show() {
   const v = view;
-  // The icicle first: it reads the canvas width, which forces a layout, and
-  // before the table changes that layout is still clean (cheap).
-  icicle.draw($('moment-icicle'), v.tree, zoom);
   $('moment-at').textContent = t.step != null ? `step ${t.step}` : `position ${v.at.position}`;
   const tot = v.totals;
   const item = (k, label, val) => `<span data-key="${k}" data-value="${val}"><b>${label}</b> ${fmt(val)}</span>`;
@@ -149,6 +189,9 @@ function clear() {
   $('moment-table').tBodies[0].innerHTML = '';
   $('moment-icicle').hidden = true;
   $('moment-icicle').dataset.zoom = '';
+  $('moment-icicle').dataset.icicle = '';
+  if (icicleFrame) cancelAnimationFrame(icicleFrame);
+  icicleFrame = 0;
   for (const f of momentListeners) f();
 }
 // The plot redraws on zoom/pan/resize, and on a file or device switch: the
@@ -160,7 +203,6 @@ onDraw(() => {
   } catch (_) { line.hidden = true; } // a trap: app.js restarts the viewer
 });
 
-const ici = $('moment-icicle');
 ici.addEventListener('pointermove', (e) => {
   const b = icicle.hit(e.offsetX, e.offsetY);
   const tip = $('moment-icicle-tip');
@@ -171,13 +213,13 @@ ici.addEventListener('pointermove', (e) => {
   tip.style.top = (e.offsetY + 14) + 'px';
 });
 ici.addEventListener('pointerleave', () => { $('moment-icicle-tip').hidden = true; });
-addEventListener('resize', () => { if (view) icicle.draw(ici, view.tree, zoom); });
+addEventListener('resize', () => { if (view?.tree) icicle.draw(ici, view.tree, zoom); });
 // A click zooms into the frame (its top row: back out to everything) and
 // highlights its allocations in the timeline, the others grayed.
 ici.addEventListener('click', guard((e) => {
   const b = icicle.hit(e.offsetX, e.offsetY);
   const v = viewer();
-  if (!b || !view || !v) return;
+  if (!b || !view?.tree || !v) return;
   zoom = b.y === 0 || b.n.parent === 0xffffffff ? null : b.n.id;
   ici.dataset.zoom = zoom ?? '';
   v.highlight_node(zoom ?? -1);

@@ -74,7 +74,7 @@ fn analysis(c: &mut Criterion) {
         g.bench_function(format!("{name}/drag"), |b| {
             b.iter(|| {
                 s = (s + stride) % n;
-                let v = a.moment(&snap, Some((&h, &mut cursor)), Moment::Step(s), TOP, 0).unwrap();
+                let v = a.moment(&snap, Some((&h, &mut cursor)), Moment::Step(s), TOP, Some(0)).unwrap();
                 v.tree.len() + v.totals.map_or(0, |t| t.free_pieces)
             })
         });

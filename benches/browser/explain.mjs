@@ -60,15 +60,23 @@ for (const path of files) {
     delete document.body.dataset.analysisSlices;
     const t0 = performance.now();
     out.firstTask = time(() => mm.setMoment('peak'));
+    // The panel, then its icicle in the next frame or two (www/moment.js):
+    // each frame's work, ms.
+    const ici = document.querySelector('#moment-icicle');
+    const icicleMs = async () => {
+      while (ici.dataset.icicle !== 'drawn') await new Promise((res) => setTimeout(res, 1));
+      return ici.dataset.icicleMs.split(',').map(Number);
+    };
     while (!mm.view) await new Promise((res) => setTimeout(res, 10));
+    out.firstIcicle = await icicleMs();
     out.first = performance.now() - t0;
     const slices = (document.body.dataset.analysisSlices || '').split(',').filter(Boolean).map(Number);
     out.firstSlices = slices.length;
-    out.sliceList = slices;
-    out.firstLongest = Math.max(out.firstTask, ...slices);
+    out.sliceList = [...slices, ...out.firstIcicle];
+    out.firstLongest = Math.max(out.firstTask, ...slices, ...out.firstIcicle);
     const peak = mm.view.at.step ?? 0;
     // One step at a time (the arrow keys), then jumps across the trace.
-    const step = [], jump = [], query = [];
+    const step = [], jump = [], query = [], icicles = [];
     const painted = []; // the call, then until the next frame's callbacks ran (style, layout, paint in between)
     for (let i = 1; i <= MOVES; i++) {
       const s = Math.max(0, peak - i);
@@ -78,18 +86,20 @@ for (const path of files) {
       step.push(time(() => { mm.setMoment('step:' + s); void document.body.offsetHeight; }));
       await new Promise((res) => requestAnimationFrame(() => setTimeout(res)));
       painted.push(performance.now() - t0);
+      icicles.push(Math.max(...await icicleMs())); // its longest frame
     }
     out.painted = painted;
     for (let i = 0; i < MOVES; i++) {
       const s = Math.floor(((i * 7919) % MOVES + 0.5) / MOVES * out.steps);
-      jump.push(time(() => mm.setMoment('step:' + s)));
+      jump.push(time(() => { mm.setMoment('step:' + s); void document.body.offsetHeight; }));
       query.push(time(() => { // as moment.js asks: the moment, then the table's first rows
-        v.moment_json('step:' + s, 10, Math.floor(v.peak_bytes() / 1500));
+        v.moment_json('step:' + s, 10);
         v.moment_rows_json('user_frame', '', 'bytes', true, 0, 30);
       }));
       await frame();
+      icicles.push(Math.max(...await icicleMs()));
     }
-    out.step = step; out.jump = jump; out.query = query;
+    out.step = step; out.jump = jump; out.query = query; out.icicles = icicles;
     out.ooms = v.oom_count();
     out.explainOom = out.ooms ? time(() => v.explain_json('oom:0')) : NaN;
     out.explainPeak = time(() => v.explain_json('peak'));
@@ -115,8 +125,8 @@ for (const path of files) {
     return out;
   }, { MOVES });
   rows.push({ name, ...r });
-  console.error(`${name}: first-moment slices (ms): ${r.sliceList.map((x) => x.toFixed(1)).join(" ")}`);
-  console.error(`${name}: ${JSON.stringify({ ...r, step: undefined, jump: undefined, query: undefined, painted: undefined })}`);
+  console.error(`${name}: first-moment slices (ms; the last ones: the icicle's frames): ${r.sliceList.map((x) => x.toFixed(1)).join(" ")}`);
+  console.error(`${name}: ${JSON.stringify({ ...r, step: undefined, jump: undefined, query: undefined, painted: undefined, icicles: undefined })}`);
   await ctx.close();
 }
 await browser.close();
@@ -126,16 +136,17 @@ let md = `# "Explain the memory": browser timings\n\n` +
   `Release page (dist/), headless Chromium, 1400×900; ${cpus().length} × ${cpus()[0]?.model ?? '?'}, load ${loadavg().map((x) => x.toFixed(2)).join(' ')}; ` +
   `${new Date().toISOString().slice(0, 16)}Z. \`node benches/browser/explain.mjs\`.\n\n` +
   'First t: from the call until the panel shows it (the analysis and state history built first), then its longest task ' +
-  '(a slice a frame on a long trace: the number of slices, the last showing the panel). ' +
-  `t moves: \`setMoment\` (Viewer.moment_json + the panel: totals, kinds, table, icicle) and the style and layout it leaves, ` +
-  `median / p95 / max of ${MOVES}; ` +
+  '(a slice a frame on a long trace: the number of slices, then the panel\'s frame and its icicle\'s one or two). ' +
+  `t moves: \`setMoment\` (Viewer.moment_json + the panel: totals, kinds, table) and the style and layout it leaves, ` +
+  `median / p95 / max of ${MOVES}; the icicle: the work of its longest frame (the next frame fetches its tree from Viewer.moment_tree_json and draws it, or the one after draws it when the fetch took over 8 ms), median / p95 / max of the ${MOVES} steps and ${MOVES} jumps; ` +
   `"one step" walks back from the peak as the arrow keys do ("to the next frame": until the frame after it, so with the wait for it; ` +
-  `headless Chromium's frames come every ~16 ms), "jump" lands anywhere; "query" is the wasm calls alone (moment_json and the table's first rows). ` +
+  `headless Chromium's frames come every ~16 ms), "jump" lands anywhere; "query" is the wasm calls alone (moment_json and the table's first rows; the tree comes apart). ` +
   `Color by: the work of the redraw (the frame's callbacks, from the frame's start), then in brackets until the frame after it.\n\n` +
-  '| file | steps | first t (builds the analysis): in all, longest task (slices) | t moves one step | one step, to the next frame | t jumps | query alone | OOM explained | peak explained | leaks | markers | Color by category (first / again) | stacked area (first / again) |\n' +
-  '|---|---|---|---|---|---|---|---|---|---|---|---|---|\n';
+  '| file | steps | first t (builds the analysis): in all, longest task (slices) | t moves one step | its icicle (longest frame) | one step, to the next frame | t jumps | query alone | OOM explained | peak explained | leaks | markers | Color by category (first / again) | stacked area (first / again) |\n' +
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n';
 for (const r of rows) {
-  md += `| ${r.name} | ${r.steps} | ${f1(r.first)} ms, ${f1(r.firstLongest)} ms (${r.firstSlices}) | ${f1(med(r.step))} / ${f1(p95(r.step))} / ${f1(Math.max(...r.step))} ms | ${f1(med(r.painted))} ms | ` +
+  md += `| ${r.name} | ${r.steps} | ${f1(r.first)} ms, ${f1(r.firstLongest)} ms (${r.firstSlices}) | ${f1(med(r.step))} / ${f1(p95(r.step))} / ${f1(Math.max(...r.step))} ms | ` +
+    `${f1(med(r.icicles))} / ${f1(p95(r.icicles))} / ${f1(Math.max(...r.icicles))} ms | ${f1(med(r.painted))} ms | ` +
     `${f1(med(r.jump))} / ${f1(p95(r.jump))} / ${f1(Math.max(...r.jump))} ms | ${f1(med(r.query))} ms | ${f1(r.explainOom)} ms | ${f1(r.explainPeak)} ms | ` +
     `${f1(r.leaks)} ms | ${f1(r.markers)} ms | ${f1(r.colorCategoryWork)} (${f1(r.colorCategory)}) / ${f1(r.colorCategory2Work)} (${f1(r.colorCategory2)}) ms | ` +
     `${f1(r.areaWork)} (${f1(r.area)}) / ${f1(r.area2Work)} (${f1(r.area2)}) ms |\n`;

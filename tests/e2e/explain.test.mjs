@@ -210,6 +210,7 @@ test('Alive at: the table by any frame, the icicle zooms and highlights, all cle
   // The icicle: capped height; a click on a frame of the second row zooms
   // into it (its top row is that frame, 100% of the canvas width) and grays
   // every other allocation in the timeline.
+  await page.waitForFunction(() => document.querySelector('#moment-icicle').dataset.icicle === 'drawn');
   await page.$eval('#moment-icicle', (e) => e.scrollIntoView());
   const ib = await page.$eval('#moment-icicle', (e) => { const r = e.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; });
   assert.ok(ib[3] <= 28 * 18, `icicle height ${ib[3]}`);

@@ -134,7 +134,9 @@ test('Alive at: Peak shows the Active Memory peak; the user-frame table sums to 
   assert.equal(rows2.reduce((a, b) => a + b, 0), await shownBytes(page, 'allocated'));
 
   await page.click('#moment-peak');
-  // The icicle: drawn, and hovering its root row tells the frame, bytes, share.
+  // The icicle, a frame or two after the table: drawn, and hovering its
+  // root row tells the frame, bytes, share.
+  await page.waitForFunction(() => document.querySelector('#moment-icicle').dataset.icicle === 'drawn');
   assert.equal(await page.$eval('#moment-icicle', (e) => e.hidden), false);
   await page.$eval('#moment-icicle', (e) => e.scrollIntoView());
   const ib = await page.$eval('#moment-icicle', (e) => { const r = e.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; });

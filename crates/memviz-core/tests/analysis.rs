@@ -314,7 +314,7 @@ fn check_invariants(snap: &Snapshot, tl: &Timeline, a: &Analysis, ctx: &str) {
         assert!(ms.iter().all(|m| m.x >= 0.0 && m.x <= t.n_steps() as f64), "{ctx}: markers inside {:?}", t.kind);
     }
     // `moment` is the pieces together.
-    let view = a.moment(snap, None, Moment::Peak, 5, 0).unwrap();
+    let view = a.moment(snap, None, Moment::Peak, 5, Some(0)).unwrap();
     assert_eq!((view.bytes, view.count), (total, live.len() as u64));
     assert_eq!(view.by_stack, a.top_groups(&live, GroupBy::Stack, 5), "{ctx}");
     assert_eq!(view.by_frame, a.top_groups(&live, GroupBy::Frame, 5), "{ctx}");

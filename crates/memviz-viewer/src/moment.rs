@@ -136,9 +136,12 @@ impl Viewer {
     }
 
     /// The MomentView of `moment` (`peak`, `step:S`, `end`, ...) on the
-    /// current file and device, as JSON: totals, groups (the `limit` largest
-    /// of each) and the icicle tree (nodes of at least `min_tree_bytes`).
-    pub fn moment_json(&mut self, moment: &str, limit: usize, min_tree_bytes: u64) -> Result<String, String> {
+    /// current file and device, as JSON: totals and groups (the `limit`
+    /// largest of each). Its icicle tree comes apart
+    /// ([`Viewer::moment_tree_json`]): the page draws it a frame later, and
+    /// the tree was 2/3 of this call's time and all but 3% of its text on
+    /// the 2M-event file.
+    pub fn moment_json(&mut self, moment: &str, limit: usize) -> Result<String, String> {
         let m = Moment::parse(moment)?;
         if !self.ensure_analysis() {
             return Err("no file".into());
@@ -147,12 +150,32 @@ impl Viewer {
         let v = match self.views.state.history(&self.cx) {
             Some(h) => {
                 let mut c = h.cursor();
-                a.moment(&f.snap, Some((h, &mut c)), m, limit, min_tree_bytes)
+                a.moment(&f.snap, Some((h, &mut c)), m, limit, None)
             }
-            None => a.moment(&f.snap, None, m, limit, min_tree_bytes),
+            None => a.moment(&f.snap, None, m, limit, None),
         }?;
         self.moment.at = Some((self.cx.key(), v.at.position));
         serde_json::to_string(&v).map_err(|e| e.to_string())
+    }
+
+    /// The icicle tree at the moment last asked of [`Viewer::moment_json`]
+    /// (on this file and device): the stack-tree nodes of at least
+    /// `min_tree_bytes`, parents first, as JSON `{frames, nodes}` ([`tree_json`]),
+    /// each node `[id, parent, depth, frame, bytes, count]`.
+    pub fn moment_tree_json(&mut self, min_tree_bytes: u64) -> Result<String, String> {
+        let pos = self.moment_position()?;
+        let a = self.moment.get().expect("moment_position: analysis built");
+        let tree = a.tree(&a.live(pos), min_tree_bytes);
+        Ok(tree_json(tree.iter().map(|n| ((n.id, n.parent, n.depth), n.frame.as_str(), [n.bytes, n.count]))))
+    }
+
+    /// The position of the moment last asked of [`Viewer::moment_json`] on
+    /// this file and device, its analysis built.
+    fn moment_position(&self) -> Result<u32, String> {
+        match self.moment.at {
+            Some((k, pos)) if k == self.cx.key() && self.analysis_built() => Ok(pos),
+            _ => Err("no moment on this file and device: set one first".into()),
+        }
     }
 
     /// The panel's table at the moment last asked of [`Viewer::moment_json`]
@@ -173,10 +196,7 @@ impl Viewer {
         let by = GroupBy::from_name(by)
             .ok_or_else(|| format!("unknown grouping {by:?} (user_frame, frame, stack or category)"))?;
         let k = self.cx.key();
-        let pos = match self.moment.at {
-            Some((ak, pos)) if ak == k && self.analysis_built() => pos,
-            _ => return Err("no moment on this file and device: set one first".into()),
-        };
+        let pos = self.moment_position()?;
         let cached = self.moment.groups.as_ref().is_some_and(|g| g.0 == (k, pos, by));
         if !cached {
             let a = self.moment.get().expect("analysis_built");
@@ -204,4 +224,26 @@ impl Viewer {
         // matched: the groups that pass the filter.
         Ok(serde_json::json!({ "rows": rows, "matched": matched, "groups": groups.len() }).to_string())
     }
+}
+
+/// A stack tree for an icicle as JSON `{frames, nodes}`: each node
+/// `[id, parent, depth, frame, ...values]`, its frame an index into
+/// `frames`, where each frame's text appears once: thousands of nodes share
+/// a few hundred frames (a moment's tree was 660 KB of mostly repeated
+/// text on the 2M-event file). Nodes: `((id, parent, depth), frame, values)`.
+pub(crate) fn tree_json<'a, const V: usize>(
+    nodes: impl Iterator<Item = ((u32, u32, u32), &'a str, [u64; V])>,
+) -> String {
+    let mut frames: Vec<&str> = Vec::new();
+    let mut index: std::collections::HashMap<&str, u64> = std::collections::HashMap::new();
+    let nodes: Vec<Vec<u64>> = nodes
+        .map(|((id, parent, depth), frame, values)| {
+            let f = *index.entry(frame).or_insert_with(|| {
+                frames.push(frame);
+                frames.len() as u64 - 1
+            });
+            [id.into(), parent.into(), depth.into(), f].into_iter().chain(values).collect()
+        })
+        .collect();
+    serde_json::json!({ "frames": frames, "nodes": nodes }).to_string()
 }

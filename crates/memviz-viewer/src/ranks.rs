@@ -220,27 +220,13 @@ pub fn diff_json(a: &Side, b: &Side, by: &str, limit: usize) -> Result<String, S
 }
 
 /// The merged stack tree of A and B for the two-colour icicle (nodes of at
-/// least `min_tree_bytes` on either side) as JSON `{frames, nodes}`: each
-/// node `[id, parent, depth, frame, bytes_a, bytes_b]`, its frame an index
-/// into `frames`. A frame's text appears once: thousands of nodes share a
-/// few hundred frames (the tree was 1 MB of mostly repeated text on the
-/// 2M-event file). Apart from [`diff_json`]: the page draws the table first
-/// and the icicle in the next frame.
+/// least `min_tree_bytes` on either side) as JSON `{frames, nodes}`
+/// ([`crate::moment::tree_json`]): each node `[id, parent, depth, frame,
+/// bytes_a, bytes_b]`. Apart from [`diff_json`]: the page draws the table
+/// first and the icicle in the next frame.
 pub fn diff_tree_json(a: &Side, b: &Side, min_tree_bytes: u64) -> String {
     let tree = diff::diff_tree(a, b, min_tree_bytes);
-    let mut frames: Vec<&str> = Vec::new();
-    let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    let nodes: Vec<[u64; 6]> = tree
-        .iter()
-        .map(|n| {
-            let f = *index.entry(n.frame.as_str()).or_insert_with(|| {
-                frames.push(&n.frame);
-                frames.len() - 1
-            });
-            [n.id as u64, n.parent as u64, n.depth as u64, f as u64, n.bytes_a, n.bytes_b]
-        })
-        .collect();
-    serde_json::json!({ "frames": frames, "nodes": nodes }).to_string()
+    crate::moment::tree_json(tree.iter().map(|n| ((n.id, n.parent, n.depth), n.frame.as_str(), [n.bytes_a, n.bytes_b])))
 }
 
 /// A diff side's `{name, device, device_name, at, total_bytes, count}` as JSON.

@@ -40,13 +40,15 @@ fn color_by_changes_the_bands_and_allocation_restores_them() {
 fn a_highlighted_node_dims_the_rest_and_clearing_it_restores() {
     let mut v = open(FULLSTEP);
     let plain = draw(&mut v);
-    let m = json(&v.moment_json("peak", 10, 0).unwrap());
-    let nodes = m["tree"].as_array().expect("the icicle's nodes");
+    v.moment_json("peak", 10).unwrap();
+    let m = json(&v.moment_tree_json(0).unwrap());
+    let nodes = m["nodes"].as_array().expect("the icicle's nodes");
     assert!(nodes.len() > 2, "{}", nodes.len());
     // A node with part of the bytes: only its allocations keep their colors.
-    let all = nodes.iter().map(|n| n["bytes"].as_u64().unwrap()).max().unwrap();
-    let part = nodes.iter().find(|n| n["bytes"].as_u64().unwrap() < all / 2).expect("a smaller node");
-    let id = part["id"].as_u64().unwrap() as u32;
+    // Nodes: [id, parent, depth, frame, bytes, count].
+    let all = nodes.iter().map(|n| n[4].as_u64().unwrap()).max().unwrap();
+    let part = nodes.iter().find(|n| n[4].as_u64().unwrap() < all / 2).expect("a smaller node");
+    let id = part[0].as_u64().unwrap() as u32;
     v.highlight_node(Some(id));
     assert_ne!(draw(&mut v), plain);
     v.highlight_node(None);
@@ -103,7 +105,8 @@ fn no_file_no_analysis() {
     assert_eq!(v.oom_count(), 0);
     assert!(v.leaks_json().is_err());
     assert!(v.explain_json("peak").is_err());
-    assert!(v.moment_json("peak", 10, 0).is_err());
+    assert!(v.moment_json("peak", 10).is_err());
+    assert!(v.moment_tree_json(0).is_err());
     assert_eq!(v.phases_json(), "{}");
     assert_eq!(v.time_at_step(0.0), None);
 }

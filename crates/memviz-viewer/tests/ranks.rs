@@ -124,7 +124,7 @@ fn diff_sides_are_the_same_from_kept_and_shown_analyses() {
     // Built for the diff (and kept: A and B), then from the analysis of the
     // file shown, which the "Alive at" panel built.
     let kept = all(&mut v);
-    v.moment_json("peak", 10, 0).unwrap();
+    v.moment_json("peak", 10).unwrap();
     assert!(v.analysis_built());
     assert_eq!(all(&mut v), kept);
     let peak_b = json(&kept[1].0)["total_bytes"].clone();

@@ -38,11 +38,18 @@ impl Viewer {
     }
 
     /// The MomentView (memviz_core::analysis) of `moment` (`peak`, `step:S`,
-    /// `end`, ...) on the current file and device, as JSON: totals, groups
-    /// (the `limit` largest of each) and the icicle tree (nodes of at least
-    /// `min_tree_bytes`).
-    pub fn moment_json(&mut self, moment: &str, limit: u32, min_tree_bytes: f64) -> Result<String, JsError> {
-        self.inner.moment_json(moment, limit as usize, min_tree_bytes as u64).map_err(|e| JsError::new(&e))
+    /// `end`, ...) on the current file and device, as JSON: totals and
+    /// groups (the `limit` largest of each); its icicle tree comes apart
+    /// (moment_tree_json).
+    pub fn moment_json(&mut self, moment: &str, limit: u32) -> Result<String, JsError> {
+        self.inner.moment_json(moment, limit as usize).map_err(|e| JsError::new(&e))
+    }
+
+    /// The icicle tree at the moment last shown (nodes of at least
+    /// `min_tree_bytes`) as JSON `{frames, nodes}`, each node `[id, parent,
+    /// depth, frame, bytes, count]`, its frame an index into `frames`.
+    pub fn moment_tree_json(&mut self, min_tree_bytes: f64) -> Result<String, JsError> {
+        self.inner.moment_tree_json(min_tree_bytes as u64).map_err(|e| JsError::new(&e))
     }
 
     /// The panel's table at the moment last shown: the groups `by`

@@ -288,10 +288,12 @@ fn explain_api_on_the_example() {
     assert!(v.area_text(450.0, 300.0).is_empty());
     // A stack-tree node holding part of the peak: the rest is grayed, its
     // allocations keep their colors.
-    let m: serde_json::Value = serde_json::from_str(&v.moment_json("peak", 10, 0.0).unwrap()).unwrap();
-    let tree = m["tree"].as_array().unwrap();
-    let part = tree.iter().find(|n| n["depth"].as_u64() >= Some(1) && n["bytes"] != tree[0]["bytes"]).unwrap();
-    v.highlight_node(part["id"].as_f64().unwrap());
+    v.moment_json("peak", 10).unwrap();
+    let m: serde_json::Value = serde_json::from_str(&v.moment_tree_json(0.0).unwrap()).unwrap();
+    // Nodes: [id, parent, depth, frame, bytes, count].
+    let tree = m["nodes"].as_array().unwrap();
+    let part = tree.iter().find(|n| n[2].as_u64() >= Some(1) && n[4] != tree[0][4]).unwrap();
+    v.highlight_node(part[0].as_f64().unwrap());
     v.render(&c.plot, &c.sel, &c.axes, &c.mini).unwrap();
     let got = colors(&c.plot);
     assert!(got.contains(&[0xe8, 0xe8, 0xe8]), "{got:?}");

@@ -18,7 +18,7 @@
 //! let mut cursor = h.cursor();
 //! let totals = a.state_totals(&snap, &h, &mut cursor, &at);
 //! // Or all of it at once, as plain data (50 groups each, tree nodes >= 1 MiB):
-//! let view = a.moment(&snap, Some((&h, &mut cursor)), Moment::Step(1234), 50, 1 << 20);
+//! let view = a.moment(&snap, Some((&h, &mut cursor)), Moment::Step(1234), 50, Some(1 << 20));
 //! # let _ = (by_kind, icicle, totals, view);
 //! ```
 //!
@@ -390,14 +390,15 @@ pub struct MomentView {
     pub by_stack: Vec<Group>,
     pub by_user_frame: Vec<Group>,
     pub by_frame: Vec<Group>,
-    /// The icicle: stack-tree nodes of at least `min_tree_bytes`.
+    /// The icicle: stack-tree nodes of at least `min_tree_bytes`; empty
+    /// when not asked for (the page asks [`Analysis::tree`] a frame later).
     pub tree: Vec<TreeNode>,
 }
 
 impl Analysis {
     /// One moment for a panel: the live set's groupings (the `limit`
     /// largest groups of each; all kinds), the icicle tree (nodes of at
-    /// least `min_tree_bytes`) and, given the state history and a cursor
+    /// least `min_tree_bytes`, if given) and, given the state history and a cursor
     /// (which moves there), the reserved memory and its free pieces.
     pub fn moment(
         &self,
@@ -405,7 +406,7 @@ impl Analysis {
         state: Option<(&StateHistory, &mut Cursor)>,
         moment: Moment,
         limit: usize,
-        min_tree_bytes: u64,
+        min_tree_bytes: Option<u64>,
     ) -> Result<MomentView, String> {
         let at = self.resolve(moment)?;
         let live = self.live(at.position);
@@ -418,7 +419,7 @@ impl Analysis {
             by_stack: self.top_groups(&live, GroupBy::Stack, limit),
             by_user_frame: self.top_groups(&live, GroupBy::UserFrame, limit),
             by_frame: self.top_groups(&live, GroupBy::Frame, limit),
-            tree: self.tree(&live, min_tree_bytes),
+            tree: min_tree_bytes.map_or_else(Vec::new, |min| self.tree(&live, min)),
         })
     }
 }
