@@ -375,27 +375,30 @@ function hideBusy() {
 }
 
 /**
- * Runs `fn` once the current file's analysis and state history are built
- * (what is alive at each moment, by code and kind: memviz_core::analysis;
- * the reserved memory at a moment). Built at once when small (or already
+ * Runs `fn` once the current file's analysis and, unless `state` is false,
+ * its state history are built (what is alive at each moment, by code and
+ * kind: memviz_core::analysis; the reserved memory at a moment: the leak
+ * report and Color by need none). Built at once when small (or already
  * built); on a long trace (~0.45 s in one task on 2M events) a slice a
  * frame, the page saying what it waits for with a progress bar. Calls made
- * while it builds wait for the same build and run in order (the leaks
- * panel opened, then a moment picked: both show); another file or device
- * cancels it, and its calls are not run.
+ * while it builds wait for the same build (which goes on to the state
+ * history when one of them needs it) and run in order (the leaks panel
+ * opened, then a moment picked: both show); another file or device cancels
+ * it, and its calls are not run.
  */
 const ANALYSIS_STEP = 1 << 12;
-let analysisBuild = null; // { v, k, fns } while a build runs in slices
-export function withAnalysis(fn) {
+let analysisBuild = null; // { v, k, fns, state } while a build runs in slices
+export function withAnalysis(fn, { state = true } = {}) {
   if (!viewer) return;
   const v = viewer, key = () => `${v.current_file()}/${v.device()}`, k = key();
   if (analysisBuild && analysisBuild.v === v && analysisBuild.k === k) {
     analysisBuild.fns.push(fn);
+    analysisBuild.state ||= state;
     return;
   }
-  const build = { v, k, fns: [fn] };
+  const build = { v, k, fns: [fn], state };
   analysisBuild = build;
-  const r = inSlices(guard(() => v.prepare_analysis_step(ANALYSIS_STEP)), {
+  const r = inSlices(guard(() => v.prepare_analysis_step(ANALYSIS_STEP, build.state)), {
     cancelled: () => analysisBuild !== build || viewer !== v || key() !== k,
     progress: (done) => showBusy(`the analysis of ${currentName}`, done),
   });
@@ -911,9 +914,11 @@ let viewToken = 0;
  * Runs `step` (a wasm call doing a bounded piece of work: 1 or true once
  * done, undefined after a trap, as guard() returns) for SLICE_MS a frame,
  * `firstMs` of them in the caller's own task, calling `progress(done)` before
- * each wait; when it had to wait, one more frame, so that what the caller
- * shows next has a frame of its own. Returns the slices' work, ms, at once
- * (an empty list) when the first calls finish it, so that the caller goes on
+ * each wait; when it had to wait, or its first calls took over half a
+ * slice, one more frame, so that what the caller shows next has a frame of
+ * its own (the first Diff of two real files was a 25 ms task: 9 ms of
+ * build, then the diff). Returns the slices' work, ms, at once (an empty
+ * list) when the first calls finish it quickly, so that the caller goes on
  * in its own task; else a promise of them, or of null when `cancelled()`
  * after a wait or a trap stopped it.
  */
@@ -921,7 +926,8 @@ export function inSlices(step, { firstMs = SLICE_MS, cancelled, progress = () =>
   const t0 = performance.now();
   const done = stepFor(step, firstMs);
   if (done === undefined) return null;
-  return finished(done) ? [] : sliced(step, [performance.now() - t0], done, cancelled, progress);
+  const took = performance.now() - t0;
+  return finished(done) && took < SLICE_MS / 2 ? [] : sliced(step, [took], done, cancelled, progress);
 }
 
 const finished = (done) => done === 1 || done === true;

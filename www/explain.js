@@ -209,7 +209,7 @@ function showLeaks() {
   const v = viewer();
   if (!v || !v.file_count() || !$('leaks-details').open) { $('leaks-body').innerHTML = ''; return; }
   if (!v.analysis_built()) {
-    withAnalysis(showLeaks);
+    withAnalysis(showLeaks, { state: false });
     return;
   }
   const r = JSON.parse(v.leaks_json());
@@ -299,7 +299,7 @@ $('color-by').addEventListener('change', guard(() => {
     redraw();
   };
   if (mode === 'allocation') apply();
-  else withAnalysis(apply);
+  else withAnalysis(apply, { state: false });
 }));
 const pick = guard((e) => {
   const b = e.target.closest('button[data-spec]');

@@ -325,7 +325,8 @@ let diffToken = 0; // the last Diff click: a build or an icicle of an older one 
 // A side's analysis not yet built (~170 ms a side in one call on the
 // 2M-event file) is built first, a slice a frame, the Compare button's
 // progress bar moving; a later click cancels it. data-build on #diff-out:
-// those slices' work, ms, the last the diff's table, for benches/browser.
+// 'pending' while it builds, then those slices' work, ms, the last the
+// diff's table, for benches/browser.
 const DIFF_STEP = 1 << 12;
 const runDiff = guard(() => {
   const v = getViewer();
@@ -350,8 +351,12 @@ const runDiff = guard(() => {
     if (slices) compare(v, ra, rb, token);
     return;
   }
+  $('diff-out').dataset.build = 'pending';
   slices.then((s) => {
-    if (token === diffToken) bar.hidden = true;
+    if (token === diffToken) {
+      bar.hidden = true;
+      if (!s) delete $('diff-out').dataset.build; // another file: no diff
+    }
     if (!s) return;
     const t0 = performance.now();
     guard(() => compare(v, ra, rb, token))();

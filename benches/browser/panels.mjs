@@ -94,8 +94,8 @@ for (const files of sets) {
       el.click();
       void document.body.offsetHeight;
       let work = performance.now() - t0, slices = 0;
-      if (!document.querySelector('#diff-progress').hidden) {
-        while (out.dataset.build === undefined) await new Promise((res) => requestAnimationFrame(res));
+      if (out.dataset.build === 'pending') {
+        while (out.dataset.build === 'pending') await new Promise((res) => requestAnimationFrame(res));
         const build = out.dataset.build.split(',').map(Number);
         work = Math.max(work, ...build);
         slices = build.length;

@@ -29,16 +29,26 @@ const shownBytes = (page, key) =>
 const tableBytes = (page) =>
   page.$$eval('#moment-table tbody td[data-bytes]', (els) => els.map((e) => Number(e.dataset.bytes)));
 
-test('Alive at: a long trace builds its analysis a slice a frame, the note saying how far; calls meanwhile wait for it', async () => {
-  // 150k events: ~0.1 s of building, many slices on any machine (a real
-  // file's ~15 ms may fit the click's own first slice).
+// 150k events: ~0.1 s of building the analysis, many slices on any machine
+// (a real file's ~15 ms may fit the click's own first slice); its peak and
+// leak report from Python.
+let longTrace = null;
+function makeLongTrace() {
+  if (longTrace) return longTrace;
   const dir = mkdtempSync(join(tmpdir(), 'memviz-moment-'));
   const file = join(dir, 'long_trace.pickle');
   execFileSync('python3', [join(ROOT, '../shared/tools/gen_snapshot.py'), file, '--events', '150000', '--seed', '5']);
-  const want = JSON.parse(execFileSync('python3', [join(ROOT, 'tests/reference/memviz_reference.py'), 'summary', file],
+  const peak = JSON.parse(execFileSync('python3', [join(ROOT, 'tests/reference/memviz_reference.py'), 'summary', file],
     { maxBuffer: 1 << 26 })).devices['0'].active_memory.peak_bytes;
   const leaks = JSON.parse(execFileSync('python3', [join(ROOT, 'tests/reference/analysis_reference.py'), file],
     { maxBuffer: 1 << 28 })).devices['0'].leaks;
+  return (longTrace = { file, peak, leaks });
+}
+
+// The long trace opened in a fresh page, the busy note's changes and the
+// frames recorded in window.__busy.
+async function openLongTrace() {
+  const { file } = makeLongTrace();
   const { page, blocked, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
   await page.goto(origin + '/');
   await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
@@ -52,17 +62,12 @@ test('Alive at: a long trace builds its analysis a slice a frame, the note sayin
     const frame = () => { window.__busy.push('frame'); if (window.__busy.length < 2000) requestAnimationFrame(frame); };
     requestAnimationFrame(frame);
   });
-  // The peak picked and the leaks opened in one task: both wait for the
-  // same build, and both show.
-  await page.evaluate(() => {
-    document.getElementById('moment-peak').click();
-    const leaks = document.getElementById('leaks-details');
-    leaks.open = true;
-    leaks.dispatchEvent(new Event('toggle')); // now, not in a task of its own
-  });
-  await page.waitForSelector('#moment-totals [data-key="allocated"]', { timeout: 60000 });
-  await page.waitForSelector('#leaks-body [data-key="alive-at-end"]');
-  assert.equal(await page.$eval('#leaks-body [data-key="alive-at-end"]', (e) => Number(e.dataset.value)), leaks.alive_at_end_bytes);
+  return { page, blocked, errors };
+}
+
+// The notes "Building the analysis of long_trace.pickle: N%" in window.__busy
+// came in slices, a frame between two, their shares rising.
+async function builtInSlices(page) {
   const busy = (await page.evaluate(() => window.__busy)).filter((x, i, a) => x !== a[i - 1]);
   const note = 'shown: Building the analysis of long_trace.pickle: ';
   const notes = busy.map((x, i) => [x, i]).filter(([x]) => x.startsWith(note));
@@ -74,9 +79,46 @@ test('Alive at: a long trace builds its analysis a slice a frame, the note sayin
     assert.ok(busy.slice(notes[k - 1][1], notes[k][1]).includes('frame'), `a frame between slices: ${busy}`);
   }
   const after = busy.slice(notes.at(-1)[1] + 1);
-  assert.ok(after.indexOf('frame') >= 0 && after.indexOf('frame') < after.indexOf('hidden'), `a frame, then the moment: ${busy}`);
+  assert.ok(after.indexOf('frame') >= 0 && after.indexOf('frame') < after.indexOf('hidden'), `a frame, then the panels: ${busy}`);
   assert.equal(await page.$eval('#busy', (e) => e.hidden), true);
+}
+
+test('Alive at: a long trace builds its analysis a slice a frame, the note saying how far; calls meanwhile wait for it', async () => {
+  const { peak: want, leaks } = makeLongTrace();
+  const { page, blocked, errors } = await openLongTrace();
+  // The peak picked and the leaks opened in one task: both wait for the
+  // same build, and both show.
+  await page.evaluate(() => {
+    document.getElementById('moment-peak').click();
+    const leaks = document.getElementById('leaks-details');
+    leaks.open = true;
+    leaks.dispatchEvent(new Event('toggle')); // now, not in a task of its own
+  });
+  await page.waitForSelector('#moment-totals [data-key="allocated"]', { timeout: 60000 });
+  await page.waitForSelector('#leaks-body [data-key="alive-at-end"]');
+  assert.equal(await page.$eval('#leaks-body [data-key="alive-at-end"]', (e) => Number(e.dataset.value)), leaks.alive_at_end_bytes);
+  await builtInSlices(page);
   assert.equal(await shownBytes(page, 'allocated'), want, "Python's peak");
+  assert.deepEqual(blocked, []);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('Leaks from the segment timeline: the analysis is built a slice a frame there too, without the state history', async () => {
+  const { leaks } = makeLongTrace();
+  const { page, blocked, errors } = await openLongTrace();
+  // The Active Cached Segment Timeline: the Active Memory one, which the
+  // analysis walks, is replayed in the slices first.
+  await page.selectOption('#view-select', '1');
+  await page.waitForFunction(() => !window.memviz.viewer.is_active_memory());
+  await page.evaluate(() => { window.__busy.length = 0; });
+  await page.click('#leaks-details summary');
+  await page.waitForSelector('#leaks-body [data-key="alive-at-end"]', { timeout: 60000 });
+  assert.equal(await page.$eval('#leaks-body [data-key="alive-at-end"]', (e) => Number(e.dataset.value)), leaks.alive_at_end_bytes);
+  await builtInSlices(page);
+  // Built: the analysis, not the state history (a step of it is still to do).
+  assert.equal(await page.evaluate(() => window.memviz.viewer.prepare_analysis_step(1, false)), 1);
+  assert.ok(await page.evaluate(() => window.memviz.viewer.prepare_analysis_step(1, true)) < 1);
   assert.deepEqual(blocked, []);
   assert.deepEqual(errors, []);
   await page.close();

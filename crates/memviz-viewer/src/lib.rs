@@ -64,8 +64,9 @@ pub struct Viewer {
     /// Those links being built in steps (`prepare_view_step`).
     links_building: Option<((usize, u32), Box<EventLinksBuilder>)>,
     moment: moment::MomentCache,
-    /// The analyses the last diff sides came from (ranks.rs).
-    diff_analyses: ranks::DiffAnalyses,
+    /// The analyses of the last diff sides, and one being built in steps
+    /// (moment.rs).
+    analyses: moment::Analyses,
     /// Color by, highlight, stacked area (explain.rs).
     explain: explain::ExplainState,
     /// The times of the current timeline's steps (phases.rs).

@@ -6,17 +6,14 @@
 //! when first asked for: it costs far more).
 
 use memviz_core::analysis::{Analysis, AnalysisBuilder, Group, GroupBy, Landmarks, Moment, Rules};
-use memviz_core::timeline::{Timeline, TimelineKind};
+use memviz_core::timeline::{Timeline, TimelineBuilder, TimelineKind};
 
-use crate::Viewer;
+use crate::{OpenFile, Viewer};
 
 /// The analysis of (file, device), built on first use.
 #[derive(Default)]
 pub(crate) struct MomentCache {
     analysis: Option<((usize, u32), Analysis)>,
-    /// The analysis of a (file, device) being built in steps
-    /// ([`Viewer::prepare_analysis_step`]).
-    building: Option<((usize, u32), Box<AnalysisBuilder>)>,
     /// Of a (file, device) whose analysis is not built.
     landmarks: Option<((usize, u32), Landmarks)>,
     /// The (file, device) and position of the moment last shown.
@@ -32,6 +29,14 @@ pub(crate) struct MomentCache {
 type MomentGroupsKey = ((usize, u32), u32, GroupBy);
 
 impl MomentCache {
+    /// `a`, of (file, device) `k`, becomes the one shown.
+    fn set_analysis(&mut self, k: (usize, u32), a: Analysis) {
+        self.analysis = Some((k, a));
+        self.landmarks = None; // the analysis has them
+        self.at = None;
+        self.groups = None;
+    }
+
     /// The analysis as built last (of whichever (file, device) it was).
     pub(crate) fn get(&self) -> Option<&Analysis> {
         self.analysis.as_ref().map(|a| &a.1)
@@ -54,54 +59,41 @@ impl Viewer {
     }
 
     /// Builds the analysis of the current (file, device) unless it is built
-    /// (on the Active Memory timeline when it is underneath, else from the
-    /// trace); false without a file.
+    /// (or kept from a diff, or partly built by `prepare_analysis_step`);
+    /// false without a file.
     pub(crate) fn ensure_analysis(&mut self) -> bool {
         let Some(f) = self.cx.file() else { return false };
         let k = self.cx.key();
         if self.moment.analysis.as_ref().map(|a| a.0) != Some(k) {
-            self.moment.analysis = None;
-            let rules = Rules::default();
-            // The steps `prepare_analysis_step` made, if any, then the rest.
-            let building = self.moment.building.take().filter(|b| b.0 == k).map(|b| b.1);
-            let a = match self.cx.timeline() {
-                Some(tl) if tl.kind == TimelineKind::ActiveMemory => {
-                    building.unwrap_or_else(|| Box::new(AnalysisBuilder::new(&rules))).finish(&f.snap, tl)
+            let a = loop {
+                if let Ok(a) = self.analyses.shown_step(k, f, usize::MAX) {
+                    break a;
                 }
-                _ => Analysis::build(&f.snap, self.cx.device, &rules),
             };
-            self.moment.analysis = Some((k, a));
-            self.moment.landmarks = None; // the analysis has them
-            self.moment.at = None;
-            self.moment.groups = None;
+            self.moment.set_analysis(k, a);
         }
         true
     }
 
     /// Builds what the analysis panels need ahead of their first use, about
     /// `budget` trace events or elements a call, so that the page can do it
-    /// a slice a frame: the analysis, then the state history (the moment's
-    /// reserved memory). The share done, 1.0 once both are built (at once
-    /// when they were). On a timeline other than the Active Memory one the
-    /// analysis is built in one call (it replays its own).
-    pub fn prepare_analysis_step(&mut self, budget: usize) -> f64 {
+    /// a slice a frame: the analysis (its Active Memory Timeline replayed
+    /// first when the file does not keep it), then, when `state`, the state
+    /// history (the moment's reserved memory; the leak report and Color by
+    /// need none). The share done, 1.0 once built (at once when it was).
+    pub fn prepare_analysis_step(&mut self, budget: usize, state: bool) -> f64 {
         let Some(f) = self.cx.file() else { return 1.0 };
         let k = self.cx.key();
+        let analysis_share = if state { 0.6 } else { 1.0 };
         if !self.analysis_built() {
-            let Some(tl) = self.cx.timeline().filter(|tl| tl.kind == TimelineKind::ActiveMemory) else {
-                self.ensure_analysis();
-                return 0.6;
-            };
-            let b = match &mut self.moment.building {
-                Some((bk, b)) if *bk == k => b,
-                other => &mut other.insert((k, Box::new(AnalysisBuilder::new(&Rules::default())))).1,
-            };
-            let done = b.step(&f.snap, tl, budget);
-            if done < 1.0 {
-                return 0.6 * done;
+            match self.analyses.shown_step(k, f, budget) {
+                Ok(a) => self.moment.set_analysis(k, a),
+                Err(done) => return analysis_share * done,
             }
-            self.ensure_analysis(); // takes the built analysis
-            return 0.6;
+            return analysis_share;
+        }
+        if !state {
+            return 1.0;
         }
         0.6 + 0.4 * self.views.state.prepare_step(&self.cx, budget)
     }
@@ -246,4 +238,109 @@ pub(crate) fn tree_json<'a, const V: usize>(
         })
         .collect();
     serde_json::json!({ "frames": frames, "nodes": nodes }).to_string()
+}
+
+/// Analyses of (file, device)s other than the one shown: those of the last
+/// two diff sides, so that moving a side's moment does not build its
+/// analysis again (about 170 ms a side on the 2M-event file), and one being
+/// built in steps, for a diff side ([`Viewer::prepare_diff_side_step`]) or
+/// the file shown ([`Viewer::prepare_analysis_step`]).
+#[derive(Default)]
+pub(crate) struct Analyses {
+    kept: Vec<((usize, u32), Analysis)>,
+    building: Option<((usize, u32), Build)>,
+}
+
+/// An analysis being built: the file's Active Memory Timeline (its own while
+/// the file keeps it, else replayed here and dropped after, as
+/// [`Analysis::build`] does), then the analysis.
+enum Build {
+    Replay(Box<TimelineBuilder>),
+    Analyse(Option<Box<Timeline>>, Box<AnalysisBuilder>),
+}
+
+impl Analyses {
+    /// A and B.
+    const KEEP: usize = 2;
+
+    /// Keeps the analysis of `k` (of file `f`), built now unless it is.
+    pub(crate) fn ensure(&mut self, k: (usize, u32), f: &OpenFile) {
+        match self.kept.iter().position(|e| e.0 == k) {
+            Some(i) => {
+                let e = self.kept.remove(i);
+                self.kept.push(e); // the most recent last
+            }
+            None => while self.step(k, f, usize::MAX) < 1.0 {},
+        }
+    }
+
+    /// One step of building the analysis of `k` (of file `f`) to keep: the
+    /// share done, 1.0 once it is kept.
+    pub(crate) fn step(&mut self, k: (usize, u32), f: &OpenFile, budget: usize) -> f64 {
+        match self.build_step(k, f, budget) {
+            Ok(a) => {
+                if self.kept.len() == Self::KEEP {
+                    self.kept.remove(0);
+                }
+                self.kept.push((k, a));
+                1.0
+            }
+            Err(done) => done,
+        }
+    }
+
+    /// One step towards the analysis of `k` (of file `f`), the file shown:
+    /// it once built (taken from the kept ones when there), else the share
+    /// done.
+    fn shown_step(&mut self, k: (usize, u32), f: &OpenFile, budget: usize) -> Result<Analysis, f64> {
+        match self.kept.iter().position(|e| e.0 == k) {
+            Some(i) => Ok(self.kept.remove(i).1),
+            None => self.build_step(k, f, budget),
+        }
+    }
+
+    /// One step of building the analysis of `k` (of file `f`): it once
+    /// built, else the share done. A build of another (file, device) is
+    /// dropped.
+    fn build_step(&mut self, k: (usize, u32), f: &OpenFile, budget: usize) -> Result<Analysis, f64> {
+        let kind = TimelineKind::ActiveMemory;
+        let own = f.timeline(k.1, kind);
+        let build = match self.building.take() {
+            Some((bk, b)) if bk == k => b,
+            _ => match own {
+                Some(_) => Build::Analyse(None, Box::new(AnalysisBuilder::new(&Rules::default()))),
+                None => Build::Replay(Box::new(TimelineBuilder::new(&f.snap, k.1, kind))),
+            },
+        };
+        // Shares: the replay about a fifth of the whole on the 2M-event file.
+        let (build, share) = match build {
+            Build::Replay(mut b) => {
+                if b.step(&f.snap, budget) {
+                    let analyse = Box::new(AnalysisBuilder::new(&Rules::default()));
+                    (Build::Analyse(Some(Box::new(b.finish())), analyse), 0.2)
+                } else {
+                    (Build::Replay(b), 0.1)
+                }
+            }
+            Build::Analyse(tl, mut b) => {
+                // The file's own timeline, unless it was freed meanwhile
+                // (its rank hidden): then it is replayed here.
+                let Some(t) = tl.as_deref().or(own) else {
+                    self.building = Some((k, Build::Replay(Box::new(TimelineBuilder::new(&f.snap, k.1, kind)))));
+                    return Err(0.0);
+                };
+                let done = b.step(&f.snap, t, budget);
+                if done == 1.0 {
+                    return Ok(b.finish(&f.snap, t));
+                }
+                (Build::Analyse(tl, b), 0.2 + 0.8 * done.min(0.999))
+            }
+        };
+        self.building = Some((k, build));
+        Err(share)
+    }
+
+    pub(crate) fn get(&self, k: (usize, u32)) -> Option<&Analysis> {
+        self.kept.iter().find(|e| e.0 == k).map(|e| &e.1)
+    }
 }

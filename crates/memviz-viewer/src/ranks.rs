@@ -4,9 +4,8 @@
 //! The logic and its tests are in the core.
 
 use memviz_core::analysis::diff::{self, Side};
-use memviz_core::analysis::{Analysis, AnalysisBuilder, GroupBy, Moment, Rules};
+use memviz_core::analysis::{GroupBy, Moment};
 use memviz_core::ranks;
-use memviz_core::timeline::{Timeline, TimelineBuilder, TimelineKind};
 
 use crate::{OpenFile, Viewer};
 
@@ -93,10 +92,10 @@ impl Viewer {
     pub fn prepare_diff_side_step(&mut self, file: usize, device: u32, budget: usize) -> Result<f64, String> {
         self.diff_file(file, device)?;
         let k = (file, device);
-        if self.shown_analysis(k) || self.diff_analyses.get(k).is_some() {
+        if self.shown_analysis(k) || self.analyses.get(k).is_some() {
             return Ok(1.0);
         }
-        Ok(self.diff_analyses.step(k, &self.cx.files[file], budget))
+        Ok(self.analyses.step(k, &self.cx.files[file], budget))
     }
 
     /// What was alive at `moment` (`peak`, `end`, `step:S`, an event...) on
@@ -108,101 +107,15 @@ impl Viewer {
         // Others than the shown one's are kept for the next diff.
         let shown = self.shown_analysis(k);
         if !shown {
-            self.diff_analyses.ensure(k, &self.cx.files[file]);
+            self.analyses.ensure(k, &self.cx.files[file]);
         }
         let a = match self.moment.get() {
             Some(a) if shown => a,
-            _ => self.diff_analyses.get(k).expect("ensured"),
+            _ => self.analyses.get(k).expect("ensured"),
         };
         let f = &self.cx.files[file];
         let label = format!("{} (device {})", f.name, f.snap.device_name(device));
         Side::new(&f.snap, a, m, &label).map_err(|e| format!("{}: {e}", f.name))
-    }
-}
-
-/// The analyses of the last two (file, device) diffed that are not the
-/// one shown: moving a side's moment does not build its analysis again
-/// (about 170 ms a side on the 2M-event file). One more may be being built
-/// in steps ([`Viewer::prepare_diff_side_step`]).
-#[derive(Default)]
-pub(crate) struct DiffAnalyses {
-    kept: Vec<((usize, u32), Analysis)>,
-    building: Option<((usize, u32), DiffBuild)>,
-}
-
-/// A side's analysis being built: the file's Active Memory Timeline (its
-/// own while the file keeps it, else replayed here and dropped after, as
-/// [`Analysis::build`] does), then the analysis.
-enum DiffBuild {
-    Replay(Box<TimelineBuilder>),
-    Analyse(Option<Box<Timeline>>, Box<AnalysisBuilder>),
-}
-
-impl DiffAnalyses {
-    /// A and B.
-    const KEEP: usize = 2;
-
-    fn ensure(&mut self, k: (usize, u32), f: &OpenFile) {
-        match self.kept.iter().position(|e| e.0 == k) {
-            Some(i) => {
-                let e = self.kept.remove(i);
-                self.kept.push(e); // the most recent last
-            }
-            None => while self.step(k, f, usize::MAX) < 1.0 {},
-        }
-    }
-
-    /// One step of building the analysis of `k` (of file `f`): the share
-    /// done, 1.0 once it is kept.
-    fn step(&mut self, k: (usize, u32), f: &OpenFile, budget: usize) -> f64 {
-        let kind = TimelineKind::ActiveMemory;
-        let own = f.timeline(k.1, kind);
-        let build = match self.building.take() {
-            Some((bk, b)) if bk == k => b,
-            _ => match own {
-                Some(_) => DiffBuild::Analyse(None, Box::new(AnalysisBuilder::new(&Rules::default()))),
-                None => DiffBuild::Replay(Box::new(TimelineBuilder::new(&f.snap, k.1, kind))),
-            },
-        };
-        // Shares: the replay about a fifth of the whole on the 2M-event file.
-        let (build, share) = match build {
-            DiffBuild::Replay(mut b) => {
-                if b.step(&f.snap, budget) {
-                    (
-                        DiffBuild::Analyse(
-                            Some(Box::new(b.finish())),
-                            Box::new(AnalysisBuilder::new(&Rules::default())),
-                        ),
-                        0.2,
-                    )
-                } else {
-                    (DiffBuild::Replay(b), 0.1)
-                }
-            }
-            DiffBuild::Analyse(tl, mut b) => {
-                // The file's own timeline, unless it was freed meanwhile
-                // (its rank hidden): then it is replayed here.
-                let Some(t) = tl.as_deref().or(own) else {
-                    self.building = Some((k, DiffBuild::Replay(Box::new(TimelineBuilder::new(&f.snap, k.1, kind)))));
-                    return 0.0;
-                };
-                let done = b.step(&f.snap, t, budget);
-                if done == 1.0 {
-                    if self.kept.len() == Self::KEEP {
-                        self.kept.remove(0);
-                    }
-                    self.kept.push((k, b.finish(&f.snap, t)));
-                    return 1.0;
-                }
-                (DiffBuild::Analyse(tl, b), 0.2 + 0.8 * done.min(0.999))
-            }
-        };
-        self.building = Some((k, build));
-        share
-    }
-
-    fn get(&self, k: (usize, u32)) -> Option<&Analysis> {
-        self.kept.iter().find(|e| e.0 == k).map(|e| &e.1)
     }
 }
 

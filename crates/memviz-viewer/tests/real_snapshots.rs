@@ -334,7 +334,7 @@ fn the_analysis_built_in_steps_is_the_one_built_at_once() {
     let mut stepped = open(name);
     let mut shares = Vec::new();
     loop {
-        let s = stepped.prepare_analysis_step(1000);
+        let s = stepped.prepare_analysis_step(1000, true);
         shares.push(s);
         if s == 1.0 {
             break;
@@ -345,7 +345,7 @@ fn the_analysis_built_in_steps_is_the_one_built_at_once() {
     // history once, 1000 events a call.
     assert!(shares.len() >= 3 * events.div_ceil(1000), "{} calls", shares.len());
     assert!(stepped.analysis_built());
-    assert_eq!(stepped.prepare_analysis_step(1000), 1.0, "built once");
+    assert_eq!(stepped.prepare_analysis_step(1000, true), 1.0, "built once");
     let mut at_once = open(name);
     for m in ["peak", "end", &format!("event:{}", events / 2)] {
         let [a, b] =
@@ -355,6 +355,40 @@ fn the_analysis_built_in_steps_is_the_one_built_at_once() {
     // The peak's bytes, as Python's replay counts them.
     let peak = json(&stepped.moment_json("peak", 10).unwrap());
     assert_eq!(peak["bytes"], exp["active_memory"]["peak_bytes"]);
+}
+
+#[test]
+fn off_the_active_memory_timeline_the_analysis_is_built_in_steps_too() {
+    let name = FULLSTEP;
+    let events = expected(name)["summary"]["devices"]["0"]["trace_events"].as_u64().unwrap() as usize;
+    let mut stepped = open(name);
+    stepped.set_view(1); // the segment timeline: the Active Memory one is replayed first
+    let mut shares = Vec::new();
+    loop {
+        // Without the state history (the leak report, Color by).
+        let s = stepped.prepare_analysis_step(1000, false);
+        shares.push(s);
+        if s == 1.0 {
+            break;
+        }
+    }
+    assert!(shares.windows(2).all(|w| w[0] <= w[1]), "{shares:?}");
+    // The replay, then the analysis's two walks of the trace.
+    assert!(shares.len() >= 3 * events.div_ceil(1000), "{} calls", shares.len());
+    assert!(stepped.analysis_built());
+    assert!(stepped.prepare_analysis_step(1000, true) < 1.0, "the state history was not built");
+    let mut at_once = open(name);
+    for m in ["peak", &format!("event:{}", events / 3)] {
+        let [a, b] =
+            [&mut stepped, &mut at_once].map(|v| v.moment_json(m, 10).unwrap() + &v.moment_tree_json(1 << 20).unwrap());
+        assert_eq!(a, b, "{m}");
+    }
+    // A diff side's analysis of the file shown is taken, not built again.
+    let mut diffed = open(name);
+    while diffed.prepare_diff_side_step(0, 0, usize::MAX).unwrap() < 1.0 {}
+    assert!(!diffed.analysis_built());
+    assert_eq!(diffed.prepare_analysis_step(1, false), 1.0, "taken at once");
+    assert_eq!(diffed.moment_json("peak", 10), at_once.moment_json("peak", 10));
 }
 
 #[test]

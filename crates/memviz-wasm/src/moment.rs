@@ -30,11 +30,12 @@ impl Viewer {
         self.inner.analysis_built()
     }
 
-    /// Builds the analysis and the state history a step of about `budget`
-    /// trace events or elements: the share done, 1 once built (the page
-    /// calls it a slice a frame before the analysis panels' first use).
-    pub fn prepare_analysis_step(&mut self, budget: u32) -> f64 {
-        self.inner.prepare_analysis_step(budget as usize)
+    /// Builds the analysis and, when `state`, the state history a step of
+    /// about `budget` trace events or elements: the share done, 1 once
+    /// built (the page calls it a slice a frame before the analysis panels'
+    /// first use; the leak report and Color by need no state history).
+    pub fn prepare_analysis_step(&mut self, budget: u32, state: bool) -> f64 {
+        self.inner.prepare_analysis_step(budget as usize, state)
     }
 
     /// The MomentView (memviz_core::analysis) of `moment` (`peak`, `step:S`,
