@@ -256,6 +256,38 @@ fn a_png_a_zip_and_json_that_is_not_a_snapshot() {
         "not a memory snapshot (expected a pickle, JSON or gzip file): a zip archive (torch.save writes those; \
          a memory snapshot is the pickle that torch.cuda.memory._dump_snapshot writes)",
     );
+    // Text dropped by mistake: its first line named, not a pickle error at
+    // its first letter (a script's "i" is INST, a note's "h" BINGET).
+    for (text, line) in [
+        (&b"hello world, this is not a pickle\nsecond line"[..], "hello world, this is not a pickle"),
+        (b"import torch\ntorch.cuda.memory._dump_snapshot('x.pickle')\n", "import torch"),
+        (b"step,bytes\r\n1,2\r\n", "step,bytes"),
+        (
+            b"<!doctype html><html><head><title>memory_viz</title></head><body></body></html>",
+            "<!doctype html><html><head><title>memory",
+        ),
+    ] {
+        assert_err(
+            &err(text),
+            ErrorKind::NotASnapshot,
+            Some(0),
+            &format!("not a memory snapshot (expected a pickle, JSON or gzip file): it starts with the text {line:?}"),
+        );
+    }
+    // Bytes that are no text and begin with no opcode: the first four shown.
+    assert_err(
+        &err(b"\x01\x02\x03\x04\x05"),
+        ErrorKind::NotASnapshot,
+        Some(0),
+        "not a memory snapshot (expected a pickle, JSON or gzip file): it starts with bytes 01 02 03 04",
+    );
+    // A pickle of protocols 0 and 1 (no PROTO opcode) still decodes.
+    for protocol in [0, 1] {
+        let snap = python(&format!(
+            "import pickle, sys; sys.stdout.buffer.write(pickle.dumps({{'segments': [], 'device_traces': []}}, {protocol}))"
+        ));
+        assert!(load(&snap).is_ok(), "protocol {protocol}");
+    }
     assert_err(
         &err(br#"{"name": "memviz", "version": "0.1.0"}"#),
         ErrorKind::NotSnapshotShaped,

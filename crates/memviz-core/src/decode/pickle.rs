@@ -2062,8 +2062,10 @@ impl PickleDecoder {
         let o = Operands { data, pos, p, at, searched };
         if self.protocol == 0 && pos == 0 && base == 0 && op != op::PROTO {
             // Protocols 0 and 1 have no PROTO opcode; accept them but make a
-            // first byte that is no opcode at all a clear "not a pickle".
-            if !is_opcode(op) {
+            // first byte that cannot start a pickle a clear "not a pickle"
+            // (a text file's "h" is BINGET: "memo reference 101 refers to
+            // nothing" said nothing useful).
+            if !starts_a_pickle(op) {
                 return Err(Stall::from(not_a_pickle(data)));
             }
         }
@@ -2500,66 +2502,77 @@ impl PickleDecoder {
     }
 }
 
-fn is_opcode(op: u8) -> bool {
+/// Whether a pickle can begin with opcode `op`: one that pushes a value
+/// (or a mark) without taking one from the stack or the memo. PROTO and
+/// FRAME begin protocols 2 and up.
+fn starts_a_pickle(op: u8) -> bool {
     matches!(
         op,
         op::PROTO
-            ..=op::READONLY_BUFFER
-                | op::STOP
-                | op::MARK
-                | op::POP
-                | op::POP_MARK
-                | op::DUP
-                | op::NONE
-                | op::BININT
-                | op::BININT1
-                | op::BININT2
-                | op::INT
-                | op::LONG
-                | op::BINFLOAT
-                | op::FLOAT
-                | op::BINUNICODE
-                | op::SHORT_BINSTRING
-                | op::BINSTRING
-                | op::SHORT_BINBYTES
-                | op::BINBYTES
-                | op::UNICODE
-                | op::STRING
-                | op::EMPTY_LIST
-                | op::EMPTY_TUPLE
-                | op::EMPTY_DICT
-                | op::APPEND
-                | op::APPENDS
-                | op::LIST
-                | op::TUPLE
-                | op::SETITEM
-                | op::SETITEMS
-                | op::DICT
-                | op::BINPUT
-                | op::LONG_BINPUT
-                | op::BINGET
-                | op::LONG_BINGET
-                | op::PUT
-                | op::GET
-                | op::GLOBAL
-                | op::REDUCE
-                | op::BUILD
-                | op::INST
-                | op::OBJ
-                | op::PERSID
-                | op::BINPERSID
+            | op::FRAME
+            | op::MARK
+            | op::NONE
+            | op::NEWTRUE
+            | op::NEWFALSE
+            | op::INT
+            | op::BININT
+            | op::BININT1
+            | op::BININT2
+            | op::LONG
+            | op::LONG1
+            | op::LONG4
+            | op::FLOAT
+            | op::BINFLOAT
+            | op::STRING
+            | op::BINSTRING
+            | op::SHORT_BINSTRING
+            | op::UNICODE
+            | op::BINUNICODE
+            | op::SHORT_BINUNICODE
+            | op::BINUNICODE8
+            | op::BINBYTES
+            | op::SHORT_BINBYTES
+            | op::BINBYTES8
+            | op::BYTEARRAY8
+            | op::EMPTY_DICT
+            | op::EMPTY_LIST
+            | op::EMPTY_TUPLE
+            | op::EMPTY_SET
+            | op::GLOBAL
+            | op::PERSID
+            | op::EXT1
+            | op::EXT2
+            | op::EXT4
     )
 }
 
 /// Names what the bytes are when they are not a pickle at all.
 pub fn not_a_pickle(data: &[u8]) -> Error {
-    let head: Vec<String> = data.iter().take(4).map(|b| format!("{b:02x}")).collect();
-    let what = foreign_format(data).unwrap_or_else(|| format!("it starts with bytes {}", head.join(" ")));
+    let what = foreign_format(data).unwrap_or_else(|| match text_start(data) {
+        Some(text) => format!("it starts with the text {text:?}"),
+        None => {
+            let head: Vec<String> = data.iter().take(4).map(|b| format!("{b:02x}")).collect();
+            format!("it starts with bytes {}", head.join(" "))
+        }
+    });
     Error::at(
         ErrorKind::NotASnapshot,
         0,
         format!("not a memory snapshot (expected a pickle, JSON or gzip file): {what}"),
     )
+}
+
+/// The first line of `data` (at most 40 characters) when `data` starts
+/// like text: printable UTF-8 up to a line end or 40 characters.
+fn text_start(data: &[u8]) -> Option<String> {
+    let head = &data[..data.len().min(160)];
+    let text = match std::str::from_utf8(head) {
+        Ok(t) => t,
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
+    };
+    let line: String = text.chars().take_while(|&c| c != '\n' && c != '\r').take(40).collect();
+    let printable = |c: char| !c.is_control() || c == '\t';
+    (line.chars().count() >= 4 && line.chars().all(printable)).then_some(line)
 }
 
 /// The kind of file that `data` starts like, for files that are often
