@@ -98,12 +98,17 @@ fn an_adopted_file_shows_what_an_opened_one_shows() {
         assert!(!v.has_versions(1), "{model}: versions computed at idle while they come");
         match versions {
             Versions::After => {
+                // The state history waits for them (the page calls again a
+                // frame later) rather than compute them in one call.
+                assert_eq!(v.prepare_view_step(3, 1000), 0.0);
+                assert!(!v.has_versions(1), "{model}: the state history computed them");
                 for p in &pieces {
                     v.versions_chunk(1, p).unwrap();
                 }
                 assert!(!v.has_versions(1), "{model}: versions known before their end");
                 v.versions_end(1).unwrap();
                 assert!(v.has_versions(1));
+                assert!(v.prepare_view_step(3, 1000) > 0.0, "{model}: then it is built");
             }
             Versions::Never => v.versions_lost(1),
             Versions::AfterASearch => {

@@ -60,7 +60,8 @@ impl StateHistoryView {
 
     /// Builds the history of the current file and device ahead of the view,
     /// about `budget` trace events a call, so that the page can walk a long
-    /// trace a slice a frame; the share walked, 1.0 once it is built.
+    /// trace a slice a frame; the share walked, 1.0 once it is built (0.0
+    /// while the file's address versions are on their way).
     pub fn prepare_step(&mut self, cx: &Context, budget: usize) -> f64 {
         let Some(f) = cx.file() else { return 1.0 };
         let k = cx.key();
@@ -70,7 +71,11 @@ impl StateHistoryView {
         let b = match &mut self.building {
             Some((bk, b)) if *bk == k => b,
             other => {
-                let b = StateHistoryBuilder::new(&f.snap, cx.device, Some(f.versions()));
+                // The address versions come from the worker after the first
+                // paint: wait for them, a call a frame, rather than compute
+                // them here in one call (44 ms on the 2M-event file).
+                let Some(v) = f.versions_now() else { return 0.0 };
+                let b = StateHistoryBuilder::new(&f.snap, cx.device, Some(v));
                 &mut other.insert((k, Box::new(b))).1
             }
         };
