@@ -326,32 +326,42 @@ fn the_pools_view_built_in_steps_draws_as_the_one_built_at_once() {
     assert!(cached.plot_image().rgba == b.1, "the same pixels from the cached timeline");
 }
 
-#[test]
-fn the_analysis_built_in_steps_is_the_one_built_at_once() {
-    let name = FULLSTEP;
-    let exp = &expected(name)["summary"]["devices"]["0"];
-    let events = exp["trace_events"].as_u64().unwrap() as usize;
-    let mut stepped = open(name);
+/// Builds `v`'s analysis (and its state history, when `state`) 1000 events
+/// or elements a call, the share rising to 1.0; how many calls it took.
+fn analysis_in_steps(v: &mut Viewer, state: bool) -> usize {
     let mut shares = Vec::new();
     loop {
-        let s = stepped.prepare_analysis_step(1000, true);
+        let s = v.prepare_analysis_step(1000, state);
         shares.push(s);
         if s == 1.0 {
             break;
         }
     }
     assert!(shares.windows(2).all(|w| w[0] <= w[1]), "{shares:?}");
-    // The analysis walks the trace twice (phases, links) and the state
-    // history once, 1000 events a call.
-    assert!(shares.len() >= 3 * events.div_ceil(1000), "{} calls", shares.len());
-    assert!(stepped.analysis_built());
-    assert_eq!(stepped.prepare_analysis_step(1000, true), 1.0, "built once");
-    let mut at_once = open(name);
-    for m in ["peak", "end", &format!("event:{}", events / 2)] {
-        let [a, b] =
-            [&mut stepped, &mut at_once].map(|v| v.moment_json(m, 10).unwrap() + &v.moment_tree_json(1 << 20).unwrap());
+    shares.len()
+}
+
+/// The same moments (panel and icicle tree) on `a` and `b`.
+fn same_moments(a: &mut Viewer, b: &mut Viewer, moments: &[&str]) {
+    for m in moments {
+        let [a, b] = [&mut *a, &mut *b].map(|v| v.moment_json(m, 10).unwrap() + &v.moment_tree_json(1 << 20).unwrap());
         assert_eq!(a, b, "{m}");
     }
+}
+
+#[test]
+fn the_analysis_built_in_steps_is_the_one_built_at_once() {
+    let name = FULLSTEP;
+    let exp = &expected(name)["summary"]["devices"]["0"];
+    let events = exp["trace_events"].as_u64().unwrap() as usize;
+    let mut stepped = open(name);
+    // The analysis walks the trace twice (phases, links) and the state
+    // history once, 1000 events a call.
+    let calls = analysis_in_steps(&mut stepped, true);
+    assert!(calls >= 3 * events.div_ceil(1000), "{calls} calls");
+    assert!(stepped.analysis_built());
+    assert_eq!(stepped.prepare_analysis_step(1000, true), 1.0, "built once");
+    same_moments(&mut stepped, &mut open(name), &["peak", "end", &format!("event:{}", events / 2)]);
     // The peak's bytes, as Python's replay counts them.
     let peak = json(&stepped.moment_json("peak", 10).unwrap());
     assert_eq!(peak["bytes"], exp["active_memory"]["peak_bytes"]);
@@ -363,26 +373,14 @@ fn off_the_active_memory_timeline_the_analysis_is_built_in_steps_too() {
     let events = expected(name)["summary"]["devices"]["0"]["trace_events"].as_u64().unwrap() as usize;
     let mut stepped = open(name);
     stepped.set_view(1); // the segment timeline: the Active Memory one is replayed first
-    let mut shares = Vec::new();
-    loop {
-        // Without the state history (the leak report, Color by).
-        let s = stepped.prepare_analysis_step(1000, false);
-        shares.push(s);
-        if s == 1.0 {
-            break;
-        }
-    }
-    assert!(shares.windows(2).all(|w| w[0] <= w[1]), "{shares:?}");
-    // The replay, then the analysis's two walks of the trace.
-    assert!(shares.len() >= 3 * events.div_ceil(1000), "{} calls", shares.len());
+                         // Without the state history (the leak report, Color by): the replay,
+                         // then the analysis's two walks of the trace.
+    let calls = analysis_in_steps(&mut stepped, false);
+    assert!(calls >= 3 * events.div_ceil(1000), "{calls} calls");
     assert!(stepped.analysis_built());
     assert!(stepped.prepare_analysis_step(1000, true) < 1.0, "the state history was not built");
     let mut at_once = open(name);
-    for m in ["peak", &format!("event:{}", events / 3)] {
-        let [a, b] =
-            [&mut stepped, &mut at_once].map(|v| v.moment_json(m, 10).unwrap() + &v.moment_tree_json(1 << 20).unwrap());
-        assert_eq!(a, b, "{m}");
-    }
+    same_moments(&mut stepped, &mut at_once, &["peak", &format!("event:{}", events / 3)]);
     // A diff side's analysis of the file shown is taken, not built again.
     let mut diffed = open(name);
     while diffed.prepare_diff_side_step(0, 0, usize::MAX).unwrap() < 1.0 {}
