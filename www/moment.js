@@ -83,12 +83,12 @@ function momentNow(v, spec) {
 }
 
 // The icicle comes after the table, its tree fetched in the next frame and
-// drawn in the same one when that took under ICICLE_MS, else in the one
-// after: on the 2M-event file the tree was 2/3 of the moment's query and
-// its drawing as long again (36 ms in one frame at the panel's first
-// showing; 7 + 15 ms at the icicle's first, its code and canvas new).
-// Moves of t within a frame make one icicle, of the last.
-const ICICLE_MS = 8;
+// drawn in the same one when that took under ICICLE_MS (half a slice),
+// else in the one after: on the 2M-event file the tree was 2/3 of the
+// moment's query and its drawing as long again (36 ms in one frame at the
+// panel's first showing; 7 + 15 ms at the icicle's first, its code and
+// canvas new). Moves of t within a frame make one icicle, of the last.
+const ICICLE_MS = 4;
 let icicleFrame = 0;
 let icicleWork = []; // this icicle's frames' work, ms
 function icicleSoon() {

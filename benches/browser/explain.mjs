@@ -138,7 +138,7 @@ let md = `# "Explain the memory": browser timings\n\n` +
   'First t: from the call until the panel shows it (the analysis and state history built first), then its longest task ' +
   '(a slice a frame on a long trace: the number of slices, then the panel\'s frame and its icicle\'s one or two). ' +
   `t moves: \`setMoment\` (Viewer.moment_json + the panel: totals, kinds, table) and the style and layout it leaves, ` +
-  `median / p95 / max of ${MOVES}; the icicle: the work of its longest frame (the next frame fetches its tree from Viewer.moment_tree_json and draws it, or the one after draws it when the fetch took over 8 ms), median / p95 / max of the ${MOVES} steps and ${MOVES} jumps; ` +
+  `median / p95 / max of ${MOVES}; the icicle: the work of its longest frame (the next frame fetches its tree from Viewer.moment_tree_json and draws it, or the one after draws it when the fetch took over 4 ms), median / p95 / max of the ${MOVES} steps and ${MOVES} jumps; ` +
   `"one step" walks back from the peak as the arrow keys do ("to the next frame": until the frame after it, so with the wait for it; ` +
   `headless Chromium's frames come every ~16 ms), "jump" lands anywhere; "query" is the wasm calls alone (moment_json and the table's first rows; the tree comes apart). ` +
   `Color by: the work of the redraw (the frame's callbacks, from the frame's start), then in brackets until the frame after it.\n\n` +

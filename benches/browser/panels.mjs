@@ -97,6 +97,7 @@ for (const files of sets) {
       if (out.dataset.build === 'pending') {
         while (out.dataset.build === 'pending') await new Promise((res) => requestAnimationFrame(res));
         const build = out.dataset.build.split(',').map(Number);
+        window.__firstBuild ??= build; // printed: the first Diff click's slices
         work = Math.max(work, ...build);
         slices = build.length;
       }
@@ -147,6 +148,7 @@ for (const files of sets) {
       out.diff.push(await click(document.querySelector('#diff-run')));
       if (failed()) throw new Error(`the diff at B ${atB.value} failed: ${document.body.innerText.slice(0, 300)}`);
     }
+    out.firstDiffSlices = window.__firstBuild ?? [];
     // The wasm linear memory only grows: its peak over the clicks.
     out.wasmBytes = window.__memvizWasm ? window.__memvizWasm.memory.buffer.byteLength : -1;
     out.groups = document.querySelector('#diff-out').dataset.groups;
