@@ -914,10 +914,11 @@ let viewToken = 0;
  * Runs `step` (a wasm call doing a bounded piece of work: 1 or true once
  * done, undefined after a trap, as guard() returns) for SLICE_MS a frame,
  * `firstMs` of them in the caller's own task, calling `progress(done)` before
- * each wait; when it had to wait, or its first calls took over half a
- * slice, one more frame, so that what the caller shows next has a frame of
- * its own (the first Diff of two real files was a 25 ms task: 9 ms of
- * build, then the diff). Returns the slices' work, ms, at once (an empty
+ * each wait; when it had to wait, or its first calls took over a quarter
+ * of a slice, one more frame, so that what the caller shows next has a
+ * frame of its own (the first Diff of two real files was a 25 ms task: 9 ms
+ * of build, then the diff; the "Alive at" panel's first showing on the OOM
+ * file, 4 ms of build and 7-9 of panel, up to 15.5 ms). Returns the slices' work, ms, at once (an empty
  * list) when the first calls finish it quickly, so that the caller goes on
  * in its own task; else a promise of them, or of null when `cancelled()`
  * after a wait or a trap stopped it.
@@ -927,7 +928,7 @@ export function inSlices(step, { firstMs = SLICE_MS, cancelled, progress = () =>
   const done = stepFor(step, firstMs);
   if (done === undefined) return null;
   const took = performance.now() - t0;
-  return finished(done) && took < SLICE_MS / 2 ? [] : sliced(step, [took], done, cancelled, progress);
+  return finished(done) && took < SLICE_MS / 4 ? [] : sliced(step, [took], done, cancelled, progress);
 }
 
 const finished = (done) => done === 1 || done === true;
