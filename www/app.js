@@ -918,10 +918,10 @@ let viewToken = 0;
  * of a slice, one more frame, so that what the caller shows next has a
  * frame of its own (the first Diff of two real files was a 25 ms task: 9 ms
  * of build, then the diff; the "Alive at" panel's first showing on the OOM
- * file, 4 ms of build and 7-9 of panel, up to 15.5 ms). Returns the slices' work, ms, at once (an empty
- * list) when the first calls finish it quickly, so that the caller goes on
- * in its own task; else a promise of them, or of null when `cancelled()`
- * after a wait or a trap stopped it.
+ * file, 4 ms of build and 7-9 of panel, up to 15.5 ms). Returns the slices'
+ * work, ms, at once (an empty list) when the first calls finish it quickly,
+ * so that the caller goes on in its own task; else a promise of them, or of
+ * null when `cancelled()` after a wait or a trap stopped it.
  */
 export function inSlices(step, { firstMs = SLICE_MS, cancelled, progress = () => {} }) {
   const t0 = performance.now();

@@ -310,7 +310,7 @@ function fillDiffSelects() {
 // moment) stay: moving one side's moment makes only that side again (a side
 // of the 2M-event file is ~6 ms in wasm).
 const sides = { a: null, b: null };
-const at = (slot) => $(`diff-at-${slot}`).value.trim() || 'peak'; // a side's moment
+const momentOf = (slot) => $(`diff-at-${slot}`).value.trim() || 'peak'; // a side's moment, as typed
 function side(slot, row, at) {
   const v = getViewer();
   const old = sides[slot];
@@ -325,9 +325,9 @@ function side(slot, row, at) {
 let diffToken = 0; // the last Diff click: a build or an icicle of an older one goes no further
 // A side's analysis not yet built (~170 ms a side in one call on the
 // 2M-event file) is built first, a slice a frame, the Compare button's
-// progress bar moving, then the sides; a later click cancels it. data-build on #diff-out:
-// 'pending' while it builds, then those slices' work, ms, the last the
-// diff's table, for benches/browser.
+// progress bar moving, then the sides; a later click cancels it.
+// data-build on #diff-out: 'pending' while it builds, then those slices'
+// work, ms, the last the diff's table, for benches/browser.
 const DIFF_STEP = 1 << 12;
 const runDiff = guard(() => {
   const v = getViewer();
@@ -348,7 +348,7 @@ const runDiff = guard(() => {
   // error (a moment that is not one) is left for compare() to show.
   const makeSide = (slot, row) => {
     try {
-      side(slot, row, at(slot));
+      side(slot, row, momentOf(slot));
     } catch (e) {
       if (e instanceof WebAssembly.RuntimeError) throw e;
     }
@@ -389,8 +389,8 @@ const runDiff = guard(() => {
 /** The diff of its two sides, built: the table now, the icicle in the next frame. */
 function compare(v, ra, rb, token) {
   try {
-    const a = side('a', ra, at('a'));
-    const b = side('b', rb, at('b'));
+    const a = side('a', ra, momentOf('a'));
+    const b = side('b', rb, momentOf('b'));
     showDiff(JSON.parse(v.diff_json(a, b, $('diff-by').value, 200)), ra, rb);
     // The icicle in the next frame: the table first, each frame's work
     // within its budget (issue 13). Nodes of at least 1/1500 of the larger
