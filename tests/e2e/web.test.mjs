@@ -214,11 +214,9 @@ test(`dropping ${BIG}: bands drawn, the core's numbers shown, hover, pin, detail
     const out = [];
     for (let i = 0; i < 20; i++) {
       v.pan_by(i % 2 ? 15 : -25);
-      const t = performance.now();
       window.memviz.redraw();
       await new Promise((r) => requestAnimationFrame(() => r()));
       out.push(window.__memvizPerf('memviz:redraw').pop().duration);
-      void t;
     }
     return out;
   });
