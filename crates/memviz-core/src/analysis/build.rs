@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use super::category::{EventPhases, StackFacts};
 use super::live::{FrameTable, LiveIndexBuilder, StackTree};
 use super::{
-    first_free_requests, phase_runs, sort_pending, Analysis, Describe, Elems, Landmarks, Lifetimes, PendingFree, Rules,
+    first_free_requests, sort_pending, Analysis, Describe, Elems, Landmarks, Lifetimes, PendingFree, PhaseRuns, Rules,
 };
 use crate::model::Snapshot;
 use crate::timeline::{EventLinks, EventLinksBuilder, Timeline};
@@ -29,6 +29,7 @@ pub(super) struct Described {
 pub struct AnalysisBuilder {
     rules: Rules,
     facts: StackFacts,
+    lifetimes: Option<Lifetimes>,
     marks: Option<Landmarks>,
     frames: Option<FrameTable>,
     phases: EventPhases,
@@ -36,6 +37,10 @@ pub struct AnalysisBuilder {
     linked: Option<EventLinks>,
     free_req: Vec<u32>,
     described: Option<Described>,
+    /// What is done of the description's end, a call each: 1 the tree
+    /// finished, 2 the pending frees sorted; then the phases' runs.
+    described_end: u8,
+    runs_found: PhaseRuns,
     /// Set once the phases' runs are found and the tree finished.
     phase_runs: Option<Vec<(u32, super::Phase)>>,
     index: Option<LiveIndexBuilder>,
@@ -47,6 +52,7 @@ impl AnalysisBuilder {
         AnalysisBuilder {
             rules: rules.clone(),
             facts: StackFacts::default(),
+            lifetimes: None,
             marks: None,
             frames: None,
             phases: EventPhases::default(),
@@ -54,6 +60,8 @@ impl AnalysisBuilder {
             linked: None,
             free_req: Vec::new(),
             described: None,
+            described_end: 0,
+            runs_found: PhaseRuns::default(),
             phase_runs: None,
             index: None,
             done: None,
@@ -68,10 +76,14 @@ impl AnalysisBuilder {
         let device = tl.device;
         let n_events = snap.trace(device).len().max(1) as f64;
         let n_elements = tl.elements.len().max(1) as f64;
-        // The lifetimes and landmarks, then the frame table: a call each
-        // (a few ms each on 2M events).
+        // The lifetimes, the landmarks, the links' start, then the frame
+        // table: a call each (a few ms each on 2M events; the first three
+        // were one 49 ms call on the 950 MB file).
         if self.marks.is_none() {
-            let Lifetimes { born, dies, action_alloc } = Lifetimes::of(tl);
+            let Some(Lifetimes { born, dies, action_alloc }) = self.lifetimes.take() else {
+                self.lifetimes = Some(Lifetimes::of(tl));
+                return 0.0;
+            };
             self.marks = Some(Landmarks::with(snap, tl, action_alloc));
             let ne = tl.elements.len();
             let el = Elems {
@@ -86,6 +98,9 @@ impl AnalysisBuilder {
             };
             let (tree, stack_cache, pending) = Default::default();
             self.described = Some(Described { el, tree, stack_cache, pending });
+            return 0.0;
+        }
+        if self.links.is_none() && self.linked.is_none() {
             self.links = Some(EventLinksBuilder::new(snap, tl));
             return 0.0;
         }
@@ -121,12 +136,25 @@ impl AnalysisBuilder {
                 free_req: &self.free_req,
                 frames,
             };
-            if !describe.step(&mut self.facts, &self.rules, d, budget) {
+            if d.el.size.len() < tl.elements.len() {
+                describe.step(&mut self.facts, &self.rules, d, budget);
                 return 0.3 + 0.3 * d.el.size.len() as f64 / n_elements;
             }
-            d.tree.finish();
-            sort_pending(&mut d.pending);
-            self.phase_runs = Some(phase_runs(&self.phases.phases, &self.phases.runs));
+            // Then the tree finished and the pending frees sorted, a call
+            // each, and the phases' runs found in steps (with the runs, 47
+            // ms in one call on the 950 MB file).
+            if self.described_end < 2 {
+                self.described_end += 1;
+                match self.described_end {
+                    1 => d.tree.finish(),
+                    _ => sort_pending(&mut d.pending),
+                }
+                return 0.6;
+            }
+            if !self.runs_found.step(&self.phases.phases, &self.phases.runs, budget) {
+                return 0.6 + 0.05 * self.runs_found.next as f64 / n_events;
+            }
+            self.phase_runs = Some(std::mem::take(&mut self.runs_found.runs));
             return 0.65;
         }
         let index = self.index.get_or_insert_with(|| LiveIndexBuilder::new(tl.actions.len() as u32 + 1));
