@@ -125,18 +125,18 @@ impl AnalysisBuilder {
         let links = self.linked.as_ref().expect("linked above");
         let d = self.described.as_mut().expect("made with the lifetimes");
         if self.phase_runs.is_none() {
-            let describe = Describe {
-                snap,
-                tl,
-                trace: snap.trace(device),
-                n: tl.actions.len() as u32,
-                phases: &self.phases.phases,
-                runs: &self.phases.runs,
-                links,
-                free_req: &self.free_req,
-                frames,
-            };
             if d.el.size.len() < tl.elements.len() {
+                let describe = Describe {
+                    snap,
+                    tl,
+                    trace: snap.trace(device),
+                    n: tl.actions.len() as u32,
+                    phases: &self.phases.phases,
+                    runs: &self.phases.runs,
+                    links,
+                    free_req: &self.free_req,
+                    frames,
+                };
                 describe.step(&mut self.facts, &self.rules, d, budget);
                 return 0.3 + 0.3 * d.el.size.len() as f64 / n_elements;
             }

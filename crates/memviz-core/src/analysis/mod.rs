@@ -574,8 +574,8 @@ struct Describe<'a> {
 
 impl Describe<'_> {
     /// Describes up to `budget` more elements into `d` (columns, stack
-    /// tree, pending frees); true once all are.
-    fn step(&self, facts: &mut StackFacts, rules: &Rules, d: &mut Described, budget: usize) -> bool {
+    /// tree, pending frees); all are once `d.el` has a row each.
+    fn step(&self, facts: &mut StackFacts, rules: &Rules, d: &mut Described, budget: usize) {
         let (snap, tl, trace, n) = (self.snap, self.tl, self.trace, self.n);
         let Described { el, tree, stack_cache, pending } = d;
         let from = el.size.len();
@@ -620,7 +620,6 @@ impl Describe<'_> {
             el.rule.push(rule);
             el.origin.push(origin);
         }
-        end == tl.elements.len()
     }
 
     /// Element `e`'s free, when it waited more than one event between its
