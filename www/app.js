@@ -292,6 +292,13 @@ export const nextTask = () => new Promise((r) => { hopWaiting.push(r); hop.port2
 const REPLAY_STEP = 1 << 17;
 /** The longest a task of the adopt runs before it lets the page have a turn. */
 const SLICE_MS = 8;
+/**
+ * Work of a frame that took longer than this (half a slice) leaves what it
+ * shows to the next frame: the slider's detail before its draw, an icicle's
+ * tree before its drawing (moment.js), the leak report's numbers before its
+ * tables (explain.js).
+ */
+export const ALONE_MS = SLICE_MS / 2;
 /** The longest a task of the adopt may run when the next step's time can be guessed: within a frame, with room for an input's handler. */
 const TASK_MS = 12;
 
@@ -991,7 +998,6 @@ export async function showView(i, then = () => {}) {
 // takes 8-22 ms, and a drag sent several per frame).
 let pendingDetail = null;
 let detailDeferred = false; // the last frame set the detail and left its draw to this one
-const DETAIL_ALONE_MS = 4;
 $('detail').addEventListener('input', guard((e) => {
   pendingDetail = +e.target.value;
   redraw();
@@ -1107,7 +1113,7 @@ function draw() {
     // A long set_detail (the band index of 333k bands: 4-10 ms) and the
     // draw of all those bands (12-18 ms) do not fit one frame together:
     // the draw comes in the next frame, which takes no new detail.
-    if (performance.now() - t0 > DETAIL_ALONE_MS) {
+    if (performance.now() - t0 > ALONE_MS) {
       detailDeferred = true;
       redraw();
       return;

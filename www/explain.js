@@ -5,7 +5,7 @@
 // every timeline for the peak and each OOM; a panel that explains an OOM or
 // the peak (picking one sets t); a panel of leaks and growth. Everything is
 // cleared when the file or device changes.
-import { getViewer, guard, redraw, onDraw, withAnalysis, afterPaint } from './app.js';
+import { ALONE_MS, getViewer, guard, redraw, onDraw, withAnalysis, afterPaint } from './app.js';
 import { setMoment, momentView, onMoment } from './moment.js';
 
 const $ = (id) => document.getElementById(id);
@@ -206,8 +206,7 @@ function explainNow(v, spec) {
 }
 
 // The report is laid out in the frame after leaks_json when that took over
-// LEAKS_ALONE_MS: on the 2M-event file the two were one 22 ms frame.
-const LEAKS_ALONE_MS = 4;
+// ALONE_MS: on the 2M-event file the two were one 22 ms frame.
 function showLeaks() {
   const v = viewer();
   if (!v || !v.file_count() || !$('leaks-details').open) { $('leaks-body').innerHTML = ''; return; }
@@ -217,7 +216,7 @@ function showLeaks() {
   }
   const t0 = performance.now();
   const json = v.leaks_json();
-  if (performance.now() - t0 < LEAKS_ALONE_MS) return leaksReport(JSON.parse(json));
+  if (performance.now() - t0 < ALONE_MS) return leaksReport(JSON.parse(json));
   const k = keyOf(v);
   requestAnimationFrame(guard(() => {
     const now = viewer();

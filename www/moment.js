@@ -7,7 +7,7 @@
 // (sortable, filterable), bytes by kind and the icicle (a click zooms into a
 // frame and highlights its allocations in the timeline). A file or device
 // switch clears it all.
-import { getViewer, guard, onPin, onDraw, redraw, withAnalysis } from './app.js';
+import { ALONE_MS, getViewer, guard, onPin, onDraw, redraw, withAnalysis } from './app.js';
 import * as icicle from './icicle.js';
 
 const $ = (id) => document.getElementById(id);
@@ -83,12 +83,11 @@ function momentNow(v, spec) {
 }
 
 // The icicle comes after the table, its tree fetched in the next frame and
-// drawn in the same one when that took under ICICLE_MS (half a slice),
+// drawn in the same one when that took under ALONE_MS (half a slice),
 // else in the one after: on the 2M-event file the tree was 2/3 of the
 // moment's query and its drawing as long again (36 ms in one frame at the
 // panel's first showing; 7 + 15 ms at the icicle's first, its code and
 // canvas new). Moves of t within a frame make one icicle, of the last.
-const ICICLE_MS = 4;
 let icicleFrame = 0;
 let icicleWork = []; // this icicle's frames' work, ms
 function icicleSoon() {
@@ -109,7 +108,7 @@ function icicleStep() {
       // (narrower ones are not drawn).
       const { frames, nodes } = JSON.parse(v.moment_tree_json(Math.floor(v.peak_bytes() / 1500)));
       view.tree = nodes.map(([id, parent, depth, f, bytes, count]) => ({ id, parent, depth, frame: frames[f], bytes, count }));
-      if (performance.now() - t0 > ICICLE_MS) {
+      if (performance.now() - t0 > ALONE_MS) {
         icicleWork.push(performance.now() - t0);
         icicleFrame = requestAnimationFrame(icicleStep);
         return;
@@ -187,9 +186,9 @@ function clear() {
   $('moment-at').textContent = '—';
   for (const id of ['moment-totals', 'moment-kinds', 'moment-more']) $(id).innerHTML = '';
   $('moment-table').tBodies[0].innerHTML = '';
-  $('moment-icicle').hidden = true;
-  $('moment-icicle').dataset.zoom = '';
-  $('moment-icicle').dataset.icicle = '';
+  ici.hidden = true;
+  ici.dataset.zoom = '';
+  ici.dataset.icicle = '';
   if (icicleFrame) cancelAnimationFrame(icicleFrame);
   icicleFrame = 0;
   for (const f of momentListeners) f();

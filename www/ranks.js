@@ -334,32 +334,27 @@ const runDiff = guard(() => {
   const ra = rows[+$('diff-a').value], rb = rows[+$('diff-b').value];
   if (!ra || !rb) return;
   const token = ++diffToken;
-  // An error (a device gone) ends the build: diff_side then names it.
-  const prepare = (row) => {
+  // An error that is no trap (a device gone, a moment that is not one)
+  // ends that part of the build: compare() then calls again and shows it.
+  const unlessTrap = (f) => {
     try {
-      return v.prepare_diff_side_step(row.file, row.device, DIFF_STEP);
+      return f();
     } catch (e) {
       if (e instanceof WebAssembly.RuntimeError) throw e;
       return 1;
     }
   };
+  const prepare = (row) => unlessTrap(() => v.prepare_diff_side_step(row.file, row.device, DIFF_STEP));
   // Then each side's moment, a call each (~6 ms a side on the 2M-event
-  // file; the first Diff's table had 22-27 ms after them in one frame): an
-  // error (a moment that is not one) is left for compare() to show.
-  const makeSide = (slot, row) => {
-    try {
-      side(slot, row, momentOf(slot));
-    } catch (e) {
-      if (e instanceof WebAssembly.RuntimeError) throw e;
-    }
-  };
+  // file; the first Diff's table had 22-27 ms after them in one frame).
   let sidesMade = 0;
   const step = () => {
     const a = prepare(ra);
     if (a < 1) return 0.45 * a;
     const b = prepare(rb);
     if (b < 1) return 0.45 + 0.45 * b;
-    makeSide(sidesMade ? 'b' : 'a', sidesMade ? rb : ra);
+    const slot = sidesMade ? 'b' : 'a';
+    unlessTrap(() => side(slot, slot === 'a' ? ra : rb, momentOf(slot)));
     return ++sidesMade === 2 ? 1 : 0.95;
   };
   const bar = $('diff-progress');

@@ -45,15 +45,21 @@ function makeLongTrace() {
   return (longTrace = { file, peak, leaks });
 }
 
+// A fresh page that may fetch only from the server, `bytes` dropped on it
+// as `name` and shown.
+async function openDropped(name, bytes) {
+  const opened = await newPage(browser, (u) => u.startsWith(origin + '/'));
+  await opened.page.goto(origin + '/');
+  await opened.page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+  await dropFiles(opened.page, [[name, bytes]]);
+  await waitOpened(opened.page, name);
+  return opened;
+}
+
 // The long trace opened in a fresh page, the busy note's changes and the
 // frames recorded in window.__busy.
 async function openLongTrace() {
-  const { file } = makeLongTrace();
-  const { page, blocked, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await page.goto(origin + '/');
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
-  await dropFiles(page, [['long_trace.pickle', readFileSync(file)]]);
-  await waitOpened(page, 'long_trace.pickle');
+  const { page, blocked, errors } = await openDropped('long_trace.pickle', readFileSync(makeLongTrace().file));
   await page.evaluate(() => {
     const busy = document.getElementById('busy');
     window.__busy = [];
@@ -125,11 +131,7 @@ test('Leaks from the segment timeline: the analysis is built a slice a frame the
 });
 
 test('Alive at: Peak shows the Active Memory peak; the user-frame table sums to it', async () => {
-  const { page, blocked, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await page.goto(origin + '/');
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
-  await dropFiles(page, [[BIG, snapshot(BIG)]]);
-  await waitOpened(page, BIG);
+  const { page, blocked, errors } = await openDropped(BIG, snapshot(BIG));
   const peak = expected(BIG).summary.devices['0'].active_memory.peak_bytes;
 
   await page.click('#moment-peak');
