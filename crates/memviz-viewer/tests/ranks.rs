@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{bytes, expected, json};
+use common::{bytes, expected, json, shares_to_done};
 
 use memviz_viewer::{ranks, Viewer};
 
@@ -155,15 +155,7 @@ fn diff_sides_built_in_steps_are_the_ones_built_at_once() {
         }
         assert!(v.prepare_diff_side_step(0, 7, 1).unwrap_err().contains("no device 7"));
         assert!(v.prepare_diff_side_step(9, 0, 1).is_err());
-        let mut shares = vec![];
-        loop {
-            let s = v.prepare_diff_side_step(0, 0, 1000).unwrap();
-            shares.push(s);
-            if s == 1.0 {
-                break;
-            }
-        }
-        assert!(shares.windows(2).all(|w| w[0] <= w[1]), "{shares:?}");
+        let shares = shares_to_done(|| v.prepare_diff_side_step(0, 0, 1000).unwrap());
         // The phases and links walk the trace twice, 1000 events a call
         // (and the replay once more when the timeline was freed).
         let walks = if freed { 3 } else { 2 };

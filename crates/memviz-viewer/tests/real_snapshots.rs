@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{bytes, expected, json, open, FULLSTEP, H, W};
+use common::{bytes, expected, json, open, shares_to_done, FULLSTEP, H, W};
 
 use memviz_render::OUTLINE;
 use memviz_viewer::{Selection, ViewKind, Viewer};
@@ -327,18 +327,9 @@ fn the_pools_view_built_in_steps_draws_as_the_one_built_at_once() {
 }
 
 /// Builds `v`'s analysis (and its state history, when `state`) 1000 events
-/// or elements a call, the share rising to 1.0; how many calls it took.
+/// or elements a call; how many calls it took.
 fn analysis_in_steps(v: &mut Viewer, state: bool) -> usize {
-    let mut shares = Vec::new();
-    loop {
-        let s = v.prepare_analysis_step(1000, state);
-        shares.push(s);
-        if s == 1.0 {
-            break;
-        }
-    }
-    assert!(shares.windows(2).all(|w| w[0] <= w[1]), "{shares:?}");
-    shares.len()
+    shares_to_done(|| v.prepare_analysis_step(1000, state)).len()
 }
 
 /// The same moments (panel and icicle tree) on `a` and `b`.
@@ -372,9 +363,10 @@ fn off_the_active_memory_timeline_the_analysis_is_built_in_steps_too() {
     let name = FULLSTEP;
     let events = expected(name)["summary"]["devices"]["0"]["trace_events"].as_u64().unwrap() as usize;
     let mut stepped = open(name);
-    stepped.set_view(1); // the segment timeline: the Active Memory one is replayed first
-                         // Without the state history (the leak report, Color by): the replay,
-                         // then the analysis's two walks of the trace.
+    // The segment timeline shown: the Active Memory one is replayed first.
+    // Without the state history (the leak report, Color by): the replay,
+    // then the analysis's two walks of the trace.
+    stepped.set_view(1);
     let calls = analysis_in_steps(&mut stepped, false);
     assert!(calls >= 3 * events.div_ceil(1000), "{calls} calls");
     assert!(stepped.analysis_built());
@@ -394,18 +386,10 @@ fn the_state_history_built_in_steps_is_the_one_built_at_once() {
     let name = FULLSTEP;
     let events = expected(name)["summary"]["devices"]["0"]["trace_events"].as_u64().unwrap() as usize;
     let mut stepped = open(name);
-    let mut shares = Vec::new();
-    loop {
-        let s = stepped.prepare_view_step(3, 1000);
-        shares.push(s);
-        if s == 1.0 {
-            break;
-        }
-    }
+    let shares = shares_to_done(|| stepped.prepare_view_step(3, 1000));
     // 1000 events a call, then one for the first state and its map, the
     // links to the timeline 1000 events a call, and the last says it is ready.
     assert_eq!(shares.len(), 2 * events.div_ceil(1000) + 2, "{shares:?}");
-    assert!(shares.windows(2).all(|w| w[0] <= w[1]), "{shares:?}");
     assert_eq!(stepped.prepare_view_step(3, 1000), 1.0, "built once");
     assert_eq!(stepped.prepare_view_step(0, 1), 1.0, "a timeline needs nothing");
     stepped.set_view(3);

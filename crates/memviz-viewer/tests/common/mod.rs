@@ -44,3 +44,18 @@ pub fn open(name: &str) -> Viewer {
     assert_eq!(v.open(name, &bytes(name)).unwrap(), 0);
     v
 }
+
+/// Calls `step` (a `prepare_*_step`: the share done) until it says 1.0; the
+/// shares it gave, which never went down.
+pub fn shares_to_done(mut step: impl FnMut() -> f64) -> Vec<f64> {
+    let mut shares = Vec::new();
+    loop {
+        let s = step();
+        shares.push(s);
+        if s == 1.0 {
+            break;
+        }
+    }
+    assert!(shares.windows(2).all(|w| w[0] <= w[1]), "{shares:?}");
+    shares
+}
