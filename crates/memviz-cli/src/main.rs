@@ -17,6 +17,7 @@ use memviz_core::{Loaded, Loader, Snapshot};
 
 mod analysis;
 mod multi;
+mod whatif;
 
 const USAGE: &str = "\
 memviz: read PyTorch CUDA memory snapshots (torch.cuda.memory._dump_snapshot)
@@ -81,6 +82,18 @@ USAGE:
         Default OUT: FILE's name with .html. The viewer is the one built into
         this binary (dist/memviz-standalone.html when it was compiled), or
         --viewer.
+    memviz whatif FILE [--device D] [--set KEY:VALUE]... [--capacity BYTES|80GiB]
+                  [--sweep] [--json]
+        Replays the trace through a model of PyTorch's CUDA caching allocator:
+        first under the recording's own allocator_settings (the self-check:
+        the model must make the segment events the trace shows), then under
+        the settings --set changes (expandable_segments, max_split_size_mb,
+        roundup_power2_divisions, garbage_collection_threshold, PyTorch's
+        spelling): the peak and end reserved memory, whether each recorded
+        OOM still happens, new OOMs, the capacity the run needs. The capacity
+        is --capacity, else what the OOM events show (a per-process cap when
+        the device had room). --sweep ranks common configurations by peak
+        reserved memory.
 
 FILE may be a pickle (protocol 2 to 5), JSON, or either gzip-compressed;
 summary and render also read torch.profiler's memory exports (above);
@@ -125,6 +138,12 @@ pub(crate) struct Opts {
     viewer: Option<String>,
     /// `render --x time`: wall-clock x axis.
     x_time: bool,
+    /// `whatif --set KEY:VALUE` (repeatable).
+    sets: Vec<String>,
+    /// `whatif --capacity`, as given.
+    capacity: Option<String>,
+    /// `whatif --sweep`.
+    sweep: bool,
 }
 
 fn parse_opts(args: &[String]) -> Result<Opts, String> {
@@ -133,6 +152,15 @@ fn parse_opts(args: &[String]) -> Result<Opts, String> {
     while let Some(a) = it.next() {
         match a.as_str() {
             "--json" => o.json = true,
+            "--sweep" => o.sweep = true,
+            "--set" | "--capacity" => {
+                let v = it.next().ok_or_else(|| format!("{a} needs a value"))?.clone();
+                if a == "--set" {
+                    o.sets.push(v);
+                } else {
+                    o.capacity = Some(v);
+                }
+            }
             "--x" => match it.next().map(String::as_str) {
                 Some("time") => o.x_time = true,
                 Some("step") => o.x_time = false,
@@ -280,6 +308,7 @@ fn run(args: &[String]) -> Result<(), String> {
             Ok(())
         }
         "top" | "oom" | "leaks" => analysis::run(cmd, &file, &opts),
+        "whatif" => whatif::run(&file, &opts),
         "state" => {
             let snap = load(&file)?;
             let device = pick_device(&snap, &file, opts.device.as_deref())?;

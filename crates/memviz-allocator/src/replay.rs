@@ -1,0 +1,654 @@
+//! A recorded trace replayed through the [`Cache`] model, in steps.
+//!
+//! [`Recording::new`] takes what the replay needs from a snapshot once: the
+//! allocator's state at the trace's first event (the state history rebuilds
+//! it, blocks from before the trace included), the settings it ran under,
+//! the private pool of each allocation (`segment_pool_id` of the segment
+//! holding its address) and the recorded figures (reserved memory, OOMs).
+//! A [`Replay`] then runs the trace through a model, a slice at a time
+//! ([`Replay::step`]), in one of two modes:
+//! - the self-check ([`Replay::self_check`]): the recording's own settings;
+//!   every device call the model makes is compared with the trace's segment
+//!   events around the same request, and every block's address with the
+//!   recorded one (new segments take the recorded addresses, so that ties
+//!   broken by address fall as they did). It also tells the program's
+//!   `empty_cache()` calls from the releases the allocator made itself.
+//! - a prediction ([`Replay::predict`]): other settings, another limit; the
+//!   trace's segment events are ignored but for the program's
+//!   `empty_cache()` calls, and requests the model cannot serve are OOMs.
+//!
+//! The replay assumes the program makes the same requests whatever the
+//! allocator does: a request that fails here is served anyway (past the
+//! limit) so that the rest of the trace still applies, and a request that
+//! failed in the recording but fits here is freed at once.
+
+use std::collections::HashMap;
+
+use memviz_core::format::format_size;
+use memviz_core::model::{Action, EventTable, SegmentType, Snapshot};
+use memviz_core::state::StateHistory;
+use serde::Serialize;
+
+use crate::cache::{round_size, Cache, Limit, Piece, PoolId, SegmentAction, SegmentEvent, SMALL_BUFFER, SMALL_SIZE};
+use crate::settings::Settings;
+
+/// The device size assumed for expandable segments' virtual reservations
+/// (an H100's 80 GiB); only the reservation's length depends on it.
+pub const DEFAULT_DEVICE_BYTES: u64 = 80 << 30;
+
+/// A segment that existed at the trace's first event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InitialSegment {
+    pub stream: u32,
+    pub pool: PoolId,
+    pub small: bool,
+    pub expandable: bool,
+    pub pieces: Vec<Piece>,
+}
+
+/// An `oom` event of the recording.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct RecordedOom {
+    pub event: usize,
+    /// The rounded request.
+    pub request_bytes: u64,
+    /// What the device said it had free (`device_free`), if recorded.
+    pub device_free: Option<u64>,
+    /// Reserved bytes at the OOM (after the allocator's releases).
+    pub reserved_bytes: u64,
+}
+
+/// What a replay needs from one device of a snapshot.
+#[derive(Debug, Clone)]
+pub struct Recording {
+    pub device: u32,
+    /// The settings the recording ran under (`allocator_settings`).
+    pub settings: Settings,
+    pub initial: Vec<InitialSegment>,
+    pub initial_reserved: u64,
+    /// Highest reserved memory the trace reaches.
+    pub peak_reserved: u64,
+    pub end_reserved: u64,
+    pub ooms: Vec<RecordedOom>,
+    /// Segment events in the trace.
+    pub segment_events: usize,
+    /// Segments with a private pool, sorted: (start, end, pool).
+    private: Vec<(u64, u64, (i64, i64))>,
+    synthetic_base: u64,
+}
+
+impl Recording {
+    /// Reads `device`'s trace and its starting state. Errors name what the
+    /// model cannot take (addresses past 64 bits).
+    pub fn new(snap: &Snapshot, device: u32) -> Result<Recording, String> {
+        let trace = snap.trace(device);
+        if let Some(i) = trace.addr_hi.keys().min() {
+            return Err(format!("device {}: trace event {i} has an address above 2^64", snap.device_name(device)));
+        }
+        let settings = Settings::from_snapshot(snap.allocator_settings.as_ref());
+        let mut private: Vec<(u64, u64, (i64, i64))> = snap
+            .device_segments(device)
+            .filter_map(|s| {
+                let pool = s.pool_id.filter(|&p| p != (0, 0))?;
+                Some((s.address as u64, (s.address as u64).saturating_add(s.total_size), pool))
+            })
+            .collect();
+        private.sort_unstable();
+        let h = StateHistory::new(snap, device);
+        let mut c = h.cursor();
+        c.seek_position(&h, snap, 0);
+        let st = c.state(&h, snap);
+        let mut max_addr = trace.addr_lo.iter().copied().max().unwrap_or(0);
+        let mut initial = Vec::with_capacity(st.segments.len());
+        for seg in &st.segments {
+            let addr = u64::try_from(seg.address)
+                .map_err(|_| format!("device {}: a segment's address is above 2^64", snap.device_name(device)))?;
+            max_addr = max_addr.max(addr.saturating_add(seg.size));
+            let final_seg = seg.final_segment.map(|i| &snap.segments[i]);
+            let pool = seg.pool_id.or_else(|| find_private(&private, addr)).filter(|&p| p != (0, 0));
+            let small = match final_seg.map(|s| s.segment_type) {
+                Some(SegmentType::Small) => true,
+                Some(SegmentType::Large) => false,
+                _ if seg.is_expandable => {
+                    // A rebuilt mapped range: the kind of the dump's expandable
+                    // segment on its stream nearest to it, else by its blocks.
+                    let near = snap
+                        .device_segments(device)
+                        .filter(|s| s.is_expandable && s.stream == seg.stream)
+                        .min_by_key(|s| s.address.abs_diff(seg.address));
+                    match near.map(|s| s.segment_type) {
+                        Some(SegmentType::Small) => true,
+                        Some(SegmentType::Large) => false,
+                        _ => seg.blocks.iter().all(|b| b.size <= SMALL_SIZE),
+                    }
+                }
+                _ => seg.size == SMALL_BUFFER,
+            };
+            let mut pieces = Vec::new();
+            let end = addr.saturating_add(seg.size);
+            let mut at = addr;
+            let mut blocks: Vec<_> = seg.blocks.iter().collect();
+            blocks.sort_by_key(|b| b.address);
+            for (k, b) in blocks.iter().enumerate() {
+                let ba = (b.address as u64).max(at);
+                if ba >= end {
+                    break;
+                }
+                if ba > at {
+                    pieces.push(Piece::Free { addr: at, size: ba - at });
+                }
+                let next = blocks.get(k + 1).map(|n| (n.address as u64).min(end)).unwrap_or(end);
+                // A block the trace rebuilt carries its request; the block
+                // itself is the rounded size, and the rest of a large
+                // segment's free space behind it when the allocator would
+                // not have split that off (1 MiB or less, or an oversize block).
+                let size = if b.final_block.is_some() {
+                    b.size
+                } else {
+                    let r = round_size(&settings, b.size);
+                    let gap = next.saturating_sub(ba + r);
+                    if !small && !seg.is_expandable && (gap <= SMALL_SIZE || r >= settings.max_split_size) {
+                        next - ba
+                    } else {
+                        r
+                    }
+                };
+                let size = size.min(end - ba).max(1);
+                pieces.push(Piece::Block { addr: ba, size, requested: b.requested_size });
+                at = ba + size;
+            }
+            if end > at {
+                pieces.push(Piece::Free { addr: at, size: end - at });
+            }
+            initial.push(InitialSegment { stream: seg.stream, pool, small, expandable: seg.is_expandable, pieces });
+        }
+        // The recorded figures.
+        let initial_reserved = st.totals.reserved_bytes;
+        let (mut reserved, mut peak) = (initial_reserved, initial_reserved);
+        let mut ooms = Vec::new();
+        let mut segment_events = 0;
+        for i in 0..trace.len() {
+            let size = trace.size[i];
+            match trace.action[i] {
+                Action::SegmentAlloc | Action::SegmentMap => {
+                    reserved += size;
+                    peak = peak.max(reserved);
+                    segment_events += 1;
+                }
+                Action::SegmentFree | Action::SegmentUnmap => {
+                    reserved = reserved.saturating_sub(size);
+                    segment_events += 1;
+                }
+                Action::Oom => ooms.push(RecordedOom {
+                    event: i,
+                    request_bytes: size,
+                    device_free: snap.extra(device, i).and_then(|x| x.device_free),
+                    reserved_bytes: reserved,
+                }),
+                _ => {}
+            }
+        }
+        Ok(Recording {
+            device,
+            settings,
+            initial,
+            initial_reserved,
+            peak_reserved: peak,
+            end_reserved: reserved,
+            ooms,
+            segment_events,
+            private,
+            // Invented segments go far above every recorded address.
+            synthetic_base: (max_addr >> 40).saturating_add(2) << 40,
+        })
+    }
+
+    /// The private pool (CUDA graphs) of the segment holding `addr`, if any.
+    pub fn private_pool(&self, addr: u64) -> PoolId {
+        find_private(&self.private, addr)
+    }
+}
+
+fn find_private(ranges: &[(u64, u64, (i64, i64))], addr: u64) -> PoolId {
+    if ranges.is_empty() {
+        return None;
+    }
+    let i = ranges.partition_point(|r| r.0 <= addr);
+    let r = ranges.get(i.checked_sub(1)?)?;
+    (addr < r.1).then_some(r.2)
+}
+
+/// Where the model first did something else than the recording.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Divergence {
+    /// The trace event (index in the device's trace).
+    pub event: usize,
+    pub recorded: String,
+    pub model: String,
+}
+
+/// The model against the recording, under the recording's own settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SelfCheck {
+    /// Events compared: segment events, OOMs and allocations (each block's address).
+    pub events: usize,
+    pub matched: usize,
+    pub exact: bool,
+    pub first_divergence: Option<Divergence>,
+}
+
+/// An OOM of a replay: a recorded one (whether it still happens) or a new one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ReplayOom {
+    pub event: usize,
+    pub recorded: bool,
+    pub happens: bool,
+    /// The rounded request.
+    pub request_bytes: u64,
+    /// Reserved bytes when the allocator gave up (or served it).
+    pub reserved_bytes: u64,
+    /// The largest cached free block then.
+    pub largest_free_bytes: u64,
+}
+
+/// What a replay found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Outcome {
+    #[serde(skip)]
+    pub settings: Settings,
+    #[serde(skip)]
+    pub limit: Limit,
+    pub peak_reserved_bytes: u64,
+    /// The event after which reserved memory first reached its peak (`None`: before the first).
+    pub peak_event: Option<usize>,
+    /// Bytes inside segments not allocated, at the peak.
+    pub free_at_peak_bytes: u64,
+    pub end_reserved_bytes: u64,
+    pub ooms: Vec<ReplayOom>,
+    /// Reserved bytes after each event, when asked for ([`Replay::keep_series`]).
+    #[serde(skip)]
+    pub series: Vec<u64>,
+    /// Self-check only.
+    pub check: Option<SelfCheck>,
+    /// Events before which the program called `empty_cache()` (found by the self-check).
+    #[serde(skip)]
+    pub empty_cache_at: Vec<usize>,
+    /// Self-check only: for each release the allocator made because the
+    /// device refused, reserved bytes plus the allocation that was refused
+    /// (the cap lies below each).
+    #[serde(skip)]
+    pub refused_at: Vec<u64>,
+}
+
+impl Outcome {
+    /// The new OOMs (the recording had none there).
+    pub fn new_ooms(&self) -> impl Iterator<Item = &ReplayOom> {
+        self.ooms.iter().filter(|o| !o.recorded)
+    }
+    /// Whether any request failed (recorded or new).
+    pub fn any_oom(&self) -> bool {
+        self.ooms.iter().any(|o| o.happens)
+    }
+}
+
+/// A trace being replayed; [`Replay::step`] runs it a slice at a time.
+pub struct Replay<'a> {
+    rec: &'a Recording,
+    trace: &'a EventTable,
+    cache: Cache,
+    pos: usize,
+    check: Option<Check>,
+    /// Predictions: where the program called `empty_cache()`, ascending.
+    empty_cache_at: Vec<usize>,
+    next_empty: usize,
+    /// Recorded block address -> the model's block.
+    live: HashMap<u64, u32>,
+    out: Outcome,
+    keep_series: bool,
+}
+
+/// The self-check's bookkeeping.
+#[derive(Default)]
+struct Check {
+    /// Recorded segment events since the last request: (action, addr, size, event).
+    pending: Vec<(SegmentAction, u64, u64, usize)>,
+    recorded_reserved: u64,
+    events: usize,
+    matched: usize,
+    first: Option<Divergence>,
+}
+
+fn describe(action: SegmentAction, addr: u64, size: u64) -> String {
+    format!("{} {} at {addr:#x}", action.name(), format_size(size, false))
+}
+
+impl<'a> Replay<'a> {
+    /// The self-check: the recording's own settings; a cap at the highest
+    /// reserved memory reached when the trace shows the allocator releasing
+    /// memory or running out (any cap that refused what the trace shows
+    /// refused and allowed what it allowed replays the same).
+    pub fn self_check(snap: &'a Snapshot, rec: &'a Recording) -> Replay<'a> {
+        let shows_limit = !rec.ooms.is_empty()
+            || snap.trace(rec.device).action.iter().any(|a| matches!(a, Action::SegmentFree | Action::SegmentUnmap));
+        let limit = Limit { bytes: shows_limit.then_some(rec.peak_reserved), per_process: true };
+        Self::self_check_with(snap, rec, limit)
+    }
+
+    /// The self-check under a given limit (garbage collection depends on the cap's value).
+    pub fn self_check_with(snap: &'a Snapshot, rec: &'a Recording, limit: Limit) -> Replay<'a> {
+        let mut r = Self::start(snap, rec, rec.settings.clone(), limit, Vec::new());
+        r.check = Some(Check { recorded_reserved: rec.initial_reserved, ..Check::default() });
+        r
+    }
+
+    /// A prediction under `settings` and `limit`; `empty_cache_at` from the
+    /// self-check's [`Outcome::empty_cache_at`].
+    pub fn predict(
+        snap: &'a Snapshot,
+        rec: &'a Recording,
+        settings: Settings,
+        limit: Limit,
+        empty_cache_at: Vec<usize>,
+    ) -> Replay<'a> {
+        Self::start(snap, rec, settings, limit, empty_cache_at)
+    }
+
+    fn start(
+        snap: &'a Snapshot,
+        rec: &'a Recording,
+        settings: Settings,
+        limit: Limit,
+        empty_cache_at: Vec<usize>,
+    ) -> Replay<'a> {
+        let mut cache = Cache::new(settings.clone(), limit, rec.synthetic_base, DEFAULT_DEVICE_BYTES);
+        let mut live = HashMap::new();
+        for seg in &rec.initial {
+            let ids = cache.add_segment(seg.stream, seg.pool, seg.small, seg.expandable, &seg.pieces);
+            let addrs = seg.pieces.iter().filter_map(|p| match p {
+                Piece::Block { addr, .. } => Some(*addr),
+                Piece::Free { .. } => None,
+            });
+            live.extend(addrs.zip(ids));
+        }
+        let reserved = cache.reserved();
+        let free = reserved - cache.allocated();
+        Replay {
+            rec,
+            trace: snap.trace(rec.device),
+            cache,
+            pos: 0,
+            check: None,
+            empty_cache_at,
+            next_empty: 0,
+            live,
+            out: Outcome {
+                settings,
+                limit,
+                peak_reserved_bytes: reserved,
+                peak_event: None,
+                free_at_peak_bytes: free,
+                end_reserved_bytes: reserved,
+                ooms: Vec::new(),
+                series: Vec::new(),
+                check: None,
+                empty_cache_at: Vec::new(),
+                refused_at: Vec::new(),
+            },
+            keep_series: false,
+        }
+    }
+
+    /// Keep reserved bytes after every event ([`Outcome::series`]): the
+    /// predicted curve to draw over the recorded one.
+    pub fn keep_series(mut self) -> Self {
+        self.keep_series = true;
+        self.out.series.reserve(self.trace.len());
+        self
+    }
+
+    /// Events replayed so far, of [`Replay::len`].
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+    pub fn len(&self) -> usize {
+        self.trace.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.trace.is_empty()
+    }
+    /// The model as it stands.
+    pub fn cache(&self) -> &Cache {
+        &self.cache
+    }
+
+    /// Replays up to `budget` events; true when the trace is done.
+    pub fn step(&mut self, budget: usize) -> bool {
+        let end = (self.pos + budget).min(self.trace.len());
+        while self.pos < end {
+            let i = self.pos;
+            self.event(i);
+            self.pos += 1;
+            let reserved = self.cache.reserved();
+            if reserved > self.out.peak_reserved_bytes {
+                self.out.peak_reserved_bytes = reserved;
+                self.out.peak_event = Some(i);
+                self.out.free_at_peak_bytes = reserved - self.cache.allocated();
+            }
+            if self.keep_series {
+                self.out.series.push(reserved);
+            }
+        }
+        self.pos >= self.trace.len()
+    }
+
+    /// Replays the rest and says what happened.
+    pub fn finish(mut self) -> Outcome {
+        while !self.step(1 << 16) {}
+        if self.check.is_some() {
+            self.flush_releases(self.trace.len());
+        }
+        self.out.end_reserved_bytes = self.cache.reserved();
+        if let Some(c) = self.check.take() {
+            let exact = c.first.is_none();
+            self.out.check = Some(SelfCheck { events: c.events, matched: c.matched, exact, first_divergence: c.first });
+        }
+        self.out
+    }
+
+    fn event(&mut self, i: usize) {
+        let t = self.trace;
+        let action = t.action[i];
+        if self.check.is_none() {
+            while self.empty_cache_at.get(self.next_empty) == Some(&i) {
+                self.cache.release_cached();
+                self.next_empty += 1;
+            }
+        }
+        let addr = t.addr_lo[i];
+        let size = t.size[i];
+        let stream = t.stream[i];
+        match action {
+            Action::SegmentAlloc | Action::SegmentFree | Action::SegmentMap | Action::SegmentUnmap => {
+                if let Some(c) = self.check.as_mut() {
+                    let a = match action {
+                        Action::SegmentAlloc => SegmentAction::Alloc,
+                        Action::SegmentFree => SegmentAction::Free,
+                        Action::SegmentMap => SegmentAction::Map,
+                        _ => SegmentAction::Unmap,
+                    };
+                    c.pending.push((a, addr, size, i));
+                }
+            }
+            Action::Alloc => {
+                let pool = self.rec.private_pool(addr);
+                self.before_request(i, size, stream, pool);
+                let b = match self.cache.malloc(size, stream, pool) {
+                    Ok(b) => b,
+                    Err(oom) => {
+                        self.out.ooms.push(ReplayOom {
+                            event: i,
+                            recorded: false,
+                            happens: true,
+                            request_bytes: oom.size,
+                            reserved_bytes: oom.reserved,
+                            largest_free_bytes: oom.largest_free,
+                        });
+                        self.diverge(i, "alloc served".into(), format!("OOM for {}", format_size(oom.size, false)));
+                        self.cache.malloc_unlimited(size, stream, pool)
+                    }
+                };
+                self.after_request(i);
+                if let Some(c) = self.check.as_mut() {
+                    c.events += 1;
+                    let at = self.cache.block_addr(b);
+                    if at == addr {
+                        c.matched += 1;
+                    } else {
+                        let rec = format!("block at {addr:#x}");
+                        let model = format!("block at {at:#x}");
+                        self.diverge(i, rec, model);
+                    }
+                }
+                self.live.insert(addr, b);
+            }
+            Action::Oom => {
+                let pool = None;
+                self.before_request(i, size, stream, pool);
+                let (happens, reserved, largest) = match self.cache.malloc(size, stream, pool) {
+                    Ok(b) => {
+                        let r = (false, self.cache.reserved(), self.cache.largest_free());
+                        self.cache.free(b);
+                        r
+                    }
+                    Err(oom) => (true, oom.reserved, oom.largest_free),
+                };
+                self.out.ooms.push(ReplayOom {
+                    event: i,
+                    recorded: true,
+                    happens,
+                    request_bytes: self.cache.round_size(size),
+                    reserved_bytes: reserved,
+                    largest_free_bytes: largest,
+                });
+                self.after_request(i);
+                if let Some(c) = self.check.as_mut() {
+                    c.events += 1;
+                    if happens {
+                        c.matched += 1;
+                    } else {
+                        self.diverge(i, "oom".into(), "request served".into());
+                    }
+                }
+                if let Some(c) = self.check.as_ref() {
+                    let need = Cache::allocation_size(self.cache.round_size(size));
+                    self.out.refused_at.push(c.recorded_reserved + need);
+                }
+            }
+            Action::FreeCompleted | Action::Free => {
+                if self.check.is_some() {
+                    self.flush_releases(i);
+                }
+                if let Some(b) = self.live.remove(&addr) {
+                    self.cache.free(b);
+                }
+            }
+            _ => {
+                if self.check.is_some() {
+                    self.flush_releases(i);
+                }
+            }
+        }
+    }
+
+    fn diverge(&mut self, i: usize, recorded: String, model: String) {
+        if let Some(c) = self.check.as_mut() {
+            if c.first.is_none() {
+                c.first = Some(Divergence { event: i, recorded, model });
+            }
+        }
+    }
+
+    /// Self-check, before a request: releases the trace shows before it that
+    /// the model would not make for it were the program's `empty_cache()`.
+    fn before_request(&mut self, i: usize, size: u64, stream: u32, pool: PoolId) {
+        let Some(c) = self.check.as_ref() else {
+            return;
+        };
+        let releases = c.pending.iter().any(|p| !p.0.grows());
+        if releases && !self.cache.would_release(size, stream, pool) {
+            self.flush_releases(i);
+        } else if releases {
+            let need = Cache::allocation_size(self.cache.round_size(size));
+            let before: u64 = c.recorded_reserved;
+            self.out.refused_at.push(before + need);
+        }
+        let c = self.check.as_ref().expect("self-check");
+        let hints: Vec<_> = c.pending.iter().map(|p| (p.0, p.1, p.2)).collect();
+        self.cache.set_hints(hints);
+    }
+
+    /// Self-check, after a request: the model's device calls against the
+    /// recorded ones since the last request.
+    fn after_request(&mut self, i: usize) {
+        let Some(c) = self.check.as_mut() else {
+            self.cache.events.clear();
+            return;
+        };
+        let made: Vec<SegmentEvent> = std::mem::take(&mut self.cache.events);
+        let pending = std::mem::take(&mut c.pending);
+        self.compare(&pending, &made, i);
+    }
+
+    /// Self-check: recorded releases not followed by a request that explains
+    /// them are an `empty_cache()` call: the model makes one and compares.
+    fn flush_releases(&mut self, i: usize) {
+        let Some(c) = self.check.as_mut() else {
+            return;
+        };
+        if c.pending.is_empty() {
+            return;
+        }
+        let split = c.pending.iter().position(|p| p.0.grows()).unwrap_or(c.pending.len());
+        let rest = c.pending.split_off(split);
+        let releases = std::mem::replace(&mut c.pending, rest);
+        if !releases.is_empty() {
+            self.out.empty_cache_at.push(releases[0].3);
+            self.cache.events.clear();
+            self.cache.release_cached();
+            let made = std::mem::take(&mut self.cache.events);
+            self.compare(&releases, &made, releases[0].3);
+        }
+        // Growth the trace shows with no request after it: the model made none.
+        let c = self.check.as_mut().expect("self-check");
+        if !c.pending.is_empty() && i >= self.trace.len() {
+            let rest = std::mem::take(&mut c.pending);
+            self.compare(&rest, &[], i.saturating_sub(1));
+        }
+    }
+
+    fn compare(&mut self, recorded: &[(SegmentAction, u64, u64, usize)], made: &[SegmentEvent], at: usize) {
+        let c = self.check.as_mut().expect("self-check");
+        c.events += recorded.len();
+        for p in recorded {
+            c.recorded_reserved =
+                if p.0.grows() { c.recorded_reserved + p.2 } else { c.recorded_reserved.saturating_sub(p.2) };
+        }
+        let mut first = None;
+        for k in 0..recorded.len().max(made.len()) {
+            let r = recorded.get(k);
+            let m = made.get(k);
+            let same = matches!((r, m), (Some(r), Some(m)) if r.0 == m.action && r.1 == m.addr && r.2 == m.size);
+            if same {
+                c.matched += 1;
+            } else if first.is_none() {
+                let event = r.map(|r| r.3).unwrap_or(at);
+                let rs = r.map(|r| describe(r.0, r.1, r.2)).unwrap_or_else(|| "nothing".into());
+                let ms = m.map(|m| describe(m.action, m.addr, m.size)).unwrap_or_else(|| "nothing".into());
+                first = Some((event, rs, ms));
+            }
+        }
+        if let Some((event, rs, ms)) = first {
+            self.diverge(event, rs, ms);
+        }
+    }
+}
