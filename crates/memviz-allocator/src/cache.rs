@@ -149,6 +149,9 @@ pub struct Cache {
     allocated: u64,
     /// Device calls since the caller last drained them.
     pub events: Vec<SegmentEvent>,
+    /// For each device call the limit refused since the caller last drained
+    /// them: reserved bytes plus the bytes asked for (the limit lies below).
+    pub refusals: Vec<u64>,
     /// Addresses to give new segments before inventing one: (action, address,
     /// size) of the segment events the recording shows around this request.
     hints: Vec<(SegmentAction, u64, u64)>,
@@ -170,6 +173,7 @@ impl Cache {
             reserved: 0,
             allocated: 0,
             events: Vec::new(),
+            refusals: Vec::new(),
             hints: Vec::new(),
             next_synthetic: synthetic_base,
             expandable_bytes: device_total + device_total / 8,
@@ -525,6 +529,15 @@ impl Cache {
         matches!(self.limit.bytes, Some(cap) if self.reserved + bytes > cap)
     }
 
+    /// The limit checked for a device call of `bytes`, the refusal noted.
+    fn refuse(&mut self, bytes: u64) -> bool {
+        let r = self.refused(bytes);
+        if r {
+            self.refusals.push(self.reserved + bytes);
+        }
+        r
+    }
+
     /// A request served past the limit: after an OOM the replay goes on as
     /// if the program had the memory, so that later events still apply.
     pub fn malloc_unlimited(&mut self, orig: u64, stream: u32, private: PoolId) -> u32 {
@@ -614,13 +627,13 @@ impl Cache {
 
     /// `alloc_block`: a new segment, or pages of an expandable one.
     fn alloc_block(&mut self, pool: u32, stream: u32, size: u64, alloc_size: u64, _first: bool) -> Option<u32> {
-        if self.limit.per_process && self.refused(alloc_size) {
+        if self.limit.per_process && self.refuse(alloc_size) {
             return None;
         }
         if self.settings.expandable_segments {
             return self.try_allocate_expandable(pool, stream, size);
         }
-        if !self.limit.per_process && self.refused(alloc_size) {
+        if !self.limit.per_process && self.refuse(alloc_size) {
             return None;
         }
         let addr = self.take_hint(SegmentAction::Alloc, alloc_size).unwrap_or_else(|| self.synthetic(alloc_size));
@@ -716,7 +729,7 @@ impl Cache {
         let begin = (x.addr - e.base) / e.page;
         let end = (x.addr + size - e.base).div_ceil(e.page);
         let bytes = (end - begin) * e.page;
-        if bytes == 0 || (!self.limit.per_process && self.refused(bytes)) {
+        if bytes == 0 || (!self.limit.per_process && self.refuse(bytes)) {
             return false;
         }
         let k = self.unmapped_key(b);

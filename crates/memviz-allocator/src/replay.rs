@@ -25,7 +25,7 @@
 use std::collections::HashMap;
 
 use memviz_core::format::format_size;
-use memviz_core::model::{Action, EventTable, SegmentType, Snapshot};
+use memviz_core::model::{Action, EventTable, Plain, SegmentType, Snapshot};
 use memviz_core::state::StateHistory;
 use serde::Serialize;
 
@@ -85,7 +85,17 @@ impl Recording {
         if let Some(i) = trace.addr_hi.keys().min() {
             return Err(format!("device {}: trace event {i} has an address above 2^64", snap.device_name(device)));
         }
-        let settings = Settings::from_snapshot(snap.allocator_settings.as_ref());
+        let mut settings = Settings::from_snapshot(snap.allocator_settings.as_ref());
+        // Files older than `allocator_settings` (PyTorch < 2.1) still show
+        // expandable segments: their map / unmap events, their segments.
+        let says_expandable = matches!(&snap.allocator_settings, Some(Plain::Map(kv))
+            if kv.iter().any(|(k, _)| matches!(k, Plain::Str(k) if k == "expandable_segments")));
+        if !says_expandable
+            && (trace.action.iter().any(|a| matches!(a, Action::SegmentMap | Action::SegmentUnmap))
+                || snap.device_segments(device).any(|s| s.is_expandable))
+        {
+            settings.expandable_segments = true;
+        }
         let mut private: Vec<(u64, u64, (i64, i64))> = snap
             .device_segments(device)
             .filter_map(|s| {
@@ -268,16 +278,23 @@ pub struct Outcome {
     /// Reserved bytes after each event, when asked for ([`Replay::keep_series`]).
     #[serde(skip)]
     pub series: Vec<u64>,
+    /// The model's device calls with the event that made them, when asked
+    /// for ([`Replay::keep_events`]).
+    #[serde(skip)]
+    pub segment_events: Vec<(usize, SegmentEvent)>,
     /// Self-check only.
     pub check: Option<SelfCheck>,
     /// Events before which the program called `empty_cache()` (found by the self-check).
     #[serde(skip)]
     pub empty_cache_at: Vec<usize>,
-    /// Self-check only: for each release the allocator made because the
-    /// device refused, reserved bytes plus the allocation that was refused
-    /// (the cap lies below each).
+    /// Self-check only: for each device call the limit refused, reserved
+    /// bytes plus the bytes asked for (the cap lies below each).
     #[serde(skip)]
     pub refused_at: Vec<u64>,
+    /// Self-check only: the caps that replay the recording's garbage
+    /// collection as it was, [LO, HI), when it needed one.
+    #[serde(skip)]
+    pub gc_cap_bounds: Option<(u64, u64)>,
 }
 
 impl Outcome {
@@ -305,6 +322,7 @@ pub struct Replay<'a> {
     live: HashMap<u64, u32>,
     out: Outcome,
     keep_series: bool,
+    keep_events: bool,
 }
 
 /// The self-check's bookkeeping.
@@ -390,11 +408,14 @@ impl<'a> Replay<'a> {
                 end_reserved_bytes: reserved,
                 ooms: Vec::new(),
                 series: Vec::new(),
+                segment_events: Vec::new(),
                 check: None,
                 empty_cache_at: Vec::new(),
                 refused_at: Vec::new(),
+                gc_cap_bounds: None,
             },
             keep_series: false,
+            keep_events: false,
         }
     }
 
@@ -403,6 +424,13 @@ impl<'a> Replay<'a> {
     pub fn keep_series(mut self) -> Self {
         self.keep_series = true;
         self.out.series.reserve(self.trace.len());
+        self
+    }
+
+    /// Keep the model's device calls ([`Outcome::segment_events`]): to
+    /// compare a prediction with a recording made under those settings.
+    pub fn keep_events(mut self) -> Self {
+        self.keep_events = true;
         self
     }
 
@@ -462,6 +490,10 @@ impl<'a> Replay<'a> {
             while self.empty_cache_at.get(self.next_empty) == Some(&i) {
                 self.cache.release_cached();
                 self.next_empty += 1;
+                if self.keep_events {
+                    self.out.segment_events.extend(self.cache.events.iter().map(|e| (i, *e)));
+                }
+                self.cache.events.clear();
             }
         }
         let addr = t.addr_lo[i];
@@ -539,10 +571,6 @@ impl<'a> Replay<'a> {
                         self.diverge(i, "oom".into(), "request served".into());
                     }
                 }
-                if let Some(c) = self.check.as_ref() {
-                    let need = Cache::allocation_size(self.cache.round_size(size));
-                    self.out.refused_at.push(c.recorded_reserved + need);
-                }
             }
             Action::FreeCompleted | Action::Free => {
                 if self.check.is_some() {
@@ -577,10 +605,6 @@ impl<'a> Replay<'a> {
         let releases = c.pending.iter().any(|p| !p.0.grows());
         if releases && !self.cache.would_release(size, stream, pool) {
             self.flush_releases(i);
-        } else if releases {
-            let need = Cache::allocation_size(self.cache.round_size(size));
-            let before: u64 = c.recorded_reserved;
-            self.out.refused_at.push(before + need);
         }
         let c = self.check.as_ref().expect("self-check");
         let hints: Vec<_> = c.pending.iter().map(|p| (p.0, p.1, p.2)).collect();
@@ -591,9 +615,14 @@ impl<'a> Replay<'a> {
     /// recorded ones since the last request.
     fn after_request(&mut self, i: usize) {
         let Some(c) = self.check.as_mut() else {
+            if self.keep_events {
+                self.out.segment_events.extend(self.cache.events.iter().map(|e| (i, *e)));
+            }
             self.cache.events.clear();
+            self.cache.refusals.clear();
             return;
         };
+        self.out.refused_at.append(&mut self.cache.refusals);
         let made: Vec<SegmentEvent> = std::mem::take(&mut self.cache.events);
         let pending = std::mem::take(&mut c.pending);
         self.compare(&pending, &made, i);

@@ -328,8 +328,11 @@ pub fn self_check(snap: &Snapshot, rec: &Recording) -> Outcome {
     }
     // Garbage collection starts above gc x cap: the caps where that changes
     // for a reserved level the trace reaches, within what the trace allows.
+    // Releases under the first guess may be garbage collection it started
+    // too early; only the OOMs bound the cap from above.
     let lo = rec.peak_reserved;
-    let hi = first.refused_at.iter().copied().min().unwrap_or(u64::MAX);
+    let hi =
+        rec.ooms.iter().map(|o| o.reserved_bytes + Cache::allocation_size(o.request_bytes)).min().unwrap_or(u64::MAX);
     let trace = snap.trace(rec.device);
     let mut reserved = rec.initial_reserved;
     let mut caps = vec![];
@@ -349,16 +352,18 @@ pub fn self_check(snap: &Snapshot, rec: &Recording) -> Outcome {
     }
     caps.sort_unstable();
     caps.dedup();
+    // Every cap between two neighbouring candidates replays the same.
     let mut best = first;
-    for cap in caps {
-        let o = Replay::self_check_with(snap, rec, Limit { bytes: Some(cap), per_process: true }).finish();
+    for (k, &cap) in caps.iter().enumerate() {
+        let mut o = Replay::self_check_with(snap, rec, Limit { bytes: Some(cap), per_process: true }).finish();
         let (m, b) = (o.check.as_ref().map_or(0, |c| c.matched), best.check.as_ref().map_or(0, |c| c.matched));
         let exact = o.check.as_ref().is_some_and(|c| c.exact);
-        if m > b || exact {
-            best = o;
-        }
         if exact {
-            break;
+            o.gc_cap_bounds = Some((cap, caps.get(k + 1).copied().unwrap_or(hi)));
+            return o;
+        }
+        if m > b {
+            best = o;
         }
     }
     best
@@ -388,6 +393,12 @@ pub fn infer_capacity(rec: &Recording, check: &Outcome, flag: Option<u64>) -> Ca
         return Capacity { bytes: Some(c), source: CapacitySource::OomEvent, cap_bounds: None };
     }
     let hi = check.refused_at.iter().copied().filter(|&h| h > lo).min();
+    if let (None, Some((glo, ghi))) = (hi, check.gc_cap_bounds) {
+        // No refusal, but garbage collection replays only under these caps.
+        let (glo, ghi) = (glo.max(lo), ghi);
+        let bytes = if ghi == u64::MAX { glo } else { ghi - 1 };
+        return Capacity { bytes: Some(bytes), source: CapacitySource::InferredCap, cap_bounds: Some((glo, ghi)) };
+    }
     match hi {
         Some(hi) => Capacity { bytes: Some(hi - 1), source: CapacitySource::InferredCap, cap_bounds: Some((lo, hi)) },
         None => match full {
