@@ -370,7 +370,7 @@ pub fn self_check(snap: &Snapshot, rec: &Recording) -> Outcome {
 }
 
 /// The capacity: `--capacity`; else the OOM events (a device full: reserved
-/// + device_free; room on the device: a cap); else the releases the
+/// plus device_free; room on the device: a cap); else the releases the
 /// allocator made because the device refused (a cap); else unknown.
 pub fn infer_capacity(rec: &Recording, check: &Outcome, flag: Option<u64>) -> Capacity {
     if let Some(b) = flag {
