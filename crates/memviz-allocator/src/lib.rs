@@ -35,4 +35,4 @@ pub mod whatif;
 pub use cache::{Cache, Limit, Oom, Piece, PoolId, SegmentAction, SegmentEvent};
 pub use replay::{Divergence, Outcome, RecordedOom, Recording, Replay, ReplayOom, SelfCheck};
 pub use settings::Settings;
-pub use whatif::{Capacity, CapacitySource, Prediction, WhatIf, ASSUMPTION, SWEEP};
+pub use whatif::{Capacity, CapacitySearch, CapacitySource, Prediction, WhatIf, ASSUMPTION, SWEEP};

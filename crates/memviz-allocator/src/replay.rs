@@ -25,7 +25,7 @@
 use std::collections::HashMap;
 
 use memviz_core::format::format_size;
-use memviz_core::model::{Action, EventTable, Plain, SegmentType, Snapshot};
+use memviz_core::model::{Action, EventTable, Plain, PoolFinder, SegmentType, Snapshot};
 use memviz_core::state::StateHistory;
 use serde::Serialize;
 
@@ -72,8 +72,8 @@ pub struct Recording {
     pub ooms: Vec<RecordedOom>,
     /// Segment events in the trace.
     pub segment_events: usize,
-    /// Segments with a private pool, sorted: (start, end, pool).
-    private: Vec<(u64, u64, (i64, i64))>,
+    /// The device's segments' pools, when any is private.
+    private: Option<PoolFinder>,
     synthetic_base: u64,
 }
 
@@ -81,6 +81,13 @@ impl Recording {
     /// Reads `device`'s trace and its starting state. Errors name what the
     /// model cannot take (addresses past 64 bits).
     pub fn new(snap: &Snapshot, device: u32) -> Result<Recording, String> {
+        let h = StateHistory::new(snap, device);
+        Self::with_history(snap, &h)
+    }
+
+    /// As [`Recording::new`], from a state history already built (the page's).
+    pub fn with_history(snap: &Snapshot, h: &StateHistory) -> Result<Recording, String> {
+        let device = h.device();
         let trace = snap.trace(device);
         if let Some(i) = trace.addr_hi.keys().min() {
             return Err(format!("device {}: trace event {i} has an address above 2^64", snap.device_name(device)));
@@ -96,18 +103,12 @@ impl Recording {
         {
             settings.expandable_segments = true;
         }
-        let mut private: Vec<(u64, u64, (i64, i64))> = snap
-            .device_segments(device)
-            .filter_map(|s| {
-                let pool = s.pool_id.filter(|&p| p != (0, 0))?;
-                Some((s.address as u64, (s.address as u64).saturating_add(s.total_size), pool))
-            })
-            .collect();
-        private.sort_unstable();
-        let h = StateHistory::new(snap, device);
+        let pools = PoolFinder::new(snap, device);
+        let private = pools.has_private().then_some(pools);
+        let find_private = |addr: u64| private.as_ref().and_then(|p| p.find(addr as u128)).filter(|&p| p != (0, 0));
         let mut c = h.cursor();
-        c.seek_position(&h, snap, 0);
-        let st = c.state(&h, snap);
+        c.seek_position(h, snap, 0);
+        let st = c.state(h, snap);
         let mut max_addr = trace.addr_lo.iter().copied().max().unwrap_or(0);
         let mut initial = Vec::with_capacity(st.segments.len());
         for seg in &st.segments {
@@ -115,7 +116,7 @@ impl Recording {
                 .map_err(|_| format!("device {}: a segment's address is above 2^64", snap.device_name(device)))?;
             max_addr = max_addr.max(addr.saturating_add(seg.size));
             let final_seg = seg.final_segment.map(|i| &snap.segments[i]);
-            let pool = seg.pool_id.or_else(|| find_private(&private, addr)).filter(|&p| p != (0, 0));
+            let pool = seg.pool_id.filter(|&p| p != (0, 0)).or_else(|| find_private(addr));
             let small = match final_seg.map(|s| s.segment_type) {
                 Some(SegmentType::Small) => true,
                 Some(SegmentType::Large) => false,
@@ -215,17 +216,8 @@ impl Recording {
 
     /// The private pool (CUDA graphs) of the segment holding `addr`, if any.
     pub fn private_pool(&self, addr: u64) -> PoolId {
-        find_private(&self.private, addr)
+        self.private.as_ref()?.find(addr as u128).filter(|&p| p != (0, 0))
     }
-}
-
-fn find_private(ranges: &[(u64, u64, (i64, i64))], addr: u64) -> PoolId {
-    if ranges.is_empty() {
-        return None;
-    }
-    let i = ranges.partition_point(|r| r.0 <= addr);
-    let r = ranges.get(i.checked_sub(1)?)?;
-    (addr < r.1).then_some(r.2)
 }
 
 /// Where the model first did something else than the recording.
@@ -607,8 +599,7 @@ impl<'a> Replay<'a> {
             self.flush_releases(i);
         }
         let c = self.check.as_ref().expect("self-check");
-        let hints: Vec<_> = c.pending.iter().map(|p| (p.0, p.1, p.2)).collect();
-        self.cache.set_hints(hints);
+        self.cache.set_hints(c.pending.iter().map(|p| (p.0, p.1, p.2)));
     }
 
     /// Self-check, after a request: the model's device calls against the
@@ -623,9 +614,17 @@ impl<'a> Replay<'a> {
             return;
         };
         self.out.refused_at.append(&mut self.cache.refusals);
-        let made: Vec<SegmentEvent> = std::mem::take(&mut self.cache.events);
-        let pending = std::mem::take(&mut c.pending);
+        if c.pending.is_empty() && self.cache.events.is_empty() {
+            return;
+        }
+        // The buffers go back, cleared, so that a request costs no allocation.
+        let mut pending = std::mem::take(&mut c.pending);
+        let made = std::mem::take(&mut self.cache.events);
         self.compare(&pending, &made, i);
+        pending.clear();
+        self.check.as_mut().expect("self-check").pending = pending;
+        self.cache.events = made;
+        self.cache.events.clear();
     }
 
     /// Self-check: recorded releases not followed by a request that explains

@@ -85,13 +85,23 @@ impl<'a> WhatIf<'a> {
         Ok(WhatIf { snap, recording, check, capacity })
     }
 
+    /// From parts made in steps (the page): a [`Recording`] (from its own
+    /// state history, [`Recording::with_history`]) and its self-check's
+    /// outcome ([`Replay::self_check`] stepped to the end, then
+    /// [`Replay::finish`]). A recording with garbage collection may need
+    /// [`self_check`] (it tries other caps) to be exact.
+    pub fn from_parts(snap: &'a Snapshot, recording: Recording, check: Outcome, capacity: Option<u64>) -> WhatIf<'a> {
+        let capacity = infer_capacity(&recording, &check, capacity);
+        WhatIf { snap, recording, check, capacity }
+    }
+
     pub fn self_check(&self) -> &SelfCheck {
         self.check.check.as_ref().expect("the self-check's outcome has its check")
     }
 
     /// A replay of the prediction under `settings`, to run in steps.
     pub fn replay(&self, settings: Settings) -> Replay<'_> {
-        Replay::predict(self.snap, &self.recording, settings, self.capacity.limit(), self.check.empty_cache_at.clone())
+        self.replay_under(settings, self.capacity.limit())
     }
 
     /// The prediction under `settings`, with the capacity it needs.
@@ -104,22 +114,22 @@ impl<'a> WhatIf<'a> {
     /// The smallest per-process cap (to 1 MiB) under which the replay runs
     /// without an OOM, by bisection between nothing and the peak with no limit.
     pub fn min_capacity(&self, settings: &Settings) -> u64 {
-        let run = |limit: Limit| {
-            Replay::predict(self.snap, &self.recording, settings.clone(), limit, self.check.empty_cache_at.clone())
-                .finish()
-        };
-        let free = run(Limit::default());
-        let mut hi = free.peak_reserved_bytes.div_ceil(MIB);
-        let mut lo = 0u64;
-        while hi - lo > 1 {
-            let mid = lo + (hi - lo) / 2;
-            if run(Limit { bytes: Some(mid * MIB), per_process: true }).any_oom() {
-                lo = mid;
-            } else {
-                hi = mid;
+        let mut search = self.min_capacity_search(settings.clone());
+        loop {
+            if let Some(c) = search.step(usize::MAX) {
+                return c;
             }
         }
-        (hi * MIB).max(free.peak_reserved_bytes.min(hi * MIB))
+    }
+
+    /// [`WhatIf::min_capacity`] in steps (the page: a slice a frame).
+    pub fn min_capacity_search(&self, settings: Settings) -> CapacitySearch<'_, 'a> {
+        let replay = self.replay_under(settings.clone(), Limit::default());
+        CapacitySearch { w: self, settings, lo: 0, hi: None, probe: None, replay }
+    }
+
+    fn replay_under(&self, settings: Settings, limit: Limit) -> Replay<'_> {
+        Replay::predict(self.snap, &self.recording, settings, limit, self.check.empty_cache_at.clone())
     }
 
     /// The sweep's settings: the common configurations, each alone.
@@ -291,6 +301,43 @@ impl<'a> WhatIf<'a> {
         }
         out.push_str(&format!("  this run needs {} with {name}\n", size(p.min_capacity_bytes)));
         out
+    }
+}
+
+/// The bisection of [`WhatIf::min_capacity`], a replay at a time.
+pub struct CapacitySearch<'w, 'a> {
+    w: &'w WhatIf<'a>,
+    settings: Settings,
+    /// MiB known too small.
+    lo: u64,
+    /// MiB known enough (after the run with no limit).
+    hi: Option<u64>,
+    /// MiB the replay in flight tries (`None`: the run with no limit).
+    probe: Option<u64>,
+    replay: Replay<'w>,
+}
+
+impl CapacitySearch<'_, '_> {
+    /// Replays up to `budget` events; the capacity once the search is done.
+    pub fn step(&mut self, budget: usize) -> Option<u64> {
+        if !self.replay.step(budget) {
+            return None;
+        }
+        let done = std::mem::replace(&mut self.replay, self.w.replay_under(self.settings.clone(), Limit::default()));
+        let out = done.finish();
+        match self.probe {
+            None => self.hi = Some(out.peak_reserved_bytes.div_ceil(MIB)),
+            Some(mid) if out.any_oom() => self.lo = mid,
+            Some(mid) => self.hi = Some(mid),
+        }
+        let hi = self.hi.expect("the run with no limit comes first");
+        if hi - self.lo <= 1 {
+            return Some(hi * MIB);
+        }
+        let mid = self.lo + (hi - self.lo) / 2;
+        self.probe = Some(mid);
+        self.replay = self.w.replay_under(self.settings.clone(), Limit { bytes: Some(mid * MIB), per_process: true });
+        None
     }
 }
 
