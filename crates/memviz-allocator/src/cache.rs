@@ -951,6 +951,7 @@ impl Cache {
 /// `round_size`: 512 B granularity, or the next power-of-two division
 /// where `roundup_power2_divisions` asks for one.
 pub fn round_size(settings: &Settings, size: u64) -> u64 {
+    let size = size.saturating_add(settings.request_padding);
     if size < MIN_BLOCK {
         return MIN_BLOCK;
     }

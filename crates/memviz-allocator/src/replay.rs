@@ -103,6 +103,25 @@ impl Recording {
         {
             settings.expandable_segments = true;
         }
+        // torch_npu pads each request by 32 bytes: the dump's blocks show it
+        // (a block of 1 MiB + 512 for a request of 1 MiB), CUDA's never do.
+        let (mut plain, mut padded) = (0, 0);
+        for seg in snap.device_segments(device) {
+            for b in snap.segment_blocks(seg).iter().filter(|b| b.requested_size > 0) {
+                let r = b.requested_size;
+                let (cuda, npu) = (r.max(1).div_ceil(512) * 512, (r + 32).div_ceil(512) * 512);
+                if cuda != npu {
+                    if b.size == cuda {
+                        plain += 1;
+                    } else if b.size == npu {
+                        padded += 1;
+                    }
+                }
+            }
+        }
+        if padded > 0 && plain == 0 {
+            settings.request_padding = 32;
+        }
         let pools = PoolFinder::new(snap, device);
         let private = pools.has_private().then_some(pools);
         let find_private = |addr: u64| private.as_ref().and_then(|p| p.find(addr as u128)).filter(|&p| p != (0, 0));

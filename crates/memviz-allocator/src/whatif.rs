@@ -216,6 +216,12 @@ impl<'a> WhatIf<'a> {
             (CapacitySource::OomEvent, _) => {
                 format!("capacity: {} (reserved + device_free at the OOM)", size(c.bytes.unwrap_or(0)))
             }
+            (CapacitySource::InferredCap, Some((lo, hi))) if self.check.gc_cap_bounds == Some((lo, hi)) => format!(
+                "capacity: a per-process cap: the recording's garbage_collection_threshold replays as it was only \
+                 under a cap from {} to {}",
+                size(lo),
+                size(hi)
+            ),
             (CapacitySource::InferredCap, Some((lo, hi))) => format!(
                 "capacity: something capped the process below the device (set_per_process_memory_fraction, another process): \
                  the cap lies between {} (the highest reserved reached) and {} (what the refused request needed)",
