@@ -72,7 +72,7 @@ fn the_self_check_is_exact_on_every_real_cuda_recording() {
                 // rounding (read from the dump's blocks), and more the trace
                 // does not show: most events match, not all (README, What if).
                 assert_eq!(w.recording.settings.request_padding, 32, "{name}");
-                assert!(!c.exact && c.matched * 4 > c.events * 3, "{name}: {} of {}", c.matched, c.events);
+                assert!(!c.exact && c.matched * 10 > c.events * 7, "{name}: {} of {}", c.matched, c.events);
                 continue;
             }
             assert!(c.exact, "{name} device {device}: {:?}", c.first_divergence);
