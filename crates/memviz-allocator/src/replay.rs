@@ -36,6 +36,10 @@ use crate::settings::Settings;
 /// (an H100's 80 GiB); only the reservation's length depends on it.
 pub const DEFAULT_DEVICE_BYTES: u64 = 80 << 30;
 
+/// Larger requests and segments (64 PiB) are refused as input no device
+/// could have made.
+pub const MAX_BYTES: u64 = 1 << 56;
+
 /// A segment that existed at the trace's first event.
 #[derive(Debug, Clone, PartialEq)]
 pub struct InitialSegment {
@@ -92,6 +96,19 @@ impl Recording {
         if let Some(i) = trace.addr_hi.keys().min() {
             return Err(format!("device {}: trace event {i} has an address above 2^64", snap.device_name(device)));
         }
+        // Sizes no device holds would overflow the model's sums.
+        let too_big = |size: u64| size > MAX_BYTES;
+        if let Some(i) = (0..trace.len()).find(|&i| {
+            matches!(trace.action[i], Action::Alloc | Action::Oom | Action::SegmentAlloc | Action::SegmentMap)
+                && too_big(trace.size[i])
+        }) {
+            return Err(format!(
+                "device {}: trace event {i} ({}) is {} bytes: more than any device holds",
+                snap.device_name(device),
+                trace.action_name(i),
+                trace.size[i]
+            ));
+        }
         let mut settings = Settings::from_snapshot(snap.allocator_settings.as_ref());
         // Files older than `allocator_settings` (PyTorch < 2.1) still show
         // expandable segments: their map / unmap events, their segments.
@@ -133,6 +150,13 @@ impl Recording {
         for seg in &st.segments {
             let addr = u64::try_from(seg.address)
                 .map_err(|_| format!("device {}: a segment's address is above 2^64", snap.device_name(device)))?;
+            if too_big(seg.size) || addr > u64::MAX - MAX_BYTES {
+                return Err(format!(
+                    "device {}: the segment at {addr:#x} ({} bytes) is beyond what any device holds",
+                    snap.device_name(device),
+                    seg.size
+                ));
+            }
             max_addr = max_addr.max(addr.saturating_add(seg.size));
             let final_seg = seg.final_segment.map(|i| &snap.segments[i]);
             let pool = seg.pool_id.filter(|&p| p != (0, 0)).or_else(|| find_private(addr));
@@ -334,6 +358,8 @@ pub struct Replay<'a> {
     out: Outcome,
     keep_series: bool,
     keep_events: bool,
+    /// Stop at the first OOM (a capacity search needs no more).
+    stop_at_oom: bool,
 }
 
 /// The self-check's bookkeeping.
@@ -427,6 +453,7 @@ impl<'a> Replay<'a> {
             },
             keep_series: false,
             keep_events: false,
+            stop_at_oom: false,
         }
     }
 
@@ -442,6 +469,13 @@ impl<'a> Replay<'a> {
     /// compare a prediction with a recording made under those settings.
     pub fn keep_events(mut self) -> Self {
         self.keep_events = true;
+        self
+    }
+
+    /// End the replay at its first OOM (whether there is one is all a
+    /// capacity search asks).
+    pub fn stop_at_first_oom(mut self) -> Self {
+        self.stop_at_oom = true;
         self
     }
 
@@ -475,6 +509,9 @@ impl<'a> Replay<'a> {
             }
             if self.keep_series {
                 self.out.series.push(reserved);
+            }
+            if self.stop_at_oom && self.out.any_oom() {
+                self.pos = self.trace.len();
             }
         }
         self.pos >= self.trace.len()

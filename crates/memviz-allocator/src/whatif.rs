@@ -342,7 +342,10 @@ impl CapacitySearch<'_, '_> {
         }
         let mid = self.lo + (hi - self.lo) / 2;
         self.probe = Some(mid);
-        self.replay = self.w.replay_under(self.settings.clone(), Limit { bytes: Some(mid * MIB), per_process: true });
+        self.replay = self
+            .w
+            .replay_under(self.settings.clone(), Limit { bytes: Some(mid * MIB), per_process: true })
+            .stop_at_first_oom();
         None
     }
 }
