@@ -108,12 +108,14 @@ struct Block {
 #[derive(Debug, Clone)]
 struct Pool {
     small: bool,
+    private: PoolId,
     /// Cached free mapped blocks, ordered as PyTorch's `BlockComparatorSize`.
     blocks: BTreeSet<(u32, u64, u64, u32)>,
-    /// Those `release_blocks` acts on: whole segments, and free blocks of
-    /// expandable segments (in the same order), so that a release does not
-    /// walk the split ones.
+    /// The cached whole segments (in the same order), so that a release
+    /// does not walk the split blocks.
     releasable: BTreeSet<(u32, u64, u64, u32)>,
+    /// Cached blocks of expandable segments (a release walks them all).
+    expandable_cached: usize,
     /// Unmapped address space of expandable segments (`BlockComparatorAddress`).
     unmapped: BTreeSet<(u32, u64, u32)>,
     free_calls: i64,
@@ -152,8 +154,6 @@ pub struct Cache {
     reserved: u64,
     /// Bytes of allocated blocks (PyTorch's `allocated_bytes`).
     allocated: u64,
-    /// How many cached free blocks of each size (the largest, at an OOM).
-    free_sizes: std::collections::BTreeMap<u64, u32>,
     /// Device calls since the caller last drained them.
     pub events: Vec<SegmentEvent>,
     /// For each device call the limit refused since the caller last drained
@@ -180,7 +180,6 @@ impl Cache {
             expandable: Vec::new(),
             reserved: 0,
             allocated: 0,
-            free_sizes: Default::default(),
             events: Vec::new(),
             refusals: Vec::new(),
             hints: Vec::new(),
@@ -209,7 +208,18 @@ impl Cache {
     }
     /// The largest cached free block, in any pool.
     pub fn largest_free(&self) -> u64 {
-        self.free_sizes.keys().next_back().copied().unwrap_or(0)
+        // Per pool and stream, the last block of the stream is its largest.
+        let mut largest = 0;
+        for p in &self.pools {
+            let mut next = p.blocks.iter().next().map(|k| k.0);
+            while let Some(s) = next {
+                if let Some(k) = p.blocks.range(..(s.saturating_add(1), 0, 0, 0)).next_back() {
+                    largest = largest.max(k.1);
+                }
+                next = if s == u32::MAX { None } else { p.blocks.range((s + 1, 0, 0, 0)..).next().map(|k| k.0) };
+            }
+        }
+        largest
     }
     /// Sets the recorded segment events new segments may take their addresses from.
     pub fn set_hints(&mut self, hints: impl IntoIterator<Item = (SegmentAction, u64, u64)>) {
@@ -235,13 +245,20 @@ impl Cache {
 
     /// The pool (default or private, small or large) by index, made on first use.
     fn pool_index(&mut self, private: PoolId, small: bool) -> u32 {
-        if let Some(&i) = self.pool_of.get(&(private, small)) {
+        // Most devices have two pools: a look at each beats hashing.
+        if self.pools.len() <= 8 {
+            if let Some(i) = self.pools.iter().position(|p| p.private == private && p.small == small) {
+                return i as u32;
+            }
+        } else if let Some(&i) = self.pool_of.get(&(private, small)) {
             return i;
         }
         self.pools.push(Pool {
             small,
+            private,
             blocks: BTreeSet::new(),
             releasable: BTreeSet::new(),
+            expandable_cached: 0,
             unmapped: BTreeSet::new(),
             free_calls: 0,
         });
@@ -275,21 +292,20 @@ impl Cache {
         self.blocks[b as usize].gc_base = self.pools[pool].free_calls;
         let k = self.key(b);
         self.pools[pool].blocks.insert(k);
-        if self.blocks[b as usize].expandable != NONE || !self.is_split(b) {
+        if self.blocks[b as usize].expandable != NONE {
+            self.pools[pool].expandable_cached += 1;
+        } else if !self.is_split(b) {
             self.pools[pool].releasable.insert(k);
         }
-        *self.free_sizes.entry(k.1).or_insert(0) += 1;
     }
     fn uncache_block(&mut self, b: u32) {
         let k = self.key(b);
         let pool = self.blocks[b as usize].pool as usize;
         if self.pools[pool].blocks.remove(&k) {
-            self.pools[pool].releasable.remove(&k);
-            if let Some(n) = self.free_sizes.get_mut(&k.1) {
-                *n -= 1;
-                if *n == 0 {
-                    self.free_sizes.remove(&k.1);
-                }
+            if self.blocks[b as usize].expandable != NONE {
+                self.pools[pool].expandable_cached -= 1;
+            } else if !self.is_split(b) {
+                self.pools[pool].releasable.remove(&k);
             }
         }
     }
@@ -863,7 +879,9 @@ impl Cache {
     /// `release_blocks`: every unsplit cached segment freed, every free page unmapped.
     fn release_pool(&mut self, pool: u32) {
         let mut to_unmap = Vec::new();
-        let list: Vec<u32> = self.pools[pool as usize].releasable.iter().map(|k| k.3).collect();
+        let p = &self.pools[pool as usize];
+        let walk = if p.expandable_cached > 0 { &p.blocks } else { &p.releasable };
+        let list: Vec<u32> = walk.iter().map(|k| k.3).collect();
         for b in list {
             if self.blocks[b as usize].expandable != NONE {
                 to_unmap.push(b);
