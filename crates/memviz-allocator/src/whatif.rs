@@ -147,10 +147,11 @@ impl<'a> WhatIf<'a> {
         out
     }
 
-    /// Every sweep configuration predicted, lowest peak reserved first.
+    /// Every sweep configuration predicted: those with no OOM first, each
+    /// part by peak reserved memory (an OOM's peak is where it stopped).
     pub fn sweep(&self) -> Vec<Prediction> {
         let mut out: Vec<Prediction> = self.sweep_settings().into_iter().map(|s| self.predict(s)).collect();
-        out.sort_by_key(|p| (p.outcome.peak_reserved_bytes, p.min_capacity_bytes));
+        out.sort_by_key(|p| (p.outcome.any_oom(), p.outcome.peak_reserved_bytes, p.min_capacity_bytes));
         out
     }
 
@@ -216,18 +217,21 @@ impl<'a> WhatIf<'a> {
             (CapacitySource::OomEvent, _) => {
                 format!("capacity: {} (reserved + device_free at the OOM)", size(c.bytes.unwrap_or(0)))
             }
-            (CapacitySource::InferredCap, Some((lo, hi))) if self.check.gc_cap_bounds == Some((lo, hi)) => format!(
-                "capacity: a per-process cap: the recording's garbage_collection_threshold replays as it was only \
-                 under a cap from {} to {}",
-                size(lo),
-                size(hi)
-            ),
-            (CapacitySource::InferredCap, Some((lo, hi))) => format!(
-                "capacity: something capped the process below the device (set_per_process_memory_fraction, another process): \
-                 the cap lies between {} (the highest reserved reached) and {} (what the refused request needed)",
-                size(lo),
-                size(hi)
-            ),
+            (CapacitySource::InferredCap, Some((lo, hi))) if self.check.gc_cap_bounds == Some((lo, hi)) => {
+                let (lo, hi) = bounds(lo, hi);
+                format!(
+                    "capacity: a per-process cap: the recording's garbage_collection_threshold replays as it was only \
+                     under a cap from {lo} to {hi}"
+                )
+            }
+            (CapacitySource::InferredCap, Some((lo, hi))) => {
+                let (lo, hi) = bounds(lo, hi);
+                format!(
+                    "capacity: something capped the process below the device (set_per_process_memory_fraction, another \
+                     process): the cap lies between {lo} (the highest reserved reached) and {hi} (what the refused \
+                     request needed)"
+                )
+            }
             _ => "capacity: unknown (no OOM and no release in the trace; --capacity sets one)".to_string(),
         }
     }
@@ -262,13 +266,16 @@ impl<'a> WhatIf<'a> {
         let name = conf_name(&p.settings);
         let o = &p.outcome;
         let mut out = format!(
-            "with {name} the replay peaks at {} ({} free inside segments then) and ends at {}\n",
+            "predicted with {name}: peak reserved {} ({} free inside segments then), {} at the end\n",
             size(o.peak_reserved_bytes),
             size(o.free_at_peak_bytes),
             size(o.end_reserved_bytes)
         );
         let cap = match (self.capacity.cap_bounds, self.capacity.bytes) {
-            (Some((lo, hi)), _) => format!("the {}-{} cap", size(lo), size(hi)),
+            (Some((lo, hi)), _) => {
+                let (lo, hi) = bounds(lo, hi);
+                format!("the {lo}-{hi} cap")
+            }
             (None, Some(b)) => format!("the {} capacity", size(b)),
             (None, None) => "an unknown capacity".to_string(),
         };
@@ -371,6 +378,12 @@ pub fn conf_name(s: &Settings) -> String {
 
 fn size(b: u64) -> String {
     format_size(b, false)
+}
+
+/// Two bounds as text, with their bytes when one decimal cannot tell them apart.
+fn bounds(lo: u64, hi: u64) -> (String, String) {
+    let exact = size(lo) == size(hi);
+    (format_size(lo, exact), format_size(hi, exact))
 }
 
 /// The self-check, trying other caps when the recording's garbage

@@ -67,8 +67,17 @@ fn sweep_ranks_configurations_by_peak_reserved() {
     let list = v.as_array().unwrap();
     // Seven configurations: the capacity is known, so garbage_collection_threshold is among them.
     assert_eq!(list.len(), 7);
-    let peaks: Vec<u64> = list.iter().map(|p| p["predicted"]["peak_reserved_bytes"].as_u64().unwrap()).collect();
-    assert!(peaks.windows(2).all(|w| w[0] <= w[1]), "{peaks:?}");
+    // No OOM first (expandable_segments, max_split_size_mb avoid this one), then by peak.
+    let rank: Vec<(bool, u64)> = list
+        .iter()
+        .map(|p| {
+            let oom = p["predicted"]["ooms"].as_array().unwrap().iter().any(|o| o["happens"] == true);
+            (oom, p["predicted"]["peak_reserved_bytes"].as_u64().unwrap())
+        })
+        .collect();
+    assert!(rank.windows(2).all(|w| w[0] <= w[1]), "{rank:?}");
+    assert!(!rank[0].0 && rank[6].0, "{rank:?}");
+    assert_eq!(list[0]["settings"]["expandable_segments"], true);
 }
 
 #[test]
