@@ -257,24 +257,46 @@ impl FrameTable {
         self.canon.capacity() * 4 + self.rep.len() * 22 + self.labels.iter().map(|l| l.len()).sum::<usize>()
     }
 
-    /// The innermost user frame of `stack`, else its innermost shown Python
-    /// frame, else its innermost autograd node (`…Backward…::apply`: C++-only
-    /// stacks of the backward pass), else its innermost shown frame; NONE
-    /// for no shown frame.
+    /// The innermost user frame of `stack` (see [`is_user_file`]), else its
+    /// innermost Python frame outside the torch package (a library's:
+    /// transformers, torchvision), else its innermost Python frame, else its
+    /// innermost autograd node (`…Backward…::apply`: C++-only stacks of the
+    /// backward pass), else its innermost frame that is not PyTorch's own
+    /// C++ ([`is_torch_cpp`]: the allocator, the dispatcher, autograd's
+    /// engine); NONE for none of these.
     pub(crate) fn user_frame(&self, snap: &Snapshot, stack: StackId) -> u32 {
         let frames = if (stack as usize) < snap.stacks.len() { snap.stack(stack) } else { &[] };
         let shown = || frames.iter().map(|&f| self.canon(f)).filter(|&c| c != NONE);
-        let node = |c: u32| {
-            let name = snap.frames.get(self.rep[c as usize] as usize).map_or("", |f| snap.str(f.name));
-            is_autograd_node(name)
-        };
+        let frame = |c: u32| snap.frames.get(self.rep[c as usize] as usize);
+        let name = |c: u32| frame(c).map_or("", |f| snap.str(f.name));
+        let file = |c: u32| frame(c).map_or("", |f| snap.str(f.filename));
         shown()
             .find(|&c| self.user[c as usize])
+            .or_else(|| shown().find(|&c| self.python[c as usize] && !is_torch_file(file(c))))
             .or_else(|| shown().find(|&c| self.python[c as usize]))
-            .or_else(|| shown().find(|&c| node(c)))
-            .or_else(|| shown().next())
+            .or_else(|| shown().find(|&c| is_autograd_node(name(c))))
+            .or_else(|| shown().find(|&c| !self.python[c as usize] && !is_torch_cpp(name(c), file(c))))
             .unwrap_or(NONE)
     }
+}
+
+/// A file of the torch package itself (`…/torch/…`, `\` read as `/`).
+pub fn is_torch_file(file: &str) -> bool {
+    file.replace('\\', "/").contains("/torch/")
+}
+
+/// A C++ frame of PyTorch itself: a function in its namespaces (`c10::`,
+/// `at::`, `torch::`, `caffe2::`) or a file of its sources (the caching
+/// allocator, ATen, c10, torch/csrc), or an unresolved frame (`??`).
+pub fn is_torch_cpp(name: &str, file: &str) -> bool {
+    let f = file.replace('\\', "/");
+    ["c10::", "at::", "torch::", "caffe2::"].iter().any(|ns| name.starts_with(ns) || name.contains(&format!(" {ns}")))
+        || f.contains("CUDACachingAllocator")
+        || f.contains("aten/")
+        || f.contains("c10/")
+        || f.contains("torch/csrc/")
+        || f.is_empty()
+        || f == "??"
 }
 
 /// A C++ frame of an autograd node's backward (`MulBackward0::apply`).
@@ -657,5 +679,13 @@ mod tests {
         assert!(!is_user_file("C:\\Python311\\Lib\\contextlib.py"));
         assert!(!is_user_file("<frozen runpy>"));
         assert!(!is_user_file("CUDACachingAllocator.cpp"));
+        assert!(is_torch_file("/x/site-packages/torch/nn/modules/linear.py"));
+        assert!(!is_torch_file("/x/site-packages/transformers/modeling_utils.py"));
+        assert!(is_torch_cpp(
+            "c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::malloc(x)",
+            "CUDACachingAllocator.cpp"
+        ));
+        assert!(is_torch_cpp("at::native::empty_cuda(x)", "??"));
+        assert!(!is_torch_cpp("my_ext::kernel(x)", "my_ext.cu"));
     }
 }
