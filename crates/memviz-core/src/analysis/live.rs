@@ -307,13 +307,41 @@ fn is_autograd_node(name: &str) -> bool {
 /// The lines of a stack key worth a glance: its Python frames, else its
 /// autograd-node frames, else its first lines; at most `n`, "…" when more.
 pub fn short_stack(key: &str, n: usize) -> String {
-    let python: Vec<&str> = key.lines().filter(|l| l.contains(".py:")).collect();
-    let nodes: Vec<&str> = key.lines().filter(|l| is_autograd_node(l)).collect();
     let all: Vec<&str> = key.lines().collect();
+    // The user's frames first, then other libraries', then torch's own.
+    let mut python: Vec<(u8, &str)> = all
+        .iter()
+        .filter(|l| l.contains(".py:"))
+        .map(|&l| {
+            let file = label_parts(l).0;
+            (
+                if is_user_file(file) {
+                    0
+                } else if is_torch_file(file) {
+                    2
+                } else {
+                    1
+                },
+                l,
+            )
+        })
+        .collect();
+    python.sort_by_key(|&(rank, _)| rank);
+    let nodes: Vec<&str> = all.iter().copied().filter(|l| is_autograd_node(l)).collect();
+    let not_torch: Vec<&str> = all
+        .iter()
+        .copied()
+        .filter(|l| {
+            let (file, name) = label_parts(l);
+            !is_torch_cpp(name, file)
+        })
+        .collect();
     let pick = if !python.is_empty() {
-        python
+        python.into_iter().map(|(_, l)| l).collect()
     } else if !nodes.is_empty() {
         nodes
+    } else if !not_torch.is_empty() {
+        not_torch
     } else {
         all.clone()
     };
@@ -322,6 +350,22 @@ pub fn short_stack(key: &str, n: usize) -> String {
         out.push("…");
     }
     out.join("\n")
+}
+
+/// (file, function) of a `filename:line:name` label: split at the first
+/// `:LINE:` (a file may hold `:`, as `C:\`; a C++ name `::`).
+fn label_parts(label: &str) -> (&str, &str) {
+    let b = label.as_bytes();
+    for (i, &c) in b.iter().enumerate() {
+        if c != b':' {
+            continue;
+        }
+        let digits = b[i + 1..].iter().take_while(|d| d.is_ascii_digit()).count();
+        if digits > 0 && b.get(i + 1 + digits) == Some(&b':') {
+            return (&label[..i], &label[i + 2 + digits..]);
+        }
+    }
+    (label, "")
 }
 
 /// Key of the group of allocations that have no shown frame.
@@ -687,5 +731,11 @@ mod tests {
         ));
         assert!(is_torch_cpp("at::native::empty_cuda(x)", "??"));
         assert!(!is_torch_cpp("my_ext::kernel(x)", "my_ext.cu"));
+        assert_eq!(label_parts("C:\\p\\m.py:12:f"), ("C:\\p\\m.py", "f"));
+        assert_eq!(label_parts("??:0:at::native::x(a::b)"), ("??", "at::native::x(a::b)"));
+        let key = "CUDACachingAllocator.cpp:0:c10::cuda::malloc(x)\n/v/site-packages/torch/nn/functional.py:9:gelu\n/home/me/m.py:3:forward";
+        assert_eq!(short_stack(key, 1), "/home/me/m.py:3:forward\n…");
+        let cpp = "CUDACachingAllocator.cpp:0:c10::cuda::malloc(x)\n??:0:at::empty(x)\nmine.cu:4:my_kernel(x)";
+        assert_eq!(short_stack(cpp, 1), "mine.cu:4:my_kernel(x)\n…");
     }
 }
