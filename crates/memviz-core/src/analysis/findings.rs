@@ -27,6 +27,11 @@ use crate::state::StateHistory;
 
 /// Growing stacks reported (the largest growth first).
 const TOP_GROWTH: usize = 3;
+/// OOMs reported one a finding (a trace that retries may have thousands).
+const TOP_OOMS: u32 = 20;
+/// Forward passes after a backward looked at for `gradients_kept` (the
+/// first ones, and the one before the peak): each is a walk of the live set.
+const FORWARDS_LOOKED_AT: usize = 16;
 
 /// What a finding is about (names scripts match on).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -162,7 +167,7 @@ impl Analysis {
         let mut out = Vec::new();
         let mut cursor = h.cursor();
         let trace = snap.trace(self.device);
-        for k in 0..self.oom_events.len() as u32 {
+        for k in 0..(self.oom_events.len() as u32).min(TOP_OOMS) {
             let Ok(x) = self.explain(snap, h, &mut cursor, Moment::Oom(k)) else { continue };
             let Some(r) = x.request else { continue };
             let mut causes: Vec<&str> = x
@@ -315,21 +320,26 @@ impl Analysis {
     /// `gradients_kept`: gradients alive at the end of a forward run that
     /// follows a backward or optimizer run, allocated before that forward.
     fn gradients_kept(&self) -> Option<Finding> {
-        let mut max_kept = 0u64;
+        let peak = self.resolve(Moment::Peak).ok()?;
         let mut at_forward: Vec<(u32, u32)> = Vec::new(); // (forward end, position before it)
         for w in self.phase_runs.windows(2) {
             let ((last, prev), (end, p)) = (w[0], w[1]);
             if p == Phase::Forward && matches!(prev, Phase::Backward | Phase::Optimizer) {
-                let (before, after) = (self.after_event(last), self.after_event(end));
-                let kept = self.kind_bytes(after, Kind::Gradient, before);
-                max_kept = max_kept.max(kept);
-                at_forward.push((after, before));
+                at_forward.push((self.after_event(end), self.after_event(last)));
             }
         }
+        let before_peak = at_forward.iter().rposition(|&(_, b)| b <= peak.position);
+        let looked: Vec<(u32, u32)> = at_forward
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i < FORWARDS_LOOKED_AT || Some(i) == before_peak)
+            .map(|(_, &w)| w)
+            .collect();
+        let kept: Vec<u64> = looked.iter().map(|&(a, b)| self.kind_bytes(a, Kind::Gradient, b)).collect();
+        let max_kept = kept.iter().copied().max().unwrap_or(0);
         if max_kept == 0 {
             return None;
         }
-        let peak = self.resolve(Moment::Peak).ok()?;
         // At the peak: gradients born before the start of the forward run
         // that the peak follows.
         let before = at_forward.iter().rev().find(|&&(_, b)| b <= peak.position).map_or(0, |&(_, b)| b);

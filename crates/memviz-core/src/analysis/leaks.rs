@@ -172,9 +172,12 @@ impl Analysis {
     /// its layers, which are no iterations.
     fn pattern_starts(&self, snap: &Snapshot) -> Vec<u32> {
         let trace = snap.trace(self.device);
-        let outside_phases = |born: u32| {
+        let mut by_stack: HashMap<u32, bool> = HashMap::new();
+        let mut outside_phases = |born: u32| {
             let event = born.checked_sub(1).and_then(|k| self.action_event.get(k as usize));
-            event.and_then(|&i| trace.stack.get(i as usize)).is_some_and(|&s| stack_phase(snap, s) == Phase::None)
+            event
+                .and_then(|&i| trace.stack.get(i as usize))
+                .is_some_and(|&s| *by_stack.entry(s).or_insert_with(|| stack_phase(snap, s) == Phase::None))
         };
         let mut allocs: Vec<(u32, u32)> = (0..self.el.size.len())
             .filter(|&e| self.el.origin[e] == Origin::Trace && outside_phases(self.el.born[e]))
