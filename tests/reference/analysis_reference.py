@@ -86,12 +86,28 @@ def is_user_file(file):
             and 'dist-packages/' not in f and '/lib/python' not in f and not windows_stdlib)
 
 
+def is_torch_file(file):
+    return '/torch/' in file.replace('\\', '/')
+
+
+def is_torch_cpp(name, file):
+    f = file.replace('\\', '/')
+    return (any(name.startswith(ns) or (' ' + ns) in name for ns in ('c10::', 'at::', 'torch::', 'caffe2::'))
+            or 'CUDACachingAllocator' in f or 'aten/' in f or 'c10/' in f or 'torch/csrc/' in f
+            or f in ('', '??'))
+
+
 def user_frame(frames):
+    """The user's code: never PyTorch's own C++, never the torch package when
+    another Python frame is there."""
     s = [f for f in frames if shown(f)]
-    for test in (lambda f: is_user_file(str(f.get('filename', ''))),
-                 lambda f: str(f.get('filename', '')).endswith('.py'),
-                 lambda f: 'Backward' in str(f.get('name', '')) and '::apply' in str(f.get('name', '')),
-                 lambda f: True):
+    fn = lambda f: str(f.get('filename', ''))
+    nm = lambda f: str(f.get('name', ''))
+    for test in (lambda f: is_user_file(fn(f)),
+                 lambda f: fn(f).endswith('.py') and not is_torch_file(fn(f)),
+                 lambda f: fn(f).endswith('.py'),
+                 lambda f: 'Backward' in nm(f) and '::apply' in nm(f),
+                 lambda f: not fn(f).endswith('.py') and not is_torch_cpp(nm(f), fn(f))):
         for f in s:
             if test(f):
                 return label(f)
@@ -112,7 +128,10 @@ def frame_mark(name, filename):
             or (name == 'grad' and f.endswith('torch/autograd/__init__.py'))):
         return 'backward'
     in_module = f.endswith('torch/nn/modules/module.py')
-    if (in_module and name in ('_apply', 'to', 'cuda', 'convert')) or name in ('load_state_dict', '_load_from_state_dict'):
+    if ((in_module and name in ('_apply', 'to', 'cuda', 'convert'))
+            or name in ('load_state_dict', '_load_from_state_dict', 'reset_parameters', '_reset_parameters',
+                        'to_empty', 'from_pretrained', 'from_config', '_from_config')
+            or (name == '__init__' and 'torch/nn/modules/' in f) or f.endswith('torch/nn/init.py')):
         return 'setup'
     if name == 'forward' or (in_module and name in ('_call_impl', '_wrapped_call_impl')):
         return 'forward'
@@ -147,8 +166,10 @@ def event_phases(trace):
     return phases, runs
 
 
-def infer(alloc, free, own_phase, zero_grad):
-    """alloc / free: (phase, run) or None. README's rules 1-8."""
+def infer(alloc, free, own_phase, zero_grad, before_forward=False, workspace=False):
+    """alloc / free: (phase, run) or None. README's rules 1-9."""
+    if workspace:
+        return 'other'
     if alloc is None:
         if free is None:
             return {'optimizer': 'optimizer_state', 'backward': 'gradient'}.get(own_phase, 'parameter')
@@ -157,7 +178,7 @@ def infer(alloc, free, own_phase, zero_grad):
         if free[0] == 'optimizer' or zero_grad:
             return 'gradient'
         return 'other'
-    if free is not None and free[1] == alloc[1]:
+    if free is not None and free[1] == alloc[1] and alloc[1] > 0:
         return 'temporary'
     pa, pf = alloc[0], (free[0] if free else None)
     if pa == 'optimizer':
@@ -170,6 +191,8 @@ def infer(alloc, free, own_phase, zero_grad):
         return 'activation' if pa == 'forward' else 'autograd_saved'
     if pa == 'forward':
         return 'activation'
+    if pa is None and pf is None and free is None and before_forward:
+        return 'parameter'
     return 'other'
 
 
@@ -268,6 +291,7 @@ def analyse(snap, device, rules, extra_specs=()):
                 free_req[el] = i
 
     phases, runs = event_phases(trace)
+    first_forward = next((i for i, p in enumerate(phases) if p == 'forward'), None)
     kinds = []
     for i, el in enumerate(elements):
         frames = el['frames']
@@ -279,7 +303,10 @@ def analyse(snap, device, rules, extra_specs=()):
             alloc = (phases[el['raw']], runs[el['raw']]) if el['kind'] == 'trace' else None
             free = (phases[let_go], runs[let_go]) if freed and let_go is not None else None
             zero = let_go is not None and any(str(f.get('name', '')) == 'zero_grad' for f in (trace[let_go].get('frames') or []))
-            kind = infer(alloc, free, stack_phase(frames), zero)
+            before = el['kind'] == 'trace' and first_forward is not None and el['raw'] < first_forward
+            workspace = any('at::cuda::' in str(f.get('name', '')) and 'Workspace' in str(f.get('name', ''))
+                            for f in frames)
+            kind = infer(alloc, free, stack_phase(frames), zero, before, workspace)
         kinds.append(kind)
 
     def step_of(p):

@@ -1,4 +1,4 @@
-//! `memviz top`, `memviz oom`, `memviz leaks`: the analysis of
+//! `memviz top`, `memviz oom`, `memviz leaks`, `memviz findings`: the analysis of
 //! `memviz_core::analysis` in a terminal.
 
 use memviz_core::analysis::{live::short_stack, Analysis, GroupBy, Moment, Rules};
@@ -14,6 +14,7 @@ pub(crate) fn run(cmd: &str, file: &str, opts: &Opts) -> Result<(), String> {
     match cmd {
         "top" => top(&snap, file, opts, &rules),
         "oom" => oom(&snap, file, opts, &rules),
+        "findings" => findings(&snap, file, opts, &rules),
         _ => leaks(&snap, file, opts, &rules),
     }
 }
@@ -136,6 +137,18 @@ fn leaks(snap: &Snapshot, file: &str, opts: &Opts, rules: &Rules) -> Result<(), 
     println!("{file}");
     for (a, r) in &reports {
         print!("{}", r.to_text(a));
+    }
+    Ok(())
+}
+
+fn findings(snap: &Snapshot, file: &str, opts: &Opts, rules: &Rules) -> Result<(), String> {
+    let d = pick_device(snap, file, opts.device.as_deref())?;
+    let a = Analysis::build(snap, d, rules);
+    let f = a.findings(snap, &StateHistory::new(snap, d));
+    if opts.json {
+        println!("{}", serde_json::to_string_pretty(&f).unwrap_or_default());
+    } else {
+        print!("{file}\n{}", f.to_text());
     }
     Ok(())
 }

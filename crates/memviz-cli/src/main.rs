@@ -46,8 +46,17 @@ USAGE:
     memviz leaks FILE [--device D] [--json]
         Allocations alive at the end by stack, stacks whose live bytes grow
         every iteration, frees left pending on another stream.
+    memviz findings FILE [--device D] [--json]
+        What to know first, most important first, one line each: every OOM
+        and its cause (too_large, fragmentation, live_tensors, caching,
+        capped), a cap below the device (capped), stacks growing over the
+        iterations (growth), gradients kept into the next forward
+        (gradients_kept), reserved far above allocated (caching), the peak by
+        kind (peak), the first optimizer step's state (optimizer_state).
+        --json: {'device': D, 'findings': [{'kind', 'title', 'bytes',
+        'event', 'detail'}]} (JSON, double quotes).
 
-    top, oom and leaks take --category 'REGEX=KIND' (repeatable, first match
+    top, oom, leaks and findings take --category 'REGEX=KIND' (repeatable, first match
     wins over the built-in inference): REGEX is matched against the stack's
     shown frames, 'filename:line:name' one a line, innermost first.
     memviz diff A B [--at peak|end|oom|step:S|EVENT] [--by stack|user|frame|category]
@@ -307,7 +316,7 @@ fn run(args: &[String]) -> Result<(), String> {
             }
             Ok(())
         }
-        "top" | "oom" | "leaks" => analysis::run(cmd, &file, &opts),
+        "top" | "oom" | "leaks" | "findings" => analysis::run(cmd, &file, &opts),
         "whatif" => whatif::run(&file, &opts),
         "state" => {
             let snap = load(&file)?;

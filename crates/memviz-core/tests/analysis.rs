@@ -340,6 +340,23 @@ fn real_snapshots_against_reference() {
     }
 }
 
+/// The H100 recordings: models made on the device (GPT-2 under
+/// `torch.device("cuda")`), cuBLAS workspaces, user frames under C++ ones.
+#[test]
+fn real_recordings_against_reference() {
+    let dir = shared_dir().join("recordings");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".pickle"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 11, "expected the 11 recordings in {}", dir.display());
+    for n in names {
+        check_file(&dir.join(n), &[]);
+    }
+}
+
 #[test]
 fn generated_snapshots_against_reference() {
     check_file(&generated("oom_iters", &["--events", "6000", "--oom", "--iters", "4", "--seed", "3"]), &[]);

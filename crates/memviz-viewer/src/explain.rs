@@ -197,6 +197,18 @@ impl Viewer {
         self.moment.marks(self.cx.key()).map_or(0, |l| l.oom_events.len() as u32)
     }
 
+    /// The findings of the current device (memviz_core::analysis::findings::
+    /// Findings as JSON: `{device, findings: [{kind, title, bytes, event,
+    /// detail}]}`, most important first).
+    pub fn findings_json(&mut self) -> Result<String, String> {
+        if !self.ensure_analysis() {
+            return Err("no file".into());
+        }
+        let Some(h) = self.views.state.history(&self.cx) else { return Err("no trace".into()) };
+        let (Some(f), Some(a)) = (self.cx.file(), self.moment.get()) else { return Err("no file".into()) };
+        json!(&a.findings(&f.snap, h))
+    }
+
     /// The leak report of the current device (memviz_core::analysis::leaks::
     /// LeakReport as JSON, plus `pending_keys`: the stack of each pending
     /// free listed), its `samples` replaced by `sample_count`: the page

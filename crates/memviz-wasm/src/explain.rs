@@ -63,6 +63,13 @@ impl Viewer {
         self.inner.oom_count()
     }
 
+    /// The findings of the current device, most important first
+    /// (memviz_core::analysis::findings::Findings as JSON: the page's
+    /// Findings strip).
+    pub fn findings_json(&mut self) -> Result<String, JsError> {
+        self.inner.findings_json().map_err(js)
+    }
+
     /// The leak report of the current device (memviz_core::analysis::leaks::
     /// LeakReport as JSON, plus `pending_keys`: the stack of each pending
     /// free listed).

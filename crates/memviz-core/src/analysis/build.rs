@@ -36,6 +36,8 @@ pub struct AnalysisBuilder {
     links: Option<EventLinksBuilder>,
     linked: Option<EventLinks>,
     free_req: Vec<u32>,
+    /// The first forward event, found once the phases are.
+    first_forward: Option<Option<u32>>,
     described: Option<Described>,
     /// What is done of the description's end, a call each: 1 the tree
     /// finished, 2 the pending frees sorted; then the phases' runs.
@@ -59,6 +61,7 @@ impl AnalysisBuilder {
             links: None,
             linked: None,
             free_req: Vec::new(),
+            first_forward: None,
             described: None,
             described_end: 0,
             runs_found: PhaseRuns::default(),
@@ -124,6 +127,9 @@ impl AnalysisBuilder {
         }
         let links = self.linked.as_ref().expect("linked above");
         let d = self.described.as_mut().expect("made with the lifetimes");
+        let first_forward = *self.first_forward.get_or_insert_with(|| {
+            self.phases.phases.iter().position(|&p| p == super::Phase::Forward).map(|i| i as u32)
+        });
         if self.phase_runs.is_none() {
             if d.el.size.len() < tl.elements.len() {
                 let describe = Describe {
@@ -136,6 +142,7 @@ impl AnalysisBuilder {
                     links,
                     free_req: &self.free_req,
                     frames,
+                    first_forward,
                 };
                 describe.step(&mut self.facts, &self.rules, d, budget);
                 return 0.3 + 0.3 * d.el.size.len() as f64 / n_elements;

@@ -14,7 +14,7 @@
 //! |---|---|
 //! | optimizer | file under `torch/optim/` (torch's optimizers, and `Optimizer.step`'s wrapper around a user's own `step`) |
 //! | backward | function `torch::autograd::Engine::…` or `torch::autograd::generated::…Backward…`; a Python function named `backward`; `grad` in `torch/autograd/__init__.py` |
-//! | setup | `_apply`, `to`, `cuda`, `convert` in `torch/nn/modules/module.py`; any `load_state_dict` / `_load_from_state_dict` |
+//! | setup | `_apply`, `to`, `cuda`, `convert` in `torch/nn/modules/module.py`; any `load_state_dict` / `_load_from_state_dict`; a model made on the device: `__init__` in a file under `torch/nn/modules/`, any function of `torch/nn/init.py`, any `reset_parameters` / `_reset_parameters` / `to_empty` / `from_pretrained` / `from_config` / `_from_config` |
 //! | forward | a function named `forward`; `_call_impl` / `_wrapped_call_impl` in `torch/nn/modules/module.py` |
 //!
 //! A frame whose function name contains `closure` stops the scan with no
@@ -38,6 +38,10 @@
 //! 0. `user`: the user's own `REGEX=KIND` rules, in order, matched against
 //!    the allocation's stack text (shown frames, `filename:line:name`, one a
 //!    line, innermost first).
+//! 1. `workspace`: a frame of `at::cuda::…Workspace…` (cuBLAS's workspace
+//!    made with its handle, kept as long as the handle) → other: it is
+//!    allocated in whatever pass first multiplies on a thread, backward's
+//!    included, and is no gradient.
 //! 1. Allocated before the trace (no alloc event):
 //!    * `ghost_optimizer` / `ghost_backward`: still alive at the dump, its
 //!      (dump) stack in the optimizer / backward → optimizer state / gradient;
@@ -47,7 +51,10 @@
 //!    * `before_trace_zero_grad`: freed in the optimizer phase or under a
 //!      `zero_grad` frame → gradient;
 //!    * `before_trace`: freed anywhere else → other.
-//! 2. `same_run`: freed in the run it was allocated in → temporary.
+//! 2. `same_run`: freed in the run it was allocated in → temporary; only
+//!    in a run with a phase (run 0, before the first marked event, is no
+//!    iteration: in a loop without forward/backward frames it would colour
+//!    what a collection freed of a leak `temporary` and the rest `other`).
 //! 3. `optimizer`: allocated in the optimizer and outlived that step →
 //!    optimizer state.
 //! 4. `backward`: allocated in backward and outlived it → gradient.
@@ -57,7 +64,10 @@
 //!    code, inputs), freed in backward → autograd saved tensor.
 //! 7. `forward`: allocated in forward and outlived it (an output kept, or
 //!    alive at the end) → activation.
-//! 8. `other`: everything else.
+//! 8. `before_forward`: allocated outside any phase before the trace's
+//!    first forward event and never freed → parameter (weights a module's
+//!    own `__init__` made on the device: `with torch.device("cuda")`).
+//! 9. `other`: everything else.
 
 use std::collections::HashMap;
 
@@ -139,6 +149,7 @@ pub enum Phase {
 #[serde(rename_all = "snake_case")]
 pub enum Rule {
     User,
+    Workspace,
     GhostOptimizer,
     GhostBackward,
     Ghost,
@@ -152,6 +163,7 @@ pub enum Rule {
     ForwardFreedInBackward,
     FreedInBackward,
     Forward,
+    BeforeForward,
     Other,
 }
 
@@ -169,11 +181,19 @@ pub struct Facts {
     pub stack_phase: Phase,
     /// The free's stack has a `zero_grad` frame.
     pub freed_by_zero_grad: bool,
+    /// Allocated before the trace's first forward event (false when the
+    /// trace has none).
+    pub before_first_forward: bool,
+    /// The allocation's stack has an `at::cuda::…Workspace…` frame.
+    pub workspace: bool,
 }
 
 /// The built-in rules 1-8 of the module doc (rule 0, the user's, is applied
 /// by the caller first).
 pub fn infer(f: &Facts) -> (Kind, Rule) {
+    if f.workspace {
+        return (Kind::Other, Rule::Workspace);
+    }
     let freed_phase = f.free.map(|(p, _)| p);
     let Some((alloc_phase, alloc_run)) = f.alloc else {
         return match freed_phase {
@@ -187,7 +207,7 @@ pub fn infer(f: &Facts) -> (Kind, Rule) {
             Some(_) => (Kind::Other, Rule::BeforeTrace),
         };
     };
-    if matches!(f.free, Some((_, run)) if run == alloc_run) {
+    if alloc_run > 0 && matches!(f.free, Some((_, run)) if run == alloc_run) {
         return (Kind::Temporary, Rule::SameRun);
     }
     match (alloc_phase, freed_phase) {
@@ -197,6 +217,7 @@ pub fn infer(f: &Facts) -> (Kind, Rule) {
         (Phase::Forward, Some(Phase::Backward)) => (Kind::Activation, Rule::ForwardFreedInBackward),
         (_, Some(Phase::Backward)) => (Kind::AutogradSaved, Rule::FreedInBackward),
         (Phase::Forward, _) => (Kind::Activation, Rule::Forward),
+        (Phase::None, None) if f.before_first_forward => (Kind::Parameter, Rule::BeforeForward),
         _ => (Kind::Other, Rule::Other),
     }
 }
@@ -241,8 +262,19 @@ fn frame_mark(name: &str, file: &str) -> Mark {
     }
     let in_module = file_ends_with(file, "torch/nn/modules/module.py");
     if (in_module && matches!(name, "_apply" | "to" | "cuda" | "convert"))
-        || name == "load_state_dict"
-        || name == "_load_from_state_dict"
+        || matches!(
+            name,
+            "load_state_dict"
+                | "_load_from_state_dict"
+                | "reset_parameters"
+                | "_reset_parameters"
+                | "to_empty"
+                | "from_pretrained"
+                | "from_config"
+                | "_from_config"
+        )
+        || (name == "__init__" && file_contains(file, "torch/nn/modules/"))
+        || file_ends_with(file, "torch/nn/init.py")
     {
         return Mark::Phase(Phase::Setup);
     }
@@ -282,6 +314,12 @@ fn mark_of(snap: &Snapshot, f: u32) -> Mark {
 /// The phase of a stack: its innermost marker frame's.
 pub fn stack_phase(snap: &Snapshot, stack: StackId) -> Phase {
     stack_phase_with(snap, stack, |f| mark_of(snap, f))
+}
+
+/// A frame of a CUDA library's workspace (`at::cuda::setWorkspaceForHandle`,
+/// `at::cuda::getCUDABlasLtWorkspace`).
+fn is_workspace(name: &str) -> bool {
+    name.contains("at::cuda::") && name.contains("Workspace")
 }
 
 fn is_zero_grad(snap: &Snapshot, f: u32) -> bool {
@@ -354,6 +392,7 @@ impl Rules {
 pub(crate) struct StackFacts {
     phase: HashMap<StackId, (Phase, bool)>,
     user: HashMap<StackId, Option<Kind>>,
+    workspace: HashMap<StackId, bool>,
     /// Per frame id, once looked at: its mark and whether it is `zero_grad`.
     frame_facts: Vec<Option<(Mark, bool)>>,
 }
@@ -379,6 +418,15 @@ impl StackFacts {
         self.phase.insert(stack, (phase, zero_grad));
         (phase, zero_grad)
     }
+    /// The stack has a workspace frame ([`is_workspace`]).
+    pub(crate) fn workspace(&mut self, snap: &Snapshot, stack: StackId) -> bool {
+        *self.workspace.entry(stack).or_insert_with(|| {
+            frames_of(snap, stack)
+                .iter()
+                .any(|&f| snap.frames.get(f as usize).is_some_and(|fr| is_workspace(snap.str(fr.name))))
+        })
+    }
+
     pub(crate) fn user_kind(&mut self, snap: &Snapshot, rules: &Rules, stack: StackId) -> Option<Kind> {
         if rules.is_empty() {
             return None;
@@ -448,10 +496,18 @@ mod tests {
         assert_eq!(k(facts(None, Some((P::Optimizer, 3)))), Kind::Gradient);
         assert_eq!(k(Facts { freed_by_zero_grad: true, ..facts(None, Some((P::Forward, 0))) }), Kind::Gradient);
         assert_eq!(k(facts(None, Some((P::Forward, 0)))), Kind::Other);
-        // Same run: temporary whatever the phase.
+        // Same run: temporary whatever the phase, but not in run 0 (no phase yet).
         for p in [P::None, P::Setup, P::Forward, P::Backward, P::Optimizer] {
             assert_eq!(infer(&facts(Some((p, 2)), Some((p, 2)))), (Kind::Temporary, Rule::SameRun));
         }
+        assert_eq!(infer(&facts(Some((P::None, 0)), Some((P::None, 0)))), (Kind::Other, Rule::Other));
+        // Weights made on the device before the first forward.
+        let before = Facts { before_first_forward: true, ..facts(Some((P::None, 1)), None) };
+        assert_eq!(infer(&before), (Kind::Parameter, Rule::BeforeForward));
+        assert_eq!(
+            k(Facts { before_first_forward: true, ..facts(Some((P::None, 1)), Some((P::None, 3))) }),
+            Kind::Other
+        );
         assert_eq!(k(facts(Some((P::Optimizer, 3)), None)), Kind::OptimizerState);
         assert_eq!(k(facts(Some((P::Optimizer, 3)), Some((P::Forward, 4)))), Kind::OptimizerState);
         assert_eq!(k(facts(Some((P::Backward, 1)), Some((P::Optimizer, 2)))), Kind::Gradient);
@@ -464,6 +520,10 @@ mod tests {
         assert_eq!(k(facts(Some((P::Forward, 0)), None)), Kind::Activation);
         assert_eq!(k(facts(Some((P::Forward, 0)), Some((P::Optimizer, 2)))), Kind::Activation);
         assert_eq!(infer(&facts(Some((P::None, 0)), None)), (Kind::Other, Rule::Other));
+        let ws = Facts { workspace: true, ..facts(Some((P::Backward, 1)), None) };
+        assert_eq!(infer(&ws), (Kind::Other, Rule::Workspace));
+        assert!(is_workspace("at::cuda::setWorkspaceForHandle(cublasContext*, c10::cuda::CUDAStream)"));
+        assert!(!is_workspace("at::native::addmm_out_cuda_impl(x)"));
     }
 
     #[test]
@@ -481,6 +541,11 @@ mod tests {
         assert_eq!(m("grad", "/x/mine.py"), Mark::Nothing);
         assert_eq!(m("convert", "/x/torch/nn/modules/module.py"), Mark::Phase(Phase::Setup));
         assert_eq!(m("to", "/x/mine.py"), Mark::Nothing);
+        assert_eq!(m("__init__", "/x/torch/nn/modules/linear.py"), Mark::Phase(Phase::Setup));
+        assert_eq!(m("__init__", "/x/mine.py"), Mark::Nothing);
+        assert_eq!(m("normal_", "/x/torch/nn/init.py"), Mark::Phase(Phase::Setup));
+        assert_eq!(m("reset_parameters", "/x/mine.py"), Mark::Phase(Phase::Setup));
+        assert_eq!(m("from_config", "/x/transformers/models/auto/auto_factory.py"), Mark::Phase(Phase::Setup));
         assert_eq!(m("forward", "/x/mine.py"), Mark::Phase(Phase::Forward));
         assert_eq!(m("_call_impl", "/x/torch/nn/modules/module.py"), Mark::Phase(Phase::Forward));
         assert_eq!(m("closure", "/x/automatic.py"), Mark::Barrier);

@@ -15,12 +15,27 @@
 //! last, over at least [`MIN_SAMPLES`] samples: it allocated again in each
 //! iteration without freeing what it had allocated before (memory growing
 //! every step until the OOM).
+//!
+//! **Repetitions** ([`Analysis::repetitions`], what the findings use): the
+//! iterations above; else the starts of a `record_function` range that
+//! repeats (`ProfilerStep#N`, `## step N ##`: digits read as one name; the
+//! outermost such name); else the allocation pattern repeating: the stack
+//! that allocates at fairly even intervals (the longest gap at most twice
+//! the shortest) over the widest stretch of the trace, once an interval
+//! (the loop's first allocation), among stacks outside any phase. A stack *mostly grows* over them when its
+//! live bytes rise at two thirds of the samples or more, at the last one,
+//! and end above where they began: a leak that a collection freed in part
+//! once still grows ([`Rise::Mostly`]).
+
+use std::collections::HashMap;
 
 use serde::Serialize;
 
-use super::category::Phase;
+use super::category::{stack_phase, Phase};
 use super::{Analysis, At, Group, GroupBy, Moment, Origin, PendingFree};
 use crate::format::format_size;
+use crate::model::Snapshot;
+use crate::views::phases::phases;
 
 /// Samples a growing stack must rise over.
 pub const MIN_SAMPLES: usize = 3;
@@ -39,6 +54,18 @@ pub struct Growth {
     pub live_bytes: Vec<u64>,
     /// Last minus first of `live_bytes`.
     pub growth_bytes: u64,
+    /// The median of its rises from one sample to the next: the bytes a
+    /// repetition adds.
+    pub rate_bytes: u64,
+}
+
+/// How a stack's live bytes must rise to be growing (see the module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rise {
+    /// At every sample (the leak report).
+    Every,
+    /// At two thirds of the samples or more (the findings).
+    Mostly,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -87,9 +114,100 @@ impl Analysis {
         (Vec::new(), "none")
     }
 
+    /// [`Analysis::iteration_samples`], else repetitions of a
+    /// `record_function` range or of the allocation pattern (see the module
+    /// doc): the sample positions and `phases`, `annotations`, `pattern` or
+    /// `none`.
+    pub fn repetitions(&self, snap: &Snapshot) -> (Vec<u32>, &'static str) {
+        let (samples, from) = self.iteration_samples();
+        if !samples.is_empty() {
+            return (samples, from);
+        }
+        let n = self.last_position();
+        let finish = |mut starts: Vec<u32>| {
+            starts.retain(|&p| p > 0 && p < n);
+            starts.dedup();
+            (starts.len() >= 2).then(|| {
+                starts.push(n);
+                starts
+            })
+        };
+        if let Some(s) = finish(self.annotation_starts(snap)) {
+            return (s, "annotations");
+        }
+        if let Some(s) = finish(self.pattern_starts(snap)) {
+            return (s, "pattern");
+        }
+        (Vec::new(), "none")
+    }
+
+    /// Positions where the outermost repeating `record_function` range
+    /// starts (its `time_us` against the actions' events').
+    fn annotation_starts(&self, snap: &Snapshot) -> Vec<u32> {
+        let trace = snap.trace(self.device);
+        let mut by_name: HashMap<String, (u32, Vec<i64>)> = HashMap::new();
+        for p in phases(snap, self.device).iter().filter(|p| !p.internal) {
+            let name: String =
+                p.name.split(|c: char| c.is_ascii_digit()).filter(|s| !s.is_empty()).collect::<Vec<_>>().join("#");
+            let e = by_name.entry(name).or_insert((p.depth, Vec::new()));
+            e.0 = e.0.min(p.depth);
+            e.1.push(p.start_us);
+        }
+        let Some((_, (_, mut starts))) = by_name
+            .into_iter()
+            .filter(|(_, (_, s))| s.len() >= 2)
+            .min_by_key(|(name, (depth, s))| (*depth, std::cmp::Reverse(s.len()), name.clone()))
+        else {
+            return Vec::new();
+        };
+        starts.sort_unstable();
+        let times: Vec<i64> =
+            self.action_event.iter().map(|&e| trace.time_us(e as usize).unwrap_or(i64::MIN)).collect();
+        starts.iter().map(|&t| times.partition_point(|&a| a < t) as u32).collect()
+    }
+
+    /// Positions where the loop's allocation pattern starts again (see the
+    /// module doc): right before each allocation of the chosen stack. Only
+    /// stacks outside any phase count: a forward or backward pass repeats
+    /// its layers, which are no iterations.
+    fn pattern_starts(&self, snap: &Snapshot) -> Vec<u32> {
+        let trace = snap.trace(self.device);
+        let mut by_stack: HashMap<u32, bool> = HashMap::new();
+        let mut outside_phases = |born: u32| {
+            let event = born.checked_sub(1).and_then(|k| self.action_event.get(k as usize));
+            event
+                .and_then(|&i| trace.stack.get(i as usize))
+                .is_some_and(|&s| *by_stack.entry(s).or_insert_with(|| stack_phase(snap, s) == Phase::None))
+        };
+        let mut allocs: Vec<(u32, u32)> = (0..self.el.size.len())
+            .filter(|&e| self.el.origin[e] == Origin::Trace && outside_phases(self.el.born[e]))
+            .map(|e| (self.el.born[e], self.el.leaf[e]))
+            .collect();
+        allocs.sort_unstable();
+        let mut at: HashMap<u32, Vec<u32>> = HashMap::new();
+        for (k, &(_, leaf)) in allocs.iter().enumerate() {
+            at.entry(leaf).or_default().push(k as u32);
+        }
+        let even = |ks: &[u32]| {
+            let gaps = ks.windows(2).map(|w| w[1] - w[0]);
+            let (lo, hi) = gaps.fold((u32::MAX, 0), |(lo, hi), g| (lo.min(g), hi.max(g)));
+            hi <= lo.saturating_mul(2)
+        };
+        let best = at.iter().filter(|(_, ks)| ks.len() >= MIN_SAMPLES && even(ks)).max_by_key(|(&leaf, ks)| {
+            (ks[ks.len() - 1] - ks[0], std::cmp::Reverse(ks.len()), std::cmp::Reverse(ks[0]), leaf)
+        });
+        best.map_or_else(Vec::new, |(_, ks)| ks.iter().map(|&k| allocs[k as usize].0 - 1).collect())
+    }
+
     /// Stacks whose live bytes grow at every sample (see the module doc),
     /// most growth first.
     pub fn growth(&self, samples: &[u32]) -> Vec<Growth> {
+        self.growth_by(samples, Rise::Every)
+    }
+
+    /// Stacks whose live bytes rise as `rise` says (see the module doc),
+    /// most growth first.
+    pub fn growth_by(&self, samples: &[u32], rise: Rise) -> Vec<Growth> {
         if samples.len() < MIN_SAMPLES {
             return Vec::new();
         }
@@ -140,17 +258,33 @@ impl Analysis {
                 }
             }
             let Some(&(first, _)) = values.iter().find(|&&(_, v)| v > 0) else { continue };
-            let from = values.iter().position(|&(s, _)| s == first).unwrap_or(0);
-            let rising = &values[from..];
-            // A rise at every sample from `first` to the last one.
-            let every = rising.len() == m - first && rising.windows(2).all(|w| w[1].0 == w[0].0 + 1 && w[1].1 > w[0].1);
-            if every && rising.len() >= MIN_SAMPLES {
-                let live: Vec<u64> = rising.iter().map(|&(_, v)| v as u64).collect();
+            // Its live bytes at every sample from `first` to the last one.
+            let mut live: Vec<u64> = Vec::with_capacity(m - first);
+            let mut k = values.iter().position(|&(s, _)| s == first).unwrap_or(0);
+            for s in first..m {
+                while k + 1 < values.len() && values[k + 1].0 <= s {
+                    k += 1;
+                }
+                live.push(values[k].1.max(0) as u64);
+            }
+            let rises: Vec<u64> = live.windows(2).filter(|w| w[1] > w[0]).map(|w| w[1] - w[0]).collect();
+            let steps = live.len().saturating_sub(1);
+            let grows = live.len() >= MIN_SAMPLES
+                && match rise {
+                    Rise::Every => rises.len() == steps,
+                    Rise::Mostly => {
+                        rises.len() * 3 >= steps * 2 && live[steps] > live[steps - 1] && live[steps] > live[0]
+                    }
+                };
+            if grows {
+                let mut sorted = rises.clone();
+                sorted.sort_unstable();
                 out.push(Growth {
                     id: leaf,
                     key: self.stack_key(leaf),
                     first_sample: first,
-                    growth_bytes: live[live.len() - 1] - live[0],
+                    growth_bytes: live[steps].saturating_sub(live[0]),
+                    rate_bytes: sorted[sorted.len() / 2],
                     live_bytes: live,
                 });
             }

@@ -257,24 +257,46 @@ impl FrameTable {
         self.canon.capacity() * 4 + self.rep.len() * 22 + self.labels.iter().map(|l| l.len()).sum::<usize>()
     }
 
-    /// The innermost user frame of `stack`, else its innermost shown Python
-    /// frame, else its innermost autograd node (`…Backward…::apply`: C++-only
-    /// stacks of the backward pass), else its innermost shown frame; NONE
-    /// for no shown frame.
+    /// The innermost user frame of `stack` (see [`is_user_file`]), else its
+    /// innermost Python frame outside the torch package (a library's:
+    /// transformers, torchvision), else its innermost Python frame, else its
+    /// innermost autograd node (`…Backward…::apply`: C++-only stacks of the
+    /// backward pass), else its innermost frame that is not PyTorch's own
+    /// C++ ([`is_torch_cpp`]: the allocator, the dispatcher, autograd's
+    /// engine); NONE for none of these.
     pub(crate) fn user_frame(&self, snap: &Snapshot, stack: StackId) -> u32 {
         let frames = if (stack as usize) < snap.stacks.len() { snap.stack(stack) } else { &[] };
         let shown = || frames.iter().map(|&f| self.canon(f)).filter(|&c| c != NONE);
-        let node = |c: u32| {
-            let name = snap.frames.get(self.rep[c as usize] as usize).map_or("", |f| snap.str(f.name));
-            is_autograd_node(name)
-        };
+        let frame = |c: u32| snap.frames.get(self.rep[c as usize] as usize);
+        let name = |c: u32| frame(c).map_or("", |f| snap.str(f.name));
+        let file = |c: u32| frame(c).map_or("", |f| snap.str(f.filename));
         shown()
             .find(|&c| self.user[c as usize])
+            .or_else(|| shown().find(|&c| self.python[c as usize] && !is_torch_file(file(c))))
             .or_else(|| shown().find(|&c| self.python[c as usize]))
-            .or_else(|| shown().find(|&c| node(c)))
-            .or_else(|| shown().next())
+            .or_else(|| shown().find(|&c| is_autograd_node(name(c))))
+            .or_else(|| shown().find(|&c| !self.python[c as usize] && !is_torch_cpp(name(c), file(c))))
             .unwrap_or(NONE)
     }
+}
+
+/// A file of the torch package itself (`…/torch/…`, `\` read as `/`).
+pub fn is_torch_file(file: &str) -> bool {
+    file.replace('\\', "/").contains("/torch/")
+}
+
+/// A C++ frame of PyTorch itself: a function in its namespaces (`c10::`,
+/// `at::`, `torch::`, `caffe2::`) or a file of its sources (the caching
+/// allocator, ATen, c10, torch/csrc), or an unresolved frame (`??`).
+pub fn is_torch_cpp(name: &str, file: &str) -> bool {
+    let f = file.replace('\\', "/");
+    ["c10::", "at::", "torch::", "caffe2::"].iter().any(|ns| name.starts_with(ns) || name.contains(&format!(" {ns}")))
+        || f.contains("CUDACachingAllocator")
+        || f.contains("aten/")
+        || f.contains("c10/")
+        || f.contains("torch/csrc/")
+        || f.is_empty()
+        || f == "??"
 }
 
 /// A C++ frame of an autograd node's backward (`MulBackward0::apply`).
@@ -285,13 +307,41 @@ fn is_autograd_node(name: &str) -> bool {
 /// The lines of a stack key worth a glance: its Python frames, else its
 /// autograd-node frames, else its first lines; at most `n`, "…" when more.
 pub fn short_stack(key: &str, n: usize) -> String {
-    let python: Vec<&str> = key.lines().filter(|l| l.contains(".py:")).collect();
-    let nodes: Vec<&str> = key.lines().filter(|l| is_autograd_node(l)).collect();
     let all: Vec<&str> = key.lines().collect();
+    // The user's frames first, then other libraries', then torch's own.
+    let mut python: Vec<(u8, &str)> = all
+        .iter()
+        .filter(|l| l.contains(".py:"))
+        .map(|&l| {
+            let file = label_parts(l).0;
+            (
+                if is_user_file(file) {
+                    0
+                } else if is_torch_file(file) {
+                    2
+                } else {
+                    1
+                },
+                l,
+            )
+        })
+        .collect();
+    python.sort_by_key(|&(rank, _)| rank);
+    let nodes: Vec<&str> = all.iter().copied().filter(|l| is_autograd_node(l)).collect();
+    let not_torch: Vec<&str> = all
+        .iter()
+        .copied()
+        .filter(|l| {
+            let (file, name) = label_parts(l);
+            !is_torch_cpp(name, file)
+        })
+        .collect();
     let pick = if !python.is_empty() {
-        python
+        python.into_iter().map(|(_, l)| l).collect()
     } else if !nodes.is_empty() {
         nodes
+    } else if !not_torch.is_empty() {
+        not_torch
     } else {
         all.clone()
     };
@@ -300,6 +350,22 @@ pub fn short_stack(key: &str, n: usize) -> String {
         out.push("…");
     }
     out.join("\n")
+}
+
+/// (file, function) of a `filename:line:name` label: split at the first
+/// `:LINE:` (a file may hold `:`, as `C:\`; a C++ name `::`).
+fn label_parts(label: &str) -> (&str, &str) {
+    let b = label.as_bytes();
+    for (i, &c) in b.iter().enumerate() {
+        if c != b':' {
+            continue;
+        }
+        let digits = b[i + 1..].iter().take_while(|d| d.is_ascii_digit()).count();
+        if digits > 0 && b.get(i + 1 + digits) == Some(&b':') {
+            return (&label[..i], &label[i + 2 + digits..]);
+        }
+    }
+    (label, "")
 }
 
 /// Key of the group of allocations that have no shown frame.
@@ -657,5 +723,19 @@ mod tests {
         assert!(!is_user_file("C:\\Python311\\Lib\\contextlib.py"));
         assert!(!is_user_file("<frozen runpy>"));
         assert!(!is_user_file("CUDACachingAllocator.cpp"));
+        assert!(is_torch_file("/x/site-packages/torch/nn/modules/linear.py"));
+        assert!(!is_torch_file("/x/site-packages/transformers/modeling_utils.py"));
+        assert!(is_torch_cpp(
+            "c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::malloc(x)",
+            "CUDACachingAllocator.cpp"
+        ));
+        assert!(is_torch_cpp("at::native::empty_cuda(x)", "??"));
+        assert!(!is_torch_cpp("my_ext::kernel(x)", "my_ext.cu"));
+        assert_eq!(label_parts("C:\\p\\m.py:12:f"), ("C:\\p\\m.py", "f"));
+        assert_eq!(label_parts("??:0:at::native::x(a::b)"), ("??", "at::native::x(a::b)"));
+        let key = "CUDACachingAllocator.cpp:0:c10::cuda::malloc(x)\n/v/site-packages/torch/nn/functional.py:9:gelu\n/home/me/m.py:3:forward";
+        assert_eq!(short_stack(key, 1), "/home/me/m.py:3:forward\n…");
+        let cpp = "CUDACachingAllocator.cpp:0:c10::cuda::malloc(x)\n??:0:at::empty(x)\nmine.cu:4:my_kernel(x)";
+        assert_eq!(short_stack(cpp, 1), "mine.cu:4:my_kernel(x)\n…");
     }
 }

@@ -39,6 +39,7 @@
 mod build;
 pub mod category;
 pub mod diff;
+pub mod findings;
 pub mod leaks;
 pub mod live;
 pub mod oom;
@@ -279,7 +280,7 @@ impl Landmarks {
         Ok(At { position: p, step: self.step_of(p), event })
     }
 
-    fn at_event(&self, i: u32) -> Result<At, String> {
+    pub(crate) fn at_event(&self, i: u32) -> Result<At, String> {
         let len = self.trace_len();
         if i as usize >= len {
             return Err(format!("no event {i}: device {} has {len} trace events", self.device));
@@ -570,6 +571,8 @@ struct Describe<'a> {
     links: &'a EventLinks,
     free_req: &'a [u32],
     frames: &'a FrameTable,
+    /// The trace's first event in a forward phase.
+    first_forward: Option<u32>,
 }
 
 impl Describe<'_> {
@@ -607,6 +610,8 @@ impl Describe<'_> {
                 stack_phase: facts.phase(snap, elem.stack).0,
                 freed_by_zero_grad: let_go
                     .is_some_and(|i| facts.phase(snap, trace.stack.get(i as usize).copied().unwrap_or(0)).1),
+                workspace: facts.workspace(snap, elem.stack),
+                before_first_forward: matches!((elem.source, self.first_forward), (ElementSource::Alloc(i), Some(f)) if i < f),
             };
             let (kind, rule) = match facts.user_kind(snap, rules, elem.stack) {
                 Some(k) => (k, Rule::User),
