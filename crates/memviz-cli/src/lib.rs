@@ -7,7 +7,7 @@
 mod chart;
 #[cfg(feature = "render")]
 mod glyphs;
-mod html;
+pub mod html;
 #[cfg(feature = "render")]
 mod profiler_chart;
 
@@ -15,7 +15,7 @@ use std::io::Read;
 
 #[cfg(feature = "render")]
 use memviz_core::timeline::TimelineKind;
-use memviz_core::{Loaded, Loader, Snapshot};
+pub use memviz_core::{Loaded, Loader, Snapshot};
 
 mod analysis;
 pub mod api;
