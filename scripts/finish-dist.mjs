@@ -46,6 +46,8 @@ let glue = read(glueName);
 // function: drop the export keywords, keep the names.
 const exported = [...glue.matchAll(/^export (?:class|function|const|let) (\w+)/gm)].map((m) => m[1]);
 glue = glue
+  // Its comments' links: the page holds no http(s) URL but the SVG namespace.
+  .replace(/^\s*\/\/.*https?:\/\/.*$/gm, '')
   .replace(/^export (class|function|const|let) /gm, '$1 ')
   .replace(/^export \{[^}]*\};?\s*$/gm, '');
 if (/^export /m.test(glue)) throw new Error('unhandled export in the wasm-bindgen glue');

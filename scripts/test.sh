@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up everything the tests need (idempotent; see scripts/setup.sh) and
 # runs every test: the Rust workspace (core, CLI, renderer, reference numbers
-# against Python), the wasm API in headless Chromium, and the page end to end.
+# against Python), the wasm API in headless Chromium, the page end to end,
+# and the CLI and Python package as a new user builds them (test-python.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -d ../shared/snapshots ]; then
@@ -19,3 +20,5 @@ echo "== cargo test (workspace)"
 cargo test --workspace
 echo "== web: wasm-bindgen tests and end-to-end tests in headless Chromium"
 scripts/test-web.sh
+echo "== Python package, scripts/build-cli.sh from a fresh checkout, memviz open and show() in Chromium"
+scripts/test-python.sh

@@ -53,7 +53,7 @@ function refusal(path) {
   }
   if (location.protocol === 'file:') {
     return 'a page opened from file:// may not read other files; serve the folder ' +
-      '(python3 -m http.server) and open http://…/index.html#file=…';
+      '(python3 -m http.server, or memviz open FILE) and open its index.html#file=…';
   }
   if (new URL(path, location.href).origin !== location.origin) return 'it is not on this page\'s server';
   return null;

@@ -17,8 +17,8 @@ pub const EMBED_ID: &str = "memviz-embedded-snapshot";
 include!(concat!(env!("OUT_DIR"), "/viewer.rs"));
 
 pub const NO_VIEWER: &str = "this memviz has no web viewer: it was built before dist/memviz-standalone.html \
-    existed, and its checkout has none now. Build the viewer (and, to compile it in, the CLI again):\n\
-    \x20   scripts/build-web.sh && cargo build --release -p memviz-cli\n\
+    existed, and its checkout has none now. Build the CLI with the viewer inside (target/release/memviz):\n\
+    \x20   scripts/build-cli.sh\n\
     or name a built viewer: memviz html FILE --viewer dist/memviz-standalone.html";
 
 /// The viewer page and where it came from: --viewer, else the one compiled

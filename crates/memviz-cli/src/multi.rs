@@ -2,13 +2,12 @@
 //! snapshots, two devices or two moments: `memviz_core::analysis::diff`) and
 //! `memviz overview FILE...` (`memviz_core::ranks`).
 
-use memviz_core::analysis::diff::{self, to_text, Side};
-use memviz_core::analysis::{Analysis, GroupBy, Moment, Rules};
+use memviz_core::analysis::diff::{self, to_text};
+use memviz_core::analysis::{GroupBy, Moment};
 use memviz_core::format::format_size;
 use memviz_core::ranks;
-use memviz_core::Snapshot;
 
-use crate::{load, pick_device, Opts};
+use crate::{api, load, Opts};
 
 pub(crate) fn diff(file_a: &str, opts: &Opts) -> Result<(), String> {
     let file_b = match opts.more_files.as_slice() {
@@ -16,43 +15,26 @@ pub(crate) fn diff(file_a: &str, opts: &Opts) -> Result<(), String> {
         [] => return Err("diff: two files are needed: memviz diff A B (the same file twice for two moments)".into()),
         _ => return Err("diff: more than two files given: memviz diff A B".into()),
     };
-    let rules = Rules::parse(&opts.categories)?;
+    memviz_core::analysis::Rules::parse(&opts.categories)?;
     let by_spec = opts.by.as_deref().unwrap_or("stack");
     let by = GroupBy::from_name(by_spec)
         .ok_or_else(|| format!("--by {by_spec:?}: expected stack, user, frame or category"))?;
-    let spec = |one: &Option<String>| one.as_deref().or(opts.at.as_deref()).unwrap_or("peak").to_string();
-    let (at_a, at_b) = (spec(&opts.at_a), spec(&opts.at_b));
-    let (moment_a, moment_b) = (Moment::parse(&at_a)?, Moment::parse(&at_b)?);
-    let dev = |one: &Option<String>| one.as_deref().or(opts.device.as_deref()).map(str::to_string);
-    let (dev_a, dev_b) = (dev(&opts.device_a), dev(&opts.device_b));
-
+    let (at_a, at_b) = api::diff_moments(opts);
+    Moment::parse(&at_a)?;
+    Moment::parse(&at_b)?;
     // One side at a time: only the side's text-keyed sums outlive its file.
-    let side = |snap: &Snapshot, file: &str, device: Option<&str>, m: Moment| -> Result<Side, String> {
-        let d = pick_device(snap, file, device)?;
-        let a = Analysis::build(snap, d, &rules);
-        Side::new(snap, &a, m, file).map_err(|e| format!("{file}: {e}"))
-    };
     let snap_a = load(file_a)?;
-    let a = side(&snap_a, file_a, dev_a.as_deref(), moment_a)?;
+    let a = api::diff_side(&snap_a, file_a, opts, false)?;
     let b = if file_b == file_a {
-        side(&snap_a, &file_b, dev_b.as_deref(), moment_b)?
+        api::diff_side(&snap_a, &file_b, opts, true)?
     } else {
         drop(snap_a);
         let snap_b = load(&file_b)?;
-        side(&snap_b, &file_b, dev_b.as_deref(), moment_b)?
+        api::diff_side(&snap_b, &file_b, opts, true)?
     };
     let d = diff::diff(&a, &b, by);
     if opts.json {
-        let mut v = serde_json::to_value(&d).unwrap_or_default();
-        v["a"]["at_spec"] = at_a.into();
-        v["b"]["at_spec"] = at_b.into();
-        // Each side's total at its moment, at the top for scripts.
-        v["total_bytes"] = serde_json::json!({"a": d.a.total_bytes, "b": d.b.total_bytes});
-        let limit = opts.limit.unwrap_or(usize::MAX);
-        if let Some(g) = v["groups"].as_array_mut() {
-            g.truncate(limit);
-        }
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        println!("{}", serde_json::to_string_pretty(&api::diff_json(&d, opts)).unwrap_or_default());
     } else {
         print!("{}", to_text(&d, opts.limit.unwrap_or(20)));
     }

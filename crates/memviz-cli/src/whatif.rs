@@ -3,10 +3,14 @@
 
 use memviz_allocator::WhatIf;
 
-use crate::{load, pick_device, Opts};
+use crate::{api, load, pick_device, Opts};
 
 pub(crate) fn run(file: &str, opts: &Opts) -> Result<(), String> {
     let snap = load(file)?;
+    if opts.json {
+        println!("{}", serde_json::to_string_pretty(&api::whatif(&snap, file, opts)?).unwrap_or_default());
+        return Ok(());
+    }
     let device = pick_device(&snap, file, opts.device.as_deref())?;
     let capacity = opts.capacity.as_deref().map(parse_bytes).transpose()?;
     let w = WhatIf::new(&snap, device, capacity).map_err(|e| format!("{file}: {e}"))?;
@@ -16,10 +20,7 @@ pub(crate) fn run(file: &str, opts: &Opts) -> Result<(), String> {
     }
     if opts.sweep {
         let ranked = w.sweep();
-        if opts.json {
-            let list: Vec<_> = ranked.iter().map(|p| w.to_json(p)).collect();
-            println!("{}", serde_json::to_string_pretty(&list).unwrap());
-        } else {
+        {
             println!("{file}\n{}\n{}", w.self_check_line(), w.capacity_line());
             println!("ranked by peak reserved memory, those with no OOM first:");
             for (k, p) in ranked.iter().enumerate() {
@@ -41,11 +42,7 @@ pub(crate) fn run(file: &str, opts: &Opts) -> Result<(), String> {
         return Ok(());
     }
     let p = w.predict(settings);
-    if opts.json {
-        println!("{}", serde_json::to_string_pretty(&w.to_json(&p)).unwrap());
-    } else {
-        print!("{file}\n{}", w.to_text(&p));
-    }
+    print!("{file}\n{}", w.to_text(&p));
     Ok(())
 }
 
