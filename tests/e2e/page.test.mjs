@@ -157,3 +157,74 @@ test('hover card on a C++-heavy stack (resnet50, stacks="all"): short lines, one
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+/** tests/reference/phases_reference.py (Python's pickle module) on a recording. */
+function phaseReference(name) {
+  return JSON.parse(execFileSync('python3', [join(ROOT, 'tests/reference/phases_reference.py'), join(RECORDINGS, name)], { encoding: 'utf8' }));
+}
+
+const phaseBoxes = (page) => page.evaluate(() => {
+  const plot = document.querySelector('#plot').getBoundingClientRect();
+  const labels = [...document.querySelectorAll('#phase-layer .phase-label')].map((l) => {
+    const r = l.getBoundingClientRect();
+    return { name: l.textContent, x0: r.left, x1: r.right, y0: r.top, y1: r.bottom, cut: l.scrollWidth > Math.ceil(r.width) };
+  });
+  return { plot: [plot.left, plot.right], labels, dense: document.querySelectorAll('#phase-layer .phase-dense').length,
+    all: document.querySelectorAll('#phase-layer .phase').length,
+    overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth };
+});
+
+function labelsReadable(b, what) {
+  assert.ok(b.overflow <= 0, `${what}: no horizontal scrollbar (${b.overflow} px over)`);
+  for (const l of b.labels) {
+    assert.ok(l.x0 >= b.plot[0] - 0.5 && l.x1 <= b.plot[1] + 0.5, `${what}: ${l.name} inside the plot ${JSON.stringify([l, b.plot])}`);
+    assert.ok(!l.cut, `${what}: ${l.name} not cut`);
+  }
+  for (let i = 0; i < b.labels.length; i++) {
+    for (let j = i + 1; j < b.labels.length; j++) {
+      const [p, q] = [b.labels[i], b.labels[j]];
+      const overlap = p.x0 < q.x1 - 0.5 && q.x0 < p.x1 - 0.5 && p.y0 < q.y1 - 0.5 && q.y0 < p.y1 - 0.5;
+      assert.ok(!overlap, `${what}: ${p.name} and ${q.name} overlap`);
+    }
+  }
+}
+
+test('phases at their time (Optimizer.step without allocations), labels never cut, overlapping or past the plot', async () => {
+  const name = 'resnet50_no_zero_grad.pickle';
+  const ref = phaseReference(name);
+  const inPlace = ref.phases.filter((p) => !p.steps);
+  // The recording's in-place optimizer steps: no alloc / free inside, at different steps before the end.
+  assert.ok(inPlace.length >= 4 && new Set(inPlace.map((p) => p.at)).size === inPlace.length, JSON.stringify(inPlace));
+  // Only the last one is after the last alloc / free (where it used to be drawn, all four).
+  assert.ok(inPlace.filter((p) => p.at < ref.n_steps).length >= 3, 'inside the trace');
+  const { page, context, errors } = await open(name);
+  await page.waitForSelector('#phase-layer .phase');
+  const shown = await page.$$eval('#phase-layer .phase',
+    (els) => els.map((e) => ({ name: e.dataset.name, steps: [Number(e.dataset.step0), Number(e.dataset.step1)] })));
+  assert.deepEqual(shown, ref.phases.map((p) => ({ name: p.name, steps: p.steps || [p.at, p.at] })));
+  labelsReadable(await phaseBoxes(page), name);
+  if (SHOTS) await page.screenshot({ path: join(ROOT, 'docs/screenshot-phases-in-place.png') });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('dense phases (GPT-2, 1280 px): no horizontal scrollbar, labels readable, the rest in a lane to zoom into', async () => {
+  const name = 'ddp_gpt2_rank0.pickle';
+  const ref = phaseReference(name);
+  assert.ok(ref.phases.length >= 20, `${ref.phases.length} phases`);
+  const { page, context, errors } = await open(name, { width: 1280, height: 800 });
+  await page.waitForSelector('#phase-layer .phase');
+  let b = await phaseBoxes(page);
+  assert.equal(b.all, ref.phases.length, 'every phase drawn');
+  assert.ok(b.labels.length >= 3, `${b.labels.length} labels`);
+  labelsReadable(b, name);
+  if (SHOTS) await page.screenshot({ path: join(ROOT, 'docs/screenshot-phases-dense.png') });
+  // Zoomed in on a tenth of the run: more labels, still readable.
+  const n = await page.evaluate(() => window.memviz.viewer.n_steps());
+  await page.evaluate((n) => { window.memviz.viewer.set_window(Math.floor(n * 0.45), Math.floor(n * 0.55)); window.memviz.redraw(); }, n);
+  await page.waitForTimeout(200);
+  b = await phaseBoxes(page);
+  labelsReadable(b, `${name} zoomed`);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
