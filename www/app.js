@@ -10,6 +10,7 @@
 // modules that build on it, so there is no import cycle).
 import { wasmLoaded, reinstantiate } from './boot.js';
 import { announce, silence } from './announce.js';
+import { hoverCard, pinCard, hideCard } from './card.js';
 import { decodeInWorker, feedStream, prewarm, expectFile, noFile, Cancelled, WorkerTrap, CHUNK, FEED } from './decode-worker.js';
 
 const $ = (id) => document.getElementById(id);
@@ -449,6 +450,7 @@ function resetControls() {
   $('detail').disabled = true;
   $('reset-zoom').disabled = true;
   for (const id of ['summary', 'context', 'timings', 'detail-label']) $(id).textContent = '';
+  hideCard(true);
   $('hint').hidden = false;
   $('progress-box').hidden = true;
   for (const c of [...plotCanvases(), $('segment-map')]) c.getContext('2d').clearRect(0, 0, c.width, c.height);
@@ -848,6 +850,7 @@ function viewChanged() {
   $('reset-zoom').disabled = false;
   lastHit = -1;
   $('context').textContent = '';
+  hideCard(true);
   showSummary();
   detailLabel();
   if (viewHooks) viewHooks.changed(); // views.js: pools, state history, settings
@@ -1198,6 +1201,8 @@ function showContext(text) {
 function pin(x, y) {
   showContext(viewer.click(x, y));
   lastHit = viewer.hit_at(x, y);
+  const r = plot.getBoundingClientRect();
+  pinCard(viewer, viewer.pinned_element(), r.left + x, r.top + y);
   redrawSelection();
   if (x >= 0) for (const f of pinListeners) f(x);
 }
@@ -1218,11 +1223,13 @@ plot.addEventListener('pointermove', guard((e) => {
     return;
   }
   const hit = viewer.hit_at(e.offsetX, e.offsetY);
-  if (hit !== lastHit) {
+  const changed = hit !== lastHit;
+  if (changed) {
     lastHit = hit;
     showContext(viewer.hover(e.offsetX, e.offsetY));
     redrawSelection();
   }
+  hoverCard(viewer, hit, $('context').textContent, e.clientX, e.clientY, changed);
 }));
 plot.addEventListener('pointerup', (e) => {
   const d = drag;
@@ -1233,6 +1240,7 @@ plot.addEventListener('pointerleave', guard(() => {
   if (drag) return;
   lastHit = -1;
   $('context').textContent = viewer.leave();
+  hideCard();
   redrawSelection();
 }));
 plot.addEventListener('wheel', (e) => {
@@ -1278,6 +1286,8 @@ function placeCursor() {
 function kbHover() {
   lastHit = viewer.hit_at(kb.x, kb.y);
   showContext(viewer.hover(kb.x, kb.y));
+  const r = plot.getBoundingClientRect();
+  hoverCard(viewer, lastHit, $('context').textContent, r.left + kb.x, r.top + kb.y, true);
   placeCursor();
   redrawSelection();
 }

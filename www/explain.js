@@ -5,6 +5,7 @@
 // every timeline for the peak and each OOM; a panel that explains an OOM or
 // the peak (picking one sets t); a panel of leaks and growth. Everything is
 // cleared when the file or device changes.
+import { hoverCard } from './card.js';
 import { ALONE_MS, getViewer, guard, redraw, onDraw, withAnalysis, afterPaint } from './app.js';
 import { setMoment, momentView, onMoment } from './moment.js';
 
@@ -325,7 +326,10 @@ plot.addEventListener('pointermove', guard((e) => {
   const v = viewer();
   if (!v || $('color-by').value !== 'area') return;
   const text = v.area_text(e.offsetX, e.offsetY);
-  if (text) $('context').textContent = text;
+  if (text) {
+    $('context').textContent = text;
+    hoverCard(v, -2, text, e.clientX, e.clientY, true);
+  }
 }));
 $('leaks-details').addEventListener('toggle', guard(showLeaks));
 markerBox.addEventListener('click', pick);

@@ -37,7 +37,7 @@ bar.innerHTML = `
 box.before(bar);
 const layer = document.createElement('div');
 layer.id = 'phase-layer';
-layer.style.cssText = 'position:absolute;left:0;top:0;width:100%;height:100%;pointer-events:none';
+layer.style.cssText = 'position:absolute;left:0;top:0;width:100%;height:100%;pointer-events:none;overflow:hidden;z-index:3';
 box.style.position = box.style.position || 'relative';
 box.appendChild(layer);
 
@@ -73,31 +73,62 @@ $('x-axis').addEventListener('change', guard((e) => {
   redraw();
 }));
 
+// Phases are laid out in LANES rows of labels; a label is never cut and
+// never leaves the plot (at the plot's right edge it ends at its phase's
+// end). A phase whose label finds no free row is drawn in one thin row
+// without labels: zoom in (or click it) to read it.
+const LANES = 3, ROW = 16;
+const widths = new Map(); // label width by name (measured once)
+let measure = null;
+function labelWidth(name) {
+  let w = widths.get(name);
+  if (w === undefined) {
+    measure ||= document.createElement('canvas').getContext('2d');
+    measure.font = '11px sans-serif';
+    w = Math.ceil(measure.measureText(name).width) + 6;
+    widths.set(name, w);
+  }
+  return w;
+}
+
 function layout(v) {
   layer.replaceChildren();
   const list = shown();
   const w = plot.clientWidth;
   const time = v.x_axis() === 'time';
+  const ends = new Array(LANES).fill(-Infinity); // where each row is taken up to
   list.forEach((p, i) => {
     const x0 = time ? v.x_of_seconds(p.start_s) : v.x_of_step(p.step0);
     const x1 = time ? v.x_of_seconds(p.end_s) : v.x_of_step(p.step1);
     if (!(x1 >= 0 && x0 <= w)) return;
-    const left = Math.max(0, x0), right = Math.min(w, Math.max(x1, x0 + 2));
+    const left = Math.max(0, Math.min(x0, w - 2)), right = Math.min(w, Math.max(x1, left + 2));
+    const lw = labelWidth(p.name);
+    const atEnd = left + lw > w; // the label ends at the phase's end instead
+    const from = Math.min(left, atEnd ? right - lw : left), to = Math.max(right, atEnd ? right : left + lw);
+    const lane = from >= 0 ? ends.findIndex((e) => e + 3 <= from) : -1;
+    if (lane >= 0) ends[lane] = to;
     const el = document.createElement('div');
-    el.className = 'phase';
+    el.className = lane >= 0 ? 'phase' : 'phase phase-dense';
     el.dataset.name = p.name;
     el.dataset.step0 = p.step0;
     el.dataset.step1 = p.step1;
     el.title = `${p.name}: ${p.start_s.toFixed(6)} s to ${p.end_s.toFixed(6)} s${p.open ? ' (no END)' : ''}, ` +
       `steps ${p.step0} to ${p.step1} · click: zoom to it`;
     const c = COLORS[i % COLORS.length];
-    el.style.cssText = `position:absolute;top:${(i % 3) * 16}px;left:${plot.offsetLeft + left}px;` +
-      `width:${right - left}px;height:15px;background:${c}22;border-left:2px solid ${c};color:${c};` +
+    el.style.cssText = `position:absolute;top:${(lane >= 0 ? lane : LANES) * ROW}px;left:${plot.offsetLeft + left}px;` +
+      `width:${right - left}px;height:${lane >= 0 ? 15 : 5}px;background:${c}22;border-left:2px solid ${c};color:${c};` +
       'font:11px sans-serif;white-space:nowrap;overflow:visible;pointer-events:auto;cursor:zoom-in';
-    el.textContent = p.name;
+    if (lane >= 0) {
+      const label = document.createElement('span');
+      label.className = 'phase-label';
+      label.textContent = p.name;
+      // Over the peak / OOM badges, on white: a label stays readable where a marker crosses it.
+      label.style.cssText = `position:absolute;top:0;${atEnd ? 'right:0' : 'left:0'};background:#ffffffd9;padding:0 2px`;
+      el.appendChild(label);
+    }
     el.addEventListener('click', guard(() => {
       const n = v.n_steps();
-      // A phase with no step inside (before or after the trace): its edge.
+      // A phase with no step inside: the steps around it.
       const a = Math.min(p.step0, Math.max(0, n - 1)), b = Math.max(p.step1, a + 1);
       v.set_window(a, b);
       redraw();

@@ -111,8 +111,8 @@ test('phases from a real annotated snapshot: drawn at their steps, click zooms, 
   await page.waitForSelector('#phase-layer .phase');
   const shown = await page.$$eval('#phase-layer .phase',
     (els) => els.map((e) => ({ name: e.dataset.name, steps: [Number(e.dataset.step0), Number(e.dataset.step1)] })));
-  // Phases with no step inside sit at the edge they are beyond (step0 == step1).
-  const want = ref.phases.map((p) => ({ name: p.name, steps: p.steps || [0, 0] }));
+  // Phases with no step inside sit at the step their time falls at (step0 == step1).
+  const want = ref.phases.map((p) => ({ name: p.name, steps: p.steps || [p.at, p.at] }));
   assert.deepEqual(shown, want);
   // Drawn where the steps are: the band starts at the plot x of its first step.
   const step = ref.phases.find((p) => p.name === 'Optimizer.step#AdamW.step');

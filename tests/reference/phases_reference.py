@@ -82,7 +82,9 @@ def main(path, device=None):
             starts = t_us[:-1]
             lo, hi = bisect.bisect_left(starts, a), bisect.bisect_right(starts, b)
             rng = [lo, hi] if hi > lo else None
-        res.append({"name": name, "start_us": a, "end_us": b, "steps": rng})
+        # "at": where a phase with no step inside is drawn (the step its start falls before).
+        res.append({"name": name, "start_us": a, "end_us": b, "steps": rng,
+                    "at": lo if out["time_axis"] else None})
     out["phases"] = res
     print(json.dumps(out))
 

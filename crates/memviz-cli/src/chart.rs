@@ -287,12 +287,8 @@ pub fn render(snap: &Snapshot, req: &Request) -> Result<(Vec<u8>, Info), String>
             let (a, b) = if time.is_some() {
                 (t.step_of_x(t.x_of_time(ph.start_us)), t.step_of_x(t.x_of_time(ph.end_us)))
             } else {
-                match phases::step_range(&t, ph) {
-                    Some((a, b)) => (a as f64, b as f64),
-                    // Before or after every step: a line at that edge.
-                    None if ph.end_us < t.t0_us => (0.0, 0.0),
-                    None => (n_steps as f64, n_steps as f64),
-                }
+                let (a, b) = phases::placed_steps(&t, ph);
+                (a as f64, b as f64)
             };
             info.phases.push(PhaseMark { name: ph.name.clone(), x0: px_of(a), x1: px_of(b) });
         }

@@ -292,9 +292,24 @@ fn format_pool(pool: Option<(i64, i64)>) -> String {
 /// `versions`: None while they are on their way (see
 /// [`format_addr_pending`]).
 pub fn context_for_element(snap: &Snapshot, versions: Option<&Versions>, tl: &Timeline, elem: u32) -> String {
-    let Some(e) = tl.elements.get(elem as usize) else {
+    let Some((mut t, stack, forward)) = element_head(snap, versions, tl, elem) else {
         return String::new();
     };
+    t.push('\n');
+    t.push_str(&format_frames(snap, stack));
+    t.push_str(&format_forward_frames(forward));
+    t
+}
+
+/// [`context_for_element`] without its stack: the head (address, sizes,
+/// notes), the element's stack and its forward frames.
+fn element_head<'a>(
+    snap: &'a Snapshot,
+    versions: Option<&Versions>,
+    tl: &Timeline,
+    elem: u32,
+) -> Option<(String, StackId, &'a [String])> {
+    let e = tl.elements.get(elem as usize)?;
     let trace = snap.trace(tl.device);
     let event = match e.source {
         ElementSource::Alloc(i) | ElementSource::UnmatchedFree(i) if (i as usize) < trace.len() => Some(i as usize),
@@ -350,18 +365,184 @@ pub fn context_for_element(snap: &Snapshot, versions: Option<&Versions>, tl: &Ti
         t.push('\n');
         t.push_str(note);
     }
-    t.push('\n');
-    t.push_str(&format_frames(snap, e.stack));
-    if let Some(x) = extra {
-        t.push_str(&format_forward_frames(&x.forward_frames));
-    }
-    t
+    let forward = extra.map_or(&[][..], |x| &x.forward_frames[..]);
+    Some((t, e.stack, forward))
 }
 
 /// The text memory_viz's timeline pane shows for element `elem`:
 /// `"{elem} {context}"`.
 pub fn hover_text(snap: &Snapshot, versions: Option<&Versions>, tl: &Timeline, elem: u32) -> String {
     format!("{elem} {}", context_for_element(snap, versions, tl, elem))
+}
+
+/// A stack as the hover card shows it: the user's own frames first, every
+/// other frame (PyTorch's Python, other packages, C++) folded behind one line.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FoldedFrames {
+    /// The user's frames ([`crate::analysis::live::is_user_file`]), innermost
+    /// first; where there is none, the Python frames, else the autograd
+    /// nodes, else the innermost frame, so that the card never shows none.
+    pub shown: Vec<String>,
+    /// The rest, innermost first, long C++ signatures shortened.
+    pub folded: Vec<String>,
+    /// "+42 frames in torch and C++"; "" when nothing is folded.
+    pub label: String,
+}
+
+/// Lines longer than this are shortened ([`shorten_frame`]).
+const FRAME_LINE_MAX: usize = 120;
+
+/// A C++ frame line made readable: template arguments and parameter lists
+/// become `<…>` and `(…)` (`(anonymous namespace)` is kept), and what is
+/// still longer than [`FRAME_LINE_MAX`] characters is cut in the middle.
+/// Python frames (`<module>`, `<lambda>`) and short lines are left alone.
+pub fn shorten_frame(line: &str) -> String {
+    if line.chars().count() <= FRAME_LINE_MAX {
+        return line.to_string();
+    }
+    let mut out = String::with_capacity(line.len());
+    let (mut angle, mut paren) = (0usize, 0usize);
+    let mut rest = line;
+    while let Some(c) = rest.chars().next() {
+        if paren == 0 && angle == 0 && rest.starts_with("(anonymous namespace)") {
+            out.push_str("(anonymous namespace)");
+            rest = &rest["(anonymous namespace)".len()..];
+            continue;
+        }
+        // `operator<<` / `operator()` and `->` are not brackets.
+        let op = rest.starts_with("operator") || rest.starts_with("->");
+        if op {
+            let n = if rest.starts_with("->") { 2 } else { 8 };
+            if angle == 0 && paren == 0 {
+                out.push_str(&rest[..n]);
+            }
+            rest = &rest[n..];
+            if n == 8 {
+                let sym: String = rest.chars().take_while(|c| "<>()=+-*/!&|[]~^%,".contains(*c)).collect();
+                if angle == 0 && paren == 0 {
+                    out.push_str(&sym);
+                }
+                rest = &rest[sym.len()..];
+            }
+            continue;
+        }
+        match c {
+            '<' => {
+                if angle == 0 && paren == 0 {
+                    out.push_str("<…>");
+                }
+                angle += 1;
+            }
+            '>' if angle > 0 => angle -= 1,
+            '(' if angle == 0 => {
+                if paren == 0 {
+                    out.push_str("(…)");
+                }
+                paren += 1;
+            }
+            ')' if angle == 0 && paren > 0 => paren -= 1,
+            _ if angle == 0 && paren == 0 => out.push(c),
+            _ => {}
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    let n = out.chars().count();
+    if n <= FRAME_LINE_MAX {
+        return out;
+    }
+    let keep = (FRAME_LINE_MAX - 1) / 2;
+    let head: String = out.chars().take(keep).collect();
+    let tail: String = out.chars().skip(n - keep).collect();
+    format!("{head}…{tail}")
+}
+
+/// Where a folded frame comes from, for the fold's label: the package of a
+/// Python file under site-packages (`torch`), "Python" for the standard
+/// library and other .py files, "C++" for the rest.
+fn frame_origin(file: &str) -> String {
+    let f = file.replace('\\', "/");
+    if !f.ends_with(".py") {
+        return "C++".to_string();
+    }
+    for root in ["site-packages/", "dist-packages/"] {
+        if let Some(i) = f.find(root) {
+            let pkg = f[i + root.len()..].split('/').next().unwrap_or("");
+            let pkg = pkg.strip_suffix(".py").unwrap_or(pkg);
+            if !pkg.is_empty() {
+                return pkg.to_string();
+            }
+        }
+    }
+    "Python".to_string()
+}
+
+/// `stack` folded for the hover card (see [`FoldedFrames`]); the frames are
+/// those memory_viz shows ([`frame_filter`]), each as [`format_frame`].
+pub fn fold_frames(snap: &Snapshot, stack: StackId) -> FoldedFrames {
+    let ids: &[u32] = if (stack as usize) < snap.stacks.len() { snap.stack(stack) } else { &[] };
+    let frames: Vec<&Frame> = ids
+        .iter()
+        .filter_map(|&id| snap.frames.get(id as usize))
+        .filter(|f| frame_filter(snap.str(f.name), snap.str(f.filename)))
+        .collect();
+    if frames.is_empty() {
+        return FoldedFrames { shown: vec![NO_FRAMES_TEXT.to_string()], ..Default::default() };
+    }
+    let file = |f: &Frame| snap.str(f.filename);
+    let is_node = |f: &Frame| {
+        let n = snap.str(f.name);
+        n.contains("Backward") && n.contains("::apply")
+    };
+    let user = |f: &Frame| crate::analysis::live::is_user_file(file(f));
+    let python = |f: &Frame| file(f).ends_with(".py");
+    let rules: [&dyn Fn(&Frame) -> bool; 3] = [&user, &python, &is_node];
+    let rule = rules.into_iter().find(|r| frames.iter().any(|f| r(f)));
+    let picked: Vec<bool> = frames.iter().enumerate().map(|(i, f)| rule.map_or(i == 0, |r| r(f))).collect();
+    let line = |f: &Frame| shorten_frame(&format_frame(snap, f));
+    let pick = |want: bool| frames.iter().zip(&picked).filter(move |(_, &p)| p == want).map(|(f, _)| *f);
+    let shown: Vec<String> = pick(true).map(line).collect();
+    let rest: Vec<&Frame> = pick(false).collect();
+    let mut origins: Vec<String> = Vec::new();
+    for f in &rest {
+        let o = frame_origin(file(f));
+        if !origins.contains(&o) {
+            origins.push(o);
+        }
+    }
+    // C++ last: "torch and C++" reads as where the user goes to look.
+    origins.sort_by_key(|o| o == "C++");
+    let label = match origins.len() {
+        0 => String::new(),
+        _ => {
+            let names = match origins.split_last() {
+                Some((last, [])) => last.clone(),
+                Some((last, init)) => format!("{} and {last}", init.join(", ")),
+                None => String::new(),
+            };
+            let n = rest.len();
+            format!("+{n} frame{} in {names}", if n == 1 { "" } else { "s" })
+        }
+    };
+    FoldedFrames { shown: elide_repeats(shown), folded: elide_repeats(rest.iter().map(|f| line(f)).collect()), label }
+}
+
+/// The hover card of timeline element `elem`, as JSON: `head` (the
+/// [`context_for_element`] text above the stack), `frames` / `fold` /
+/// `folded` ([`fold_frames`]) and `tail` (the forward-pass frames); `{}`
+/// for no such element.
+pub fn hover_card(snap: &Snapshot, versions: Option<&Versions>, tl: &Timeline, elem: u32) -> String {
+    let Some((head, stack, forward)) = element_head(snap, versions, tl, elem) else {
+        return "{}".to_string();
+    };
+    let f = fold_frames(snap, stack);
+    serde_json::json!({
+        "head": format!("{elem} {head}"),
+        "frames": f.shown,
+        "fold": f.label,
+        "folded": f.folded,
+        "tail": format_forward_frames(forward).trim_start(),
+    })
+    .to_string()
 }
 
 /// memory_viz's `formatEvent` (Allocator State History list) for event `i` of
@@ -537,6 +718,50 @@ mod tests {
         );
         assert_eq!(format_frames(&snap, 0), NO_FRAMES_TEXT);
         assert!(NO_FRAMES_TEXT.starts_with("This block has no frames. Potential causes:\n1) "));
+    }
+
+    #[test]
+    fn cpp_signatures_shortened() {
+        let long = format!(
+            "/pytorch/aten/src/ATen/native/Foo.cpp:12:void at::native::(anonymous namespace)::kernel<float, std::vector<int, std::allocator<int> > >(at::Tensor const&, {})",
+            "c10::ArrayRef<long> ".repeat(8)
+        );
+        assert_eq!(
+            shorten_frame(&long),
+            "/pytorch/aten/src/ATen/native/Foo.cpp:12:void at::native::(anonymous namespace)::kernel<…>(…)"
+        );
+        assert_eq!(shorten_frame("model.py:3:<module>"), "model.py:3:<module>");
+        let plain = "x".repeat(300);
+        let cut = shorten_frame(&plain);
+        assert!(cut.chars().count() <= FRAME_LINE_MAX);
+        assert!(cut.contains('…'));
+    }
+
+    #[test]
+    fn user_frames_first_rest_folded() {
+        let mut snap = Snapshot::default();
+        let f = |snap: &mut Snapshot, file: &str, name: &str| {
+            let filename = snap.strings.push(file);
+            let name = snap.strings.push(name);
+            snap.frames.push(Frame { filename, line: 1, name, fx: u32::MAX });
+            (snap.frames.len() - 1) as u32
+        };
+        let cpp = f(&mut snap, "/pytorch/c10/cuda/CUDACachingAllocator.cpp", "malloc");
+        let torch = f(&mut snap, "/usr/lib/python3/site-packages/torch/nn/modules/linear.py", "forward");
+        let user = f(&mut snap, "/home/me/train.py", "main");
+        let noise = f(&mut snap, "Python/ceval.c", "PyEval_EvalFrame");
+        let s = snap.stacks.push(&[cpp, torch, noise, user]);
+        let folded = fold_frames(&snap, s);
+        assert_eq!(folded.shown, vec!["/home/me/train.py:1:main".to_string()]);
+        assert_eq!(folded.folded.len(), 2);
+        assert_eq!(folded.label, "+2 frames in torch and C++");
+        // No user frame: the Python frames are shown.
+        let s = snap.stacks.push(&[cpp, torch]);
+        assert_eq!(fold_frames(&snap, s).label, "+1 frame in C++");
+        // Only C++: the innermost frame stays in view.
+        let s = snap.stacks.push(&[cpp, cpp]);
+        let only = fold_frames(&snap, s);
+        assert_eq!((only.shown.len(), only.label.as_str()), (1, "+1 frame in C++"));
     }
 
     #[test]

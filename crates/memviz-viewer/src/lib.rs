@@ -497,6 +497,16 @@ impl Viewer {
         self.cx.hit_text(Some(Hit::Element(elem)))
     }
 
+    /// The hover card of element `elem` of the timeline (JSON,
+    /// `memviz_core::format::hover_card`): the user's frames first, the rest
+    /// folded.
+    pub fn element_card(&self, elem: u32) -> String {
+        match (self.cx.file(), self.cx.timeline()) {
+            (Some(f), Some(tl)) => memviz_core::format::hover_card(&f.snap, f.versions_now(), tl, elem),
+            _ => "{}".to_string(),
+        }
+    }
+
     /// The largest element (the first drawn band).
     pub fn largest_element(&self) -> Option<u32> {
         self.cx.timeline().and_then(|t| t.by_size.first().copied())

@@ -120,8 +120,8 @@ impl StepTimes {
 impl Viewer {
     /// JSON: `{has_time, phases: [{name, internal, open, depth, start_s,
     /// end_s, step0, step1}], markers: [{step, event}]}` for the current file, device and view; `{}` without
-    /// a timeline. Phases outside every step get `step0 == step1` at the
-    /// edge they are beyond.
+    /// a timeline. Phases with no step inside get `step0 == step1` at the
+    /// step their time falls at.
     pub fn phases_json(&self) -> String {
         let (Some(f), Some(tl)) = (self.cx.file(), self.cx.timeline()) else { return "{}".to_string() };
         memviz_core::phases::to_json(&f.snap, tl).to_string()

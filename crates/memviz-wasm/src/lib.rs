@@ -474,6 +474,11 @@ impl Viewer {
         self.inner.element_text(elem)
     }
 
+    /// The hover card of element `elem` (JSON: head, frames, fold, folded, tail).
+    pub fn element_card(&self, elem: u32) -> String {
+        self.inner.element_card(elem)
+    }
+
     /// Index of the largest element (the first drawn band).
     pub fn largest_element(&self) -> i32 {
         or_minus_one(self.inner.largest_element())

@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 impl Viewer {
     /// JSON: `{has_time, phases: [{name, internal, open, depth, start_s,
     /// end_s, step0, step1}], markers: [{step, event}]}` for the current file, device and view. Phases
-    /// outside every step get `step0 == step1` at the edge they are beyond.
+    /// with no step inside get `step0 == step1` at the step their time falls at.
     pub fn phases_json(&self) -> String {
         self.inner.phases_json()
     }

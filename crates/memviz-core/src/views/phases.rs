@@ -304,6 +304,18 @@ pub fn step_range(axis: &TimeAxis, p: &Phase) -> Option<(u32, u32)> {
     (b > a).then_some((a as u32, b as u32))
 }
 
+/// Where a phase is drawn on the step axis: its [`step_range`], or, when no
+/// alloc / free happened inside it (an optimizer step that works in place),
+/// the step its start falls before, `(a, a)` (0 before the trace, n_steps
+/// after it): by its time, never at an edge it is not at.
+pub fn placed_steps(axis: &TimeAxis, p: &Phase) -> (u32, u32) {
+    step_range(axis, p).unwrap_or_else(|| {
+        let n = axis.n_steps() as usize;
+        let a = axis.t_us[..n].partition_point(|&t| t < p.start_us) as u32;
+        (a, a)
+    })
+}
+
 /// Steps of `annotate` events on the timeline's device: the first step at
 /// or after each (an annotate makes no action of its own), with its event.
 pub fn markers(snap: &Snapshot, tl: &Timeline) -> Vec<(u32, u32)> {
@@ -317,24 +329,19 @@ pub fn markers(snap: &Snapshot, tl: &Timeline) -> Vec<(u32, u32)> {
 /// What the page draws over a timeline, as JSON: `{has_time, phases: [{name,
 /// internal, open, depth, start_s, end_s, step0, step1}], markers: [{step,
 /// event}]}` (the time axis' gaps are in the viewer's `x_axis_json`). A phase with no step inside
-/// gets `step0 == step1` at the edge it lies beyond.
+/// gets `step0 == step1` at the step its time falls at ([`placed_steps`]).
 pub fn to_json(snap: &Snapshot, tl: &Timeline) -> serde_json::Value {
     use serde_json::json;
     let found = phases(snap, tl.device);
     // The axis places the phases at steps; without phases it is not built
     // (a 16M-step timeline's takes ~180 ms in wasm).
     let axis = if found.is_empty() { None } else { TimeAxis::build(snap, tl, None) };
-    let n = tl.n_steps();
     let list: Vec<serde_json::Value> = match &axis {
         None => vec![],
         Some(a) => found
             .iter()
             .map(|p| {
-                let (s0, s1) = match step_range(a, p) {
-                    Some(r) => r,
-                    None if p.end_us < a.t0_us => (0, 0),
-                    None => (n, n),
-                };
+                let (s0, s1) = placed_steps(a, p);
                 json!({
                     "name": p.name, "internal": p.internal, "open": p.open, "depth": p.depth,
                     "start_s": (p.start_us as f64 - a.t0_us as f64) / 1e6,
