@@ -8,15 +8,21 @@ use std::path::{Path, PathBuf};
 
 use memviz_core::{Error, Loader, Snapshot};
 
+/// The real snapshots and the H100 recordings (PyTorch 2.11's 8-key
+/// events: the decoder reads them as one unit too).
 fn snapshots() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/snapshots");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e} (../shared must sit beside the repository)", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "pickle" || e == "pkl"))
-        .collect();
-    v.sort();
-    assert!(v.len() >= 8, "expected the real snapshots, found {}", v.len());
+    let mut v = Vec::new();
+    for (sub, least) in [("snapshots", 8), ("recordings", 10)] {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared").join(sub);
+        let mut found: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{}: {e} (../shared must sit beside the repository)", dir.display()))
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "pickle" || e == "pkl"))
+            .collect();
+        found.sort();
+        assert!(found.len() >= least, "expected the real files of {}, found {}", dir.display(), found.len());
+        v.extend(found);
+    }
     v
 }
 

@@ -334,6 +334,9 @@ const MAX_RECORD_KEYS: usize = 64;
 /// Protocol 0 text opcodes (INT, FLOAT, UNICODE, PUT...) end at a newline;
 /// no line in a memory snapshot comes near this.
 const MAX_LINE: usize = 1 << 20;
+/// Most key / value pairs a trace event read as one unit
+/// ([`PickleDecoder::event_at`]) has: PyTorch 2.11 writes 8.
+const EVENT_AT_PAIRS: usize = 12;
 /// Memo indices are sequential in every pickle Python writes; a PUT that
 /// skips ahead more than this goes to the sparse map instead of growing the
 /// dense memo (8 bytes a slot: a gap of 4096 per 5-byte LONG_BINPUT would
@@ -1956,98 +1959,143 @@ impl PickleDecoder {
         pos
     }
 
-    /// The trace event PyTorch writes for nearly every allocator call (the
-    /// one [`Arena::push_plain_event`] reads), from the bytes at `pos` as
-    /// one unit: `EMPTY_DICT MEMOIZE MARK`, then `action, addr, size,
-    /// stream, time_us, frames`, each key, the action and each frame a memo
-    /// reference (the pickler memoizes them: the first event to use one
-    /// runs opcode by opcode), the ints written inline, the frames list one
-    /// memoized before or written out here (`EMPTY_LIST MEMOIZE`, then
-    /// `MARK`, its frames and `APPENDS` unless it is empty), then
-    /// `SETITEMS`. Its effect is that of running those opcodes (the dict
-    /// and the list memoized in that order, the list's frames pending as
-    /// `APPENDS` leaves them, the event converted, the dict left on the
-    /// stack), without a stack push and a dispatch per opcode: 17% of the
-    /// 2M-event file's decode in wasm, 15% of a real file's natively. A
-    /// reader of any keys in any order, tried too, was no faster than the
-    /// opcodes. The position after it, or None, with nothing changed, for
-    /// anything else (events with more keys, as PyTorch 2.5 on writes,
-    /// among them): the opcodes then run one by one.
+    /// A trace event dict from the bytes at `pos` as one unit: `EMPTY_DICT
+    /// MEMOIZE MARK`, then up to [`EVENT_AT_PAIRS`] key / value pairs, then
+    /// `SETITEMS`. Each key is a memo reference; each value a memo
+    /// reference, an inline int, None or a bool, a short string (memoized
+    /// or not: PyTorch 2.5 on writes compile_context's "N/A" out for each
+    /// event), or the frames list written out here (`EMPTY_LIST MEMOIZE`,
+    /// then `MARK`, its frames, all memo references to frames already read,
+    /// and `APPENDS`, unless it is empty). The list's frames are interned as
+    /// a stack as they are read, never put on the stack or in a list's
+    /// items. Its effect is that of running those opcodes (the dict, the
+    /// strings and the list memoized in that order, the event converted as
+    /// SETITEMS converts it, the dict left on the stack), without a stack
+    /// push and a dispatch per opcode: most of a snapshot is these events
+    /// and their frame references (PyTorch 2.11's events, 8 keys and ~36
+    /// frames each, ran opcode by opcode: 2.5x slower than 6-key ones).
+    /// The position after it, or None, with the memo and the lists as they
+    /// were, for anything else: the opcodes then run one by one.
     #[inline]
     fn event_at(&mut self, data: &[u8], pos: usize) -> Option<usize> {
         if self.open_count != 0 || data.get(pos + 1..pos + 3)? != [op::MEMOIZE, op::MARK] {
             return None;
         }
-        let memo = &self.memo;
-        let get = |p: &mut usize| memo_ref(memo, data, p);
-        let int = |p: &mut usize| inline_int(data, p);
+        // First read without a change (a give-up leaves nothing behind):
+        // strings and the list are written down and made once it is sure.
         let mut p = pos + 3;
-        let mut flat = [Value::None; 12];
-        flat[0] = get(&mut p)?;
-        flat[1] = get(&mut p)?;
-        for k in [2, 4, 6, 8] {
-            flat[k] = get(&mut p)?;
-            flat[k + 1] = int(&mut p)?;
-        }
-        flat[10] = get(&mut p)?;
-        let inline = data.get(p..p + 2) == Some(&[op::EMPTY_LIST, op::MEMOIZE][..]);
-        let mut appended = false;
-        if inline {
-            p += 2;
-            if data.get(p) == Some(&op::MARK) {
-                // Its frames go where APPENDS puts a fresh list's items.
-                p += 1;
-                appended = true;
-                self.arena.park_pending();
-                debug_assert!(self.arena.pending.is_empty(), "pending items belong to a pending list");
-                while data.get(p) != Some(&op::APPENDS) {
-                    match memo_ref(&self.memo, data, &mut p) {
-                        Some(v) => self.arena.pending.push(v),
-                        None => {
-                            self.arena.pending.clear();
+        let mut flat = [Value::None; 2 * EVENT_AT_PAIRS];
+        let mut n = 0;
+        // Strings and the list in order (their memo slots come in it):
+        // where each value goes in `flat`, and a string's bytes and
+        // whether it is memoized (a list's `len` is u32::MAX).
+        let mut made = [(0u8, 0u32, 0u32, false); EVENT_AT_PAIRS];
+        let mut n_made = 0;
+        let mut list_frames = None;
+        while data.get(p) != Some(&op::SETITEMS) {
+            if n == flat.len() {
+                return None;
+            }
+            let k @ Value::Str(_) = memo_ref(&self.memo, data, &mut p)? else { return None };
+            let v = match *data.get(p)? {
+                op::BINGET | op::LONG_BINGET => memo_ref(&self.memo, data, &mut p)?,
+                op::BININT1 | op::BININT2 | op::BININT | op::LONG1 => inline_int(data, &mut p)?,
+                op::NONE => (p += 1, Value::None).1,
+                op::NEWTRUE => (p += 1, Value::Bool(true)).1,
+                op::NEWFALSE => (p += 1, Value::Bool(false)).1,
+                op::SHORT_BINUNICODE => {
+                    let len = *data.get(p + 1)? as usize;
+                    data.get(p + 2..p + 2 + len)?;
+                    let memoized = data.get(p + 2 + len) == Some(&op::MEMOIZE);
+                    made[n_made] = ((n + 1) as u8, (p + 2) as u32, len as u32, memoized);
+                    n_made += 1;
+                    p += 2 + len + memoized as usize;
+                    Value::Str(0)
+                }
+                op::EMPTY_LIST if list_frames.is_none() && data.get(p + 1) == Some(&op::MEMOIZE) => {
+                    p += 2;
+                    let frames = data.get(p) == Some(&op::MARK);
+                    if frames {
+                        p += 1;
+                        if !self.frames_at(data, &mut p) {
                             return None;
                         }
                     }
+                    list_frames = Some(frames);
+                    made[n_made] = ((n + 1) as u8, 0, u32::MAX, true);
+                    n_made += 1;
+                    Value::List(0)
                 }
-                p += 1;
-            }
-        } else {
-            flat[11] = get(&mut p)?;
+                _ => return None,
+            };
+            flat[n] = k;
+            flat[n + 1] = v;
+            n += 2;
         }
-        if data.get(p) != Some(&op::SETITEMS) {
-            if appended {
-                self.arena.pending.clear();
-            }
+        let str_bytes: usize = made[..n_made].iter().filter(|m| m.2 != u32::MAX).map(|m| m.2 as usize).sum();
+        if (self.arena.strings.byte_len() + str_bytes) as u64 > MAX_PAYLOAD
+            || self.arena.classify(&flat[..n]) != DictKind::Event
+        {
             return None;
         }
-        let list = inline.then(|| {
-            let l = self.new_list(Vec::new());
-            if appended {
-                self.arena.lists[l as usize] = ListRec::Pending;
-                self.arena.pending_list = Some(l);
+        // Sure: the dict's memo slot (filled once it is an event), then the
+        // strings and the list in their order.
+        self.arena.growth.reserve(&mut self.memo.slots, 1 + n_made);
+        let dict_slot = self.memo.len();
+        self.memo.push(Value::None);
+        for &(at, start, len, memoized) in &made[..n_made] {
+            let v = if len == u32::MAX {
+                let a = &mut self.arena;
+                let rec = if list_frames == Some(true) {
+                    let ids = std::mem::take(&mut a.stack_scratch);
+                    let sid = a.intern_stack(&ids);
+                    a.stack_scratch = ids;
+                    ListRec::Stack(sid)
+                } else {
+                    ListRec::Empty
+                };
+                a.growth.reserve(&mut a.lists, 1);
+                a.lists.push(rec);
+                Value::List((a.lists.len() - 1) as u32)
+            } else {
+                self.push_string(&data[start as usize..(start + len) as usize])
+            };
+            flat[at as usize] = v;
+            if memoized {
+                self.memo.push(v);
             }
-            flat[11] = Value::List(l);
-            l
-        });
-        let Some(ev) = self.arena.push_plain_event(&flat) else {
-            // Not the plain event: the list made above is let go again.
-            if list.is_some() {
-                self.arena.lists.pop();
-                if appended {
-                    self.arena.pending.clear();
-                    self.arena.pending_list = None;
-                }
-            }
-            return None;
+        }
+        let flat = &flat[..n];
+        let a = &mut self.arena;
+        let ev = match a.push_plain_event(flat) {
+            Some(ev) => ev,
+            None => a.push_event(flat),
         };
-        // The dict, memoized before the list, as their opcodes come.
-        self.arena.growth.reserve(&mut self.memo.slots, 2);
-        self.memo.push(Value::Event(ev));
-        if let Some(l) = list {
-            self.memo.push(Value::List(l));
-        }
+        let s = self.memo.pack(Value::Event(ev));
+        self.memo.slots[dict_slot] = s;
         self.stack.push(Value::Event(ev));
         Some(p + 1)
+    }
+
+    /// The frames of a list being written out (after its `MARK`), all memo
+    /// references to frames, up to its `APPENDS`, into
+    /// `Arena::stack_scratch`; `*p` moved past the `APPENDS`. False for
+    /// anything else (`*p` then no matter: the caller gives up the event).
+    #[inline]
+    fn frames_at(&mut self, data: &[u8], p: &mut usize) -> bool {
+        let a = &mut self.arena;
+        a.stack_scratch.clear();
+        while data.get(*p) != Some(&op::APPENDS) {
+            match memo_ref(&self.memo, data, p) {
+                Some(Value::Dict(d)) => match a.dicts[d as usize] {
+                    DictRec::Frame(f) => a.stack_scratch.push(f),
+                    _ => return false,
+                },
+                _ => return false,
+            }
+        }
+        *p += 1;
+        true
     }
 
     /// Executes the opcode at `data[pos]`; returns the position after it.
