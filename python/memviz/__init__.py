@@ -104,9 +104,18 @@ class Snapshot:
         return self.ask("diff", other, at=at, at_a=at_a, at_b=at_b, by=by, device=device, device_a=device_a,
                         device_b=device_b, limit=limit, category=category)
 
-    # A question added to memviz-cli's api::QUESTIONS is one line here, e.g.
-    #     def findings(self, **options): return self.ask("findings", **options)
-    # and is already answered by ask() and listed by `memviz mcp`.
+    def findings(self, device=None, category=None):
+        """What to know first, most important first (`memviz findings --json`): {"device", "findings":
+        [{"kind", "title", "bytes", "event", "detail"}]}; kinds peak, growth, gradients_kept,
+        optimizer_state, oom, capped, caching."""
+        return self.ask("findings", device=device, category=category)
+
+    def whatif(self, device=None, capacity=None, sweep=False, **settings):
+        """The trace replayed through a model of PyTorch's caching allocator under other settings, e.g.
+        whatif(expandable_segments=True) or whatif(max_split_size_mb=512) (`memviz whatif --json`):
+        the self-check, the predicted peak, each OOM's verdict, the capacity needed; a list with sweep."""
+        sets = [f"{k}:{v}" for k, v in settings.items()]
+        return self.ask("whatif", device=device, capacity=capacity, sweep=sweep or None, set=sets or None)
 
     def html(self):
         """The standalone viewer page with this snapshot inside (what `memviz

@@ -266,3 +266,43 @@ def test_the_memviz_command_is_the_cli():
     assert bad.returncode == 1 and bad.stderr.startswith(b"memviz: /nonexistent.pickle: ")
     helped = subprocess.run([exe, "--help"], capture_output=True, check=True)
     assert b"memviz open FILE..." in helped.stdout and b"memviz mcp" in helped.stdout
+
+
+def recording(name):
+    path = os.path.join(SHARED, "recordings", name)
+    assert os.path.isfile(path), f"{path} is missing (../shared/recordings beside the repository, or MEMVIZ_SHARED)"
+    return path
+
+
+def test_findings_name_the_fragmentation_oom_and_the_cap():
+    # oom_fragmentation_2gib: a 600 MiB request under a 2.3 GiB per-process cap,
+    # while the OOM event says the device had far more than that free.
+    path = recording("oom_fragmentation_2gib.pickle")
+    trace = read(path)["device_traces"][0]
+    (i, e), = [(i, e) for i, e in enumerate(trace) if e["action"] == "oom"]
+    assert e["device_free"] > e["size"]
+    got = memviz.load(path).findings()
+    assert got["device"] == 0
+    kinds = [f["kind"] for f in got["findings"]]
+    assert "oom" in kinds and "capped" in kinds, kinds
+    oom = next(f for f in got["findings"] if f["kind"] == "oom")
+    assert oom["event"] == i
+    assert "fragmentation" in json.dumps(oom["detail"])
+
+
+def test_whatif_self_check_and_expandable_segments_avoid_the_oom():
+    path = recording("oom_fragmentation_2gib.pickle")
+    trace = read(path)["device_traces"][0]
+    seg_events = [e for e in trace if e["action"].startswith("segment_")]
+    ooms = [i for i, e in enumerate(trace) if e["action"] == "oom"]
+    snap = memviz.load(path)
+    got = snap.whatif(expandable_segments=True)
+    assert got["self_check"]["exact"] is True
+    assert got["self_check"]["events"] == got["self_check"]["matched"] == len(seg_events)
+    assert got["recorded"]["oom_events"] == ooms
+    assert got["settings"]["expandable_segments"] is True
+    assert [o["happens"] for o in got["predicted"]["ooms"] if o["recorded"]] == [False]
+    assert got["capacity"]["source"] == "inferred_cap"
+    # Under the recording's own settings the OOM happens again, where it happened.
+    same = snap.whatif()
+    assert [(o["event"], o["happens"]) for o in same["predicted"]["ooms"] if o["recorded"]] == [(ooms[0], True)]
