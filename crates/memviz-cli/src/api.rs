@@ -122,11 +122,7 @@ pub const QUESTIONS: &[Question] = &[
 ];
 
 /// `findings --json`: the findings of one device.
-pub fn findings(
-    snap: &Snapshot,
-    file: &str,
-    opts: &Opts,
-) -> Result<memviz_core::analysis::findings::Findings, String> {
+pub fn findings(snap: &Snapshot, file: &str, opts: &Opts) -> Result<memviz_core::analysis::findings::Findings, String> {
     let rules = Rules::parse(&opts.categories)?;
     let device = pick_device(snap, file, opts.device.as_deref())?;
     let a = Analysis::build(snap, device, &rules);
@@ -386,7 +382,9 @@ pub fn opts_from_json(q: &Question, args: &serde_json::Map<String, Value>, skip:
                 }
                 _ => return Err(format!("{}: set must be a string or a list of them, not {v}", q.name)),
             },
-            "sweep" => o.sweep = v.as_bool().ok_or_else(|| format!("{}: sweep must be true or false, not {v}", q.name))?,
+            "sweep" => {
+                o.sweep = v.as_bool().ok_or_else(|| format!("{}: sweep must be true or false, not {v}", q.name))?
+            }
             "capacity" => o.capacity = Some(text()?),
             "at" => o.at = Some(text()?),
             "at_a" => o.at_a = Some(text()?),
