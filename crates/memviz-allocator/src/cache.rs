@@ -133,7 +133,7 @@ struct Expandable {
 /// A piece of a segment for [`Cache::add_segment`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Piece {
-    /// An allocated block (`pending`: its free waits for another stream).
+    /// An allocated block (including one whose free still waits for another stream).
     Block { addr: u64, size: u64, requested: u64 },
     /// Cached free space.
     Free { addr: u64, size: u64 },

@@ -293,7 +293,10 @@ impl<'a> WhatIf<'a> {
                     Some((lo, _)) if p.min_capacity_bytes > lo => {
                         format!(" if the cap is at least {}", size(p.min_capacity_bytes))
                     }
-                    _ => String::new(),
+                    Some(_) => {
+                        format!(" whatever the cap in that range (the run needs {})", size(p.min_capacity_bytes))
+                    }
+                    None => String::new(),
                 };
                 out.push_str(&format!(
                     "  with {name} the replay peaks at {}, under {cap}: the OOM at event {} would not have happened{sure}\n",
@@ -312,7 +315,16 @@ impl<'a> WhatIf<'a> {
                 size(new[0].request_bytes)
             ));
         }
-        out.push_str(&format!("  this run needs {} with {name}\n", size(p.min_capacity_bytes)));
+        let recorded = if p.settings == self.recording.settings {
+            String::new()
+        } else {
+            let other = match conf_name(&self.recording.settings) {
+                n if n == "the default settings" => "under the recorded (default) settings".to_string(),
+                n => format!("with {n}, as recorded"),
+            };
+            format!(", {} {other}", size(self.min_capacity(&self.recording.settings)))
+        };
+        out.push_str(&format!("  this run needs {} with {name}{recorded}\n", size(p.min_capacity_bytes)));
         out
     }
 }
