@@ -48,8 +48,6 @@ pub fn run(cmd: &str, opts: &Opts) -> Result<(), String> {
     if cmd == "open" && paths.is_empty() {
         return Err("open: FILE missing: memviz open FILE... (memviz serve: the viewer with no file)".to_string());
     }
-    let (viewer, _) = html::viewer(opts.viewer.as_deref())?;
-    let page = allow_self(&viewer)?;
     let mut files = Vec::new();
     for p in &paths {
         if p == "-" {
@@ -61,6 +59,10 @@ pub fn run(cmd: &str, opts: &Opts) -> Result<(), String> {
         let name = path.file_name().map_or(p.clone(), |n| n.to_string_lossy().into_owned());
         files.push((path, name));
     }
+    // After the files: a wrong path is the likelier mistake, and says so
+    // even where this binary has no viewer built in.
+    let (viewer, _) = html::viewer(opts.viewer.as_deref())?;
+    let page = allow_self(&viewer)?;
     let listener = TcpListener::bind(("127.0.0.1", opts.port.unwrap_or(0)))
         .map_err(|e| format!("{cmd}: 127.0.0.1:{}: {e}", opts.port.unwrap_or(0)))?;
     let port = listener.local_addr().map_err(|e| format!("{cmd}: {e}"))?.port();

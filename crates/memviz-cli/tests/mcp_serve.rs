@@ -53,8 +53,8 @@ fn an_mcp_session_lists_the_tools_and_answers_what_json_prints() {
     let list = ask(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})).unwrap();
     let names: Vec<&str> =
         list["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["summary", "top", "oom", "leaks", "diff"]);
-    let diff = &list["result"]["tools"][4]["inputSchema"];
+    assert_eq!(names, ["summary", "top", "oom", "leaks", "findings", "whatif", "diff"]);
+    let diff = &list["result"]["tools"][6]["inputSchema"];
     assert_eq!(diff["required"], json!(["a", "b"]));
 
     let mut id = 3;
@@ -81,6 +81,15 @@ fn an_mcp_session_lists_the_tools_and_answers_what_json_prints() {
     // The file's one oom trace event is its 1118th (as tests/analysis.rs reads it).
     assert_eq!(oom["devices"][0]["ooms"][0]["at"]["event"], 1117);
     assert_eq!(call("leaks", json!({"file": file, "device": 0})), json(&["leaks", &file, "--device", "0", "--json"]));
+    let findings = call("findings", json!({"file": file}));
+    assert_eq!(findings, json(&["findings", &file, "--json"]));
+    assert!(
+        findings["findings"].as_array().unwrap().iter().any(|f| f["kind"] == "oom" && f["event"] == 1117),
+        "{findings}"
+    );
+    let whatif = call("whatif", json!({"file": file, "set": ["expandable_segments:True"]}));
+    assert_eq!(whatif, json(&["whatif", &file, "--set", "expandable_segments:True", "--json"]));
+    assert_eq!(whatif["recorded"]["oom_events"], json!([1117]));
     assert_eq!(
         call("diff", json!({"a": file, "b": file, "at_a": "oom", "at_b": "end", "by": "user"})),
         json(&["diff", &file, &file, "--at-a", "oom", "--at-b", "end", "--by", "user", "--json"])
