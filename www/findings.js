@@ -15,7 +15,7 @@ import { setMoment } from './moment.js';
 import { explain } from './explain.js';
 
 const $ = (id) => document.getElementById(id);
-const AUTO_EVENTS = 300000;
+const AUTO_EVENTS = 100000;
 const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
 
 const strip = document.createElement('div');
