@@ -15,6 +15,7 @@
 //   moment.js  imports app.js, icicle.js; the "Alive at" panel
 //   explain.js imports app.js, moment.js; Color by, peak/OOM markers, the
 //              OOM and peak panel, leaks
+//   findings.js imports app.js, moment.js, explain.js; the Findings strip
 //   share.js   imports app.js; embedded snapshot, #file=, MemoryViz.js posts
 //   ranks.js   imports app.js, moment.js; many files at once: overview, diff
 //   profiler.js imports boot.js, app.js; torch.profiler exports as a chart
@@ -26,6 +27,7 @@ import { debugPanicNext, debugOomNext } from './decode-worker.js';
 import * as views from './views.js';
 import * as moment from './moment.js';
 import * as explain from './explain.js';
+import './findings.js';
 import './share.js';
 import * as ranks from './ranks.js';
 import './profiler.js';
