@@ -452,6 +452,7 @@ function resetControls() {
   for (const id of ['summary', 'context', 'timings', 'detail-label']) $(id).textContent = '';
   hideCard(true);
   $('hint').hidden = false;
+  document.body.dataset.page = 'start';
   $('progress-box').hidden = true;
   for (const c of [...plotCanvases(), $('segment-map')]) c.getContext('2d').clearRect(0, 0, c.width, c.height);
   delete $('plot').dataset.bandsDrawn;
@@ -838,6 +839,7 @@ export const showFile = guard(function (i, device) {
 });
 
 function viewChanged() {
+  document.body.dataset.page = 'snapshot'; // style.css: the snapshot's panels show (not the first screen's, not a profiler chart)
   pendingDetail = null; // the slider now shows this view's detail
   const names = viewer.file_names();
   currentName = names[viewer.current_file()] || currentName;

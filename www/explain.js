@@ -297,6 +297,10 @@ onDraw(() => {
       markerKey = `${k}/${v.view()}`;
       buildMarkers();
     }
+    // Color by and its legend only where they act (the Active Memory
+    // Timeline); their room is kept, so that the plot does not jump.
+    const vis = v.file_count() && v.color_by_acts() ? '' : 'hidden';
+    if (bar.style.visibility !== vis) bar.style.visibility = vis;
     placeMarkers();
   } catch (_) { markerBox.innerHTML = ''; } // a trap: app.js restarts the viewer
 });

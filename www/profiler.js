@@ -8,12 +8,9 @@
 // file draws the axis labels, the legend and the hover text, and handles
 // wheel zoom and double-click reset.
 import { wasmLoaded } from './boot.js';
-import { guard, addFormatHook, showError } from './app.js';
+import { guard, addFormatHook, showError, getViewer } from './app.js';
 
 const $ = (id) => document.getElementById(id);
-const KiB = 1024, MiB = KiB * 1024, GiB = MiB * 1024;
-const fmtBytes = (b) => b >= GiB ? (b / GiB).toFixed(1) + ' GiB' : b >= MiB ? (b / MiB).toFixed(1) + ' MiB'
-  : b >= KiB ? (b / KiB).toFixed(1) + ' KiB' : Math.round(b) + ' B';
 const fmtTime = (s, span) => span < 2e-3 ? (s * 1e6).toFixed(0) + ' µs' : span < 2 ? (s * 1e3).toFixed(span < 0.02 ? 2 : 0) + ' ms'
   : s.toFixed(1) + ' s';
 const MARGIN = { left: 70, right: 12, top: 8, bottom: 26 };
@@ -48,17 +45,6 @@ function rect() {
     h: Math.max(1, h - m(MARGIN.top + MARGIN.bottom)) };
 }
 
-/** Round byte ticks: 1, 2, 5 × a power of 1024-ish units below `max`. */
-function byteTicks(max, n) {
-  const raw = max / n;
-  const unit = raw >= GiB ? GiB : raw >= MiB ? MiB : raw >= KiB ? KiB : 1;
-  const steps = [1, 2, 5, 10, 20, 50, 100, 200, 500];
-  const step = unit * (steps.find((s) => s * unit >= raw) || 1000);
-  const out = [];
-  for (let v = 0; v <= max; v += step) out.push(v);
-  return out;
-}
-
 const draw = guard(function () {
   if (!pv) return;
   const r = rect();
@@ -73,9 +59,10 @@ const draw = guard(function () {
   const yMax = pv.y_max();
   ctx.textAlign = 'right';
   ctx.textBaseline = 'middle';
-  for (const v of byteTicks(yMax, Math.max(2, Math.floor(r.h / (50 * r.dpr))))) {
+  // Ticks and labels from Rust: one size format and one unit per axis everywhere.
+  for (const [v, label] of JSON.parse(pv.y_ticks_json(Math.max(2, Math.floor(r.h / (50 * r.dpr)))))) {
     const y = r.y + r.h - (v / yMax) * r.h;
-    ctx.fillText(fmtBytes(v), r.x - 6 * r.dpr, y);
+    ctx.fillText(label, r.x - 6 * r.dpr, y);
     ctx.beginPath(); ctx.moveTo(r.x, y + 0.5); ctx.lineTo(r.x + r.w, y + 0.5); ctx.stroke();
   }
   const t0 = pv.window_start(), t1 = pv.window_end();
@@ -102,7 +89,7 @@ function legend() {
     s.dataset.max = it.max;
     const sw = document.createElement('i');
     sw.style.cssText = `display:inline-block;width:10px;height:10px;margin-right:4px;background:${it.color}`;
-    s.append(sw, `${it.name} (max ${fmtBytes(it.max)})`);
+    s.append(sw, `${it.name} (max ${it.max_text})`);
     return s;
   }));
 }
@@ -127,6 +114,7 @@ async function open(file) {
   if (pv) pv.free();
   pv = view;
   panel.hidden = false;
+  document.body.dataset.page = 'profiler'; // style.css: the chart replaces the snapshot's panels
   panel.dataset.file = file.name;
   $('profiler-title').textContent = `${file.name}: ${pv.format()}`;
   const sel = $('profiler-chart');
@@ -145,7 +133,14 @@ addFormatHook((file, err) => {
 
 $('profiler-chart').addEventListener('change', guard(() => { pv.set_chart(+$('profiler-chart').value); chartChanged(); }));
 $('profiler-reset').addEventListener('click', guard(() => { pv.reset_window(); draw(); }));
-$('profiler-close').addEventListener('click', () => { if (pv) pv.free(); pv = null; panel.hidden = true; });
+$('profiler-close').addEventListener('click', () => {
+  if (pv) pv.free();
+  pv = null;
+  panel.hidden = true;
+  const v = getViewer();
+  document.body.dataset.page = v && v.file_count() > 0 ? 'snapshot' : 'start';
+  $('hint').hidden = document.body.dataset.page !== 'start';
+});
 plot.addEventListener('dblclick', guard(() => { pv.reset_window(); draw(); }));
 plot.addEventListener('wheel', guard((e) => {
   if (!pv) return;

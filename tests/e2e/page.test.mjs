@@ -228,3 +228,75 @@ test('dense phases (GPT-2, 1280 px): no horizontal scrollbar, labels readable, t
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+/** What of the page shows (laid out, not display:none), by id. */
+const visible = (page, ids) => page.evaluate((ids) => Object.fromEntries(ids.map((id) => {
+  const e = document.getElementById(id);
+  return [id, !!e && e.getClientRects().length > 0];
+})), ids);
+const SNAPSHOT_PANELS = ['plot-box', 'minimap', 'context', 'moment-panel', 'explain-panel', 'leaks-panel', 'search-box', 'explain-bar'];
+
+test('first screen: what memviz is, Open, Example, how to record; no empty plot or boxes before a file', async () => {
+  const p = await newPage(browser, (u) => u.startsWith(origin + '/'), { viewport: { width: 1280, height: 800 } });
+  const { page, context, errors } = p;
+  await page.goto(origin + '/');
+  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+  const v = await visible(page, ['hint', 'record-snippet', 'open-files', 'example', ...SNAPSHOT_PANELS]);
+  for (const id of ['hint', 'record-snippet', 'open-files', 'example']) assert.ok(v[id], `${id} shown`);
+  for (const id of SNAPSHOT_PANELS) assert.ok(!v[id], `${id} hidden before a file`);
+  assert.match(await page.textContent('#hint'), /memviz shows where your GPU memory went/);
+  assert.match(await page.textContent('#record-snippet'), /_record_memory_history[\s\S]*_dump_snapshot\("snapshot\.pickle"\)/);
+  // Everything of the first screen fits in it.
+  assert.ok(await page.evaluate(() => document.documentElement.scrollHeight <= window.innerHeight), 'no scrolling before a file');
+  if (SHOTS) await page.screenshot({ path: join(ROOT, 'docs/screenshot-first-screen.png') });
+  // The Example opens a snapshot: its panels come.
+  await page.click('#example');
+  await page.waitForFunction(() => document.querySelector('#plot').dataset.bandsDrawn !== undefined, null, { timeout: 30000 });
+  const after = await visible(page, ['hint', 'plot-box', 'minimap', 'context']);
+  assert.deepEqual(after, { hint: false, 'plot-box': true, minimap: true, context: true });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a profiler file replaces the snapshot panels; its .html picture export is named for what it is', async () => {
+  const { page, context, errors } = await open('oom_fragmentation_2gib.pickle');
+  assert.ok((await visible(page, ['plot-box']))['plot-box']);
+  const json = 'profiler_resnet50_memory_timeline.json';
+  await dropFiles(page, [[json, recording(json)]]);
+  await page.waitForFunction((n) => document.querySelector('#profiler-panel')?.dataset.file === n &&
+    document.querySelector('#profiler-plot').dataset.drawn, json, { timeout: 30000 });
+  let v = await visible(page, ['profiler-panel', ...SNAPSHOT_PANELS]);
+  assert.ok(v['profiler-panel'], 'the chart shown');
+  for (const id of SNAPSHOT_PANELS) assert.ok(!v[id], `${id} hidden under a profiler chart`);
+  if (SHOTS) await page.screenshot({ path: join(ROOT, 'docs/screenshot-profiler.png') });
+  // Close: the snapshot comes back.
+  await page.click('#profiler-close');
+  v = await visible(page, ['profiler-panel', 'plot-box', 'context']);
+  assert.deepEqual(v, { 'profiler-panel': false, 'plot-box': true, context: true });
+  // The picture export: the loader's own words, once.
+  const html = 'profiler_resnet50_memory_timeline.html';
+  await dropFiles(page, [[html, recording(html)]]);
+  await page.waitForFunction(() => document.querySelector('#errors').textContent.includes('picture export'), null, { timeout: 30000 });
+  const err = await page.textContent('#errors');
+  assert.match(err, /profiler_resnet50_memory_timeline\.html/);
+  assert.match(err, /this is the profiler's picture export: open its \.json or \.raw\.json\.gz/);
+  assert.doesNotMatch(err, /starts with/);
+  assert.equal(err.split("picture export:").length - 1, 1, 'said once');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('"Color by" shows only where it acts (the Active Memory Timeline)', async () => {
+  const { page, context, errors } = await open('resnet50_zero_grad.pickle');
+  const barShown = () => page.evaluate(() => getComputedStyle(document.querySelector('#explain-bar')).visibility !== 'hidden');
+  assert.ok(await barShown(), 'on the Active Memory Timeline');
+  const views = await page.$$eval('#view-select option', (os) => os.map((o) => [o.value, o.textContent]));
+  for (const [value, label] of views) {
+    await page.selectOption('#view-select', value);
+    await page.waitForFunction((v) => document.querySelector('#view-select').value === v, value);
+    await page.waitForTimeout(300);
+    assert.equal(await barShown(), label === 'Active Memory Timeline', label);
+  }
+  assert.deepEqual(errors, []);
+  await context.close();
+});

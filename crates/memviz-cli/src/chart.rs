@@ -430,6 +430,8 @@ fn decorate<DB: DrawingBackend>(
     let n = info.n_steps as f64;
     let y_max = info.y_max as f64;
     let ticks = size_ticks(y_max, (ph as f64 / 60.0).clamp(2.0, 10.0) as usize);
+    // Every label in the unit of the largest tick (one rule: format::axis_unit).
+    let unit = memviz_core::format::axis_unit(ticks.last().copied().unwrap_or(0.0));
     let label = (FONT, 13).into_font().color(&TEXT);
     let mut chart = ChartBuilder::on(root)
         .margin_top(py)
@@ -453,7 +455,7 @@ fn decorate<DB: DrawingBackend>(
         .disable_x_mesh()
         .bold_line_style(RGBColor(0, 0, 0).mix(0.12).stroke_width(1))
         .light_line_style(TRANSPARENT)
-        .y_label_formatter(&|v| format_size(*v as u64, false))
+        .y_label_formatter(&|v| memviz_core::format::format_size_in(*v, unit))
         .x_label_formatter(&x_label)
         .x_labels((pw as usize / 110).max(2))
         .x_desc(x_desc)

@@ -290,3 +290,34 @@ fn render_refuses_bad_requests_with_a_message() {
     std::fs::write(&garbage, b"\x80\x04\x95garbage").unwrap();
     fails(&["render", garbage.to_str().unwrap(), "--view", "active", "-o", png], "garbage.pickle: ");
 }
+
+/// The y axis reads in one unit (`0.5GiB 1.0GiB 1.5GiB`, never
+/// `1000.0MiB 2.0GiB`), on the real H100 OOM recording (2.3 GiB reserved)
+/// and a file under 1 GiB: the rule the page and the profiler charts share
+/// (memviz_core::format::axis_unit).
+#[test]
+fn y_ticks_in_one_unit() {
+    let script = root().join("crates/memviz-cli/tests/render_reference.py");
+    let recordings = root().join("../shared/recordings");
+    for (name, view, unit) in
+        [("oom_fragmentation_2gib.pickle", "segments", "GiB"), ("resnet50_zero_grad.pickle", "active", "MiB")]
+    {
+        let file = recordings.join(name);
+        assert!(file.is_file(), "{} is missing", file.display());
+        let out = tmp(&format!("units-{name}.svg"));
+        let args = ["render", file.to_str().unwrap(), "--view", view, "-o", out.to_str().unwrap()];
+        assert!(memviz(&args).status.success(), "{name}");
+        let svg = python(&[script.to_str().unwrap(), "svg", out.to_str().unwrap()]);
+        let ticks: Vec<String> = svg["texts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap().trim().to_string())
+            .filter(|t| {
+                t.ends_with('B') && !t.starts_with("peak") && t.chars().next().is_some_and(|c| c.is_ascii_digit())
+            })
+            .collect();
+        assert!(ticks.len() >= 3, "{name}: {ticks:?}");
+        assert!(ticks.iter().all(|t| t.ends_with(unit)), "{name}: {ticks:?}");
+    }
+}

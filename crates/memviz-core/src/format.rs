@@ -36,6 +36,24 @@ pub fn format_size(bytes: u64, show_bytes: bool) -> String {
     }
 }
 
+/// The unit every label of a size axis is written in: that of its largest
+/// tick `max` as [`format_size`] would pick it (0: B, 1: KiB, 2: MiB...), so
+/// an axis reads `0.5GiB 1.0GiB 1.5GiB`, never `1000.0MiB 2.0GiB`.
+pub fn axis_unit(max: f64) -> usize {
+    let mut k = 0;
+    while k + 1 < UNITS.len() && max >= 1024f64.powi(k as i32 + 1) {
+        k += 1;
+    }
+    k
+}
+
+/// Tick `v` (bytes) of a size axis in unit `k` ([`axis_unit`]): one
+/// decimal, as [`format_size`] writes sizes (`0.5GiB`, `1000.0MiB`).
+pub fn format_size_in(v: f64, k: usize) -> String {
+    let k = k.min(UNITS.len() - 1);
+    format!("{:.1}{}B", v / 1024f64.powi(k as i32), UNITS[k])
+}
+
 /// Signed variant for deltas ("-1.5MiB (-1572864 bytes)").
 pub fn format_size_signed(bytes: i64, show_bytes: bool) -> String {
     if bytes >= 0 {
@@ -672,6 +690,18 @@ mod tests {
         assert_eq!(format_size(1048575, false), "1024.0KiB");
         assert_eq!(format_size(u64::MAX, false), "16.0EiB");
         assert_eq!(format_size_signed(-1572864, true), "-1.5MiB (-1572864 bytes)");
+    }
+
+    #[test]
+    fn axis_labels_in_one_unit() {
+        let gib = 1024f64.powi(3);
+        let k = axis_unit(2.5 * gib);
+        let labels: Vec<String> = [0.0, 0.5, 1.0, 2.5].iter().map(|v| format_size_in(v * gib, k)).collect();
+        assert_eq!(labels, ["0.0GiB", "0.5GiB", "1.0GiB", "2.5GiB"]);
+        // Just under 1 GiB the axis stays in MiB, as format_size does.
+        assert_eq!(format_size_in(1000.0 * 1048576.0, axis_unit(1000.0 * 1048576.0)), "1000.0MiB");
+        assert_eq!(axis_unit(0.0), 0);
+        assert_eq!(format_size_in(512.0, axis_unit(512.0)), "512.0B");
     }
 
     #[test]

@@ -77,3 +77,24 @@ fn broken_exports_are_errors_that_name_the_place() {
     let e = fails(memviz_core::load_any(&gz.finish().unwrap()), "no memory events");
     assert!(e.message.contains("no [memory] events") && e.message.contains("gzip"), "{e}");
 }
+
+/// The profiler's picture export (export_memory_timeline's .html, the real
+/// H100 recording) is named for what it is, whole or fed in small chunks.
+#[test]
+fn the_html_picture_export_is_named() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/recordings/profiler_resnet50_memory_timeline.html");
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let want = "not a memory snapshot (expected a pickle, JSON or gzip file): this is the profiler's picture \
+export: open its .json or .raw.json.gz";
+    let e = fails(memviz_core::load_any(&bytes), "whole");
+    assert_eq!(e.kind, ErrorKind::NotASnapshot);
+    assert!(e.message.starts_with(want), "{}", e.message);
+    let mut loader = memviz_core::Loader::new();
+    let fed = bytes.chunks(4096).try_for_each(|c| loader.feed(c));
+    let e = fails(fed.and_then(|_| loader.finish_any()), "in chunks");
+    assert!(e.message.starts_with(want), "{}", e.message);
+    // Another HTML page is still only text.
+    let e = fails(memviz_core::load_any(b"<html><head><title>x</title></head></html>"), "a page");
+    assert!(e.message.contains("it starts with the text"), "{}", e.message);
+}

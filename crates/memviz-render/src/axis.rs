@@ -3,19 +3,16 @@
 
 use memviz_core::phases::TimeAxis;
 
-/// Axis tick values: multiples of 1, 2 or 5 times a power of 1024 unit
-/// (so labels read `256MiB`, not `268435456`), about `target` of them over
-/// `[0, max]`.
+/// Axis tick values: multiples of 1, 2 or 5 times a power of ten of the
+/// unit `max` is written in (`memviz_core::format::axis_unit`), so that every
+/// label of the axis reads round in that one unit (`0.5GiB 1.0GiB`, not
+/// `1000.0MiB 2.0GiB`); about `target` (at most 10) of them over `[0, max]`.
 pub fn size_ticks(max: f64, target: usize) -> Vec<f64> {
     if max <= 0.0 || !max.is_finite() {
         return vec![0.0];
     }
-    let raw = max / target.max(1) as f64;
-    let unit = [1.0, 1024.0, 1024.0 * 1024.0, 1024f64.powi(3), 1024f64.powi(4)]
-        .into_iter()
-        .rev()
-        .find(|u| raw >= *u)
-        .unwrap_or(1.0);
+    let raw = max / target.clamp(1, 10) as f64;
+    let unit = 1024f64.powi(memviz_core::format::axis_unit(max) as i32);
     let in_unit = raw / unit;
     let pow = 10f64.powf(in_unit.log10().floor());
     let step = [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * pow).find(|s| *s >= in_unit).unwrap_or(10.0 * pow) * unit;

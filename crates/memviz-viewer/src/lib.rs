@@ -334,6 +334,14 @@ impl Viewer {
         self.current_view().kind()
     }
 
+    /// Whether "Color by" changes what the current view draws: only the
+    /// Active Memory Timeline's bands take its colours (explain.rs'
+    /// `colors_apply`); elsewhere the page hides the control.
+    pub fn color_by_acts(&self) -> bool {
+        self.view_kind() == ViewKind::Timeline
+            && self.cx.timeline().is_some_and(|t| t.kind == memviz_core::timeline::TimelineKind::ActiveMemory)
+    }
+
     /// The current file's allocator_settings, readable.
     pub fn allocator_settings_text(&self) -> String {
         self.views.settings.text(&self.cx)

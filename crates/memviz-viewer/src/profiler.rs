@@ -134,9 +134,21 @@ impl ProfilerView {
                     "name": cv.name,
                     "color": format!("#{r:02x}{g:02x}{b:02x}"),
                     "max": cv.values.iter().copied().max().unwrap_or(0),
+                    "max_text": size(cv.values.iter().copied().max().unwrap_or(0)),
                 })
             })
             .collect();
+        serde_json::Value::Array(items).to_string()
+    }
+
+    /// The y axis' ticks, about `target` of them: `[[bytes, label]]`, every
+    /// label in one unit (the page's, CLI's and render's rule: memviz-render's
+    /// `size_ticks`, memviz_core's `axis_unit`).
+    pub fn y_ticks_json(&self, target: u32) -> String {
+        let ticks = memviz_render::axis::size_ticks(self.y_max, target as usize);
+        let unit = memviz_core::format::axis_unit(ticks.last().copied().unwrap_or(0.0));
+        let items: Vec<serde_json::Value> =
+            ticks.iter().map(|&v| serde_json::json!([v, memviz_core::format::format_size_in(v, unit)])).collect();
         serde_json::Value::Array(items).to_string()
     }
 

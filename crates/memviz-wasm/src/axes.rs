@@ -130,6 +130,8 @@ where
     let (w, h) = root.dim_in_pixel();
     let y_max = y_max as f64;
     let ticks = text::size_ticks(y_max, ((rect.h as f64 / dpr) / 60.0).clamp(2.0, 10.0) as usize);
+    // Every label in the unit of the largest tick (one rule: format::axis_unit).
+    let unit = memviz_core::format::axis_unit(ticks.last().copied().unwrap_or(0.0));
     let font = (dpr * 12.0).round() as u32;
     let mut chart = ChartBuilder::on(root)
         .margin_top(rect.y)
@@ -143,7 +145,7 @@ where
         .disable_x_mesh()
         .bold_line_style(grid.stroke_width(1))
         .light_line_style(TRANSPARENT)
-        .y_label_formatter(&|v| format_size(*v as u64, false))
+        .y_label_formatter(&|v| memviz_core::format::format_size_in(*v, unit))
         .x_label_formatter(x_label)
         .x_labels(x_labels(spec))
         .x_desc(x_desc)

@@ -76,6 +76,11 @@ impl ProfilerView {
         self.0.legend_json()
     }
 
+    /// The y axis' ticks: `[[bytes, label]]`, every label in one unit.
+    pub fn y_ticks_json(&self, target: u32) -> String {
+        self.0.y_ticks_json(target)
+    }
+
     /// The numbers `memviz summary --json` prints.
     pub fn summary_json(&self) -> String {
         self.0.summary_json()

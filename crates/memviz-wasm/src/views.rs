@@ -16,6 +16,12 @@ impl Viewer {
         self.inner.view_kind().as_str().into()
     }
 
+    /// Whether "Color by" changes what the current view draws (the page
+    /// shows the control only then).
+    pub fn color_by_acts(&self) -> bool {
+        self.inner.color_by_acts()
+    }
+
     /// Builds what showing view `i` needs, about `budget` trace events a
     /// call (www/app.js: a slice a frame before `set_view`); the share
     /// done, 1 once ready.

@@ -6,7 +6,7 @@ use std::io::Write;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Block, BlockState, BuildWarnings, EventTable, Segment, SegmentType, Snapshot, StackId, NO_POOL};
-use crate::pickle::{foreign_format, not_a_pickle, Arena, DictRec, ListValues, PickleDecoder, Value};
+use crate::pickle::{foreign_format, not_a_pickle, Arena, DictRec, ListValues, PickleDecoder, Value, SNIFF_TEXT};
 use crate::problems::{a_value_of, frames_read_as, not_a, Collector, Found, Outcome, Problem};
 
 /// The largest (decompressed) snapshot a [`Loader`] reads unless told
@@ -127,7 +127,7 @@ impl Stream {
     /// `head`; `next` (not fed) is looked at for a foreign file's magic.
     fn decide(&mut self, first: Option<u8>, head: Vec<u8>, next: Option<&[u8]>) -> Result<()> {
         let mut start = head.clone();
-        start.extend(next.unwrap_or(&[]).iter().take(SNIFF_MAGIC));
+        start.extend(next.unwrap_or(&[]).iter().take(SNIFF_TEXT));
         if foreign_format(&start).is_some() {
             return Err(not_a_pickle(&start));
         }

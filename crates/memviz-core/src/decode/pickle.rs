@@ -2645,11 +2645,30 @@ pub fn foreign_format(data: &[u8]) -> Option<String> {
         "an xz file (only gzip is supported)".to_string()
     } else if data.starts_with(b"\x28\xb5\x2f\xfd") {
         "a zstd file (only gzip is supported)".to_string()
+    } else if is_profiler_html(data) {
+        PROFILER_HTML.to_string()
     } else {
         return None;
     };
     Some(what)
 }
+
+/// What the loader says of torch.profiler's `export_memory_timeline(".html")`:
+/// a page holding a PNG of the chart, none of its numbers.
+pub const PROFILER_HTML: &str = "this is the profiler's picture export: open its .json or .raw.json.gz \
+(export_memory_timeline's .html holds an image of the chart, not its data)";
+
+/// torch.profiler's memory timeline picture: an HTML page (after blanks)
+/// whose head names it "GPU Memory Timeline" (torch/profiler/_memory_profiler.py).
+fn is_profiler_html(data: &[u8]) -> bool {
+    let head = &data[..data.len().min(SNIFF_TEXT)];
+    let text = String::from_utf8_lossy(head).trim_start().to_ascii_lowercase();
+    (text.starts_with("<html") || text.starts_with("<!doctype html")) && text.contains("gpu memory timeline")
+}
+
+/// Bytes of a file's start that [`foreign_format`] reads (its magic, or
+/// the head of an HTML page).
+pub const SNIFF_TEXT: usize = 160;
 
 /// Text of a pickled `str` that is not valid UTF-8. Python pickles file
 /// names it could not decode as lone surrogates (U+DC80..U+DCFF), written
