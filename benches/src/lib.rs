@@ -14,6 +14,14 @@ pub fn real(name: &str) -> PathBuf {
     p
 }
 
+/// A real H100 recording of ../shared/recordings (PyTorch 2.11: 8-key
+/// trace events, Python and C++ stacks).
+pub fn recording(name: &str) -> PathBuf {
+    let p = repo_root().join("../shared/recordings").join(name);
+    assert!(p.exists(), "{} is missing (../shared must sit beside the repository)", p.display());
+    p
+}
+
 /// A synthetic snapshot of `events` trace events (`--devices 2 --oom`),
 /// generated once into target/bench-data/.
 pub fn synthetic(events: u64) -> PathBuf {
@@ -39,11 +47,11 @@ pub fn synthetic(events: u64) -> PathBuf {
 }
 
 /// False when the bench filter on the command line names the other file
-/// (`-- transformer` or `-- synthetic`), so a bench skips loading the big
+/// (`-- transformer`, `-- synthetic` or `-- recording`), so a bench skips loading the big
 /// file it would not run.
 pub fn wanted(case: &str) -> bool {
     match std::env::args().skip(1).find(|a| !a.starts_with('-')) {
-        Some(f) if f.contains("transformer") || f.contains("synthetic") => {
+        Some(f) if ["transformer", "synthetic", "recording"].iter().any(|c| f.contains(c)) => {
             f.split('/').any(|part| !part.is_empty() && (case.contains(part) || part.contains(case)))
         }
         _ => true,

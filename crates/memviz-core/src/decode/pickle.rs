@@ -2032,6 +2032,17 @@ impl PickleDecoder {
             flat[n + 1] = v;
             n += 2;
         }
+        if n_made == 0 {
+            // Nothing to make (a 6-key event whose frames list was read
+            // before): `flat` is final, and the plain event needs no
+            // classify first.
+            if let Some(ev) = self.arena.push_plain_event(&flat[..n]) {
+                self.arena.growth.reserve(&mut self.memo.slots, 1);
+                self.memo.push(Value::Event(ev));
+                self.stack.push(Value::Event(ev));
+                return Some(p + 1);
+            }
+        }
         let str_bytes: usize = made[..n_made].iter().filter(|m| m.2 != u32::MAX).map(|m| m.2 as usize).sum();
         if (self.arena.strings.byte_len() + str_bytes) as u64 > MAX_PAYLOAD
             || self.arena.classify(&flat[..n]) != DictKind::Event
