@@ -681,3 +681,57 @@ impl<'a> Replay<'a> {
         }
     }
 }
+
+/// A [`Replay`] between two steps, holding nothing borrowed: the page keeps
+/// one across frames, while the snapshot it replays lives in a list of open
+/// files that may move ([`Replay::pause`], [`Paused::resume`]).
+pub struct Paused {
+    cache: Cache,
+    pos: usize,
+    check: Option<Check>,
+    empty_cache_at: Vec<usize>,
+    next_empty: usize,
+    live: HashMap<u64, u32>,
+    out: Outcome,
+    keep_series: bool,
+    keep_events: bool,
+}
+
+impl<'a> Replay<'a> {
+    /// The replay without its borrows, to go on later with [`Paused::resume`].
+    pub fn pause(self) -> Paused {
+        let Replay {
+            rec: _,
+            trace: _,
+            cache,
+            pos,
+            check,
+            empty_cache_at,
+            next_empty,
+            live,
+            out,
+            keep_series,
+            keep_events,
+        } = self;
+        Paused { cache, pos, check, empty_cache_at, next_empty, live, out, keep_series, keep_events }
+    }
+}
+
+impl Paused {
+    /// Goes on with the replay; `snap` and `rec` must be the ones it started with.
+    pub fn resume<'a>(self, snap: &'a Snapshot, rec: &'a Recording) -> Replay<'a> {
+        let Paused { cache, pos, check, empty_cache_at, next_empty, live, out, keep_series, keep_events } = self;
+        let trace = snap.trace(rec.device);
+        Replay { rec, trace, cache, pos, check, empty_cache_at, next_empty, live, out, keep_series, keep_events }
+    }
+
+    /// Events replayed so far.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// Reserved bytes after each event replayed so far, when kept.
+    pub fn series(&self) -> &[u64] {
+        &self.out.series
+    }
+}

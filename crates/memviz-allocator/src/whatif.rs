@@ -7,7 +7,7 @@ use memviz_core::model::Snapshot;
 use serde_json::json;
 
 use crate::cache::{Cache, Limit};
-use crate::replay::{Outcome, Recording, Replay, SelfCheck};
+use crate::replay::{Outcome, Paused, Recording, Replay, SelfCheck};
 use crate::settings::{Settings, MIB};
 
 /// Said once wherever predictions are shown.
@@ -104,22 +104,23 @@ impl<'a> WhatIf<'a> {
     /// The smallest per-process cap (to 1 MiB) under which the replay runs
     /// without an OOM, by bisection between nothing and the peak with no limit.
     pub fn min_capacity(&self, settings: &Settings) -> u64 {
-        let run = |limit: Limit| {
-            Replay::predict(self.snap, &self.recording, settings.clone(), limit, self.check.empty_cache_at.clone())
-                .finish()
-        };
-        let free = run(Limit::default());
-        let mut hi = free.peak_reserved_bytes.div_ceil(MIB);
-        let mut lo = 0u64;
-        while hi - lo > 1 {
-            let mid = lo + (hi - lo) / 2;
-            if run(Limit { bytes: Some(mid * MIB), per_process: true }).any_oom() {
-                lo = mid;
-            } else {
-                hi = mid;
+        let mut search = CapacitySearch::new(settings.clone(), self.check.empty_cache_at.clone());
+        loop {
+            if let Some(c) = search.step(self.snap, &self.recording, usize::MAX) {
+                return c;
             }
         }
-        (hi * MIB).max(free.peak_reserved_bytes.min(hi * MIB))
+    }
+
+    /// A recording's parts put together again (the page keeps them apart
+    /// from the snapshot between frames: [`WhatIf::into_parts`]).
+    pub fn from_parts(snap: &'a Snapshot, recording: Recording, check: Outcome, capacity: Capacity) -> WhatIf<'a> {
+        WhatIf { snap, recording, check, capacity }
+    }
+
+    /// The recording, the self-check's outcome and the capacity.
+    pub fn into_parts(self) -> (Recording, Outcome, Capacity) {
+        (self.recording, self.check, self.capacity)
     }
 
     /// The sweep's settings: the common configurations, each alone.
@@ -294,6 +295,65 @@ impl<'a> WhatIf<'a> {
     }
 }
 
+/// [`WhatIf::min_capacity`] a slice at a time: the replay with no limit
+/// (its peak bounds the search), then a bisection on the per-process cap to
+/// 1 MiB, a replay per cap.
+pub struct CapacitySearch {
+    settings: Settings,
+    empty_cache_at: Vec<usize>,
+    /// Caps in MiB: `lo` has an OOM, `hi` none; `hi` unknown before the first replay.
+    lo: u64,
+    hi: Option<u64>,
+    /// The replay under way and its cap in MiB (`None`: no limit).
+    run: Option<(Option<u64>, Paused)>,
+    /// Replays done so far.
+    pub replays: usize,
+}
+
+impl CapacitySearch {
+    pub fn new(settings: Settings, empty_cache_at: Vec<usize>) -> CapacitySearch {
+        CapacitySearch { settings, empty_cache_at, lo: 0, hi: None, run: None, replays: 0 }
+    }
+
+    /// Replays about `budget` events; the capacity once found.
+    pub fn step(&mut self, snap: &Snapshot, rec: &Recording, budget: usize) -> Option<u64> {
+        let mut left = budget;
+        loop {
+            if let Some(hi) = self.hi.filter(|&hi| hi - self.lo <= 1) {
+                return Some(hi * MIB);
+            }
+            let (cap, paused) = match self.run.take() {
+                Some(r) => r,
+                None => {
+                    let cap = self.hi.map(|hi| self.lo + (hi - self.lo) / 2);
+                    let limit = Limit { bytes: cap.map(|c| c * MIB), per_process: cap.is_some() };
+                    let r =
+                        Replay::predict(snap, rec, self.settings.clone(), limit, self.empty_cache_at.clone()).pause();
+                    (cap, r)
+                }
+            };
+            let mut replay = paused.resume(snap, rec);
+            let before = replay.position();
+            let done = replay.step(left.min(replay.len()));
+            left = left.saturating_sub(replay.position() - before);
+            if !done {
+                self.run = Some((cap, replay.pause()));
+                return None;
+            }
+            let out = replay.finish();
+            self.replays += 1;
+            match cap {
+                None => self.hi = Some(out.peak_reserved_bytes.div_ceil(MIB)),
+                Some(c) if out.any_oom() => self.lo = c,
+                Some(c) => self.hi = Some(c),
+            }
+            if left == 0 {
+                return self.hi.filter(|&hi| hi - self.lo <= 1).map(|hi| hi * MIB);
+            }
+        }
+    }
+}
+
 /// `--sweep`'s configurations (PyTorch's spelling), each on PyTorch's defaults.
 pub const SWEEP: [&str; 7] = [
     "expandable_segments:False",
@@ -320,7 +380,14 @@ fn size(b: u64) -> String {
 /// The self-check, trying other caps when the recording's garbage
 /// collection (which depends on the cap's value) did not replay exactly.
 pub fn self_check(snap: &Snapshot, rec: &Recording) -> Outcome {
-    let first = Replay::self_check(snap, rec).finish();
+    retry_gc_caps(snap, rec, Replay::self_check(snap, rec).finish())
+}
+
+/// The self-check's second part: `first`, the replay of
+/// [`Replay::self_check`], or a replay under another cap when the recording's
+/// garbage collection did not replay exactly under the first guess (the page
+/// steps the first replay itself).
+pub fn retry_gc_caps(snap: &Snapshot, rec: &Recording, first: Outcome) -> Outcome {
     let exact = first.check.as_ref().is_some_and(|c| c.exact);
     let gc = rec.settings.garbage_collection_threshold;
     if exact || gc <= 0.0 || first.limit.bytes.is_none() {
