@@ -735,3 +735,23 @@ impl Paused {
         &self.out.series
     }
 }
+
+impl Recording {
+    /// Reserved bytes after each event of the recorded trace (segment events
+    /// add and take away what they map), from the reserved memory at its
+    /// first event: the recorded curve the page draws a prediction against.
+    pub fn reserved_series(&self, snap: &Snapshot) -> Vec<u64> {
+        let trace = snap.trace(self.device);
+        let mut reserved = self.initial_reserved;
+        (0..trace.len())
+            .map(|i| {
+                match trace.action[i] {
+                    Action::SegmentAlloc | Action::SegmentMap => reserved += trace.size[i],
+                    Action::SegmentFree | Action::SegmentUnmap => reserved = reserved.saturating_sub(trace.size[i]),
+                    _ => {}
+                }
+                reserved
+            })
+            .collect()
+    }
+}
