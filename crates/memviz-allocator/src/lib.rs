@@ -9,7 +9,7 @@
 //!   pools, expandable segments, the releases when the device refuses,
 //!   garbage collection, `empty_cache`), whose device calls come out as
 //!   [`SegmentEvent`]s.
-//! - [`replay`]: [`Recording`] (the trace and the state at its first event)
+//! - [`replay`][]: [`Recording`] (the trace and the state at its first event)
 //!   and [`Replay`] (the trace through a model, in steps: the self-check
 //!   against the recording, or a prediction).
 //! - [`whatif`]: [`WhatIf`]: the capacity the trace shows, predictions, the

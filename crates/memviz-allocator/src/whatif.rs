@@ -436,8 +436,8 @@ pub fn retry_gc_caps(snap: &Snapshot, rec: &Recording, first: Outcome) -> Outcom
     best
 }
 
-/// The capacity: `--capacity`; else the OOM events (a device full: reserved
-/// + device_free; room on the device: a cap); else the releases the
+/// The capacity: `--capacity`; else the OOM events (a device full:
+/// reserved plus device_free; room on the device: a cap); else the releases the
 /// allocator made because the device refused (a cap); else unknown.
 pub fn infer_capacity(rec: &Recording, check: &Outcome, flag: Option<u64>) -> Capacity {
     if let Some(b) = flag {
