@@ -126,7 +126,7 @@ struct Base {
 enum Stage {
     /// Nothing read yet.
     Start,
-    SelfCheck(Box<Recording>, Paused),
+    SelfCheck(Box<Recording>, Box<Paused>),
     Ready(Box<Base>),
     Failed(WhatIfError),
 }
@@ -140,8 +140,8 @@ struct Job {
 }
 
 enum JobStep {
-    Replay(Paused),
-    Search(Box<Outcome>, Vec<u64>, CapacitySearch),
+    Replay(Box<Paused>),
+    Search(Box<Outcome>, Vec<u64>, Box<CapacitySearch>),
     Done(Box<Prediction>, Vec<u64>),
 }
 
@@ -259,17 +259,17 @@ impl Session {
                 self.stage = match Recording::new(snap, self.key.1) {
                     Ok(rec) => {
                         let paused = Replay::self_check(snap, &rec).pause();
-                        Stage::SelfCheck(Box::new(rec), paused)
+                        Stage::SelfCheck(Box::new(rec), Box::new(paused))
                     }
                     Err(e) => Stage::Failed(WhatIfError::new("recording", None, e)),
                 };
                 return self.share(events);
             }
             Stage::SelfCheck(rec, paused) => {
-                let mut r = paused.resume(snap, &rec);
+                let mut r = (*paused).resume(snap, &rec);
                 if !r.step(budget) {
                     let paused = r.pause();
-                    self.stage = Stage::SelfCheck(rec, paused);
+                    self.stage = Stage::SelfCheck(rec, Box::new(paused));
                     return self.share(events);
                 }
                 let first = r.finish();
@@ -287,14 +287,14 @@ impl Session {
         let Some(job) = self.job.as_mut() else { return 1.0 };
         match std::mem::replace(&mut job.step, JobStep::Done(Box::new(empty_prediction()), Vec::new())) {
             JobStep::Replay(paused) => {
-                let mut r = paused.resume(snap, &base.rec);
+                let mut r = (*paused).resume(snap, &base.rec);
                 if r.step(budget) {
                     let mut out = r.finish();
                     let predicted = columns(&std::mem::take(&mut out.series), MAX_COLUMNS);
                     let search = CapacitySearch::new(job.settings.clone(), base.check.empty_cache_at.clone());
-                    job.step = JobStep::Search(Box::new(out), predicted, search);
+                    job.step = JobStep::Search(Box::new(out), predicted, Box::new(search));
                 } else {
-                    job.step = JobStep::Replay(r.pause());
+                    job.step = JobStep::Replay(Box::new(r.pause()));
                 }
             }
             JobStep::Search(out, predicted, mut search) => match search.step(snap, &base.rec, budget) {
@@ -370,7 +370,7 @@ impl Session {
         let replay =
             Replay::predict(snap, &base.rec, settings.clone(), capacity.limit(), base.check.empty_cache_at.clone())
                 .keep_series();
-        self.job = Some(Job { settings, fields, capacity, step: JobStep::Replay(replay.pause()) });
+        self.job = Some(Job { settings, fields, capacity, step: JobStep::Replay(Box::new(replay.pause())) });
     }
 }
 
