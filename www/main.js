@@ -15,6 +15,8 @@
 //   moment.js  imports app.js, icicle.js; the "Alive at" panel
 //   explain.js imports app.js, moment.js; Color by, peak/OOM markers, the
 //              OOM and peak panel, leaks
+//   whatif.js  imports app.js; the What if panel (the allocator replayed
+//              under other settings), a line in the OOM panel's advice
 //   share.js   imports app.js; embedded snapshot, #file=, MemoryViz.js posts
 //   ranks.js   imports app.js, moment.js; many files at once: overview, diff
 //   profiler.js imports boot.js, app.js; torch.profiler exports as a chart
@@ -26,6 +28,7 @@ import { debugPanicNext, debugOomNext } from './decode-worker.js';
 import * as views from './views.js';
 import * as moment from './moment.js';
 import * as explain from './explain.js';
+import './whatif.js';
 import './share.js';
 import * as ranks from './ranks.js';
 import './profiler.js';
