@@ -36,7 +36,7 @@ panel.id = 'whatif-panel';
 // Replayed when opened: a replay walks the whole trace.
 panel.innerHTML = `<details id="whatif-details"><summary><h2 style="display:inline">What if: other allocator settings</h2></summary>
   <p class="help">The trace replayed through a model of PyTorch's caching allocator under the settings below (PYTORCH_CUDA_ALLOC_CONF's keys), prefilled with the recording's own.</p>
-  <form id="whatif-form" onsubmit="return false">
+  <form id="whatif-form">
     <label><input type="checkbox" id="whatif-expandable_segments"> expandable_segments</label>
     <label>max_split_size_mb <input type="text" id="whatif-max_split_size_mb" placeholder="unset"></label>
     <label>roundup_power2_divisions <input type="text" id="whatif-roundup_power2_divisions" placeholder="off"></label>
@@ -206,6 +206,7 @@ function placeAdvice() {
 }
 new MutationObserver(guard(placeAdvice)).observe($('explain-body') || document.body, { childList: true });
 
+$('whatif-form').addEventListener('submit', (e) => e.preventDefault()); // Enter in a field: its change event replays
 $('whatif-form').addEventListener('change', guard(() => start(fieldsOfForm())));
 $('whatif-reset').addEventListener('click', guard(() => start(null)));
 $('whatif-details').addEventListener('toggle', guard(() => {

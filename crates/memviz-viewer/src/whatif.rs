@@ -363,9 +363,11 @@ impl Session {
         let (Ok(settings), Ok(flag)) = (settings_of(&base.rec.settings, &fields), capacity_flag(&fields)) else {
             return;
         };
+        // The field prefilled with the trace's capacity and left so is no
+        // capacity of the user's: the trace's stays (its bounds, its source).
         let capacity = match flag {
-            Some(_) => infer_capacity(&base.rec, &base.check, flag),
-            None => base.inferred,
+            Some(b) if Some(b) != base.inferred.bytes => infer_capacity(&base.rec, &base.check, flag),
+            _ => base.inferred,
         };
         let replay =
             Replay::predict(snap, &base.rec, settings.clone(), capacity.limit(), base.check.empty_cache_at.clone())

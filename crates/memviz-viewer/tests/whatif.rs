@@ -105,6 +105,12 @@ fn the_panel_reproduces_the_recording_then_expandable_segments_avoid_its_oom() {
     assert!(exp.headline.as_deref().unwrap().starts_with("with expandable_segments:True"), "{:?}", exp.headline);
     assert!(exp.needs_bytes.unwrap() <= cap, "{:?}", exp.needs);
     assert_eq!(exp.self_check, own.self_check, "the self-check is the recording's, whatever the fields say");
+    assert_eq!(exp.capacity, own.capacity, "the prefilled capacity is still the trace's");
+    // A capacity typed in is the user's.
+    fields.capacity_bytes = (3u64 << 30).to_string();
+    v.whatif_set(WhatIfCommand { fields: Some(fields) }).unwrap();
+    let typed = run(&mut v);
+    assert_eq!(typed.capacity.as_deref(), Some("capacity: 3.0GiB (--capacity)"));
 
     // Back to the recording's settings: cached, done at once.
     v.whatif_set(WhatIfCommand { fields: None }).unwrap();
