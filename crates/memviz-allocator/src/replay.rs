@@ -81,6 +81,12 @@ impl Recording {
     /// Reads `device`'s trace and its starting state. Errors name what the
     /// model cannot take (addresses past 64 bits).
     pub fn new(snap: &Snapshot, device: u32) -> Result<Recording, String> {
+        Self::from_history(snap, device, &StateHistory::new(snap, device))
+    }
+
+    /// [`Recording::new`] from `device`'s state history built elsewhere (the
+    /// page builds it a slice a frame: `StateHistoryBuilder`).
+    pub fn from_history(snap: &Snapshot, device: u32, h: &StateHistory) -> Result<Recording, String> {
         let trace = snap.trace(device);
         if let Some(i) = trace.addr_hi.keys().min() {
             return Err(format!("device {}: trace event {i} has an address above 2^64", snap.device_name(device)));
@@ -104,10 +110,9 @@ impl Recording {
             })
             .collect();
         private.sort_unstable();
-        let h = StateHistory::new(snap, device);
         let mut c = h.cursor();
-        c.seek_position(&h, snap, 0);
-        let st = c.state(&h, snap);
+        c.seek_position(h, snap, 0);
+        let st = c.state(h, snap);
         let mut max_addr = trace.addr_lo.iter().copied().max().unwrap_or(0);
         let mut initial = Vec::with_capacity(st.segments.len());
         for seg in &st.segments {
