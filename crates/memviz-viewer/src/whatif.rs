@@ -15,6 +15,8 @@ use memviz_allocator::{
     Capacity, CapacitySearch, Outcome, Paused, Prediction, Recording, Replay, Settings, WhatIf, ASSUMPTION,
 };
 use memviz_core::format::format_size;
+use memviz_core::state::StateHistoryBuilder;
+use memviz_core::versions::Versions;
 use memviz_core::Snapshot;
 use serde::{Deserialize, Serialize};
 
@@ -126,6 +128,8 @@ struct Base {
 enum Stage {
     /// Nothing read yet.
     Start,
+    /// The state at the trace's first event being rebuilt (the recording's start).
+    History(Box<StateHistoryBuilder>),
     SelfCheck(Box<Recording>, Box<Paused>),
     Ready(Box<Base>),
     Failed(WhatIfError),
@@ -252,11 +256,22 @@ impl Session {
     }
 
     /// About `budget` trace events of work; the share of the whole done.
-    fn step(&mut self, snap: &Snapshot, budget: usize) -> f64 {
+    /// `versions`: the file's address versions when known (else the state
+    /// history computes them).
+    fn step(&mut self, snap: &Snapshot, versions: Option<&Versions>, budget: usize) -> f64 {
         let events = snap.trace(self.key.1).len().max(1) as f64;
         match std::mem::replace(&mut self.stage, Stage::Start) {
             Stage::Start => {
-                self.stage = match Recording::new(snap, self.key.1) {
+                self.stage = Stage::History(Box::new(StateHistoryBuilder::new(snap, self.key.1, versions)));
+                return self.share(events);
+            }
+            Stage::History(mut b) => {
+                if !b.step(snap, budget) {
+                    self.stage = Stage::History(b);
+                    return self.share(events);
+                }
+                let h = b.finish(snap);
+                self.stage = match Recording::from_history(snap, self.key.1, &h) {
                     Ok(rec) => {
                         let paused = Replay::self_check(snap, &rec).pause();
                         Stage::SelfCheck(Box::new(rec), Box::new(paused))
@@ -329,7 +344,8 @@ impl Session {
     fn share(&self, events: f64) -> f64 {
         match &self.stage {
             Stage::Start => 0.0,
-            Stage::SelfCheck(_, p) => 0.3 * p.position() as f64 / events,
+            Stage::History(b) => 0.1 * b.walked() as f64 / events,
+            Stage::SelfCheck(_, p) => 0.1 + 0.2 * p.position() as f64 / events,
             Stage::Failed(_) => 1.0,
             Stage::Ready(base) => match self.job.as_ref().map(|j| &j.step) {
                 None | Some(JobStep::Done(..)) => 1.0,
@@ -451,7 +467,7 @@ impl Viewer {
         if s.job.is_none() {
             s.start_job(&f.snap);
         }
-        s.step(&f.snap, budget.max(1))
+        s.step(&f.snap, f.versions_now(), budget.max(1))
     }
 
     /// What the panel shows now, for the current file and device.
@@ -486,8 +502,8 @@ impl Viewer {
         };
         let base = match &s.stage {
             Stage::Failed(e) => return Err(e.clone()),
-            Stage::Start => {
-                v.busy = "reading the recording".into();
+            Stage::Start | Stage::History(_) => {
+                v.busy = "reading the recording (the allocator's state at the trace's first event)".into();
                 return Ok(v);
             }
             Stage::SelfCheck(rec, _) => {
