@@ -4,7 +4,7 @@
 //! the device for comes out as [`SegmentEvent`]s, the trace's own
 //! `segment_alloc` / `segment_free` / `segment_map` / `segment_unmap`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use crate::settings::{Settings, MIB};
 
@@ -111,6 +111,11 @@ struct Pool {
     private: PoolId,
     /// Cached free mapped blocks, ordered as PyTorch's `BlockComparatorSize`.
     blocks: BTreeSet<(u32, u64, u64, u32)>,
+    /// The cached whole segments (in the same order), so that a release
+    /// does not walk the split blocks.
+    releasable: BTreeSet<(u32, u64, u64, u32)>,
+    /// Cached blocks of expandable segments (a release walks them all).
+    expandable_cached: usize,
     /// Unmapped address space of expandable segments (`BlockComparatorAddress`).
     unmapped: BTreeSet<(u32, u64, u32)>,
     free_calls: i64,
@@ -128,7 +133,7 @@ struct Expandable {
 /// A piece of a segment for [`Cache::add_segment`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Piece {
-    /// An allocated block (`pending`: its free waits for another stream).
+    /// An allocated block (including one whose free still waits for another stream).
     Block { addr: u64, size: u64, requested: u64 },
     /// Cached free space.
     Free { addr: u64, size: u64 },
@@ -142,6 +147,8 @@ pub struct Cache {
     blocks: Vec<Block>,
     spare: Vec<u32>,
     pools: Vec<Pool>,
+    /// (private pool, small) -> index into `pools`.
+    pool_of: HashMap<(PoolId, bool), u32>,
     expandable: Vec<Option<Expandable>>,
     /// Bytes of segments and mapped pages (`total_allocated_memory`).
     reserved: u64,
@@ -169,6 +176,7 @@ impl Cache {
             blocks: Vec::new(),
             spare: Vec::new(),
             pools: Vec::new(),
+            pool_of: HashMap::new(),
             expandable: Vec::new(),
             reserved: 0,
             allocated: 0,
@@ -200,7 +208,18 @@ impl Cache {
     }
     /// The largest cached free block, in any pool.
     pub fn largest_free(&self) -> u64 {
-        self.pools.iter().flat_map(|p| p.blocks.iter().map(|k| k.1)).max().unwrap_or(0)
+        // Per pool and stream, the last block of the stream is its largest.
+        let mut largest = 0;
+        for p in &self.pools {
+            let mut next = p.blocks.iter().next().map(|k| k.0);
+            while let Some(s) = next {
+                if let Some(k) = p.blocks.range(..(s.saturating_add(1), 0, 0, 0)).next_back() {
+                    largest = largest.max(k.1);
+                }
+                next = if s == u32::MAX { None } else { p.blocks.range((s + 1, 0, 0, 0)..).next().map(|k| k.0) };
+            }
+        }
+        largest
     }
     /// Sets the recorded segment events new segments may take their addresses from.
     pub fn set_hints(&mut self, hints: impl IntoIterator<Item = (SegmentAction, u64, u64)>) {
@@ -226,11 +245,26 @@ impl Cache {
 
     /// The pool (default or private, small or large) by index, made on first use.
     fn pool_index(&mut self, private: PoolId, small: bool) -> u32 {
-        if let Some(i) = self.pools.iter().position(|p| p.private == private && p.small == small) {
-            return i as u32;
+        // Most devices have two pools: a look at each beats hashing.
+        if self.pools.len() <= 8 {
+            if let Some(i) = self.pools.iter().position(|p| p.private == private && p.small == small) {
+                return i as u32;
+            }
+        } else if let Some(&i) = self.pool_of.get(&(private, small)) {
+            return i;
         }
-        self.pools.push(Pool { small, private, blocks: BTreeSet::new(), unmapped: BTreeSet::new(), free_calls: 0 });
-        (self.pools.len() - 1) as u32
+        self.pools.push(Pool {
+            small,
+            private,
+            blocks: BTreeSet::new(),
+            releasable: BTreeSet::new(),
+            expandable_cached: 0,
+            unmapped: BTreeSet::new(),
+            free_calls: 0,
+        });
+        let i = (self.pools.len() - 1) as u32;
+        self.pool_of.insert((private, small), i);
+        i
     }
 
     fn new_block(&mut self, b: Block) -> u32 {
@@ -250,16 +284,30 @@ impl Cache {
         let x = &self.blocks[b as usize];
         (x.stream, x.size, x.addr, b)
     }
+    /// Puts free block `b` (linked to its neighbours) in its pool. A cached
+    /// block's neighbours change only through itself, so whether it is a
+    /// whole segment (releasable) is decided here once.
     fn cache_block(&mut self, b: u32) {
         let pool = self.blocks[b as usize].pool as usize;
         self.blocks[b as usize].gc_base = self.pools[pool].free_calls;
         let k = self.key(b);
         self.pools[pool].blocks.insert(k);
+        if self.blocks[b as usize].expandable != NONE {
+            self.pools[pool].expandable_cached += 1;
+        } else if !self.is_split(b) {
+            self.pools[pool].releasable.insert(k);
+        }
     }
     fn uncache_block(&mut self, b: u32) {
         let k = self.key(b);
         let pool = self.blocks[b as usize].pool as usize;
-        self.pools[pool].blocks.remove(&k);
+        if self.pools[pool].blocks.remove(&k) {
+            if self.blocks[b as usize].expandable != NONE {
+                self.pools[pool].expandable_cached -= 1;
+            } else if !self.is_split(b) {
+                self.pools[pool].releasable.remove(&k);
+            }
+        }
     }
     fn unmapped_key(&self, b: u32) -> (u32, u64, u32) {
         let x = &self.blocks[b as usize];
@@ -291,6 +339,7 @@ impl Cache {
         let mut out = Vec::new();
         let es = if expandable { self.expandable_for(stream, pool, pieces) } else { NONE };
         let mut prev = NONE;
+        let mut free = Vec::new();
         for p in pieces {
             let (addr, size, requested, allocated) = match *p {
                 Piece::Block { addr, size, requested } => (addr, size, requested, true),
@@ -317,7 +366,7 @@ impl Cache {
                 self.allocated += size;
                 out.push(b);
             } else {
-                self.cache_block(b);
+                free.push(b);
             }
         }
         let total: u64 = pieces
@@ -329,6 +378,10 @@ impl Cache {
         self.reserved += total;
         if es != NONE {
             self.link_into_expandable(es, pieces);
+        }
+        // Cached once linked: see `cache_block`.
+        for b in free {
+            self.cache_block(b);
         }
         out
     }
@@ -513,10 +566,10 @@ impl Cache {
     /// allocator made from the program's own `empty_cache()`.
     pub fn would_release(&self, orig: u64, stream: u32, private: PoolId) -> bool {
         let size = self.round_size(orig);
-        let Some(pool) = self.pools.iter().position(|p| p.private == private && p.small == (size <= SMALL_SIZE)) else {
+        let Some(&pool) = self.pool_of.get(&(private, size <= SMALL_SIZE)) else {
             return self.refused(Self::allocation_size(size));
         };
-        if self.find_free(pool as u32, stream, size).is_some() {
+        if self.find_free(pool, stream, size).is_some() {
             return false;
         }
         let gc = self.gc_active()
@@ -826,7 +879,9 @@ impl Cache {
     /// `release_blocks`: every unsplit cached segment freed, every free page unmapped.
     fn release_pool(&mut self, pool: u32) {
         let mut to_unmap = Vec::new();
-        let list: Vec<u32> = self.pools[pool as usize].blocks.iter().map(|k| k.3).collect();
+        let p = &self.pools[pool as usize];
+        let walk = if p.expandable_cached > 0 { &p.blocks } else { &p.releasable };
+        let list: Vec<u32> = walk.iter().map(|k| k.3).collect();
         for b in list {
             if self.blocks[b as usize].expandable != NONE {
                 to_unmap.push(b);
@@ -851,8 +906,8 @@ impl Cache {
     /// the trace does not say when a graph released its pool).
     pub fn release_cached(&mut self) {
         for small in [false, true] {
-            if let Some(p) = self.pools.iter().position(|p| p.private.is_none() && p.small == small) {
-                self.release_pool(p as u32);
+            if let Some(&p) = self.pool_of.get(&(None, small)) {
+                self.release_pool(p);
             }
         }
     }
@@ -910,14 +965,15 @@ impl Cache {
             return;
         }
         let target = self.reserved - threshold;
-        let Some(pool) = self.pools.iter().position(|p| p.private.is_none() && !p.small) else {
+        let Some(&pool) = self.pool_of.get(&(None, false)) else {
             return;
         };
+        let pool = pool as usize;
         let calls = self.pools[pool].free_calls;
         let age = |c: &Cache, b: u32| (calls - c.blocks[b as usize].gc_base) as u64;
         let mut total_age = 0u64;
         let mut count = 0u64;
-        for k in &self.pools[pool].blocks {
+        for k in &self.pools[pool].releasable {
             if !self.is_split(k.3) {
                 total_age += age(self, k.3);
                 count += 1;
@@ -951,6 +1007,7 @@ impl Cache {
 /// `round_size`: 512 B granularity, or the next power-of-two division
 /// where `roundup_power2_divisions` asks for one.
 pub fn round_size(settings: &Settings, size: u64) -> u64 {
+    let size = size.saturating_add(settings.request_padding);
     if size < MIN_BLOCK {
         return MIN_BLOCK;
     }

@@ -2,9 +2,9 @@
 //! (`c10/cuda/CUDACachingAllocator.cpp`, PyTorch 2.x) that replays a
 //! snapshot's recorded trace under other allocator settings.
 //!
-//! - [`settings`]: [`Settings`], read from `allocator_settings` and set by
+//! - [`settings`][]: [`Settings`], read from `allocator_settings` and set by
 //!   `KEY:VALUE` in PyTorch's spelling.
-//! - [`cache`]: [`Cache`], the allocator (rounding, small and large pools
+//! - [`cache`][]: [`Cache`], the allocator (rounding, small and large pools
 //!   per stream, best fit, splitting, coalescing, oversize blocks, private
 //!   pools, expandable segments, the releases when the device refuses,
 //!   garbage collection, `empty_cache`), whose device calls come out as
@@ -12,7 +12,7 @@
 //! - [`replay`][]: [`Recording`] (the trace and the state at its first event)
 //!   and [`Replay`] (the trace through a model, in steps: the self-check
 //!   against the recording, or a prediction).
-//! - [`whatif`]: [`WhatIf`]: the capacity the trace shows, predictions, the
+//! - [`whatif`][]: [`WhatIf`]: the capacity the trace shows, predictions, the
 //!   capacity a setting needs, the sweep, `memviz whatif`'s JSON and text.
 //!
 //! ```no_run
@@ -35,4 +35,4 @@ pub mod whatif;
 pub use cache::{Cache, Limit, Oom, Piece, PoolId, SegmentAction, SegmentEvent};
 pub use replay::{Divergence, Outcome, Paused, RecordedOom, Recording, Replay, ReplayOom, SelfCheck};
 pub use settings::Settings;
-pub use whatif::{Capacity, CapacitySearch, CapacitySource, Prediction, WhatIf, ASSUMPTION, SWEEP};
+pub use whatif::{Capacity, CapacitySearch, CapacitySource, PausedSearch, Prediction, WhatIf, ASSUMPTION, SWEEP};

@@ -25,7 +25,7 @@
 use std::collections::HashMap;
 
 use memviz_core::format::format_size;
-use memviz_core::model::{Action, EventTable, Plain, SegmentType, Snapshot};
+use memviz_core::model::{Action, EventTable, Plain, PoolFinder, SegmentType, Snapshot};
 use memviz_core::state::StateHistory;
 use serde::Serialize;
 
@@ -35,6 +35,10 @@ use crate::settings::Settings;
 /// The device size assumed for expandable segments' virtual reservations
 /// (an H100's 80 GiB); only the reservation's length depends on it.
 pub const DEFAULT_DEVICE_BYTES: u64 = 80 << 30;
+
+/// Larger requests and segments (64 PiB) are refused as input no device
+/// could have made.
+pub const MAX_BYTES: u64 = 1 << 56;
 
 /// A segment that existed at the trace's first event.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,8 +76,8 @@ pub struct Recording {
     pub ooms: Vec<RecordedOom>,
     /// Segment events in the trace.
     pub segment_events: usize,
-    /// Segments with a private pool, sorted: (start, end, pool).
-    private: Vec<(u64, u64, (i64, i64))>,
+    /// The device's segments' pools, when any is private.
+    private: Option<PoolFinder>,
     synthetic_base: u64,
 }
 
@@ -81,15 +85,29 @@ impl Recording {
     /// Reads `device`'s trace and its starting state. Errors name what the
     /// model cannot take (addresses past 64 bits).
     pub fn new(snap: &Snapshot, device: u32) -> Result<Recording, String> {
-        Self::from_history(snap, device, &StateHistory::new(snap, device))
+        let h = StateHistory::new(snap, device);
+        Self::with_history(snap, &h)
     }
 
-    /// [`Recording::new`] from `device`'s state history built elsewhere (the
-    /// page builds it a slice a frame: `StateHistoryBuilder`).
-    pub fn from_history(snap: &Snapshot, device: u32, h: &StateHistory) -> Result<Recording, String> {
+    /// As [`Recording::new`], from a state history already built (the page's).
+    pub fn with_history(snap: &Snapshot, h: &StateHistory) -> Result<Recording, String> {
+        let device = h.device();
         let trace = snap.trace(device);
         if let Some(i) = trace.addr_hi.keys().min() {
             return Err(format!("device {}: trace event {i} has an address above 2^64", snap.device_name(device)));
+        }
+        // Sizes no device holds would overflow the model's sums.
+        let too_big = |size: u64| size > MAX_BYTES;
+        if let Some(i) = (0..trace.len()).find(|&i| {
+            matches!(trace.action[i], Action::Alloc | Action::Oom | Action::SegmentAlloc | Action::SegmentMap)
+                && too_big(trace.size[i])
+        }) {
+            return Err(format!(
+                "device {}: trace event {i} ({}) is {} bytes: more than any device holds",
+                snap.device_name(device),
+                trace.action_name(i),
+                trace.size[i]
+            ));
         }
         let mut settings = Settings::from_snapshot(snap.allocator_settings.as_ref());
         // Files older than `allocator_settings` (PyTorch < 2.1) still show
@@ -102,14 +120,28 @@ impl Recording {
         {
             settings.expandable_segments = true;
         }
-        let mut private: Vec<(u64, u64, (i64, i64))> = snap
-            .device_segments(device)
-            .filter_map(|s| {
-                let pool = s.pool_id.filter(|&p| p != (0, 0))?;
-                Some((s.address as u64, (s.address as u64).saturating_add(s.total_size), pool))
-            })
-            .collect();
-        private.sort_unstable();
+        // torch_npu pads each request by 32 bytes: the dump's blocks show it
+        // (a block of 1 MiB + 512 for a request of 1 MiB), CUDA's never do.
+        let (mut plain, mut padded) = (0, 0);
+        for seg in snap.device_segments(device) {
+            for b in snap.segment_blocks(seg).iter().filter(|b| b.requested_size > 0) {
+                let r = b.requested_size;
+                let (cuda, npu) = (r.max(1).div_ceil(512) * 512, (r + 32).div_ceil(512) * 512);
+                if cuda != npu {
+                    if b.size == cuda {
+                        plain += 1;
+                    } else if b.size == npu {
+                        padded += 1;
+                    }
+                }
+            }
+        }
+        if padded > 0 && plain == 0 {
+            settings.request_padding = 32;
+        }
+        let pools = PoolFinder::new(snap, device);
+        let private = pools.has_private().then_some(pools);
+        let find_private = |addr: u64| private.as_ref().and_then(|p| p.find(addr as u128)).filter(|&p| p != (0, 0));
         let mut c = h.cursor();
         c.seek_position(h, snap, 0);
         let st = c.state(h, snap);
@@ -118,9 +150,16 @@ impl Recording {
         for seg in &st.segments {
             let addr = u64::try_from(seg.address)
                 .map_err(|_| format!("device {}: a segment's address is above 2^64", snap.device_name(device)))?;
+            if too_big(seg.size) || addr > u64::MAX - MAX_BYTES {
+                return Err(format!(
+                    "device {}: the segment at {addr:#x} ({} bytes) is beyond what any device holds",
+                    snap.device_name(device),
+                    seg.size
+                ));
+            }
             max_addr = max_addr.max(addr.saturating_add(seg.size));
             let final_seg = seg.final_segment.map(|i| &snap.segments[i]);
-            let pool = seg.pool_id.or_else(|| find_private(&private, addr)).filter(|&p| p != (0, 0));
+            let pool = seg.pool_id.filter(|&p| p != (0, 0)).or_else(|| find_private(addr));
             let small = match final_seg.map(|s| s.segment_type) {
                 Some(SegmentType::Small) => true,
                 Some(SegmentType::Large) => false,
@@ -220,17 +259,8 @@ impl Recording {
 
     /// The private pool (CUDA graphs) of the segment holding `addr`, if any.
     pub fn private_pool(&self, addr: u64) -> PoolId {
-        find_private(&self.private, addr)
+        self.private.as_ref()?.find(addr as u128).filter(|&p| p != (0, 0))
     }
-}
-
-fn find_private(ranges: &[(u64, u64, (i64, i64))], addr: u64) -> PoolId {
-    if ranges.is_empty() {
-        return None;
-    }
-    let i = ranges.partition_point(|r| r.0 <= addr);
-    let r = ranges.get(i.checked_sub(1)?)?;
-    (addr < r.1).then_some(r.2)
 }
 
 /// Where the model first did something else than the recording.
@@ -328,6 +358,8 @@ pub struct Replay<'a> {
     out: Outcome,
     keep_series: bool,
     keep_events: bool,
+    /// Stop at the first OOM (a capacity search needs no more).
+    stop_at_oom: bool,
 }
 
 /// The self-check's bookkeeping.
@@ -421,6 +453,7 @@ impl<'a> Replay<'a> {
             },
             keep_series: false,
             keep_events: false,
+            stop_at_oom: false,
         }
     }
 
@@ -436,6 +469,13 @@ impl<'a> Replay<'a> {
     /// compare a prediction with a recording made under those settings.
     pub fn keep_events(mut self) -> Self {
         self.keep_events = true;
+        self
+    }
+
+    /// End the replay at its first OOM (whether there is one is all a
+    /// capacity search asks).
+    pub fn stop_at_first_oom(mut self) -> Self {
+        self.stop_at_oom = true;
         self
     }
 
@@ -469,6 +509,9 @@ impl<'a> Replay<'a> {
             }
             if self.keep_series {
                 self.out.series.push(reserved);
+            }
+            if self.stop_at_oom && self.out.any_oom() {
+                self.pos = self.trace.len();
             }
         }
         self.pos >= self.trace.len()
@@ -612,8 +655,7 @@ impl<'a> Replay<'a> {
             self.flush_releases(i);
         }
         let c = self.check.as_ref().expect("self-check");
-        let hints: Vec<_> = c.pending.iter().map(|p| (p.0, p.1, p.2)).collect();
-        self.cache.set_hints(hints);
+        self.cache.set_hints(c.pending.iter().map(|p| (p.0, p.1, p.2)));
     }
 
     /// Self-check, after a request: the model's device calls against the
@@ -628,9 +670,17 @@ impl<'a> Replay<'a> {
             return;
         };
         self.out.refused_at.append(&mut self.cache.refusals);
-        let made: Vec<SegmentEvent> = std::mem::take(&mut self.cache.events);
-        let pending = std::mem::take(&mut c.pending);
+        if c.pending.is_empty() && self.cache.events.is_empty() {
+            return;
+        }
+        // The buffers go back, cleared, so that a request costs no allocation.
+        let mut pending = std::mem::take(&mut c.pending);
+        let made = std::mem::take(&mut self.cache.events);
         self.compare(&pending, &made, i);
+        pending.clear();
+        self.check.as_mut().expect("self-check").pending = pending;
+        self.cache.events = made;
+        self.cache.events.clear();
     }
 
     /// Self-check: recorded releases not followed by a request that explains
@@ -700,6 +750,7 @@ pub struct Paused {
     out: Outcome,
     keep_series: bool,
     keep_events: bool,
+    stop_at_oom: bool,
 }
 
 impl<'a> Replay<'a> {
@@ -717,27 +768,37 @@ impl<'a> Replay<'a> {
             out,
             keep_series,
             keep_events,
+            stop_at_oom,
         } = self;
-        Paused { cache, pos, check, empty_cache_at, next_empty, live, out, keep_series, keep_events }
+        Paused { cache, pos, check, empty_cache_at, next_empty, live, out, keep_series, keep_events, stop_at_oom }
     }
 }
 
 impl Paused {
     /// Goes on with the replay; `snap` and `rec` must be the ones it started with.
     pub fn resume<'a>(self, snap: &'a Snapshot, rec: &'a Recording) -> Replay<'a> {
-        let Paused { cache, pos, check, empty_cache_at, next_empty, live, out, keep_series, keep_events } = self;
+        let Paused { cache, pos, check, empty_cache_at, next_empty, live, out, keep_series, keep_events, stop_at_oom } =
+            self;
         let trace = snap.trace(rec.device);
-        Replay { rec, trace, cache, pos, check, empty_cache_at, next_empty, live, out, keep_series, keep_events }
+        Replay {
+            rec,
+            trace,
+            cache,
+            pos,
+            check,
+            empty_cache_at,
+            next_empty,
+            live,
+            out,
+            keep_series,
+            keep_events,
+            stop_at_oom,
+        }
     }
 
     /// Events replayed so far.
     pub fn position(&self) -> usize {
         self.pos
-    }
-
-    /// Reserved bytes after each event replayed so far, when kept.
-    pub fn series(&self) -> &[u64] {
-        &self.out.series
     }
 }
 

@@ -28,6 +28,9 @@ pub struct Settings {
     /// `garbage_collection_threshold` (0: off); acts only under a per-process cap.
     pub garbage_collection_threshold: f64,
     pub expandable_segments: bool,
+    /// Bytes added to every request before rounding: 0 on CUDA; torch_npu's
+    /// allocator adds 32 (no setting of PyTorch's: read from a recording's blocks).
+    pub request_padding: u64,
 }
 
 impl Default for Settings {
@@ -38,6 +41,7 @@ impl Default for Settings {
             roundup_power2_divisions: [0; ROUNDUP_INTERVALS],
             garbage_collection_threshold: 0.0,
             expandable_segments: false,
+            request_padding: 0,
         }
     }
 }

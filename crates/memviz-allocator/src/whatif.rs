@@ -85,13 +85,29 @@ impl<'a> WhatIf<'a> {
         Ok(WhatIf { snap, recording, check, capacity })
     }
 
+    /// From parts made in steps (the page): a [`Recording`] (from its own
+    /// state history, [`Recording::with_history`]) and its self-check's
+    /// outcome ([`Replay::self_check`] stepped to the end, then
+    /// [`Replay::finish`]). A recording with garbage collection may need
+    /// [`self_check`] (it tries other caps) to be exact.
+    pub fn from_parts(snap: &'a Snapshot, recording: Recording, check: Outcome, capacity: Option<u64>) -> WhatIf<'a> {
+        let capacity = infer_capacity(&recording, &check, capacity);
+        WhatIf { snap, recording, check, capacity }
+    }
+
+    /// The recording and the self-check's outcome (the page keeps them apart
+    /// from the snapshot between frames: [`WhatIf::from_parts`]).
+    pub fn into_parts(self) -> (Recording, Outcome) {
+        (self.recording, self.check)
+    }
+
     pub fn self_check(&self) -> &SelfCheck {
         self.check.check.as_ref().expect("the self-check's outcome has its check")
     }
 
     /// A replay of the prediction under `settings`, to run in steps.
     pub fn replay(&self, settings: Settings) -> Replay<'_> {
-        Replay::predict(self.snap, &self.recording, settings, self.capacity.limit(), self.check.empty_cache_at.clone())
+        self.replay_under(settings, self.capacity.limit())
     }
 
     /// The prediction under `settings`, with the capacity it needs.
@@ -104,23 +120,22 @@ impl<'a> WhatIf<'a> {
     /// The smallest per-process cap (to 1 MiB) under which the replay runs
     /// without an OOM, by bisection between nothing and the peak with no limit.
     pub fn min_capacity(&self, settings: &Settings) -> u64 {
-        let mut search = CapacitySearch::new(settings.clone(), self.check.empty_cache_at.clone());
+        let mut search = self.min_capacity_search(settings.clone());
         loop {
-            if let Some(c) = search.step(self.snap, &self.recording, usize::MAX) {
+            if let Some(c) = search.step(usize::MAX) {
                 return c;
             }
         }
     }
 
-    /// A recording's parts put together again (the page keeps them apart
-    /// from the snapshot between frames: [`WhatIf::into_parts`]).
-    pub fn from_parts(snap: &'a Snapshot, recording: Recording, check: Outcome, capacity: Capacity) -> WhatIf<'a> {
-        WhatIf { snap, recording, check, capacity }
+    /// [`WhatIf::min_capacity`] in steps (the page: a slice a frame).
+    pub fn min_capacity_search(&self, settings: Settings) -> CapacitySearch<'_, 'a> {
+        let replay = self.replay_under(settings.clone(), Limit::default());
+        CapacitySearch { w: self, settings, lo: 0, hi: None, probe: None, replay }
     }
 
-    /// The recording, the self-check's outcome and the capacity.
-    pub fn into_parts(self) -> (Recording, Outcome, Capacity) {
-        (self.recording, self.check, self.capacity)
+    fn replay_under(&self, settings: Settings, limit: Limit) -> Replay<'_> {
+        Replay::predict(self.snap, &self.recording, settings, limit, self.check.empty_cache_at.clone())
     }
 
     /// The sweep's settings: the common configurations, each alone.
@@ -138,10 +153,11 @@ impl<'a> WhatIf<'a> {
         out
     }
 
-    /// Every sweep configuration predicted, lowest peak reserved first.
+    /// Every sweep configuration predicted: those with no OOM first, each
+    /// part by peak reserved memory (an OOM's peak is where it stopped).
     pub fn sweep(&self) -> Vec<Prediction> {
         let mut out: Vec<Prediction> = self.sweep_settings().into_iter().map(|s| self.predict(s)).collect();
-        out.sort_by_key(|p| (p.outcome.peak_reserved_bytes, p.min_capacity_bytes));
+        out.sort_by_key(|p| (p.outcome.any_oom(), p.outcome.peak_reserved_bytes, p.min_capacity_bytes));
         out
     }
 
@@ -207,12 +223,21 @@ impl<'a> WhatIf<'a> {
             (CapacitySource::OomEvent, _) => {
                 format!("capacity: {} (reserved + device_free at the OOM)", size(c.bytes.unwrap_or(0)))
             }
-            (CapacitySource::InferredCap, Some((lo, hi))) => format!(
-                "capacity: something capped the process below the device (set_per_process_memory_fraction, another process): \
-                 the cap lies between {} (the highest reserved reached) and {} (what the refused request needed)",
-                size(lo),
-                size(hi)
-            ),
+            (CapacitySource::InferredCap, Some((lo, hi))) if self.check.gc_cap_bounds == Some((lo, hi)) => {
+                let (lo, hi) = bounds(lo, hi);
+                format!(
+                    "capacity: a per-process cap: the recording's garbage_collection_threshold replays as it was only \
+                     under a cap from {lo} to {hi}"
+                )
+            }
+            (CapacitySource::InferredCap, Some((lo, hi))) => {
+                let (lo, hi) = bounds(lo, hi);
+                format!(
+                    "capacity: something capped the process below the device (set_per_process_memory_fraction, another \
+                     process): the cap lies between {lo} (the highest reserved reached) and {hi} (what the refused \
+                     request needed)"
+                )
+            }
             _ => "capacity: unknown (no OOM and no release in the trace; --capacity sets one)".to_string(),
         }
     }
@@ -247,13 +272,16 @@ impl<'a> WhatIf<'a> {
         let name = conf_name(&p.settings);
         let o = &p.outcome;
         let mut out = format!(
-            "with {name} the replay peaks at {} ({} free inside segments then) and ends at {}\n",
+            "predicted with {name}: peak reserved {} ({} free inside segments then), {} at the end\n",
             size(o.peak_reserved_bytes),
             size(o.free_at_peak_bytes),
             size(o.end_reserved_bytes)
         );
         let cap = match (self.capacity.cap_bounds, self.capacity.bytes) {
-            (Some((lo, hi)), _) => format!("the {}-{} cap", size(lo), size(hi)),
+            (Some((lo, hi)), _) => {
+                let (lo, hi) = bounds(lo, hi);
+                format!("the {lo}-{hi} cap")
+            }
             (None, Some(b)) => format!("the {} capacity", size(b)),
             (None, None) => "an unknown capacity".to_string(),
         };
@@ -271,7 +299,10 @@ impl<'a> WhatIf<'a> {
                     Some((lo, _)) if p.min_capacity_bytes > lo => {
                         format!(" if the cap is at least {}", size(p.min_capacity_bytes))
                     }
-                    _ => String::new(),
+                    Some(_) => {
+                        format!(" whatever the cap in that range (the run needs {})", size(p.min_capacity_bytes))
+                    }
+                    None => String::new(),
                 };
                 out.push_str(&format!(
                     "  with {name} the replay peaks at {}, under {cap}: the OOM at event {} would not have happened{sure}\n",
@@ -290,67 +321,83 @@ impl<'a> WhatIf<'a> {
                 size(new[0].request_bytes)
             ));
         }
-        out.push_str(&format!("  this run needs {} with {name}\n", size(p.min_capacity_bytes)));
+        let recorded = if p.settings == self.recording.settings {
+            String::new()
+        } else {
+            let other = match conf_name(&self.recording.settings) {
+                n if n == "the default settings" => "under the recorded (default) settings".to_string(),
+                n => format!("with {n}, as recorded"),
+            };
+            format!(", {} {other}", size(self.min_capacity(&self.recording.settings)))
+        };
+        out.push_str(&format!("  this run needs {} with {name}{recorded}\n", size(p.min_capacity_bytes)));
         out
     }
 }
 
-/// [`WhatIf::min_capacity`] a slice at a time: the replay with no limit
-/// (its peak bounds the search), then a bisection on the per-process cap to
-/// 1 MiB, a replay per cap.
-pub struct CapacitySearch {
+/// The bisection of [`WhatIf::min_capacity`], a replay at a time.
+pub struct CapacitySearch<'w, 'a> {
+    w: &'w WhatIf<'a>,
     settings: Settings,
-    empty_cache_at: Vec<usize>,
-    /// Caps in MiB: `lo` has an OOM, `hi` none; `hi` unknown before the first replay.
+    /// MiB known too small.
     lo: u64,
+    /// MiB known enough (after the run with no limit).
     hi: Option<u64>,
-    /// The replay under way and its cap in MiB (`None`: no limit).
-    run: Option<(Option<u64>, Paused)>,
-    /// Replays done so far.
-    pub replays: usize,
+    /// MiB the replay in flight tries (`None`: the run with no limit).
+    probe: Option<u64>,
+    replay: Replay<'w>,
 }
 
-impl CapacitySearch {
-    pub fn new(settings: Settings, empty_cache_at: Vec<usize>) -> CapacitySearch {
-        CapacitySearch { settings, empty_cache_at, lo: 0, hi: None, run: None, replays: 0 }
-    }
-
-    /// Replays about `budget` events; the capacity once found.
-    pub fn step(&mut self, snap: &Snapshot, rec: &Recording, budget: usize) -> Option<u64> {
-        let mut left = budget;
-        loop {
-            if let Some(hi) = self.hi.filter(|&hi| hi - self.lo <= 1) {
-                return Some(hi * MIB);
-            }
-            let (cap, paused) = match self.run.take() {
-                Some(r) => r,
-                None => {
-                    let cap = self.hi.map(|hi| self.lo + (hi - self.lo) / 2);
-                    let limit = Limit { bytes: cap.map(|c| c * MIB), per_process: cap.is_some() };
-                    let r =
-                        Replay::predict(snap, rec, self.settings.clone(), limit, self.empty_cache_at.clone()).pause();
-                    (cap, r)
-                }
-            };
-            let mut replay = paused.resume(snap, rec);
-            let before = replay.position();
-            let done = replay.step(left.min(replay.len()));
-            left = left.saturating_sub(replay.position() - before);
-            if !done {
-                self.run = Some((cap, replay.pause()));
-                return None;
-            }
-            let out = replay.finish();
-            self.replays += 1;
-            match cap {
-                None => self.hi = Some(out.peak_reserved_bytes.div_ceil(MIB)),
-                Some(c) if out.any_oom() => self.lo = c,
-                Some(c) => self.hi = Some(c),
-            }
-            if left == 0 {
-                return self.hi.filter(|&hi| hi - self.lo <= 1).map(|hi| hi * MIB);
-            }
+impl CapacitySearch<'_, '_> {
+    /// Replays up to `budget` events; the capacity once the search is done.
+    pub fn step(&mut self, budget: usize) -> Option<u64> {
+        if !self.replay.step(budget) {
+            return None;
         }
+        let done = std::mem::replace(&mut self.replay, self.w.replay_under(self.settings.clone(), Limit::default()));
+        let out = done.finish();
+        match self.probe {
+            None => self.hi = Some(out.peak_reserved_bytes.div_ceil(MIB)),
+            Some(mid) if out.any_oom() => self.lo = mid,
+            Some(mid) => self.hi = Some(mid),
+        }
+        let hi = self.hi.expect("the run with no limit comes first");
+        if hi - self.lo <= 1 {
+            return Some(hi * MIB);
+        }
+        let mid = self.lo + (hi - self.lo) / 2;
+        self.probe = Some(mid);
+        self.replay = self
+            .w
+            .replay_under(self.settings.clone(), Limit { bytes: Some(mid * MIB), per_process: true })
+            .stop_at_first_oom();
+        None
+    }
+}
+
+/// A [`CapacitySearch`] between two steps, holding nothing borrowed (the
+/// page keeps it across frames): [`CapacitySearch::pause`], [`PausedSearch::resume`].
+pub struct PausedSearch {
+    settings: Settings,
+    lo: u64,
+    hi: Option<u64>,
+    probe: Option<u64>,
+    replay: Paused,
+}
+
+impl CapacitySearch<'_, '_> {
+    pub fn pause(self) -> PausedSearch {
+        let CapacitySearch { w: _, settings, lo, hi, probe, replay } = self;
+        PausedSearch { settings, lo, hi, probe, replay: replay.pause() }
+    }
+}
+
+impl PausedSearch {
+    /// Goes on with the search; `w` must be made of the same parts.
+    pub fn resume<'w, 'a>(self, w: &'w WhatIf<'a>) -> CapacitySearch<'w, 'a> {
+        let PausedSearch { settings, lo, hi, probe, replay } = self;
+        let replay = replay.resume(w.snap, &w.recording);
+        CapacitySearch { w, settings, lo, hi, probe, replay }
     }
 }
 
@@ -377,17 +424,16 @@ fn size(b: u64) -> String {
     format_size(b, false)
 }
 
+/// Two bounds as text, with their bytes when one decimal cannot tell them apart.
+fn bounds(lo: u64, hi: u64) -> (String, String) {
+    let exact = size(lo) == size(hi);
+    (format_size(lo, exact), format_size(hi, exact))
+}
+
 /// The self-check, trying other caps when the recording's garbage
 /// collection (which depends on the cap's value) did not replay exactly.
 pub fn self_check(snap: &Snapshot, rec: &Recording) -> Outcome {
-    retry_gc_caps(snap, rec, Replay::self_check(snap, rec).finish())
-}
-
-/// The self-check's second part: `first`, the replay of
-/// [`Replay::self_check`], or a replay under another cap when the recording's
-/// garbage collection did not replay exactly under the first guess (the page
-/// steps the first replay itself).
-pub fn retry_gc_caps(snap: &Snapshot, rec: &Recording, first: Outcome) -> Outcome {
+    let first = Replay::self_check(snap, rec).finish();
     let exact = first.check.as_ref().is_some_and(|c| c.exact);
     let gc = rec.settings.garbage_collection_threshold;
     if exact || gc <= 0.0 || first.limit.bytes.is_none() {
@@ -436,8 +482,8 @@ pub fn retry_gc_caps(snap: &Snapshot, rec: &Recording, first: Outcome) -> Outcom
     best
 }
 
-/// The capacity: `--capacity`; else the OOM events (a device full:
-/// reserved plus device_free; room on the device: a cap); else the releases the
+/// The capacity: `--capacity`; else the OOM events (a device full: reserved
+/// plus device_free; room on the device: a cap); else the releases the
 /// allocator made because the device refused (a cap); else unknown.
 pub fn infer_capacity(rec: &Recording, check: &Outcome, flag: Option<u64>) -> Capacity {
     if let Some(b) = flag {

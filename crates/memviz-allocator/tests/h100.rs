@@ -146,3 +146,32 @@ fn oom_fragmentation_is_avoided_by_expandable_segments_and_max_split_size() {
         assert!(w.to_text(&p).contains("would not have happened"), "{conf}");
     }
 }
+
+#[test]
+fn the_page_gets_the_same_answers_in_steps() {
+    let snap = load("capped_default.pickle");
+    let whole = WhatIf::new(&snap, 0, None).unwrap();
+    // The recording from a state history, the self-check a slice at a time.
+    let h = memviz_core::state::StateHistory::new(&snap, 0);
+    let rec = memviz_allocator::Recording::with_history(&snap, &h).unwrap();
+    let mut check = memviz_allocator::Replay::self_check(&snap, &rec);
+    let mut slices = 0;
+    while !check.step(100) {
+        slices += 1;
+    }
+    assert!(slices > 10);
+    let check = check.finish();
+    let rec2 = rec.clone();
+    let parts = WhatIf::from_parts(&snap, rec2, check, None);
+    assert_eq!(parts.self_check(), whole.self_check());
+    assert_eq!(parts.capacity, whole.capacity);
+    let s = settings("expandable_segments:True");
+    let mut search = parts.min_capacity_search(s.clone());
+    let found = loop {
+        if let Some(c) = search.step(500) {
+            break c;
+        }
+    };
+    assert_eq!(found, whole.min_capacity(&s));
+    let _ = rec;
+}

@@ -69,11 +69,14 @@ fn the_self_check_is_exact_on_every_real_cuda_recording() {
             assert_eq!(c.events, want, "{name} device {device}: events compared");
             if name == NPU {
                 // The NPU allocator pads every request by 32 bytes before
-                // rounding: its blocks land elsewhere (README, What if).
-                assert!(!c.exact, "{name}");
+                // rounding (read from the dump's blocks), and more the trace
+                // does not show: most events match, not all (README, What if).
+                assert_eq!(w.recording.settings.request_padding, 32, "{name}");
+                assert!(!c.exact && c.matched * 10 > c.events * 7, "{name}: {} of {}", c.matched, c.events);
                 continue;
             }
             assert!(c.exact, "{name} device {device}: {:?}", c.first_divergence);
+            assert_eq!(w.recording.settings.request_padding, 0, "{name}: CUDA pads nothing");
             assert_eq!(c.matched, c.events, "{name}");
             checked += c.events;
         }

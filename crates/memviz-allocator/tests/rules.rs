@@ -401,3 +401,10 @@ fn a_replay_runs_in_steps_to_the_same_outcome() {
     assert_eq!(r.finish(), whole);
     let _ = Replay::self_check;
 }
+
+#[test]
+fn sizes_no_device_holds_are_an_error_naming_the_event() {
+    let snap = snapshot("", "", &[("segment_alloc", A, 2 * MIB, 0), ("alloc", A, 1 << 60, 0)]);
+    let err = WhatIf::new(&snap, 0, None).err().expect("refused");
+    assert_eq!(err, "device 0: trace event 1 (alloc) is 1152921504606846976 bytes: more than any device holds");
+}

@@ -21,7 +21,7 @@ pub(crate) fn run(file: &str, opts: &Opts) -> Result<(), String> {
             println!("{}", serde_json::to_string_pretty(&list).unwrap());
         } else {
             println!("{file}\n{}\n{}", w.self_check_line(), w.capacity_line());
-            println!("ranked by peak reserved memory:");
+            println!("ranked by peak reserved memory, those with no OOM first:");
             for (k, p) in ranked.iter().enumerate() {
                 let o = &p.outcome;
                 let recorded_ooms = o.ooms.iter().filter(|o| o.recorded && o.happens).count();

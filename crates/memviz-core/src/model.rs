@@ -704,8 +704,9 @@ impl Snapshot {
 
 /// A device's segments sorted by address, for memory_viz's `find_pool_id`:
 /// (start, end, pool) kept compact so the binary search stays in cache.
+/// Also the what-if replay's rule for the private pool of an allocation.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct PoolFinder {
+pub struct PoolFinder {
     segs: Vec<SegRange>,
 }
 
@@ -713,11 +714,16 @@ pub(crate) struct PoolFinder {
 type SegRange = (u128, u128, Option<(i64, i64)>);
 
 impl PoolFinder {
+    /// Whether any segment is in a pool other than the default `(0, 0)`.
+    pub fn has_private(&self) -> bool {
+        self.segs.iter().any(|s| matches!(s.2, Some(p) if p != (0, 0)))
+    }
+
     pub(crate) fn heap_bytes(&self) -> usize {
         self.segs.capacity() * std::mem::size_of::<SegRange>()
     }
 
-    pub(crate) fn new(snap: &Snapshot, device: u32) -> Self {
+    pub fn new(snap: &Snapshot, device: u32) -> Self {
         let mut segs: Vec<_> = snap
             .device_segments(device)
             .map(|s| (s.address, s.address.saturating_add(s.total_size as u128), s.pool_id))
@@ -726,7 +732,7 @@ impl PoolFinder {
         PoolFinder { segs }
     }
     /// Pool of the segment holding `addr`, `None` when no segment does.
-    pub(crate) fn find(&self, addr: u128) -> Option<(i64, i64)> {
+    pub fn find(&self, addr: u128) -> Option<(i64, i64)> {
         let i = self.segs.partition_point(|s| s.0 <= addr);
         let s = self.segs.get(i.checked_sub(1)?)?;
         (addr < s.1).then_some(s.2).flatten()

@@ -10,9 +10,10 @@
 //! as a view model ([`WhatIfView`]) whose every string is formatted here or
 //! by memviz-allocator, never in the page.
 
-use memviz_allocator::whatif::{conf_name, infer_capacity, retry_gc_caps};
+use memviz_allocator::whatif::{conf_name, self_check};
 use memviz_allocator::{
-    Capacity, CapacitySearch, Outcome, Paused, Prediction, Recording, Replay, Settings, WhatIf, ASSUMPTION,
+    Capacity, CapacitySource, Outcome, Paused, PausedSearch, Prediction, Recording, Replay, Settings, WhatIf,
+    ASSUMPTION,
 };
 use memviz_core::format::format_size;
 use memviz_core::state::StateHistoryBuilder;
@@ -139,14 +140,17 @@ enum Stage {
 struct Job {
     settings: Settings,
     fields: WhatIfFields,
+    /// The capacity typed in (None: the trace's).
+    flag: Option<u64>,
     capacity: Capacity,
     step: JobStep,
 }
 
 enum JobStep {
     Replay(Box<Paused>),
-    Search(Box<Outcome>, Vec<u64>, Box<CapacitySearch>),
-    Done(Box<Prediction>, Vec<u64>),
+    Search(Box<Outcome>, Vec<u64>, Box<PausedSearch>),
+    /// The prediction, its chart columns and its text ([`WhatIf::verdict`], made once).
+    Done(Box<Prediction>, Vec<u64>, String),
 }
 
 /// One (file, device)'s recording, the job under way and the predictions made.
@@ -271,7 +275,7 @@ impl Session {
                     return self.share(events);
                 }
                 let h = b.finish(snap);
-                self.stage = match Recording::from_history(snap, self.key.1, &h) {
+                self.stage = match Recording::with_history(snap, &h) {
                     Ok(rec) => {
                         let paused = Replay::self_check(snap, &rec).pause();
                         Stage::SelfCheck(Box::new(rec), Box::new(paused))
@@ -288,47 +292,73 @@ impl Session {
                     return self.share(events);
                 }
                 let first = r.finish();
-                // Only recordings with garbage collection replay again here, at once.
-                let check = retry_gc_caps(snap, &rec, first);
-                let inferred = infer_capacity(&rec, &check, None);
-                let recorded = columns(&rec.reserved_series(snap), MAX_COLUMNS);
-                self.stage = Stage::Ready(Box::new(Base { rec: *rec, check, inferred, recorded }));
+                // Only a recording with garbage collection that did not
+                // replay exactly is checked again (under other caps), at once.
+                let exact = first.check.as_ref().is_some_and(|c| c.exact);
+                let check = if exact || rec.settings.garbage_collection_threshold <= 0.0 {
+                    first
+                } else {
+                    self_check(snap, &rec)
+                };
+                let w = WhatIf::from_parts(snap, *rec, check, None);
+                let inferred = w.capacity;
+                let recorded = columns(&w.recording.reserved_series(snap), MAX_COLUMNS);
+                let (rec, check) = w.into_parts();
+                self.stage = Stage::Ready(Box::new(Base { rec, check, inferred, recorded }));
                 self.start_job(snap);
                 return self.share(events);
             }
             other => self.stage = other,
         }
-        let Stage::Ready(base) = &self.stage else { return 1.0 };
-        let Some(job) = self.job.as_mut() else { return 1.0 };
-        match std::mem::replace(&mut job.step, JobStep::Done(Box::new(empty_prediction()), Vec::new())) {
+        if !matches!(self.stage, Stage::Ready(_)) || self.job.is_none() {
+            return 1.0;
+        }
+        let Stage::Ready(base) = std::mem::replace(&mut self.stage, Stage::Start) else {
+            unreachable!("checked above")
+        };
+        let Base { rec, check, inferred, recorded } = *base;
+        let job = self.job.as_mut().expect("checked above");
+        // The search and the text need memviz-allocator's WhatIf: made of
+        // the parts kept here for the call.
+        let w = WhatIf::from_parts(snap, rec, check, job.flag);
+        match std::mem::replace(&mut job.step, JobStep::Done(Box::new(empty_prediction()), Vec::new(), String::new())) {
             JobStep::Replay(paused) => {
-                let mut r = (*paused).resume(snap, &base.rec);
+                let mut r = (*paused).resume(snap, &w.recording);
                 if r.step(budget) {
                     let mut out = r.finish();
                     let predicted = columns(&std::mem::take(&mut out.series), MAX_COLUMNS);
-                    let search = CapacitySearch::new(job.settings.clone(), base.check.empty_cache_at.clone());
+                    let search = w.min_capacity_search(job.settings.clone()).pause();
                     job.step = JobStep::Search(Box::new(out), predicted, Box::new(search));
                 } else {
                     job.step = JobStep::Replay(Box::new(r.pause()));
                 }
             }
-            JobStep::Search(out, predicted, mut search) => match search.step(snap, &base.rec, budget) {
-                Some(min_capacity_bytes) => {
-                    let p = Prediction { settings: job.settings.clone(), outcome: *out, min_capacity_bytes };
-                    job.step = JobStep::Done(Box::new(p), predicted);
+            JobStep::Search(out, predicted, paused) => {
+                let mut search = (*paused).resume(&w);
+                match search.step(budget) {
+                    Some(min_capacity_bytes) => {
+                        let p = Prediction { settings: job.settings.clone(), outcome: *out, min_capacity_bytes };
+                        // Once: it may search the recorded settings' capacity too.
+                        let text = w.verdict(&p);
+                        job.step = JobStep::Done(Box::new(p), predicted, text);
+                    }
+                    None => job.step = JobStep::Search(out, predicted, Box::new(search.pause())),
                 }
-                None => job.step = JobStep::Search(out, predicted, search),
-            },
+            }
             done => job.step = done,
         }
+        let (rec, check) = w.into_parts();
+        self.stage = Stage::Ready(Box::new(Base { rec, check, inferred, recorded }));
+        let job = self.job.as_mut().expect("checked above");
         if matches!(job.step, JobStep::Done(..)) {
             // Cached; the job stays the one shown.
             let j = Job {
                 settings: job.settings.clone(),
                 fields: job.fields.clone(),
+                flag: job.flag,
                 capacity: job.capacity,
                 step: match &job.step {
-                    JobStep::Done(p, c) => JobStep::Done(p.clone(), c.clone()),
+                    JobStep::Done(p, c, t) => JobStep::Done(p.clone(), c.clone(), t.clone()),
                     _ => unreachable!("matched Done above"),
                 },
             };
@@ -347,17 +377,11 @@ impl Session {
             Stage::History(b) => 0.1 * b.walked() as f64 / events,
             Stage::SelfCheck(_, p) => 0.1 + 0.2 * p.position() as f64 / events,
             Stage::Failed(_) => 1.0,
-            Stage::Ready(base) => match self.job.as_ref().map(|j| &j.step) {
+            Stage::Ready(_) => match self.job.as_ref().map(|j| &j.step) {
                 None | Some(JobStep::Done(..)) => 1.0,
                 Some(JobStep::Replay(p)) => 0.3 + 0.3 * p.position() as f64 / events,
-                Some(JobStep::Search(..)) => {
-                    let expected = (base.rec.peak_reserved.max(MIB) as f64 / MIB as f64).log2().ceil() + 2.0;
-                    let replays = match self.job.as_ref().map(|j| &j.step) {
-                        Some(JobStep::Search(_, _, s)) => s.replays as f64,
-                        _ => 0.0,
-                    };
-                    (0.6 + 0.4 * replays / expected).min(0.99)
-                }
+                // The bisection's replays are not counted: a share between.
+                Some(JobStep::Search(..)) => 0.8,
             },
         }
     }
@@ -369,10 +393,10 @@ impl Session {
         if let Some(i) = self.done.iter().position(|d| d.fields == fields) {
             let d = &self.done[i];
             let step = match &d.step {
-                JobStep::Done(p, c) => JobStep::Done(p.clone(), c.clone()),
+                JobStep::Done(p, c, t) => JobStep::Done(p.clone(), c.clone(), t.clone()),
                 _ => return,
             };
-            self.job = Some(Job { settings: d.settings.clone(), fields, capacity: d.capacity, step });
+            self.job = Some(Job { settings: d.settings.clone(), fields, flag: d.flag, capacity: d.capacity, step });
             return;
         }
         // The fields were checked when set.
@@ -381,14 +405,15 @@ impl Session {
         };
         // The field prefilled with the trace's capacity and left so is no
         // capacity of the user's: the trace's stays (its bounds, its source).
+        let flag = flag.filter(|&b| Some(b) != base.inferred.bytes);
         let capacity = match flag {
-            Some(b) if Some(b) != base.inferred.bytes => infer_capacity(&base.rec, &base.check, flag),
-            _ => base.inferred,
+            Some(b) => Capacity { bytes: Some(b), source: CapacitySource::Flag, cap_bounds: None },
+            None => base.inferred,
         };
         let replay =
             Replay::predict(snap, &base.rec, settings.clone(), capacity.limit(), base.check.empty_cache_at.clone())
                 .keep_series();
-        self.job = Some(Job { settings, fields, capacity, step: JobStep::Replay(Box::new(replay.pause())) });
+        self.job = Some(Job { settings, fields, capacity, flag, step: JobStep::Replay(Box::new(replay.pause())) });
     }
 }
 
@@ -525,8 +550,8 @@ impl Viewer {
         // put together from the parts kept here for the call.
         let Stage::Ready(base) = std::mem::replace(&mut s.stage, Stage::Start) else { unreachable!("matched above") };
         let Base { rec, check, inferred, recorded } = *base;
-        let capacity = s.job.as_ref().map_or(inferred, |j| j.capacity);
-        let w = WhatIf::from_parts(snap, rec, check, capacity);
+        let (capacity, flag) = s.job.as_ref().map_or((inferred, None), |j| (j.capacity, j.flag));
+        let w = WhatIf::from_parts(snap, rec, check, flag);
         v.self_check = Some(w.self_check_line());
         v.self_check_exact = Some(w.self_check().exact);
         v.capacity = Some(w.capacity_line());
@@ -554,14 +579,14 @@ impl Viewer {
                 ));
                 fill_chart(&mut chart, predicted, &settings);
             }
-            Some(JobStep::Done(p, predicted)) => {
+            Some(JobStep::Done(p, predicted, text)) => {
                 v.stage = "done";
-                verdicts(&mut v, &w, p);
+                verdicts(&mut v, text, p);
                 fill_chart(&mut chart, predicted, &p.settings);
             }
         }
         v.chart = Some(chart);
-        let (rec, check, _) = w.into_parts();
+        let (rec, check) = w.into_parts();
         s.stage = Stage::Ready(Box::new(Base { rec, check, inferred, recorded }));
         Ok(v)
     }
@@ -607,8 +632,7 @@ fn fill_chart(c: &mut WhatIfChart, predicted: &[u64], settings: &Settings) {
 /// The prediction's text, from [`WhatIf::verdict`]: its first line, one line
 /// per recorded OOM (in their order), a line of new OOMs when there are
 /// any, and the capacity the run needs last.
-fn verdicts(v: &mut WhatIfView, w: &WhatIf, p: &Prediction) {
-    let text = w.verdict(p);
+fn verdicts(v: &mut WhatIfView, text: &str, p: &Prediction) {
     let mut lines = text.lines().map(|l| l.trim().to_string());
     v.headline = lines.next();
     for o in p.outcome.ooms.iter().filter(|o| o.recorded) {

@@ -102,7 +102,11 @@ fn the_panel_reproduces_the_recording_then_expandable_segments_avoid_its_oom() {
     let advice = exp.advice.as_deref().unwrap();
     assert!(advice.starts_with("with expandable_segments:True the replay peaks at "), "{advice}");
     assert!(advice.contains("would not have happened"), "{advice}");
-    assert!(exp.headline.as_deref().unwrap().starts_with("with expandable_segments:True"), "{:?}", exp.headline);
+    assert!(
+        exp.headline.as_deref().unwrap().starts_with("predicted with expandable_segments:True"),
+        "{:?}",
+        exp.headline
+    );
     assert!(exp.needs_bytes.unwrap() <= cap, "{:?}", exp.needs);
     assert_eq!(exp.self_check, own.self_check, "the self-check is the recording's, whatever the fields say");
     assert_eq!(exp.capacity, own.capacity, "the prefilled capacity is still the trace's");
