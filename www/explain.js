@@ -198,7 +198,7 @@ function explainNow(v, spec) {
     ? x.advice.map((a) => `<p class="advice" data-advice="${a.kind}">${esc(a.text)}</p>`).join('')
     : '<p class="advice" data-advice="none">No advice: the numbers show no allocator problem here.</p>';
   $('explain-body').innerHTML =
-    `<h3 data-what="${x.what}">${x.what === 'oom' ? 'OOM' : 'Peak'} on device ${x.device}, at ${ev}` +
+    `<h3 data-what="${x.what}" data-event="${x.at.event ?? ''}">${x.what === 'oom' ? 'OOM' : 'Peak'} on device ${x.device}, at ${ev}` +
     (x.time_us != null ? ` (${new Date(x.time_us / 1000).toISOString().replace('T', ' ').slice(0, 23)} UTC)` : '') +
     `</h3><dl>${rows.join('')}</dl>` + '<h4>What would help</h4>' + advice +
     '<h4>Held by kind</h4>' + table(x.by_category, 'kind', t.allocated_bytes) +

@@ -16,6 +16,8 @@
 //   explain.js imports app.js, moment.js; Color by, peak/OOM markers, the
 //              OOM and peak panel, leaks
 //   findings.js imports app.js, moment.js, explain.js; the Findings strip
+//   whatif.js  imports app.js; the What if panel (the allocator replayed
+//              under other settings), a line in the OOM panel's advice
 //   share.js   imports app.js; embedded snapshot, #file=, MemoryViz.js posts
 //   ranks.js   imports app.js, moment.js; many files at once: overview, diff
 //   profiler.js imports boot.js, app.js; torch.profiler exports as a chart
@@ -28,6 +30,7 @@ import * as views from './views.js';
 import * as moment from './moment.js';
 import * as explain from './explain.js';
 import './findings.js';
+import './whatif.js';
 import './share.js';
 import * as ranks from './ranks.js';
 import './profiler.js';

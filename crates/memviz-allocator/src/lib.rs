@@ -33,6 +33,6 @@ pub mod settings;
 pub mod whatif;
 
 pub use cache::{Cache, Limit, Oom, Piece, PoolId, SegmentAction, SegmentEvent};
-pub use replay::{Divergence, Outcome, RecordedOom, Recording, Replay, ReplayOom, SelfCheck};
+pub use replay::{Divergence, Outcome, Paused, RecordedOom, Recording, Replay, ReplayOom, SelfCheck};
 pub use settings::Settings;
-pub use whatif::{Capacity, CapacitySearch, CapacitySource, Prediction, WhatIf, ASSUMPTION, SWEEP};
+pub use whatif::{Capacity, CapacitySearch, CapacitySource, PausedSearch, Prediction, WhatIf, ASSUMPTION, SWEEP};

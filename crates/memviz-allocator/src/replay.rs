@@ -736,3 +736,88 @@ impl<'a> Replay<'a> {
         }
     }
 }
+
+/// A [`Replay`] between two steps, holding nothing borrowed: the page keeps
+/// one across frames, while the snapshot it replays lives in a list of open
+/// files that may move ([`Replay::pause`], [`Paused::resume`]).
+pub struct Paused {
+    cache: Cache,
+    pos: usize,
+    check: Option<Check>,
+    empty_cache_at: Vec<usize>,
+    next_empty: usize,
+    live: HashMap<u64, u32>,
+    out: Outcome,
+    keep_series: bool,
+    keep_events: bool,
+    stop_at_oom: bool,
+}
+
+impl<'a> Replay<'a> {
+    /// The replay without its borrows, to go on later with [`Paused::resume`].
+    pub fn pause(self) -> Paused {
+        let Replay {
+            rec: _,
+            trace: _,
+            cache,
+            pos,
+            check,
+            empty_cache_at,
+            next_empty,
+            live,
+            out,
+            keep_series,
+            keep_events,
+            stop_at_oom,
+        } = self;
+        Paused { cache, pos, check, empty_cache_at, next_empty, live, out, keep_series, keep_events, stop_at_oom }
+    }
+}
+
+impl Paused {
+    /// Goes on with the replay; `snap` and `rec` must be the ones it started with.
+    pub fn resume<'a>(self, snap: &'a Snapshot, rec: &'a Recording) -> Replay<'a> {
+        let Paused { cache, pos, check, empty_cache_at, next_empty, live, out, keep_series, keep_events, stop_at_oom } =
+            self;
+        let trace = snap.trace(rec.device);
+        Replay {
+            rec,
+            trace,
+            cache,
+            pos,
+            check,
+            empty_cache_at,
+            next_empty,
+            live,
+            out,
+            keep_series,
+            keep_events,
+            stop_at_oom,
+        }
+    }
+
+    /// Events replayed so far.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+}
+
+impl Recording {
+    /// Reserved bytes after each event of the recorded trace (segment events
+    /// add and take away what they map), from the reserved memory at its
+    /// first event: the recorded curve the page draws a prediction against.
+    pub fn reserved_series(&self, snap: &Snapshot) -> Vec<u64> {
+        let trace = snap.trace(self.device);
+        let mut reserved = self.initial_reserved;
+        (0..trace.len())
+            .map(|i| {
+                match trace.action[i] {
+                    Action::SegmentAlloc | Action::SegmentMap => reserved += trace.size[i],
+                    Action::SegmentFree | Action::SegmentUnmap => reserved = reserved.saturating_sub(trace.size[i]),
+                    _ => {}
+                }
+                reserved
+            })
+            .collect()
+    }
+}

@@ -7,7 +7,7 @@ use memviz_core::model::Snapshot;
 use serde_json::json;
 
 use crate::cache::{Cache, Limit};
-use crate::replay::{Outcome, Recording, Replay, SelfCheck};
+use crate::replay::{Outcome, Paused, Recording, Replay, SelfCheck};
 use crate::settings::{Settings, MIB};
 
 /// Said once wherever predictions are shown.
@@ -93,6 +93,12 @@ impl<'a> WhatIf<'a> {
     pub fn from_parts(snap: &'a Snapshot, recording: Recording, check: Outcome, capacity: Option<u64>) -> WhatIf<'a> {
         let capacity = infer_capacity(&recording, &check, capacity);
         WhatIf { snap, recording, check, capacity }
+    }
+
+    /// The recording and the self-check's outcome (the page keeps them apart
+    /// from the snapshot between frames: [`WhatIf::from_parts`]).
+    pub fn into_parts(self) -> (Recording, Outcome) {
+        (self.recording, self.check)
     }
 
     pub fn self_check(&self) -> &SelfCheck {
@@ -366,6 +372,32 @@ impl CapacitySearch<'_, '_> {
             .replay_under(self.settings.clone(), Limit { bytes: Some(mid * MIB), per_process: true })
             .stop_at_first_oom();
         None
+    }
+}
+
+/// A [`CapacitySearch`] between two steps, holding nothing borrowed (the
+/// page keeps it across frames): [`CapacitySearch::pause`], [`PausedSearch::resume`].
+pub struct PausedSearch {
+    settings: Settings,
+    lo: u64,
+    hi: Option<u64>,
+    probe: Option<u64>,
+    replay: Paused,
+}
+
+impl CapacitySearch<'_, '_> {
+    pub fn pause(self) -> PausedSearch {
+        let CapacitySearch { w: _, settings, lo, hi, probe, replay } = self;
+        PausedSearch { settings, lo, hi, probe, replay: replay.pause() }
+    }
+}
+
+impl PausedSearch {
+    /// Goes on with the search; `w` must be made of the same parts.
+    pub fn resume<'w, 'a>(self, w: &'w WhatIf<'a>) -> CapacitySearch<'w, 'a> {
+        let PausedSearch { settings, lo, hi, probe, replay } = self;
+        let replay = replay.resume(w.snap, &w.recording);
+        CapacitySearch { w, settings, lo, hi, probe, replay }
     }
 }
 

@@ -33,6 +33,7 @@ pub mod ranks;
 pub mod search;
 pub mod view;
 pub mod views;
+pub mod whatif;
 pub mod xaxis;
 
 use memviz_core::model::BlockState;
@@ -71,6 +72,8 @@ pub struct Viewer {
     explain: explain::ExplainState,
     /// The times of the current timeline's steps (phases.rs).
     step_times: Option<phases::StepTimes>,
+    /// The "What if" panel's replays (whatif.rs).
+    whatif: whatif::WhatIfState,
 }
 
 /// The selector index of a timeline.

@@ -29,6 +29,7 @@ mod profiler;
 mod ranks;
 pub mod text;
 mod views;
+mod whatif;
 
 pub use ahead::MemoryAhead;
 use memviz_render::Image;

@@ -1,0 +1,130 @@
+// Browser test of the "What if" panel (www/whatif.js): on a real
+// fragmentation OOM (../shared/recordings/oom_fragmentation_2gib.pickle),
+// the panel replays the trace under the recording's own settings (the OOM
+// happens again), then with expandable_segments toggled on (it does not);
+// the predicted line is drawn, and the OOM panel's advice carries the
+// verdict. The numbers are checked against `memviz whatif --json` (the
+// CLI, built by cargo) and the self-check's event count against Python's
+// own pickle module.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { ROOT, DIST, serveDist, launch, newPage, dropFiles, waitOpened } from './helpers.mjs';
+
+const NAME = 'oom_fragmentation_2gib.pickle';
+const FILE = join(ROOT, '../shared/recordings', NAME);
+const OUT = join(ROOT, 'tests/e2e/out');
+mkdirSync(OUT, { recursive: true });
+
+/** `memviz whatif FILE --json [--set ...]`, the CLI built from this tree. */
+function cli(...sets) {
+  const args = ['run', '--quiet', '--release', '-p', 'memviz-cli', '--', 'whatif', FILE, '--json'];
+  for (const s of sets) args.push('--set', s);
+  return JSON.parse(execFileSync('cargo', args, { cwd: ROOT, maxBuffer: 1 << 26 }));
+}
+
+/** Device 0's events the self-check compares (segment events, allocs, OOMs), by Python. */
+const pythonEvents = () => Number(execFileSync('python3', ['-c', `
+import pickle, sys
+t = pickle.load(open(sys.argv[1], 'rb'))['device_traces'][0]
+print(sum(1 for e in t if e['action'] in ('segment_alloc', 'segment_free', 'segment_map', 'segment_unmap', 'alloc', 'oom')))
+`, FILE]).toString());
+
+let server, origin, browser;
+before(async () => {
+  assert.ok(existsSync(FILE), `${FILE} is missing (../shared must sit beside the repository)`);
+  assert.ok(existsSync(join(DIST, 'index.html')), 'dist/ missing: run scripts/build-web.sh first');
+  ({ server, origin } = await serveDist());
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+/** What the panel shows, once its replay is done. */
+async function shown(page) {
+  await page.waitForFunction(() => document.querySelector('#whatif-panel').dataset.stage === 'done', null, { timeout: 30000 });
+  return page.evaluate(() => ({
+    selfCheck: document.querySelector('#whatif-selfcheck').textContent,
+    exact: document.querySelector('#whatif-selfcheck').dataset.exact,
+    ooms: [...document.querySelectorAll('#whatif-ooms li')].map((li) =>
+      ({ event: Number(li.dataset.event), happens: li.dataset.happens === 'true', text: li.textContent })),
+    needs: Number(document.querySelector('#whatif-needs').dataset.bytes),
+    capacity: document.querySelector('#whatif-capacity_bytes').value,
+    capLine: document.querySelector('#whatif-capacity').textContent,
+    expandable: document.querySelector('#whatif-expandable_segments').checked,
+    advice: document.querySelector('#explain-body .advice[data-advice=whatif]')?.textContent ?? null,
+    columns: Number(document.querySelector('#whatif-chart').dataset.predicted),
+  }));
+}
+
+/** Pixels of the chart canvas in `rgb` (the predicted line's colour). */
+const pixels = (page, rgb) => page.$eval('#whatif-chart', (c, rgb) => {
+  const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+  let n = 0;
+  for (let i = 0; i < d.length; i += 4) {
+    if (Math.abs(d[i] - rgb[0]) < 8 && Math.abs(d[i + 1] - rgb[1]) < 8 && Math.abs(d[i + 2] - rgb[2]) < 8 && d[i + 3] > 200) n++;
+  }
+  return n;
+}, rgb);
+const ORANGE = [0xf2, 0x8e, 0x2c];
+
+test('What if: the OOM happens under its own settings, expandable_segments avoid it; numbers as the CLI says', async () => {
+  const events = pythonEvents();
+  const own = cli();
+  const exp = cli('expandable_segments:True');
+  assert.equal(own.self_check.events, events);
+  assert.equal(own.predicted.ooms[0].happens, true);
+  assert.equal(exp.predicted.ooms[0].happens, false);
+
+  const { page, blocked, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
+  await page.goto(origin + '/');
+  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+  await dropFiles(page, [[NAME, readFileSync(FILE)]]);
+  await waitOpened(page, NAME);
+  // The OOM explained, then the panel opened (it replays when opened).
+  await page.evaluate(() => window.memviz.explain.explain('oom:0'));
+  await page.waitForSelector('#explain-body h3[data-what=oom]');
+  await page.click('#whatif-details > summary');
+
+  const a = await shown(page);
+  assert.equal(a.selfCheck, `self-check: the model reproduces this recording: ${events} of ${events} events (segment events, OOMs, block addresses)`);
+  assert.equal(a.exact, 'true');
+  assert.equal(a.expandable, own.settings.expandable_segments, 'prefilled with the recording\'s own settings');
+  assert.equal(Number(a.capacity), own.capacity.bytes, 'the capacity field holds the cap the trace shows');
+  assert.deepEqual(a.ooms.map((o) => [o.event, o.happens]), own.predicted.ooms.map((o) => [o.event, o.happens]));
+  assert.match(a.capLine, /something capped the process/, own.capacity.source);
+  assert.equal(own.capacity.source, 'inferred_cap');
+  assert.equal(a.needs, own.predicted.min_capacity_bytes);
+  assert.match(a.advice, /still happens/);
+  assert.ok(a.columns > 0 && await pixels(page, ORANGE) > 50, 'the predicted line is drawn');
+
+  await page.click('#whatif-expandable_segments');
+  await page.waitForFunction(() => document.querySelector('#whatif-ooms li')?.dataset.happens === 'false', null, { timeout: 30000 });
+  const b = await shown(page);
+  assert.deepEqual(b.ooms.map((o) => [o.event, o.happens]), exp.predicted.ooms.map((o) => [o.event, o.happens]));
+  assert.equal(b.needs, exp.predicted.min_capacity_bytes);
+  assert.equal(b.capLine, a.capLine, 'the prefilled capacity stays the trace\'s');
+  assert.equal(b.selfCheck, a.selfCheck, 'the self-check is the recording\'s whatever the fields say');
+  assert.match(b.advice, /^with expandable_segments:True the replay peaks at .* would not have happened/);
+  assert.ok(await pixels(page, ORANGE) > 50, 'the predicted line is drawn');
+  // The OOM panel's advice and the What if panel, together.
+  const shot = process.env.MEMVIZ_SCREENSHOTS ? join(ROOT, 'docs/screenshot-whatif.png') : join(OUT, 'whatif.png');
+  const top = await page.$eval('#explain-body h4', (e) => e.getBoundingClientRect().top + window.scrollY);
+  const end = await page.$eval('#whatif-panel', (e) => e.getBoundingClientRect().bottom + window.scrollY);
+  await page.screenshot({ path: shot, fullPage: true, clip: { x: 0, y: top - 8, width: 1400, height: end - top + 16 } });
+
+  // A bad field: its error, and the verdict before stays.
+  await page.fill('#whatif-max_split_size_mb', 'ten');
+  await page.dispatchEvent('#whatif-max_split_size_mb', 'change');
+  await page.waitForFunction(() => document.querySelector('#whatif-panel').dataset.error === 'setting');
+  assert.match(await page.textContent('#whatif-error'), /max_split_size_mb:ten/);
+  assert.equal(await page.getAttribute('#whatif-ooms li', 'data-happens'), 'false');
+
+  assert.deepEqual(blocked, []);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -1,0 +1,233 @@
+// The "What if" panel (crates/memviz-wasm/src/whatif.rs over memviz-viewer's
+// whatif.rs and memviz-allocator): the four allocator settings and the
+// capacity as fields, prefilled with the recording's own; the trace replayed
+// under them a slice a frame; the self-check line, each recorded OOM's
+// verdict, the capacity the run needs, and recorded vs predicted reserved
+// memory over the trace's events on one axis. Every string and every line's
+// height comes from Rust; this file only lays them out and draws them. The
+// OOM panel above ("OOMs and the peak, explained") gets the replay's verdict
+// of the OOM it shows as one more line of advice.
+import { getViewer, guard, inSlices, onDraw, afterPaint } from './app.js';
+
+const $ = (id) => document.getElementById(id);
+const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
+// Trace events a call: the state history walks them at ~1 µs each in wasm,
+// the replay faster; inSlices fills the frame's slice with calls.
+const STEP = 4096;
+const SETTINGS = ['max_split_size_mb', 'roundup_power2_divisions', 'garbage_collection_threshold', 'capacity_bytes'];
+const COLORS = { recorded: '#4e79a7', predicted: '#f28e2c', cap: '#d62728' };
+
+const style = document.createElement('style');
+style.textContent = `
+#whatif-form { display: flex; flex-wrap: wrap; gap: .3em 1.2em; align-items: center; margin: .4em 0; font-size: 13px; }
+#whatif-form input[type=text] { width: 7em; }
+#whatif-form input#whatif-capacity_bytes { width: 11em; }
+#whatif-panel .whatif-line { margin: .2em 0; }
+#whatif-ooms li[data-happens=true] { color: #b00; }
+#whatif-ooms li[data-happens=false] { color: #176117; }
+#whatif-chart { width: 100%; max-width: 720px; height: 170px; display: block; border: 1px solid #ddd; }
+#whatif-legend span { margin-right: 1.2em; font-size: 12px; }
+#whatif-legend i { display: inline-block; width: 1.2em; height: 3px; vertical-align: middle; margin-right: .3em; }
+#whatif-error { color: #b00; }
+`;
+document.head.appendChild(style);
+
+const panel = document.createElement('section');
+panel.id = 'whatif-panel';
+// Replayed when opened: a replay walks the whole trace.
+panel.innerHTML = `<details id="whatif-details"><summary><h2 style="display:inline">What if: other allocator settings</h2></summary>
+  <p class="help">The trace replayed through a model of PyTorch's caching allocator under the settings below (PYTORCH_CUDA_ALLOC_CONF's keys), prefilled with the recording's own.</p>
+  <form id="whatif-form">
+    <label><input type="checkbox" id="whatif-expandable_segments"> expandable_segments</label>
+    <label>max_split_size_mb <input type="text" id="whatif-max_split_size_mb" placeholder="unset"></label>
+    <label>roundup_power2_divisions <input type="text" id="whatif-roundup_power2_divisions" placeholder="off"></label>
+    <label>garbage_collection_threshold <input type="text" id="whatif-garbage_collection_threshold" placeholder="off"></label>
+    <label>capacity (bytes) <input type="text" id="whatif-capacity_bytes" placeholder="from the trace"> <span id="whatif-capacity-size"></span></label>
+    <button type="button" id="whatif-reset">Recording's settings</button>
+  </form>
+  <p id="whatif-error" class="whatif-line" role="alert"></p>
+  <p id="whatif-busy" class="whatif-line help"></p>
+  <p id="whatif-selfcheck" class="whatif-line"></p>
+  <p id="whatif-capacity" class="whatif-line"></p>
+  <p id="whatif-headline" class="whatif-line"></p>
+  <ul id="whatif-ooms"></ul>
+  <p id="whatif-new" class="whatif-line"></p>
+  <p id="whatif-needs" class="whatif-line"></p>
+  <div id="whatif-legend"></div>
+  <canvas id="whatif-chart"></canvas>
+  <p id="whatif-assumption" class="help"></p>
+</details>`;
+($('explain-panel') || $('context')).after(panel);
+
+let key = '';
+let run = 0; // the replay under way; a later one cancels it
+let view = null; // the last WhatIfView shown
+const keyOf = (v) => `${v.current_file()}/${v.device()}/${v.file_count()}`;
+
+function fieldsOfForm() {
+  const f = { expandable_segments: $('whatif-expandable_segments').checked };
+  for (const k of SETTINGS) f[k] = $(`whatif-${k}`).value;
+  return f;
+}
+
+function fillForm(f) {
+  $('whatif-expandable_segments').checked = f.expandable_segments;
+  for (const k of SETTINGS) if (document.activeElement !== $(`whatif-${k}`)) $(`whatif-${k}`).value = f[k];
+}
+
+const text = (id, s) => { $(id).textContent = s ?? ''; };
+
+/** Chooses `fields` (null: the recording's) and replays a slice a frame. */
+function start(fields) {
+  const v = getViewer();
+  if (!v || !v.file_count()) return;
+  try {
+    v.whatif_set(fields);
+  } catch (e) {
+    if (!e || !e.kind) throw e; // a trap: app.js restarts the viewer
+    text('whatif-error', e.message);
+    panel.dataset.error = e.kind;
+    return;
+  }
+  text('whatif-error', '');
+  delete panel.dataset.error;
+  const me = ++run, k = keyOf(v), t0 = performance.now();
+  panel.dataset.stage = 'busy';
+  let replayed = false;
+  const r = inSlices(guard(() => {
+    const share = v.whatif_step(STEP);
+    // For benches/browser: when the prediction's replay (the line) was done.
+    if (!replayed && share >= 0.6) {
+      replayed = true;
+      document.body.dataset.whatifReplayMs = (performance.now() - t0).toFixed(1);
+    }
+    return share;
+  }), {
+    cancelled: () => me !== run || getViewer() !== v || keyOf(v) !== k,
+    progress: (share) => text('whatif-busy', `${view?.busy || 'replaying'}: ${Math.round(share * 100)}%`),
+  });
+  const done = (slices) => {
+    if (me !== run) return;
+    if (slices) {
+      document.body.dataset.whatifMs = (performance.now() - t0).toFixed(1);
+      document.body.dataset.whatifSlices = slices.map((x) => x.toFixed(1)).join(',');
+    }
+    show();
+  };
+  if (r instanceof Promise) {
+    show();
+    r.then(guard(done));
+  } else if (r) done(r);
+}
+
+/** Lays out the view model. */
+function show() {
+  const v = getViewer();
+  if (!v || !v.file_count()) return;
+  try {
+    view = v.whatif_view();
+  } catch (e) {
+    if (!e || !e.kind) throw e;
+    text('whatif-error', e.message);
+    panel.dataset.error = e.kind;
+    return;
+  }
+  panel.dataset.stage = view.stage;
+  fillForm(view.fields);
+  text('whatif-capacity-size', view.capacity_size ? `(${view.capacity_size})` : '');
+  text('whatif-busy', view.stage === 'done' ? '' : view.busy);
+  text('whatif-selfcheck', view.self_check);
+  $('whatif-selfcheck').dataset.exact = view.self_check_exact;
+  text('whatif-capacity', view.capacity);
+  text('whatif-headline', view.headline);
+  $('whatif-ooms').innerHTML = view.ooms.map((o) =>
+    `<li data-event="${o.event}" data-happens="${o.happens}">${esc(o.text)}</li>`).join('');
+  text('whatif-new', view.new_ooms);
+  text('whatif-needs', view.needs);
+  if (view.needs_bytes != null) $('whatif-needs').dataset.bytes = view.needs_bytes;
+  text('whatif-assumption', view.assumption);
+  draw();
+  placeAdvice();
+}
+
+/** Recorded and predicted reserved memory, the capacity and the OOMs, on one axis. */
+function draw() {
+  const c = view?.chart, cv = $('whatif-chart');
+  const dpr = window.devicePixelRatio || 1;
+  const w = Math.round(cv.clientWidth * dpr), h = Math.round(cv.clientHeight * dpr);
+  if (cv.width !== w || cv.height !== h) { cv.width = w; cv.height = h; }
+  const g = cv.getContext('2d');
+  g.clearRect(0, 0, w, h);
+  cv.dataset.predicted = c ? c.predicted.length : 0;
+  if (!c) return;
+  const top = 14 * dpr, bottom = h - 14 * dpr;
+  const y = (share) => bottom - share * (bottom - top);
+  const line = (ys, color, dash = []) => {
+    if (!ys.length) return;
+    g.strokeStyle = color; g.lineWidth = 1.5 * dpr; g.setLineDash(dash.map((d) => d * dpr));
+    g.beginPath();
+    ys.forEach((s, i) => {
+      const x0 = (i / ys.length) * w, x1 = ((i + 1) / ys.length) * w;
+      if (i === 0) g.moveTo(x0, y(s)); else g.lineTo(x0, y(s));
+      g.lineTo(x1, y(s));
+    });
+    g.stroke();
+  };
+  g.strokeStyle = '#d62728'; g.lineWidth = dpr; g.setLineDash([2 * dpr, 2 * dpr]);
+  for (const x of c.ooms) { g.beginPath(); g.moveTo(x * w, top); g.lineTo(x * w, bottom); g.stroke(); }
+  if (c.cap != null) line([c.cap, c.cap], COLORS.cap, [6, 4]);
+  line(c.recorded, COLORS.recorded);
+  line(c.predicted, COLORS.predicted);
+  g.setLineDash([]);
+  g.fillStyle = '#333'; g.font = `${11 * dpr}px sans-serif`;
+  g.fillText(c.top, 3 * dpr, 11 * dpr);
+  g.fillText(c.x_label, 3 * dpr, h - 3 * dpr);
+  const item = (label, color) => label ? `<span><i style="background:${color}"></i>${esc(label)}</span>` : '';
+  $('whatif-legend').innerHTML = item(c.recorded_label, COLORS.recorded) + item(c.predicted_label, COLORS.predicted) +
+    (c.cap != null ? item(`capacity ${view.capacity_size}`, COLORS.cap) : '');
+}
+
+/** The replay's verdict of the OOM the OOM panel shows, as one more line of its advice. */
+function placeAdvice() {
+  const body = $('explain-body');
+  const h = body && body.querySelector('h3[data-what=oom]');
+  if (!h) return;
+  const o = view?.ooms.find((x) => String(x.event) === h.dataset.event);
+  let p = body.querySelector('.advice[data-advice=whatif]');
+  if (!o || view.stage !== 'done') { if (p) p.remove(); return; }
+  if (!p) {
+    p = document.createElement('p');
+    p.className = 'advice';
+    p.dataset.advice = 'whatif';
+    const last = [...body.querySelectorAll('.advice')].pop();
+    if (!last) return;
+    last.after(p);
+  }
+  if (p.textContent !== o.text) p.textContent = o.text;
+}
+new MutationObserver(guard(placeAdvice)).observe($('explain-body') || document.body, { childList: true });
+
+$('whatif-form').addEventListener('submit', (e) => e.preventDefault()); // Enter in a field: its change event replays
+$('whatif-form').addEventListener('change', guard(() => start(fieldsOfForm())));
+$('whatif-reset').addEventListener('click', guard(() => start(null)));
+$('whatif-details').addEventListener('toggle', guard(() => {
+  if ($('whatif-details').open && !view) start(null);
+}));
+
+// A file or device switch: what belonged to the old one goes; an open panel
+// replays the new one (its own settings) after the frame that shows it.
+onDraw(() => {
+  const v = getViewer();
+  if (!v) return;
+  const k = keyOf(v);
+  if (k === key) return;
+  key = k;
+  run++;
+  view = null;
+  for (const id of ['whatif-error', 'whatif-busy', 'whatif-selfcheck', 'whatif-capacity', 'whatif-headline', 'whatif-new',
+    'whatif-needs', 'whatif-legend', 'whatif-capacity-size']) text(id, '');
+  $('whatif-ooms').innerHTML = '';
+  delete panel.dataset.stage;
+  if (v.file_count() && $('whatif-details').open) afterPaint().then(guard(() => start(null)));
+  else draw();
+});
