@@ -42,7 +42,7 @@ panel.innerHTML = `<details id="whatif-details"><summary><h2 style="display:inli
     <label>max_split_size_mb <input type="text" id="whatif-max_split_size_mb" placeholder="unset"></label>
     <label>roundup_power2_divisions <input type="text" id="whatif-roundup_power2_divisions" placeholder="off"></label>
     <label>garbage_collection_threshold <input type="text" id="whatif-garbage_collection_threshold" placeholder="off"></label>
-    <label>capacity (bytes) <input type="text" id="whatif-capacity_bytes" placeholder="from the trace"> <span id="whatif-capacity-size"></span></label>
+    <label>capacity (2.3GiB, 512MiB or bytes) <input type="text" id="whatif-capacity_bytes" placeholder="from the trace"> <span id="whatif-capacity-size"></span></label>
     <button type="button" id="whatif-reset">Recording's settings</button>
   </form>
   <p id="whatif-error" class="whatif-line" role="alert"></p>

@@ -219,7 +219,7 @@ impl<'a> WhatIf<'a> {
     pub fn capacity_line(&self) -> String {
         let c = &self.capacity;
         match (c.source, c.cap_bounds) {
-            (CapacitySource::Flag, _) => format!("capacity: {} (--capacity)", size(c.bytes.unwrap_or(0))),
+            (CapacitySource::Flag, _) => format!("capacity: {} (the capacity you gave)", size(c.bytes.unwrap_or(0))),
             (CapacitySource::OomEvent, _) => {
                 format!("capacity: {} (reserved + device_free at the OOM)", size(c.bytes.unwrap_or(0)))
             }
@@ -269,6 +269,13 @@ impl<'a> WhatIf<'a> {
 
     /// The prediction in a few lines: peak, each OOM's verdict, new OOMs, the capacity needed.
     pub fn verdict(&self, p: &Prediction) -> String {
+        self.verdict_with(p, || self.min_capacity(&self.recording.settings))
+    }
+
+    /// [`WhatIf::verdict`] with the capacity the recorded settings need
+    /// given (called only when `p`'s settings are not the recording's): the
+    /// page searches it in steps ([`WhatIf::min_capacity_search`]) and keeps it.
+    pub fn verdict_with(&self, p: &Prediction, recorded_min_capacity: impl FnOnce() -> u64) -> String {
         let name = conf_name(&p.settings);
         let o = &p.outcome;
         let mut out = format!(
@@ -328,7 +335,7 @@ impl<'a> WhatIf<'a> {
                 n if n == "the default settings" => "under the recorded (default) settings".to_string(),
                 n => format!("with {n}, as recorded"),
             };
-            format!(", {} {other}", size(self.min_capacity(&self.recording.settings)))
+            format!(", {} {other}", size(recorded_min_capacity()))
         };
         out.push_str(&format!("  this run needs {} with {name}{recorded}\n", size(p.min_capacity_bytes)));
         out

@@ -133,7 +133,7 @@ pub fn findings(snap: &Snapshot, file: &str, opts: &Opts) -> Result<memviz_core:
 /// configuration of the sweep, ranked).
 pub fn whatif(snap: &Snapshot, file: &str, opts: &Opts) -> Result<Value, String> {
     let device = pick_device(snap, file, opts.device.as_deref())?;
-    let capacity = opts.capacity.as_deref().map(crate::whatif::parse_bytes).transpose()?;
+    let capacity = opts.capacity.as_deref().map(crate::whatif::parse_capacity).transpose()?;
     let w = memviz_allocator::WhatIf::new(snap, device, capacity).map_err(|e| format!("{file}: {e}"))?;
     if opts.sweep {
         return Ok(Value::Array(w.sweep().iter().map(|p| w.to_json(p)).collect()));

@@ -12,7 +12,7 @@ pub(crate) fn run(file: &str, opts: &Opts) -> Result<(), String> {
         return Ok(());
     }
     let device = pick_device(&snap, file, opts.device.as_deref())?;
-    let capacity = opts.capacity.as_deref().map(parse_bytes).transpose()?;
+    let capacity = opts.capacity.as_deref().map(parse_capacity).transpose()?;
     let w = WhatIf::new(&snap, device, capacity).map_err(|e| format!("{file}: {e}"))?;
     let mut settings = w.recording.settings.clone();
     for kv in &opts.sets {
@@ -46,27 +46,7 @@ pub(crate) fn run(file: &str, opts: &Opts) -> Result<(), String> {
     Ok(())
 }
 
-/// `80GiB`, `2.3GiB`, `512MiB`, `1e9`, `3221225472`: bytes.
-pub(crate) fn parse_bytes(text: &str) -> Result<u64, String> {
-    let t = text.trim();
-    let split = t.find(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E').unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let scale: u64 = match unit.trim() {
-        "" | "B" => 1,
-        "KiB" | "K" => 1 << 10,
-        "MiB" | "M" => 1 << 20,
-        "GiB" | "G" => 1 << 30,
-        "TiB" | "T" => 1 << 40,
-        "KB" => 1000,
-        "MB" => 1_000_000,
-        "GB" => 1_000_000_000,
-        "TB" => 1_000_000_000_000,
-        u => return Err(format!("--capacity {text:?}: unknown unit {u:?} (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)")),
-    };
-    let n: f64 =
-        num.trim().parse().map_err(|_| format!("--capacity {text:?}: expected a number of bytes or e.g. 80GiB"))?;
-    if !(n.is_finite() && n > 0.0) {
-        return Err(format!("--capacity {text:?}: must be a positive size"));
-    }
-    Ok((n * scale as f64) as u64)
+/// `--capacity`: memviz-core's size parser.
+pub(crate) fn parse_capacity(text: &str) -> Result<u64, String> {
+    memviz_core::format::parse_size("--capacity", text)
 }

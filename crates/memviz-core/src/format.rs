@@ -669,6 +669,38 @@ fn settings_map(out: &mut String, kv: &[(Plain, Plain)], depth: usize) {
     }
 }
 
+/// A size as people type it: `80GiB`, `2.3GiB`, `512MiB`, `1e9`,
+/// `3221225472` (bytes; binary units K/M/G/T and KiB.., decimal KB..).
+/// The one parser for sizes typed in (`memviz whatif --capacity`, the page's
+/// capacity field); an error names `field` and the text.
+pub fn parse_size(field: &str, text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E').unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let scale: u64 = match unit.trim() {
+        "" | "B" => 1,
+        "KiB" | "K" => 1 << 10,
+        "MiB" | "M" => 1 << 20,
+        "GiB" | "G" => 1 << 30,
+        "TiB" | "T" => 1 << 40,
+        "KB" => 1000,
+        "MB" => 1_000_000,
+        "GB" => 1_000_000_000,
+        "TB" => 1_000_000_000_000,
+        u => return Err(format!("{field} {text:?}: unknown unit {u:?} (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)")),
+    };
+    let n: f64 =
+        num.trim().parse().map_err(|_| format!("{field} {text:?}: expected a number of bytes or e.g. 80GiB"))?;
+    if !(n.is_finite() && n > 0.0) {
+        return Err(format!("{field} {text:?}: must be a positive size"));
+    }
+    let bytes = n * scale as f64;
+    if bytes >= u64::MAX as f64 {
+        return Err(format!("{field} {text:?}: too large"));
+    }
+    Ok(bytes as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -836,5 +868,22 @@ mod tests {
 expandable_segments: True\nroundup_power2_divisions: [1, 2, 4]\nnested:\n  a: None\n  b: ['x']"
         );
         assert_eq!(format_allocator_settings(Some(&Plain::Map(vec![]))), "(empty)");
+    }
+
+    #[test]
+    fn sizes_as_typed() {
+        assert_eq!(parse_size("f", "80GiB"), Ok(80 << 30));
+        assert_eq!(parse_size("f", " 512MiB "), Ok(512 << 20));
+        assert_eq!(parse_size("f", "2.5GiB"), Ok(5 << 29));
+        assert_eq!(parse_size("f", "3221225472"), Ok(3221225472));
+        assert_eq!(parse_size("f", "1e9"), Ok(1_000_000_000));
+        assert_eq!(parse_size("f", "2GB"), Ok(2_000_000_000));
+        let e = parse_size("capacity", "80 parsecs").unwrap_err();
+        assert!(e.starts_with("capacity \"80 parsecs\": unknown unit"), "{e}");
+        assert!(parse_size("--capacity", "-1").unwrap_err().contains("must be a positive size"));
+        assert!(parse_size("--capacity", "1.2.3GiB")
+            .unwrap_err()
+            .starts_with("--capacity \"1.2.3GiB\": expected a number"));
+        assert!(parse_size("f", "1e30TiB").unwrap_err().contains("too large"));
     }
 }

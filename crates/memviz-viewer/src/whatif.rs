@@ -15,7 +15,7 @@ use memviz_allocator::{
     Capacity, CapacitySource, Outcome, Paused, PausedSearch, Prediction, Recording, Replay, Settings, WhatIf,
     ASSUMPTION,
 };
-use memviz_core::format::format_size;
+use memviz_core::format::{format_size, parse_size};
 use memviz_core::state::StateHistoryBuilder;
 use memviz_core::versions::Versions;
 use memviz_core::Snapshot;
@@ -124,6 +124,9 @@ struct Base {
     inferred: Capacity,
     /// Reserved memory after each recorded event, per chart column.
     recorded: Vec<u64>,
+    /// The capacity the recorded settings need, once a job searched it
+    /// (every other prediction's text names it: searched once, in steps).
+    recorded_min: Option<u64>,
 }
 
 enum Stage {
@@ -149,6 +152,9 @@ struct Job {
 enum JobStep {
     Replay(Box<Paused>),
     Search(Box<Outcome>, Vec<u64>, Box<PausedSearch>),
+    /// The prediction made; the capacity the recorded settings need being
+    /// searched for its text (once per recording: kept in [`Base`]).
+    RecordedSearch(Box<Prediction>, Vec<u64>, Box<PausedSearch>),
     /// The prediction, its chart columns and its text ([`WhatIf::verdict`], made once).
     Done(Box<Prediction>, Vec<u64>, String),
 }
@@ -224,18 +230,12 @@ pub fn settings_of(base: &Settings, f: &WhatIfFields) -> Result<Settings, WhatIf
     Ok(s)
 }
 
-/// The capacity field: whole bytes, empty for what the trace shows.
+/// The capacity field: a size as memviz-core parses it (`2.3GiB`, bytes),
+/// empty for what the trace shows.
 fn capacity_flag(f: &WhatIfFields) -> Result<Option<u64>, WhatIfError> {
     match f.capacity_bytes.trim() {
         "" => Ok(None),
-        v => match v.parse::<u64>() {
-            Ok(b) if b > 0 => Ok(Some(b)),
-            _ => Err(WhatIfError::new(
-                "capacity",
-                Some("capacity_bytes"),
-                format!("capacity {v:?}: expected a positive whole number of bytes"),
-            )),
-        },
+        v => parse_size("capacity", v).map(Some).map_err(|e| WhatIfError::new("capacity", Some("capacity_bytes"), e)),
     }
 }
 
@@ -304,7 +304,7 @@ impl Session {
                 let inferred = w.capacity;
                 let recorded = columns(&w.recording.reserved_series(snap), MAX_COLUMNS);
                 let (rec, check) = w.into_parts();
-                self.stage = Stage::Ready(Box::new(Base { rec, check, inferred, recorded }));
+                self.stage = Stage::Ready(Box::new(Base { rec, check, inferred, recorded, recorded_min: None }));
                 self.start_job(snap);
                 return self.share(events);
             }
@@ -316,7 +316,7 @@ impl Session {
         let Stage::Ready(base) = std::mem::replace(&mut self.stage, Stage::Start) else {
             unreachable!("checked above")
         };
-        let Base { rec, check, inferred, recorded } = *base;
+        let Base { rec, check, inferred, recorded, mut recorded_min } = *base;
         let job = self.job.as_mut().expect("checked above");
         // The search and the text need memviz-allocator's WhatIf: made of
         // the parts kept here for the call.
@@ -338,17 +338,40 @@ impl Session {
                 match search.step(budget) {
                     Some(min_capacity_bytes) => {
                         let p = Prediction { settings: job.settings.clone(), outcome: *out, min_capacity_bytes };
-                        // Once: it may search the recorded settings' capacity too.
-                        let text = w.verdict(&p);
-                        job.step = JobStep::Done(Box::new(p), predicted, text);
+                        if p.settings == w.recording.settings {
+                            recorded_min = Some(min_capacity_bytes);
+                        }
+                        job.step = match recorded_min {
+                            Some(m) => {
+                                let text = w.verdict_with(&p, || m);
+                                JobStep::Done(Box::new(p), predicted, text)
+                            }
+                            // The text names the recorded settings' capacity
+                            // too: searched in steps, not in this call.
+                            None => {
+                                let search = w.min_capacity_search(w.recording.settings.clone()).pause();
+                                JobStep::RecordedSearch(Box::new(p), predicted, Box::new(search))
+                            }
+                        };
                     }
                     None => job.step = JobStep::Search(out, predicted, Box::new(search.pause())),
+                }
+            }
+            JobStep::RecordedSearch(p, predicted, paused) => {
+                let mut search = (*paused).resume(&w);
+                match search.step(budget) {
+                    Some(m) => {
+                        recorded_min = Some(m);
+                        let text = w.verdict_with(&p, || m);
+                        job.step = JobStep::Done(p, predicted, text);
+                    }
+                    None => job.step = JobStep::RecordedSearch(p, predicted, Box::new(search.pause())),
                 }
             }
             done => job.step = done,
         }
         let (rec, check) = w.into_parts();
-        self.stage = Stage::Ready(Box::new(Base { rec, check, inferred, recorded }));
+        self.stage = Stage::Ready(Box::new(Base { rec, check, inferred, recorded, recorded_min }));
         let job = self.job.as_mut().expect("checked above");
         if matches!(job.step, JobStep::Done(..)) {
             // Cached; the job stays the one shown.
@@ -382,6 +405,7 @@ impl Session {
                 Some(JobStep::Replay(p)) => 0.3 + 0.3 * p.position() as f64 / events,
                 // The bisection's replays are not counted: a share between.
                 Some(JobStep::Search(..)) => 0.8,
+                Some(JobStep::RecordedSearch(..)) => 0.9,
             },
         }
     }
@@ -549,7 +573,7 @@ impl Viewer {
         // The text comes from memviz-allocator's WhatIf (one place for it),
         // put together from the parts kept here for the call.
         let Stage::Ready(base) = std::mem::replace(&mut s.stage, Stage::Start) else { unreachable!("matched above") };
-        let Base { rec, check, inferred, recorded } = *base;
+        let Base { rec, check, inferred, recorded, recorded_min } = *base;
         let (capacity, flag) = s.job.as_ref().map_or((inferred, None), |j| (j.capacity, j.flag));
         let w = WhatIf::from_parts(snap, rec, check, flag);
         v.self_check = Some(w.self_check_line());
@@ -579,6 +603,19 @@ impl Viewer {
                 ));
                 fill_chart(&mut chart, predicted, &settings);
             }
+            Some(JobStep::RecordedSearch(p, predicted, _)) => {
+                v.stage = "capacity";
+                v.busy = format!(
+                    "finding the capacity the recorded settings ({}) need, to compare (a replay per cap)",
+                    conf_name(&w.recording.settings)
+                );
+                v.headline = Some(format!(
+                    "with {} the replay peaks at {}",
+                    conf_name(&p.settings),
+                    size(p.outcome.peak_reserved_bytes)
+                ));
+                fill_chart(&mut chart, predicted, &p.settings);
+            }
             Some(JobStep::Done(p, predicted, text)) => {
                 v.stage = "done";
                 verdicts(&mut v, text, p);
@@ -587,7 +624,7 @@ impl Viewer {
         }
         v.chart = Some(chart);
         let (rec, check) = w.into_parts();
-        s.stage = Stage::Ready(Box::new(Base { rec, check, inferred, recorded }));
+        s.stage = Stage::Ready(Box::new(Base { rec, check, inferred, recorded, recorded_min }));
         Ok(v)
     }
 }

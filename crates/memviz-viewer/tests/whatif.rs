@@ -110,11 +110,16 @@ fn the_panel_reproduces_the_recording_then_expandable_segments_avoid_its_oom() {
     assert!(exp.needs_bytes.unwrap() <= cap, "{:?}", exp.needs);
     assert_eq!(exp.self_check, own.self_check, "the self-check is the recording's, whatever the fields say");
     assert_eq!(exp.capacity, own.capacity, "the prefilled capacity is still the trace's");
-    // A capacity typed in is the user's.
+    // A capacity typed in is the user's, in bytes or as a size.
     fields.capacity_bytes = (3u64 << 30).to_string();
+    v.whatif_set(WhatIfCommand { fields: Some(fields.clone()) }).unwrap();
+    let typed = run(&mut v);
+    assert_eq!(typed.capacity.as_deref(), Some("capacity: 3.0GiB (the capacity you gave)"));
+    fields.capacity_bytes = "2.5GiB".into();
     v.whatif_set(WhatIfCommand { fields: Some(fields) }).unwrap();
     let typed = run(&mut v);
-    assert_eq!(typed.capacity.as_deref(), Some("capacity: 3.0GiB (--capacity)"));
+    assert_eq!(typed.capacity.as_deref(), Some("capacity: 2.5GiB (the capacity you gave)"));
+    assert_eq!(typed.capacity_size.as_deref(), Some("2.5GiB"));
 
     // Back to the recording's settings: cached, done at once.
     v.whatif_set(WhatIfCommand { fields: None }).unwrap();
@@ -133,8 +138,12 @@ fn a_bad_field_is_an_error_naming_it_and_the_settings_before_stay() {
     assert!(e.message.contains("ten"), "{}", e.message);
     fields.max_split_size_mb = String::new();
     fields.capacity_bytes = "-3".into();
-    let e = v.whatif_set(WhatIfCommand { fields: Some(fields) }).unwrap_err();
+    let e = v.whatif_set(WhatIfCommand { fields: Some(fields.clone()) }).unwrap_err();
     assert_eq!((e.kind, e.field), ("capacity", Some("capacity_bytes")));
+    assert_eq!(e.message, "capacity \"-3\": must be a positive size");
+    fields.capacity_bytes = "2 parsecs".into();
+    let e = v.whatif_set(WhatIfCommand { fields: Some(fields) }).unwrap_err();
+    assert!(e.message.starts_with("capacity \"2 parsecs\": unknown unit"), "{}", e.message);
     assert_eq!(v.whatif_view().unwrap().stage, "done");
 }
 
@@ -143,4 +152,51 @@ fn without_a_file_the_panel_says_so() {
     let mut v = Viewer::new();
     assert_eq!(v.whatif_view().unwrap_err().kind, "no_file");
     assert_eq!(v.whatif_set(WhatIfCommand::default()).unwrap_err().kind, "no_file");
+}
+
+/// A prediction under other settings names the capacity the recorded
+/// settings need too: that search is stepped like the rest (a stage of its
+/// own, a slice a call), searched once per recording, and its text is the
+/// one memviz-allocator's unstepped `WhatIf::verdict` writes.
+#[test]
+fn the_recorded_settings_capacity_is_searched_in_steps_and_once() {
+    let mut v = open();
+    v.whatif_set(WhatIfCommand::default()).unwrap();
+    let own = run(&mut v);
+    let mut fields = own.fields.clone();
+    fields.expandable_segments = true;
+    v.whatif_set(WhatIfCommand { fields: Some(fields.clone()) }).unwrap();
+    // Fresh viewer: the recorded settings' search has not run there.
+    let mut fresh = open();
+    fresh.whatif_set(WhatIfCommand { fields: Some(fields.clone()) }).unwrap();
+    let mut stepped = 0;
+    while fresh.whatif_step(64) < 1.0 {
+        if fresh.whatif_view().unwrap().busy.starts_with("finding the capacity the recorded settings") {
+            stepped += 1;
+        }
+    }
+    assert!(stepped > 1, "the recorded settings' capacity took {stepped} calls");
+    let stepped_view = fresh.whatif_view().unwrap();
+    // The unstepped text from memviz-allocator.
+    let p = path();
+    let snap = memviz_core::load(&std::fs::read(&p).unwrap()).unwrap();
+    let w = memviz_allocator::WhatIf::new(&snap, 0, None).unwrap();
+    let mut s = w.recording.settings.clone();
+    s.set("expandable_segments:True").unwrap();
+    let text = w.verdict(&w.predict(s));
+    assert_eq!(stepped_view.needs.as_deref(), text.lines().last().map(str::trim));
+    assert!(
+        stepped_view.needs.as_deref().unwrap().contains("under the recorded (default) settings"),
+        "{:?}",
+        stepped_view.needs
+    );
+    // In the viewer whose own prediction searched it already: no second search.
+    let mut again = 0;
+    while v.whatif_step(64) < 1.0 {
+        if v.whatif_view().unwrap().busy.starts_with("finding the capacity the recorded settings") {
+            again += 1;
+        }
+    }
+    assert_eq!(again, 0);
+    assert_eq!(v.whatif_view().unwrap().needs, stepped_view.needs);
 }
