@@ -29,6 +29,11 @@ style.textContent = `
 #whatif-legend span { margin-right: 1.2em; font-size: 12px; }
 #whatif-legend i { display: inline-block; width: 1.2em; height: 3px; vertical-align: middle; margin-right: .3em; }
 #whatif-error { color: #b00; }
+#whatif-overlay { position: absolute; pointer-events: none; }
+#whatif-overlay-legend { position: absolute; pointer-events: none; font: 11px sans-serif; background: rgba(255,255,255,.85);
+  padding: 1px 5px; border: 1px solid #ddd; }
+#whatif-overlay-legend i { display: inline-block; width: 1.4em; height: 3px; vertical-align: middle; margin-right: .3em;
+  background: ${COLORS.predicted}; }
 `;
 document.head.appendChild(style);
 
@@ -59,6 +64,46 @@ panel.innerHTML = `<details id="whatif-details"><summary><h2 style="display:inli
 </details>`;
 ($('explain-panel') || $('context')).after(panel);
 
+// The prediction over the Active Cached Segment Timeline (recorded and
+// predicted reserved memory on the plot's one axis): points from Rust, in
+// the plot canvas' CSS pixels.
+const overlay = document.createElement('canvas');
+overlay.id = 'whatif-overlay';
+overlay.hidden = true;
+const overlayLegend = document.createElement('div');
+overlayLegend.id = 'whatif-overlay-legend';
+overlayLegend.hidden = true;
+$('plot-box').append(overlay, overlayLegend);
+
+function placeOverlay() {
+  const v = getViewer(), plot = $('plot');
+  let o = null;
+  try { o = v && v.file_count() ? v.whatif_overlay() : null; } catch (_) { o = null; } // a trap: app.js restarts the viewer
+  overlay.hidden = overlayLegend.hidden = !o;
+  if (!o) { overlay.dataset.points = 0; return; }
+  const dpr = window.devicePixelRatio || 1;
+  const cw = plot.clientWidth, ch = plot.clientHeight;
+  const w = Math.round(cw * dpr), h = Math.round(ch * dpr);
+  if (overlay.width !== w || overlay.height !== h) { overlay.width = w; overlay.height = h; }
+  Object.assign(overlay.style, { left: plot.offsetLeft + 'px', top: plot.offsetTop + 'px', width: cw + 'px', height: ch + 'px' });
+  const g = overlay.getContext('2d');
+  g.clearRect(0, 0, w, h);
+  g.strokeStyle = COLORS.predicted; g.lineWidth = 2 * dpr; g.lineJoin = 'round';
+  g.beginPath();
+  const p = o.points;
+  for (let i = 0; i < p.length; i += 2) {
+    if (i === 0) g.moveTo(p[i] * dpr, p[i + 1] * dpr); else g.lineTo(p[i] * dpr, p[i + 1] * dpr);
+  }
+  g.stroke();
+  overlay.dataset.points = p.length / 2;
+  if (overlayLegend.dataset.label !== o.label) {
+    overlayLegend.dataset.label = o.label;
+    overlayLegend.innerHTML = `<i></i>${esc(o.label)}`;
+  }
+  overlayLegend.style.left = (plot.offsetLeft + 60) + 'px';
+  overlayLegend.style.top = (plot.offsetTop + 4) + 'px';
+}
+
 let key = '';
 let run = 0; // the replay under way; a later one cancels it
 let view = null; // the last WhatIfView shown
@@ -77,12 +122,13 @@ function fillForm(f) {
 
 const text = (id, s) => { $(id).textContent = s ?? ''; };
 
-/** Chooses `fields` (null: the recording's) and replays a slice a frame. */
+/** Chooses `fields` (null: the recording's; 'advise': the OOM panel's
+ * advice, the recording's with expandable_segments:True) and replays a slice a frame. */
 function start(fields) {
   const v = getViewer();
   if (!v || !v.file_count()) return;
   try {
-    v.whatif_set(fields);
+    if (fields === 'advise') v.whatif_advise(); else v.whatif_set(fields);
   } catch (e) {
     if (!e || !e.kind) throw e; // a trap: app.js restarts the viewer
     text('whatif-error', e.message);
@@ -148,6 +194,7 @@ function show() {
   text('whatif-assumption', view.assumption);
   draw();
   placeAdvice();
+  placeOverlay();
 }
 
 /** Recorded and predicted reserved memory, the capacity and the OOMs, on one axis. */
@@ -192,6 +239,9 @@ function placeAdvice() {
   const body = $('explain-body');
   const h = body && body.querySelector('h3[data-what=oom]');
   if (!h) return;
+  // An OOM explained and nothing replayed yet for this file: the advice
+  // replays by itself (in slices, like the panel).
+  if (!view && !panel.dataset.stage) { start('advise'); return; }
   const o = view?.ooms.find((x) => String(x.event) === h.dataset.event);
   let p = body.querySelector('.advice[data-advice=whatif]');
   if (!o || view.stage !== 'done') { if (p) p.remove(); return; }
@@ -219,6 +269,7 @@ $('whatif-details').addEventListener('toggle', guard(() => {
 onDraw(() => {
   const v = getViewer();
   if (!v) return;
+  placeOverlay();
   const k = keyOf(v);
   if (k === key) return;
   key = k;

@@ -3,7 +3,8 @@
 // the panel replays the trace under the recording's own settings (the OOM
 // happens again), then with expandable_segments toggled on (it does not);
 // the predicted line is drawn, and the OOM panel's advice carries the
-// verdict. The numbers are checked against `memviz whatif --json` (the
+// verdict by itself (its replay starts when an OOM is explained), and the
+// prediction is drawn over the Active Cached Segment Timeline. The numbers are checked against `memviz whatif --json` (the
 // CLI, built by cargo) and the self-check's event count against Python's
 // own pickle module.
 import { test, before, after } from 'node:test';
@@ -72,6 +73,24 @@ const pixels = (page, rgb) => page.$eval('#whatif-chart', (c, rgb) => {
 }, rgb);
 const ORANGE = [0xf2, 0x8e, 0x2c];
 
+/** Pixels of the overlay canvas over the plot in the predicted line's colour (0 when hidden). */
+const overlayPixels = (page) => page.$eval('#whatif-overlay', (c, rgb) => {
+  if (c.hidden || !c.width) return 0;
+  const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+  let n = 0;
+  for (let i = 0; i < d.length; i += 4) {
+    if (Math.abs(d[i] - rgb[0]) < 8 && Math.abs(d[i + 1] - rgb[1]) < 8 && Math.abs(d[i + 2] - rgb[2]) < 8 && d[i + 3] > 200) n++;
+  }
+  return n;
+}, ORANGE);
+
+/** Selects the view named `name` in the view selector. */
+async function showView(page, name) {
+  const i = await page.$$eval('#view-select option', (os, name) => os.findIndex((o) => o.textContent === name), name);
+  assert.ok(i >= 0, `no view named ${name}`);
+  await page.selectOption('#view-select', { index: i });
+}
+
 test('What if: the OOM happens under its own settings, expandable_segments avoid it; numbers as the CLI says', async () => {
   const events = pythonEvents();
   const own = cli();
@@ -85,11 +104,35 @@ test('What if: the OOM happens under its own settings, expandable_segments avoid
   await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
   await dropFiles(page, [[NAME, readFileSync(FILE)]]);
   await waitOpened(page, NAME);
-  // The OOM explained, then the panel opened (it replays when opened).
+  // The OOM explained: its advice replays by itself (the panel closed),
+  // under the recording's settings with expandable_segments:True.
   await page.evaluate(() => window.memviz.explain.explain('oom:0'));
   await page.waitForSelector('#explain-body h3[data-what=oom]');
-  await page.click('#whatif-details > summary');
+  await page.waitForSelector('#explain-body .advice[data-advice=whatif]', { timeout: 30000 });
+  const adv = await shown(page);
+  assert.equal(await page.$eval('#whatif-details', (d) => d.open), false, 'the panel was not opened');
+  assert.equal(adv.expandable, true);
+  assert.match(adv.advice, /^with expandable_segments:True the replay peaks at .* would not have happened/);
+  assert.deepEqual(adv.ooms.map((o) => [o.event, o.happens]), exp.predicted.ooms.map((o) => [o.event, o.happens]));
+  assert.equal(adv.needs, exp.predicted.min_capacity_bytes);
 
+  // The prediction over the Active Cached Segment Timeline: drawn on its
+  // overlay canvas (in the predicted line's colour), with its legend.
+  assert.equal(await overlayPixels(page), 0, 'no overlay on the Active Memory Timeline');
+  await showView(page, 'Active Cached Segment Timeline');
+  await page.waitForFunction(() => Number(document.querySelector('#whatif-overlay')?.dataset.points) > 0, null, { timeout: 30000 });
+  assert.ok(await overlayPixels(page) > 200, 'the overlay line is drawn');
+  assert.equal(await page.textContent('#whatif-overlay-legend'), 'predicted with expandable_segments:True');
+  const overlayShot = process.env.MEMVIZ_SCREENSHOTS ? join(ROOT, 'docs/screenshot-whatif-overlay.png') : join(OUT, 'whatif-overlay.png');
+  await page.$eval('#plot-box', (e) => e.scrollIntoView());
+  await (await page.$('#plot-box')).screenshot({ path: overlayShot });
+  await showView(page, 'Active Memory Timeline');
+  await page.waitForFunction(() => document.querySelector('#whatif-overlay').hidden);
+
+  // The panel opened shows that replay; its reset replays the recording's own settings.
+  await page.click('#whatif-details > summary');
+  await page.click('#whatif-reset');
+  await page.waitForFunction(() => !document.querySelector('#whatif-expandable_segments').checked);
   const a = await shown(page);
   assert.equal(a.selfCheck, `self-check: the model reproduces this recording: ${events} of ${events} events (segment events, OOMs, block addresses)`);
   assert.equal(a.exact, 'true');

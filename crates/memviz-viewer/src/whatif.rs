@@ -21,7 +21,9 @@ use memviz_core::versions::Versions;
 use memviz_core::Snapshot;
 use serde::{Deserialize, Serialize};
 
-use crate::Viewer;
+use crate::{ViewKind, Viewer};
+use memviz_core::analysis::series::steps_through_event;
+use memviz_core::timeline::TimelineKind;
 
 /// 1 MiB: what PyTorch's `*_mb` settings count in.
 const MIB: u64 = 1 << 20;
@@ -117,6 +119,18 @@ pub struct WhatIfView {
     pub chart: Option<WhatIfChart>,
 }
 
+/// The predicted reserved memory over the Active Cached Segment Timeline
+/// (its bands' total is the recorded reserved memory): a line in the plot
+/// canvas' CSS pixels, x by the plot's mapping of trace events to steps, y
+/// in the plot's own byte scale (above its top: at the top).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WhatIfOverlay {
+    /// x, y pairs: a level per chart column, from the step after its first
+    /// event to the step after its last.
+    pub points: Vec<f32>,
+    pub label: String,
+}
+
 /// The recording read and checked.
 struct Base {
     rec: Recording,
@@ -165,6 +179,9 @@ struct Session {
     stage: Stage,
     /// The fields chosen (None: the recording's own).
     fields: Option<WhatIfFields>,
+    /// [`Viewer::whatif_advise`]: the recording's own fields with
+    /// expandable_segments:True, chosen once the recording is read.
+    advise: bool,
     job: Option<Job>,
     done: Vec<Job>,
 }
@@ -206,6 +223,11 @@ pub fn fields_of(s: &Settings) -> WhatIfFields {
         },
         capacity_bytes: String::new(),
     }
+}
+
+/// The OOM panel's advice: a recording's fields with expandable_segments:True.
+fn advised(s: &Settings) -> WhatIfFields {
+    WhatIfFields { expandable_segments: true, ..fields_of(s) }
 }
 
 /// The settings the fields choose, on top of `base` (the recording's: its
@@ -256,7 +278,7 @@ fn size(b: u64) -> String {
 
 impl Session {
     fn new(key: (usize, u32)) -> Session {
-        Session { key, stage: Stage::Start, fields: None, job: None, done: Vec::new() }
+        Session { key, stage: Stage::Start, fields: None, advise: false, job: None, done: Vec::new() }
     }
 
     /// About `budget` trace events of work; the share of the whole done.
@@ -413,6 +435,9 @@ impl Session {
     /// Starts (or takes from the cache) the prediction under the fields chosen.
     fn start_job(&mut self, snap: &Snapshot) {
         let Stage::Ready(base) = &self.stage else { return };
+        if self.fields.is_none() && self.advise {
+            self.fields = Some(advised(&base.rec.settings));
+        }
         let fields = self.fields.clone().unwrap_or_else(|| fields_of(&base.rec.settings));
         if let Some(i) = self.done.iter().position(|d| d.fields == fields) {
             let d = &self.done[i];
@@ -501,6 +526,24 @@ impl Viewer {
             capacity_flag(fields)?;
         }
         s.fields = cmd.fields;
+        s.advise = false;
+        s.job = None;
+        s.start_job(&f.snap);
+        Ok(())
+    }
+
+    /// Chooses what the OOM panel's advice replays, for the current file and
+    /// device: the recording's own settings with expandable_segments:True
+    /// (the usual first advice for an OOM), known once the recording is
+    /// read; the replay runs in [`Viewer::whatif_step`] like any other.
+    pub fn whatif_advise(&mut self) -> Result<(), WhatIfError> {
+        let Some(f) = self.cx.file() else {
+            return Err(WhatIfError::new("no_file", None, "no file is open".into()));
+        };
+        let key = self.cx.key();
+        let s = self.whatif.session(key);
+        s.fields = None;
+        s.advise = true;
         s.job = None;
         s.start_job(&f.snap);
         Ok(())
@@ -560,7 +603,7 @@ impl Viewer {
                 v.busy = format!("replaying {events} events under the recording's own settings (the self-check)");
                 v.recorded_settings = conf_name(&rec.settings);
                 if s.fields.is_none() {
-                    v.fields = fields_of(&rec.settings);
+                    v.fields = if s.advise { advised(&rec.settings) } else { fields_of(&rec.settings) };
                 }
                 return Ok(v);
             }
@@ -626,6 +669,41 @@ impl Viewer {
         let (rec, check) = w.into_parts();
         s.stage = Stage::Ready(Box::new(Base { rec, check, inferred, recorded, recorded_min }));
         Ok(v)
+    }
+}
+
+impl Viewer {
+    /// [`WhatIfOverlay`] of the current file and device's prediction, when
+    /// the Active Cached Segment Timeline is shown and drawn and the
+    /// prediction's replay is done.
+    pub fn whatif_overlay(&self) -> Option<WhatIfOverlay> {
+        if self.view_kind() != ViewKind::Timeline || self.cx.kind != TimelineKind::CachedSegments {
+            return None;
+        }
+        let (rect, f, tl) = (self.cx.rect?, self.cx.file()?, self.cx.timeline()?);
+        let key = self.cx.key();
+        let job = self.whatif.sessions.iter().find(|s| s.key == key)?.job.as_ref()?;
+        let (settings, predicted) = match &job.step {
+            JobStep::Replay(_) => return None,
+            JobStep::Search(_, c, _) => (&job.settings, c),
+            JobStep::RecordedSearch(p, c, _) | JobStep::Done(p, c, _) => (&p.settings, c),
+        };
+        // The columns split the trace's events as `columns` did (a
+        // reserved value after each event).
+        let (events, n) = (f.snap.trace(key.1).len(), predicted.len());
+        if n == 0 || events < n {
+            return None;
+        }
+        let (top, dpr) = (self.cx.y_max.max(1) as f64, self.cx.dpr);
+        let y = |b: u64| (((rect.y + rect.h) as f64 - (b as f64 / top).min(1.0) * rect.h as f64) / dpr) as f32;
+        let x = |after: usize| self.x_of_step(steps_through_event(tl, after as u32) as f64) as f32;
+        let mut points = Vec::with_capacity(4 * n);
+        for (c, &b) in predicted.iter().enumerate() {
+            let (first, last) = (c * events / n, (c + 1) * events / n - 1);
+            let x0 = if first == 0 { self.x_of_step(0.0) as f32 } else { x(first - 1) };
+            points.extend([x0, y(b), x(last), y(b)]);
+        }
+        Some(WhatIfOverlay { points, label: format!("predicted with {}", conf_name(settings)) })
     }
 }
 

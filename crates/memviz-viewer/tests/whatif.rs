@@ -10,7 +10,7 @@ mod common;
 use std::process::Command;
 
 use memviz_viewer::whatif::{WhatIfCommand, WhatIfView};
-use memviz_viewer::Viewer;
+use memviz_viewer::{Axes, Viewer};
 
 const FILE: &str = "oom_fragmentation_2gib.pickle";
 
@@ -199,4 +199,63 @@ fn the_recorded_settings_capacity_is_searched_in_steps_and_once() {
     }
     assert_eq!(again, 0);
     assert_eq!(v.whatif_view().unwrap().needs, stepped_view.needs);
+}
+
+/// The OOM panel's advice replays by itself: the recording's own settings
+/// with expandable_segments:True, chosen before the recording is read.
+#[test]
+fn the_advice_replays_with_expandable_segments() {
+    let mut v = open();
+    v.whatif_advise().unwrap();
+    let early = v.whatif_view().unwrap();
+    assert!(early.fields.expandable_segments || early.stage == "recording", "{early:?}");
+    let a = run(&mut v);
+    assert!(a.fields.expandable_segments);
+    assert_eq!(a.recorded_settings, "the default settings");
+    let advice = a.advice.as_deref().unwrap();
+    assert!(advice.starts_with("with expandable_segments:True the replay peaks at "), "{advice}");
+    assert!(advice.contains("would not have happened"), "{advice}");
+    // The panel's own settings afterwards: the recording's (the OOM again).
+    v.whatif_set(WhatIfCommand::default()).unwrap();
+    let own = run(&mut v);
+    assert!(!own.fields.expandable_segments);
+    assert!(own.ooms[0].happens);
+    assert!(Viewer::new().whatif_advise().is_err());
+}
+
+/// The predicted reserved memory drawn over the Active Cached Segment
+/// Timeline: on the plot's own byte scale (the timeline's peak is the
+/// recorded peak reserved, by Python), its highest level the predicted peak
+/// (memviz-allocator's replay), from the timeline's first step to its last.
+#[test]
+fn the_overlay_is_on_the_segment_timelines_axes() {
+    let (_, peak, _) = python();
+    let mut v = open();
+    let mut fields = run(&mut v).fields;
+    fields.expandable_segments = true;
+    v.whatif_set(WhatIfCommand { fields: Some(fields) }).unwrap();
+    run(&mut v);
+    // The Active Memory Timeline: no overlay.
+    v.render_plot(1200, 500).unwrap();
+    assert_eq!(v.whatif_overlay(), None);
+    v.set_view(1);
+    let frame = v.render_plot(1200, 500).unwrap();
+    let Axes::Draw(spec) = frame.axes else { panic!("the segment timeline draws its axes: {:?}", frame.axes) };
+    assert_eq!(spec.peak.map(|p| p.1), Some(peak), "the segment timeline's scale is reserved memory");
+    let o = v.whatif_overlay().expect("a prediction over the segment timeline");
+    assert_eq!(o.label, "predicted with expandable_segments:True");
+    let snap = memviz_core::load(&std::fs::read(path()).unwrap()).unwrap();
+    let w = memviz_allocator::WhatIf::new(&snap, 0, None).unwrap();
+    let mut s = w.recording.settings.clone();
+    s.set("expandable_segments:True").unwrap();
+    let predicted_peak = w.predict(s).outcome.peak_reserved_bytes;
+    let r = spec.rect;
+    let want = (r.y + r.h) as f64 - (predicted_peak as f64 / spec.y_max as f64).min(1.0) * r.h as f64;
+    let top = o.points.iter().skip(1).step_by(2).copied().fold(f32::MAX, f32::min) as f64;
+    assert!((top * spec.dpr - want).abs() < 1.0, "{top} vs {want}");
+    let xs: Vec<f32> = o.points.iter().step_by(2).copied().collect();
+    assert!((xs[0] as f64 - r.x as f64 / spec.dpr).abs() < 1.0, "{:?}", &xs[..4]);
+    let end = (r.x + r.w) as f64 / spec.dpr;
+    assert!((*xs.last().unwrap() as f64 - end).abs() < 1.0, "{:?} vs {end}", xs.last());
+    assert!(xs.windows(2).all(|p| p[0] <= p[1]), "left to right");
 }

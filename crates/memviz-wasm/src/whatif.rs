@@ -67,6 +67,8 @@ export interface WhatIfView {
   assumption: string;
   chart: WhatIfChart | null;
 }
+/** The predicted reserved memory over the Active Cached Segment Timeline: x, y pairs in the plot canvas' CSS pixels. */
+export interface WhatIfOverlay { points: number[]; label: string; }
 "#;
 
 /// A serde value as a JS value (numbers as f64: byte counts stay exact below 2^53).
@@ -127,9 +129,22 @@ impl Viewer {
         self.inner.whatif_set(WhatIfCommand { fields }).map_err(err)
     }
 
+    /// Chooses what the OOM panel's advice replays: the recording's own
+    /// settings with expandable_segments:True. Throws a `WhatIfError`.
+    pub fn whatif_advise(&mut self) -> Result<(), JsValue> {
+        self.inner.whatif_advise().map_err(err)
+    }
+
     /// About `budget` trace events of the panel's work; the share done (1 when done).
     pub fn whatif_step(&mut self, budget: u32) -> f64 {
         self.inner.whatif_step(budget as usize)
+    }
+
+    /// The prediction drawn over the Active Cached Segment Timeline as last
+    /// drawn; null on another view or before the prediction's replay is done.
+    #[wasm_bindgen(unchecked_return_type = "WhatIfOverlay | null")]
+    pub fn whatif_overlay(&self) -> JsValue {
+        js_of(&self.inner.whatif_overlay())
     }
 
     /// What the panel shows now. Throws a `WhatIfError`.
