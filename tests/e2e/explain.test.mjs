@@ -103,8 +103,14 @@ test('OOM file: markers, the OOM and peak explained, color by category, leaks, c
   // the problem: usable bytes < request).
   assert.ok(oom.total_bytes + r.bytes > oom.state.reserved_bytes + r.device_free_bytes);
   assert.ok(oom.state.usable.bytes < r.bytes);
+  // The What if replay's verdict of this OOM comes by itself (whatif.js
+  // replays under expandable_segments:True when an OOM is explained).
+  await page.waitForSelector('#explain-body .advice[data-advice=whatif]', { timeout: 30000 });
   const advice = await page.$$eval('#explain-body [data-advice]', (els) => els.map((e) => e.dataset.advice));
-  assert.deepEqual(advice, ['live_tensors']);
+  assert.deepEqual(advice, ['live_tensors', 'whatif']);
+  const whatif = await page.textContent('#explain-body .advice[data-advice=whatif]');
+  assert.ok(whatif.includes(`the OOM at event ${oom.event} `), whatif);
+  assert.ok(await page.$eval('#whatif-expandable_segments', (e) => e.checked), 'replayed under expandable_segments:True');
   // t moved to the OOM: the "Alive at" panel shows its live bytes.
   await page.waitForFunction((b) => Number(document.querySelector('#moment-totals [data-key="allocated"]')?.dataset.value) === b, oom.total_bytes);
 
