@@ -16,6 +16,9 @@ const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&l
 const STEP = 4096;
 const SETTINGS = ['max_split_size_mb', 'roundup_power2_divisions', 'garbage_collection_threshold', 'capacity_bytes'];
 const COLORS = { recorded: '#4e79a7', predicted: '#f28e2c', cap: '#d62728' };
+// Over the segment timeline: a colour none of its bands has (the bands use
+// the panel's orange), on a white halo.
+const OVERLAY = '#111111';
 
 const style = document.createElement('style');
 style.textContent = `
@@ -33,7 +36,7 @@ style.textContent = `
 #whatif-overlay-legend { position: absolute; pointer-events: none; font: 11px sans-serif; background: rgba(255,255,255,.85);
   padding: 1px 5px; border: 1px solid #ddd; }
 #whatif-overlay-legend i { display: inline-block; width: 1.4em; height: 3px; vertical-align: middle; margin-right: .3em;
-  background: ${COLORS.predicted}; }
+  background: ${OVERLAY}; }
 `;
 document.head.appendChild(style);
 
@@ -88,13 +91,14 @@ function placeOverlay() {
   Object.assign(overlay.style, { left: plot.offsetLeft + 'px', top: plot.offsetTop + 'px', width: cw + 'px', height: ch + 'px' });
   const g = overlay.getContext('2d');
   g.clearRect(0, 0, w, h);
-  g.strokeStyle = COLORS.predicted; g.lineWidth = 2 * dpr; g.lineJoin = 'round';
+  g.lineJoin = 'round';
   g.beginPath();
   const p = o.points;
   for (let i = 0; i < p.length; i += 2) {
     if (i === 0) g.moveTo(p[i] * dpr, p[i + 1] * dpr); else g.lineTo(p[i] * dpr, p[i + 1] * dpr);
   }
-  g.stroke();
+  g.strokeStyle = 'rgba(255,255,255,.9)'; g.lineWidth = 4 * dpr; g.stroke();
+  g.strokeStyle = OVERLAY; g.lineWidth = 2 * dpr; g.stroke();
   overlay.dataset.points = p.length / 2;
   if (overlayLegend.dataset.label !== o.label) {
     overlayLegend.dataset.label = o.label;
