@@ -12,6 +12,9 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh --build
 scripts/build-web.sh >/dev/null
 export PATH="$HOME/.cargo/bin:$PATH"
-cargo build --release -p memviz-cli
+# Named, not found: build.rs only watches a page that existed when it last
+# ran, so a target/ that built the CLI before dist/ existed (or from another
+# checkout) would keep a binary without this page.
+MEMVIZ_VIEWER_HTML="$PWD/dist/memviz-standalone.html" cargo build --release -p memviz-cli
 bin="${CARGO_TARGET_DIR:-target}/release/memviz"
 echo "build-cli: $bin (the viewer inside: memviz html FILE, memviz open FILE)"
