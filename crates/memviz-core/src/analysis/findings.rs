@@ -46,6 +46,21 @@ pub enum FindingKind {
     OptimizerState,
 }
 
+impl FindingKind {
+    /// The name scripts match on (as serialized).
+    pub fn name(self) -> &'static str {
+        match self {
+            FindingKind::Oom => "oom",
+            FindingKind::Capped => "capped",
+            FindingKind::Growth => "growth",
+            FindingKind::GradientsKept => "gradients_kept",
+            FindingKind::Caching => "caching",
+            FindingKind::Peak => "peak",
+            FindingKind::OptimizerState => "optimizer_state",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Finding {
     pub kind: FindingKind,
@@ -399,11 +414,7 @@ impl Findings {
             s.push_str("  nothing to report\n");
         }
         for f in &self.findings {
-            s.push_str(&format!(
-                "  {:<16} {}\n",
-                serde_json::to_value(f.kind).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default(),
-                f.title
-            ));
+            s.push_str(&format!("  {:<16} {}\n", f.kind.name(), f.title));
         }
         s
     }
