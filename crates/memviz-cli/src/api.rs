@@ -273,7 +273,7 @@ pub fn leaks(snap: &Snapshot, file: &str, opts: &Opts) -> Result<Vec<(Analysis, 
     let mut reports = Vec::new();
     for d in devices(snap, file, opts.device.as_deref())? {
         let a = Analysis::build(snap, d, &rules);
-        let r = a.leaks();
+        let r = a.leaks(snap);
         reports.push((a, r));
     }
     Ok(reports)

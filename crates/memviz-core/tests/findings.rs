@@ -226,6 +226,38 @@ fn growth_in_a_plain_loop_until_the_oom() {
     assert_eq!(kinds.len(), 1, "{kinds:?}");
 }
 
+/// The leak report samples the same repetitions as the findings: the
+/// plain loop (no phases) shows its growth there too, as
+/// analysis_reference.py finds it.
+#[test]
+fn leak_report_of_a_plain_loop() {
+    let (path, want) = generated("leak");
+    let snap = load(&path);
+    let (a, _) = findings_of(&snap);
+    let r = a.leaks(&snap);
+    let rf = reference("analysis_reference.py", &[path.to_str().unwrap()]);
+    let lk = &rf["devices"][a.device.to_string()]["leaks"];
+    assert_eq!(lk["iterations_from"], "pattern");
+    assert_eq!(r.iterations_from, "pattern");
+    assert_eq!(serde_json::json!(r.samples), lk["samples"]);
+    assert_eq!(r.samples.len() as u64, want["iterations"].as_u64().unwrap(), "each start after the first, the end");
+    let got: Vec<Value> =
+        r.growing.iter().map(|g| serde_json::json!({"key": g.key, "live_bytes": g.live_bytes})).collect();
+    let exp: Vec<Value> = lk["growing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| serde_json::json!({"key": g["key"], "live_bytes": g["live_bytes"]}))
+        .collect();
+    assert_eq!(got, exp);
+    for line in want["leak_lines"].as_array().unwrap() {
+        let line = line.as_str().unwrap();
+        assert!(r.growing.iter().any(|g| g.key.contains(line)), "{line}: {:?}", r.growing);
+    }
+    let text = r.to_text(&a);
+    assert!(text.contains("(repetitions of the allocation pattern); 2 stacks grow"), "{text}");
+}
+
 #[test]
 fn no_growth_in_healthy_loops() {
     let (path, _) = generated("healthy");

@@ -6,7 +6,7 @@
 //! |---|---|
 //! | `oom` | every `oom` event: its cause classes (`too_large`, `fragmentation`, `live_tensors`, `caching`: [`super::oom::advise`]; `capped` below) |
 //! | `capped` | an OOM whose `device_free` exceeds the request: the process was held below the device (a per-process memory fraction, or other processes) |
-//! | `growth` | a stack whose live bytes mostly grow over the trace's repetitions ([`Analysis::repetitions`], [`Rise::Mostly`]) |
+//! | `growth` | a stack whose live bytes mostly grow over the trace's repetitions ([`Analysis::repetitions`], [`Analysis::growth`]) |
 //! | `gradients_kept` | gradients a backward made alive at the end of the next forward pass (no `zero_grad`, `set_to_none=False`, or accumulation) |
 //! | `caching` | at the peak, reserved exceeds the live bytes by a fifth or more (the peak's `caching` advice) |
 //! | `peak` | always, for a trace with allocations: the peak, when, and by kind |
@@ -18,7 +18,6 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::category::{stack_phase, Kind, Phase};
-use super::leaks::Rise;
 use super::oom::AdviceKind;
 use super::{Analysis, Moment};
 use crate::format::format_size;
@@ -237,7 +236,7 @@ impl Analysis {
         }
         let (samples, from) = self.repetitions(snap);
         let repetition = if from == "phases" { "iteration" } else { "repetition" };
-        for g in self.growth_by(&samples, Rise::Mostly).into_iter().take(TOP_GROWTH) {
+        for g in self.growth(&samples).into_iter().take(TOP_GROWTH) {
             let user = (0..self.el.leaf.len()).find(|&e| self.el.leaf[e] == g.id).map(|e| self.el.user[e]);
             let first_pos = samples[g.first_sample];
             let oom_event =
