@@ -204,18 +204,33 @@ fn growth_in_a_plain_loop_until_the_oom() {
     let (path, want) = generated("leak");
     let snap = load(&path);
     let (a, f) = findings_of(&snap);
+    // Two tensors an iteration from two lines of one loop body: one finding.
     let g = of(&f, FindingKind::Growth);
-    assert_eq!(g.len(), 2, "one a growing line: {:?}", f.findings);
-    let rate: u64 = g.iter().map(|x| x.bytes.unwrap()).sum();
-    assert_eq!(rate, want["rate_bytes"].as_u64().unwrap(), "bytes per iteration");
+    assert_eq!(g.len(), 1, "one a growing user frame: {:?}", f.findings);
+    let x = g[0];
+    let rate = want["rate_bytes"].as_u64().unwrap();
+    assert_eq!(x.bytes, Some(rate), "bytes per iteration");
     let lines: Vec<&str> = want["leak_lines"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
-    for x in &g {
-        let frame = x.detail["user_frame"].as_str().unwrap();
-        assert!(lines.iter().any(|l| frame.contains(l)), "the user's line, not torch's: {frame}");
-        assert_eq!(x.detail["oom_event"], want["oom_event"]);
-        assert_eq!(x.detail["repetitions_from"], "pattern");
-        assert_eq!(x.detail["repetitions"], want["iterations"]);
-        assert!(x.title.contains("until the OOM at event"), "{}", x.title);
+    let stacks = x.detail["stacks"].as_array().unwrap();
+    let frames: Vec<&str> = stacks.iter().map(|s| s["user_frame"].as_str().unwrap()).collect();
+    assert_eq!(frames.len(), lines.len(), "{frames:?}");
+    for l in &lines {
+        assert!(frames.iter().any(|f| f.contains(l)), "the user's line {l}, not torch's: {frames:?}");
+    }
+    assert_eq!(stacks.iter().map(|s| s["rate_bytes"].as_u64().unwrap()).sum::<u64>(), rate);
+    let frame = x.detail["user_frame"].as_str().unwrap();
+    assert!(frame.contains(lines[0]), "named by the loop body's first line: {frame}");
+    assert_eq!(x.detail["oom_event"], want["oom_event"]);
+    assert_eq!(x.detail["repetitions_from"], "pattern");
+    assert_eq!(x.detail["repetitions"], want["iterations"]);
+    let head = format!(
+        "Grows {} per iteration at {frame}, until the OOM at event {}",
+        memviz_core::format::format_size(rate, false),
+        want["oom_event"]
+    );
+    assert!(x.title.starts_with(&head), "{}\nwant {head}", x.title);
+    for cause in ["reference cycles", "observe_tensor_cycles", "kept in a list", "loss accumulated with its graph"] {
+        assert!(x.title.contains(cause), "{}", x.title);
     }
     // One leak, one kind: its collected half and the rest alike.
     let tl = Timeline::build(&snap, a.device, TimelineKind::ActiveMemory);

@@ -354,7 +354,7 @@ pub fn short_stack(key: &str, n: usize) -> String {
 
 /// (file, function) of a `filename:line:name` label: split at the first
 /// `:LINE:` (a file may hold `:`, as `C:\`; a C++ name `::`).
-fn label_parts(label: &str) -> (&str, &str) {
+pub(crate) fn label_parts(label: &str) -> (&str, &str) {
     let b = label.as_bytes();
     for (i, &c) in b.iter().enumerate() {
         if c != b':' {
