@@ -122,7 +122,7 @@ fn leaks_reported() {
     assert_eq!(keyed(&dev["alive_at_end"]), keyed(&lk["alive_at_end"]));
     assert_eq!(dev["samples"], lk["samples"]);
     let text = String::from_utf8(memviz(&["leaks", fixture.to_str().unwrap()]).stdout).unwrap();
-    assert!(text.contains("  growth: 4 samples (iteration starts); 1 stacks grow at every one\n    +3.0MiB (1.0MiB → 2.0MiB → 3.0MiB → 4.0MiB)\n        /home/me/proj/model.py:30:cache_append\n"), "{text}");
+    assert!(text.contains("  growth: 4 samples (iteration starts: a forward pass after a backward or optimizer step); 1 stacks grow\n    +3.0MiB (1.0MiB → 2.0MiB → 3.0MiB → 4.0MiB)\n        /home/me/proj/model.py:30:cache_append\n"), "{text}");
 }
 
 #[test]
