@@ -397,7 +397,7 @@ impl Analysis {
             v.sort_by_cached_key(|g| (std::cmp::Reverse(g.growth_bytes), line(g)));
         }
         let total = |v: &[Growth]| v.iter().map(|g| g.growth_bytes).sum::<u64>();
-        sites.sort_by(|a, b| total(&b.1).cmp(&total(&a.1)));
+        sites.sort_by_key(|s| std::cmp::Reverse(total(&s.1)));
         sites.into_iter().map(|(_, v)| v).collect()
     }
 
