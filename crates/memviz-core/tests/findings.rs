@@ -246,14 +246,20 @@ fn growth_in_a_plain_loop_until_the_oom() {
 /// analysis_reference.py finds it.
 #[test]
 fn leak_report_of_a_plain_loop() {
-    let (path, want) = generated("leak");
+    leak_report_of("leak", "pattern", "(repetitions of the allocation pattern); 2 stacks grow");
+    // Each iteration a ProfilerStep#N range: the range's starts.
+    leak_report_of("leak_steps", "annotations", "(starts of a repeating record_function range); 2 stacks grow");
+}
+
+fn leak_report_of(kind: &str, from: &str, line: &str) {
+    let (path, want) = generated(kind);
     let snap = load(&path);
     let (a, _) = findings_of(&snap);
     let r = a.leaks(&snap);
     let rf = reference("analysis_reference.py", &[path.to_str().unwrap()]);
     let lk = &rf["devices"][a.device.to_string()]["leaks"];
-    assert_eq!(lk["iterations_from"], "pattern");
-    assert_eq!(r.iterations_from, "pattern");
+    assert_eq!(lk["iterations_from"], from);
+    assert_eq!(r.iterations_from, from);
     assert_eq!(serde_json::json!(r.samples), lk["samples"]);
     assert_eq!(r.samples.len() as u64, want["iterations"].as_u64().unwrap(), "each start after the first, the end");
     let got: Vec<Value> =
@@ -270,7 +276,7 @@ fn leak_report_of_a_plain_loop() {
         assert!(r.growing.iter().any(|g| g.key.contains(line)), "{line}: {:?}", r.growing);
     }
     let text = r.to_text(&a);
-    assert!(text.contains("(repetitions of the allocation pattern); 2 stacks grow"), "{text}");
+    assert!(text.contains(line), "{text}");
 }
 
 #[test]
