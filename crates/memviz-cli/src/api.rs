@@ -72,7 +72,7 @@ pub const QUESTIONS: &[Question] = &[
     },
     Question {
         name: "leaks",
-        about: "Allocations alive at the end by stack, stacks whose live bytes grow every iteration, \
+        about: "Allocations alive at the end by stack, stacks whose live bytes grow over the repetitions (iterations, a repeating record_function range or allocation pattern), \
                 frees left pending on another stream; per device.",
         files: 1,
         options: &[DEVICE, CATEGORY],
