@@ -232,16 +232,11 @@ function leaksReport(r) {
     `<b>Alive at the end of the trace:</b> ${fmt(r.alive_at_end_bytes)} in ${r.alive_at_end_count} allocations made during it` +
     ` (and ${fmt(r.before_trace_bytes)} in ${r.before_trace_count} from before it).</p>`;
   if (r.alive_at_end.length) html += table(r.alive_at_end, 'stack', r.alive_at_end_bytes, (g) => stack(g.key));
-  if (r.iterations_from === 'phases') {
-    html += `<p data-key="growing" data-value="${r.growing.length}"><b>Growth:</b> ${r.sample_count} samples (the start of each iteration, found from forward / backward / optimizer frames, and the end); ` +
-      `${r.growing.length} stack${r.growing.length === 1 ? ' allocates' : 's allocate'} again each iteration without freeing first.</p>`;
-    if (r.growing.length) {
-      html += '<table data-table="growing"><tr><th>stack</th><th>growth</th><th>live bytes at each sample</th></tr>' +
-        r.growing.map((g) => `<tr><td>${stack(g.key)}</td><td data-bytes="${g.growth_bytes}">+${fmt(g.growth_bytes)}</td>` +
-          `<td>${g.live_bytes.map(fmt).join(' → ')}</td></tr>`).join('') + '</table>';
-    }
-  } else {
-    html += '<p data-key="growing" data-value="0"><b>Growth:</b> no iterations found (no forward pass after a backward or optimizer step in the stacks).</p>';
+  html += `<p data-key="growing" data-value="${r.growing.length}" data-from="${r.iterations_from}"><b>Growth:</b> ${esc(r.growth_line)}.</p>`;
+  if (r.growing.length) {
+    html += '<table data-table="growing"><tr><th>stack</th><th>growth</th><th>live bytes at each sample</th></tr>' +
+      r.growing.map((g) => `<tr><td>${stack(g.key)}</td><td data-bytes="${g.growth_bytes}">+${fmt(g.growth_bytes)}</td>` +
+        `<td>${g.live_bytes.map(fmt).join(' → ')}</td></tr>`).join('') + '</table>';
   }
   html += `<p data-key="pending" data-value="${r.pending_free_count}"><b>Frees left pending on another stream:</b> ${r.pending_free_count} frees waited between free_requested and free_completed` +
     (r.pending_free_count > r.pending_frees.length ? ` (the ${r.pending_frees.length} longest below)` : '') + '.</p>';

@@ -69,8 +69,8 @@ panel.innerHTML = `
   <div id="diff-controls">
     <label>A <select id="diff-a"></select></label> <label>at <input id="diff-at-a" size="9" value="peak"></label>
     <label>B <select id="diff-b"></select></label> <label>at <input id="diff-at-b" size="9" value="peak"></label>
-    <label>by <select id="diff-by"><option value="stack">stack</option><option value="frame">frame</option>
-      <option value="user">user frame</option><option value="category">kind</option></select></label>
+    <label>by <select id="diff-by"><option value="user" selected>user frame</option><option value="stack">stack</option>
+      <option value="frame">frame</option><option value="category">kind</option></select></label>
     <button id="diff-run" type="button">Compare</button> <progress id="diff-progress" max="1" hidden></progress>
     <span class="help">at: peak, end, start, oom, step:S or an event index</span>
   </div>
@@ -445,8 +445,8 @@ function moreDiffRows() {
   body.insertAdjacentHTML('beforeend', diffRows.slice(shown, shown + DIFF_PAGE).map((g, i) => {
     const delta = g.bytes_b - g.bytes_a;
     const tag = g.count_a === 0 ? '<span class="only">only in B</span> ' : g.count_b === 0 ? '<span class="only">only in A</span> ' : '';
-    const lines = g.key.split('\n');
-    const short = lines.filter((l) => l.includes('.py:')).slice(0, 3).join(' ← ') || lines.slice(0, 2).join(' ← ');
+    // The core's label: user frames first, what differs when two read alike.
+    const short = g.label.split('\n').join(' ← ');
     // The group's whole key (a stack: kilobytes) is not written into the
     // row: its index says which, and a hover gives it as the title.
     return `<tr data-i="${shown + i}" data-a="${g.bytes_a}" data-b="${g.bytes_b}"><td class="${delta > 0 ? 'up' : 'down'}">${signed(delta)}</td>` +

@@ -79,7 +79,7 @@ fn analysis(c: &mut Criterion) {
             })
         });
         g.bench_function(format!("{name}/oom_and_peak"), |b| b.iter(|| a.explain_all(&snap, &h).len()));
-        g.bench_function(format!("{name}/leaks"), |b| b.iter(|| a.leaks().growing.len()));
+        g.bench_function(format!("{name}/leaks"), |b| b.iter(|| a.leaks(&snap).growing.len()));
         g.bench_function(format!("{name}/diff_side"), |b| {
             b.iter(|| {
                 x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);

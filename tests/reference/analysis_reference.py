@@ -436,8 +436,71 @@ def analyse(snap, device, rules, extra_specs=()):
             pos = bisect.bisect_right(action_event, last)
             if (not starts or starts[-1] != pos) and 0 < pos < n:
                 starts.append(pos)
+    def finish(starts):
+        starts = [p for p in starts if 0 < p < n]
+        starts = [p for j, p in enumerate(starts) if j == 0 or starts[j - 1] != p]
+        return starts + [n] if len(starts) >= 2 else None
+
+    def annotation_starts():
+        # the outermost record_function range that repeats (digits read as
+        # one name), by its START times against the actions' events
+        entries = []
+        for a in (snap.get('external_annotations') or []):
+            if not isinstance(a, dict) or ('device' in a and a['device'] != device):
+                continue
+            if a.get('stage') in ('START', 'END') and isinstance(a.get('name'), str) and 'time_us' in a:
+                entries.append((a['time_us'], a['stage'] == 'START', a['name']))
+        entries.sort(key=lambda x: x[0])
+        opened, ranges = [], []
+        for t, start, name in entries:
+            if start:
+                opened.append((name, t, len(opened)))
+            else:
+                for j in range(len(opened) - 1, -1, -1):
+                    if opened[j][0] == name:
+                        ranges.append(opened.pop(j))
+                        break
+        ranges += opened
+        internal = ('dynamo', 'inductor', 'compiledfunction', 'compiled region', 'compiledfxgraph', 'aotdispatch',
+                    'aot_', 'triton')
+        by_name = {}
+        for name, t, depth in ranges:
+            if any(k in name.lower() for k in internal):
+                continue
+            key = '#'.join(x for x in re.split('[0-9]', name) if x)
+            d, ts = by_name.setdefault(key, [depth, []])
+            by_name[key][0] = min(d, depth)
+            ts.append(t)
+        rep = [(d, -len(ts), k) for k, (d, ts) in by_name.items() if len(ts) >= 2]
+        if not rep:
+            return []
+        times = [trace[i].get('time_us', -2 ** 63) for i in action_event]
+        return [bisect.bisect_left(times, t) for t in sorted(by_name[min(rep)[2]][1])]
+
+    def pattern_starts():
+        # the stack outside any phase allocating at fairly even intervals
+        # over the widest stretch: right before each of its allocations
+        allocs = sorted((born[e], stack_id(elements[e]['frames'])) for e in range(ne)
+                        if elements[e]['kind'] == 'trace'
+                        and stack_phase(trace[action_event[born[e] - 1]].get('frames') or []) is None)
+        at = {}
+        for k, (_, sid) in enumerate(allocs):
+            at.setdefault(sid, []).append(k)
+        best = None
+        for ks in at.values():
+            gaps = [b - a for a, b in zip(ks, ks[1:])]
+            if len(ks) >= MIN_SAMPLES and max(gaps) <= 2 * min(gaps):
+                rank = (ks[-1] - ks[0], -len(ks), -ks[0])
+                if best is None or rank > best[0]:
+                    best = (rank, ks)
+        return [allocs[k][0] - 1 for k in best[1]] if best else []
+
     if len(starts) >= 2:
         samples, source = starts + [n], 'phases'
+    elif finish(annotation_starts()):
+        samples, source = finish(annotation_starts()), 'annotations'
+    elif finish(pattern_starts()):
+        samples, source = finish(pattern_starts()), 'pattern'
     else:
         samples, source = [], 'none'
     growing = []
@@ -458,7 +521,11 @@ def analyse(snap, device, rules, extra_specs=()):
             if first is None:
                 continue
             rising = vals[first:]
-            if len(rising) >= MIN_SAMPLES and all(b > a for a, b in zip(rising, rising[1:])):
+            # mostly grows: rises at two thirds of the samples or more, at
+            # the last one, and ends above where it began
+            ups = sum(b > a for a, b in zip(rising, rising[1:]))
+            if len(rising) >= MIN_SAMPLES and ups * 3 >= (len(rising) - 1) * 2 and rising[-1] > rising[-2] \
+                    and rising[-1] > rising[0]:
                 frames = [{'filename': f, 'line': l, 'name': nm} for f, l, nm in sid]
                 growing.append({'key': stack_key(frames), 'first_sample': first, 'live_bytes': rising,
                                 'growth_bytes': rising[-1] - rising[0]})

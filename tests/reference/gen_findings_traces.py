@@ -7,6 +7,9 @@ each must show, worked out here from what it wrote:
       iteration at leak.py:12 and :13, keeps them for 8 iterations, frees
       half of them once (a collection), grows again for 8 iterations, then
       runs out of memory (an `oom` event asking 256 MiB);
+  gen_findings_traces.py leak_steps OUT.pickle  the same leaking loop, each
+      iteration inside a `record_function("ProfilerStep#N")` range
+      (external_annotations START/END);
   gen_findings_traces.py healthy OUT.pickle  the same loop freeing both
       tensors every iteration: nothing grows;
   gen_findings_traces.py on_device OUT.pickle  a model made on the device
@@ -39,7 +42,7 @@ ALLOC_CPP = [frame('CUDACachingAllocator.cpp', 0,
 
 class Trace:
     def __init__(self):
-        self.events, self.segments, self.live = [], [], {}
+        self.events, self.segments, self.live, self.annotations = [], [], {}, []
         self.next_addr, self.t = 0x7f0000000000, 1_700_000_000_000_000
 
     def ev(self, **kw):
@@ -79,12 +82,12 @@ class Trace:
                          'stream': 0, 'segment_type': 'large', 'segment_pool_id': (0, 0),
                          'is_expandable': False, 'frames': frames, 'blocks': blocks})
         snap = {'segments': segs, 'device_traces': [self.events],
-                'allocator_settings': {}, 'external_annotations': []}
+                'allocator_settings': {}, 'external_annotations': self.annotations}
         with open(path, 'wb') as f:
             pickle.dump(snap, f, protocol=4)
 
 
-def loop(path, leak):
+def loop(path, leak, steps=False):
     tr = Trace()
     main = [frame('/home/me/leak.py', 20, '<module>')]
     line = lambda n: [frame('/home/me/leak.py', n, 'step')] + [frame('/home/me/leak.py', 18, 'run')] + main
@@ -95,12 +98,19 @@ def loop(path, leak):
     for phase in range(2):
         for _ in range(8):
             iters += 1
+            step = {'device': 0, 'name': f'ProfilerStep#{iters}'}
+            if steps:
+                tr.t += 1
+                tr.annotations.append({**step, 'stage': 'START', 'time_us': tr.t})
             a, b = tr.alloc(256 * MiB, a_frames), tr.alloc(256 * MiB, b_frames)
             if leak:
                 kept += [a, b]
             else:
                 tr.free(a, line(15))
                 tr.free(b, line(15))
+            if steps:
+                tr.t += 1
+                tr.annotations.append({**step, 'stage': 'END', 'time_us': tr.t})
         if leak and phase == 0:
             gc = [frame('/home/me/leak.py', 16, 'collect')] + main
             for addr in kept[: len(kept) // 2]:
@@ -150,7 +160,7 @@ def on_device(path):
 
 def main():
     what, path = sys.argv[1], sys.argv[2]
-    out = {'leak': lambda: loop(path, True), 'healthy': lambda: loop(path, False),
+    out = {'leak': lambda: loop(path, True), 'leak_steps': lambda: loop(path, True, steps=True), 'healthy': lambda: loop(path, False),
            'on_device': lambda: on_device(path)}[what]()
     json.dump(out, sys.stdout)
     sys.stdout.write('\n')

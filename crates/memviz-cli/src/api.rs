@@ -36,6 +36,10 @@ const DEVICE: (&str, &str, &str) = ("device", "string", "a CUDA device number or
 const AT: (&str, &str, &str) =
     ("at", "string", "peak (default), oom, oom:K, end, start, step:S or a trace event index");
 const BY: (&str, &str, &str) = ("by", "string", "stack (default), user, frame or category");
+/// `diff`'s grouping unless `--by` says: the innermost user frame.
+pub const DIFF_BY: &str = "user";
+const DIFF_BY_OPT: (&str, &str, &str) =
+    ("by", "string", "user (the innermost user frame, default), stack, frame or category");
 const LIMIT: (&str, &str, &str) = ("limit", "integer", "at most this many groups");
 const CATEGORY: (&str, &str, &str) =
     ("category", "array", "'REGEX=KIND' rules tried before the built-in inference (REGEX over the stack's frames)");
@@ -68,7 +72,7 @@ pub const QUESTIONS: &[Question] = &[
     },
     Question {
         name: "leaks",
-        about: "Allocations alive at the end by stack, stacks whose live bytes grow every iteration, \
+        about: "Allocations alive at the end by stack, stacks whose live bytes grow over the repetitions (iterations, a repeating record_function range or allocation pattern), \
                 frees left pending on another stream; per device.",
         files: 1,
         options: &[DEVICE, CATEGORY],
@@ -110,13 +114,13 @@ pub const QUESTIONS: &[Question] = &[
             DEVICE,
             ("device_a", "string", "the device in A (else device)"),
             ("device_b", "string", "the device in B (else device)"),
-            BY,
+            DIFF_BY_OPT,
             LIMIT,
             CATEGORY,
         ],
         answer: |s, o| {
             let (a, b) = diff_sides(snapshot(s[0])?, s[0].1, snapshot(s[1])?, s[1].1, o)?;
-            Ok(diff_json(&diff::diff(&a, &b, group_by(o)?), o))
+            Ok(diff_json(&diff::diff(&a, &b, group_by(o, DIFF_BY)?), o))
         },
     },
 ];
@@ -160,9 +164,9 @@ fn snapshot<'a>((loaded, file): (&'a Loaded, &str)) -> Result<&'a Snapshot, Stri
     }
 }
 
-/// `--by`, default stack.
-fn group_by(opts: &Opts) -> Result<GroupBy, String> {
-    let spec = opts.by.as_deref().unwrap_or("stack");
+/// `--by`, else `default`.
+fn group_by(opts: &Opts, default: &str) -> Result<GroupBy, String> {
+    let spec = opts.by.as_deref().unwrap_or(default);
     GroupBy::from_name(spec).ok_or_else(|| format!("--by {spec:?}: expected stack, user, frame or category"))
 }
 
@@ -197,7 +201,7 @@ pub fn top(snap: &Snapshot, file: &str, opts: &Opts) -> Result<Top, String> {
     let device = pick_device(snap, file, opts.device.as_deref())?;
     let at_spec = opts.at.clone().unwrap_or_else(|| "peak".to_string());
     let moment = Moment::parse(&at_spec)?;
-    let by = group_by(opts)?;
+    let by = group_by(opts, "stack")?;
     let a = Analysis::build(snap, device, &rules);
     let at = a.resolve(moment).map_err(|e| format!("{file}: {e}"))?;
     let live = a.live(at.position);
@@ -273,7 +277,7 @@ pub fn leaks(snap: &Snapshot, file: &str, opts: &Opts) -> Result<Vec<(Analysis, 
     let mut reports = Vec::new();
     for d in devices(snap, file, opts.device.as_deref())? {
         let a = Analysis::build(snap, d, &rules);
-        let r = a.leaks();
+        let r = a.leaks(snap);
         reports.push((a, r));
     }
     Ok(reports)

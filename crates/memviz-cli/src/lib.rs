@@ -64,10 +64,11 @@ USAGE:
     top, oom, leaks and findings take --category 'REGEX=KIND' (repeatable, first match
     wins over the built-in inference): REGEX is matched against the stack's
     shown frames, 'filename:line:name' one a line, innermost first.
-    memviz diff A B [--at peak|end|oom|step:S|EVENT] [--by stack|user|frame|category]
+    memviz diff A B [--at peak|end|oom|step:S|EVENT] [--by user|stack|frame|category]
                [--device D] [--limit N] [--json]
         What changed from A to B: live bytes at the moment (default: each
-        side's peak) grouped in A, in B, and B - A, largest change first;
+        side's peak) grouped (by the innermost user frame unless --by) in A,
+        in B, and B - A, largest change first;
         groups only in A or only in B. Stacks match by their frames' text
         (file, line, function), never by address. --at-a/--at-b and
         --device-a/--device-b set one side (A and B may be the same file:

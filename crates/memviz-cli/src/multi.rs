@@ -16,7 +16,9 @@ pub(crate) fn diff(file_a: &str, opts: &Opts) -> Result<(), String> {
         _ => return Err("diff: more than two files given: memviz diff A B".into()),
     };
     memviz_core::analysis::Rules::parse(&opts.categories)?;
-    let by_spec = opts.by.as_deref().unwrap_or("stack");
+    // Rows line up by the user's code: stacks that differ only below it
+    // (another kernel, another allocator path) are one row.
+    let by_spec = opts.by.as_deref().unwrap_or(api::DIFF_BY);
     let by = GroupBy::from_name(by_spec)
         .ok_or_else(|| format!("--by {by_spec:?}: expected stack, user, frame or category"))?;
     let (at_a, at_b) = api::diff_moments(opts);

@@ -1,4 +1,4 @@
-//! `memviz top`, `memviz oom` and `memviz leaks` against the independent
+//! `memviz top`, `memviz oom`, `memviz leaks` and `memviz findings` against the independent
 //! Python reference (tests/reference/analysis_reference.py) and against
 //! `memviz summary`; and their errors. Needs python3 and ../shared (override
 //! with MEMVIZ_SHARED): their absence fails the tests.
@@ -122,7 +122,7 @@ fn leaks_reported() {
     assert_eq!(keyed(&dev["alive_at_end"]), keyed(&lk["alive_at_end"]));
     assert_eq!(dev["samples"], lk["samples"]);
     let text = String::from_utf8(memviz(&["leaks", fixture.to_str().unwrap()]).stdout).unwrap();
-    assert!(text.contains("  growth: 4 samples (iteration starts); 1 stacks grow at every one\n    +3.0MiB (1.0MiB → 2.0MiB → 3.0MiB → 4.0MiB)\n        /home/me/proj/model.py:30:cache_append\n"), "{text}");
+    assert!(text.contains("  growth: 4 samples (iteration starts: a forward pass after a backward or optimizer step); 1 stacks grow\n    +3.0MiB (1.0MiB → 2.0MiB → 3.0MiB → 4.0MiB)\n        /home/me/proj/model.py:30:cache_append\n"), "{text}");
 }
 
 #[test]
@@ -158,4 +158,31 @@ fn errors() {
     fails(&["top", &file, "--device", "3"], "no device 3");
     fails(&["top", &file, "--limit", "many"], "--limit needs a number");
     fails(&["leaks", &snapshot("segments_only_list.pkl")], "no device has a trace");
+}
+
+/// `memviz findings --json`: the shape, the OOM's numbers as
+/// `memviz oom` gives them, and the text one line a finding.
+#[test]
+fn findings_json_and_text() {
+    let file = snapshot("oom_pickle_named_json.json");
+    let f = json(&["findings", &file, "--json"]);
+    assert_eq!(f["device"], 0);
+    let list = f["findings"].as_array().unwrap();
+    for x in list {
+        let keys: Vec<&str> = x.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+        assert_eq!(keys, ["bytes", "detail", "event", "kind", "title"], "{x}");
+        assert!(!x["title"].as_str().unwrap().contains('\n'));
+    }
+    let oom = json(&["oom", &file, "--json"]);
+    let o = &oom["devices"][0]["ooms"][0];
+    assert_eq!(list[0]["kind"], "oom");
+    assert_eq!(list[0]["bytes"], o["request"]["bytes"]);
+    assert_eq!(list[0]["event"], o["at"]["event"]);
+    assert_eq!(list[0]["detail"]["causes"], serde_json::json!(["live_tensors"]));
+    let peak = list.iter().find(|x| x["kind"] == "peak").unwrap();
+    let summary = json(&["summary", &file, "--json"]);
+    assert_eq!(peak["bytes"], summary["devices"]["0"]["active_memory"]["peak_bytes"]);
+    let text = String::from_utf8(memviz(&["findings", &file]).stdout).unwrap();
+    assert_eq!(text.lines().count(), 2 + list.len(), "{text}");
+    assert!(text.contains("\n  oom              OOM at event"), "{text}");
 }

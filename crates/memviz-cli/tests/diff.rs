@@ -170,7 +170,14 @@ fn diff_finds_the_added_allocations() {
             v
         };
         assert_eq!(want.len(), 3);
+        // By default rows line up by the innermost user frame: the added
+        // stacks are all user code, so each is its first line.
         let d = json(&["diff", &a, &b, "--at", "end", "--json"]);
+        let changed: Vec<_> = rows(&d["groups"]).into_iter().filter(|r| (r.1, r.3) != (r.2, r.4)).collect();
+        let by_user: Vec<_> =
+            want.iter().map(|w| (w.0.lines().next().unwrap().to_string(), w.1, w.2, w.3, w.4)).collect();
+        assert_eq!(changed, by_user, "seed {seed}");
+        let d = json(&["diff", &a, &b, "--at", "end", "--by", "stack", "--json"]);
         let changed: Vec<_> = rows(&d["groups"]).into_iter().filter(|r| (r.1, r.3) != (r.2, r.4)).collect();
         assert_eq!(changed, want, "seed {seed}");
         assert_eq!(d["changed"], 3);
@@ -189,7 +196,7 @@ fn diff_finds_the_added_allocations() {
             .map(|g| g["bytes_b"].as_i64().unwrap() - g["bytes_a"].as_i64().unwrap())
             .sum();
         assert_eq!(delta, total as i64);
-        let r = json(&["diff", &b, &a, "--at", "end", "--json"]);
+        let r = json(&["diff", &b, &a, "--at", "end", "--by", "stack", "--json"]);
         assert_eq!((r["only_in_a"].as_u64(), r["only_in_a_bytes"].as_u64()), (Some(3), Some(total)));
         // The largest of them comes first in the text too.
         let text = String::from_utf8_lossy(&memviz(&["diff", &a, &b, "--at", "end"]).stdout).to_string();

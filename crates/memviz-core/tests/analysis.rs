@@ -209,7 +209,7 @@ fn check_file_built(path: &Path, rules: &[&str], budget: Option<usize>) {
         assert_eq!(alone.oom_events, a.oom_events, "{ctx}: oom events");
 
         // Leaks.
-        let r = a.leaks();
+        let r = a.leaks(&snap);
         let lk = &exp["leaks"];
         assert!(groups_json(&r.alive_at_end) == lk["alive_at_end"], "{ctx}: alive at end");
         assert_eq!(
@@ -407,7 +407,7 @@ fn leak_fixture_explained() {
         by_kind,
         vec![("optimizer_state".into(), 8 * MIB), ("activation".into(), 4 * MIB), ("gradient".into(), 4 * MIB)]
     );
-    let leaks = a.leaks();
+    let leaks = a.leaks(&snap);
     assert_eq!(leaks.iterations_from, "phases");
     assert_eq!(leaks.growing.len(), 1, "{:?}", leaks.growing);
     let g = &leaks.growing[0];
@@ -464,7 +464,7 @@ fn real_oom_explained() {
 fn real_leak_found() {
     let snap = load(&shared_dir().join("snapshots/expandable_segments_map_unmap.pickle"));
     let a = Analysis::build(&snap, 0, &Rules::default());
-    let r = a.leaks();
+    let r = a.leaks(&snap);
     assert_eq!(r.iterations_from, "phases");
     assert_eq!(r.samples.len(), 3);
     assert_eq!(r.growing.len(), 1, "{:?}", r.growing);
@@ -528,7 +528,7 @@ fn odd_input_never_panics() {
             for e in a.explain_all(&snap, &h) {
                 e.to_text();
             }
-            a.leaks().to_text(&a);
+            a.leaks(&snap).to_text(&a);
             let series = KindSeries::new(&a);
             for p in [0, 1, a.last_position(), a.last_position() + 5, u32::MAX] {
                 series.at(&a, p);

@@ -204,18 +204,33 @@ fn growth_in_a_plain_loop_until_the_oom() {
     let (path, want) = generated("leak");
     let snap = load(&path);
     let (a, f) = findings_of(&snap);
+    // Two tensors an iteration from two lines of one loop body: one finding.
     let g = of(&f, FindingKind::Growth);
-    assert_eq!(g.len(), 2, "one a growing line: {:?}", f.findings);
-    let rate: u64 = g.iter().map(|x| x.bytes.unwrap()).sum();
-    assert_eq!(rate, want["rate_bytes"].as_u64().unwrap(), "bytes per iteration");
+    assert_eq!(g.len(), 1, "one a growing user frame: {:?}", f.findings);
+    let x = g[0];
+    let rate = want["rate_bytes"].as_u64().unwrap();
+    assert_eq!(x.bytes, Some(rate), "bytes per iteration");
     let lines: Vec<&str> = want["leak_lines"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
-    for x in &g {
-        let frame = x.detail["user_frame"].as_str().unwrap();
-        assert!(lines.iter().any(|l| frame.contains(l)), "the user's line, not torch's: {frame}");
-        assert_eq!(x.detail["oom_event"], want["oom_event"]);
-        assert_eq!(x.detail["repetitions_from"], "pattern");
-        assert_eq!(x.detail["repetitions"], want["iterations"]);
-        assert!(x.title.contains("until the OOM at event"), "{}", x.title);
+    let stacks = x.detail["stacks"].as_array().unwrap();
+    let frames: Vec<&str> = stacks.iter().map(|s| s["user_frame"].as_str().unwrap()).collect();
+    assert_eq!(frames.len(), lines.len(), "{frames:?}");
+    for l in &lines {
+        assert!(frames.iter().any(|f| f.contains(l)), "the user's line {l}, not torch's: {frames:?}");
+    }
+    assert_eq!(stacks.iter().map(|s| s["rate_bytes"].as_u64().unwrap()).sum::<u64>(), rate);
+    let frame = x.detail["user_frame"].as_str().unwrap();
+    assert!(frame.contains(lines[0]), "named by the loop body's first line: {frame}");
+    assert_eq!(x.detail["oom_event"], want["oom_event"]);
+    assert_eq!(x.detail["repetitions_from"], "pattern");
+    assert_eq!(x.detail["repetitions"], want["iterations"]);
+    let head = format!(
+        "Grows {} per iteration at {frame}, until the OOM at event {}",
+        memviz_core::format::format_size(rate, false),
+        want["oom_event"]
+    );
+    assert!(x.title.starts_with(&head), "{}\nwant {head}", x.title);
+    for cause in ["reference cycles", "observe_tensor_cycles", "kept in a list", "loss accumulated with its graph"] {
+        assert!(x.title.contains(cause), "{}", x.title);
     }
     // One leak, one kind: its collected half and the rest alike.
     let tl = Timeline::build(&snap, a.device, TimelineKind::ActiveMemory);
@@ -224,6 +239,44 @@ fn growth_in_a_plain_loop_until_the_oom() {
         .map(|e| a.kind_of(e).unwrap().0)
         .collect();
     assert_eq!(kinds.len(), 1, "{kinds:?}");
+}
+
+/// The leak report samples the same repetitions as the findings: the
+/// plain loop (no phases) shows its growth there too, as
+/// analysis_reference.py finds it.
+#[test]
+fn leak_report_of_a_plain_loop() {
+    leak_report_of("leak", "pattern", "(repetitions of the allocation pattern); 2 stacks grow");
+    // Each iteration a ProfilerStep#N range: the range's starts.
+    leak_report_of("leak_steps", "annotations", "(starts of a repeating record_function range); 2 stacks grow");
+}
+
+fn leak_report_of(kind: &str, from: &str, line: &str) {
+    let (path, want) = generated(kind);
+    let snap = load(&path);
+    let (a, _) = findings_of(&snap);
+    let r = a.leaks(&snap);
+    let rf = reference("analysis_reference.py", &[path.to_str().unwrap()]);
+    let lk = &rf["devices"][a.device.to_string()]["leaks"];
+    assert_eq!(lk["iterations_from"], from);
+    assert_eq!(r.iterations_from, from);
+    assert_eq!(serde_json::json!(r.samples), lk["samples"]);
+    assert_eq!(r.samples.len() as u64, want["iterations"].as_u64().unwrap(), "each start after the first, the end");
+    let got: Vec<Value> =
+        r.growing.iter().map(|g| serde_json::json!({"key": g.key, "live_bytes": g.live_bytes})).collect();
+    let exp: Vec<Value> = lk["growing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| serde_json::json!({"key": g["key"], "live_bytes": g["live_bytes"]}))
+        .collect();
+    assert_eq!(got, exp);
+    for line in want["leak_lines"].as_array().unwrap() {
+        let line = line.as_str().unwrap();
+        assert!(r.growing.iter().any(|g| g.key.contains(line)), "{line}: {:?}", r.growing);
+    }
+    let text = r.to_text(&a);
+    assert!(text.contains(line), "{text}");
 }
 
 #[test]

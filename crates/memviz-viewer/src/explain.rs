@@ -211,16 +211,21 @@ impl Viewer {
 
     /// The leak report of the current device (memviz_core::analysis::leaks::
     /// LeakReport as JSON, plus `pending_keys`: the stack of each pending
-    /// free listed), its `samples` replaced by `sample_count`: the page
+    /// free listed, and `growth_line`: the growth part's headline), its
+    /// `samples` replaced by `sample_count`: the page
     /// shows how many, and a trace may have 100k+ iterations.
     pub fn leaks_json(&mut self) -> Result<String, String> {
-        let Some(a) = self.analysis() else { return Err("no file".into()) };
-        let mut r = a.leaks();
+        if !self.ensure_analysis() {
+            return Err("no file".into());
+        }
+        let (Some(f), Some(a)) = (self.cx.file(), self.moment.get()) else { return Err("no file".into()) };
+        let mut r = a.leaks(&f.snap);
         let sample_count = std::mem::take(&mut r.samples).len();
         let keys: Vec<String> = r.pending_frees.iter().map(|p| a.stack_key(p.stack)).collect();
         let mut v = serde_json::to_value(&r).map_err(|e| e.to_string())?;
         v["pending_keys"] = serde_json::json!(keys);
         v["sample_count"] = serde_json::json!(sample_count);
+        v["growth_line"] = serde_json::json!(r.growth_line());
         if let Some(o) = v.as_object_mut() {
             o.remove("samples");
         }

@@ -173,10 +173,17 @@ impl Side {
     }
 }
 
+/// Lines of a key a row is named by.
+pub const LABEL_LINES: usize = 3;
+
 /// One key's live bytes on each side.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DiffGroup {
     pub key: String,
+    /// What the row is named by: the key's user frames first, at most
+    /// [`LABEL_LINES`] lines, with the first line that differs where two
+    /// rows' would read the same ([`super::live::distinct_short_stacks`]).
+    pub label: String,
     pub bytes_a: u64,
     pub bytes_b: u64,
     pub count_a: u64,
@@ -223,12 +230,26 @@ pub fn diff(a: &Side, b: &Side, by: GroupBy) -> Diff {
         .iter()
         .map(|(k, sa)| {
             let sb = gb.get(k).copied().unwrap_or_default();
-            DiffGroup { key: k.clone(), bytes_a: sa.bytes, bytes_b: sb.bytes, count_a: sa.count, count_b: sb.count }
+            DiffGroup {
+                key: k.clone(),
+                label: String::new(),
+                bytes_a: sa.bytes,
+                bytes_b: sb.bytes,
+                count_a: sa.count,
+                count_b: sb.count,
+            }
         })
         .collect();
     for (k, sb) in gb {
         if !ga.contains_key(k) {
-            groups.push(DiffGroup { key: k.clone(), bytes_a: 0, bytes_b: sb.bytes, count_a: 0, count_b: sb.count });
+            groups.push(DiffGroup {
+                key: k.clone(),
+                label: String::new(),
+                bytes_a: 0,
+                bytes_b: sb.bytes,
+                count_a: 0,
+                count_b: sb.count,
+            });
         }
     }
     groups.sort_by(|x, y| {
@@ -238,6 +259,11 @@ pub fn diff(a: &Side, b: &Side, by: GroupBy) -> Diff {
             .then(y.bytes_a.max(y.bytes_b).cmp(&x.bytes_a.max(x.bytes_b)))
             .then_with(|| x.key.cmp(&y.key))
     });
+    let keys: Vec<&str> = groups.iter().map(|g| g.key.as_str()).collect();
+    let labels = super::live::distinct_short_stacks(&keys, LABEL_LINES);
+    for (g, l) in groups.iter_mut().zip(labels) {
+        g.label = l;
+    }
     let only = |f: &dyn Fn(&DiffGroup) -> bool, bytes: &dyn Fn(&DiffGroup) -> u64| {
         let v: Vec<&DiffGroup> = groups.iter().filter(|g| f(g)).collect();
         (v.len(), v.iter().fold(0u64, |s, g| s.wrapping_add(bytes(g))))
@@ -317,7 +343,7 @@ pub fn diff_tree(a: &Side, b: &Side, min_bytes: u64) -> Vec<DiffNode> {
 }
 
 /// A diff as text for a terminal: the totals, then the `limit` largest
-/// changes (stacks shortened to `lines` lines).
+/// changes, each by its label.
 pub fn to_text(d: &Diff, limit: usize) -> String {
     use crate::format::format_size;
     use std::fmt::Write;
@@ -358,7 +384,6 @@ pub fn to_text(d: &Diff, limit: usize) -> String {
         d.only_in_b,
         size(d.only_in_b_bytes)
     );
-    let lines = if d.by == GroupBy::Stack { 4 } else { 1 };
     let _ = writeln!(out, "  {:>10} {:>10} {:>11}", "A", "B", "B - A");
     for g in d.groups.iter().filter(|g| g.changed()).take(limit) {
         let tag = match (g.count_a, g.count_b) {
@@ -366,7 +391,7 @@ pub fn to_text(d: &Diff, limit: usize) -> String {
             (_, 0) => "only in A  ",
             _ => "",
         };
-        let key = super::live::short_stack(&g.key, lines).replace('\n', "\n                                     ");
+        let key = g.label.replace('\n', "\n                                     ");
         let _ =
             writeln!(out, "  {:>10} {:>10} {:>11}  {tag}{key}", size(g.bytes_a), size(g.bytes_b), signed(g.delta()));
     }
@@ -400,6 +425,28 @@ mod tests {
             })
             .collect();
         format!(r#"{{"segments": [], "device_traces": [[{}]]}}"#, ev.join(","))
+    }
+
+    #[test]
+    fn rows_that_read_the_same_say_what_differs() {
+        // Two stacks alike in the user's code, apart below it (two C++ paths).
+        let cpp = |n: &str| format!(r#"{{"filename": "??", "line": 0, "name": "at::native::{n}(long)"}}"#);
+        let a = snap(&trace(&[
+            ("alloc", 4096, 100, &format!("{},{G},{F}", cpp("empty"))),
+            ("alloc", 8192, 50, &format!("{},{G},{F}", cpp("zeros"))),
+        ]));
+        let d = diff(&side(&a, Moment::End), &side(&snap(&trace(&[])), Moment::End), GroupBy::Stack);
+        let labels: Vec<&str> = d.groups.iter().map(|g| g.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "model.py:3:fwd\ntrain.py:10:step\n…\n(differs: ??:0:at::native::empty(long))",
+                "model.py:3:fwd\ntrain.py:10:step\n…\n(differs: ??:0:at::native::zeros(long))"
+            ]
+        );
+        // A row alone keeps its short stack.
+        let d = diff(&side(&a, Moment::End), &side(&a, Moment::End), GroupBy::UserFrame);
+        assert_eq!(d.groups.iter().map(|g| g.label.as_str()).collect::<Vec<_>>(), ["model.py:3:fwd"]);
     }
 
     #[test]

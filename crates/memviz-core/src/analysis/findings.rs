@@ -6,7 +6,7 @@
 //! |---|---|
 //! | `oom` | every `oom` event: its cause classes (`too_large`, `fragmentation`, `live_tensors`, `caching`: [`super::oom::advise`]; `capped` below) |
 //! | `capped` | an OOM whose `device_free` exceeds the request: the process was held below the device (a per-process memory fraction, or other processes) |
-//! | `growth` | a stack whose live bytes mostly grow over the trace's repetitions ([`Analysis::repetitions`], [`Rise::Mostly`]) |
+//! | `growth` | one per user frame (function and callers) whose stacks' live bytes grow over the trace's repetitions ([`Analysis::repetitions`], [`Analysis::growth`]): the bytes a repetition adds, the OOM it runs into, the likely causes |
 //! | `gradients_kept` | gradients a backward made alive at the end of the next forward pass (no `zero_grad`, `set_to_none=False`, or accumulation) |
 //! | `caching` | at the peak, reserved exceeds the live bytes by a fifth or more (the peak's `caching` advice) |
 //! | `peak` | always, for a trace with allocations: the peak, when, and by kind |
@@ -18,15 +18,22 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::category::{stack_phase, Kind, Phase};
-use super::leaks::Rise;
+use super::leaks::Growth;
 use super::oom::AdviceKind;
 use super::{Analysis, Moment};
 use crate::format::format_size;
 use crate::model::Snapshot;
 use crate::state::StateHistory;
 
-/// Growing stacks reported (the largest growth first).
+/// Growth sites reported (the largest growth first).
 const TOP_GROWTH: usize = 3;
+/// What makes a loop keep its tensors, in words: the finding names them
+/// without claiming which.
+const GROWTH_CAUSES: [&str; 3] = [
+    "tensors held by Python reference cycles (torch.utils.viz._cycles.observe_tensor_cycles confirms it)",
+    "tensors kept in a list or dict across iterations",
+    "a loss accumulated with its graph (total += loss instead of loss.item())",
+];
 /// OOMs reported one a finding (a trace that retries may have thousands).
 const TOP_OOMS: u32 = 20;
 /// Forward passes after a backward looked at for `gradients_kept` (the
@@ -44,6 +51,21 @@ pub enum FindingKind {
     Caching,
     Peak,
     OptimizerState,
+}
+
+impl FindingKind {
+    /// The name scripts match on (as serialized).
+    pub fn name(self) -> &'static str {
+        match self {
+            FindingKind::Oom => "oom",
+            FindingKind::Capped => "capped",
+            FindingKind::Growth => "growth",
+            FindingKind::GradientsKept => "gradients_kept",
+            FindingKind::Caching => "caching",
+            FindingKind::Peak => "peak",
+            FindingKind::OptimizerState => "optimizer_state",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -103,8 +125,12 @@ pub fn title(kind: FindingKind, bytes: Option<u64>, event: Option<u32>, d: &Valu
                 Some(e) => format!(", until the OOM at event {e}"),
                 None => String::new(),
             };
+            let stacks = d["stacks"].as_array().map_or(0, |s| s.len());
+            let stacks = if stacks > 1 { format!(", {stacks} stacks") } else { String::new() };
             format!(
-                "Grows {b} per {} at {} ({} repetitions, +{} in all){until}",
+                "Grows {b} per {} at {}{until} ({} repetitions, +{} in all{stacks}); could be tensors held by reference \
+                 cycles (torch.utils.viz._cycles.observe_tensor_cycles confirms it), kept in a list, or a loss \
+                 accumulated with its graph",
                 d["repetition"].as_str().unwrap_or("repetition"),
                 d["user_frame"].as_str().unwrap_or("?"),
                 num(d, "repetitions"),
@@ -221,31 +247,42 @@ impl Analysis {
             }
         }
         let (samples, from) = self.repetitions(snap);
-        let repetition = if from == "phases" { "iteration" } else { "repetition" };
-        for g in self.growth_by(&samples, Rise::Mostly).into_iter().take(TOP_GROWTH) {
-            let user = (0..self.el.leaf.len()).find(|&e| self.el.leaf[e] == g.id).map(|e| self.el.user[e]);
-            let first_pos = samples[g.first_sample];
+        // The allocation pattern repeating is a loop's iteration too.
+        let repetition = if from == "annotations" { "repetition" } else { "iteration" };
+        for site in self.growth_sites(&samples).into_iter().take(TOP_GROWTH) {
+            let g = &site[0];
+            let first_pos = samples[site.iter().map(|g| g.first_sample).min().unwrap_or(0)];
             let oom_event =
                 self.oom_events.iter().copied().find(|&i| self.at_event(i).is_ok_and(|a| a.position >= first_pos));
+            let rate: u64 = site.iter().map(|g| g.rate_bytes).sum();
+            let stacks: Vec<Value> = site
+                .iter()
+                .map(|g| {
+                    json!({
+                        "stack": g.key,
+                        "user_frame": self.growth_user_frame(g.id).map_or(super::NO_FRAMES, |u| self.frames.label(u)),
+                        "rate_bytes": g.rate_bytes,
+                        "growth_bytes": g.growth_bytes,
+                        "first_sample": g.first_sample,
+                        "live_bytes": g.live_bytes,
+                    })
+                })
+                .collect();
             out.push(finding(
                 FindingKind::Growth,
-                Some(g.rate_bytes),
+                Some(rate),
                 oom_event.or_else(|| self.resolve(Moment::End).ok().and_then(|a| a.event)),
                 json!({
-                    "user_frame": user.map_or(super::NO_FRAMES, |u| self.frames.label(u)),
+                    "user_frame": stacks[0]["user_frame"],
                     "stack": g.key,
-                    "rate_bytes": g.rate_bytes,
-                    "growth_bytes": g.growth_bytes,
-                    "repetitions": g.live_bytes.len(),
+                    "stacks": stacks,
+                    "rate_bytes": rate,
+                    "growth_bytes": site.iter().map(|g| g.growth_bytes).sum::<u64>(),
+                    "repetitions": site.iter().map(|g| g.live_bytes.len()).max().unwrap_or(0),
                     "repetition": repetition,
                     "repetitions_from": from,
-                    "live_bytes": g.live_bytes,
                     "oom_event": oom_event,
-                    "causes": [
-                        "tensors held by Python reference cycles (torch.utils.viz._cycles.observe_tensor_cycles confirms it)",
-                        "tensors kept in a list or dict across iterations",
-                        "a loss accumulated with its graph (total += loss instead of loss.item())",
-                    ],
+                    "causes": GROWTH_CAUSES,
                 }),
             ));
         }
@@ -315,6 +352,53 @@ impl Analysis {
     /// Position right after trace event `i`.
     fn after_event(&self, i: u32) -> u32 {
         self.action_event.partition_point(|&e| e <= i) as u32
+    }
+
+    /// The innermost user frame of growing stack-tree node `leaf` (as its
+    /// elements'); None when it has none.
+    fn growth_user_frame(&self, leaf: u32) -> Option<u32> {
+        let e = (0..self.el.leaf.len()).find(|&e| self.el.leaf[e] == leaf)?;
+        Some(self.el.user[e]).filter(|&u| u != super::live::NONE)
+    }
+
+    /// The growing stacks ([`Analysis::growth`]) by the user's frame they
+    /// grow in: the innermost user frame's function with its callers (a
+    /// Python frame is a function's, whatever line it is at), so a loop
+    /// body leaking two tensors on two lines is one site. Largest growth
+    /// first, and its stacks so too.
+    fn growth_sites(&self, samples: &[u32]) -> Vec<Vec<Growth>> {
+        let mut sites: Vec<((u32, String), Vec<Growth>)> = Vec::new();
+        for g in self.growth(samples) {
+            let key = match self.growth_user_frame(g.id) {
+                Some(u) => {
+                    // The tree node of that frame on this stack: its parent
+                    // is the callers' path.
+                    let mut n = g.id;
+                    while n != 0 && self.tree.frame[n as usize] != u {
+                        n = self.tree.parent[n as usize];
+                    }
+                    let (file, name) = super::live::label_parts(self.frames.label(u));
+                    (if n == 0 { u32::MAX } else { self.tree.parent[n as usize] }, format!("{file}:{name}"))
+                }
+                None => (u32::MAX, String::new()),
+            };
+            match sites.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, v)) => v.push(g),
+                None => sites.push((key, vec![g])),
+            }
+        }
+        // Within a site: most growth first, then by line (the loop body's order).
+        let line = |g: &Growth| {
+            let label = self.growth_user_frame(g.id).map_or("", |u| self.frames.label(u));
+            let file = super::live::label_parts(label).0;
+            label[(file.len() + 1).min(label.len())..].split(':').next().and_then(|l| l.parse::<u64>().ok())
+        };
+        for (_, v) in &mut sites {
+            v.sort_by_cached_key(|g| (std::cmp::Reverse(g.growth_bytes), line(g)));
+        }
+        let total = |v: &[Growth]| v.iter().map(|g| g.growth_bytes).sum::<u64>();
+        sites.sort_by_key(|s| std::cmp::Reverse(total(&s.1)));
+        sites.into_iter().map(|(_, v)| v).collect()
     }
 
     /// `gradients_kept`: gradients alive at the end of a forward run that
@@ -399,11 +483,7 @@ impl Findings {
             s.push_str("  nothing to report\n");
         }
         for f in &self.findings {
-            s.push_str(&format!(
-                "  {:<16} {}\n",
-                serde_json::to_value(f.kind).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default(),
-                f.title
-            ));
+            s.push_str(&format!("  {:<16} {}\n", f.kind.name(), f.title));
         }
         s
     }

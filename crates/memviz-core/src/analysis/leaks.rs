@@ -4,28 +4,26 @@
 //!
 //! **Iterations.** A new iteration starts where a forward run follows a
 //! backward or optimizer run (see `category` for runs), right after the last
-//! event of that backward or optimizer run. The live bytes of each stack are
-//! sampled at the start of every iteration after the first, and at the end
-//! of the trace. With fewer than two such starts there is no growth report:
-//! cutting a trace into equal windows instead would call every stack that a
-//! single forward pass calls again and again "growing".
+//! event of that backward or optimizer run.
 //!
-//! **Growth.** A stack grows when its live bytes rise strictly from one
-//! sample to the next, from the first sample where it has any through the
-//! last, over at least [`MIN_SAMPLES`] samples: it allocated again in each
-//! iteration without freeing what it had allocated before (memory growing
-//! every step until the OOM).
-//!
-//! **Repetitions** ([`Analysis::repetitions`], what the findings use): the
-//! iterations above; else the starts of a `record_function` range that
+//! **Repetitions** ([`Analysis::repetitions`], what the leak report and the
+//! findings sample the live bytes at, with the end of the trace): the
+//! iterations above, when there are two or more; else the starts of a `record_function` range that
 //! repeats (`ProfilerStep#N`, `## step N ##`: digits read as one name; the
 //! outermost such name); else the allocation pattern repeating: the stack
 //! that allocates at fairly even intervals (the longest gap at most twice
 //! the shortest) over the widest stretch of the trace, once an interval
-//! (the loop's first allocation), among stacks outside any phase. A stack *mostly grows* over them when its
-//! live bytes rise at two thirds of the samples or more, at the last one,
-//! and end above where they began: a leak that a collection freed in part
-//! once still grows ([`Rise::Mostly`]).
+//! (the loop's first allocation), among stacks outside any phase. Cutting a
+//! trace into equal windows instead would call every stack that a single
+//! forward pass calls again and again "growing".
+//!
+//! **Growth** ([`Analysis::growth`]). A stack grows when, from the first
+//! sample where it has live bytes, over at least [`MIN_SAMPLES`] samples,
+//! its live bytes rise at two thirds of the steps from one sample to the
+//! next or more, at the last one, and end above where they began: it
+//! allocated again in each repetition without freeing what it had allocated
+//! before (memory growing every step until the OOM), and a leak that a
+//! collection freed in part once still grows.
 
 use std::collections::HashMap;
 
@@ -59,15 +57,6 @@ pub struct Growth {
     pub rate_bytes: u64,
 }
 
-/// How a stack's live bytes must rise to be growing (see the module doc).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Rise {
-    /// At every sample (the leak report).
-    Every,
-    /// At two thirds of the samples or more (the findings).
-    Mostly,
-}
-
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LeakReport {
     pub device: u32,
@@ -79,8 +68,8 @@ pub struct LeakReport {
     /// Alive from before the trace to its end (not this trace's leaks).
     pub before_trace_bytes: u64,
     pub before_trace_count: u64,
-    /// `phases` (iterations found from forward / backward / optimizer
-    /// frames) or `none`.
+    /// Where the samples come from ([`Analysis::repetitions`]): `phases`,
+    /// `annotations`, `pattern` or `none`.
     pub iterations_from: &'static str,
     /// Positions where the live bytes were sampled.
     pub samples: Vec<u32>,
@@ -199,15 +188,9 @@ impl Analysis {
         best.map_or_else(Vec::new, |(_, ks)| ks.iter().map(|&k| allocs[k as usize].0 - 1).collect())
     }
 
-    /// Stacks whose live bytes grow at every sample (see the module doc),
+    /// Stacks whose live bytes grow over `samples` (see the module doc),
     /// most growth first.
     pub fn growth(&self, samples: &[u32]) -> Vec<Growth> {
-        self.growth_by(samples, Rise::Every)
-    }
-
-    /// Stacks whose live bytes rise as `rise` says (see the module doc),
-    /// most growth first.
-    pub fn growth_by(&self, samples: &[u32], rise: Rise) -> Vec<Growth> {
         if samples.len() < MIN_SAMPLES {
             return Vec::new();
         }
@@ -270,12 +253,9 @@ impl Analysis {
             let rises: Vec<u64> = live.windows(2).filter(|w| w[1] > w[0]).map(|w| w[1] - w[0]).collect();
             let steps = live.len().saturating_sub(1);
             let grows = live.len() >= MIN_SAMPLES
-                && match rise {
-                    Rise::Every => rises.len() == steps,
-                    Rise::Mostly => {
-                        rises.len() * 3 >= steps * 2 && live[steps] > live[steps - 1] && live[steps] > live[0]
-                    }
-                };
+                && rises.len() * 3 >= steps * 2
+                && live[steps] > live[steps - 1]
+                && live[steps] > live[0];
             if grows {
                 let mut sorted = rises.clone();
                 sorted.sort_unstable();
@@ -294,14 +274,14 @@ impl Analysis {
     }
 
     /// The leak report of this device.
-    pub fn leaks(&self) -> LeakReport {
+    pub fn leaks(&self, snap: &Snapshot) -> LeakReport {
         let end = self.resolve(Moment::End).unwrap_or(At { position: 0, step: None, event: None });
         let live = self.live(end.position);
         let (mine, before): (Vec<u32>, Vec<u32>) =
             live.iter().partition(|&&e| self.el.origin[e as usize] == Origin::Trace);
         let mut alive_at_end = self.groups(&mine, GroupBy::Stack);
         alive_at_end.truncate(TOP);
-        let (samples, iterations_from) = self.iteration_samples();
+        let (samples, iterations_from) = self.repetitions(snap);
         let mut growing = self.growth(&samples);
         growing.truncate(TOP);
         LeakReport {
@@ -336,17 +316,7 @@ impl LeakReport {
         for g in self.alive_at_end.iter().take(10) {
             s.push_str(&format!("    {} in {} allocations\n{}", size(g.bytes), g.count, stack(&g.key)));
         }
-        if self.iterations_from == "phases" {
-            s.push_str(&format!(
-                "  growth: {} samples (iteration starts); {} stacks grow at every one\n",
-                self.samples.len(),
-                self.growing.len()
-            ));
-        } else {
-            s.push_str(
-                "  growth: no iterations found (no forward pass after a backward or optimizer step in the stacks)\n",
-            );
-        }
+        s.push_str(&format!("  growth: {}\n", self.growth_line()));
         for g in &self.growing {
             let series: Vec<String> = g.live_bytes.iter().map(|&b| size(b)).collect();
             s.push_str(&format!("    +{} ({})\n{}", size(g.growth_bytes), series.join(" → "), stack(&g.key)));
@@ -371,6 +341,23 @@ impl LeakReport {
             ));
         }
         s
+    }
+}
+
+impl LeakReport {
+    /// The growth part's headline (the page shows it too).
+    pub fn growth_line(&self) -> String {
+        let from = match self.iterations_from {
+            "phases" => "iteration starts: a forward pass after a backward or optimizer step",
+            "annotations" => "starts of a repeating record_function range",
+            "pattern" => "repetitions of the allocation pattern",
+            _ => {
+                return "no repetitions found (no forward pass after a backward or optimizer step, no repeating \
+                        record_function range, no allocation pattern that repeats)"
+                    .to_string()
+            }
+        };
+        format!("{} samples ({from}); {} stacks grow", self.samples.len(), self.growing.len())
     }
 }
 

@@ -352,9 +352,39 @@ pub fn short_stack(key: &str, n: usize) -> String {
     out.join("\n")
 }
 
+/// [`short_stack`] of each key, told apart where two keys' short stacks are
+/// the same (stacks that differ only below the user's code): such a one
+/// gets the first line of its key that differs from another of them,
+/// as `(differs: LINE)`.
+pub fn distinct_short_stacks(keys: &[&str], n: usize) -> Vec<String> {
+    let mut out: Vec<String> = keys.iter().map(|k| short_stack(k, n)).collect();
+    let mut same: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, s) in out.iter().enumerate() {
+        same.entry(s.as_str()).or_default().push(i);
+    }
+    let mut extra: Vec<(usize, String)> = Vec::new();
+    for ids in same.values().filter(|v| v.len() > 1) {
+        let lines: Vec<Vec<&str>> = ids.iter().map(|&i| keys[i].lines().collect()).collect();
+        for (j, &i) in ids.iter().enumerate() {
+            let mine = &lines[j];
+            // The first line where some other key says something else.
+            let at = (0..mine.len().max(1))
+                .find(|&d| lines.iter().enumerate().any(|(o, other)| o != j && other.get(d) != mine.get(d)));
+            if let Some(line) = at.and_then(|d| mine.get(d)) {
+                extra.push((i, format!("(differs: {line})")));
+            }
+        }
+    }
+    for (i, e) in extra {
+        out[i].push('\n');
+        out[i].push_str(&e);
+    }
+    out
+}
+
 /// (file, function) of a `filename:line:name` label: split at the first
 /// `:LINE:` (a file may hold `:`, as `C:\`; a C++ name `::`).
-fn label_parts(label: &str) -> (&str, &str) {
+pub(crate) fn label_parts(label: &str) -> (&str, &str) {
     let b = label.as_bytes();
     for (i, &c) in b.iter().enumerate() {
         if c != b':' {
