@@ -297,7 +297,7 @@ pub struct ReplayOom {
 }
 
 /// What a replay found.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Outcome {
     #[serde(skip)]
     pub settings: Settings,
@@ -440,16 +440,9 @@ impl<'a> Replay<'a> {
                 settings,
                 limit,
                 peak_reserved_bytes: reserved,
-                peak_event: None,
                 free_at_peak_bytes: free,
                 end_reserved_bytes: reserved,
-                ooms: Vec::new(),
-                series: Vec::new(),
-                segment_events: Vec::new(),
-                check: None,
-                empty_cache_at: Vec::new(),
-                refused_at: Vec::new(),
-                gc_cap_bounds: None,
+                ..Outcome::default()
             },
             keep_series: false,
             keep_events: false,

@@ -468,25 +468,7 @@ impl Session {
 
 /// A placeholder while a job's step is taken out to be stepped.
 fn empty_prediction() -> Prediction {
-    Prediction {
-        settings: Settings::default(),
-        outcome: Outcome {
-            settings: Settings::default(),
-            limit: Default::default(),
-            peak_reserved_bytes: 0,
-            peak_event: None,
-            free_at_peak_bytes: 0,
-            end_reserved_bytes: 0,
-            ooms: Vec::new(),
-            series: Vec::new(),
-            segment_events: Vec::new(),
-            check: None,
-            empty_cache_at: Vec::new(),
-            refused_at: Vec::new(),
-            gc_cap_bounds: None,
-        },
-        min_capacity_bytes: 0,
-    }
+    Prediction { settings: Settings::default(), outcome: Outcome::default(), min_capacity_bytes: 0 }
 }
 
 impl WhatIfState {
