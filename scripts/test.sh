@@ -18,6 +18,8 @@ cargo clippy --workspace --all-targets -- -D warnings
 cargo clippy --target wasm32-unknown-unknown -p memviz-wasm --all-targets -- -D warnings
 echo "== cargo test (workspace)"
 cargo test --workspace
+echo "== the page's modules against the types generated from Rust (tsc)"
+scripts/check-types.sh
 echo "== web: wasm-bindgen tests and end-to-end tests in headless Chromium"
 scripts/test-web.sh
 echo "== Python package, scripts/build-cli.sh from a fresh checkout, memviz open and show() in Chromium"

@@ -7,8 +7,13 @@
 // height comes from Rust; this file only lays them out and draws them. The
 // OOM panel above ("OOMs and the peak, explained") gets the replay's verdict
 // of the OOM it shows as one more line of advice.
+// @ts-check: the view models are typed by www/types.d.ts, generated from Rust.
 import { getViewer, guard, inSlices, onDraw, afterPaint } from './app.js';
 
+/** @typedef {import('./types').WhatIfView} WhatIfView */
+/** @typedef {import('./types').WhatIfOverlay} WhatIfOverlay */
+/** @typedef {import('./types').PageError} PageError */
+/** @returns {any} */
 const $ = (id) => document.getElementById(id);
 const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
 // Trace events a call: the state history walks them at ~1 µs each in wasm,
@@ -80,10 +85,11 @@ $('plot-box').append(overlay, overlayLegend);
 
 function placeOverlay() {
   const v = getViewer(), plot = $('plot');
+  /** @type {WhatIfOverlay | null} */
   let o = null;
   try { o = v && v.file_count() ? v.whatif_overlay() : null; } catch (_) { o = null; } // a trap: app.js restarts the viewer
   overlay.hidden = overlayLegend.hidden = !o;
-  if (!o) { overlay.dataset.points = 0; return; }
+  if (!o) { overlay.dataset.points = '0'; return; }
   const dpr = window.devicePixelRatio || 1;
   const cw = plot.clientWidth, ch = plot.clientHeight;
   const w = Math.round(cw * dpr), h = Math.round(ch * dpr);
@@ -99,7 +105,7 @@ function placeOverlay() {
   }
   g.strokeStyle = 'rgba(255,255,255,.9)'; g.lineWidth = 4 * dpr; g.stroke();
   g.strokeStyle = OVERLAY; g.lineWidth = 2 * dpr; g.stroke();
-  overlay.dataset.points = p.length / 2;
+  overlay.dataset.points = String(p.length / 2);
   if (overlayLegend.dataset.label !== o.label) {
     overlayLegend.dataset.label = o.label;
     overlayLegend.innerHTML = `<i></i>${esc(o.label)}`;
@@ -110,7 +116,8 @@ function placeOverlay() {
 
 let key = '';
 let run = 0; // the replay under way; a later one cancels it
-let view = null; // the last WhatIfView shown
+/** @type {WhatIfView | null} */
+let view = null; // the last one shown
 const keyOf = (v) => `${v.current_file()}/${v.device()}/${v.file_count()}`;
 
 function fieldsOfForm() {

@@ -7,6 +7,8 @@
 //! Coordinates the page passes are CSS pixels of a canvas;
 //! [`Viewer::set_dpr`] says how many device pixels one is.
 //!
+//! - [`boundary`]: the page's typed surface: [`boundary::PageError`] and
+//!   the TypeScript declarations of everything that crosses;
 //! - [`context`]: what every view sees (files, device, the band plot's
 //!   window, detail, columns, hovered and pinned band);
 //! - [`view`]: the [`View`] trait the selector's views implement;
@@ -23,6 +25,7 @@
 //! - [`profiler`]: a torch.profiler memory export as its chart
 //!   ([`ProfilerView`], apart from [`Viewer`]).
 
+pub mod boundary;
 pub mod context;
 pub mod explain;
 mod files;

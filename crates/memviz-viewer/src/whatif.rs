@@ -20,6 +20,9 @@ use memviz_core::state::StateHistoryBuilder;
 use memviz_core::versions::Versions;
 use memviz_core::Snapshot;
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::boundary::{ErrorKind, PageError};
 
 use crate::{ViewKind, Viewer};
 use memviz_core::analysis::series::steps_through_event;
@@ -33,7 +36,7 @@ pub const MAX_COLUMNS: usize = 2048;
 
 /// The panel's fields, as the page's inputs hold them (PyTorch's spelling of
 /// each value; empty: the setting off / unset).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default, TS)]
 pub struct WhatIfFields {
     pub expandable_segments: bool,
     pub max_split_size_mb: String,
@@ -52,22 +55,17 @@ pub struct WhatIfCommand {
 /// A command the panel could not take: `kind` is `setting` (a field's value;
 /// `field` names it), `capacity`, `recording` (the model cannot read this
 /// trace) or `no_file`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct WhatIfError {
-    pub kind: &'static str,
-    pub field: Option<&'static str>,
-    pub message: String,
-}
+/// What the panel's calls refuse with: the boundary's one error type.
+pub type WhatIfError = PageError;
 
-impl WhatIfError {
-    fn new(kind: &'static str, field: Option<&'static str>, message: String) -> WhatIfError {
-        WhatIfError { kind, field, message }
-    }
+fn refusal(kind: ErrorKind, field: Option<&'static str>, message: String) -> WhatIfError {
+    PageError { kind, message, offset: None, field: field.map(str::to_string) }
 }
 
 /// One recorded OOM under the chosen settings.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct OomVerdict {
+    #[ts(type = "number")]
     pub event: usize,
     pub happens: bool,
     pub text: String,
@@ -75,7 +73,7 @@ pub struct OomVerdict {
 
 /// Recorded and predicted reserved memory over the trace's events, each a
 /// column's highest value as a share of `top_bytes` (one y axis for both).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct WhatIfChart {
     pub recorded: Vec<f32>,
     /// Empty until the prediction's replay is done.
@@ -84,6 +82,7 @@ pub struct WhatIfChart {
     pub cap: Option<f32>,
     /// Each recorded OOM's column share of the x axis.
     pub ooms: Vec<f32>,
+    #[ts(type = "number")]
     pub top_bytes: u64,
     pub top: String,
     pub x_label: String,
@@ -92,10 +91,11 @@ pub struct WhatIfChart {
 }
 
 /// What the panel shows.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct WhatIfView {
     pub device: String,
     /// `recording`, `self-check`, `replay`, `capacity` or `done`.
+    #[ts(type = "\"recording\" | \"self-check\" | \"replay\" | \"capacity\" | \"done\"")]
     pub stage: &'static str,
     /// Share of the whole job done.
     pub share: f64,
@@ -112,6 +112,7 @@ pub struct WhatIfView {
     pub ooms: Vec<OomVerdict>,
     pub new_ooms: Option<String>,
     pub needs: Option<String>,
+    #[ts(type = "number | null")]
     pub needs_bytes: Option<u64>,
     /// For the OOM panel: the first recorded OOM's verdict.
     pub advice: Option<String>,
@@ -123,7 +124,7 @@ pub struct WhatIfView {
 /// (its bands' total is the recorded reserved memory): a line in the plot
 /// canvas' CSS pixels, x by the plot's mapping of trace events to steps, y
 /// in the plot's own byte scale (above its top: at the top).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct WhatIfOverlay {
     /// x, y pairs: a level per chart column, from the step after its first
     /// event to the step after its last.
@@ -234,7 +235,7 @@ fn advised(s: &Settings) -> WhatIfFields {
 /// other settings, `max_non_split_rounding_mb`, stay).
 pub fn settings_of(base: &Settings, f: &WhatIfFields) -> Result<Settings, WhatIfError> {
     let mut s = base.clone();
-    let bad = |field: &'static str| move |e: String| WhatIfError::new("setting", Some(field), e);
+    let bad = |field: &'static str| move |e: String| refusal(ErrorKind::Setting, Some(field), e);
     s.set(if f.expandable_segments { "expandable_segments:True" } else { "expandable_segments:False" })
         .map_err(bad("expandable_segments"))?;
     match f.max_split_size_mb.trim() {
@@ -257,7 +258,7 @@ pub fn settings_of(base: &Settings, f: &WhatIfFields) -> Result<Settings, WhatIf
 fn capacity_flag(f: &WhatIfFields) -> Result<Option<u64>, WhatIfError> {
     match f.capacity_bytes.trim() {
         "" => Ok(None),
-        v => parse_size("capacity", v).map(Some).map_err(|e| WhatIfError::new("capacity", Some("capacity_bytes"), e)),
+        v => parse_size("capacity", v).map(Some).map_err(|e| refusal(ErrorKind::Capacity, Some("capacity_bytes"), e)),
     }
 }
 
@@ -302,7 +303,7 @@ impl Session {
                         let paused = Replay::self_check(snap, &rec).pause();
                         Stage::SelfCheck(Box::new(rec), Box::new(paused))
                     }
-                    Err(e) => Stage::Failed(WhatIfError::new("recording", None, e)),
+                    Err(e) => Stage::Failed(refusal(ErrorKind::Recording, None, e)),
                 };
                 return self.share(events);
             }
@@ -496,7 +497,7 @@ impl Viewer {
     /// settings chosen before stay.
     pub fn whatif_set(&mut self, cmd: WhatIfCommand) -> Result<(), WhatIfError> {
         let Some(f) = self.cx.file() else {
-            return Err(WhatIfError::new("no_file", None, "no file is open".into()));
+            return Err(PageError::no_file());
         };
         let key = self.cx.key();
         let s = self.whatif.session(key);
@@ -520,7 +521,7 @@ impl Viewer {
     /// read; the replay runs in [`Viewer::whatif_step`] like any other.
     pub fn whatif_advise(&mut self) -> Result<(), WhatIfError> {
         let Some(f) = self.cx.file() else {
-            return Err(WhatIfError::new("no_file", None, "no file is open".into()));
+            return Err(PageError::no_file());
         };
         let key = self.cx.key();
         let s = self.whatif.session(key);
@@ -547,7 +548,7 @@ impl Viewer {
     /// What the panel shows now, for the current file and device.
     pub fn whatif_view(&mut self) -> Result<WhatIfView, WhatIfError> {
         let Some(f) = self.cx.file() else {
-            return Err(WhatIfError::new("no_file", None, "no file is open".into()));
+            return Err(PageError::no_file());
         };
         let key = self.cx.key();
         let snap = &f.snap;

@@ -21,6 +21,7 @@
 
 mod ahead;
 mod axes;
+pub mod boundary;
 mod decode;
 mod explain;
 mod moment;
