@@ -150,8 +150,8 @@ fn a_bad_field_is_an_error_naming_it_and_the_settings_before_stay() {
 #[test]
 fn without_a_file_the_panel_says_so() {
     let mut v = Viewer::new();
-    assert_eq!(v.whatif_view().unwrap_err().kind, "no_file");
-    assert_eq!(v.whatif_set(WhatIfCommand::default()).unwrap_err().kind, "no_file");
+    assert_eq!(v.whatif_view().unwrap_err().kind, memviz_viewer::boundary::ErrorKind::NoFile);
+    assert_eq!(v.whatif_set(WhatIfCommand::default()).unwrap_err().kind, memviz_viewer::boundary::ErrorKind::NoFile);
 }
 
 /// A prediction under other settings names the capacity the recorded
