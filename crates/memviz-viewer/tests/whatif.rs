@@ -134,12 +134,12 @@ fn a_bad_field_is_an_error_naming_it_and_the_settings_before_stay() {
     let mut fields = v.whatif_view().unwrap().fields;
     fields.max_split_size_mb = "ten".into();
     let e = v.whatif_set(WhatIfCommand { fields: Some(fields.clone()) }).unwrap_err();
-    assert_eq!((e.kind, e.field), ("setting", Some("max_split_size_mb")));
+    assert_eq!((e.kind, e.field), (memviz_viewer::boundary::ErrorKind::Setting, Some("max_split_size_mb".to_string())));
     assert!(e.message.contains("ten"), "{}", e.message);
     fields.max_split_size_mb = String::new();
     fields.capacity_bytes = "-3".into();
     let e = v.whatif_set(WhatIfCommand { fields: Some(fields.clone()) }).unwrap_err();
-    assert_eq!((e.kind, e.field), ("capacity", Some("capacity_bytes")));
+    assert_eq!((e.kind, e.field), (memviz_viewer::boundary::ErrorKind::Capacity, Some("capacity_bytes".to_string())));
     assert_eq!(e.message, "capacity \"-3\": must be a positive size");
     fields.capacity_bytes = "2 parsecs".into();
     let e = v.whatif_set(WhatIfCommand { fields: Some(fields) }).unwrap_err();
