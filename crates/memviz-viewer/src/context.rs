@@ -66,6 +66,10 @@ pub struct Context {
     pub current: usize,
     /// How many times a file was shown (`OpenFile::shown`).
     pub(crate) shows: u64,
+    /// Bumped whenever what the page shows belongs to another file, device
+    /// or set of files: a view model carries it, and the page drops one whose
+    /// generation is not the viewer's (no staleness keys in JavaScript).
+    pub generation: u32,
     pub device: u32,
     /// Device pixels per CSS pixel (the page's devicePixelRatio).
     pub dpr: f64,
@@ -110,6 +114,7 @@ impl Default for Context {
             files: Vec::new(),
             current: 0,
             shows: 0,
+            generation: 0,
             device: 0,
             dpr: 1.0,
             kind: TimelineKind::ActiveMemory,

@@ -234,6 +234,11 @@ impl Viewer {
         self.cx.files.len()
     }
 
+    /// See [`Context::generation`].
+    pub fn generation(&self) -> u32 {
+        self.cx.generation
+    }
+
     pub fn current_file(&self) -> usize {
         self.cx.current
     }
@@ -244,6 +249,7 @@ impl Viewer {
         self.cx.current = i;
         self.cx.shows += 1;
         self.cx.files[i].shown = self.cx.shows;
+        self.cx.generation = self.cx.generation.wrapping_add(1);
         self.cx.rebuild();
     }
 
@@ -270,6 +276,7 @@ impl Viewer {
 
     pub fn set_device(&mut self, d: u32) {
         self.cx.device = d;
+        self.cx.generation = self.cx.generation.wrapping_add(1);
         self.cx.rebuild();
     }
 
