@@ -105,6 +105,25 @@ struct Block {
     gc_base: i64,
 }
 
+impl Block {
+    /// A mapped, unallocated block of its own segment (no neighbours yet).
+    fn free(addr: u64, size: u64, stream: u32, pool: u32) -> Block {
+        Block {
+            addr,
+            size,
+            requested: 0,
+            stream,
+            pool,
+            prev: NONE,
+            next: NONE,
+            allocated: false,
+            mapped: true,
+            expandable: NONE,
+            gc_base: 0,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Pool {
     small: bool,
@@ -448,19 +467,7 @@ impl Cache {
     }
 
     fn unmapped_block(&mut self, es: u32, stream: u32, pool: u32, addr: u64, size: u64) -> u32 {
-        let b = self.new_block(Block {
-            addr,
-            size,
-            requested: 0,
-            stream,
-            pool,
-            prev: NONE,
-            next: NONE,
-            allocated: false,
-            mapped: false,
-            expandable: es,
-            gc_base: 0,
-        });
+        let b = self.new_block(Block { mapped: false, expandable: es, ..Block::free(addr, size, stream, pool) });
         let k = self.unmapped_key(b);
         self.pools[pool as usize].unmapped.insert(k);
         b
@@ -692,19 +699,7 @@ impl Cache {
         let addr = self.take_hint(SegmentAction::Alloc, alloc_size).unwrap_or_else(|| self.synthetic(alloc_size));
         self.reserved += alloc_size;
         self.events.push(SegmentEvent { action: SegmentAction::Alloc, addr, size: alloc_size, stream });
-        Some(self.new_block(Block {
-            addr,
-            size: alloc_size,
-            requested: 0,
-            stream,
-            pool,
-            prev: NONE,
-            next: NONE,
-            allocated: false,
-            mapped: true,
-            expandable: NONE,
-            gc_base: 0,
-        }))
+        Some(self.new_block(Block::free(addr, alloc_size, stream, pool)))
     }
 
     fn take_hint(&mut self, action: SegmentAction, size: u64) -> Option<u64> {

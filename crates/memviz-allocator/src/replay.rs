@@ -347,19 +347,8 @@ impl Outcome {
 pub struct Replay<'a> {
     rec: &'a Recording,
     trace: &'a EventTable,
-    cache: Cache,
-    pos: usize,
-    check: Option<Check>,
-    /// Predictions: where the program called `empty_cache()`, ascending.
-    empty_cache_at: Vec<usize>,
-    next_empty: usize,
-    /// Recorded block address -> the model's block.
-    live: HashMap<u64, u32>,
-    out: Outcome,
-    keep_series: bool,
-    keep_events: bool,
-    /// Stop at the first OOM (a capacity search needs no more).
-    stop_at_oom: bool,
+    /// Everything owned: what [`Replay::pause`] keeps between frames.
+    run: Paused,
 }
 
 /// The self-check's bookkeeping.
@@ -392,7 +381,7 @@ impl<'a> Replay<'a> {
     /// The self-check under a given limit (garbage collection depends on the cap's value).
     pub fn self_check_with(snap: &'a Snapshot, rec: &'a Recording, limit: Limit) -> Replay<'a> {
         let mut r = Self::start(snap, rec, rec.settings.clone(), limit, Vec::new());
-        r.check = Some(Check { recorded_reserved: rec.initial_reserved, ..Check::default() });
+        r.run.check = Some(Check { recorded_reserved: rec.initial_reserved, ..Check::default() });
         r
     }
 
@@ -427,9 +416,7 @@ impl<'a> Replay<'a> {
         }
         let reserved = cache.reserved();
         let free = reserved - cache.allocated();
-        Replay {
-            rec,
-            trace: snap.trace(rec.device),
+        let run = Paused {
             cache,
             pos: 0,
             check: None,
@@ -447,34 +434,35 @@ impl<'a> Replay<'a> {
             keep_series: false,
             keep_events: false,
             stop_at_oom: false,
-        }
+        };
+        Replay { rec, trace: snap.trace(rec.device), run }
     }
 
     /// Keep reserved bytes after every event ([`Outcome::series`]): the
     /// predicted curve to draw over the recorded one.
     pub fn keep_series(mut self) -> Self {
-        self.keep_series = true;
-        self.out.series.reserve(self.trace.len());
+        self.run.keep_series = true;
+        self.run.out.series.reserve(self.trace.len());
         self
     }
 
     /// Keep the model's device calls ([`Outcome::segment_events`]): to
     /// compare a prediction with a recording made under those settings.
     pub fn keep_events(mut self) -> Self {
-        self.keep_events = true;
+        self.run.keep_events = true;
         self
     }
 
     /// End the replay at its first OOM (whether there is one is all a
     /// capacity search asks).
     pub fn stop_at_first_oom(mut self) -> Self {
-        self.stop_at_oom = true;
+        self.run.stop_at_oom = true;
         self
     }
 
     /// Events replayed so far, of [`Replay::len`].
     pub fn position(&self) -> usize {
-        self.pos
+        self.run.pos
     }
     pub fn len(&self) -> usize {
         self.trace.len()
@@ -484,57 +472,58 @@ impl<'a> Replay<'a> {
     }
     /// The model as it stands.
     pub fn cache(&self) -> &Cache {
-        &self.cache
+        &self.run.cache
     }
 
     /// Replays up to `budget` events; true when the trace is done.
     pub fn step(&mut self, budget: usize) -> bool {
-        let end = (self.pos + budget).min(self.trace.len());
-        while self.pos < end {
-            let i = self.pos;
+        let end = (self.run.pos + budget).min(self.trace.len());
+        while self.run.pos < end {
+            let i = self.run.pos;
             self.event(i);
-            self.pos += 1;
-            let reserved = self.cache.reserved();
-            if reserved > self.out.peak_reserved_bytes {
-                self.out.peak_reserved_bytes = reserved;
-                self.out.peak_event = Some(i);
-                self.out.free_at_peak_bytes = reserved - self.cache.allocated();
+            self.run.pos += 1;
+            let reserved = self.run.cache.reserved();
+            if reserved > self.run.out.peak_reserved_bytes {
+                self.run.out.peak_reserved_bytes = reserved;
+                self.run.out.peak_event = Some(i);
+                self.run.out.free_at_peak_bytes = reserved - self.run.cache.allocated();
             }
-            if self.keep_series {
-                self.out.series.push(reserved);
+            if self.run.keep_series {
+                self.run.out.series.push(reserved);
             }
-            if self.stop_at_oom && self.out.any_oom() {
-                self.pos = self.trace.len();
+            if self.run.stop_at_oom && self.run.out.any_oom() {
+                self.run.pos = self.trace.len();
             }
         }
-        self.pos >= self.trace.len()
+        self.run.pos >= self.trace.len()
     }
 
     /// Replays the rest and says what happened.
     pub fn finish(mut self) -> Outcome {
         while !self.step(1 << 16) {}
-        if self.check.is_some() {
+        if self.run.check.is_some() {
             self.flush_releases(self.trace.len());
         }
-        self.out.end_reserved_bytes = self.cache.reserved();
-        if let Some(c) = self.check.take() {
+        self.run.out.end_reserved_bytes = self.run.cache.reserved();
+        if let Some(c) = self.run.check.take() {
             let exact = c.first.is_none();
-            self.out.check = Some(SelfCheck { events: c.events, matched: c.matched, exact, first_divergence: c.first });
+            self.run.out.check =
+                Some(SelfCheck { events: c.events, matched: c.matched, exact, first_divergence: c.first });
         }
-        self.out
+        self.run.out
     }
 
     fn event(&mut self, i: usize) {
         let t = self.trace;
         let action = t.action[i];
-        if self.check.is_none() {
-            while self.empty_cache_at.get(self.next_empty) == Some(&i) {
-                self.cache.release_cached();
-                self.next_empty += 1;
-                if self.keep_events {
-                    self.out.segment_events.extend(self.cache.events.iter().map(|e| (i, *e)));
+        if self.run.check.is_none() {
+            while self.run.empty_cache_at.get(self.run.next_empty) == Some(&i) {
+                self.run.cache.release_cached();
+                self.run.next_empty += 1;
+                if self.run.keep_events {
+                    self.run.out.segment_events.extend(self.run.cache.events.iter().map(|e| (i, *e)));
                 }
-                self.cache.events.clear();
+                self.run.cache.events.clear();
             }
         }
         let addr = t.addr_lo[i];
@@ -542,7 +531,7 @@ impl<'a> Replay<'a> {
         let stream = t.stream[i];
         match action {
             Action::SegmentAlloc | Action::SegmentFree | Action::SegmentMap | Action::SegmentUnmap => {
-                if let Some(c) = self.check.as_mut() {
+                if let Some(c) = self.run.check.as_mut() {
                     let a = match action {
                         Action::SegmentAlloc => SegmentAction::Alloc,
                         Action::SegmentFree => SegmentAction::Free,
@@ -555,10 +544,10 @@ impl<'a> Replay<'a> {
             Action::Alloc => {
                 let pool = self.rec.private_pool(addr);
                 self.before_request(i, size, stream, pool);
-                let b = match self.cache.malloc(size, stream, pool) {
+                let b = match self.run.cache.malloc(size, stream, pool) {
                     Ok(b) => b,
                     Err(oom) => {
-                        self.out.ooms.push(ReplayOom {
+                        self.run.out.ooms.push(ReplayOom {
                             event: i,
                             recorded: false,
                             happens: true,
@@ -567,13 +556,13 @@ impl<'a> Replay<'a> {
                             largest_free_bytes: oom.largest_free,
                         });
                         self.diverge(i, "alloc served".into(), format!("OOM for {}", format_size(oom.size, false)));
-                        self.cache.malloc_unlimited(size, stream, pool)
+                        self.run.cache.malloc_unlimited(size, stream, pool)
                     }
                 };
                 self.after_request(i);
-                if let Some(c) = self.check.as_mut() {
+                if let Some(c) = self.run.check.as_mut() {
                     c.events += 1;
-                    let at = self.cache.block_addr(b);
+                    let at = self.run.cache.block_addr(b);
                     if at == addr {
                         c.matched += 1;
                     } else {
@@ -582,29 +571,29 @@ impl<'a> Replay<'a> {
                         self.diverge(i, rec, model);
                     }
                 }
-                self.live.insert(addr, b);
+                self.run.live.insert(addr, b);
             }
             Action::Oom => {
                 let pool = None;
                 self.before_request(i, size, stream, pool);
-                let (happens, reserved, largest) = match self.cache.malloc(size, stream, pool) {
+                let (happens, reserved, largest) = match self.run.cache.malloc(size, stream, pool) {
                     Ok(b) => {
-                        let r = (false, self.cache.reserved(), self.cache.largest_free());
-                        self.cache.free(b);
+                        let r = (false, self.run.cache.reserved(), self.run.cache.largest_free());
+                        self.run.cache.free(b);
                         r
                     }
                     Err(oom) => (true, oom.reserved, oom.largest_free),
                 };
-                self.out.ooms.push(ReplayOom {
+                self.run.out.ooms.push(ReplayOom {
                     event: i,
                     recorded: true,
                     happens,
-                    request_bytes: self.cache.round_size(size),
+                    request_bytes: self.run.cache.round_size(size),
                     reserved_bytes: reserved,
                     largest_free_bytes: largest,
                 });
                 self.after_request(i);
-                if let Some(c) = self.check.as_mut() {
+                if let Some(c) = self.run.check.as_mut() {
                     c.events += 1;
                     if happens {
                         c.matched += 1;
@@ -614,15 +603,15 @@ impl<'a> Replay<'a> {
                 }
             }
             Action::FreeCompleted | Action::Free => {
-                if self.check.is_some() {
+                if self.run.check.is_some() {
                     self.flush_releases(i);
                 }
-                if let Some(b) = self.live.remove(&addr) {
-                    self.cache.free(b);
+                if let Some(b) = self.run.live.remove(&addr) {
+                    self.run.cache.free(b);
                 }
             }
             _ => {
-                if self.check.is_some() {
+                if self.run.check.is_some() {
                     self.flush_releases(i);
                 }
             }
@@ -630,7 +619,7 @@ impl<'a> Replay<'a> {
     }
 
     fn diverge(&mut self, i: usize, recorded: String, model: String) {
-        if let Some(c) = self.check.as_mut() {
+        if let Some(c) = self.run.check.as_mut() {
             if c.first.is_none() {
                 c.first = Some(Divergence { event: i, recorded, model });
             }
@@ -640,46 +629,46 @@ impl<'a> Replay<'a> {
     /// Self-check, before a request: releases the trace shows before it that
     /// the model would not make for it were the program's `empty_cache()`.
     fn before_request(&mut self, i: usize, size: u64, stream: u32, pool: PoolId) {
-        let Some(c) = self.check.as_ref() else {
+        let Some(c) = self.run.check.as_ref() else {
             return;
         };
         let releases = c.pending.iter().any(|p| !p.0.grows());
-        if releases && !self.cache.would_release(size, stream, pool) {
+        if releases && !self.run.cache.would_release(size, stream, pool) {
             self.flush_releases(i);
         }
-        let c = self.check.as_ref().expect("self-check");
-        self.cache.set_hints(c.pending.iter().map(|p| (p.0, p.1, p.2)));
+        let c = self.run.check.as_ref().expect("self-check");
+        self.run.cache.set_hints(c.pending.iter().map(|p| (p.0, p.1, p.2)));
     }
 
     /// Self-check, after a request: the model's device calls against the
     /// recorded ones since the last request.
     fn after_request(&mut self, i: usize) {
-        let Some(c) = self.check.as_mut() else {
-            if self.keep_events {
-                self.out.segment_events.extend(self.cache.events.iter().map(|e| (i, *e)));
+        let Some(c) = self.run.check.as_mut() else {
+            if self.run.keep_events {
+                self.run.out.segment_events.extend(self.run.cache.events.iter().map(|e| (i, *e)));
             }
-            self.cache.events.clear();
-            self.cache.refusals.clear();
+            self.run.cache.events.clear();
+            self.run.cache.refusals.clear();
             return;
         };
-        self.out.refused_at.append(&mut self.cache.refusals);
-        if c.pending.is_empty() && self.cache.events.is_empty() {
+        self.run.out.refused_at.append(&mut self.run.cache.refusals);
+        if c.pending.is_empty() && self.run.cache.events.is_empty() {
             return;
         }
         // The buffers go back, cleared, so that a request costs no allocation.
         let mut pending = std::mem::take(&mut c.pending);
-        let made = std::mem::take(&mut self.cache.events);
+        let made = std::mem::take(&mut self.run.cache.events);
         self.compare(&pending, &made, i);
         pending.clear();
-        self.check.as_mut().expect("self-check").pending = pending;
-        self.cache.events = made;
-        self.cache.events.clear();
+        self.run.check.as_mut().expect("self-check").pending = pending;
+        self.run.cache.events = made;
+        self.run.cache.events.clear();
     }
 
     /// Self-check: recorded releases not followed by a request that explains
     /// them are an `empty_cache()` call: the model makes one and compares.
     fn flush_releases(&mut self, i: usize) {
-        let Some(c) = self.check.as_mut() else {
+        let Some(c) = self.run.check.as_mut() else {
             return;
         };
         if c.pending.is_empty() {
@@ -689,14 +678,14 @@ impl<'a> Replay<'a> {
         let rest = c.pending.split_off(split);
         let releases = std::mem::replace(&mut c.pending, rest);
         if !releases.is_empty() {
-            self.out.empty_cache_at.push(releases[0].3);
-            self.cache.events.clear();
-            self.cache.release_cached();
-            let made = std::mem::take(&mut self.cache.events);
+            self.run.out.empty_cache_at.push(releases[0].3);
+            self.run.cache.events.clear();
+            self.run.cache.release_cached();
+            let made = std::mem::take(&mut self.run.cache.events);
             self.compare(&releases, &made, releases[0].3);
         }
         // Growth the trace shows with no request after it: the model made none.
-        let c = self.check.as_mut().expect("self-check");
+        let c = self.run.check.as_mut().expect("self-check");
         if !c.pending.is_empty() && i >= self.trace.len() {
             let rest = std::mem::take(&mut c.pending);
             self.compare(&rest, &[], i.saturating_sub(1));
@@ -704,7 +693,7 @@ impl<'a> Replay<'a> {
     }
 
     fn compare(&mut self, recorded: &[(SegmentAction, u64, u64, usize)], made: &[SegmentEvent], at: usize) {
-        let c = self.check.as_mut().expect("self-check");
+        let c = self.run.check.as_mut().expect("self-check");
         c.events += recorded.len();
         for p in recorded {
             c.recorded_reserved =
@@ -737,56 +726,29 @@ pub struct Paused {
     cache: Cache,
     pos: usize,
     check: Option<Check>,
+    /// Predictions: where the program called `empty_cache()`, ascending.
     empty_cache_at: Vec<usize>,
     next_empty: usize,
+    /// Recorded block address -> the model's block.
     live: HashMap<u64, u32>,
     out: Outcome,
     keep_series: bool,
     keep_events: bool,
+    /// Stop at the first OOM (a capacity search needs no more).
     stop_at_oom: bool,
 }
 
 impl<'a> Replay<'a> {
     /// The replay without its borrows, to go on later with [`Paused::resume`].
     pub fn pause(self) -> Paused {
-        let Replay {
-            rec: _,
-            trace: _,
-            cache,
-            pos,
-            check,
-            empty_cache_at,
-            next_empty,
-            live,
-            out,
-            keep_series,
-            keep_events,
-            stop_at_oom,
-        } = self;
-        Paused { cache, pos, check, empty_cache_at, next_empty, live, out, keep_series, keep_events, stop_at_oom }
+        self.run
     }
 }
 
 impl Paused {
     /// Goes on with the replay; `snap` and `rec` must be the ones it started with.
     pub fn resume<'a>(self, snap: &'a Snapshot, rec: &'a Recording) -> Replay<'a> {
-        let Paused { cache, pos, check, empty_cache_at, next_empty, live, out, keep_series, keep_events, stop_at_oom } =
-            self;
-        let trace = snap.trace(rec.device);
-        Replay {
-            rec,
-            trace,
-            cache,
-            pos,
-            check,
-            empty_cache_at,
-            next_empty,
-            live,
-            out,
-            keep_series,
-            keep_events,
-            stop_at_oom,
-        }
+        Replay { rec, trace: snap.trace(rec.device), run: self }
     }
 
     /// Events replayed so far.
