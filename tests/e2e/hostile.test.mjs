@@ -297,9 +297,9 @@ test('the standalone file restarts after an internal error too', async () => {
   const { page, context, errors } = await openPage({ url, allowed: (u) => u === url });
   const open = async () => {
     await page.click('#example');
-    await waitOpened(page, 'example_training_step.pickle.gz');
+    await waitOpened(page, 'resnet50_no_zero_grad.pickle.gz');
   };
   await open();
-  await panicAndRecover(page, errors, open, 'example_training_step.pickle.gz');
+  await panicAndRecover(page, errors, open, 'resnet50_no_zero_grad.pickle.gz');
   await context.close();
 });
