@@ -4,13 +4,13 @@
 // on a file switch. Expected numbers come from
 // tests/reference/analysis_reference.py (standard-library Python, no code
 // shared with memviz), run here on the same real file.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { ROOT, DIST, SNAPSHOTS, serveDist, launch, newPage, dropFiles, snapshot, waitOpened } from './helpers.mjs';
+import { ROOT, SNAPSHOTS, useBrowser, openPage, dropFiles, snapshot, waitOpened } from './helpers.mjs';
 
 const OOM = 'oom_pickle_named_json.json';
 const SMALL = 'small_train_step.pickle';
@@ -22,16 +22,7 @@ const KINDS = ['parameter', 'gradient', 'optimizer_state', 'activation', 'autogr
 const reference = (name) => JSON.parse(execFileSync('python3',
   [join(ROOT, 'tests/reference/analysis_reference.py'), join(SNAPSHOTS, name)], { maxBuffer: 1 << 28 }));
 
-let server, origin, browser;
-before(async () => {
-  assert.ok(existsSync(join(DIST, 'index.html')), 'dist/ missing: run scripts/build-web.sh first');
-  ({ server, origin } = await serveDist());
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+useBrowser();
 
 const value = (page, sel) => page.$eval(sel, (e) => Number(e.dataset.value));
 const cellBytes = (page, table) =>
@@ -53,9 +44,7 @@ test('OOM file: markers, the OOM and peak explained, color by category, leaks, c
   const oom = at('oom:0'), peak = at('peak');
   assert.equal(ref.moments.filter((m) => m.at.startsWith('oom:')).length, 1, 'the file has one OOM');
 
-  const { page, blocked, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await page.goto(origin + '/');
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+  const { page, blocked, errors } = await openPage();
   await dropFiles(page, [[OOM, snapshot(OOM)]]);
   await waitOpened(page, OOM);
 
@@ -171,9 +160,7 @@ test('Alive at: the table by any frame, the icicle zooms and highlights, all cle
   const BIG = 'transformer_fullstep_ctx128.pickle';
   const ref = reference(BIG).devices['0'];
   const peak = ref.moments.find((m) => m.at === 'peak');
-  const { page, blocked, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await page.goto(origin + '/');
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+  const { page, blocked, errors } = await openPage();
   await dropFiles(page, [[BIG, snapshot(BIG)]]);
   await waitOpened(page, BIG);
   await page.click('#moment-peak');
@@ -262,9 +249,7 @@ test('generated 2-device file (gen_snapshot --oom --iters): OOM and leaks per de
   assert.ok(oom0, 'device 0 ends with an OOM');
   assert.ok(!ref['1'].moments.some((m) => m.at.startsWith('oom:')), 'device 1 has none');
 
-  const { page, blocked, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await page.goto(origin + '/');
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+  const { page, blocked, errors } = await openPage();
   await dropFiles(page, [['two_dev_oom.pickle', readFileSync(file)]]);
   await waitOpened(page, 'two_dev_oom.pickle');
   rmSync(dir, { recursive: true, force: true });

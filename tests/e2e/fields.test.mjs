@@ -3,24 +3,17 @@
 // the reader's warnings shown as a warning line. Files and expected values
 // come from tests/reference/gen_fields.py (Python's pickle and an
 // independent replay), dropped onto the release page (dist/).
-import { test, before, after } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { execFileSync } from 'node:child_process';
-import { ROOT, DIST, SNAPSHOTS, serveDist, launch, newPage, dropFiles, waitOpened, shownSummary } from './helpers.mjs';
+import { ROOT, SNAPSHOTS, useBrowser, openPage, dropFiles, waitOpened, shownSummary } from './helpers.mjs';
 
 const TMP = mkdtempSync(join(tmpdir(), 'memviz-fields-'));
-let server, origin, browser;
-before(async () => {
-  assert.ok(existsSync(join(DIST, 'index.html')), 'dist/ missing: run scripts/build-web.sh first');
-  ({ server, origin } = await serveDist());
-  browser = await launch();
-});
+useBrowser();
 after(async () => {
-  await browser?.close();
-  server?.close();
   rmSync(TMP, { recursive: true, force: true });
 });
 
@@ -29,13 +22,6 @@ function generate(name, ...args) {
   const file = join(TMP, name);
   const out = execFileSync('python3', [join(ROOT, 'tests/reference/gen_fields.py'), ...args, file], { encoding: 'utf8' });
   return [readFileSync(file), JSON.parse(out)];
-}
-
-async function openPage() {
-  const p = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await p.page.goto(origin + '/');
-  await p.page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
-  return p;
 }
 
 async function drop(page, name, bytes) {

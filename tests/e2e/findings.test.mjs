@@ -3,12 +3,12 @@
 // against tests/reference/findings_reference.py and memviz_reference.py
 // (standard-library Python, no code shared with memviz), and each link
 // opening its evidence. Screenshots of the strip go to tests/e2e/out/.
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { ROOT, DIST, serveDist, launch, newPage, dropFiles, waitOpened } from './helpers.mjs';
+import { ROOT, useBrowser, openPage, dropFiles, waitOpened } from './helpers.mjs';
 
 const RECORDINGS = join(ROOT, '../shared/recordings');
 const OUT = join(ROOT, 'tests/e2e/out');
@@ -16,23 +16,13 @@ mkdirSync(OUT, { recursive: true });
 const py = (script, ...args) => JSON.parse(execFileSync('python3',
   [join(ROOT, 'tests/reference', script), ...args], { maxBuffer: 1 << 28 }));
 
-let server, origin, browser;
+useBrowser();
 before(async () => {
-  assert.ok(existsSync(join(DIST, 'index.html')), 'dist/ missing: run scripts/build-web.sh first');
   assert.ok(existsSync(RECORDINGS), `${RECORDINGS} is missing: the test reads the H100 recordings from there`);
-  ({ server, origin } = await serveDist());
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
 });
 
 async function open(name) {
-  const { page, blocked, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await page.setViewportSize({ width: 1280, height: 900 });
-  await page.goto(origin + '/');
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+  const { page, blocked, errors } = await openPage({ viewport: { width: 1280, height: 900 } });
   await dropFiles(page, [[name, readFileSync(join(RECORDINGS, name))]]);
   await waitOpened(page, name);
   await page.waitForFunction(() => document.querySelectorAll('#findings li').length > 0, null, { timeout: 30000 });

@@ -1,5 +1,8 @@
-// Shared by the browser tests: a static server for dist/, Debian's chromium
-// through playwright-core (never a downloaded browser), and file drops.
+// Shared by the browser tests: the one fixture (a static server for dist/ on
+// a free port, Debian's chromium through playwright-core, never a downloaded
+// browser, the page opened and booted, and the teardown), and file drops.
+import { before, after } from 'node:test';
+import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { readFileSync, existsSync, statSync } from 'node:fs';
 import { join, extname, resolve, dirname } from 'node:path';
@@ -29,7 +32,49 @@ export async function serveDist() {
   return { server, origin: `http://127.0.0.1:${server.address().port}` };
 }
 
-export async function launch() {
+/**
+ * The fixture of a test file: before its tests, checks that dist/`page` and
+ * every path in `needs` exist, runs `setup` (files the tests generate),
+ * serves dist/ (or `serve()`'s {server, origin}) and launches chromium; after
+ * them, closes both. `server`, `origin` and `browser` below are the live
+ * values (ES module exports are live bindings; node --test runs each file in
+ * its own process, so each file has its own).
+ */
+export function useBrowser({ page = 'index.html', needs = [], setup, serve = serveDist } = {}) {
+  before(async () => {
+    assert.ok(existsSync(join(DIST, page)), 'dist/ missing: run scripts/build-web.sh first');
+    for (const f of needs) assert.ok(existsSync(f), `${f} is missing (../shared must sit beside the repository)`);
+    await setup?.();
+    ({ server, origin } = await serve());
+    browser = await launch();
+  });
+  after(async () => {
+    await browser?.close();
+    server?.close();
+  });
+}
+
+/** Set by useBrowser's before(). */
+export let server, origin, browser;
+
+/** Waits until the page has booted (app.js sets body[data-ready] once its wasm is in). */
+export async function waitReady(page) {
+  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+}
+
+/**
+ * A fresh page on `url` (default: the served index) that may fetch only what
+ * `allowed(url)` lets through (default: the server's own origin), booted.
+ * Other options go to browser.newContext.
+ */
+export async function openPage({ url, allowed, ...opts } = {}) {
+  const p = await newPage(browser, allowed ?? ((u) => u.startsWith(origin + '/')), opts);
+  await p.page.goto(url ?? origin + '/');
+  await waitReady(p.page);
+  return p;
+}
+
+async function launch() {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { execFileSync } from 'node:child_process';
-import { ROOT, DIST, SNAPSHOTS, serveDist, launch, newPage, waitOpened } from './helpers.mjs';
+import { ROOT, DIST, SNAPSHOTS, useBrowser, openPage, waitOpened } from './helpers.mjs';
 
 const OUT = join(ROOT, 'tests/e2e/out');
 mkdirSync(OUT, { recursive: true });
@@ -25,26 +25,14 @@ const HOSTILE = ['past_end', 'overlap', 'sizes', 'chaos', 'devices', 'many_segme
 /** The console line the panic hook writes (expected in the panic tests). */
 const PANIC_LOG = /^memviz: internal error: /;
 
-let server, origin, browser;
+useBrowser();
 before(async () => {
-  assert.ok(existsSync(join(DIST, 'index.html')), 'dist/ missing: run scripts/build-web.sh first');
   execFileSync('python3', [join(ROOT, 'tests/hostile/gen_hostile.py'), TMP]);
   for (const n of HOSTILE) assert.ok(existsSync(join(TMP, `${n}.pickle`)), `${n}.pickle not written`);
-  ({ server, origin } = await serveDist());
-  browser = await launch();
 });
 after(async () => {
-  await browser?.close();
-  server?.close();
   rmSync(TMP, { recursive: true, force: true });
 });
-
-async function openPage() {
-  const p = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await p.page.goto(origin + '/');
-  await p.page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
-  return p;
-}
 
 /** Opens a file with the page's file button (as a person picks one). */
 async function pick(page, path, name) {
@@ -306,14 +294,12 @@ test('an internal error (a panic) is reported in the page and the viewer restart
 
 test('the standalone file restarts after an internal error too', async () => {
   const url = pathToFileURL(join(DIST, 'memviz-standalone.html')).href;
-  const { page, context, errors } = await newPage(browser, (u) => u === url);
-  await page.goto(url);
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+  const { page, context, errors } = await openPage({ url, allowed: (u) => u === url });
   const open = async () => {
     await page.click('#example');
-    await waitOpened(page, 'example_training_step.pickle.gz');
+    await waitOpened(page, 'resnet50_no_zero_grad.pickle.gz');
   };
   await open();
-  await panicAndRecover(page, errors, open, 'example_training_step.pickle.gz');
+  await panicAndRecover(page, errors, open, 'resnet50_no_zero_grad.pickle.gz');
   await context.close();
 });

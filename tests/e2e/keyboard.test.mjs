@@ -4,26 +4,17 @@
 // cursor / pin, and the polite aria-live region says the hovered
 // allocation's size. Values are read from the viewer (window.memviz) and the
 // DOM, not from the code under test's own bookkeeping.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, DIST, SNAPSHOTS, serveDist, launch, newPage, waitOpened } from './helpers.mjs';
+import { ROOT, SNAPSHOTS, useBrowser, origin, browser, waitReady, openPage, newPage, waitOpened } from './helpers.mjs';
 
 const BIG = 'transformer_fullstep_ctx128.pickle';
 const OUT = join(ROOT, 'tests/e2e/out');
 mkdirSync(OUT, { recursive: true });
 
-let server, origin, browser;
-before(async () => {
-  assert.ok(existsSync(join(DIST, 'index.html')), 'dist/ missing: run scripts/build-web.sh first');
-  ({ server, origin } = await serveDist());
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+useBrowser();
 
 const active = (page) => page.evaluate(() => document.activeElement && document.activeElement.id);
 /** Presses Tab until the element `id` has focus; how many presses it took. */
@@ -50,7 +41,7 @@ test('keyboard only: open a file with the button, zoom / pan / pin on the plot, 
   // asked to, and asking at the key press itself can come too late.
   const chooserShown = new Promise((r) => page.once('filechooser', r));
   await page.goto(origin + '/');
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+  await waitReady(page);
 
   // "Open snapshots…" is the first thing Tab reaches; Enter opens the chooser.
   assert.equal(await tabTo(page, 'open-files'), 1);
@@ -166,9 +157,7 @@ test('keyboard only: open a file with the button, zoom / pan / pin on the plot, 
 });
 
 test('state history keys act on the focused event list only', async () => {
-  const { page, context, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await page.goto(origin + '/');
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+  const { page, context, errors } = await openPage();
   await page.setInputFiles('#file-input', join(SNAPSHOTS, BIG));
   await waitOpened(page, BIG);
   const i = await page.evaluate(() => window.memviz.viewer.view_names().indexOf('Allocator State History'));

@@ -1,28 +1,19 @@
 // Browser test of the "Alive at" panel (www/moment.js): the moment's totals
 // and the bottom-up table by innermost user frame, against the reference
 // numbers of tests/reference/expected (release page in dist/).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, DIST, serveDist, launch, newPage, dropFiles, snapshot, expected, waitOpened } from './helpers.mjs';
+import { ROOT, useBrowser, openPage, dropFiles, snapshot, expected, waitOpened } from './helpers.mjs';
 
 const BIG = 'transformer_fullstep_ctx128.pickle';
 const OUT = join(ROOT, 'tests/e2e/out');
 mkdirSync(OUT, { recursive: true });
 
-let server, origin, browser;
-before(async () => {
-  assert.ok(existsSync(join(DIST, 'index.html')), 'dist/ missing: run scripts/build-web.sh first');
-  ({ server, origin } = await serveDist());
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+useBrowser();
 
 const shownBytes = (page, key) =>
   page.$eval(`#moment-totals [data-key="${key}"]`, (e) => Number(e.dataset.value));
@@ -48,9 +39,7 @@ function makeLongTrace() {
 // A fresh page that may fetch only from the server, `bytes` dropped on it
 // as `name` and shown.
 async function openDropped(name, bytes) {
-  const opened = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await opened.page.goto(origin + '/');
-  await opened.page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+  const opened = await openPage();
   await dropFiles(opened.page, [[name, bytes]]);
   await waitOpened(opened.page, name);
   return opened;

@@ -5,34 +5,25 @@
 //    line whose count Python's pickle module gives (memory_viz's frame
 //    filter, a few lines below); pinning keeps it and opens the fold.
 // MEMVIZ_SCREENSHOTS=1 also writes docs/screenshot-*.png.
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { ROOT, DIST, serveDist, launch, newPage, dropFiles, waitOpened } from './helpers.mjs';
+import { ROOT, useBrowser, openPage, dropFiles, waitOpened } from './helpers.mjs';
 
 export const RECORDINGS = join(ROOT, '../shared/recordings');
 const SHOTS = process.env.MEMVIZ_SCREENSHOTS === '1';
 
-let server, origin, browser;
+useBrowser();
 before(async () => {
-  assert.ok(existsSync(join(DIST, 'index.html')), 'dist/ missing: run scripts/build-web.sh first');
   assert.ok(existsSync(RECORDINGS), `${RECORDINGS} missing`);
-  ({ server, origin } = await serveDist());
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
 });
 
 const recording = (name) => readFileSync(join(RECORDINGS, name));
 
 async function open(name, viewport = { width: 1280, height: 800 }) {
-  const p = await newPage(browser, (u) => u.startsWith(origin + '/'), { viewport });
-  await p.page.goto(origin + '/');
-  await p.page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+  const p = await openPage({ viewport });
   await dropFiles(p.page, [[name, recording(name)]]);
   await waitOpened(p.page, name);
   return p;
@@ -237,10 +228,8 @@ const visible = (page, ids) => page.evaluate((ids) => Object.fromEntries(ids.map
 const SNAPSHOT_PANELS = ['plot-box', 'minimap', 'context', 'moment-panel', 'explain-panel', 'leaks-panel', 'search-box', 'explain-bar'];
 
 test('first screen: what memviz is, Open, Example, how to record; no empty plot or boxes before a file', async () => {
-  const p = await newPage(browser, (u) => u.startsWith(origin + '/'), { viewport: { width: 1280, height: 800 } });
+  const p = await openPage({ viewport: { width: 1280, height: 800 } });
   const { page, context, errors } = p;
-  await page.goto(origin + '/');
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
   const v = await visible(page, ['hint', 'record-snippet', 'open-files', 'example', ...SNAPSHOT_PANELS]);
   for (const id of ['hint', 'record-snippet', 'open-files', 'example']) assert.ok(v[id], `${id} shown`);
   for (const id of SNAPSHOT_PANELS) assert.ok(!v[id], `${id} hidden before a file`);

@@ -8,34 +8,24 @@
 //    a click on one zooms to its steps, the filter and the internals
 //    checkbox work, the time of the hovered step is shown; a file without
 //    time_us says it has steps only.
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
-import { ROOT, DIST, SNAPSHOTS, serveDist, launch, newPage, dropFiles, snapshot, waitOpened } from './helpers.mjs';
+import {
+  ROOT, SNAPSHOTS, useBrowser, browser, openPage, newPage, dropFiles, snapshot, waitOpened,
+} from './helpers.mjs';
 
 const OUT = join(ROOT, 'tests/e2e/out');
 const FIX = join(ROOT, 'tests/reference/fixtures/profiler');
 mkdirSync(OUT, { recursive: true });
 
-let server, origin, browser;
+useBrowser();
 before(async () => {
-  assert.ok(existsSync(join(DIST, 'index.html')), 'dist/ missing: run scripts/build-web.sh first');
   assert.ok(existsSync(join(FIX, 'expected.json')), 'tests/reference/fixtures/profiler missing: gen_profiler.py');
-  ({ server, origin } = await serveDist());
-  browser = await launch();
 });
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
-
-async function ready(page) {
-  await page.goto(origin + '/');
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
-}
 
 /** Non-white pixels of a canvas. */
 const inked = (page, id) => page.$eval(`#${id}`, (c) => {
@@ -47,8 +37,7 @@ const inked = (page, id) => page.$eval(`#${id}`, (c) => {
 
 test('torch.profiler exports open as charts with the reference numbers', async () => {
   const want = JSON.parse(readFileSync(join(FIX, 'expected.json'), 'utf8'));
-  const { page, blocked, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await ready(page);
+  const { page, blocked, errors } = await openPage();
   for (const [name, w] of Object.entries(want)) {
     await dropFiles(page, [[name, readFileSync(join(FIX, name))]]);
     await page.waitForFunction((name) => {
@@ -86,8 +75,7 @@ test('torch.profiler exports open as charts with the reference numbers', async (
 });
 
 test('a broken profiler export is an error that names the place', async () => {
-  const { page } = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await ready(page);
+  const { page } = await openPage();
   const bad = JSON.stringify([[1, 2], [[0, 1, 2, 3, 4, 5, 6, 7, 8], [0, 1, 2]]]);
   await dropFiles(page, [['bad.json', Buffer.from(bad)]]);
   await page.waitForFunction(() => document.querySelector('#errors').textContent.includes('bad.json'), null, { timeout: 30000 });
@@ -104,8 +92,7 @@ test('phases from a real annotated snapshot: drawn at their steps, click zooms, 
   const NAME = 'transformer_fullstep_ctx128.pickle';
   const ref = reference(NAME);
   assert.ok(ref.phases.length >= 2, 'the reference finds the phases');
-  const { page, blocked, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await ready(page);
+  const { page, blocked, errors } = await openPage();
   await dropFiles(page, [[NAME, snapshot(NAME)]]);
   await waitOpened(page, NAME);
   await page.waitForSelector('#phase-layer .phase');
@@ -163,8 +150,7 @@ test('phases from a real annotated snapshot: drawn at their steps, click zooms, 
 });
 
 test('internal torch.compile phases are hidden until asked for; no time_us says steps only', async () => {
-  const { page } = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await ready(page);
+  const { page } = await openPage();
   // A small snapshot with a dynamo-internal range and a user range.
   const snap = JSON.stringify({
     segments: [],

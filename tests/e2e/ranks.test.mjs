@@ -2,12 +2,12 @@
 // dropped together; the overview's numbers, order and outlier colour, a row
 // click that keeps the zoom and t, and a diff, all against numbers computed
 // in Python (tests/reference/memviz_reference.py, diff_reference.py).
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, DIST, serveDist, launch, newPage, dropFiles, waitOpened, snapshot } from './helpers.mjs';
+import { ROOT, useBrowser, openPage, dropFiles, waitOpened, snapshot } from './helpers.mjs';
 
 const OUT = join(ROOT, 'tests/e2e/out');
 const DIR = join(OUT, 'ranks');
@@ -26,22 +26,13 @@ const RANKS = [
 const name = (r) => `train_rank${r}.pickle`;
 const python = (args) => JSON.parse(execFileSync('python3', args, { encoding: 'utf8', maxBuffer: 1 << 28 }));
 
-let server, origin, browser;
+useBrowser();
 before(async () => {
-  assert.ok(existsSync(join(DIST, 'index.html')), 'dist/ missing: run scripts/build-web.sh first');
   for (const { rank, args } of RANKS) execFileSync('python3', [GEN, join(DIR, name(rank)), ...args]);
-  ({ server, origin } = await serveDist());
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
 });
 
 test('four ranks at once: overview, row click keeps zoom and t, diff', async () => {
-  const { page, blocked, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await page.goto(origin + '/');
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+  const { page, blocked, errors } = await openPage();
   await dropFiles(page, RANKS.map(({ rank }) => [name(rank), readFileSync(join(DIR, name(rank)))]));
   await page.waitForFunction(() => {
     const p = document.querySelector('#ranks-panel');
@@ -171,9 +162,7 @@ test('four ranks at once: overview, row click keeps zoom and t, diff', async () 
 });
 
 test('a folder: the directory input reads every snapshot in it, in rank order', async () => {
-  const { page, context, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await page.goto(origin + '/');
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+  const { page, context, errors } = await openPage();
   // The fallback where the browser has no showDirectoryPicker.
   await page.setInputFiles('#dir-input', DIR);
   await page.waitForFunction(() => document.querySelector('#ranks-panel')?.dataset.rows === '4' &&
@@ -189,9 +178,7 @@ test('a folder: the directory input reads every snapshot in it, in rank order', 
 // context 256, each at its peak.
 test('screenshots of the overview and a diff', { skip: !process.env.MEMVIZ_SCREENSHOTS }, async () => {
   copyFileSync(join(OUT, 'screenshot-ranks.png'), join(ROOT, 'docs/screenshot-ranks.png'));
-  const { page, context } = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await page.goto(origin + '/');
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+  const { page, context } = await openPage();
   const A = 'transformer_forward_bf16.pickle', B = 'transformer_forward_mixed_ctx256.pickle';
   await dropFiles(page, [[A, snapshot(A)], [B, snapshot(B)]]);
   await page.waitForFunction(() => document.querySelector('#ranks-panel')?.dataset.rows === '2' &&

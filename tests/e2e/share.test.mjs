@@ -7,14 +7,16 @@
 //  - index.html#file=runs/NAME opens a file beside the page; other origins
 //    and absolute paths are refused, and the CSP still forbids connections.
 // Numbers are checked against tests/reference/expected (independent Python).
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, statSync } from 'node:fs';
 import { join, extname } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { execFileSync } from 'node:child_process';
-import { ROOT, DIST, SNAPSHOTS, launch, newPage, expected, waitOpened, shownSummary } from './helpers.mjs';
+import {
+  ROOT, DIST, SNAPSHOTS, useBrowser, origin, browser, newPage, expected, waitOpened, shownSummary,
+} from './helpers.mjs';
 
 const BIG = 'transformer_fullstep_ctx128.pickle';
 const SMALL = 'small_train_step.pickle';
@@ -47,19 +49,13 @@ async function serve() {
   return { server, origin: `http://127.0.0.1:${server.address().port}` };
 }
 
-let server, origin, browser, memviz;
+let memviz;
+useBrowser({ page: 'memviz-standalone.html', serve });
 before(async () => {
-  assert.ok(existsSync(join(DIST, 'memviz-standalone.html')), 'dist/ missing: run scripts/build-web.sh first');
   assert.ok(existsSync(join(SNAPSHOTS, BIG)), `../shared/snapshots/${BIG} missing`);
   // The CLI, built now that dist/ exists: its build script compiles the viewer in.
   execFileSync('cargo', ['build', '-q', '-p', 'memviz-cli'], { cwd: ROOT, stdio: 'inherit' });
   memviz = join(ROOT, 'target/debug/memviz');
-  ({ server, origin } = await serve());
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
 });
 
 /** The summary numbers the page should show for `name`'s device 0. */

@@ -6,12 +6,12 @@
 // module) puts its time, the zoom is kept when switching the axis, the axis
 // is kept when switching views; a file without time_us disables the control
 // and says why.
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { ROOT, DIST, SNAPSHOTS, serveDist, launch, newPage, dropFiles, snapshot, waitOpened } from './helpers.mjs';
+import { ROOT, SNAPSHOTS, useBrowser, openPage, dropFiles, snapshot, waitOpened } from './helpers.mjs';
 
 const OUT = join(ROOT, 'tests/e2e/out');
 mkdirSync(OUT, { recursive: true });
@@ -20,16 +20,9 @@ const NO_TIME = 'llm_inference_no_timestamps.pickle';
 // The plot's margins inside its canvas, CSS px (memviz-viewer's MARGIN).
 const LEFT = 78, RIGHT = 16;
 
-let server, origin, browser;
+useBrowser();
 before(async () => {
-  assert.ok(existsSync(join(DIST, 'index.html')), 'dist/ missing: run scripts/build-web.sh first');
   for (const f of [NAME, NO_TIME]) assert.ok(existsSync(join(SNAPSHOTS, f)), `${f} missing in ../shared/snapshots`);
-  ({ server, origin } = await serveDist());
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
 });
 
 function reference(name, ...elems) {
@@ -47,9 +40,7 @@ test('x axis in wall-clock time: labels, gaps, hover at Python\'s time, zoom and
   const py = reference(NAME, 'pick');
   const P = py.picked;
   assert.equal(py.gaps.length, 2, 'the file has two idle gaps');
-  const { page, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await page.goto(origin + '/');
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+  const { page, errors } = await openPage();
   await dropFiles(page, [[NAME, snapshot(NAME)]]);
   await waitOpened(page, NAME);
   await page.waitForFunction(() => !document.querySelector('#x-axis').disabled);

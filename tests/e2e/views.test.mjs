@@ -6,37 +6,23 @@
 // dropped onto the release page (dist/) in Debian's chromium; numbers checked
 // against tests/reference/expected/*.json (an independent Python
 // re-implementation) or against values the test computes itself.
-import { test, before, after } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, copyFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { execFileSync } from 'node:child_process';
-import { ROOT, DIST, SNAPSHOTS, serveDist, launch, newPage, dropFiles, snapshot, expected, waitOpened } from './helpers.mjs';
+import { ROOT, SNAPSHOTS, useBrowser, openPage, dropFiles, snapshot, expected, waitOpened } from './helpers.mjs';
 
 const BIG = 'transformer_fullstep_ctx128.pickle';
 const OUT = join(ROOT, 'tests/e2e/out');
 mkdirSync(OUT, { recursive: true });
 const TMP = mkdtempSync(join(tmpdir(), 'memviz-views-'));
 
-let server, origin, browser;
-before(async () => {
-  assert.ok(existsSync(join(DIST, 'index.html')), 'dist/ missing: run scripts/build-web.sh first');
-  ({ server, origin } = await serveDist());
-  browser = await launch();
-});
+useBrowser();
 after(async () => {
-  await browser?.close();
-  server?.close();
   rmSync(TMP, { recursive: true, force: true });
 });
-
-async function openPage() {
-  const p = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await p.page.goto(origin + '/');
-  await p.page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
-  return p;
-}
 
 async function dropAndWait(page, name, bytes) {
   await dropFiles(page, [[name, bytes ?? snapshot(name)]]);

@@ -2,7 +2,7 @@
 // real snapshots from ../shared/snapshots dropped onto the page in Debian's
 // chromium, checked against tests/reference/expected/*.json (numbers from an
 // independent Python re-implementation of memory_viz).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, copyFileSync, writeFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,31 +10,14 @@ import { pathToFileURL } from 'node:url';
 import zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import {
-  ROOT, DIST, serveDist, launch, newPage, dropFiles, snapshot, expected, waitOpened, shownSummary,
+  ROOT, DIST, useBrowser, origin, browser, waitReady, openPage, newPage, dropFiles, snapshot, expected, waitOpened, shownSummary,
 } from './helpers.mjs';
 
 const BIG = 'transformer_fullstep_ctx128.pickle';
 const OUT = join(ROOT, 'tests/e2e/out');
 mkdirSync(OUT, { recursive: true });
 
-let server, origin, browser;
-before(async () => {
-  assert.ok(existsSync(join(DIST, 'index.html')), 'dist/ missing: run scripts/build-web.sh first');
-  ({ server, origin } = await serveDist());
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
-
-/** A served page with every request outside the page's own origin blocked. */
-async function openPage(opts) {
-  const p = await newPage(browser, (u) => u.startsWith(origin + '/'), opts);
-  await p.page.goto(origin + '/');
-  await p.page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
-  return p;
-}
+useBrowser();
 
 async function dropAndWait(page, name) {
   await dropFiles(page, [[name, snapshot(name)]]);
@@ -339,11 +322,17 @@ test('the standalone file runs from file:// and opens the built-in example', asy
   const seen = [];
   page.on('request', (r) => seen.push(r.url()));
   await page.goto(url);
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+  await waitReady(page);
   await page.click('#example');
-  await waitOpened(page, 'example_training_step.pickle.gz');
+  await waitOpened(page, 'resnet50_no_zero_grad.pickle.gz');
+  // The example is this real recording (crates/memviz-wasm/example/README.md):
+  // its numbers as Python's pickle module reads them.
+  const dev = JSON.parse(execFileSync('python3', [join(ROOT, 'tests/reference/memviz_reference.py'), 'summary',
+    join(ROOT, '../shared/recordings/resnet50_no_zero_grad.pickle')])).devices['0'];
   const s = await shownSummary(page);
-  assert.ok(s.trace_events > 100 && s['timeline.elements'] > 50, JSON.stringify(s));
+  assert.equal(s.trace_events, dev.trace_events);
+  assert.equal(s['timeline.elements'], dev.active_memory.elements);
+  assert.equal(s['timeline.peak_bytes'], dev.active_memory.peak_bytes);
   assert.ok(await redrawNow(page) > 20);
   assert.ok(await inkedPixels(page) > 50000);
   assert.deepEqual([...new Set([...seen, ...requests])].filter((u) => u !== url), []);

@@ -7,12 +7,12 @@
 // prediction is drawn over the Active Cached Segment Timeline. The numbers are checked against `memviz whatif --json` (the
 // CLI, built by cargo) and the self-check's event count against Python's
 // own pickle module.
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { ROOT, DIST, serveDist, launch, newPage, dropFiles, waitOpened } from './helpers.mjs';
+import { ROOT, useBrowser, openPage, dropFiles, waitOpened } from './helpers.mjs';
 
 const NAME = 'oom_fragmentation_2gib.pickle';
 const FILE = join(ROOT, '../shared/recordings', NAME);
@@ -33,16 +33,9 @@ t = pickle.load(open(sys.argv[1], 'rb'))['device_traces'][0]
 print(sum(1 for e in t if e['action'] in ('segment_alloc', 'segment_free', 'segment_map', 'segment_unmap', 'alloc', 'oom')))
 `, FILE]).toString());
 
-let server, origin, browser;
+useBrowser();
 before(async () => {
   assert.ok(existsSync(FILE), `${FILE} is missing (../shared must sit beside the repository)`);
-  assert.ok(existsSync(join(DIST, 'index.html')), 'dist/ missing: run scripts/build-web.sh first');
-  ({ server, origin } = await serveDist());
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
 });
 
 /** What the panel shows, once its replay is done. */
@@ -99,9 +92,7 @@ test('What if: the OOM happens under its own settings, expandable_segments avoid
   assert.equal(own.predicted.ooms[0].happens, true);
   assert.equal(exp.predicted.ooms[0].happens, false);
 
-  const { page, blocked, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await page.goto(origin + '/');
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+  const { page, blocked, errors } = await openPage();
   await dropFiles(page, [[NAME, readFileSync(FILE)]]);
   await waitOpened(page, NAME);
   // The OOM explained: its advice replays by itself (the panel closed),
@@ -176,9 +167,7 @@ test('What if: the OOM happens under its own settings, expandable_segments avoid
 test('What if: the prediction over a segment timeline with many segment events (tests/whatif/data/mixed_default.pickle)', async () => {
   const name = 'mixed_default.pickle';
   const file = join(ROOT, 'tests/whatif/data', name);
-  const { page, blocked, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await page.goto(origin + '/');
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+  const { page, blocked, errors } = await openPage();
   await dropFiles(page, [[name, readFileSync(file)]]);
   await waitOpened(page, name);
   await page.click('#whatif-details > summary');

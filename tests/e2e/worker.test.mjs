@@ -15,16 +15,16 @@ import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { execFileSync } from 'node:child_process';
 import {
-  ROOT, DIST, SNAPSHOTS, serveDist, launch, newPage, dropFiles, snapshot, expected, waitOpened, shownSummary,
+  ROOT, DIST, SNAPSHOTS, useBrowser, browser, waitReady, openPage, newPage, dropFiles, snapshot, expected, waitOpened, shownSummary,
 } from './helpers.mjs';
 
 const SHOWN = 'transformer_forward_bf16.pickle'; // open before the big one
 const SECOND = 'small_train_step.pickle'; // opened while the big one decodes
 const BIG = 'gen_worker.pickle';
 
-let server, origin, browser, dir, big, bigRef;
+let dir, big, bigRef;
+useBrowser();
 before(async () => {
-  assert.ok(existsSync(join(DIST, 'index.html')), 'dist/ missing: run scripts/build-web.sh first');
   assert.ok(existsSync(join(SNAPSHOTS, SHOWN)), `${SNAPSHOTS}/${SHOWN} is missing`);
   dir = mkdtempSync(join(tmpdir(), 'memviz-worker-'));
   big = join(dir, BIG);
@@ -45,26 +45,10 @@ for e in s['device_traces'][0]:
 print(json.dumps({'trace_events': len(s['device_traces'][0]),
                   'segments': sum(1 for g in s['segments'] if g['device'] == 0),
                   'reused': last}))`, big]));
-  ({ server, origin } = await serveDist());
-  browser = await launch();
 });
 after(async () => {
-  await browser?.close();
-  server?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
-
-async function ready(page) {
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
-}
-
-/** A fresh page of the served viewer that may fetch only from it, its wasm loaded. */
-async function openViewer() {
-  const p = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await p.page.goto(origin + '/');
-  await ready(p.page);
-  return p;
-}
 
 /**
  * Records, in the page, from now on: every progress value shown, the
@@ -109,7 +93,7 @@ const maxGap = (ts) => Math.max(...ts.slice(1).map((t, i) => t - ts[i]));
 
 /** A fresh page showing SHOWN, the file that must stay while the big one fails or is cancelled; its summary. */
 async function pageShowing() {
-  const { page, context, errors } = await openViewer();
+  const { page, context, errors } = await openPage();
   await dropFiles(page, [[SHOWN, snapshot(SHOWN)]]);
   await waitOpened(page, SHOWN);
   return { page, context, errors, before: await shownSummary(page) };
@@ -123,7 +107,7 @@ async function bigOpensAgain(page) {
 }
 
 test('a 20 MB file decodes in the worker: progress moves, frames keep coming, its numbers are right', async () => {
-  const { page, context, errors } = await openViewer();
+  const { page, context, errors } = await openPage();
   // The page's idle warm-up (a long task by design) is over before the file comes.
   await page.waitForFunction(() => document.body.dataset.warm === '1', null, { timeout: 30000 });
   await watch(page, null);
@@ -174,7 +158,7 @@ async function decodedInMemoryAhead(page) {
 }
 
 test('a page loaded without a file: its worker writes memory ahead, and a file set on the input decodes in it', async () => {
-  const { page, context, errors } = await openViewer();
+  const { page, context, errors } = await openPage();
   // Nothing pressed or dragged: the page itself waits for a file.
   await page.waitForFunction(() => document.body.dataset.aheadWritten, null, { timeout: 30000 });
   assert.equal(await page.evaluate(() => +document.body.dataset.aheadWritten), 256 << 20);
@@ -185,7 +169,7 @@ test('a page loaded without a file: its worker writes memory ahead, and a file s
 });
 
 test('the open button: the worker writes its memory ahead while the dialog is open, the file picked decodes in it; a cancelled dialog ends it', async () => {
-  const { page, context, errors } = await openViewer();
+  const { page, context, errors } = await openPage();
   await page.waitForFunction(() => document.body.dataset.warm === '1', null, { timeout: 30000 });
   // The dialog opened, then cancelled: the worker that wrote 256 MiB is ended.
   let chooser = page.waitForEvent('filechooser');
@@ -210,7 +194,7 @@ test('the open button: the worker writes its memory ahead while the dialog is op
 });
 
 test('feedStream hands over every byte in order, in FEED pieces, through a byob reader and without one', async () => {
-  const { page, context, errors } = await openViewer();
+  const { page, context, errors } = await openPage();
   const r = await page.evaluate(async () => {
     const { feedStream, CHUNK, FEED } = await import('./decode-worker.js');
     const bytes = new Uint8Array((9 << 20) + 12345);
@@ -252,7 +236,7 @@ test('feedStream hands over every byte in order, in FEED pieces, through a byob 
 });
 
 test('the model through buffers the page gave the worker: several chunks to a buffer, the same file as Python reads it', async () => {
-  const { page, context, errors } = await openViewer();
+  const { page, context, errors } = await openPage();
   // The File, kept as it is picked (the page opens it as usual).
   await page.evaluate(() => document.getElementById('file-input').addEventListener('change', (e) => { window.__picked = e.target.files[0]; }, true));
   await page.setInputFiles('#file-input', big);
@@ -330,7 +314,7 @@ test('the standalone file from file:// opens a real snapshot, a bad file and a t
   const url = `${file}?decode=worker`;
   const { page, context, requests, errors } = await newPage(browser, (u) => u === url || u === file);
   await page.goto(url);
-  await ready(page);
+  await waitReady(page);
   await page.setInputFiles('#file-input', join(SNAPSHOTS, name));
   await waitOpened(page, name);
   assert.equal(await page.evaluate(() => document.body.dataset.decodedIn), 'worker');
@@ -396,7 +380,7 @@ test('the worker out of memory: the page says so and names the file, keeps its f
 });
 
 test('several files at once (ranks.js): the large one through the worker, both in the overview', async () => {
-  const { page, context, errors } = await openViewer();
+  const { page, context, errors } = await openPage();
   await page.evaluate(() => {
     window.decodedIn = [];
     new MutationObserver(() => window.decodedIn.push(document.body.dataset.decodedIn))

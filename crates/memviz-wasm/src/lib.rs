@@ -78,10 +78,10 @@ pub fn panic_message() -> Option<String> {
     (!last.is_empty()).then(|| last.clone())
 }
 
-/// The built-in example: two training steps of a small transformer, written
-/// by build.rs with the project's own allocator simulation (gzip pickle).
-pub static EXAMPLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/example.pickle.gz"));
-pub const EXAMPLE_NAME: &str = "example_training_step.pickle.gz";
+/// The built-in example: a real recording, ResNet50 trained without
+/// `zero_grad` on an H100 (example/README.md says where it came from).
+pub static EXAMPLE: &[u8] = include_bytes!("../example/resnet50_no_zero_grad.pickle.gz");
+pub const EXAMPLE_NAME: &str = "resnet50_no_zero_grad.pickle.gz";
 
 /// The built-in example's bytes, for the page's idle warm-up of the
 /// worker's path (a [`decode::Decoder`] reads them, a `Viewer` adopts its
