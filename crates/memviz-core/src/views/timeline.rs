@@ -748,12 +748,12 @@ struct IntervalIndex {
 }
 
 impl IntervalIndex {
-    fn build(tl: &Timeline, drawn: &[bool], limit: usize) -> IntervalIndex {
+    fn build(tl: &Timeline, drawn: &[bool], by_size: &[u32]) -> IntervalIndex {
+        let limit = by_size.len();
         // The drawn elements in stack order: for a small limit, sorting them
         // beats walking every element in `by_order`.
         let in_order: Vec<u32> = if limit.saturating_mul(4) < tl.elements.len() {
-            let mut v: Vec<(u32, u32)> =
-                tl.by_size[..limit].iter().map(|&e| (tl.elements[e as usize].order, e)).collect();
+            let mut v: Vec<(u32, u32)> = by_size.iter().map(|&e| (tl.elements[e as usize].order, e)).collect();
             v.sort_unstable();
             v.into_iter().map(|(_, e)| e).collect()
         } else {
@@ -850,6 +850,12 @@ pub struct BandAt {
 #[derive(Debug, Clone, Default)]
 pub struct DetailView {
     pub limit: u32,
+    /// The steps `[x0, x1)` whose live elements compete for the `limit`
+    /// (all of them unless zoomed: [`DetailView::in_window`]).
+    window: (u32, u32),
+    /// The drawn elements by size when zoomed; empty when they are the
+    /// first `drawn_count` of `Timeline::by_size`.
+    picked: Vec<u32>,
     drawn_count: u32,
     /// By element index.
     drawn: Vec<bool>,
@@ -869,19 +875,53 @@ pub struct DetailView {
 
 impl DetailView {
     pub fn new(tl: &Timeline, limit: u32) -> DetailView {
+        DetailView::in_window(tl, limit, 0, tl.n_steps())
+    }
+
+    /// The detail of a plot zoomed to steps `[x0, x1)`: the `limit` largest
+    /// elements live there (ties in element order) are drawn, so that
+    /// zooming in brings back what the whole plot had to sum. With the whole
+    /// plot in the window this is [`DetailView::new`].
+    pub fn in_window(tl: &Timeline, limit: u32, x0: u32, x1: u32) -> DetailView {
         let n = tl.elements.len();
-        let drawn_count = n.min(limit as usize);
         let mut drawn = vec![false; n];
-        for &e in &tl.by_size[..drawn_count] {
-            drawn[e as usize] = true;
-        }
+        let whole = x0 == 0 && x1 >= tl.n_steps();
+        let mut picked = Vec::new();
+        let drawn_count = if whole {
+            let c = n.min(limit as usize);
+            for &e in &tl.by_size[..c] {
+                drawn[e as usize] = true;
+            }
+            c
+        } else {
+            // Walks the size order until `limit` live ones are found: those
+            // outside the window are not drawn there, so they take no slot.
+            for &e in &tl.by_size {
+                if picked.len() == limit as usize {
+                    break;
+                }
+                let el = &tl.elements[e as usize];
+                if el.x0 < el.x1 && el.x0 < x1 && el.x1 > x0 {
+                    drawn[e as usize] = true;
+                    picked.push(e);
+                }
+            }
+            picked.len()
+        };
         DetailView {
             limit,
+            window: (x0, x1.min(tl.n_steps()).max(x0)),
+            picked,
             drawn_count: drawn_count as u32,
             drawn,
             summarized: Default::default(),
             index: Default::default(),
         }
+    }
+
+    /// The steps `[x0, x1)` it was made for.
+    pub fn window(&self) -> (u32, u32) {
+        self.window
     }
 
     /// Bytes in the summarized band at each step of `tl` (the timeline this
@@ -895,8 +935,9 @@ impl DetailView {
             // directly, or the drawn ones and subtract from the total (which
             // is the sum of the live sizes at each step), so neither end of
             // the slider walks every element.
-            let direct = n - drawn_count <= drawn_count;
-            let side = if direct { &tl.by_size[drawn_count..] } else { &tl.by_size[..drawn_count] };
+            let zoomed = !self.picked.is_empty();
+            let direct = !zoomed && n - drawn_count <= drawn_count;
+            let side = if direct { &tl.by_size[drawn_count..] } else { self.drawn_by_size(tl) };
             let mut diff = vec![0u64; n_steps + 1];
             for &e in side {
                 let el = &tl.elements[e as usize];
@@ -928,7 +969,15 @@ impl DetailView {
         self.index(tl);
     }
     fn index(&self, tl: &Timeline) -> &IntervalIndex {
-        self.index.get_or_init(|| IntervalIndex::build(tl, &self.drawn, self.drawn_count as usize))
+        self.index.get_or_init(|| IntervalIndex::build(tl, &self.drawn, self.drawn_by_size(tl)))
+    }
+    /// The drawn elements, largest first.
+    pub fn drawn_by_size<'a>(&'a self, tl: &'a Timeline) -> &'a [u32] {
+        if self.picked.is_empty() {
+            &tl.by_size[..self.drawn_count as usize]
+        } else {
+            &self.picked
+        }
     }
     /// Calls `f` for each drawn band live at `step`, bottom to top.
     pub fn bands_at(&self, tl: &Timeline, step: u32, mut f: impl FnMut(BandAt)) {
