@@ -6,23 +6,32 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use memviz_core::timeline::{DetailView, Timeline, TimelineKind};
+use memviz_core::timeline::{DetailView, EventLinks, Timeline, TimelineKind};
 
 fn recording(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/recordings").join(name)
 }
 
 fn load(name: &str) -> memviz_core::Snapshot {
-    let path = recording(name);
+    load_path(&recording(name))
+}
+
+fn load_path(path: &std::path::Path) -> memviz_core::Snapshot {
+    let name = path.display();
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     memviz_core::load(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 fn reference(name: &str, args: &[&str]) -> serde_json::Value {
+    reference_path(&recording(name), args)
+}
+
+fn reference_path(path: &std::path::Path, args: &[&str]) -> serde_json::Value {
+    let name = path.display();
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/render43_reference.py");
     let out = Command::new("python3")
         .arg(&script)
-        .arg(recording(name))
+        .arg(path)
         .args(args)
         .output()
         .unwrap_or_else(|e| panic!("python3 is needed for the reference numbers: {e}"));
@@ -82,4 +91,53 @@ fn detail_picks_the_largest_live_in_the_window() {
     // The whole window is the plain detail view.
     let whole = DetailView::in_window(&tl, 500, 0, n);
     assert_eq!(drawn(&tl, &whole), drawn(&tl, &DetailView::new(&tl, 500)));
+}
+
+/// An `empty_cache` unmap (expandable segments) or segment_free drops its
+/// memory at its own step: every segment event is one step of the Active
+/// Cached Segment Timeline, however many mapped pieces it unmaps, and all
+/// its pieces end there.
+#[test]
+fn unmap_and_segment_free_at_their_own_step() {
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let files = [
+        (recording("expandable_gpt2_varlen.pickle"), 9),
+        (repo.join("tests/whatif/data/capped_expandable.pickle"), 5),
+        (repo.join("tests/whatif/data/capped_default.pickle"), 37),
+    ];
+    for (path, n_frees) in files {
+        let name = path.display().to_string();
+        let snap = load_path(&path);
+        let tl = Timeline::build(&snap, 0, TimelineKind::CachedSegments);
+        let links = EventLinks::new(&snap, &tl);
+        let want = reference_path(&path, &["--unmaps", "0"]);
+        assert_eq!(tl.n_steps() as u64, want["steps"], "{name}: one step per segment event");
+        let totals: Vec<u64> = serde_json::from_value(want["totals"].clone()).unwrap();
+        assert_eq!(tl.total, totals, "{name}: the total at each step");
+        let frees = want["frees"].as_array().unwrap();
+        assert_eq!(frees.len(), n_frees, "{name}");
+        for f in frees {
+            let (i, step, size) =
+                (f["event"].as_u64().unwrap() as u32, f["step"].as_u64().unwrap() as u32, f["size"].as_u64().unwrap());
+            assert_eq!(tl.events[step as usize], i, "{name}: event {i}");
+            // The pieces it frees: all end at its step, and make its size.
+            let freed: Vec<u32> = (0..tl.elements.len() as u32).filter(|&e| links.free_event(e) == Some(i)).collect();
+            assert!(!freed.is_empty(), "{name}: event {i} frees nothing");
+            for &e in &freed {
+                assert_eq!(tl.elements[e as usize].x1, step + 1, "{name}: event {i} element {e}");
+            }
+            assert_eq!(freed.iter().map(|&e| tl.elements[e as usize].size).sum::<u64>(), size, "{name}: event {i}");
+            // Drawn at once: the total falls by its size from this step to the next,
+            // when the next step is not itself a free.
+            if let Some(&next) = tl.total.get(step as usize + 1) {
+                let here = tl.total[step as usize];
+                if tl.elements[tl.actions[step as usize + 1] as usize].x0 == step + 1 {
+                    let alloc = tl.elements[tl.actions[step as usize + 1] as usize].size;
+                    let co: u64 =
+                        tl.co_actions.iter().filter(|c| c.0 == step + 1).map(|c| tl.elements[c.1 as usize].size).sum();
+                    assert_eq!(next, here - size + alloc + co, "{name}: event {i} at step {step}");
+                }
+            }
+        }
+    }
 }

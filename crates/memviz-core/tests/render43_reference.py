@@ -53,10 +53,21 @@ if sys.argv[2] == '--detail':
     print(json.dumps(dict(elements=len(sizes), steps=steps, live=len(live_in), drawn=sorted(live_in[:n]))))
 elif sys.argv[2] == '--unmaps':
     # One step per segment event (segment_alloc / free / map / unmap).
-    out, step = [], 0
+    # Reserved bytes before the first event: the dump's, less what the trace
+    # mapped, plus what it unmapped. The total at a step is taken after an
+    # alloc or map, before a free or unmap.
+    seg = ('segment_alloc', 'segment_free', 'segment_map', 'segment_unmap')
+    grows = ('segment_alloc', 'segment_map')
+    running = sum(s['total_size'] for s in snap['segments'] if s['device'] == dev)
+    for e in trace:
+        if e['action'] in seg:
+            running += -e['size'] if e['action'] in grows else e['size']
+    out, totals = [], []
     for i, e in enumerate(trace):
-        if e['action'] in ('segment_alloc', 'segment_free', 'segment_map', 'segment_unmap'):
-            if e['action'] in ('segment_free', 'segment_unmap'):
-                out.append(dict(event=i, step=step, size=e['size']))
-            step += 1
-    print(json.dumps(dict(steps=step, frees=out)))
+        if e['action'] in seg:
+            if e['action'] in grows:
+                running += e['size']; totals.append(running)
+            else:
+                out.append(dict(event=i, step=len(totals), size=e['size']))
+                totals.append(running); running -= e['size']
+    print(json.dumps(dict(steps=len(totals), frees=out, totals=totals)))
