@@ -66,6 +66,14 @@ async function countColors(page, colors, region) {
   }, [colors, region]);
 }
 
+/** Moves the detail slider to `n` as a user would (applied by the next draw). */
+async function setDetail(page, n) {
+  await page.$eval('#detail', (el, n) => { el.value = String(n); el.dispatchEvent(new Event('input')); }, n);
+  await redrawNow(page);
+  await page.waitForFunction((n) => window.memviz.viewer.detail() === n, n);
+  await redrawNow(page);
+}
+
 const SUMMARIZED = [[0xd9, 0xd9, 0xd9], [0xc4, 0xc4, 0xc4]];
 
 test('detail follows the zoom: the limit picks the largest live in the window (resnet50 without zero_grad)', async () => {
@@ -79,8 +87,8 @@ test('detail follows the zoom: the limit picks the largest live in the window (r
   assert.equal(await viewer(page, 'element_count'), inWindow.elements);
   const limit = inWindow.live; // what lives in the window, fewer than all
   assert.ok(limit < inWindow.elements, `${limit} of ${inWindow.elements}`);
-  await page.evaluate((l) => window.memviz.viewer.set_detail(l), limit);
-  await redrawNow(page);
+  await setDetail(page, limit);
+  assert.equal(await page.textContent('#detail-label'), `${limit} of ${inWindow.elements}`);
   // The whole plot at this limit sums some allocations...
   assert.equal(await viewer(page, 'drawn_count'), limit);
   const wholeGrey = await countColors(page, SUMMARIZED);
@@ -96,7 +104,7 @@ test('detail follows the zoom: the limit picks the largest live in the window (r
   // A smaller limit in a window: the largest live there, as Python picks them.
   const [a, b] = [2000, 2600];
   const few = reference(name, '--detail', 0, 300, a, b);
-  await page.evaluate((l) => window.memviz.viewer.set_detail(l), 300);
+  await setDetail(page, 300);
   await viewer(page, 'set_window', a, b);
   await redrawNow(page);
   assert.equal(await viewer(page, 'drawn_count'), few.drawn.length);
