@@ -375,7 +375,7 @@ print(json.dumps({'lens': [len(x) for x in t], 'oom': [oom[-1]['size'], oom[-1][
   await page.context().close();
 });
 
-test('private pools: envelopes in their pool's color with the pool blocks inside, envelope hover', async () => {
+test('private pools: envelopes in their pool color with the pool blocks inside, envelope hover', async () => {
   const file = join(TMP, 'private_pool.pickle');
   execFileSync('python3', [join(ROOT, 'tests/reference/gen_private_pool.py'), file]);
   const pools = JSON.parse(python(`
