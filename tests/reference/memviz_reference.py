@@ -179,12 +179,16 @@ def process_alloc_data(snap, ann, device, plot_segments, map_unmap=False):
     for raw_i, action, version in merged:
         e = trace[raw_i]
         if raw_i in by_event and action in ('segment_map', 'segment_unmap'):
+            # One step (a list of its pieces) per event: issue 43.
+            group = []
             for n in by_event[raw_i]:
                 if n not in elem:
                     elements.append({'kind': 'piece', 'size': plist[n]['size'], 'addr': plist[n]['addr'],
                                      'version': version, 'frames': e.get('frames') or [], 'raw': raw_i})
                     elem[n] = len(elements) - 1
-                actions.append(elem[n])
+                group.append(elem[n])
+            if group:
+                actions.append(group)
         elif action in allocs:
             elements.append({'kind': 'trace', 'size': e.get('size', 0), 'addr': e.get('addr', 0),
                              'version': version, 'frames': e.get('frames') or [], 'raw': raw_i})
@@ -231,14 +235,16 @@ def memory_numbers(elements, actions, initially):
     live = set(initially)
     total = sum(elements[i]['size'] for i in initially)
     start = peak = total
-    for i in actions:
-        if i in live:
-            live.discard(i)
-            total -= elements[i]['size']
-        else:
-            live.add(i)
-            total += elements[i]['size']
-            peak = max(peak, total)
+    for step in actions:
+        # A map / unmap's step holds all its pieces (a list).
+        for i in (step if isinstance(step, list) else [step]):
+            if i in live:
+                live.discard(i)
+                total -= elements[i]['size']
+            else:
+                live.add(i)
+                total += elements[i]['size']
+                peak = max(peak, total)
     return {'start_bytes': start, 'peak_bytes': peak, 'end_bytes': total,
             'elements': len(elements), 'actions': len(actions),
             'initially_allocated': len(initially)}

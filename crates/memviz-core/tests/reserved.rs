@@ -48,21 +48,30 @@ fn timeline_reserved(snap: &Snapshot, device: u32, name: &str) -> Vec<u64> {
         k += 1;
     }
     after[0] = running;
+    let mut c = 0;
     for i in 0..n {
         while k < tl.actions.len() && tl.events[k] == i as u32 {
-            let e = tl.actions[k] as usize;
-            let size = tl.elements[e].size;
-            if live[e] {
-                running -= size;
-            } else {
-                running += size;
+            // The step's action, then the other pieces of its map or unmap.
+            let mut elems = vec![tl.actions[k] as usize];
+            while c < tl.co_actions.len() && tl.co_actions[c].0 == k as u32 {
+                elems.push(tl.co_actions[c].1 as usize);
+                c += 1;
             }
-            live[e] = !live[e];
+            for e in elems {
+                let size = tl.elements[e].size;
+                if live[e] {
+                    running -= size;
+                } else {
+                    running += size;
+                }
+                live[e] = !live[e];
+            }
             k += 1;
         }
         after[i + 1] = running;
     }
     assert_eq!(k, tl.actions.len(), "{name} device {device}: steps left over");
+    assert_eq!(c, tl.co_actions.len(), "{name} device {device}: pieces left over");
     assert_eq!(running, tl.end_bytes, "{name} device {device}");
     after
 }

@@ -27,10 +27,14 @@ def timeline(snap, dev, segs):
             sizes.append(p['size']); elem[n] = len(sizes) - 1
     for i, e in enumerate(trace):
         if segs and e['action'] in ('segment_map', 'segment_unmap'):
+            # One step per event, whatever the number of pieces (issue 43).
+            group = []
             for n in by_event.get(i, []):
                 if n not in elem:
                     sizes.append(plist[n]['size']); elem[n] = len(sizes) - 1
-                actions.append(elem[n])
+                group.append(elem[n])
+            if group:
+                actions.append(group)
         elif e['action'] in alloc:
             sizes.append(e['size']); live[e['addr']] = len(sizes) - 1; actions.append(len(sizes) - 1)
         elif e['action'] in free:
@@ -57,13 +61,15 @@ def timeline(snap, dev, segs):
         actions.append(initial.pop())
     total = start = sum(sizes[i] for i in initial)
     seen, peak, peak_step = set(initial), start, 0
-    for k, e in enumerate(actions):
-        if e not in seen:
-            seen.add(e); total += sizes[e]
-            if total > peak:
-                peak, peak_step = total, k
-        else:
-            seen.discard(e); total -= sizes[e]
+    for k, group in enumerate(actions):
+        # A step's pieces are all mapped or all unmapped.
+        for e in (group if isinstance(group, list) else [group]):
+            if e not in seen:
+                seen.add(e); total += sizes[e]
+            else:
+                seen.discard(e); total -= sizes[e]
+        if total > peak:
+            peak, peak_step = total, k
     return dict(start_bytes=start, peak_bytes=peak, end_bytes=total, elements=len(sizes),
                 actions=len(actions), initially_allocated=len(initial), peak_step=peak_step)
 

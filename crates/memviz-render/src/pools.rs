@@ -3,13 +3,53 @@
 //! reserved memory (black edge) and its drawn blocks as stripes inside
 //! (memviz_core::pools). One column per pixel, as the timeline.
 
-use memviz_core::pools::{PoolBand, PoolDetail, PoolSweep, PrivatePools, Slot, SweepChange};
+use memviz_core::pools::{PoolBand, PoolDetail, PoolSweep, PrivatePools, Slot, SweepChange, NO_POOL};
 use memviz_core::timeline::{DetailView, Timeline};
 
-use crate::{band_color, BandSource, Columns, Image, Rgba, NO_STEP, OUTLINE, SUMMARIZED};
+use crate::{BandSource, Columns, Image, Rgba, NO_STEP, OUTLINE, SUMMARIZED};
 
 /// Envelope gray (memory_viz: light gray with a black outline).
 pub const ENVELOPE: Rgba = [0xbb, 0xbb, 0xbb, 255];
+
+/// Bands are colored by pool (issue 43): the default pool's in shades of
+/// blue, each private pool's in shades of its own hue (by pool index, the
+/// hues repeating past six pools), three shades so that neighbouring bands
+/// stay apart. The first shade is the pool's swatch in the legend.
+const DEFAULT_POOL: [Rgba; 3] = [[0x4e, 0x79, 0xa7, 255], [0x7a, 0x9e, 0xc7, 255], [0x2f, 0x5a, 0x87, 255]];
+const POOL_HUES: [[Rgba; 3]; 6] = [
+    [[0xf2, 0x8e, 0x2b, 255], [0xf7, 0xb0, 0x6a, 255], [0xc4, 0x6c, 0x12, 255]],
+    [[0x59, 0xa1, 0x4f, 255], [0x8c, 0xc4, 0x82, 255], [0x3b, 0x7a, 0x33, 255]],
+    [[0xb0, 0x7a, 0xa1, 255], [0xcf, 0xa5, 0xc4, 255], [0x86, 0x52, 0x78, 255]],
+    [[0xe1, 0x57, 0x59, 255], [0xee, 0x8e, 0x8f, 255], [0xb0, 0x35, 0x37, 255]],
+    [[0x76, 0xb7, 0xb2, 255], [0xa6, 0xd3, 0xcf, 255], [0x4c, 0x8c, 0x87, 255]],
+    [[0xed, 0xc9, 0x48, 255], [0xf4, 0xdc, 0x86, 255], [0xbf, 0x9c, 0x1f, 255]],
+];
+
+/// The shades of pool `pool` (an index in `PrivatePools::pools`, or
+/// [`NO_POOL`] for the default pool).
+fn shades(pool: u32) -> &'static [Rgba; 3] {
+    if pool == NO_POOL {
+        &DEFAULT_POOL
+    } else {
+        &POOL_HUES[pool as usize % POOL_HUES.len()]
+    }
+}
+
+/// The legend swatch of pool `pool` ([`NO_POOL`]: the default pool).
+pub fn pool_color(pool: u32) -> Rgba {
+    shades(pool)[0]
+}
+
+/// The color of element `elem`'s band: a shade of its pool's hue.
+pub fn element_color(pp: &PrivatePools, elem: u32) -> Rgba {
+    let pool = pp.pool_of.get(elem as usize).copied().unwrap_or(NO_POOL);
+    shades(pool)[(elem % 3) as usize]
+}
+
+/// A private pool's envelope: its hue, faded (memory_viz draws it gray).
+pub fn envelope_color(pool: u32) -> Rgba {
+    blend(pool_color(pool), ENVELOPE, 0.35)
+}
 
 /// Stripes are drawn at 50% over the envelope, the pool's small blocks at
 /// 30% (memory_viz's opacities).
@@ -63,7 +103,7 @@ pub fn render_pools(
         return st;
     }
     if let Some(sw) = &pd.sweep {
-        return render_sweep(tl, pd, sw, dv, cols, y_max, selected, img);
+        return render_sweep(tl, pp, pd, sw, dv, cols, y_max, selected, img);
     }
     let ppb = h as f64 / y_max as f64;
     let row = |bytes: u64| ((bytes as f64 * ppb + 0.5).floor() as i64).clamp(0, h as i64) as u32;
@@ -88,20 +128,20 @@ pub fn render_pools(
             match b {
                 PoolBand::Element { elem, offset, size } => {
                     let (a, z) = (row(offset), row(offset.saturating_add(size)));
-                    put(img, c, a, z, band_color(elem));
+                    put(img, c, a, z, element_color(pp, elem));
                     if Some(elem) == selected {
                         sel = Some((a, z));
                     }
                 }
-                PoolBand::Envelope { offset, size, .. } => {
+                PoolBand::Envelope { pool, offset, size } => {
                     let (a, z) = (row(offset), row(offset.saturating_add(size)));
-                    put(img, c, a, z, ENVELOPE);
+                    put(img, c, a, z, envelope_color(pool));
                     st.envelope_px += (z - a) as u64;
                     env_edges.push((a, z));
                 }
                 PoolBand::Stripe { elem, offset, size, .. } => {
                     let (a, z) = (row(offset), row(offset.saturating_add(size)));
-                    put(img, c, a, z, blend(band_color(elem), ENVELOPE, 0.5));
+                    put(img, c, a, z, element_color(pp, elem));
                     if Some(elem) == selected {
                         sel = Some((a, z));
                     }
@@ -230,6 +270,7 @@ fn sat64(x: u128) -> u64 {
 #[allow(clippy::too_many_arguments)]
 fn render_sweep(
     tl: &Timeline,
+    pp: &PrivatePools,
     pd: &PoolDetail,
     sw: &PoolSweep,
     dv: &DetailView,
@@ -294,13 +335,13 @@ fn render_sweep(
             st.bands += 1;
             match sw.top[i] {
                 Slot::Element(elem) => {
-                    put(img, c, a, z, band_color(elem));
+                    put(img, c, a, z, element_color(pp, elem));
                     if Some(elem) == selected {
                         sel = Some((a, z));
                     }
                 }
                 Slot::Envelope(p) => {
-                    put(img, c, a, z, ENVELOPE);
+                    put(img, c, a, z, envelope_color(p));
                     st.envelope_px += (z - a) as u64;
                     env_edges.push((a, z));
                     let (i0, i1) = (sw.inner_at[p as usize] as usize, sw.inner_at[p as usize + 1] as usize);
@@ -318,7 +359,7 @@ fn render_sweep(
                                 break;
                             }
                             let elem = sw.inner[j];
-                            put(img, c, sa.max(rr), sz, blend(band_color(elem), ENVELOPE, 0.5));
+                            put(img, c, sa.max(rr), sz, element_color(pp, elem));
                             st.bands += 1;
                             if Some(elem) == selected {
                                 sel = Some((sa, sz));
@@ -395,7 +436,7 @@ mod tests {
     }
 
     #[test]
-    fn envelope_is_gray_with_stripes_inside() {
+    fn envelope_and_stripes_in_the_pool_color() {
         let mut snap = Snapshot::default();
         let mut t = EventTable::default();
         push(&mut t, Action::Alloc, 0x10000, 100);
@@ -415,10 +456,13 @@ mod tests {
         let st = render_pools(&tl, &pp, &pd, &dv, &cols, y_max, None, &mut img);
         assert!(st.envelope_px > 3 * 4000);
         // Column 2, a row in the middle of the envelope above the stripes.
-        assert_eq!(img.get(2, 4146 - 2000), ENVELOPE);
-        // Stripe of element 2 (bytes 100..400 of the envelope).
-        assert_eq!(img.get(2, 4146 - 200), blend(band_color(2), ENVELOPE, 0.5));
-        // The element outside the pool sits on top of the envelope.
-        assert_eq!(img.get(2, 4146 - 4120), band_color(1));
+        // Pool (1, 7) is the first private pool: orange, faded over gray.
+        assert_eq!(pp.pool_of, vec![0, NO_POOL, 0]);
+        assert_eq!(img.get(2, 4146 - 2000), blend([0xf2, 0x8e, 0x2b, 255], ENVELOPE, 0.35));
+        // Stripe of element 2 (bytes 100..400 of the envelope): the pool's third shade.
+        assert_eq!(img.get(2, 4146 - 200), [0xc4, 0x6c, 0x12, 255]);
+        // The element outside the pool sits on top of the envelope, in the
+        // default pool's blue (second shade: element 1).
+        assert_eq!(img.get(2, 4146 - 4120), [0x7a, 0x9e, 0xc7, 255]);
     }
 }

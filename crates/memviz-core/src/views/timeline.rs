@@ -98,6 +98,11 @@ pub struct Timeline {
     pub events: Vec<u32>,
     /// Elements alive from the start, in memory_viz's order (after reverse).
     pub initially_allocated: Vec<u32>,
+    /// (step, element) of the further pieces a segment_map maps or a
+    /// segment_unmap unmaps, by step: one event is one step (an
+    /// `empty_cache` unmap drops its memory at once, not over a step per
+    /// piece), `actions` holding its first piece.
+    pub co_actions: Vec<(u32, u32)>,
     /// Total bytes at each step (len == n_steps).
     pub total: Vec<u64>,
     /// Total bytes before the first action.
@@ -170,7 +175,8 @@ impl Timeline {
                 + self.events.capacity()
                 + self.initially_allocated.capacity()
                 + self.by_size.capacity()
-                + self.by_order.capacity())
+                + self.by_order.capacity()
+                + self.co_actions.capacity() * 2)
                 * 4
             + self.total.capacity() * 8
             + self.pools.heap_bytes()
@@ -251,7 +257,7 @@ impl TimelineBuilder {
             }
             Stage::Stack(st) => {
                 let tl = self.timeline.as_mut().expect("the timeline is made on entering the stack stage");
-                if st.stack(&mut tl.elements, &tl.actions, budget) {
+                if st.stack(&mut tl.elements, &tl.actions, &tl.co_actions, budget) {
                     let sort = SizeSort::new(&tl.elements);
                     let Stage::Stack(st) = std::mem::replace(&mut self.stage, Stage::BySize(sort)) else {
                         unreachable!()
@@ -275,7 +281,7 @@ impl TimelineBuilder {
     /// trace never allocated; then the timeline's lists stand, and the
     /// stack's replay can start.
     fn dump(&mut self, snap: &Snapshot) -> StackState {
-        let ReplayState { mut elements, mut actions, mut events, mut initially, addr_to_alloc, piece_elem, .. } =
+        let ReplayState { mut elements, mut actions, mut events, mut initially, addr_to_alloc, piece_elem, co, .. } =
             std::mem::take(&mut self.replayed);
         for &p in &self.pieces.before_trace {
             initially.push(piece_elem[p as usize]);
@@ -298,6 +304,7 @@ impl TimelineBuilder {
             elements,
             actions,
             initially_allocated: initially,
+            co_actions: co,
             events,
             device: self.device,
             kind: self.kind,
@@ -321,6 +328,8 @@ struct ReplayState {
     actions: Vec<u32>,
     events: Vec<u32>,
     initially: Vec<u32>,
+    /// `Timeline::co_actions`.
+    co: Vec<(u32, u32)>,
     /// Live allocations by address.
     addr_to_alloc: AddrTable<u32>,
     /// Element of each piece of an expandable segment (`u32::MAX`: none yet).
@@ -367,6 +376,7 @@ impl ReplayState {
             actions: Vec::with_capacity(n_allocs + n_frees + 1),
             events: Vec::with_capacity(n_allocs + n_frees + 1),
             initially: Vec::new(),
+            co: Vec::new(),
             addr_to_alloc: AddrTable::default(),
             piece_elem: vec![u32::MAX; pieces.pieces.len()],
             next_map: 0,
@@ -427,25 +437,34 @@ impl<'a> Replay<'a> {
         }
     }
 
-    /// A segment_map / segment_unmap: each piece it maps or unmaps is one
-    /// action.
+    /// A segment_map / segment_unmap: one step, whose action is the first
+    /// piece it maps or unmaps; the other pieces go to `co` at that step.
     fn map_or_unmap(&mut self, i: usize) {
         let pieces = self.pieces;
         let at = |list: &[u32], k: usize, of: fn(&mapped::Piece) -> Option<u32>| {
             list.get(k).filter(|&&p| of(&pieces.pieces[p as usize]) == Some(i as u32)).copied()
         };
+        let step = self.s.actions.len() as u32;
+        let act = |s: &mut ReplayState, e: u32| {
+            if s.actions.len() as u32 == step {
+                s.actions.push(e);
+                s.events.push(i as u32);
+            } else {
+                s.co.push((step, e));
+            }
+        };
         while let Some(p) = at(&pieces.by_map, self.s.next_map, |p| Some(p.map_event)) {
             self.s.next_map += 1;
-            self.s.piece_elem[p as usize] = self.s.elements.len() as u32;
-            self.s.actions.push(self.s.elements.len() as u32);
-            self.s.events.push(i as u32);
-            let e = self.piece_element(&pieces.pieces[p as usize]);
-            self.s.elements.push(e);
+            let e = self.s.elements.len() as u32;
+            self.s.piece_elem[p as usize] = e;
+            act(self.s, e);
+            let el = self.piece_element(&pieces.pieces[p as usize]);
+            self.s.elements.push(el);
         }
         while let Some(p) = at(&pieces.by_unmap, self.s.next_unmap, |p| p.unmap_event) {
             self.s.next_unmap += 1;
-            self.s.actions.push(self.s.piece_elem[p as usize]);
-            self.s.events.push(i as u32);
+            let e = self.s.piece_elem[p as usize];
+            act(self.s, e);
         }
     }
 
@@ -563,8 +582,9 @@ struct StackState {
     /// (step, bytes) of the first largest total so far; (0, start_bytes)
     /// while none is above the start.
     peak: (u32, u64),
-    /// The next action.
+    /// The next action, and the next of `Timeline::co_actions`.
     next: usize,
+    next_co: usize,
 }
 
 impl StackState {
@@ -592,40 +612,55 @@ impl StackState {
             total: Vec::with_capacity(actions.len()),
             peak: (0, running),
             next: 0,
+            next_co: 0,
         }
     }
 
     /// Replays up to `budget` more actions; true once all are.
-    fn stack(&mut self, elements: &mut [Element], actions: &[u32], budget: usize) -> bool {
+    fn stack(&mut self, elements: &mut [Element], actions: &[u32], co: &[(u32, u32)], budget: usize) -> bool {
         let n_steps = actions.len() as u32;
         let end = self.next.saturating_add(budget).min(actions.len());
         let (state, total, by_order, peak) = (&mut self.state, &mut self.total, &mut self.by_order, &mut self.peak);
         let mut running = self.running;
+        let mut next_co = self.next_co;
         for (k, &e) in actions.iter().enumerate().take(end).skip(self.next) {
-            let el = &mut elements[e as usize];
+            let before = running;
+            // The action's element, then the other pieces of its map or unmap.
+            let mut is_alloc = None;
+            let mut elem = e;
+            loop {
+                let el = &mut elements[elem as usize];
+                match state[elem as usize] {
+                    0 => {
+                        state[elem as usize] = 1;
+                        running = running.wrapping_add(el.size);
+                        el.x0 = k as u32;
+                        el.x1 = n_steps;
+                        el.order = by_order.len() as u32;
+                        el.total_after_alloc = running;
+                        by_order.push(elem);
+                        is_alloc.get_or_insert(true);
+                    }
+                    1 => {
+                        state[elem as usize] = 2;
+                        el.x1 = k as u32 + 1;
+                        running = running.wrapping_sub(el.size);
+                        is_alloc.get_or_insert(false);
+                    }
+                    // Cannot happen (an element is in `actions` at most twice);
+                    // keep the step anyway so steps stay action indices.
+                    _ => {}
+                }
+                match co.get(next_co) {
+                    Some(&(s, c)) if s as usize == k => {
+                        next_co += 1;
+                        elem = c;
+                    }
+                    _ => break,
+                }
+            }
             // The total at step k: after an alloc, before a free.
-            let at_step = match state[e as usize] {
-                0 => {
-                    state[e as usize] = 1;
-                    running = running.wrapping_add(el.size);
-                    el.x0 = k as u32;
-                    el.x1 = n_steps;
-                    el.order = by_order.len() as u32;
-                    el.total_after_alloc = running;
-                    by_order.push(e);
-                    running
-                }
-                1 => {
-                    state[e as usize] = 2;
-                    el.x1 = k as u32 + 1;
-                    let t = running;
-                    running = running.wrapping_sub(el.size);
-                    t
-                }
-                // Cannot happen (an element is in `actions` at most twice);
-                // keep the step anyway so steps stay action indices.
-                _ => running,
-            };
+            let at_step = if is_alloc == Some(false) { before } else { running };
             total.push(at_step);
             if at_step > peak.1 {
                 *peak = (k as u32, at_step);
@@ -633,6 +668,7 @@ impl StackState {
         }
         self.running = running;
         self.next = end;
+        self.next_co = next_co;
         end == actions.len()
     }
 
@@ -748,12 +784,12 @@ struct IntervalIndex {
 }
 
 impl IntervalIndex {
-    fn build(tl: &Timeline, drawn: &[bool], limit: usize) -> IntervalIndex {
+    fn build(tl: &Timeline, drawn: &[bool], by_size: &[u32]) -> IntervalIndex {
+        let limit = by_size.len();
         // The drawn elements in stack order: for a small limit, sorting them
         // beats walking every element in `by_order`.
         let in_order: Vec<u32> = if limit.saturating_mul(4) < tl.elements.len() {
-            let mut v: Vec<(u32, u32)> =
-                tl.by_size[..limit].iter().map(|&e| (tl.elements[e as usize].order, e)).collect();
+            let mut v: Vec<(u32, u32)> = by_size.iter().map(|&e| (tl.elements[e as usize].order, e)).collect();
             v.sort_unstable();
             v.into_iter().map(|(_, e)| e).collect()
         } else {
@@ -850,6 +886,12 @@ pub struct BandAt {
 #[derive(Debug, Clone, Default)]
 pub struct DetailView {
     pub limit: u32,
+    /// The steps `[x0, x1)` whose live elements compete for the `limit`
+    /// (all of them unless zoomed: [`DetailView::in_window`]).
+    window: (u32, u32),
+    /// The drawn elements by size when zoomed; empty when they are the
+    /// first `drawn_count` of `Timeline::by_size`.
+    picked: Vec<u32>,
     drawn_count: u32,
     /// By element index.
     drawn: Vec<bool>,
@@ -869,19 +911,53 @@ pub struct DetailView {
 
 impl DetailView {
     pub fn new(tl: &Timeline, limit: u32) -> DetailView {
+        DetailView::in_window(tl, limit, 0, tl.n_steps())
+    }
+
+    /// The detail of a plot zoomed to steps `[x0, x1)`: the `limit` largest
+    /// elements live there (ties in element order) are drawn, so that
+    /// zooming in brings back what the whole plot had to sum. With the whole
+    /// plot in the window this is [`DetailView::new`].
+    pub fn in_window(tl: &Timeline, limit: u32, x0: u32, x1: u32) -> DetailView {
         let n = tl.elements.len();
-        let drawn_count = n.min(limit as usize);
         let mut drawn = vec![false; n];
-        for &e in &tl.by_size[..drawn_count] {
-            drawn[e as usize] = true;
-        }
+        let whole = x0 == 0 && x1 >= tl.n_steps();
+        let mut picked = Vec::new();
+        let drawn_count = if whole {
+            let c = n.min(limit as usize);
+            for &e in &tl.by_size[..c] {
+                drawn[e as usize] = true;
+            }
+            c
+        } else {
+            // Walks the size order until `limit` live ones are found: those
+            // outside the window are not drawn there, so they take no slot.
+            for &e in &tl.by_size {
+                if picked.len() == limit as usize {
+                    break;
+                }
+                let el = &tl.elements[e as usize];
+                if el.x0 < el.x1 && el.x0 < x1 && el.x1 > x0 {
+                    drawn[e as usize] = true;
+                    picked.push(e);
+                }
+            }
+            picked.len()
+        };
         DetailView {
             limit,
+            window: (x0, x1.min(tl.n_steps()).max(x0)),
+            picked,
             drawn_count: drawn_count as u32,
             drawn,
             summarized: Default::default(),
             index: Default::default(),
         }
+    }
+
+    /// The steps `[x0, x1)` it was made for.
+    pub fn window(&self) -> (u32, u32) {
+        self.window
     }
 
     /// Bytes in the summarized band at each step of `tl` (the timeline this
@@ -895,8 +971,9 @@ impl DetailView {
             // directly, or the drawn ones and subtract from the total (which
             // is the sum of the live sizes at each step), so neither end of
             // the slider walks every element.
-            let direct = n - drawn_count <= drawn_count;
-            let side = if direct { &tl.by_size[drawn_count..] } else { &tl.by_size[..drawn_count] };
+            let zoomed = !self.picked.is_empty();
+            let direct = !zoomed && n - drawn_count <= drawn_count;
+            let side = if direct { &tl.by_size[drawn_count..] } else { self.drawn_by_size(tl) };
             let mut diff = vec![0u64; n_steps + 1];
             for &e in side {
                 let el = &tl.elements[e as usize];
@@ -928,7 +1005,15 @@ impl DetailView {
         self.index(tl);
     }
     fn index(&self, tl: &Timeline) -> &IntervalIndex {
-        self.index.get_or_init(|| IntervalIndex::build(tl, &self.drawn, self.drawn_count as usize))
+        self.index.get_or_init(|| IntervalIndex::build(tl, &self.drawn, self.drawn_by_size(tl)))
+    }
+    /// The drawn elements, largest first.
+    pub fn drawn_by_size<'a>(&'a self, tl: &'a Timeline) -> &'a [u32] {
+        if self.picked.is_empty() {
+            &tl.by_size[..self.drawn_count as usize]
+        } else {
+            &self.picked
+        }
     }
     /// Calls `f` for each drawn band live at `step`, bottom to top.
     pub fn bands_at(&self, tl: &Timeline, step: u32, mut f: impl FnMut(BandAt)) {
@@ -1050,6 +1135,8 @@ pub struct EventLinksBuilder {
     /// The next trace event, and the timeline step it starts at.
     i: usize,
     next_step: usize,
+    /// The next of `Timeline::co_actions`.
+    next_co: usize,
 }
 
 impl EventLinksBuilder {
@@ -1057,37 +1144,47 @@ impl EventLinksBuilder {
         let n = snap.trace(tl.device).len();
         let links =
             EventLinks { elem_of_event: vec![NO_ELEMENT; n], free_of_elem: vec![NO_ELEMENT; tl.elements.len()] };
-        EventLinksBuilder { links, live: AddrTable::default(), i: 0, next_step: 0 }
+        EventLinksBuilder { links, live: AddrTable::default(), i: 0, next_step: 0, next_co: 0 }
     }
 
     /// Links about `budget` more trace events; true once all are.
     pub fn step(&mut self, snap: &Snapshot, tl: &Timeline, budget: usize) -> bool {
         let trace = snap.trace(tl.device);
         let EventLinks { elem_of_event, free_of_elem } = &mut self.links;
-        let (live, next_step) = (&mut self.live, &mut self.next_step);
+        let (live, next_step, next_co) = (&mut self.live, &mut self.next_step, &mut self.next_co);
         let end = self.i.saturating_add(budget).min(trace.len());
         for i in self.i..end {
             let a = trace.action[i];
-            // The steps of event i (several for a map / unmap of pieces).
+            // The step of event i: its action, then the other pieces of a
+            // map / unmap (`co_actions`).
             let mut first = true;
             while *next_step < tl.actions.len() && tl.events[*next_step] == i as u32 {
-                let e = tl.actions[*next_step];
+                let step = *next_step as u32;
+                let co = &tl.co_actions;
+                let elems = std::iter::once(tl.actions[*next_step]).chain(std::iter::from_fn(|| {
+                    let &(s, c) = co.get(*next_co).filter(|&&(s, _)| s == step)?;
+                    debug_assert_eq!(s, step);
+                    *next_co += 1;
+                    Some(c)
+                }));
                 *next_step += 1;
-                let Some(el) = tl.elements.get(e as usize) else { continue };
-                if first {
-                    elem_of_event[i] = e;
-                    first = false;
-                }
-                if matches!(el.source, ElementSource::Alloc(j) if j as usize == i) {
-                    live.insert(el.addr, e);
-                } else {
-                    free_of_elem[e as usize] = i as u32;
-                    live.remove(el.addr);
-                    // An unmatched free made from the free_requested
-                    // before it: that event is this element too.
-                    if let ElementSource::UnmatchedFree(j) = el.source {
-                        if let Some(x) = elem_of_event.get_mut(j as usize) {
-                            *x = e;
+                for e in elems {
+                    let Some(el) = tl.elements.get(e as usize) else { continue };
+                    if first {
+                        elem_of_event[i] = e;
+                        first = false;
+                    }
+                    if matches!(el.source, ElementSource::Alloc(j) if j as usize == i) {
+                        live.insert(el.addr, e);
+                    } else {
+                        free_of_elem[e as usize] = i as u32;
+                        live.remove(el.addr);
+                        // An unmatched free made from the free_requested
+                        // before it: that event is this element too.
+                        if let ElementSource::UnmatchedFree(j) = el.source {
+                            if let Some(x) = elem_of_event.get_mut(j as usize) {
+                                *x = e;
+                            }
                         }
                     }
                 }

@@ -3,21 +3,26 @@
 //! under its envelope.
 
 use memviz_core::format::hover_text;
+use memviz_core::pools::NO_POOL;
 use memviz_core::pools::{PoolDetail, PoolHit, PrivatePools};
 use memviz_core::timeline::{Hit, TimelineKind};
-use memviz_render::pools::{render_pools, PoolTotals};
+use memviz_render::legend::draw_legend;
+use memviz_render::pools::{pool_color, render_pools, PoolTotals};
 use memviz_render::{self as render};
 
 use crate::context::{y_max_above, Context, PlotRect};
 use crate::explain::colors_apply;
 use crate::view::{Axes, PlotFrame, Selection, View, ViewKind};
 
+type DetailKey = (usize, u32, u32, (u32, u32));
+
 #[derive(Default)]
 pub struct PoolsView {
     /// The pools of (file, device).
     pools: Option<((usize, u32), PrivatePools)>,
-    /// Pool detail of (file, device, detail limit).
-    detail: Option<((usize, u32, u32), PoolDetail)>,
+    /// Pool detail of (file, device, detail limit, the detail's window:
+    /// the timeline's detail follows its zoom).
+    detail: Option<(DetailKey, PoolDetail)>,
     pub hovered: Option<PoolHit>,
     pub pinned: Option<PoolHit>,
     /// Whether the last plot was drawn as the Active Memory Timeline: with
@@ -39,7 +44,7 @@ impl PoolsView {
             self.pools = Some((k, PrivatePools::build(&f.snap, tl)));
             self.detail = None;
         }
-        let dk = (k.0, k.1, cx.limit);
+        let dk = (k.0, k.1, cx.limit, dv.window());
         if let (true, Some((_, pp))) = (self.detail.as_ref().map(|d| d.0) != Some(dk), &self.pools) {
             self.detail = Some((dk, PoolDetail::new(tl, pp, dv)));
         }
@@ -64,7 +69,7 @@ impl PoolsView {
             self.detail = None;
             return 1.0 / 3.0;
         }
-        let dk = (k.0, k.1, cx.limit);
+        let dk = (k.0, k.1, cx.limit, dv.window());
         let Some((_, pp)) = &self.pools else { return 1.0 };
         if self.detail.as_ref().map(|d| d.0) != Some(dk) {
             self.detail = Some((dk, PoolDetail::new(tl, pp, dv)));
@@ -174,6 +179,16 @@ impl View for PoolsView {
                 let y_max = y_max_above(cols.max_total);
                 let selected = element(self.hovered.or(self.pinned));
                 let st = render_pools(tl, pp, pd, dv, &cols, y_max, selected, &mut img);
+                // Which color is which pool, over the headroom above the peak.
+                let legend: Vec<_> = std::iter::once((pool_color(NO_POOL), "default pool".to_string()))
+                    .chain(
+                        pp.pools
+                            .iter()
+                            .enumerate()
+                            .map(|(p, e)| (pool_color(p as u32), format!("private pool ({})", e.key()))),
+                    )
+                    .collect();
+                draw_legend(&mut img, &legend, cx.dpr.round().max(1.0) as u32);
                 let peak_step = (0..pp.total.len()).max_by_key(|&i| (pp.total[i], std::cmp::Reverse(i)));
                 let peak = peak_step.map(|i| (i as u32, pp.peak_bytes()));
                 Some((cols, y_max, st, peak, tl.n_steps()))
