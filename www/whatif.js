@@ -9,13 +9,14 @@
 // of the OOM it shows as one more line of advice.
 // @ts-check: the view models are typed by www/types.d.ts, generated from Rust.
 import { getViewer, guard, inSlices, onDraw, afterPaint } from './app.js';
+import { esc, ask, generation } from './moment.js';
+
+/** @returns {any} */
+const $ = (id) => document.getElementById(id);
 
 /** @typedef {import('./types').WhatIfView} WhatIfView */
 /** @typedef {import('./types').WhatIfOverlay} WhatIfOverlay */
 /** @typedef {import('./types').PageError} PageError */
-/** @returns {any} */
-const $ = (id) => document.getElementById(id);
-const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
 // Trace events a call: the state history walks them at ~1 µs each in wasm,
 // the replay faster; inSlices fills the frame's slice with calls.
 const STEP = 4096;
@@ -25,69 +26,19 @@ const COLORS = { recorded: '#4e79a7', predicted: '#f28e2c', cap: '#d62728' };
 // the panel's orange), on a white halo.
 const OVERLAY = '#111111';
 
-const style = document.createElement('style');
-style.textContent = `
-#whatif-form { display: flex; flex-wrap: wrap; gap: .3em 1.2em; align-items: center; margin: .4em 0; font-size: 13px; }
-#whatif-form input[type=text] { width: 7em; }
-#whatif-form input#whatif-capacity_bytes { width: 11em; }
-#whatif-panel .whatif-line { margin: .2em 0; }
-#whatif-ooms li[data-happens=true] { color: #b00; }
-#whatif-ooms li[data-happens=false] { color: #176117; }
-#whatif-chart { width: 100%; max-width: 720px; height: 170px; display: block; border: 1px solid #ddd; }
-#whatif-legend span { margin-right: 1.2em; font-size: 12px; }
-#whatif-legend i { display: inline-block; width: 1.2em; height: 3px; vertical-align: middle; margin-right: .3em; }
-#whatif-error { color: #b00; }
-#whatif-overlay { position: absolute; pointer-events: none; }
-#whatif-overlay-legend { position: absolute; pointer-events: none; font: 11px sans-serif; background: rgba(255,255,255,.85);
-  padding: 1px 5px; border: 1px solid #ddd; }
-#whatif-overlay-legend i { display: inline-block; width: 1.4em; height: 3px; vertical-align: middle; margin-right: .3em;
-  background: ${OVERLAY}; }
-`;
-document.head.appendChild(style);
 
-const panel = document.createElement('section');
-panel.id = 'whatif-panel';
-// Replayed when opened: a replay walks the whole trace.
-panel.innerHTML = `<details id="whatif-details"><summary><h2 style="display:inline">What if: other allocator settings</h2></summary>
-  <p class="help">The trace replayed through a model of PyTorch's caching allocator under the settings below (PYTORCH_CUDA_ALLOC_CONF's keys), prefilled with the recording's own.</p>
-  <form id="whatif-form">
-    <label><input type="checkbox" id="whatif-expandable_segments"> expandable_segments</label>
-    <label>max_split_size_mb <input type="text" id="whatif-max_split_size_mb" placeholder="unset"></label>
-    <label>roundup_power2_divisions <input type="text" id="whatif-roundup_power2_divisions" placeholder="off"></label>
-    <label>garbage_collection_threshold <input type="text" id="whatif-garbage_collection_threshold" placeholder="off"></label>
-    <label>capacity (2.3GiB, 512MiB or bytes) <input type="text" id="whatif-capacity_bytes" placeholder="from the trace"> <span id="whatif-capacity-size"></span></label>
-    <button type="button" id="whatif-reset">Recording's settings</button>
-  </form>
-  <p id="whatif-error" class="whatif-line" role="alert"></p>
-  <p id="whatif-busy" class="whatif-line help"></p>
-  <p id="whatif-selfcheck" class="whatif-line"></p>
-  <p id="whatif-capacity" class="whatif-line"></p>
-  <p id="whatif-headline" class="whatif-line"></p>
-  <ul id="whatif-ooms"></ul>
-  <p id="whatif-new" class="whatif-line"></p>
-  <p id="whatif-needs" class="whatif-line"></p>
-  <div id="whatif-legend"></div>
-  <canvas id="whatif-chart"></canvas>
-  <p id="whatif-assumption" class="help"></p>
-</details>`;
-($('explain-panel') || $('context')).after(panel);
+const panel = $('whatif-panel');
 
 // The prediction over the Active Cached Segment Timeline (recorded and
 // predicted reserved memory on the plot's one axis): points from Rust, in
 // the plot canvas' CSS pixels.
-const overlay = document.createElement('canvas');
-overlay.id = 'whatif-overlay';
-overlay.hidden = true;
-const overlayLegend = document.createElement('div');
-overlayLegend.id = 'whatif-overlay-legend';
-overlayLegend.hidden = true;
-$('plot-box').append(overlay, overlayLegend);
+const overlay = $('whatif-overlay'), overlayLegend = $('whatif-overlay-legend');
 
 function placeOverlay() {
   const v = getViewer(), plot = $('plot');
   /** @type {WhatIfOverlay | null} */
   let o = null;
-  try { o = v && v.file_count() ? v.whatif_overlay() : null; } catch (_) { o = null; } // a trap: app.js restarts the viewer
+  try { o = v && v.file_count() ? ask({ cmd: 'what_if_overlay' }).overlay : null; } catch (_) { o = null; } // a trap: app.js restarts the viewer
   overlay.hidden = overlayLegend.hidden = !o;
   if (!o) { overlay.dataset.points = '0'; return; }
   const dpr = window.devicePixelRatio || 1;
@@ -114,11 +65,10 @@ function placeOverlay() {
   overlayLegend.style.top = (plot.offsetTop + 4) + 'px';
 }
 
-let key = '';
+let key = -1; // the generation shown
 let run = 0; // the replay under way; a later one cancels it
 /** @type {WhatIfView | null} */
 let view = null; // the last one shown
-const keyOf = (v) => `${v.current_file()}/${v.device()}/${v.file_count()}`;
 
 function fieldsOfForm() {
   const f = { expandable_segments: $('whatif-expandable_segments').checked };
@@ -139,7 +89,7 @@ function start(fields) {
   const v = getViewer();
   if (!v || !v.file_count()) return;
   try {
-    if (fields === 'advise') v.whatif_advise(); else v.whatif_set(fields);
+    ask(fields === 'advise' ? { cmd: 'what_if_advise' } : { cmd: 'what_if_set', fields });
   } catch (e) {
     if (!e || !e.kind) throw e; // a trap: app.js restarts the viewer
     text('whatif-error', e.message);
@@ -148,11 +98,11 @@ function start(fields) {
   }
   text('whatif-error', '');
   delete panel.dataset.error;
-  const me = ++run, k = keyOf(v), t0 = performance.now();
+  const me = ++run, k = generation(), t0 = performance.now();
   panel.dataset.stage = 'busy';
   let replayed = false;
   const r = inSlices(guard(() => {
-    const share = v.whatif_step(STEP);
+    const share = ask({ cmd: 'what_if_step', budget: STEP }).done;
     // For benches/browser: when the prediction's replay (the line) was done.
     if (!replayed && share >= 0.6) {
       replayed = true;
@@ -160,7 +110,7 @@ function start(fields) {
     }
     return share;
   }), {
-    cancelled: () => me !== run || getViewer() !== v || keyOf(v) !== k,
+    cancelled: () => me !== run || getViewer() !== v || generation() !== k,
     progress: (share) => text('whatif-busy', `${view?.busy || 'replaying'}: ${Math.round(share * 100)}%`),
   });
   const done = (slices) => {
@@ -182,7 +132,7 @@ function show() {
   const v = getViewer();
   if (!v || !v.file_count()) return;
   try {
-    view = v.whatif_view();
+    view = ask({ cmd: 'what_if_view' });
   } catch (e) {
     if (!e || !e.kind) throw e;
     text('whatif-error', e.message);
@@ -281,7 +231,7 @@ onDraw(() => {
   const v = getViewer();
   if (!v) return;
   placeOverlay();
-  const k = keyOf(v);
+  const k = generation();
   if (k === key) return;
   key = k;
   run++;
