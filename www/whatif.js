@@ -1,13 +1,9 @@
-// The "What if" panel (crates/memviz-wasm/src/whatif.rs over memviz-viewer's
-// whatif.rs and memviz-allocator): the four allocator settings and the
-// capacity as fields, prefilled with the recording's own; the trace replayed
-// under them a slice a frame; the self-check line, each recorded OOM's
-// verdict, the capacity the run needs, and recorded vs predicted reserved
-// memory over the trace's events on one axis. Every string and every line's
-// height comes from Rust; this file only lays them out and draws them. The
-// OOM panel above ("OOMs and the peak, explained") gets the replay's verdict
-// of the OOM it shows as one more line of advice.
-// @ts-check: the view models are typed by www/types.d.ts, generated from Rust.
+// @ts-check
+// The "What if" panel (markup in index.html; Viewer.panel's what_if_*
+// commands over memviz-viewer's whatif.rs): allocator settings in, the trace
+// replayed under them a slice a frame, every string and line height from
+// Rust; this file lays them out and draws them. The OOM panel gets the
+// replay's verdict of the OOM it shows as one more line of advice.
 import { getViewer, guard, inSlices, onDraw, afterPaint } from './app.js';
 import { esc, ask, generation } from './moment.js';
 
@@ -16,22 +12,15 @@ const $ = (id) => document.getElementById(id);
 
 /** @typedef {import('./types').WhatIfView} WhatIfView */
 /** @typedef {import('./types').WhatIfOverlay} WhatIfOverlay */
-/** @typedef {import('./types').PageError} PageError */
 // Trace events a call: the state history walks them at ~1 µs each in wasm,
 // the replay faster; inSlices fills the frame's slice with calls.
 const STEP = 4096;
 const SETTINGS = ['max_split_size_mb', 'roundup_power2_divisions', 'garbage_collection_threshold', 'capacity_bytes'];
 const COLORS = { recorded: '#4e79a7', predicted: '#f28e2c', cap: '#d62728' };
-// Over the segment timeline: a colour none of its bands has (the bands use
-// the panel's orange), on a white halo.
-const OVERLAY = '#111111';
-
-
+const OVERLAY = '#111111'; // over the segment timeline: a colour none of its bands has, on a white halo
 const panel = $('whatif-panel');
-
-// The prediction over the Active Cached Segment Timeline (recorded and
-// predicted reserved memory on the plot's one axis): points from Rust, in
-// the plot canvas' CSS pixels.
+// The prediction over the Active Cached Segment Timeline: points from Rust,
+// in the plot canvas' CSS pixels.
 const overlay = $('whatif-overlay'), overlayLegend = $('whatif-overlay-legend');
 
 function placeOverlay() {
@@ -51,18 +40,12 @@ function placeOverlay() {
   g.lineJoin = 'round';
   g.beginPath();
   const p = o.points;
-  for (let i = 0; i < p.length; i += 2) {
-    if (i === 0) g.moveTo(p[i] * dpr, p[i + 1] * dpr); else g.lineTo(p[i] * dpr, p[i + 1] * dpr);
-  }
+  for (let i = 0; i < p.length; i += 2) g[i ? 'lineTo' : 'moveTo'](p[i] * dpr, p[i + 1] * dpr);
   g.strokeStyle = 'rgba(255,255,255,.9)'; g.lineWidth = 4 * dpr; g.stroke();
   g.strokeStyle = OVERLAY; g.lineWidth = 2 * dpr; g.stroke();
   overlay.dataset.points = String(p.length / 2);
-  if (overlayLegend.dataset.label !== o.label) {
-    overlayLegend.dataset.label = o.label;
-    overlayLegend.innerHTML = `<i></i>${esc(o.label)}`;
-  }
-  overlayLegend.style.left = (plot.offsetLeft + 60) + 'px';
-  overlayLegend.style.top = (plot.offsetTop + 4) + 'px';
+  if (overlayLegend.dataset.label !== o.label) overlayLegend.innerHTML = `<i></i>${esc((overlayLegend.dataset.label = o.label))}`;
+  Object.assign(overlayLegend.style, { left: (plot.offsetLeft + 60) + 'px', top: (plot.offsetTop + 4) + 'px' });
 }
 
 let key = -1; // the generation shown
@@ -82,20 +65,15 @@ function fillForm(f) {
 }
 
 const text = (id, s) => { $(id).textContent = s ?? ''; };
+/** Shows a refusal (a PageError); anything else is a trap (app.js restarts the viewer). */
+const refused = (e) => { if (!e || !e.kind) throw e; text('whatif-error', e.message); panel.dataset.error = e.kind; };
 
 /** Chooses `fields` (null: the recording's; 'advise': the OOM panel's
  * advice, the recording's with expandable_segments:True) and replays a slice a frame. */
 function start(fields) {
   const v = getViewer();
   if (!v || !v.file_count()) return;
-  try {
-    ask(fields === 'advise' ? { cmd: 'what_if_advise' } : { cmd: 'what_if_set', fields });
-  } catch (e) {
-    if (!e || !e.kind) throw e; // a trap: app.js restarts the viewer
-    text('whatif-error', e.message);
-    panel.dataset.error = e.kind;
-    return;
-  }
+  try { ask(fields === 'advise' ? { cmd: 'what_if_advise' } : { cmd: 'what_if_set', fields }); } catch (e) { refused(e); return; }
   text('whatif-error', '');
   delete panel.dataset.error;
   const me = ++run, k = generation(), t0 = performance.now();
@@ -131,28 +109,17 @@ function start(fields) {
 function show() {
   const v = getViewer();
   if (!v || !v.file_count()) return;
-  try {
-    view = ask({ cmd: 'what_if_view' });
-  } catch (e) {
-    if (!e || !e.kind) throw e;
-    text('whatif-error', e.message);
-    panel.dataset.error = e.kind;
-    return;
-  }
+  try { view = ask({ cmd: 'what_if_view' }); } catch (e) { refused(e); return; }
   panel.dataset.stage = view.stage;
   fillForm(view.fields);
   text('whatif-capacity-size', view.capacity_size ? `(${view.capacity_size})` : '');
   text('whatif-busy', view.stage === 'done' ? '' : view.busy);
-  text('whatif-selfcheck', view.self_check);
   $('whatif-selfcheck').dataset.exact = view.self_check_exact;
-  text('whatif-capacity', view.capacity);
-  text('whatif-headline', view.headline);
+  for (const [id, t] of [['selfcheck', view.self_check], ['capacity', view.capacity], ['headline', view.headline],
+    ['new', view.new_ooms], ['needs', view.needs], ['assumption', view.assumption]]) text('whatif-' + id, t);
   $('whatif-ooms').innerHTML = view.ooms.map((o) =>
     `<li data-event="${o.event}" data-happens="${o.happens}">${esc(o.text)}</li>`).join('');
-  text('whatif-new', view.new_ooms);
-  text('whatif-needs', view.needs);
   if (view.needs_bytes != null) $('whatif-needs').dataset.bytes = view.needs_bytes;
-  text('whatif-assumption', view.assumption);
   draw();
   placeAdvice();
   placeOverlay();

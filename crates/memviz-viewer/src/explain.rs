@@ -6,7 +6,7 @@
 //! as JSON. The logic lives in memviz_core::analysis and
 //! memviz_render::explain, on the analysis moment.rs caches.
 
-use memviz_core::analysis::series::{markers, KindSeries};
+use memviz_core::analysis::series::KindSeries;
 use memviz_core::analysis::{Kind, Moment};
 use memviz_core::timeline::TimelineKind;
 use memviz_render::explain::{element_colors, render_area, ColorBy, KIND_COLORS};
@@ -113,13 +113,6 @@ impl Viewer {
         self.explain.highlight = node.map(|n| (self.cx.key(), n));
     }
 
-    /// The KIND_COLORS as CSS colors, with the kinds' names:
-    /// `[[name, "#rrggbb"], ...]` (the legend).
-    pub fn kind_colors_json(&self) -> Result<String, String> {
-        let v: Vec<(&str, String)> = Kind::ALL.iter().zip(KIND_COLORS).map(|(k, c)| (k.name(), css(c))).collect();
-        json!(&v)
-    }
-
     /// In the stacked-area mode, the hover text for CSS (x, y) on the plot
     /// canvas: the step, the kind under the pointer and every kind's bytes
     /// there; "" in any other mode or outside the plot (the page then shows
@@ -158,55 +151,12 @@ impl Viewer {
         s
     }
 
-    /// The CSS color of a user frame's bands in the `frame` mode (`id`: a
-    /// by_user_frame group id).
-    pub fn frame_color_css(&self, id: u32) -> String {
-        css(memviz_render::explain::frame_color(id))
-    }
-
-    /// The peak and every OOM on the current timeline:
-    /// `[{what, k, event, x}]`, x in steps.
-    pub fn markers_json(&mut self) -> Result<String, String> {
-        if self.cx.timeline().is_none() || !self.ensure_landmarks() {
-            return Ok("[]".into());
-        }
-        let (Some(l), Some(tl)) = (self.moment.marks(self.cx.key()), self.cx.timeline()) else {
-            return Ok("[]".into());
-        };
-        json!(&markers(l, tl))
-    }
-
-    /// An OOM (`oom:K`) or the peak (`peak`) explained
-    /// (memviz_core::analysis::oom::Explanation as JSON).
-    pub fn explain_json(&mut self, moment: &str) -> Result<String, String> {
-        let m = Moment::parse(moment)?;
-        if !self.ensure_analysis() {
-            return Err("no file".into());
-        }
-        let Some(h) = self.views.state.history(&self.cx) else { return Err("no trace".into()) };
-        let (Some(f), Some(a)) = (self.cx.file(), self.moment.get()) else { return Err("no file".into()) };
-        let mut c = h.cursor();
-        json!(&a.explain(&f.snap, h, &mut c, m)?)
-    }
-
     /// The number of `oom` events of the current device.
     pub fn oom_count(&mut self) -> u32 {
         if !self.ensure_landmarks() {
             return 0;
         }
         self.moment.marks(self.cx.key()).map_or(0, |l| l.oom_events.len() as u32)
-    }
-
-    /// The findings of the current device (memviz_core::analysis::findings::
-    /// Findings as JSON: `{device, findings: [{kind, title, bytes, event,
-    /// detail}]}`, most important first).
-    pub fn findings_json(&mut self) -> Result<String, String> {
-        if !self.ensure_analysis() {
-            return Err("no file".into());
-        }
-        let Some(h) = self.views.state.history(&self.cx) else { return Err("no trace".into()) };
-        let (Some(f), Some(a)) = (self.cx.file(), self.moment.get()) else { return Err("no file".into()) };
-        json!(&a.findings(&f.snap, h))
     }
 
     /// The leak report of the current device (memviz_core::analysis::leaks::
