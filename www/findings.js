@@ -1,112 +1,60 @@
+// @ts-check
 //# allFunctionsCalledOnLoad
-// The Findings strip (issue 40), right under the file's summary line: one
-// line per finding of memviz_core::analysis::findings (Viewer.findings_json;
-// the titles are the core's), most important first. Each is a link that
-// moves t there and opens the panel with its evidence: an OOM or a cap, the
-// OOM explained; the peak or caching, the peak explained; growth, the leak
-// report (t at the OOM it runs into, or the end); gradients kept and the
-// optimizer state, the "Alive at" panel at its event.
-//
-// The findings need the analysis: it is built (a slice a frame) after a
-// file shows when its trace is at most AUTO_EVENTS long; a longer one shows
-// a link that builds it.
+// The Findings strip (issue 40; markup in index.html): one line per finding
+// of memviz_core::analysis::findings, most important first, from
+// Viewer.panel. Each links to the panel with its evidence (memviz-viewer's
+// explain.rs says which and where t goes). The findings need the analysis:
+// built after a short trace shows; a long one (the overview says) waits for
+// a click.
 import { getViewer, guard, onDraw, withAnalysis, afterPaint } from './app.js';
-import { setMoment } from './moment.js';
+import { esc, ask, generation, setMoment } from './moment.js';
+
+/** @returns {any} */
+const $ = (id) => document.getElementById(id);
 import { explain } from './explain.js';
 
-const $ = (id) => document.getElementById(id);
-const AUTO_EVENTS = 100000;
-const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
-
-const strip = document.createElement('div');
-strip.id = 'findings';
-strip.setAttribute('aria-label', 'Findings');
-$('summary').after(strip);
-const style = document.createElement('style');
-style.textContent = `
-#findings { margin: 0 0 6px; font-size: 13px; }
-#findings:empty { display: none; }
-#findings ul { margin: 0; padding-left: 1.2em; }
-#findings li { margin: 1px 0; }
-#findings a { color: #1f4e9a; }
-#findings li[data-kind="oom"] a, #findings li[data-kind="capped"] a, #findings li[data-kind="growth"] a,
-#findings li[data-kind="gradients_kept"] a { color: #b3261e; }
-`;
-document.head.appendChild(style);
-
-let key = '';
+const strip = $('findings');
+let gen = -1;
+/** @type {import('./types').FindingView[]} */
 let findings = [];
-const keyOf = (v) => `${v.current_file()}/${v.device()}/${v.file_count()}`;
 
-function show(v) {
-  const r = JSON.parse(v.findings_json());
-  findings = r.findings;
-  strip.innerHTML = findings.length
-    ? '<b>Findings</b><ul>' + findings.map((f, i) =>
-      `<li data-kind="${f.kind}" data-bytes="${f.bytes ?? ''}" data-event="${f.event ?? ''}">` +
-      `<a href="#" data-i="${i}">${esc(f.title)}</a></li>`).join('') + '</ul>'
-    : '';
-}
-
-function compute() {
-  const v = getViewer();
-  if (!v || !v.file_count() || keyOf(v) !== key) return;
-  const k = key;
+/** Finds them (the analysis built first, a slice a frame). */
+export function computeFindings() {
+  const g = gen;
   withAnalysis(() => {
-    const now = getViewer();
-    if (now === v && keyOf(v) === k) show(v);
+    /** @type {import('./types').FindingsView} */
+    const r = ask({ cmd: 'findings' });
+    if (r.generation !== g || generation() !== g) return;
+    findings = r.findings;
+    strip.innerHTML = findings.length ? '<b>Findings</b><ul>' + findings.map((f, i) =>
+      `<li data-kind="${f.kind}" data-bytes="${f.bytes ?? ''}" data-event="${f.event ?? ''}"><a href="#" data-i="${i}">${esc(f.title)}</a></li>`).join('') + '</ul>' : '';
   });
 }
 
-/** Opens the evidence of finding `f`. */
-function open(f) {
-  const evidence = (id) => $(id)?.scrollIntoView({ block: 'start' });
-  switch (f.kind) {
-    case 'oom':
-    case 'capped':
-      explain(`oom:${f.detail.oom}`);
-      evidence('explain-panel');
-      break;
-    case 'peak':
-    case 'caching':
-      explain('peak');
-      evidence('explain-panel');
-      break;
-    case 'growth':
-      if (f.event != null) setMoment(String(f.event));
-      $('leaks-details').open = true; // its toggle shows the report
-      evidence('leaks-panel');
-      break;
-    default:
-      if (f.event != null) setMoment(String(f.event));
-      evidence('moment-panel');
-  }
-}
-
 strip.addEventListener('click', guard((e) => {
-  const a = e.target.closest('a[data-i]');
-  if (!a) return;
-  e.preventDefault();
-  open(findings[Number(a.dataset.i)]);
+  const f = findings[e.target.closest('a[data-i]')?.dataset.i];
+  if (e.target.id === 'findings-compute') computeFindings();
+  if (f || e.target.id === 'findings-compute') e.preventDefault();
+  if (!f) return;
+  if (f.open === 'explain') explain(f.moment ?? 'peak');
+  else if (f.moment) setMoment(f.moment);
+  if (f.open === 'leaks') $('leaks-details').open = true; // its toggle shows the report
+  $({ explain: 'explain-panel', leaks: 'leaks-panel', moment: 'moment-panel' }[f.open])?.scrollIntoView({ block: 'start' });
 }));
 
-// A new file or device: the old findings go at once; the new ones come
-// after the frame that shows the file.
+// Another generation: the old findings go at once, the new ones come after
+// the frame that shows the file.
 onDraw(() => {
-  const v = getViewer();
-  if (!v) return;
-  const k = keyOf(v);
-  if (k === key) return;
-  key = k;
+  if (!getViewer()) return;
+  const g = generation();
+  if (g === gen) return;
+  gen = g;
   findings = [];
   strip.innerHTML = '';
-  if (!v.file_count()) return;
-  if (JSON.parse(v.summary_json()).trace_events > AUTO_EVENTS) {
-    strip.innerHTML = '<b>Findings</b> <a href="#" id="findings-compute">find them (builds the analysis)</a>';
-    $('findings-compute').addEventListener('click', guard((e) => { e.preventDefault(); compute(); }));
-    return;
-  }
-  afterPaint().then(guard(compute));
+  if (!getViewer().file_count()) return;
+  afterPaint().then(guard(() => {
+    if (generation() !== g) return;
+    if (ask({ cmd: 'overview' }).findings_now) computeFindings();
+    else strip.innerHTML = '<b>Findings</b> <a href="#" id="findings-compute">find them (builds the analysis)</a>';
+  }));
 });
-
-export { compute as computeFindings };

@@ -1,17 +1,12 @@
 // Icicle (flame) graph of the live bytes by stack at the "Alive at" moment
-// (www/moment.js): root at the top, width = bytes; hover shows the frame,
-// bytes, count and share. Nodes come from Viewer.moment_tree_json (parents first).
-// draw() can start at any node (a zoom: that node's subtree, full width) and
-// shows at most MAX_ROWS levels, so a deep stack never makes a page-long canvas.
-// An ES module: moment.js imports draw, hit, text and warm; ranks.js label.
+// (www/moment.js): root at the top, width = bytes; the hover's text comes
+// from Rust (Viewer.panel's tree_tip). Nodes parents first. draw() can start
+// at any node (a zoom: its subtree, full width) and shows at most MAX_ROWS
+// levels. moment.js imports draw, hit and warm; ranks.js label.
 const ROW = 18;
 const FONT = '11px monospace';
 const MAX_ROWS = 28;
-const GiB = 1024 ** 3, MiB = 1024 ** 2, KiB = 1024;
-const fmt = (b) => b >= GiB ? (b / GiB).toFixed(2) + ' GiB' : b >= MiB ? (b / MiB).toFixed(1) + ' MiB'
-  : b >= KiB ? (b / KiB).toFixed(1) + ' KiB' : b + ' B';
 let boxes = [];
-let total = 0; // bytes of the whole tree: shares are of everything alive
 
 const colors = new Map(); // frame -> color: hashing long frame strings per draw is slow
 function color(frame) {
@@ -43,7 +38,6 @@ export function draw(canvas, tree, zoom = null) {
   const root = (zoom != null && tree.find((n) => n.id === zoom)) || top;
   if (!root || !root.bytes) { canvas.hidden = true; return; }
   canvas.hidden = false;
-  total = top.bytes;
   const dpr = window.devicePixelRatio || 1;
   const W = canvas.clientWidth;
   // Levels under the root that hold any node (parents come first, so a
@@ -120,6 +114,3 @@ export function label(frame, w, charW) {
 export function hit(x, y) {
   return boxes.find((b) => x >= b.x && x < b.x + b.w && y >= b.y && y < b.y + ROW) || null;
 }
-export const text = (b) => `${b.n.frame}\n${fmt(b.n.bytes)} · ${b.n.count} allocations · ${(100 * b.n.bytes / (total || 1)).toFixed(1)}%` +
-  (b.y === 0 && b.n.parent !== 0xffffffff ? '\nclick: zoom out' : '\nclick: zoom in, highlight its allocations in the timeline');
-

@@ -1,93 +1,33 @@
-// The "What if" panel (crates/memviz-wasm/src/whatif.rs over memviz-viewer's
-// whatif.rs and memviz-allocator): the four allocator settings and the
-// capacity as fields, prefilled with the recording's own; the trace replayed
-// under them a slice a frame; the self-check line, each recorded OOM's
-// verdict, the capacity the run needs, and recorded vs predicted reserved
-// memory over the trace's events on one axis. Every string and every line's
-// height comes from Rust; this file only lays them out and draws them. The
-// OOM panel above ("OOMs and the peak, explained") gets the replay's verdict
-// of the OOM it shows as one more line of advice.
-// @ts-check: the view models are typed by www/types.d.ts, generated from Rust.
+// @ts-check
+// The "What if" panel (markup in index.html; Viewer.panel's what_if_*
+// commands over memviz-viewer's whatif.rs): allocator settings in, the trace
+// replayed under them a slice a frame, every string and line height from
+// Rust; this file lays them out and draws them. The OOM panel gets the
+// replay's verdict of the OOM it shows as one more line of advice.
 import { getViewer, guard, inSlices, onDraw, afterPaint } from './app.js';
+import { esc, ask, generation } from './moment.js';
+
+/** @returns {any} */
+const $ = (id) => document.getElementById(id);
 
 /** @typedef {import('./types').WhatIfView} WhatIfView */
 /** @typedef {import('./types').WhatIfOverlay} WhatIfOverlay */
-/** @typedef {import('./types').PageError} PageError */
-/** @returns {any} */
-const $ = (id) => document.getElementById(id);
-const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
 // Trace events a call: the state history walks them at ~1 µs each in wasm,
 // the replay faster; inSlices fills the frame's slice with calls.
 const STEP = 4096;
 const SETTINGS = ['max_split_size_mb', 'roundup_power2_divisions', 'garbage_collection_threshold', 'capacity_bytes'];
 const COLORS = { recorded: '#4e79a7', predicted: '#f28e2c', cap: '#d62728' };
-// Over the segment timeline: a colour none of its bands has (the bands use
-// the panel's orange), on a white halo.
-const OVERLAY = '#111111';
-
-const style = document.createElement('style');
-style.textContent = `
-#whatif-form { display: flex; flex-wrap: wrap; gap: .3em 1.2em; align-items: center; margin: .4em 0; font-size: 13px; }
-#whatif-form input[type=text] { width: 7em; }
-#whatif-form input#whatif-capacity_bytes { width: 11em; }
-#whatif-panel .whatif-line { margin: .2em 0; }
-#whatif-ooms li[data-happens=true] { color: #b00; }
-#whatif-ooms li[data-happens=false] { color: #176117; }
-#whatif-chart { width: 100%; max-width: 720px; height: 170px; display: block; border: 1px solid #ddd; }
-#whatif-legend span { margin-right: 1.2em; font-size: 12px; }
-#whatif-legend i { display: inline-block; width: 1.2em; height: 3px; vertical-align: middle; margin-right: .3em; }
-#whatif-error { color: #b00; }
-#whatif-overlay { position: absolute; pointer-events: none; }
-#whatif-overlay-legend { position: absolute; pointer-events: none; font: 11px sans-serif; background: rgba(255,255,255,.85);
-  padding: 1px 5px; border: 1px solid #ddd; }
-#whatif-overlay-legend i { display: inline-block; width: 1.4em; height: 3px; vertical-align: middle; margin-right: .3em;
-  background: ${OVERLAY}; }
-`;
-document.head.appendChild(style);
-
-const panel = document.createElement('section');
-panel.id = 'whatif-panel';
-// Replayed when opened: a replay walks the whole trace.
-panel.innerHTML = `<details id="whatif-details"><summary><h2 style="display:inline">What if: other allocator settings</h2></summary>
-  <p class="help">The trace replayed through a model of PyTorch's caching allocator under the settings below (PYTORCH_CUDA_ALLOC_CONF's keys), prefilled with the recording's own.</p>
-  <form id="whatif-form">
-    <label><input type="checkbox" id="whatif-expandable_segments"> expandable_segments</label>
-    <label>max_split_size_mb <input type="text" id="whatif-max_split_size_mb" placeholder="unset"></label>
-    <label>roundup_power2_divisions <input type="text" id="whatif-roundup_power2_divisions" placeholder="off"></label>
-    <label>garbage_collection_threshold <input type="text" id="whatif-garbage_collection_threshold" placeholder="off"></label>
-    <label>capacity (2.3GiB, 512MiB or bytes) <input type="text" id="whatif-capacity_bytes" placeholder="from the trace"> <span id="whatif-capacity-size"></span></label>
-    <button type="button" id="whatif-reset">Recording's settings</button>
-  </form>
-  <p id="whatif-error" class="whatif-line" role="alert"></p>
-  <p id="whatif-busy" class="whatif-line help"></p>
-  <p id="whatif-selfcheck" class="whatif-line"></p>
-  <p id="whatif-capacity" class="whatif-line"></p>
-  <p id="whatif-headline" class="whatif-line"></p>
-  <ul id="whatif-ooms"></ul>
-  <p id="whatif-new" class="whatif-line"></p>
-  <p id="whatif-needs" class="whatif-line"></p>
-  <div id="whatif-legend"></div>
-  <canvas id="whatif-chart"></canvas>
-  <p id="whatif-assumption" class="help"></p>
-</details>`;
-($('explain-panel') || $('context')).after(panel);
-
-// The prediction over the Active Cached Segment Timeline (recorded and
-// predicted reserved memory on the plot's one axis): points from Rust, in
-// the plot canvas' CSS pixels.
-const overlay = document.createElement('canvas');
-overlay.id = 'whatif-overlay';
-overlay.hidden = true;
-const overlayLegend = document.createElement('div');
-overlayLegend.id = 'whatif-overlay-legend';
-overlayLegend.hidden = true;
-$('plot-box').append(overlay, overlayLegend);
+const OVERLAY = '#111111'; // over the segment timeline: a colour none of its bands has, on a white halo
+const panel = $('whatif-panel');
+// The prediction over the Active Cached Segment Timeline: points from Rust,
+// in the plot canvas' CSS pixels.
+const overlay = $('whatif-overlay'), overlayLegend = $('whatif-overlay-legend');
 
 function placeOverlay() {
   const v = getViewer(), plot = $('plot');
   /** @type {WhatIfOverlay | null} */
   let o = null;
-  try { o = v && v.file_count() ? v.whatif_overlay() : null; } catch (_) { o = null; } // a trap: app.js restarts the viewer
+  try { o = v && v.file_count() ? ask({ cmd: 'what_if_overlay' }).overlay : null; } catch (_) { o = null; } // a trap: app.js restarts the viewer
   overlay.hidden = overlayLegend.hidden = !o;
   if (!o) { overlay.dataset.points = '0'; return; }
   const dpr = window.devicePixelRatio || 1;
@@ -100,25 +40,18 @@ function placeOverlay() {
   g.lineJoin = 'round';
   g.beginPath();
   const p = o.points;
-  for (let i = 0; i < p.length; i += 2) {
-    if (i === 0) g.moveTo(p[i] * dpr, p[i + 1] * dpr); else g.lineTo(p[i] * dpr, p[i + 1] * dpr);
-  }
+  for (let i = 0; i < p.length; i += 2) g[i ? 'lineTo' : 'moveTo'](p[i] * dpr, p[i + 1] * dpr);
   g.strokeStyle = 'rgba(255,255,255,.9)'; g.lineWidth = 4 * dpr; g.stroke();
   g.strokeStyle = OVERLAY; g.lineWidth = 2 * dpr; g.stroke();
   overlay.dataset.points = String(p.length / 2);
-  if (overlayLegend.dataset.label !== o.label) {
-    overlayLegend.dataset.label = o.label;
-    overlayLegend.innerHTML = `<i></i>${esc(o.label)}`;
-  }
-  overlayLegend.style.left = (plot.offsetLeft + 60) + 'px';
-  overlayLegend.style.top = (plot.offsetTop + 4) + 'px';
+  if (overlayLegend.dataset.label !== o.label) overlayLegend.innerHTML = `<i></i>${esc((overlayLegend.dataset.label = o.label))}`;
+  Object.assign(overlayLegend.style, { left: (plot.offsetLeft + 60) + 'px', top: (plot.offsetTop + 4) + 'px' });
 }
 
-let key = '';
+let key = -1; // the generation shown
 let run = 0; // the replay under way; a later one cancels it
 /** @type {WhatIfView | null} */
 let view = null; // the last one shown
-const keyOf = (v) => `${v.current_file()}/${v.device()}/${v.file_count()}`;
 
 function fieldsOfForm() {
   const f = { expandable_segments: $('whatif-expandable_segments').checked };
@@ -132,27 +65,22 @@ function fillForm(f) {
 }
 
 const text = (id, s) => { $(id).textContent = s ?? ''; };
+/** Shows a refusal (a PageError); anything else is a trap (app.js restarts the viewer). */
+const refused = (e) => { if (!e || !e.kind) throw e; text('whatif-error', e.message); panel.dataset.error = e.kind; };
 
 /** Chooses `fields` (null: the recording's; 'advise': the OOM panel's
  * advice, the recording's with expandable_segments:True) and replays a slice a frame. */
 function start(fields) {
   const v = getViewer();
   if (!v || !v.file_count()) return;
-  try {
-    if (fields === 'advise') v.whatif_advise(); else v.whatif_set(fields);
-  } catch (e) {
-    if (!e || !e.kind) throw e; // a trap: app.js restarts the viewer
-    text('whatif-error', e.message);
-    panel.dataset.error = e.kind;
-    return;
-  }
+  try { ask(fields === 'advise' ? { cmd: 'what_if_advise' } : { cmd: 'what_if_set', fields }); } catch (e) { refused(e); return; }
   text('whatif-error', '');
   delete panel.dataset.error;
-  const me = ++run, k = keyOf(v), t0 = performance.now();
+  const me = ++run, k = generation(), t0 = performance.now();
   panel.dataset.stage = 'busy';
   let replayed = false;
   const r = inSlices(guard(() => {
-    const share = v.whatif_step(STEP);
+    const share = ask({ cmd: 'what_if_step', budget: STEP }).done;
     // For benches/browser: when the prediction's replay (the line) was done.
     if (!replayed && share >= 0.6) {
       replayed = true;
@@ -160,7 +88,7 @@ function start(fields) {
     }
     return share;
   }), {
-    cancelled: () => me !== run || getViewer() !== v || keyOf(v) !== k,
+    cancelled: () => me !== run || getViewer() !== v || generation() !== k,
     progress: (share) => text('whatif-busy', `${view?.busy || 'replaying'}: ${Math.round(share * 100)}%`),
   });
   const done = (slices) => {
@@ -181,28 +109,17 @@ function start(fields) {
 function show() {
   const v = getViewer();
   if (!v || !v.file_count()) return;
-  try {
-    view = v.whatif_view();
-  } catch (e) {
-    if (!e || !e.kind) throw e;
-    text('whatif-error', e.message);
-    panel.dataset.error = e.kind;
-    return;
-  }
+  try { view = ask({ cmd: 'what_if_view' }); } catch (e) { refused(e); return; }
   panel.dataset.stage = view.stage;
   fillForm(view.fields);
   text('whatif-capacity-size', view.capacity_size ? `(${view.capacity_size})` : '');
   text('whatif-busy', view.stage === 'done' ? '' : view.busy);
-  text('whatif-selfcheck', view.self_check);
   $('whatif-selfcheck').dataset.exact = view.self_check_exact;
-  text('whatif-capacity', view.capacity);
-  text('whatif-headline', view.headline);
+  for (const [id, t] of [['selfcheck', view.self_check], ['capacity', view.capacity], ['headline', view.headline],
+    ['new', view.new_ooms], ['needs', view.needs], ['assumption', view.assumption]]) text('whatif-' + id, t);
   $('whatif-ooms').innerHTML = view.ooms.map((o) =>
     `<li data-event="${o.event}" data-happens="${o.happens}">${esc(o.text)}</li>`).join('');
-  text('whatif-new', view.new_ooms);
-  text('whatif-needs', view.needs);
   if (view.needs_bytes != null) $('whatif-needs').dataset.bytes = view.needs_bytes;
-  text('whatif-assumption', view.assumption);
   draw();
   placeAdvice();
   placeOverlay();
@@ -281,7 +198,7 @@ onDraw(() => {
   const v = getViewer();
   if (!v) return;
   placeOverlay();
-  const k = keyOf(v);
+  const k = generation();
   if (k === key) return;
   key = k;
   run++;

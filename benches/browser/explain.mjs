@@ -93,18 +93,18 @@ for (const path of files) {
       const s = Math.floor(((i * 7919) % MOVES + 0.5) / MOVES * out.steps);
       jump.push(time(() => { mm.setMoment('step:' + s); void document.body.offsetHeight; }));
       query.push(time(() => { // as moment.js asks: the moment, then the table's first rows
-        v.moment_json('step:' + s, 10);
-        v.moment_rows_json('user_frame', '', 'bytes', true, 0, 30);
+        v.panel({ cmd: 'moment', moment: { step: s } });
+        v.panel({ cmd: 'rows', by: 'user_frame', filter: '', sort: 'bytes', descending: true, offset: 0, limit: 30 });
       }));
       await frame();
       icicles.push(Math.max(...await icicleMs()));
     }
     out.step = step; out.jump = jump; out.query = query; out.icicles = icicles;
-    out.ooms = v.oom_count();
-    out.explainOom = out.ooms ? time(() => v.explain_json('oom:0')) : NaN;
-    out.explainPeak = time(() => v.explain_json('peak'));
-    out.leaks = time(() => v.leaks_json());
-    out.markers = time(() => v.markers_json());
+    out.ooms = v.panel({ cmd: 'overview' }).markers.filter((m) => m.what === 'oom').length;
+    out.explainOom = out.ooms ? time(() => v.panel({ cmd: 'explain', moment: { oom: 0 } })) : NaN;
+    out.explainPeak = time(() => v.panel({ cmd: 'explain', moment: 'peak' }));
+    out.leaks = time(() => v.panel({ cmd: 'leaks' }));
+    out.markers = time(() => v.panel({ cmd: 'overview' }));
     // A Color by redraw: [to the next frame, the work]. The page draws in
     // its animation frame callback; the callback queued after it sees how
     // long the frame's callbacks took since the frame began (its

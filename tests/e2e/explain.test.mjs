@@ -48,19 +48,32 @@ test('OOM file: markers, the OOM and peak explained, color by category, leaks, c
   await dropFiles(page, [[OOM, snapshot(OOM)]]);
   await waitOpened(page, OOM);
 
-  // Markers: the peak and the OOM, at their trace events, visible, the OOM
-  // to the right of the peak; on the Cached Segment Timeline too.
-  const markers = () => page.$$eval('#explain-markers .explain-marker', (els) =>
-    els.map((e) => ({ what: e.dataset.what, event: Number(e.dataset.event), hidden: e.hidden, left: parseFloat(e.style.left) })));
+  // Markers (issue 43: one peak per view, the view's own): on the Active
+  // Memory Timeline the allocated peak and the OOM, at their trace events,
+  // the OOM to the right of the peak; on the Cached Segment Timeline the
+  // reserved peak, its event and bytes from reserved_reference.py (reserved
+  // after every event, from the dump alone), and the OOM.
+  const markers = () => page.$$eval('#explain-markers .explain-marker', (els) => els.map((e) =>
+    ({ what: e.dataset.what, event: Number(e.dataset.event), bytes: Number(e.dataset.bytes), hidden: e.hidden, left: parseFloat(e.style.left) })));
   await page.waitForFunction(() => document.querySelectorAll('#explain-markers .explain-marker:not([hidden])').length === 2);
   let ms = await markers();
   assert.deepEqual(ms.map((m) => [m.what, m.event]), [['peak', peak.event], ['oom', oom.event]]);
+  assert.equal(ms[0].bytes, peak.total_bytes);
   assert.ok(ms[1].left > ms[0].left, `OOM marker right of the peak: ${JSON.stringify(ms)}`);
+  const reserved = JSON.parse(execFileSync('python3', [join(ROOT, 'tests/reference/reserved_reference.py'), join(SNAPSHOTS, OOM)]))['0'];
+  const reservedPeak = Math.max(...reserved);
+  const reservedEvent = reserved.indexOf(reservedPeak) - 1; // [before event 0, after event 0, ...]
+  assert.notEqual(reservedEvent, peak.event, 'the two peaks differ on this file: the test tells them apart');
   await page.selectOption('#view-select', { index: 1 });
+  await page.waitForFunction((e) => document.querySelector('#explain-markers .explain-marker.peak')?.dataset.event === String(e), reservedEvent);
   await page.waitForFunction(() => document.querySelectorAll('#explain-markers .explain-marker:not([hidden])').length === 2);
   ms = await markers();
-  assert.deepEqual(ms.map((m) => [m.what, m.event]), [['peak', peak.event], ['oom', oom.event]]);
+  assert.deepEqual(ms.map((m) => [m.what, m.event]), [['peak', reservedEvent], ['oom', oom.event]]);
+  assert.equal(ms[0].bytes, reservedPeak);
+  // The view's own peak line (the axes') and its marker are one: the same x.
+  await (await page.$('#plot-box')).screenshot({ path: join(ROOT, 'docs/peak-marker-segments.png') });
   await page.selectOption('#view-select', { index: 0 });
+  await page.waitForFunction((e) => document.querySelector('#explain-markers .explain-marker.peak')?.dataset.event === String(e), peak.event);
 
   // Both labels take a click: the OOM's, 4 events after the peak's, sits a
   // row lower rather than over it.
@@ -104,7 +117,7 @@ test('OOM file: markers, the OOM and peak explained, color by category, leaks, c
   await page.waitForFunction((b) => Number(document.querySelector('#moment-totals [data-key="allocated"]')?.dataset.value) === b, oom.total_bytes);
 
   // The peak from the list.
-  await page.click('#explain-list button[data-spec="peak"]');
+  await page.click('#explain-list button:text-is("Peak")');
   await page.waitForSelector('#explain-body h3[data-what="peak"]');
   assert.equal(await value(page, '#explain-body [data-key="allocated"]'), peak.total_bytes);
   assert.equal(await value(page, '#explain-body [data-key="reserved"]'), peak.state.reserved_bytes);
@@ -113,7 +126,7 @@ test('OOM file: markers, the OOM and peak explained, color by category, leaks, c
 
   // Color by category: only kind colors (and the summarized grays, the
   // background) on the plot; the legend gives bytes per kind at t (the peak).
-  const kindColors = await page.evaluate(() => JSON.parse(window.memviz.viewer.kind_colors_json()));
+  const kindColors = await page.evaluate(() => window.memviz.viewer.panel({ cmd: 'overview' }).kinds.map((k) => [k.name, k.css]));
   assert.deepEqual(kindColors.map((k) => k[0]), KINDS);
   const allowed = new Set([...kindColors.map((k) => k[1]), '#ffffff', '#d9d9d9', '#c4c4c4', '#000000']);
   await page.selectOption('#color-by', 'category');
@@ -256,7 +269,7 @@ test('generated 2-device file (gen_snapshot --oom --iters): OOM and leaks per de
   await page.selectOption('#device-select', '0');
   await page.waitForFunction(() => document.querySelectorAll('#explain-markers .explain-marker.oom').length === 1);
   assert.equal(await page.$eval('#explain-markers .explain-marker.oom', (e) => Number(e.dataset.event)), oom0.event);
-  await page.click('#explain-list button[data-spec="oom:0"]');
+  await page.click('#explain-list button:text-is("OOM 0")');
   await page.waitForSelector('#explain-body h3[data-what="oom"]');
   assert.equal(await value(page, '#explain-body [data-key="request"]'), oom0.request.bytes);
   assert.equal(await value(page, '#explain-body [data-key="allocated"]'), oom0.total_bytes);

@@ -97,7 +97,7 @@ test('What if: the OOM happens under its own settings, expandable_segments avoid
   await waitOpened(page, NAME);
   // The OOM explained: its advice replays by itself (the panel closed),
   // under the recording's settings with expandable_segments:True.
-  await page.evaluate(() => window.memviz.explain.explain('oom:0'));
+  await page.evaluate(() => window.memviz.explain.explain({ oom: 0 }));
   await page.waitForSelector('#explain-body h3[data-what=oom]');
   await page.waitForSelector('#explain-body .advice[data-advice=whatif]', { timeout: 30000 });
   const adv = await shown(page);

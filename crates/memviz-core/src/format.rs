@@ -701,6 +701,35 @@ pub fn parse_size(field: &str, text: &str) -> Result<u64, String> {
     Ok(bytes as u64)
 }
 
+/// A stack key (frames one a line, innermost first) cut to `n` lines for a
+/// table cell: the program's own frames first
+/// ([`crate::analysis::live::is_user_file`]), else Python frames, else whatever
+/// there is (the C++ allocator frames at the top say nothing), and how many
+/// more there are.
+pub fn short_stack(key: &str, n: usize) -> String {
+    let lines: Vec<&str> = key.lines().collect();
+    fn file_of(l: &str) -> Option<&str> {
+        l.find(".py:").map(|i| &l[..i + 3])
+    }
+    let py: Vec<&str> = lines.iter().copied().filter(|l| file_of(l).is_some()).collect();
+    let user: Vec<&str> =
+        py.iter().copied().filter(|l| file_of(l).is_some_and(crate::analysis::live::is_user_file)).collect();
+    let pick = if !user.is_empty() {
+        user
+    } else if !py.is_empty() {
+        py
+    } else {
+        lines.clone()
+    };
+    let pick = &pick[..pick.len().min(n)];
+    let more = lines.len() - pick.len();
+    let mut s = pick.join("\n");
+    if more > 0 {
+        s.push_str(&format!("\n  (+{more} more frames: hover)"));
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -103,6 +103,39 @@ pub fn typescript() -> String {
             s
         }};
     }
+    use crate::explain::*;
     use crate::whatif::*;
-    decls![ErrorKind, PageError, WhatIfFields, OomVerdict, WhatIfChart, WhatIfView, WhatIfOverlay,]
+    decls![
+        ErrorKind,
+        PageError,
+        WhatIfFields,
+        OomVerdict,
+        WhatIfChart,
+        WhatIfView,
+        WhatIfOverlay,
+        MomentArg,
+        ColorMode,
+        RowsBy,
+        RowsSort,
+        PanelCommand,
+        MarkerView,
+        ListItem,
+        KindColor,
+        OverviewView,
+        Piece,
+        Fact,
+        Row,
+        AdviceLine,
+        ExplainView,
+        FindingView,
+        FindingsView,
+        GrowthRow,
+        PendingRow,
+        LeaksView,
+        AtView,
+        MomentPanelView,
+        TreeView,
+        RowsView,
+        PanelView,
+    ]
 }

@@ -6,7 +6,7 @@
 //! as JSON. The logic lives in memviz_core::analysis and
 //! memviz_render::explain, on the analysis moment.rs caches.
 
-use memviz_core::analysis::series::{markers, KindSeries};
+use memviz_core::analysis::series::KindSeries;
 use memviz_core::analysis::{Kind, Moment};
 use memviz_core::timeline::TimelineKind;
 use memviz_render::explain::{element_colors, render_area, ColorBy, KIND_COLORS};
@@ -29,7 +29,7 @@ pub(crate) struct ExplainState {
     series: Option<(Key, KindSeries)>,
 }
 
-fn css(c: [u8; 4]) -> String {
+pub(crate) fn css(c: [u8; 4]) -> String {
     format!("#{:02x}{:02x}{:02x}", c[0], c[1], c[2])
 }
 
@@ -113,13 +113,6 @@ impl Viewer {
         self.explain.highlight = node.map(|n| (self.cx.key(), n));
     }
 
-    /// The KIND_COLORS as CSS colors, with the kinds' names:
-    /// `[[name, "#rrggbb"], ...]` (the legend).
-    pub fn kind_colors_json(&self) -> Result<String, String> {
-        let v: Vec<(&str, String)> = Kind::ALL.iter().zip(KIND_COLORS).map(|(k, c)| (k.name(), css(c))).collect();
-        json!(&v)
-    }
-
     /// In the stacked-area mode, the hover text for CSS (x, y) on the plot
     /// canvas: the step, the kind under the pointer and every kind's bytes
     /// there; "" in any other mode or outside the plot (the page then shows
@@ -158,55 +151,12 @@ impl Viewer {
         s
     }
 
-    /// The CSS color of a user frame's bands in the `frame` mode (`id`: a
-    /// by_user_frame group id).
-    pub fn frame_color_css(&self, id: u32) -> String {
-        css(memviz_render::explain::frame_color(id))
-    }
-
-    /// The peak and every OOM on the current timeline:
-    /// `[{what, k, event, x}]`, x in steps.
-    pub fn markers_json(&mut self) -> Result<String, String> {
-        if self.cx.timeline().is_none() || !self.ensure_landmarks() {
-            return Ok("[]".into());
-        }
-        let (Some(l), Some(tl)) = (self.moment.marks(self.cx.key()), self.cx.timeline()) else {
-            return Ok("[]".into());
-        };
-        json!(&markers(l, tl))
-    }
-
-    /// An OOM (`oom:K`) or the peak (`peak`) explained
-    /// (memviz_core::analysis::oom::Explanation as JSON).
-    pub fn explain_json(&mut self, moment: &str) -> Result<String, String> {
-        let m = Moment::parse(moment)?;
-        if !self.ensure_analysis() {
-            return Err("no file".into());
-        }
-        let Some(h) = self.views.state.history(&self.cx) else { return Err("no trace".into()) };
-        let (Some(f), Some(a)) = (self.cx.file(), self.moment.get()) else { return Err("no file".into()) };
-        let mut c = h.cursor();
-        json!(&a.explain(&f.snap, h, &mut c, m)?)
-    }
-
     /// The number of `oom` events of the current device.
     pub fn oom_count(&mut self) -> u32 {
         if !self.ensure_landmarks() {
             return 0;
         }
         self.moment.marks(self.cx.key()).map_or(0, |l| l.oom_events.len() as u32)
-    }
-
-    /// The findings of the current device (memviz_core::analysis::findings::
-    /// Findings as JSON: `{device, findings: [{kind, title, bytes, event,
-    /// detail}]}`, most important first).
-    pub fn findings_json(&mut self) -> Result<String, String> {
-        if !self.ensure_analysis() {
-            return Err("no file".into());
-        }
-        let Some(h) = self.views.state.history(&self.cx) else { return Err("no trace".into()) };
-        let (Some(f), Some(a)) = (self.cx.file(), self.moment.get()) else { return Err("no file".into()) };
-        json!(&a.findings(&f.snap, h))
     }
 
     /// The leak report of the current device (memviz_core::analysis::leaks::
@@ -237,4 +187,750 @@ impl Viewer {
 /// `n` elements.
 pub(crate) fn colors_apply(colors: &[memviz_render::Rgba], kind: TimelineKind, n: usize) -> bool {
     !colors.is_empty() && colors.len() == n && kind == TimelineKind::ActiveMemory
+}
+
+// ---- The analysis panels' typed boundary (issue 42): one command in, one
+// view model out, every string the page shows formatted here.
+
+use memviz_core::analysis::Group;
+use memviz_core::format::{format_size, format_time_us, short_stack};
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::boundary::{ErrorKind, PageError};
+use crate::whatif::{WhatIfCommand, WhatIfFields, WhatIfOverlay, WhatIfView};
+
+fn size(b: u64) -> String {
+    format_size(b, false)
+}
+
+fn share(part: u64, whole: u64) -> String {
+    format!("{:.1}%", 100.0 * part as f64 / whole.max(1) as f64)
+}
+
+/// A moment of the device's trace, as the page names one: `"peak"` or
+/// `{ "step": 5 }`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum MomentArg {
+    Start,
+    Peak,
+    End,
+    /// A step of the Active Memory Timeline.
+    Step(u32),
+    /// Right after a trace event.
+    Event(u32),
+    /// The K-th OOM of the device.
+    Oom(u32),
+}
+
+impl From<MomentArg> for Moment {
+    fn from(m: MomentArg) -> Moment {
+        match m {
+            MomentArg::Start => Moment::Start,
+            MomentArg::Peak => Moment::Peak,
+            MomentArg::End => Moment::End,
+            MomentArg::Step(s) => Moment::Step(s),
+            MomentArg::Event(e) => Moment::Event(e),
+            MomentArg::Oom(k) => Moment::Oom(k),
+        }
+    }
+}
+
+/// Colors of the Active Memory Timeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ColorMode {
+    /// memory_viz's: one per allocation.
+    Allocation,
+    Category,
+    /// The innermost user frame.
+    Frame,
+    /// The stacked area of bytes per kind.
+    Area,
+}
+
+/// The "Alive at" table's grouping.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum RowsBy {
+    UserFrame,
+    Frame,
+}
+
+/// The "Alive at" table's sort column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum RowsSort {
+    Bytes,
+    Count,
+    Key,
+}
+
+/// What the page asks of the analysis panels (Explain, Findings, Alive at).
+#[derive(Debug, Clone, PartialEq, Deserialize, TS)]
+#[serde(tag = "cmd", rename_all = "snake_case")]
+pub enum PanelCommand {
+    /// The generation alone: what the page's panels show belongs to it.
+    Generation,
+    /// The markers of the timeline shown, the OOM list, the kinds' colors.
+    Overview,
+    /// Takes effect at the next draw.
+    ColorBy {
+        mode: ColorMode,
+    },
+    /// The allocations under icicle node `node` highlighted (null: none).
+    Highlight {
+        node: Option<u32>,
+    },
+    /// The stacked area's hover text at CSS (x, y) on the plot.
+    AreaText {
+        x: f64,
+        y: f64,
+    },
+    Explain {
+        moment: MomentArg,
+    },
+    Findings,
+    Leaks,
+    /// The "Alive at" panel at `moment`.
+    Moment {
+        moment: MomentArg,
+    },
+    /// The icicle tree at the moment shown: nodes of at least `min_bytes`.
+    Tree {
+        #[ts(type = "number")]
+        min_bytes: u64,
+    },
+    /// The icicle's tooltip of node `node` (the tree's root is its first).
+    TreeTip {
+        node: u32,
+        zoomed: bool,
+    },
+    /// The table's rows at the moment shown.
+    Rows {
+        by: RowsBy,
+        filter: String,
+        sort: RowsSort,
+        descending: bool,
+        offset: u32,
+        limit: u32,
+    },
+    /// The settings the What if panel replays under (null: the recording's own).
+    WhatIfSet {
+        fields: Option<WhatIfFields>,
+    },
+    /// The OOM panel's advice: the recording's settings with expandable_segments:True.
+    WhatIfAdvise,
+    /// About `budget` trace events of the replay.
+    WhatIfStep {
+        budget: u32,
+    },
+    WhatIfView,
+    /// The prediction over the segment timeline as last drawn.
+    WhatIfOverlay,
+}
+
+/// A marker on the timeline shown: its own peak, or an OOM.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct MarkerView {
+    /// `peak` or `oom`.
+    pub what: String,
+    pub label: String,
+    pub title: String,
+    pub event: u32,
+    #[ts(type = "number")]
+    pub bytes: u64,
+    /// On the timeline's x axis, in steps (`x_of_step` places it).
+    pub x: f64,
+    /// What a click explains.
+    pub moment: MomentArg,
+}
+
+/// A button of the OOM list.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct ListItem {
+    pub label: String,
+    pub moment: MomentArg,
+}
+
+/// A kind and its color.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct KindColor {
+    pub name: String,
+    pub css: String,
+}
+
+/// What the page shows for the file and device without the analysis.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct OverviewView {
+    pub generation: u32,
+    pub markers: Vec<MarkerView>,
+    /// "1 OOM:" or "No OOM in this trace."
+    pub list_title: String,
+    pub list: Vec<ListItem>,
+    /// OOMs left out of the list ("" when none).
+    pub list_more: String,
+    pub kinds: Vec<KindColor>,
+    /// Whether the findings are worth finding at once (a short trace).
+    pub findings_now: bool,
+}
+
+/// A piece of a line: text, or a value the tests read (`data-key`).
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct Piece {
+    pub text: String,
+    pub key: Option<String>,
+    #[ts(type = "number | null")]
+    pub value: Option<u64>,
+}
+
+fn text(s: impl Into<String>) -> Piece {
+    Piece { text: s.into(), key: None, value: None }
+}
+
+fn val(key: &str, value: u64, s: impl Into<String>) -> Piece {
+    Piece { text: s.into(), key: Some(key.into()), value: Some(value) }
+}
+
+/// One line of facts: a label and its value, in pieces.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct Fact {
+    pub key: String,
+    pub label: String,
+    #[ts(type = "number")]
+    pub value: u64,
+    pub pieces: Vec<Piece>,
+}
+
+fn fact(key: &str, label: &str, value: u64, pieces: Vec<Piece>) -> Fact {
+    Fact { key: key.into(), label: label.into(), value, pieces }
+}
+
+/// A row of a table of groups.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct Row {
+    /// The whole key (a stack: every frame).
+    pub key: String,
+    /// What the cell shows.
+    pub text: String,
+    #[ts(type = "number")]
+    pub bytes: u64,
+    pub size: String,
+    #[ts(type = "number")]
+    pub count: u64,
+    pub share: String,
+    /// The band color of the group in the legend ("" when none).
+    pub css: String,
+}
+
+fn row(g: &Group, shown: String, whole: u64) -> Row {
+    Row {
+        key: g.key.clone(),
+        text: shown,
+        bytes: g.bytes,
+        size: size(g.bytes),
+        count: g.count,
+        share: share(g.bytes, whole),
+        css: String::new(),
+    }
+}
+
+fn rows(gs: &[Group], whole: u64, stacks: bool) -> Vec<Row> {
+    gs.iter().map(|g| row(g, if stacks { short_stack(&g.key, 3) } else { g.key.clone() }, whole)).collect()
+}
+
+/// An advice line.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct AdviceLine {
+    pub kind: String,
+    pub text: String,
+}
+
+/// An OOM or a moment explained.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct ExplainView {
+    pub generation: u32,
+    pub moment: MomentArg,
+    /// `oom` or `peak`.
+    pub what: String,
+    pub event: Option<u32>,
+    pub heading: String,
+    pub facts: Vec<Fact>,
+    pub advice: Vec<AdviceLine>,
+    pub by_category: Vec<Row>,
+    pub by_user_frame: Vec<Row>,
+    pub by_stack: Vec<Row>,
+}
+
+/// A finding: its line and what a click opens.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct FindingView {
+    pub kind: String,
+    pub title: String,
+    #[ts(type = "number | null")]
+    pub bytes: Option<u64>,
+    pub event: Option<u32>,
+    /// `explain`, `leaks` or `moment`: the panel with its evidence.
+    pub open: String,
+    /// Where t goes (explained there, for `explain`).
+    pub moment: Option<MomentArg>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct FindingsView {
+    pub generation: u32,
+    pub findings: Vec<FindingView>,
+}
+
+/// A stack growing from one iteration to the next.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct GrowthRow {
+    pub key: String,
+    pub text: String,
+    #[ts(type = "number")]
+    pub growth_bytes: u64,
+    pub growth: String,
+    /// Live bytes at each sample, "a → b → c".
+    pub samples: String,
+}
+
+/// A free left pending on another stream.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct PendingRow {
+    #[ts(type = "number")]
+    pub bytes: u64,
+    pub size: String,
+    pub stream: u32,
+    pub events: String,
+    pub waited: String,
+    pub key: String,
+    pub text: String,
+}
+
+/// The leak report.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct LeaksView {
+    pub generation: u32,
+    #[ts(type = "number")]
+    pub alive_at_end_bytes: u64,
+    #[ts(type = "number")]
+    pub alive_at_end_count: u64,
+    pub alive_line: String,
+    pub alive: Vec<Row>,
+    pub iterations_from: String,
+    pub growth_line: String,
+    pub growing: Vec<GrowthRow>,
+    pub pending_count: u32,
+    pub pending_line: String,
+    pub pending: Vec<PendingRow>,
+}
+
+/// The "Alive at" panel at one moment.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct MomentPanelView {
+    pub generation: u32,
+    pub moment: MomentArg,
+    pub at: AtView,
+    /// "step 5" or "position 3".
+    pub at_text: String,
+    pub totals: Vec<Piece>,
+    /// Bytes by kind, every kind (the legend's), in KIND_COLORS order.
+    pub kinds: Vec<Row>,
+    /// The largest innermost user frames, with their band colors.
+    pub frames: Vec<Row>,
+    /// The legend's note ("(at step 5; click the timeline to move t)").
+    pub note: String,
+}
+
+/// Where a moment is: alloc/free actions applied, its step of the Active
+/// Memory Timeline and the trace event it follows, where they are.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, TS)]
+pub struct AtView {
+    pub position: u32,
+    pub step: Option<u32>,
+    pub event: Option<u32>,
+}
+
+/// The icicle tree: nodes parents first, 6 numbers each: id, parent
+/// (u32::MAX: the root), depth, frame (an index into `frames`), bytes, count.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct TreeView {
+    pub generation: u32,
+    pub frames: Vec<String>,
+    #[ts(type = "number[]")]
+    pub nodes: Vec<u64>,
+}
+
+/// A page of the "Alive at" table.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct RowsView {
+    pub generation: u32,
+    pub head: String,
+    pub rows: Vec<Row>,
+    pub matched: u32,
+    /// "30 of 120 rows: scroll the table for more" ("" when all shown).
+    pub more: String,
+}
+
+/// What a command answers.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(tag = "view", rename_all = "snake_case")]
+pub enum PanelView {
+    Overview(OverviewView),
+    Done {
+        generation: u32,
+    },
+    Text {
+        generation: u32,
+        text: String,
+    },
+    Explain(ExplainView),
+    Findings(FindingsView),
+    Leaks(LeaksView),
+    Moment(MomentPanelView),
+    Tree(TreeView),
+    Rows(RowsView),
+    /// The share of the work done (1: done).
+    Progress {
+        generation: u32,
+        done: f64,
+    },
+    WhatIf(Box<WhatIfView>),
+    Overlay {
+        generation: u32,
+        overlay: Option<WhatIfOverlay>,
+    },
+}
+
+/// Findings are found at once on a trace of at most this many events; a
+/// longer one waits for a click (the analysis is built first).
+const FINDINGS_NOW_EVENTS: usize = 100_000;
+/// OOM buttons in the list.
+const LIST_OOMS: u32 = 50;
+
+fn recording(m: impl Into<String>) -> PageError {
+    PageError::new(ErrorKind::Recording, m)
+}
+
+impl Viewer {
+    /// The analysis panels' one command (www/explain.js, findings.js, moment.js).
+    pub fn panel(&mut self, cmd: PanelCommand) -> Result<PanelView, PageError> {
+        let generation = self.generation();
+        if self.cx.file().is_none() && cmd != PanelCommand::Generation {
+            return Err(PageError::no_file());
+        }
+        Ok(match cmd {
+            PanelCommand::Generation => PanelView::Done { generation },
+            PanelCommand::Overview => PanelView::Overview(self.overview()),
+            PanelCommand::ColorBy { mode } => {
+                self.explain.area = mode == ColorMode::Area;
+                self.explain.color_by = match mode {
+                    ColorMode::Allocation => ColorBy::Allocation,
+                    ColorMode::Category | ColorMode::Area => ColorBy::Category,
+                    ColorMode::Frame => ColorBy::Frame,
+                };
+                PanelView::Done { generation }
+            }
+            PanelCommand::Highlight { node } => {
+                self.highlight_node(node);
+                PanelView::Done { generation }
+            }
+            PanelCommand::AreaText { x, y } => PanelView::Text { generation, text: self.area_text(x, y) },
+            PanelCommand::Explain { moment } => PanelView::Explain(self.explain_view(moment)?),
+            PanelCommand::Findings => PanelView::Findings(self.findings_view()?),
+            PanelCommand::Leaks => PanelView::Leaks(self.leaks_view()?),
+            PanelCommand::Moment { moment } => PanelView::Moment(self.moment_view(moment)?),
+            PanelCommand::Tree { min_bytes } => PanelView::Tree(self.tree_view(min_bytes)?),
+            PanelCommand::TreeTip { node, zoomed } => {
+                PanelView::Text { generation, text: self.tree_tip(node, zoomed)? }
+            }
+            PanelCommand::Rows { by, filter, sort, descending, offset, limit } => {
+                PanelView::Rows(self.rows_view(by, &filter, sort, descending, offset, limit)?)
+            }
+            PanelCommand::WhatIfSet { fields } => {
+                self.whatif_set(WhatIfCommand { fields })?;
+                PanelView::Done { generation }
+            }
+            PanelCommand::WhatIfAdvise => {
+                self.whatif_advise()?;
+                PanelView::Done { generation }
+            }
+            PanelCommand::WhatIfStep { budget } => {
+                PanelView::Progress { generation, done: self.whatif_step(budget as usize) }
+            }
+            PanelCommand::WhatIfView => PanelView::WhatIf(Box::new(self.whatif_view()?)),
+            PanelCommand::WhatIfOverlay => PanelView::Overlay { generation, overlay: self.whatif_overlay() },
+        })
+    }
+
+    fn overview(&mut self) -> OverviewView {
+        let generation = self.generation();
+        let kinds =
+            Kind::ALL.iter().zip(KIND_COLORS).map(|(k, c)| KindColor { name: k.name().into(), css: css(c) }).collect();
+        let markers = self.view_markers();
+        let ooms = self.oom_count();
+        let mut list: Vec<ListItem> = (0..ooms.min(LIST_OOMS))
+            .map(|k| ListItem { label: format!("OOM {k}"), moment: MomentArg::Oom(k) })
+            .collect();
+        list.push(ListItem { label: "Peak".into(), moment: MomentArg::Peak });
+        let list_title = match ooms {
+            0 => "No OOM in this trace.".into(),
+            1 => "1 OOM:".into(),
+            n => format!("{n} OOMs:"),
+        };
+        let list_more = if ooms > LIST_OOMS {
+            format!("({} more OOMs: memviz oom lists them all)", ooms - LIST_OOMS)
+        } else {
+            String::new()
+        };
+        let events = self.cx.file().map_or(0, |f| f.snap.trace(self.cx.device).len());
+        OverviewView {
+            generation,
+            markers,
+            list_title,
+            list,
+            list_more,
+            kinds,
+            findings_now: events <= FINDINGS_NOW_EVENTS,
+        }
+    }
+
+    /// The markers of the timeline shown (issue 43: one peak per view, the
+    /// view's own): its own peak (the Active Memory Timeline's is the
+    /// allocated peak, the segment timeline's the reserved one), where the
+    /// axes draw it, and every OOM.
+    pub fn view_markers(&mut self) -> Vec<MarkerView> {
+        if self.cx.timeline().is_none() || !self.ensure_landmarks() {
+            return Vec::new();
+        }
+        let (Some(l), Some(tl)) = (self.moment.marks(self.cx.key()), self.cx.timeline()) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        let step = tl.peak_step();
+        let event = tl.events.get(step as usize).copied().filter(|&e| e != memviz_core::timeline::NO_EVENT);
+        if let (Some(event), true) = (event, tl.peak_bytes() > tl.start_bytes) {
+            let (label, moment) = match tl.kind {
+                TimelineKind::ActiveMemory => ("allocated peak", MomentArg::Peak),
+                TimelineKind::CachedSegments => ("reserved peak", MomentArg::Event(event)),
+            };
+            out.push(MarkerView {
+                what: "peak".into(),
+                label: "peak".into(),
+                title: format!("The {label}, {} at trace event {event}: explain", size(tl.peak_bytes())),
+                event,
+                bytes: tl.peak_bytes(),
+                x: step as f64 + 0.5,
+                moment,
+            });
+        }
+        let n = l.oom_events.len();
+        for (k, &event) in l.oom_events.iter().enumerate() {
+            out.push(MarkerView {
+                what: "oom".into(),
+                label: if n > 1 { format!("OOM {k}") } else { "OOM".into() },
+                title: format!("OOM at trace event {event}: explain"),
+                event,
+                bytes: 0,
+                x: memviz_core::analysis::series::steps_through_event(tl, event) as f64,
+                moment: MomentArg::Oom(k as u32),
+            });
+        }
+        out
+    }
+
+    fn explain_view(&mut self, moment: MomentArg) -> Result<ExplainView, PageError> {
+        let generation = self.generation();
+        if !self.ensure_analysis() {
+            return Err(PageError::no_file());
+        }
+        let Some(h) = self.views.state.history(&self.cx) else { return Err(recording("the recording has no trace")) };
+        let (Some(f), Some(a)) = (self.cx.file(), self.moment.get()) else { return Err(PageError::no_file()) };
+        let mut c = h.cursor();
+        let x = a.explain(&f.snap, h, &mut c, moment.into()).map_err(recording)?;
+        let t = &x.totals;
+        let mut facts = Vec::new();
+        if let Some(r) = &x.request {
+            facts.push(fact(
+                "request",
+                "requested",
+                r.bytes,
+                vec![
+                    text(format!("{} on stream ", size(r.bytes))),
+                    val("stream", r.stream.into(), r.stream.to_string()),
+                ],
+            ));
+            if let Some(free) = r.device_free_bytes {
+                facts.push(fact("device-free", "device had free", free, vec![text(size(free))]));
+            }
+            if let Some(lim) = x.device_limit_bytes {
+                let s = format!("{} (reserved + device free)", size(lim));
+                facts.push(fact("device-limit", "most this process could hold", lim, vec![text(s)]));
+            }
+        }
+        facts.push(fact("reserved", "reserved", t.reserved_bytes, vec![text(size(t.reserved_bytes))]));
+        facts.push(fact(
+            "allocated",
+            "allocated (live tensors)",
+            t.allocated_bytes,
+            vec![text(size(t.allocated_bytes))],
+        ));
+        let gap = format!("{} (reserved − allocated)", size(t.gap_bytes));
+        facts.push(fact("gap", "cached, not allocated", t.gap_bytes, vec![text(gap)]));
+        let pieces = |bytes: u64, pk: &str, n: usize, lk: &str, largest: u64, tail: &str| {
+            vec![
+                text(format!("{} in ", size(bytes))),
+                val(pk, n as u64, n.to_string()),
+                text(" pieces, the largest "),
+                val(lk, largest, size(largest)),
+                text(tail),
+            ]
+        };
+        let free = pieces(t.free_bytes, "free-pieces", t.free_pieces, "largest-free", t.largest_free_bytes, "");
+        facts.push(fact("free-bytes", "free inside segments", t.free_bytes, free));
+        if let Some(u) = &x.usable {
+            let p = pieces(u.bytes, "usable-pieces", u.pieces, "usable-largest", u.largest, " (same stream and pool)");
+            facts.push(fact("usable-bytes", "usable for this request", u.bytes, p));
+        }
+        let mut advice: Vec<AdviceLine> = x
+            .advice
+            .iter()
+            .map(|a| AdviceLine {
+                kind: serde_json::to_value(a.kind).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default(),
+                text: a.text.clone(),
+            })
+            .collect();
+        if advice.is_empty() {
+            advice.push(AdviceLine {
+                kind: "none".into(),
+                text: "No advice: the numbers show no allocator problem here.".into(),
+            });
+        }
+        let ev = x.at.event.map_or("before the first event".into(), |e| format!("trace event {e}"));
+        let what = match moment {
+            MomentArg::Oom(_) => "OOM",
+            MomentArg::Peak => "Peak",
+            _ => "Memory",
+        };
+        let mut heading = format!("{what} on device {}, at {ev}", x.device);
+        if let Some(us) = x.time_us {
+            heading.push_str(&format!(" ({} UTC)", format_time_us(us).replace('T', " ").trim_end_matches('Z')));
+        }
+        let whole = t.allocated_bytes;
+        Ok(ExplainView {
+            generation,
+            moment,
+            what: x.what.into(),
+            event: x.at.event,
+            heading,
+            facts,
+            advice,
+            by_category: rows(&x.by_category, whole, false),
+            by_user_frame: rows(&x.by_user_frame, whole, false),
+            by_stack: rows(&x.by_stack, whole, true),
+        })
+    }
+
+    fn findings_view(&mut self) -> Result<FindingsView, PageError> {
+        let generation = self.generation();
+        if !self.ensure_analysis() {
+            return Err(PageError::no_file());
+        }
+        let Some(h) = self.views.state.history(&self.cx) else { return Err(recording("the recording has no trace")) };
+        let (Some(f), Some(a)) = (self.cx.file(), self.moment.get()) else { return Err(PageError::no_file()) };
+        let findings = a
+            .findings(&f.snap, h)
+            .findings
+            .into_iter()
+            .map(|x| {
+                use memviz_core::analysis::findings::FindingKind as K;
+                let at = x.event.map(MomentArg::Event);
+                let (open, moment) = match x.kind {
+                    K::Oom | K::Capped => {
+                        let k = x.detail.get("oom").and_then(|v| v.as_u64()).unwrap_or(0) as u32;
+                        ("explain", Some(MomentArg::Oom(k)))
+                    }
+                    K::Peak | K::Caching => ("explain", Some(MomentArg::Peak)),
+                    K::Growth => ("leaks", at),
+                    _ => ("moment", at),
+                };
+                FindingView {
+                    kind: x.kind.name().into(),
+                    title: x.title,
+                    bytes: x.bytes,
+                    event: x.event,
+                    open: open.into(),
+                    moment,
+                }
+            })
+            .collect();
+        Ok(FindingsView { generation, findings })
+    }
+
+    fn leaks_view(&mut self) -> Result<LeaksView, PageError> {
+        let generation = self.generation();
+        if !self.ensure_analysis() {
+            return Err(PageError::no_file());
+        }
+        let (Some(f), Some(a)) = (self.cx.file(), self.moment.get()) else { return Err(PageError::no_file()) };
+        let r = a.leaks(&f.snap);
+        let shown = |key: &str| short_stack(key, 2);
+        let alive_line = format!(
+            "{} in {} allocations made during it (and {} in {} from before it).",
+            size(r.alive_at_end_bytes),
+            r.alive_at_end_count,
+            size(r.before_trace_bytes),
+            r.before_trace_count
+        );
+        let alive = r.alive_at_end.iter().map(|g| row(g, shown(&g.key), r.alive_at_end_bytes)).collect();
+        let growing = r
+            .growing
+            .iter()
+            .map(|g| GrowthRow {
+                key: g.key.clone(),
+                text: shown(&g.key),
+                growth_bytes: g.growth_bytes,
+                growth: format!("+{}", size(g.growth_bytes)),
+                samples: g.live_bytes.iter().map(|&b| size(b)).collect::<Vec<_>>().join(" → "),
+            })
+            .collect();
+        let n = r.pending_free_count;
+        let mut pending_line = format!("{n} frees waited between free_requested and free_completed");
+        if n > r.pending_frees.len() {
+            pending_line.push_str(&format!(" (the {} longest below)", r.pending_frees.len()));
+        }
+        pending_line.push('.');
+        let pending = r
+            .pending_frees
+            .iter()
+            .map(|p| {
+                let key = a.stack_key(p.stack);
+                let done = p.free_completed_event.map_or("never".into(), |e| e.to_string());
+                let us = p.time_us.map_or(String::new(), |t| format!("{t} µs, "));
+                PendingRow {
+                    bytes: p.size,
+                    size: size(p.size),
+                    stream: p.stream,
+                    events: format!("event {} → {done}", p.free_requested_event),
+                    waited: format!("{us}{} events", p.events),
+                    text: shown(&key),
+                    key,
+                }
+            })
+            .collect();
+        Ok(LeaksView {
+            generation,
+            alive_at_end_bytes: r.alive_at_end_bytes,
+            alive_at_end_count: r.alive_at_end_count,
+            alive_line,
+            alive,
+            iterations_from: r.iterations_from.into(),
+            growth_line: format!("{}.", r.growth_line()),
+            growing,
+            pending_count: n as u32,
+            pending_line,
+            pending,
+        })
+    }
 }

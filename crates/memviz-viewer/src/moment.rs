@@ -5,7 +5,11 @@
 //! the device's landmarks, built alone while the analysis is not (it is built
 //! when first asked for: it costs far more).
 
-use memviz_core::analysis::{Analysis, AnalysisBuilder, Group, GroupBy, Landmarks, Moment, Rules};
+use memviz_core::analysis::{Analysis, AnalysisBuilder, Group, GroupBy, Landmarks, Moment, Rules, TreeNode};
+use memviz_core::format::format_size;
+
+use crate::boundary::PageError;
+use crate::explain::{MomentArg, MomentPanelView, Piece, Row, RowsBy, RowsSort, RowsView, TreeView};
 use memviz_core::timeline::{Timeline, TimelineBuilder, TimelineKind};
 
 use crate::{OpenFile, Viewer};
@@ -23,7 +27,14 @@ pub(crate) struct MomentCache {
     /// grouped once, not sent to the page (thousands of rows, most never
     /// shown).
     groups: Option<(MomentGroupsKey, Vec<Group>)>,
+    /// The icicle tree of that moment as last sent (its tooltips).
+    tree: Option<(MomentKey, Vec<TreeNode>)>,
+    /// The live bytes of the moment last shown (the table's shares).
+    at_bytes: u64,
 }
+
+/// (file, device), position.
+type MomentKey = ((usize, u32), u32);
 
 /// (file, device), position, grouping.
 type MomentGroupsKey = ((usize, u32), u32, GroupBy);
@@ -35,6 +46,7 @@ impl MomentCache {
         self.landmarks = None; // the analysis has them
         self.at = None;
         self.groups = None;
+        self.tree = None;
     }
 
     /// The analysis as built last (of whichever (file, device) it was).
@@ -147,6 +159,7 @@ impl Viewer {
             None => a.moment(&f.snap, None, m, limit, None),
         }?;
         self.moment.at = Some((self.cx.key(), v.at.position));
+        self.moment.at_bytes = v.bytes;
         serde_json::to_string(&v).map_err(|e| e.to_string())
     }
 
@@ -185,6 +198,23 @@ impl Viewer {
         offset: usize,
         limit: usize,
     ) -> Result<String, String> {
+        let (rows, matched, _) = self.moment_rows(by, filter, sort, descending, offset, limit)?;
+        let groups = self.moment.groups.as_ref().map_or(0, |g| g.1.len());
+        // matched: the groups that pass the filter.
+        Ok(serde_json::json!({ "rows": rows, "matched": matched, "groups": groups }).to_string())
+    }
+
+    /// The table's rows (see [`Viewer::moment_rows_json`]), how many matched
+    /// and the moment's live bytes.
+    fn moment_rows(
+        &mut self,
+        by: &str,
+        filter: &str,
+        sort: &str,
+        descending: bool,
+        offset: usize,
+        limit: usize,
+    ) -> Result<(Vec<Group>, usize, u64), String> {
         let by = GroupBy::from_name(by)
             .ok_or_else(|| format!("unknown grouping {by:?} (user_frame, frame, stack or category)"))?;
         let k = self.cx.key();
@@ -212,9 +242,10 @@ impl Viewer {
             _ => return Err(format!("unknown sort {sort:?} (bytes, count or key)")),
         }
         let matched = rows.len();
-        let rows = &rows[offset.min(matched)..offset.saturating_add(limit).min(matched)];
-        // matched: the groups that pass the filter.
-        Ok(serde_json::json!({ "rows": rows, "matched": matched, "groups": groups.len() }).to_string())
+        let whole = self.moment.at_bytes;
+        let rows =
+            rows[offset.min(matched)..offset.saturating_add(limit).min(matched)].iter().map(|g| (*g).clone()).collect();
+        Ok((rows, matched, whole))
     }
 }
 
@@ -342,5 +373,173 @@ impl Analyses {
 
     pub(crate) fn get(&self, k: (usize, u32)) -> Option<&Analysis> {
         self.kept.iter().find(|e| e.0 == k).map(|e| &e.1)
+    }
+}
+
+/// Rows of the "Alive at" table's groups.
+fn panel_row(g: &Group, whole: u64) -> Row {
+    Row {
+        key: g.key.clone(),
+        text: if g.key.is_empty() { "(no frames)".into() } else { g.key.clone() },
+        bytes: g.bytes,
+        size: format_size(g.bytes, false),
+        count: g.count,
+        share: format!("{:.1}%", 100.0 * g.bytes as f64 / whole.max(1) as f64),
+        css: String::new(),
+    }
+}
+
+/// Frames in the legend of the `frame` colors.
+const LEGEND_FRAMES: usize = 6;
+
+impl Viewer {
+    /// The "Alive at" panel at `moment` (the moment the tree and the rows
+    /// then belong to).
+    pub(crate) fn moment_view(&mut self, moment: MomentArg) -> Result<MomentPanelView, PageError> {
+        let generation = self.generation();
+        if !self.ensure_analysis() {
+            return Err(PageError::no_file());
+        }
+        let (Some(f), Some(a)) = (self.cx.file(), self.moment.get()) else { return Err(PageError::no_file()) };
+        let m: Moment = moment.into();
+        let v = match self.views.state.history(&self.cx) {
+            Some(h) => {
+                let mut c = h.cursor();
+                a.moment(&f.snap, Some((h, &mut c)), m, 10, None)
+            }
+            None => a.moment(&f.snap, None, m, 10, None),
+        }
+        .map_err(|e| PageError::new(crate::boundary::ErrorKind::Recording, e))?;
+        self.moment.at = Some((self.cx.key(), v.at.position));
+        self.moment.at_bytes = v.bytes;
+        let size = |b: u64| format_size(b, false);
+        let item = |key: &str, label: &str, b: u64| Piece {
+            text: format!("{label} {}", size(b)),
+            key: Some(key.into()),
+            value: Some(b),
+        };
+        let mut totals = vec![item("allocated", "allocated", v.bytes)];
+        if let Some(t) = &v.totals {
+            totals.push(item("reserved", "reserved", t.reserved_bytes));
+            totals.push(item("gap", "gap", t.gap_bytes));
+            totals.push(item("largest-free", "largest free block", t.largest_free_bytes));
+        }
+        totals.push(Piece {
+            text: format!("allocations {}", v.count),
+            key: Some("count".into()),
+            value: Some(v.count),
+        });
+        let at = match v.at.step {
+            Some(s) => format!("step {s}"),
+            None => format!("position {}", v.at.position),
+        };
+        let kinds = memviz_core::analysis::Kind::ALL
+            .iter()
+            .zip(memviz_render::explain::KIND_COLORS)
+            .map(|(k, c)| {
+                let g = v.by_category.iter().find(|g| g.key == k.name());
+                let g = g.cloned().unwrap_or(Group { id: 0, key: k.name().into(), bytes: 0, count: 0 });
+                Row { css: crate::explain::css(c), ..panel_row(&g, v.bytes) }
+            })
+            .collect();
+        let frames = v
+            .by_user_frame
+            .iter()
+            .take(LEGEND_FRAMES)
+            .map(|g| Row {
+                text: g.key.rsplit('/').next().unwrap_or_default().to_string(),
+                css: crate::explain::css(memviz_render::explain::frame_color(g.id)),
+                ..panel_row(g, v.bytes)
+            })
+            .collect();
+        Ok(MomentPanelView {
+            generation,
+            moment,
+            at: crate::explain::AtView { position: v.at.position, step: v.at.step, event: v.at.event },
+            note: format!("(at {at}; click the timeline to move t)"),
+            at_text: at,
+            totals,
+            kinds,
+            frames,
+        })
+    }
+
+    /// The icicle tree at the moment last shown (nodes of at least `min_bytes`).
+    pub(crate) fn tree_view(&mut self, min_bytes: u64) -> Result<TreeView, PageError> {
+        let pos = self.moment_position().map_err(PageError::bad_command)?;
+        let a = self.moment.get().expect("moment_position: analysis built");
+        let tree = a.tree(&a.live(pos), min_bytes);
+        let mut frames: Vec<String> = Vec::new();
+        let mut index: std::collections::HashMap<&str, u64> = std::collections::HashMap::new();
+        let mut nodes = Vec::with_capacity(tree.len() * 6);
+        for n in &tree {
+            let f = *index.entry(n.frame.as_str()).or_insert_with(|| {
+                frames.push(n.frame.clone());
+                frames.len() as u64 - 1
+            });
+            nodes.extend([n.id.into(), n.parent.into(), n.depth.into(), f, n.bytes, n.count]);
+        }
+        self.moment.tree = Some(((self.cx.key(), pos), tree));
+        Ok(TreeView { generation: self.generation(), frames, nodes })
+    }
+
+    /// The icicle's tooltip of node `node` of the tree last sent; `zoomed`:
+    /// the node is the top row of a zoom (a click zooms out).
+    pub(crate) fn tree_tip(&self, node: u32, zoomed: bool) -> Result<String, PageError> {
+        let tree = match &self.moment.tree {
+            Some((k, t)) if k.0 == self.cx.key() => t,
+            _ => return Err(PageError::bad_command("no icicle tree on this file and device")),
+        };
+        let n = tree
+            .iter()
+            .find(|n| n.id == node)
+            .ok_or_else(|| PageError::bad_command(format!("no icicle node {node}")))?;
+        let total = tree.first().map_or(0, |r| r.bytes);
+        let click =
+            if zoomed { "click: zoom out" } else { "click: zoom in, highlight its allocations in the timeline" };
+        Ok(format!(
+            "{}\n{} · {} allocations · {:.1}%\n{click}",
+            n.frame,
+            format_size(n.bytes, false),
+            n.count,
+            100.0 * n.bytes as f64 / total.max(1) as f64
+        ))
+    }
+
+    /// A page of the "Alive at" table at the moment last shown.
+    pub(crate) fn rows_view(
+        &mut self,
+        by: RowsBy,
+        filter: &str,
+        sort: RowsSort,
+        descending: bool,
+        offset: u32,
+        limit: u32,
+    ) -> Result<RowsView, PageError> {
+        let (by_name, head) = match by {
+            RowsBy::UserFrame => ("user_frame", "innermost user frame"),
+            RowsBy::Frame => ("frame", "frame (bytes of everything under it)"),
+        };
+        let sort = match sort {
+            RowsSort::Bytes => "bytes",
+            RowsSort::Count => "count",
+            RowsSort::Key => "key",
+        };
+        let (rows, matched, whole) = self
+            .moment_rows(by_name, filter, sort, descending, offset as usize, limit as usize)
+            .map_err(PageError::bad_command)?;
+        let shown = offset as usize + rows.len();
+        let more = if matched > shown {
+            format!("{shown} of {matched} rows: scroll the table for more")
+        } else {
+            String::new()
+        };
+        Ok(RowsView {
+            generation: self.generation(),
+            head: head.into(),
+            rows: rows.iter().map(|g| panel_row(g, whole)).collect(),
+            matched: matched as u32,
+            more,
+        })
     }
 }

@@ -9,6 +9,7 @@ mod common;
 
 use common::{expected, json, open, FULLSTEP, H, W};
 
+use memviz_viewer::explain::{MomentArg, PanelCommand, PanelView};
 use memviz_viewer::Viewer;
 
 const OOM: &str = "oom_pickle_named_json.json";
@@ -69,9 +70,8 @@ fn the_stacked_area_is_drawn_and_hovered() {
     assert!(t.starts_with("step "), "{t}");
     assert!(t.contains("alive; under the pointer: "), "{t}");
     assert_eq!(v.area_text(-5.0, -5.0), "", "outside the plot");
-    let legend = json(&v.kind_colors_json().unwrap());
-    assert!(legend.as_array().unwrap().iter().all(|k| k[1].as_str().unwrap().len() == 7));
-    assert_eq!(v.frame_color_css(3).len(), 7);
+    let PanelView::Overview(o) = v.panel(PanelCommand::Overview).unwrap() else { panic!("an overview") };
+    assert!(o.kinds.iter().all(|k| k.css.len() == 7 && k.css.starts_with('#')), "{:?}", o.kinds);
 }
 
 #[test]
@@ -79,20 +79,18 @@ fn markers_ooms_and_leaks() {
     let mut v = open(OOM);
     let r = &expected(OOM)["summary"]["devices"]["0"];
     assert_eq!(v.oom_count() as u64, r["actions"]["oom"].as_u64().unwrap());
-    let markers = json(&v.markers_json().unwrap());
-    let markers = markers.as_array().unwrap();
-    let peak: Vec<_> = markers.iter().filter(|m| m["what"] == "peak").collect();
+    let markers = v.view_markers();
+    let peak: Vec<_> = markers.iter().filter(|m| m.what == "peak").collect();
     assert_eq!(peak.len(), 1);
-    assert_eq!(peak[0]["x"].as_f64().unwrap(), v.peak_step() as f64 + 0.5);
-    assert_eq!(markers.iter().filter(|m| m["what"] == "oom").count() as u64, r["actions"]["oom"].as_u64().unwrap());
+    assert_eq!(peak[0].x, v.peak_step() as f64 + 0.5);
+    assert_eq!(markers.iter().filter(|m| m.what == "oom").count() as u64, r["actions"]["oom"].as_u64().unwrap());
     // The page shows these as a file opens: they must not build the analysis.
     assert!(!v.analysis_built(), "markers and the OOM count built the analysis");
-    let e = json(&v.explain_json("oom:0").unwrap());
+    let e = v.panel(PanelCommand::Explain { moment: MomentArg::Oom(0) }).unwrap();
     assert!(v.analysis_built());
-    assert_eq!(json(&v.markers_json().unwrap()).as_array().unwrap(), markers, "the analysis's own landmarks");
-    assert!(e.is_object(), "{e}");
-    assert!(v.explain_json("peak").is_ok());
-    assert!(v.explain_json("nonsense").is_err());
+    assert_eq!(v.view_markers(), markers, "the analysis's own landmarks");
+    assert!(matches!(e, PanelView::Explain(_)));
+    assert!(v.panel(PanelCommand::Explain { moment: MomentArg::Peak }).is_ok());
     let leaks = json(&v.leaks_json().unwrap());
     assert_eq!(leaks["pending_keys"].as_array().unwrap().len(), leaks["pending_frees"].as_array().unwrap().len());
     assert!(leaks.get("samples").is_none() && leaks["sample_count"].is_u64(), "a count, not the samples");
@@ -101,10 +99,10 @@ fn markers_ooms_and_leaks() {
 #[test]
 fn no_file_no_analysis() {
     let mut v = Viewer::new();
-    assert_eq!(v.markers_json().unwrap(), "[]");
+    assert!(v.view_markers().is_empty());
     assert_eq!(v.oom_count(), 0);
     assert!(v.leaks_json().is_err());
-    assert!(v.explain_json("peak").is_err());
+    assert!(v.panel(PanelCommand::Explain { moment: MomentArg::Peak }).is_err());
     assert!(v.moment_json("peak", 10).is_err());
     assert!(v.moment_tree_json(0).is_err());
     assert_eq!(v.phases_json(), "{}");

@@ -12,8 +12,9 @@
 //!
 //! - lib.rs: files, device, view, detail, window, the band plot, hover;
 //! - views.rs: the state history, search and the jumps between views;
-//! - moment.rs: the "Alive at" panel;
-//! - explain.rs: Color by, the stacked area, markers, OOM / peak, leaks;
+//! - moment.rs: the plot's steps and the analysis' build in slices;
+//! - explain.rs: the analysis panels' one command (Explain, Findings,
+//!   Alive at, What if);
 //! - phases.rs: record_function phases and wall-clock time;
 //! - profiler.rs: torch.profiler memory exports (`ProfilerView`, apart from
 //!   `Viewer`);
@@ -30,7 +31,6 @@ mod profiler;
 mod ranks;
 pub mod text;
 mod views;
-mod whatif;
 
 pub use ahead::MemoryAhead;
 use memviz_render::Image;

@@ -273,51 +273,71 @@ fn colors(c: &HtmlCanvasElement) -> std::collections::HashSet<[u8; 3]> {
 fn explain_api_on_the_example() {
     let mut v = example();
     let c = canvases();
-    let kinds: Vec<(String, String)> = serde_json::from_str(&v.kind_colors_json().unwrap()).unwrap();
+    let panel = |v: &mut Viewer, cmd: serde_json::Value| -> Result<serde_json::Value, wasm_bindgen::JsValue> {
+        v.panel(memviz_wasm::boundary::to_js(&cmd)).map(|x| memviz_wasm::boundary::from_js(&x).unwrap())
+    };
+    let over = panel(&mut v, serde_json::json!({"cmd": "overview"})).unwrap();
+    let kinds = over["kinds"].as_array().unwrap().clone();
     assert_eq!(kinds.len(), 7);
     let rgb = |s: &str| {
         let n = u32::from_str_radix(&s[1..], 16).unwrap();
         [(n >> 16) as u8, (n >> 8) as u8, n as u8]
     };
-    let mut allowed: std::collections::HashSet<[u8; 3]> = kinds.iter().map(|k| rgb(&k.1)).collect();
+    let mut allowed: std::collections::HashSet<[u8; 3]> =
+        kinds.iter().map(|k| rgb(k["css"].as_str().unwrap())).collect();
     allowed.extend([[255, 255, 255], [0xd9, 0xd9, 0xd9], [0xc4, 0xc4, 0xc4]]);
-    v.set_color_by("category").unwrap();
+    let color_by = |v: &mut Viewer, mode: &str| {
+        v.panel(memviz_wasm::boundary::to_js(&serde_json::json!({"cmd": "color_by", "mode": mode})))
+    };
+    color_by(&mut v, "category").unwrap();
     v.render(&c.plot, &c.sel, &c.axes, &c.mini).unwrap();
     let got = colors(&c.plot);
     assert!(got.iter().all(|x| allowed.contains(x)), "{got:?}");
     assert!(got.len() >= 3, "{got:?}");
-    v.set_color_by("area").unwrap();
+    color_by(&mut v, "area").unwrap();
     v.render(&c.plot, &c.sel, &c.axes, &c.mini).unwrap();
     let got = colors(&c.plot);
     assert!(got.iter().all(|x| allowed.contains(x)), "{got:?}");
-    assert!(!v.area_text(450.0, 390.0).is_empty() || !v.area_text(450.0, 300.0).is_empty());
-    v.set_color_by("allocation").unwrap();
-    assert!(v.area_text(450.0, 300.0).is_empty());
+    let area = |v: &mut Viewer, x: f64, y: f64| {
+        let t =
+            v.panel(memviz_wasm::boundary::to_js(&serde_json::json!({"cmd": "area_text", "x": x, "y": y}))).unwrap();
+        memviz_wasm::boundary::from_js::<serde_json::Value>(&t).unwrap()["text"].as_str().unwrap().to_string()
+    };
+    assert!(!area(&mut v, 450.0, 390.0).is_empty() || !area(&mut v, 450.0, 300.0).is_empty());
+    color_by(&mut v, "allocation").unwrap();
+    assert!(area(&mut v, 450.0, 300.0).is_empty());
     // A stack-tree node holding part of the peak: the rest is grayed, its
     // allocations keep their colors.
-    v.moment_json("peak", 10).unwrap();
-    let m: serde_json::Value = serde_json::from_str(&v.moment_tree_json(0.0).unwrap()).unwrap();
-    // Nodes: [id, parent, depth, frame, bytes, count].
-    let tree = m["nodes"].as_array().unwrap();
-    let part = tree.iter().find(|n| n[2].as_u64() >= Some(1) && n[4] != tree[0][4]).unwrap();
-    v.highlight_node(part[0].as_f64().unwrap());
+    panel(&mut v, serde_json::json!({"cmd": "moment", "moment": "peak"})).unwrap();
+    let m = panel(&mut v, serde_json::json!({"cmd": "tree", "min_bytes": 0})).unwrap();
+    // Nodes: 6 numbers each: id, parent, depth, frame, bytes, count.
+    let nodes: Vec<u64> = m["nodes"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap() as u64).collect();
+    let tree: Vec<&[u64]> = nodes.chunks(6).collect();
+    let part = tree.iter().find(|n| n[2] >= 1 && n[4] != tree[0][4]).unwrap();
+    panel(&mut v, serde_json::json!({"cmd": "highlight", "node": part[0]})).unwrap();
     v.render(&c.plot, &c.sel, &c.axes, &c.mini).unwrap();
     let got = colors(&c.plot);
     assert!(got.contains(&[0xe8, 0xe8, 0xe8]), "{got:?}");
     let plain = [[0xe8, 0xe8, 0xe8], [255, 255, 255], [0xd9, 0xd9, 0xd9], [0xc4, 0xc4, 0xc4], [0, 0, 0]];
     assert!(got.iter().any(|x| !plain.contains(x)), "{got:?}");
-    v.highlight_node(-1.0);
-    assert!(error_message(v.set_color_by("rainbow").unwrap_err()).contains("rainbow"));
+    panel(&mut v, serde_json::json!({"cmd": "highlight", "node": null})).unwrap();
+    let refusal = color_by(&mut v, "rainbow").unwrap_err();
+    let message = js_sys::Reflect::get(&refusal, &"message".into()).unwrap().as_string().unwrap();
+    assert!(message.contains("rainbow"), "{message}");
 
-    let markers: serde_json::Value = serde_json::from_str(&v.markers_json().unwrap()).unwrap();
-    assert_eq!(markers[0]["what"], "peak");
-    assert_eq!(markers.as_array().unwrap().iter().filter(|m| m["what"] == "oom").count() as u32, v.oom_count());
-    let peak: serde_json::Value = serde_json::from_str(&v.explain_json("peak").unwrap()).unwrap();
+    let over = panel(&mut v, serde_json::json!({"cmd": "overview"})).unwrap();
+    assert_eq!(over["markers"][0]["what"], "peak");
+    let peak = panel(&mut v, serde_json::json!({"cmd": "explain", "moment": "peak"})).unwrap();
     assert_eq!(peak["what"], "peak");
-    assert_eq!(peak["totals"]["allocated_bytes"].as_f64().unwrap(), v.peak_bytes());
-    let leaks: serde_json::Value = serde_json::from_str(&v.leaks_json().unwrap()).unwrap();
-    assert_eq!(leaks["pending_keys"].as_array().unwrap().len(), leaks["pending_frees"].as_array().unwrap().len());
-    assert!(v.explain_json("oom:99").is_err());
+    let allocated =
+        peak["facts"].as_array().unwrap().iter().find(|f| f["key"] == "allocated").unwrap()["value"].clone();
+    assert_eq!(allocated.as_f64().unwrap(), v.peak_bytes());
+    let leaks = panel(&mut v, serde_json::json!({"cmd": "leaks"})).unwrap();
+    assert_eq!(
+        leaks["pending"].as_array().unwrap().len().min(1),
+        (leaks["pending_count"].as_f64().unwrap() as usize).min(1)
+    );
+    assert!(panel(&mut v, serde_json::json!({"cmd": "explain", "moment": {"oom": 99}})).is_err());
 }
 
 /// The wasm memory's size in bytes.
