@@ -67,3 +67,67 @@ export type WhatIfOverlay = {
  * event to the step after its last.
  */
 points: Array<number>, label: string, };
+
+export type RankRow = { file: number, device: number, device_name: string, peak_active_bytes: number, peak_reserved_bytes: number, end_bytes: number, peak_active: string, peak_reserved: string, end: string, ooms: number, steps: number, 
+/**
+ * The Active Memory Timeline's largest totals in [`SAMPLES`] buckets.
+ */
+sparkline: number[], };
+
+export type OverviewView = { generation: number, name: string, 
+/**
+ * The rank its name carries.
+ */
+rank: number | null, rows: Array<RankRow>, };
+
+export type MomentSpec = { "kind": "start" } | { "kind": "peak" } | { "kind": "end" } | { "kind": "step", step: number, };
+
+export type SideSpec = { file: number, device: number, at: MomentSpec, };
+
+export type DiffBy = "user" | "kind" | "stack" | "frame";
+
+export type DiffPart = "table" | "tree";
+
+export type DiffCommand = { a: SideSpec, b: SideSpec, by: DiffBy, 
+/**
+ * The largest changes kept in `rows`.
+ */
+limit: number, part: DiffPart, };
+
+export type DiffRow = { 
+/**
+ * The whole key (a stack: its frames one a line).
+ */
+key: string, 
+/**
+ * The core's short label, lines joined with " ← ".
+ */
+label: string, 
+/**
+ * "only in A", "only in B" or "".
+ */
+tag: string, bytes_a: number, bytes_b: number, delta_text: string, a_text: string, b_text: string, 
+/**
+ * More in B.
+ */
+up: boolean, };
+
+export type DiffTreeNode = { x: number, w: number, depth: number, frame: string, fill: string, 
+/**
+ * The hover text.
+ */
+tip: string, };
+
+export type DiffView = { generation: number, 
+/**
+ * "A: name (device d) at step s".
+ */
+a_title: string, b_title: string, 
+/**
+ * The steps marked on the two timelines.
+ */
+a_step: number | null, b_step: number | null, total_a: number, total_b: number, 
+/**
+ * The totals line.
+ */
+totals: string, changed: number, group_count: number, only_in_a: number, only_in_b: number, rows: Array<DiffRow>, tree: Array<DiffTreeNode>, };

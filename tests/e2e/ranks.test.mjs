@@ -157,11 +157,12 @@ test('four ranks at once: overview, row click keeps zoom and t, diff', async () 
   assert.equal(await page.$$eval('#diff-table tbody tr', (t) => t.length), 0);
   assert.match(await page.textContent('#diff-totals'), /no change/);
 
-  // A moment that is none: the page names it, and the next diff works.
-  await page.fill('#diff-at-b', 'later');
+  // A moment that is none (a step past the end): the page names it, and the next diff works.
+  await page.selectOption('#diff-at-b', 'step');
+  await page.fill('#diff-step-b', '99999999');
   await page.click('#diff-run');
-  await page.waitForFunction(() => /Diff: .*not a moment: "later"/.test(document.body.innerText));
-  await page.fill('#diff-at-b', 'peak');
+  await page.waitForFunction(() => /Diff: .*no step 99999999/.test(document.body.innerText));
+  await page.selectOption('#diff-at-b', 'peak');
   await page.$eval('#diff-out', (o) => { delete o.dataset.changed; });
   await page.click('#diff-run');
   await page.waitForFunction(() => document.querySelector('#diff-out').dataset.changed === '0');

@@ -103,6 +103,25 @@ pub fn typescript() -> String {
             s
         }};
     }
+    use crate::ranks::*;
     use crate::whatif::*;
-    decls![ErrorKind, PageError, WhatIfFields, OomVerdict, WhatIfChart, WhatIfView, WhatIfOverlay,]
+    decls![
+        ErrorKind,
+        PageError,
+        WhatIfFields,
+        OomVerdict,
+        WhatIfChart,
+        WhatIfView,
+        WhatIfOverlay,
+        RankRow,
+        OverviewView,
+        MomentSpec,
+        SideSpec,
+        DiffBy,
+        DiffPart,
+        DiffCommand,
+        DiffRow,
+        DiffTreeNode,
+        DiffView,
+    ]
 }

@@ -77,6 +77,8 @@ pub struct Viewer {
     step_times: Option<phases::StepTimes>,
     /// The "What if" panel's replays (whatif.rs).
     whatif: whatif::WhatIfState,
+    /// The Diff panel's two sides (ranks.rs).
+    diff_sides: ranks::DiffSides,
 }
 
 /// The selector index of a timeline.

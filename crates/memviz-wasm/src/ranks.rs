@@ -2,8 +2,8 @@
 //! rank order, diffs of two moments. Forwards to memviz_viewer's ranks.rs
 //! (the logic and its tests are in memviz_core).
 
+use crate::boundary::{error, from_js, to_js};
 use crate::Viewer;
-use memviz_core::analysis::diff::Side;
 use memviz_viewer::ranks;
 use wasm_bindgen::prelude::*;
 
@@ -11,26 +11,11 @@ fn js(e: String) -> JsError {
     JsError::new(&e)
 }
 
-/// One side of a diff, kept by the page: text-keyed sums that no longer
-/// need their snapshot.
-#[wasm_bindgen]
-pub struct DiffSide(Side);
-
-#[wasm_bindgen]
-impl DiffSide {
-    /// `{name, device, device_name, at, total_bytes, count}` as JSON.
-    pub fn info_json(&self) -> String {
-        ranks::side_info_json(&self.0)
-    }
-}
-
 #[wasm_bindgen]
 impl Viewer {
-    /// Overview rows of open file `file` (one per device: `memviz
-    /// summary`'s peaks, end, OOMs, a sparkline of at most `samples`
-    /// points) as JSON: `{name, rank, rows: [...]}`.
-    pub fn overview_json(&self, file: u32, samples: u32) -> Result<String, JsError> {
-        self.inner.overview_json(file as usize, samples as usize).map_err(js)
+    /// The overview rows of open file `file` (an `OverviewView`).
+    pub fn overview(&self, file: u32) -> Result<JsValue, JsValue> {
+        self.inner.overview(file as usize).map(|v| to_js(&v)).map_err(error)
     }
 
     /// Frees the timelines of the files not shown but the most recently
@@ -60,24 +45,11 @@ impl Viewer {
         self.inner.prepare_diff_side_step(file as usize, device, budget as usize).map_err(js)
     }
 
-    /// What was alive at `moment` (`peak`, `end`, `step:S`, an event...) on
-    /// `device` of open file `file`, for [`diff_json`].
-    pub fn diff_side(&mut self, file: u32, device: u32, moment: &str) -> Result<DiffSide, JsError> {
-        self.inner.diff_side(file as usize, device, moment).map(DiffSide).map_err(js)
-    }
-
-    /// B against A grouped `by` (`stack`, `user`, `frame`, `category`) as JSON:
-    /// the Diff (its `groups` cut to the `limit` largest changes, `group_count`
-    /// says how many there were).
-    pub fn diff_json(&self, a: &DiffSide, b: &DiffSide, by: &str, limit: u32) -> Result<String, JsError> {
-        ranks::diff_json(&a.0, &b.0, by, limit as usize).map_err(js)
-    }
-
-    /// The merged stack tree of A and B for the two-colour icicle (nodes of
-    /// at least `min_tree_bytes` on either side), as JSON `{frames, nodes}`
-    /// (memviz_viewer::ranks::diff_tree_json).
-    pub fn diff_tree_json(&self, a: &DiffSide, b: &DiffSide, min_tree_bytes: f64) -> String {
-        ranks::diff_tree_json(&a.0, &b.0, min_tree_bytes as u64)
+    /// The Diff panel: B against A (`DiffCommand`: two sides, a grouping,
+    /// the table or the icicle) as a `DiffView`.
+    pub fn diff(&mut self, cmd: JsValue) -> Result<JsValue, JsValue> {
+        let cmd: ranks::DiffCommand = from_js(&cmd)?;
+        self.inner.diff(&cmd).map(|v| to_js(&v)).map_err(error)
     }
 
     /// The order to show files in: ranked names by rank, then the rest by name
