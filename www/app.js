@@ -98,7 +98,7 @@ function warmRound(first) {
     w.summary_json();
     w.file_names(); w.file_count(); w.device_labels(); w.devices(); w.view_names(); w.warnings();
     w.element_count(); w.detail(); w.view_kind();
-    w.phases_json(); w.x_axis(); w.x_of_step(0); w.n_steps();
+    w.phases({}); w.x_of_step(0); w.n_steps();
     w.markers_json(); w.oom_count(); w.kind_colors_json();
     // The diff's calls (ranks.js): its clicks after the first ran ~2x slower
     // until V8 had optimised them.

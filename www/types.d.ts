@@ -131,3 +131,97 @@ a_step: number | null, b_step: number | null, total_a: number, total_b: number,
  * The totals line.
  */
 totals: string, changed: number, group_count: number, only_in_a: number, only_in_b: number, rows: Array<DiffRow>, tree: Array<DiffTreeNode>, };
+
+export type ProfilerZoom = { factor: number, frac: number, };
+
+export type ProfilerCommand = { 
+/**
+ * Another chart (a trace's device), shown whole.
+ */
+chart: number | null, 
+/**
+ * The whole run again.
+ */
+reset: boolean, zoom: ProfilerZoom | null, width: number, height: number, dpr: number, 
+/**
+ * The pixel column hovered (as last rendered).
+ */
+hover_x: number | null, };
+
+export type LegendItem = { name: string, 
+/**
+ * CSS colour: memviz's colour of the kind the category is.
+ */
+color: string, max: number, 
+/**
+ * "name (max 1.5MiB)".
+ */
+label: string, };
+
+export type ProfilerTick = { pos: number, label: string, };
+
+export type ProfilerModel = { 
+/**
+ * What the file is, in words.
+ */
+format: string, charts: Array<string>, chart: number, warnings: Array<string>, legend: Array<LegendItem>, y_ticks: Array<ProfilerTick>, x_ticks: Array<ProfilerTick>, 
+/**
+ * The time and the values at the hovered column; "" outside the data.
+ */
+hover: string, };
+
+export type AxisName = "step" | "time";
+
+export type PhasesCommand = { 
+/**
+ * Phases whose name holds this text (any case); "" for all.
+ */
+filter: string, 
+/**
+ * torch.compile's own phases too.
+ */
+internal: boolean, 
+/**
+ * The plot's x axis asked for (kept across views, devices and files).
+ */
+axis: AxisName | null, 
+/**
+ * CSS x of the pointer on the plot: the readout says its step's time.
+ */
+hover_x: number | null, 
+/**
+ * Only the phases already found: a timeline just shown gets `pending`
+ * instead (the page asks again in the next task, so that the first
+ * paint waits for nothing but the plot).
+ */
+peek: boolean, };
+
+export type PhaseBox = { name: string, x0: number, x1: number, step0: number, step1: number, title: string, };
+
+export type MarkerBox = { x: number, title: string, };
+
+export type AxisTick = { x: number, label: string, };
+
+export type AxisGap = { x0: number, x1: number, label: string, };
+
+export type PhasesView = { generation: number, 
+/**
+ * `peek` on a timeline whose phases are not found yet: nothing else is set.
+ */
+pending: boolean, has_time: boolean, 
+/**
+ * The x axis the plot shows: "step" or "time".
+ */
+axis: string, 
+/**
+ * Why the time axis is not available; "" when it is.
+ */
+reason: string, phases: Array<PhaseBox>, markers: Array<MarkerBox>, 
+/**
+ * "3 of 5 shown", or that there are none.
+ */
+count: string, 
+/**
+ * The time of the hovered step, or what the file lacks.
+ */
+readout: string, ticks: Array<AxisTick>, gaps: Array<AxisGap>, };

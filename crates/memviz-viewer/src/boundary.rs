@@ -103,6 +103,8 @@ pub fn typescript() -> String {
             s
         }};
     }
+    use crate::phases::*;
+    use crate::profiler::*;
     use crate::ranks::*;
     use crate::whatif::*;
     decls![
@@ -123,5 +125,17 @@ pub fn typescript() -> String {
         DiffRow,
         DiffTreeNode,
         DiffView,
+        ProfilerZoom,
+        ProfilerCommand,
+        LegendItem,
+        ProfilerTick,
+        ProfilerModel,
+        AxisName,
+        PhasesCommand,
+        PhaseBox,
+        MarkerBox,
+        AxisTick,
+        AxisGap,
+        PhasesView,
     ]
 }
