@@ -104,7 +104,7 @@ function warmRound(first) {
     // until V8 had optimised them.
     const side = (kind) => ({ file: 0, device: w.device(), at: { kind } });
     const cmd = { a: side('peak'), b: side('end'), by: 'stack', limit: 200, part: 'table' };
-    w.diff(cmd); w.diff({ ...cmd, part: 'tree' }); w.overview(0);
+    w.diff(cmd); w.diff({ ...cmd, part: 'tree' }); w.ranks({ do: 'overview', file: 0 });
     // The pools view (the example's CUDA graph pool) and the State History:
     // a first visit drew the pools in 13-26 ms cold, 5-6 warm.
     const names = w.view_names();

@@ -55,12 +55,13 @@ async function openMany(files) {
 async function readMany(files) {
   const v = getViewer();
   if (!v) return;
-  panel.hidden = false;
-  $('ranks-box').hidden = false;
-  const pending = Array.from(v.rank_order(files.map((f) => f.name)), (i) => {
-    const f = files[i], r = v.rank_of(f.name), tr = document.createElement('tr');
+  panel.hidden = $('diff-panel').hidden = false;
+  /** @type {import('./types').RanksReply} */
+  const o = v.ranks({ do: 'order', names: files.map((f) => f.name) });
+  const pending = o.order.map((i) => {
+    const f = files[i], r = o.ranks[i], tr = document.createElement('tr');
     tr.className = 'loading';
-    tr.innerHTML = `<td>${r >= 0 ? r : '–'}</td><td>${esc(f.name)}</td><td colspan="6"><progress max="1" value="0"></progress> <span></span></td>`;
+    tr.innerHTML = `<td>${r ?? '–'}</td><td>${esc(f.name)}</td><td colspan="6"><progress max="1" value="0"></progress> <span></span></td>`;
     $('ranks-table').tBodies[0].append(tr);
     return { f, tr };
   });
@@ -82,7 +83,7 @@ async function readMany(files) {
     if (idx != null) {
       first ??= idx;
       addRows(idx);
-      getViewer().trim_hidden_views();
+      getViewer().ranks({ do: 'trim' });
     }
     status();
   }
@@ -94,7 +95,7 @@ function addRows(idx) {
   const v = getViewer();
   if (rowsOf !== v) { rows = []; rowsOf = v; }
   /** @type {import('./types').OverviewView} */
-  const o = v.overview(idx);
+  const o = v.ranks({ do: 'overview', file: idx }).overview;
   for (const row of o.rows) rows.push({ ...row, name: o.name, rank: o.rank });
   render();
   fillSides();
@@ -105,7 +106,7 @@ onDraw(() => {
   const v = getViewer();
   if (loading || !v || !v.file_count() || document.body.dataset.page !== 'snapshot') return;
   if (rowsOf === v && rows.some((r) => r.file === v.current_file())) return;
-  panel.hidden = false;
+  $('diff-panel').hidden = false;
   try { addRows(v.current_file()); } catch (_) { /* the viewer is restarting */ }
 });
 
@@ -116,20 +117,19 @@ function status() {
 }
 
 // ---- the overview table ----------------------------------------------------------
-let dist = [];
+/** @type {import('./types').PeakCell[]} */
+let peaks = [];
 function render() {
   const tbody = $('ranks-table').tBodies[0];
   const keep = Array.from(tbody.querySelectorAll('tr.loading'));
-  dist = Array.from(getViewer().distance_from_median(rows.map((r) => r.peak_active_bytes)));
+  peaks = getViewer().ranks({ do: 'peaks', peaks: rows.map((r) => r.peak_active_bytes) }).peaks;
   const yMax = Math.max(1, ...rows.map((r) => r.peak_active_bytes));
   tbody.replaceChildren(...rows.map((r, i) => {
     const tr = document.createElement('tr');
     Object.assign(tr.dataset, { i, file: r.file, device: r.device, rank: r.rank ?? '', peak: r.peak_active_bytes,
-      reserved: r.peak_reserved_bytes, end: r.end_bytes, ooms: r.ooms, distance: dist[i].toFixed(4) });
-    const c = Math.min(1, Math.abs(dist[i]) / 0.25); // 25 % from the median: full colour
-    const bg = dist[i] >= 0 ? `rgba(220,40,40,${0.55 * c})` : `rgba(40,90,220,${0.55 * c})`;
+      reserved: r.peak_reserved_bytes, end: r.end_bytes, ooms: r.ooms, distance: peaks[i].distance.toFixed(4) });
     tr.innerHTML = `<td>${r.rank ?? '–'}</td><td title="${esc(r.name)}">${esc(r.name)}</td><td>${esc(r.device_name)}</td>` +
-      `<td class="peak" style="background:${bg}" title="${(dist[i] * 100).toFixed(1)}% from the median peak">${esc(r.peak_active)}</td>` +
+      `<td class="peak" style="background:${peaks[i].fill}" title="${peaks[i].title}">${esc(r.peak_active)}</td>` +
       `<td>${esc(r.peak_reserved)}</td><td>${esc(r.end)}</td><td class="${r.ooms ? 'oom' : ''}">${r.ooms}</td><td><canvas class="spark"></canvas></td>`;
     tr.addEventListener('click', () => { pickMedian(i); showRank(r, tr); });
     return tr;
@@ -168,7 +168,7 @@ const show = guard((file, device, keep) => {
   const w = keep && v.file_count() ? [v.window_start(), v.window_end()] : null;
   const step = keep ? momentView()?.at?.step : null;
   showFile(file, device);
-  v.trim_hidden_views();
+  v.ranks({ do: 'trim' });
   if (w) {
     const n = v.n_steps(), x0 = Math.min(w[0], Math.max(0, n - 1)), x1 = Math.min(w[1], n);
     if (x1 > x0) v.set_window(x0, x1);
@@ -186,7 +186,7 @@ async function showRank(row, tr) {
   const v = getViewer(), token = ++rankClick;
   let slices;
   try {
-    slices = inSlices(guard(() => v.prepare_file_step(row.file, row.device, 1 << 15)), {
+    slices = inSlices(guard(() => v.ranks({ do: 'prepare_show', file: row.file, device: row.device, budget: 1 << 15 }).done >= 1), {
       cancelled: () => token !== rankClick || getViewer() !== v, progress: () => tr.classList.add('replaying') });
     if (slices instanceof Promise) slices = await slices;
   } catch (e) {
@@ -215,7 +215,7 @@ function fillSides() {
 
 /** B: row `i`; A: the row whose peak is nearest the median (another one where there is). */
 function pickMedian(i) {
-  const order = dist.map((d, j) => j).sort((x, y) => Math.abs(dist[x]) - Math.abs(dist[y]) || x - y);
+  const d = peaks.map((p) => Math.abs(p.distance)), order = d.map((_, j) => j).sort((x, y) => d[x] - d[y] || x - y);
   $('diff-b').value = String(i);
   $('diff-a').value = String(order.find((j) => j !== i) ?? i);
 }
@@ -247,7 +247,7 @@ const runDiff = guard(() => {
   const v = getViewer(), ra = rows[+$('diff-a').value], rb = rows[+$('diff-b').value];
   if (!ra || !rb) return;
   const token = ++diffToken;
-  const prepare = (r) => { try { return v.prepare_diff_side_step(r.file, r.device, 1 << 12); } catch (e) { if (e instanceof WebAssembly.RuntimeError) throw e; return 1; } };
+  const prepare = (r) => { try { return v.ranks({ do: 'prepare_side', file: r.file, device: r.device, budget: 1 << 12 }).done; } catch (e) { if (e instanceof WebAssembly.RuntimeError) throw e; return 1; } };
   const step = () => { const a = prepare(ra); return a < 1 ? 0.5 * a : 0.5 + 0.5 * prepare(rb); };
   const bar = $('diff-progress'), out = $('diff-out');
   const slices = inSlices(guard(step), {

@@ -68,6 +68,16 @@ export type WhatIfOverlay = {
  */
 points: Array<number>, label: string, };
 
+export type RanksCommand = { "do": "order", names: Array<string>, } | { "do": "overview", file: number, } | { "do": "trim" } | { "do": "memory" } | { "do": "prepare_show", file: number, device: number | null, budget: number, } | { "do": "prepare_side", file: number, device: number, budget: number, } | { "do": "peaks", peaks: number[], };
+
+export type PeakCell = { distance: number, fill: string, title: string, };
+
+export type RanksReply = { order: Array<number>, 
+/**
+ * The rank each name carries, in `names`' order.
+ */
+ranks: Array<number | null>, overview: OverviewView | null, timeline_bytes: number[], done: number, peaks: Array<PeakCell>, };
+
 export type RankRow = { file: number, device: number, device_name: string, peak_active_bytes: number, peak_reserved_bytes: number, end_bytes: number, peak_active: string, peak_reserved: string, end: string, ooms: number, steps: number, 
 /**
  * The Active Memory Timeline's largest totals in [`SAMPLES`] buckets.

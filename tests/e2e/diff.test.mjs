@@ -64,8 +64,8 @@ test('one file: two moments set from the timeline, by user frame and by kind', a
   await ready(page);
   await dropFiles(page, [[name, readFileSync(join(REC, name))]]);
   await waitOpened(page, name);
-  await page.waitForSelector('#ranks-panel:not([hidden])');
-  assert.equal(await page.$eval('#ranks-box', (b) => b.hidden), true, 'one file: no rank table');
+  await page.waitForSelector('#diff-panel:not([hidden])');
+  assert.equal(await page.$eval('#ranks-panel', (b) => b.hidden), true, 'one file: no rank table');
   // A at a third of the run, B at its last step: set t on the timeline, then A ← t / B ← t.
   const n = await page.evaluate(() => window.memviz.viewer.n_steps());
   const [sa, sb] = [Math.floor(n / 3), n - 1];
@@ -80,7 +80,7 @@ test('one file: two moments set from the timeline, by user frame and by kind', a
   const ref = (by) => python([join(REF, 'diff_reference.py'), file, file, '--at-a', `step:${sa}`, '--at-b', `step:${sb}`, '--by', by]);
   checkAgainst(ref('user'), await compare(page));
   await page.waitForFunction(() => document.querySelector('#diff-out').dataset.icicle === 'drawn');
-  await page.screenshot({ path: join(SHOTS, 'screenshot-diff-moments.png'), fullPage: true });
+  await (await page.$('#diff-panel')).screenshot({ path: join(SHOTS, 'screenshot-diff-moments.png') });
   await page.selectOption('#diff-by', 'kind');
   checkAgainst(ref('category'), await compare(page));
   // A step past the end: the page names it, and the next diff works.
@@ -118,8 +118,10 @@ test('DDP ranks: a rank clicked is B, the median rank A', async () => {
   const want = python([join(REF, 'diff_reference.py'), join(REC, names[near]), join(REC, names[clicked]), '--by', 'user']);
   checkAgainst(want, await compare(page));
   await page.waitForFunction(() => document.querySelector('#diff-out').dataset.icicle === 'drawn');
-  const el = await page.$('#ranks-panel');
-  await el.screenshot({ path: join(SHOTS, 'screenshot-diff-ranks.png') });
+  await page.$eval('#ranks-panel', (p) => p.scrollIntoView());
+  const top = await page.$eval('#ranks-panel', (p) => p.getBoundingClientRect().top + window.scrollY);
+  const bottom = await page.$eval('#diff-panel', (p) => p.getBoundingClientRect().bottom + window.scrollY);
+  await page.screenshot({ path: join(SHOTS, 'screenshot-diff-ranks.png'), fullPage: true, clip: { x: 0, y: top, width: 1400, height: Math.min(bottom - top, 3000) } });
   assert.deepEqual(blocked, []);
   assert.deepEqual(errors, []);
 });

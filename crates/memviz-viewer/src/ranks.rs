@@ -154,6 +154,45 @@ impl Viewer {
         Ok(())
     }
 
+    /// The rank panel's command (see [`RanksCommand`]).
+    pub fn ranks(&mut self, cmd: &RanksCommand) -> Result<RanksReply, PageError> {
+        let refuse = |e: String| PageError::new(ErrorKind::Recording, e);
+        let mut r = RanksReply::default();
+        match cmd {
+            RanksCommand::Order { names } => {
+                r.order = rank_order(names);
+                r.ranks = names.iter().map(|n| rank_of(n)).collect();
+            }
+            RanksCommand::Overview { file } => r.overview = Some(self.overview(*file as usize)?),
+            RanksCommand::Trim => self.trim_hidden_views(),
+            RanksCommand::Memory => {
+                r.timeline_bytes = (0..self.cx.files.len()).map(|i| self.timeline_bytes(i) as u64).collect();
+            }
+            RanksCommand::PrepareShow { file, device, budget } => {
+                let done = self.prepare_file_step(*file as usize, *device, *budget as usize).map_err(refuse)?;
+                r.done = if done { 1.0 } else { 0.0 };
+            }
+            RanksCommand::PrepareSide { file, device, budget } => {
+                r.done = self.prepare_diff_side_step(*file as usize, *device, *budget as usize).map_err(refuse)?;
+            }
+            RanksCommand::Peaks { peaks } => {
+                r.peaks = ranks::distance_from_median(peaks)
+                    .into_iter()
+                    .map(|d| {
+                        let c = (d.abs() / 0.25).min(1.0) * 0.55;
+                        let fill = if d >= 0.0 {
+                            format!("rgba(220,40,40,{c:.3})")
+                        } else {
+                            format!("rgba(40,90,220,{c:.3})")
+                        };
+                        PeakCell { distance: d, fill, title: format!("{:.1}% from the median peak", d * 100.0) }
+                    })
+                    .collect();
+            }
+        }
+        Ok(r)
+    }
+
     /// The Diff panel's command: B against A, its table or its icicle.
     pub fn diff(&mut self, cmd: &DiffCommand) -> Result<DiffView, PageError> {
         self.diff_side(0, &cmd.a)?;
@@ -171,6 +210,52 @@ impl Viewer {
             }
         })
     }
+}
+
+/// The rank panel's commands but the diff.
+#[derive(Deserialize, TS, Debug, Clone)]
+#[serde(tag = "do", rename_all = "snake_case")]
+pub enum RanksCommand {
+    /// The order to read files in (`names`: as picked), and their ranks.
+    Order { names: Vec<String> },
+    /// A file read: its overview rows.
+    Overview { file: u32 },
+    /// Frees the timelines of the files not shown but the last shown.
+    Trim,
+    /// The bytes each open file's timelines hold (0: freed).
+    Memory,
+    /// Replays about `budget` trace events of the timeline showing `file`
+    /// on `device` (none: its default) needs; `done` 1 once built.
+    PrepareShow { file: u32, device: Option<u32>, budget: u32 },
+    /// Builds about `budget` of what a diff side of (`file`, `device`) needs.
+    PrepareSide { file: u32, device: u32, budget: u32 },
+    /// How far each row's peak is from the median peak, and its colour.
+    Peaks {
+        #[ts(type = "number[]")]
+        peaks: Vec<u64>,
+    },
+}
+
+/// A peak cell of the overview: its distance from the median peak (a
+/// fraction of it), its fill (red above, blue below, full at 25 %), its title.
+#[derive(Serialize, TS, Debug, Clone)]
+pub struct PeakCell {
+    pub distance: f64,
+    pub fill: String,
+    pub title: String,
+}
+
+/// What a [`RanksCommand`] answers (the fields it sets).
+#[derive(Serialize, TS, Debug, Clone, Default)]
+pub struct RanksReply {
+    pub order: Vec<u32>,
+    /// The rank each name carries, in `names`' order.
+    pub ranks: Vec<Option<i32>>,
+    pub overview: Option<OverviewView>,
+    #[ts(type = "number[]")]
+    pub timeline_bytes: Vec<u64>,
+    pub done: f64,
+    pub peaks: Vec<PeakCell>,
 }
 
 /// Sparkline points of an overview row.
