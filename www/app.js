@@ -98,14 +98,13 @@ function warmRound(first) {
     w.summary_json();
     w.file_names(); w.file_count(); w.device_labels(); w.devices(); w.view_names(); w.warnings();
     w.element_count(); w.detail(); w.view_kind();
-    w.phases_json(); w.x_axis(); w.x_of_step(0); w.n_steps();
+    w.phases({}); w.x_of_step(0); w.n_steps();
     w.panel({ cmd: 'overview' }); // explain.js's markers, OOM list and kinds
     // The diff's calls (ranks.js): its clicks after the first ran ~2x slower
     // until V8 had optimised them.
-    const da = w.diff_side(0, w.device(), 'peak'), db = w.diff_side(0, w.device(), 'end');
-    w.diff_json(da, db, 'stack', 200);
-    w.diff_tree_json(da, db, 0);
-    da.free(); db.free();
+    const side = (kind) => ({ file: 0, device: w.device(), at: { kind } });
+    const cmd = { a: side('peak'), b: side('end'), by: 'stack', limit: 200, part: 'table' };
+    w.diff(cmd); w.diff({ ...cmd, part: 'tree' }); w.ranks({ do: 'overview', file: 0 });
     // The pools view (the example's CUDA graph pool) and the State History:
     // a first visit drew the pools in 13-26 ms cold, 5-6 warm.
     const names = w.view_names();

@@ -187,3 +187,171 @@ export type RowsView = { generation: number, head: string, rows: Array<Row>, mat
 more: string, };
 
 export type PanelView = { "view": "overview" } & OverviewView | { "view": "done", generation: number, } | { "view": "text", generation: number, text: string, } | { "view": "explain" } & ExplainView | { "view": "findings" } & FindingsView | { "view": "leaks" } & LeaksView | { "view": "moment" } & MomentPanelView | { "view": "tree" } & TreeView | { "view": "rows" } & RowsView | { "view": "progress", generation: number, done: number, } | { "view": "what_if" } & WhatIfView | { "view": "overlay", generation: number, overlay: WhatIfOverlay | null, };
+
+export type RanksCommand = { "do": "order", names: Array<string>, } | { "do": "overview", file: number, } | { "do": "trim" } | { "do": "memory" } | { "do": "prepare_show", file: number, device: number | null, budget: number, } | { "do": "prepare_side", file: number, device: number, budget: number, } | { "do": "peaks", peaks: number[], };
+
+export type PeakCell = { distance: number, fill: string, title: string, };
+
+export type RanksReply = { order: Array<number>, 
+/**
+ * The rank each name carries, in `names`' order.
+ */
+ranks: Array<number | null>, overview: RankOverview | null, timeline_bytes: number[], done: number, peaks: Array<PeakCell>, };
+
+export type RankRow = { file: number, device: number, device_name: string, peak_active_bytes: number, peak_reserved_bytes: number, end_bytes: number, peak_active: string, peak_reserved: string, end: string, ooms: number, steps: number, 
+/**
+ * The Active Memory Timeline's largest totals in [`SAMPLES`] buckets.
+ */
+sparkline: number[], };
+
+export type RankOverview = { generation: number, name: string, 
+/**
+ * The rank its name carries.
+ */
+rank: number | null, rows: Array<RankRow>, };
+
+export type MomentSpec = { "kind": "start" } | { "kind": "peak" } | { "kind": "end" } | { "kind": "step", step: number, };
+
+export type SideSpec = { file: number, device: number, at: MomentSpec, };
+
+export type DiffBy = "user" | "kind" | "stack" | "frame";
+
+export type DiffPart = "table" | "tree";
+
+export type DiffCommand = { a: SideSpec, b: SideSpec, by: DiffBy, 
+/**
+ * The largest changes kept in `rows`.
+ */
+limit: number, part: DiffPart, };
+
+export type DiffRow = { 
+/**
+ * The whole key (a stack: its frames one a line).
+ */
+key: string, 
+/**
+ * The core's short label, lines joined with " ← ".
+ */
+label: string, 
+/**
+ * "only in A", "only in B" or "".
+ */
+tag: string, bytes_a: number, bytes_b: number, delta_text: string, a_text: string, b_text: string, 
+/**
+ * More in B.
+ */
+up: boolean, };
+
+export type DiffTreeNode = { x: number, w: number, depth: number, frame: string, fill: string, 
+/**
+ * The hover text.
+ */
+tip: string, };
+
+export type DiffView = { generation: number, 
+/**
+ * "A: name (device d) at step s".
+ */
+a_title: string, b_title: string, 
+/**
+ * The steps marked on the two timelines.
+ */
+a_step: number | null, b_step: number | null, total_a: number, total_b: number, 
+/**
+ * The totals line.
+ */
+totals: string, changed: number, group_count: number, only_in_a: number, only_in_b: number, rows: Array<DiffRow>, tree: Array<DiffTreeNode>, };
+
+export type ProfilerZoom = { factor: number, frac: number, };
+
+export type ProfilerCommand = { 
+/**
+ * Another chart (a trace's device), shown whole.
+ */
+chart: number | null, 
+/**
+ * The whole run again.
+ */
+reset: boolean, zoom: ProfilerZoom | null, width: number, height: number, dpr: number, 
+/**
+ * The pixel column hovered (as last rendered).
+ */
+hover_x: number | null, };
+
+export type LegendItem = { name: string, 
+/**
+ * CSS colour: memviz's colour of the kind the category is.
+ */
+color: string, max: number, 
+/**
+ * "name (max 1.5MiB)".
+ */
+label: string, };
+
+export type ProfilerTick = { pos: number, label: string, };
+
+export type ProfilerModel = { 
+/**
+ * What the file is, in words.
+ */
+format: string, charts: Array<string>, chart: number, warnings: Array<string>, legend: Array<LegendItem>, y_ticks: Array<ProfilerTick>, x_ticks: Array<ProfilerTick>, 
+/**
+ * The time and the values at the hovered column; "" outside the data.
+ */
+hover: string, };
+
+export type AxisName = "step" | "time";
+
+export type PhasesCommand = { 
+/**
+ * Phases whose name holds this text (any case); "" for all.
+ */
+filter: string, 
+/**
+ * torch.compile's own phases too.
+ */
+internal: boolean, 
+/**
+ * The plot's x axis asked for (kept across views, devices and files).
+ */
+axis: AxisName | null, 
+/**
+ * CSS x of the pointer on the plot: the readout says its step's time.
+ */
+hover_x: number | null, 
+/**
+ * Only the phases already found: a timeline just shown gets `pending`
+ * instead (the page asks again in the next task, so that the first
+ * paint waits for nothing but the plot).
+ */
+peek: boolean, };
+
+export type PhaseBox = { name: string, x0: number, x1: number, step0: number, step1: number, title: string, };
+
+export type MarkerBox = { x: number, title: string, };
+
+export type AxisTick = { x: number, label: string, };
+
+export type AxisGap = { x0: number, x1: number, label: string, };
+
+export type PhasesView = { generation: number, 
+/**
+ * `peek` on a timeline whose phases are not found yet: nothing else is set.
+ */
+pending: boolean, has_time: boolean, 
+/**
+ * The x axis the plot shows: "step" or "time".
+ */
+axis: string, 
+/**
+ * Why the time axis is not available; "" when it is.
+ */
+reason: string, phases: Array<PhaseBox>, markers: Array<MarkerBox>, 
+/**
+ * "3 of 5 shown", or that there are none.
+ */
+count: string, 
+/**
+ * The time of the hovered step, or what the file lacks.
+ */
+readout: string, ticks: Array<AxisTick>, gaps: Array<AxisGap>, };

@@ -86,7 +86,7 @@ test('four ranks at once: overview, row click keeps zoom and t, diff', async () 
   // before), as far as the largest model's bytes; a rank freed is replayed
   // when clicked, and shows Python's peak.
   const fileOf = Object.fromEntries(rows.map((r) => [r.rank, Number(r.file)]));
-  const kept = () => page.evaluate((n) => Array.from({ length: n }, (_, i) => window.memviz.viewer.timeline_bytes(i)), rows.length);
+  const kept = () => page.evaluate(() => window.memviz.viewer.ranks({ do: 'memory' }).timeline_bytes);
   const keptNow = await kept();
   console.log(`timeline bytes by file: ${keptNow}`);
   assert.ok(keptNow[fileOf[0]] > 0, `rank 0, shown before rank 1, keeps its timeline: ${keptNow}`);
@@ -148,11 +148,12 @@ test('four ranks at once: overview, row click keeps zoom and t, diff', async () 
   assert.equal(await page.$$eval('#diff-table tbody tr', (t) => t.length), 0);
   assert.match(await page.textContent('#diff-totals'), /no change/);
 
-  // A moment that is none: the page names it, and the next diff works.
-  await page.fill('#diff-at-b', 'later');
+  // A moment that is none (a step past the end): the page names it, and the next diff works.
+  await page.selectOption('#diff-at-b', 'step');
+  await page.fill('#diff-step-b', '99999999');
   await page.click('#diff-run');
-  await page.waitForFunction(() => /Diff: .*not a moment: "later"/.test(document.body.innerText));
-  await page.fill('#diff-at-b', 'peak');
+  await page.waitForFunction(() => /Diff: .*no step 99999999/.test(document.body.innerText));
+  await page.selectOption('#diff-at-b', 'peak');
   await page.$eval('#diff-out', (o) => { delete o.dataset.changed; });
   await page.click('#diff-run');
   await page.waitForFunction(() => document.querySelector('#diff-out').dataset.changed === '0');
@@ -187,7 +188,7 @@ test('screenshots of the overview and a diff', { skip: !process.env.MEMVIZ_SCREE
   await page.selectOption('#diff-b', '1');
   await page.click('#diff-run');
   await page.waitForSelector('#diff-out:not([hidden])');
-  const el = await page.$('#ranks-panel');
+  const el = await page.$('#diff-panel');
   await el.screenshot({ path: join(ROOT, 'docs/screenshot-diff.png') });
   await context.close();
 });

@@ -31,7 +31,7 @@ function reference(name, ...elems) {
 }
 
 const frames = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-const axis = (page) => page.evaluate(() => JSON.parse(window.memviz.viewer.x_axis_json()));
+const axis = (page) => page.evaluate(() => window.memviz.viewer.phases({}));
 const win = (page) => page.evaluate(() => [window.memviz.viewer.window_start(), window.memviz.viewer.window_end()]);
 
 test('x axis in wall-clock time: labels, gaps, hover at Python\'s time, zoom and view kept, no time_us', async () => {
@@ -50,7 +50,7 @@ test('x axis in wall-clock time: labels, gaps, hover at Python\'s time, zoom and
   // Keyboard: focus the control and pick "time" with the arrow key.
   await page.focus('#x-axis');
   await page.keyboard.press('ArrowDown');
-  await page.waitForFunction(() => window.memviz.viewer.x_axis() === 'time');
+  await page.waitForFunction(() => window.memviz.viewer.phases({}).axis === 'time');
   await frames(page);
   assert.equal(await page.$eval('#x-axis', (s) => s.value), 'time');
   const a = await axis(page);
@@ -129,7 +129,7 @@ test('x axis in wall-clock time: labels, gaps, hover at Python\'s time, zoom and
   for (const view of ['1', '2', '0']) {
     await page.selectOption('#view-select', view);
     await frames(page);
-    assert.equal(await page.evaluate(() => window.memviz.viewer.x_axis()), 'time', `view ${view}`);
+    assert.equal(await page.evaluate(() => window.memviz.viewer.phases({}).axis), 'time', `view ${view}`);
     assert.equal(await page.$eval('#x-axis', (s) => s.value), 'time', `view ${view}`);
     assert.ok((await axis(page)).ticks.length >= 2, `view ${view}: time ticks`);
     await page.screenshot({ path: join(OUT, `time-axis-view${view}.png`) });

@@ -91,8 +91,10 @@ fn categories_png_stacks_to_the_reference_peak() {
     let filled = (p[1]..p[1] + p[3]).filter(|&y| img.at(x, y) != [255, 255, 255]).count() as f64;
     let height = want["peak_bytes"].as_f64().unwrap() / info["y_max"].as_f64().unwrap() * p[3] as f64;
     assert!((filled - height).abs() <= 3.0, "column {x}: {filled} px drawn, {height:.1} expected");
-    // The parameters (darkgreen at alpha 0.7) fill the bottom of every column after the start.
-    let param = [77, 147, 77];
+    // The parameters fill the bottom of every column after the start, in
+    // memviz's colour of the parameter kind (#4e79a7: one palette of kinds
+    // for snapshots and profiler exports).
+    let param = [0x4e, 0x79, 0xa7];
     let bottom = p[1] + p[3] - 3; // above the x axis line
     let green = (p[0] + 5..p[0] + p[2] - 5).filter(|&x| img.at(x, bottom) == param).count();
     assert!(green as u32 > p[2] - 20, "{green} of {} columns start with parameter", p[2]);

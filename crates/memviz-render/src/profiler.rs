@@ -1,57 +1,47 @@
 //! torch.profiler memory exports ([`memviz_core::profiler::Chart`]) as
-//! pixels: a memory timeline's categories stacked (the profiler's own
-//! colours), a trace's allocated bytes filled and reserved bytes as a line.
+//! pixels: a memory timeline's categories stacked (in memviz's colours of
+//! kinds), a trace's allocated bytes filled and reserved bytes as a line.
 //!
 //! x is time in seconds from the chart's first point, linear; a value holds
 //! from its point to the next. Like the snapshot timelines, each pixel
 //! column shows the point with the largest total among those it covers, so
 //! no peak disappears when zoomed out.
 
+use memviz_core::analysis::Kind;
 use memviz_core::profiler::Chart;
+
+use crate::explain::KIND_COLORS;
 
 use crate::{Image, Rgba, BACKGROUND};
 
-/// The profiler's colours (`_CATEGORY_TO_COLORS`: darkgreen, goldenrod,
-/// black, mediumpurple, red, mediumblue, royalblue, grey) drawn at its
-/// alpha 0.7 over white, in category index order.
-pub const CATEGORY_COLORS: [Rgba; 8] = [
-    blend([0, 100, 0]),
-    blend([218, 165, 32]),
-    blend([0, 0, 0]),
-    blend([147, 112, 219]),
-    blend([255, 0, 0]),
-    blend([0, 0, 205]),
-    blend([65, 105, 225]),
-    blend([128, 128, 128]),
-];
 /// A trace's allocated bytes (filled) and reserved bytes (line).
 pub const ALLOCATED: Rgba = [0x4e, 0x79, 0xa7, 255];
 pub const RESERVED: Rgba = [0xe1, 0x57, 0x59, 255];
 
-const fn blend1(v: u8) -> u8 {
-    ((v as u32 * 7 + 255 * 3 + 5) / 10) as u8
-}
-
-const fn blend(c: [u8; 3]) -> Rgba {
-    [blend1(c[0]), blend1(c[1]), blend1(c[2]), 255]
+/// The memviz kind a torch.profiler category (PARAMETER, OPTIMIZER_STATE,
+/// INPUT, TEMPORARY, ACTIVATION, GRADIENT, AUTOGRAD_DETAIL, UNKNOWN, as the
+/// core names its curves) is drawn as. Eight categories on seven kinds: a
+/// batch's inputs feed the first layer, what memviz calls activations.
+pub fn category_kind(name: &str) -> Option<Kind> {
+    Some(match name {
+        "parameter" => Kind::Parameter,
+        "optimizer state" => Kind::OptimizerState,
+        "input" | "activation" => Kind::Activation,
+        "temporary" => Kind::Temporary,
+        "gradient" => Kind::Gradient,
+        "autograd detail" | "autograd saved" => Kind::AutogradSaved,
+        "unknown" | "other" => Kind::Other,
+        _ => return None,
+    })
 }
 
 /// The colour of curve `i` of `chart` (legend and pixels agree).
 pub fn curve_color(chart: &Chart, i: usize) -> Rgba {
     if chart.stacked {
-        // By name, so that a snapshot's kinds get the profiler's colour for the same thing.
-        let slot = match chart.curves.get(i).map(|c| c.name.as_str()) {
-            Some("parameter") => 0,
-            Some("optimizer state") => 1,
-            Some("input") => 2,
-            Some("temporary") => 3,
-            Some("activation") => 4,
-            Some("gradient") => 5,
-            Some("autograd detail" | "autograd saved") => 6,
-            Some("unknown" | "other") => 7,
-            _ => i.min(7),
-        };
-        CATEGORY_COLORS[slot]
+        // One palette of kinds everywhere (page, CLI, render): a profiler
+        // category is drawn in the colour of the memviz kind it is.
+        let kind = chart.curves.get(i).and_then(|c| category_kind(&c.name));
+        kind.map_or(KIND_COLORS[i % KIND_COLORS.len()], |k| KIND_COLORS[k as usize])
     } else if i == 0 {
         ALLOCATED
     } else {
@@ -183,11 +173,33 @@ mod tests {
         let mut img = Image::new(3, 100);
         render_chart(&c, 0.0, 3.0, 100, &mut img);
         // Column 2 (point 2): a = 20 bytes at the bottom, b = 60 above it.
-        assert_eq!(img.get(2, 99), CATEGORY_COLORS[0]);
-        assert_eq!(img.get(2, 80), CATEGORY_COLORS[0]);
-        assert_eq!(img.get(2, 79), CATEGORY_COLORS[1]);
-        assert_eq!(img.get(2, 20), CATEGORY_COLORS[1]);
+        assert_eq!(img.get(2, 99), KIND_COLORS[0]);
+        assert_eq!(img.get(2, 80), KIND_COLORS[0]);
+        assert_eq!(img.get(2, 79), KIND_COLORS[1]);
+        assert_eq!(img.get(2, 20), KIND_COLORS[1]);
         assert_eq!(img.get(2, 19), BACKGROUND);
+    }
+
+    #[test]
+    fn profiler_categories_take_the_colours_of_memviz_kinds() {
+        // The core's curve names of torch.profiler's categories, and the
+        // kind each one is (indices into Kind::ALL: parameter, gradient,
+        // optimizer state, activation, autograd saved, temporary, other).
+        let want = [
+            ("parameter", 0),
+            ("optimizer state", 2),
+            ("input", 3),
+            ("temporary", 5),
+            ("activation", 3),
+            ("gradient", 1),
+            ("autograd detail", 4),
+            ("unknown", 6),
+        ];
+        let mut c = chart(true);
+        c.curves = want.iter().map(|(n, _)| Curve { name: n.to_string(), values: vec![1, 1, 1, 1] }).collect();
+        for (i, (name, k)) in want.iter().enumerate() {
+            assert_eq!(curve_color(&c, i), KIND_COLORS[*k], "{name}");
+        }
     }
 
     #[test]

@@ -104,6 +104,9 @@ pub fn typescript() -> String {
         }};
     }
     use crate::explain::*;
+    use crate::phases::*;
+    use crate::profiler::*;
+    use crate::ranks::*;
     use crate::whatif::*;
     decls![
         ErrorKind,
@@ -137,5 +140,30 @@ pub fn typescript() -> String {
         TreeView,
         RowsView,
         PanelView,
+        RanksCommand,
+        PeakCell,
+        RanksReply,
+        RankRow,
+        RankOverview,
+        MomentSpec,
+        SideSpec,
+        DiffBy,
+        DiffPart,
+        DiffCommand,
+        DiffRow,
+        DiffTreeNode,
+        DiffView,
+        ProfilerZoom,
+        ProfilerCommand,
+        LegendItem,
+        ProfilerTick,
+        ProfilerModel,
+        AxisName,
+        PhasesCommand,
+        PhaseBox,
+        MarkerBox,
+        AxisTick,
+        AxisGap,
+        PhasesView,
     ]
 }

@@ -75,8 +75,12 @@ pub struct Viewer {
     explain: explain::ExplainState,
     /// The times of the current timeline's steps (phases.rs).
     step_times: Option<phases::StepTimes>,
+    /// The current timeline's phases (phases.rs).
+    phase_cache: phases::PhaseCache,
     /// The "What if" panel's replays (whatif.rs).
     whatif: whatif::WhatIfState,
+    /// The Diff panel's two sides (ranks.rs).
+    diff_sides: ranks::DiffSides,
 }
 
 /// The selector index of a timeline.

@@ -8,7 +8,98 @@
 use memviz_core::model::{Snapshot, NO_TIME};
 use memviz_core::timeline::{Timeline, TimelineKind, NO_EVENT};
 
-use crate::Viewer;
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::{Viewer, XMode};
+
+/// The x axis the page asks for.
+#[derive(Deserialize, TS, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum AxisName {
+    Step,
+    Time,
+}
+
+/// The phase bar's command: its filter, and what changed.
+#[derive(Deserialize, TS, Debug, Clone, Default)]
+pub struct PhasesCommand {
+    /// Phases whose name holds this text (any case); "" for all.
+    #[serde(default)]
+    pub filter: String,
+    /// torch.compile's own phases too.
+    #[serde(default)]
+    pub internal: bool,
+    /// The plot's x axis asked for (kept across views, devices and files).
+    #[serde(default)]
+    pub axis: Option<AxisName>,
+    /// CSS x of the pointer on the plot: the readout says its step's time.
+    #[serde(default)]
+    pub hover_x: Option<f64>,
+    /// Only the phases already found: a timeline just shown gets `pending`
+    /// instead (the page asks again in the next task, so that the first
+    /// paint waits for nothing but the plot).
+    #[serde(default)]
+    pub peek: bool,
+}
+
+/// A phase placed on the plot as last drawn (CSS x).
+#[derive(Serialize, TS, Debug, Clone)]
+pub struct PhaseBox {
+    pub name: String,
+    pub x0: f64,
+    pub x1: f64,
+    pub step0: u32,
+    pub step1: u32,
+    pub title: String,
+}
+
+/// An `annotate` marker at CSS x.
+#[derive(Serialize, TS, Debug, Clone)]
+pub struct MarkerBox {
+    pub x: f64,
+    pub title: String,
+}
+
+/// A tick of the time axis (CSS x).
+#[derive(Serialize, TS, Debug, Clone)]
+pub struct AxisTick {
+    pub x: f64,
+    pub label: String,
+}
+
+/// An idle gap the time axis compresses (CSS x).
+#[derive(Serialize, TS, Debug, Clone)]
+pub struct AxisGap {
+    pub x0: f64,
+    pub x1: f64,
+    pub label: String,
+}
+
+/// The phase bar's and the x axis' view model.
+#[derive(Serialize, TS, Debug, Clone, Default)]
+pub struct PhasesView {
+    pub generation: u32,
+    /// `peek` on a timeline whose phases are not found yet: nothing else is set.
+    pub pending: bool,
+    pub has_time: bool,
+    /// The x axis the plot shows: "step" or "time".
+    pub axis: String,
+    /// Why the time axis is not available; "" when it is.
+    pub reason: String,
+    pub phases: Vec<PhaseBox>,
+    pub markers: Vec<MarkerBox>,
+    /// "3 of 5 shown", or that there are none.
+    pub count: String,
+    /// The time of the hovered step, or what the file lacks.
+    pub readout: String,
+    pub ticks: Vec<AxisTick>,
+    pub gaps: Vec<AxisGap>,
+}
+
+/// The phases of one timeline, found once: (generation, kind, steps) and
+/// memviz_core::phases' JSON.
+pub(crate) type PhaseCache = Option<((u32, TimelineKind, u32), serde_json::Value)>;
 
 /// Steps between two kept prefix maxima.
 const CHECK: usize = 1024;
@@ -125,6 +216,103 @@ impl Viewer {
     pub fn phases_json(&self) -> String {
         let (Some(f), Some(tl)) = (self.cx.file(), self.cx.timeline()) else { return "{}".to_string() };
         memviz_core::phases::to_json(&f.snap, tl).to_string()
+    }
+
+    /// The phase bar's command: the current timeline's phases filtered and
+    /// placed on the plot as last drawn, its markers, the x axis and the
+    /// time readout.
+    pub fn phases(&mut self, cmd: &PhasesCommand) -> PhasesView {
+        if let Some(a) = cmd.axis {
+            self.set_x_axis(if a == AxisName::Time { XMode::Time } else { XMode::Step });
+        }
+        let key = (self.generation(), self.cx.kind, self.cx.n_steps());
+        if self.phase_cache.as_ref().map(|c| c.0) != Some(key) {
+            if cmd.peek {
+                return PhasesView { generation: self.generation(), pending: true, ..PhasesView::default() };
+            }
+            let data: serde_json::Value = serde_json::from_str(&self.phases_json()).unwrap_or_default();
+            self.phase_cache = Some((key, data));
+        }
+        let data = self.phase_cache.as_ref().map(|c| c.1.clone()).unwrap_or_default();
+        let axis: serde_json::Value = serde_json::from_str(&self.x_axis_json()).unwrap_or_default();
+        let time = self.x_axis() == XMode::Time;
+        let filter = cmd.filter.trim().to_lowercase();
+        let all = data["phases"].as_array().cloned().unwrap_or_default();
+        let f = |v: &serde_json::Value| v.as_f64().unwrap_or(0.0);
+        let phases: Vec<PhaseBox> = all
+            .iter()
+            .filter(|p| cmd.internal || !p["internal"].as_bool().unwrap_or(false))
+            .filter(|p| filter.is_empty() || p["name"].as_str().unwrap_or("").to_lowercase().contains(&filter))
+            .map(|p| {
+                let (s0, s1, t0, t1) = (f(&p["step0"]), f(&p["step1"]), f(&p["start_s"]), f(&p["end_s"]));
+                let name = p["name"].as_str().unwrap_or("").to_string();
+                let open = if p["open"].as_bool().unwrap_or(false) { " (no END)" } else { "" };
+                PhaseBox {
+                    x0: if time { self.x_of_seconds(t0) } else { self.x_of_step(s0) },
+                    x1: if time { self.x_of_seconds(t1) } else { self.x_of_step(s1) },
+                    step0: s0 as u32,
+                    step1: s1 as u32,
+                    title: format!("{name}: {t0:.6} s to {t1:.6} s{open}, steps {s0} to {s1} · click: zoom to it"),
+                    name,
+                }
+            })
+            .collect();
+        let markers = data["markers"]
+            .as_array()
+            .map(|m| {
+                m.iter()
+                    .map(|m| MarkerBox {
+                        x: self.x_of_step(f(&m["step"])),
+                        title: format!("annotate event {}", m["event"]),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let has_time = data["has_time"].as_bool().unwrap_or(false);
+        let count = if all.is_empty() {
+            "no record_function phases in this file".to_string()
+        } else {
+            format!("{} of {} shown", phases.len(), all.len())
+        };
+        let mut readout =
+            if has_time { "time: hover the plot" } else { "this file has no time_us: steps only" }.to_string();
+        if let (true, Some(x)) = (has_time, cmd.hover_x) {
+            let s = self.step_at_x(x);
+            if let Some(t) = self.time_at_step(s as f64).filter(|t| t.is_finite()) {
+                readout = format!("step {s}: t = {t:.6} s from the first event");
+            }
+        }
+        let ticks = axis["ticks"]
+            .as_array()
+            .map(|t| {
+                t.iter().map(|t| AxisTick { x: f(&t["x"]), label: t["label"].as_str().unwrap_or("").into() }).collect()
+            })
+            .unwrap_or_default();
+        let gaps = axis["gaps"]
+            .as_array()
+            .map(|g| {
+                g.iter()
+                    .map(|g| AxisGap {
+                        x0: f(&g["x0"]),
+                        x1: f(&g["x1"]),
+                        label: g["label"].as_str().unwrap_or("").into(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        PhasesView {
+            generation: self.generation(),
+            pending: false,
+            has_time,
+            axis: self.x_axis().as_str().into(),
+            reason: self.x_axis_reason(),
+            phases,
+            markers,
+            count,
+            readout,
+            ticks,
+            gaps,
+        }
     }
 
     /// CSS x on the plot of `s` seconds from the first event, on the time

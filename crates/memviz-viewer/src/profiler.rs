@@ -11,6 +11,82 @@ use memviz_core::profiler::ProfilerFile;
 use memviz_core::Loaded;
 use memviz_render::profiler::{curve_color, render_chart};
 use memviz_render::Image;
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+/// Wheel zoom: by `factor` (<1: in) around `frac` of the plot's width.
+#[derive(Deserialize, TS, Debug, Clone, Copy)]
+pub struct ProfilerZoom {
+    pub factor: f64,
+    pub frac: f64,
+}
+
+/// The chart panel's command: what changed, and the plot's size (device
+/// pixels, `dpr` of them a CSS pixel) the ticks are laid out for.
+#[derive(Deserialize, TS, Debug, Clone, Default)]
+pub struct ProfilerCommand {
+    /// Another chart (a trace's device), shown whole.
+    #[serde(default)]
+    pub chart: Option<u32>,
+    /// The whole run again.
+    #[serde(default)]
+    pub reset: bool,
+    #[serde(default)]
+    pub zoom: Option<ProfilerZoom>,
+    pub width: u32,
+    pub height: u32,
+    pub dpr: f64,
+    /// The pixel column hovered (as last rendered).
+    #[serde(default)]
+    pub hover_x: Option<u32>,
+}
+
+/// A curve of the legend.
+#[derive(Serialize, TS, Debug, Clone)]
+pub struct LegendItem {
+    pub name: String,
+    /// CSS colour: memviz's colour of the kind the category is.
+    pub color: String,
+    #[ts(type = "number")]
+    pub max: i64,
+    /// "name (max 1.5MiB)".
+    pub label: String,
+}
+
+/// An axis tick: `pos` 0..1 along the axis (y: from the bottom).
+#[derive(Serialize, TS, Debug, Clone)]
+pub struct ProfilerTick {
+    pub pos: f64,
+    pub label: String,
+}
+
+/// The chart panel's view model.
+#[derive(Serialize, TS, Debug, Clone)]
+pub struct ProfilerModel {
+    /// What the file is, in words.
+    pub format: String,
+    pub charts: Vec<String>,
+    pub chart: u32,
+    pub warnings: Vec<String>,
+    pub legend: Vec<LegendItem>,
+    pub y_ticks: Vec<ProfilerTick>,
+    pub x_ticks: Vec<ProfilerTick>,
+    /// The time and the values at the hovered column; "" outside the data.
+    pub hover: String,
+}
+
+/// A time label on an axis spanning `span` seconds.
+fn time_label(s: f64, span: f64) -> String {
+    if span < 2e-3 {
+        format!("{:.0} µs", s * 1e6)
+    } else if span < 0.02 {
+        format!("{:.2} ms", s * 1e3)
+    } else if span < 2.0 {
+        format!("{:.0} ms", s * 1e3)
+    } else {
+        format!("{s:.1} s")
+    }
+}
 
 /// One profiler export: the chart shown, its time window and y scale, the
 /// columns last drawn (for hover).
@@ -120,36 +196,60 @@ impl ProfilerView {
         &self.img
     }
 
-    /// The legend: `[{name, color, max}]` of the curves that are not all zero.
-    pub fn legend_json(&self) -> String {
+    /// Applies the panel's command and returns what it shows.
+    pub fn update(&mut self, cmd: &ProfilerCommand) -> ProfilerModel {
+        if let Some(c) = cmd.chart {
+            self.set_chart(c as usize);
+        }
+        if cmd.reset {
+            self.reset_window();
+        }
+        if let Some(z) = cmd.zoom {
+            self.zoom_at(z.factor, z.frac);
+        }
+        let dpr = if cmd.dpr > 0.0 { cmd.dpr } else { 1.0 };
+        let y_target = ((cmd.height as f64 / (50.0 * dpr)) as usize).max(2);
+        let ticks = memviz_render::axis::size_ticks(self.y_max, y_target);
+        let unit = memviz_core::format::axis_unit(ticks.last().copied().unwrap_or(0.0));
+        let y_ticks = ticks
+            .iter()
+            .map(|&v| ProfilerTick { pos: v / self.y_max, label: memviz_core::format::format_size_in(v, unit) })
+            .collect();
+        let n = ((cmd.width as f64 / (110.0 * dpr)) as usize).max(2);
+        let span = self.duration_s().max(1e-9);
+        let x_ticks = (0..=n)
+            .map(|i| {
+                let f = i as f64 / n as f64;
+                ProfilerTick { pos: f, label: time_label(self.t0 + (self.t1 - self.t0) * f, span) }
+            })
+            .collect();
         let c = &self.file.charts[self.chart];
-        let items: Vec<serde_json::Value> = c
+        let legend = c
             .curves
             .iter()
             .enumerate()
             .filter(|(_, cv)| cv.values.iter().any(|&v| v != 0))
             .map(|(i, cv)| {
                 let [r, g, b, _] = curve_color(c, i);
-                serde_json::json!({
-                    "name": cv.name,
-                    "color": format!("#{r:02x}{g:02x}{b:02x}"),
-                    "max": cv.values.iter().copied().max().unwrap_or(0),
-                    "max_text": size(cv.values.iter().copied().max().unwrap_or(0)),
-                })
+                let max = cv.values.iter().copied().max().unwrap_or(0);
+                LegendItem {
+                    name: cv.name.clone(),
+                    color: format!("#{r:02x}{g:02x}{b:02x}"),
+                    max,
+                    label: format!("{} (max {})", cv.name, size(max)),
+                }
             })
             .collect();
-        serde_json::Value::Array(items).to_string()
-    }
-
-    /// The y axis' ticks, about `target` of them: `[[bytes, label]]`, every
-    /// label in one unit (the page's, CLI's and render's rule: memviz-render's
-    /// `size_ticks`, memviz_core's `axis_unit`).
-    pub fn y_ticks_json(&self, target: u32) -> String {
-        let ticks = memviz_render::axis::size_ticks(self.y_max, target as usize);
-        let unit = memviz_core::format::axis_unit(ticks.last().copied().unwrap_or(0.0));
-        let items: Vec<serde_json::Value> =
-            ticks.iter().map(|&v| serde_json::json!([v, memviz_core::format::format_size_in(v, unit)])).collect();
-        serde_json::Value::Array(items).to_string()
+        ProfilerModel {
+            format: self.format(),
+            charts: self.chart_titles(),
+            chart: self.chart as u32,
+            warnings: self.warnings(),
+            legend,
+            y_ticks,
+            x_ticks,
+            hover: cmd.hover_x.map(|x| self.hover(x)).unwrap_or_default(),
+        }
     }
 
     /// The numbers `memviz summary --json` prints.

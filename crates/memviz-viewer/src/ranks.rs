@@ -5,9 +5,16 @@
 
 use memviz_core::analysis::diff::{self, Side};
 use memviz_core::analysis::{GroupBy, Moment};
+use memviz_core::format::format_size;
 use memviz_core::ranks;
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
+use crate::boundary::{ErrorKind, PageError};
 use crate::{OpenFile, Viewer};
+
+/// The two sides of the last diff, by (file name, device, moment).
+pub(crate) type DiffSides = [Option<((String, u32, Moment), Side)>; 2];
 
 impl Viewer {
     /// Open file `i`; the error names the index.
@@ -31,16 +38,30 @@ impl Viewer {
         self.analysis_built() && self.cx.key() == k
     }
 
-    /// Overview rows of open file `file` (one per device: `memviz
-    /// summary`'s peaks, end, OOMs, a sparkline of at most `samples`
-    /// points) as JSON: `{name, rank, rows: [...]}`.
-    pub fn overview_json(&self, file: usize, samples: usize) -> Result<String, String> {
-        let f = self.ranks_file(file)?;
+    /// The overview rows of open file `file` (one per device: `memviz
+    /// summary`'s peaks, end, OOMs, a sparkline of [`SAMPLES`] points).
+    pub fn rank_overview(&self, file: usize) -> Result<RankOverview, PageError> {
+        let f = self.ranks_file(file).map_err(|e| PageError::new(ErrorKind::BadCommand, e))?;
         // The file just read is the current one: its timeline is built.
         let built = if self.cx.current == file { self.cx.timeline() } else { None };
-        let rows = ranks::overview_using(&f.snap, samples, built);
-        let v = serde_json::json!({ "name": f.name, "rank": ranks::rank_of(&f.name), "rows": rows });
-        Ok(v.to_string())
+        let rows = ranks::overview_using(&f.snap, SAMPLES, built)
+            .into_iter()
+            .map(|r| RankRow {
+                file: file as u32,
+                peak_active: format_size(r.peak_active_bytes, false),
+                peak_reserved: format_size(r.peak_reserved_bytes, false),
+                end: format_size(r.end_bytes, false),
+                device: r.device,
+                device_name: r.device_name,
+                peak_active_bytes: r.peak_active_bytes,
+                peak_reserved_bytes: r.peak_reserved_bytes,
+                end_bytes: r.end_bytes,
+                ooms: r.ooms as u32,
+                steps: r.steps,
+                sparkline: r.sparkline,
+            })
+            .collect();
+        Ok(RankOverview { generation: self.generation(), name: f.name.clone(), rank: rank_of(&f.name), rows })
     }
 
     /// Frees the timelines of the files not shown, but for the most
@@ -98,11 +119,23 @@ impl Viewer {
         Ok(self.analyses.step(k, &self.cx.files[file], budget))
     }
 
-    /// What was alive at `moment` (`peak`, `end`, `step:S`, an event...) on
-    /// `device` of open file `file`, for [`diff_json`].
-    pub fn diff_side(&mut self, file: usize, device: u32, moment: &str) -> Result<Side, String> {
-        let m = Moment::parse(moment)?;
-        self.diff_file(file, device)?;
+    /// One side of a diff: kept in `slot` while its (file, device, moment)
+    /// stays, so that moving one side's moment makes only that side again
+    /// (a side of the 2M-event file is ~6 ms in wasm).
+    fn diff_side(&mut self, slot: usize, spec: &SideSpec) -> Result<(), PageError> {
+        let (file, device) = (spec.file as usize, spec.device);
+        let m = spec.at.moment();
+        let name = self.ranks_file(file).map_err(|e| PageError::new(ErrorKind::BadCommand, e))?.name.clone();
+        let key = (name, device, m);
+        if self.diff_sides[slot].as_ref().is_some_and(|(k, _)| *k == key) {
+            return Ok(());
+        }
+        self.diff_sides[slot] = None;
+        let refuse = |e: String| PageError {
+            field: Some(["a", "b"][slot].to_string()),
+            ..PageError::new(ErrorKind::Recording, e)
+        };
+        self.diff_file(file, device).map_err(refuse)?;
         let k = (file, device);
         // Others than the shown one's are kept for the next diff.
         let shown = self.shown_analysis(k);
@@ -115,36 +148,419 @@ impl Viewer {
         };
         let f = &self.cx.files[file];
         let label = format!("{} (device {})", f.name, f.snap.device_name(device));
-        Side::new(&f.snap, a, m, &label).map_err(|e| format!("{}: {e}", f.name))
+        let side =
+            Side::new(&f.snap, a, m, &label).map_err(|e| refuse(format!("{} {}: {e}", ["A", "B"][slot], f.name)))?;
+        self.diff_sides[slot] = Some((key, side));
+        Ok(())
+    }
+
+    /// The rank panel's command (see [`RanksCommand`]).
+    pub fn ranks(&mut self, cmd: &RanksCommand) -> Result<RanksReply, PageError> {
+        let refuse = |e: String| PageError::new(ErrorKind::Recording, e);
+        let mut r = RanksReply::default();
+        match cmd {
+            RanksCommand::Order { names } => {
+                r.order = rank_order(names);
+                r.ranks = names.iter().map(|n| rank_of(n)).collect();
+            }
+            RanksCommand::Overview { file } => r.overview = Some(self.rank_overview(*file as usize)?),
+            RanksCommand::Trim => self.trim_hidden_views(),
+            RanksCommand::Memory => {
+                r.timeline_bytes = (0..self.cx.files.len()).map(|i| self.timeline_bytes(i) as u64).collect();
+            }
+            RanksCommand::PrepareShow { file, device, budget } => {
+                let done = self.prepare_file_step(*file as usize, *device, *budget as usize).map_err(refuse)?;
+                r.done = if done { 1.0 } else { 0.0 };
+            }
+            RanksCommand::PrepareSide { file, device, budget } => {
+                r.done = self.prepare_diff_side_step(*file as usize, *device, *budget as usize).map_err(refuse)?;
+            }
+            RanksCommand::Peaks { peaks } => {
+                r.peaks = ranks::distance_from_median(peaks)
+                    .into_iter()
+                    .map(|d| {
+                        let c = (d.abs() / 0.25).min(1.0) * 0.55;
+                        let fill = if d >= 0.0 {
+                            format!("rgba(220,40,40,{c:.3})")
+                        } else {
+                            format!("rgba(40,90,220,{c:.3})")
+                        };
+                        PeakCell { distance: d, fill, title: format!("{:.1}% from the median peak", d * 100.0) }
+                    })
+                    .collect();
+            }
+        }
+        Ok(r)
+    }
+
+    /// The Diff panel's command: B against A, its table or its icicle.
+    pub fn diff(&mut self, cmd: &DiffCommand) -> Result<DiffView, PageError> {
+        self.diff_side(0, &cmd.a)?;
+        self.diff_side(1, &cmd.b)?;
+        let (Some((_, a)), Some((_, b))) = (&self.diff_sides[0], &self.diff_sides[1]) else {
+            return Err(PageError::no_file());
+        };
+        let generation = self.generation();
+        Ok(match cmd.part {
+            DiffPart::Table => diff_view(a, b, cmd.by.group_by(), cmd.limit as usize, generation),
+            DiffPart::Tree => {
+                let mut v = DiffView { generation, ..DiffView::default() };
+                v.tree = diff_tree_view(a, b);
+                v
+            }
+        })
     }
 }
 
-/// B against A grouped `by` (`stack`, `user`, `frame`, `category`) as JSON:
-/// the Diff (its `groups` cut to the `limit` largest changes, `group_count`
-/// says how many there were).
-pub fn diff_json(a: &Side, b: &Side, by: &str, limit: usize) -> Result<String, String> {
-    let by = GroupBy::from_name(by).ok_or_else(|| format!("no grouping {by:?}"))?;
-    let mut d = diff::diff(a, b, by);
-    let count = d.groups.len();
-    d.groups.truncate(limit);
-    let mut v = serde_json::to_value(&d).map_err(|e| e.to_string())?;
-    v["group_count"] = count.into();
-    Ok(v.to_string())
+/// The rank panel's commands but the diff.
+#[derive(Deserialize, TS, Debug, Clone)]
+#[serde(tag = "do", rename_all = "snake_case")]
+pub enum RanksCommand {
+    /// The order to read files in (`names`: as picked), and their ranks.
+    Order { names: Vec<String> },
+    /// A file read: its overview rows.
+    Overview { file: u32 },
+    /// Frees the timelines of the files not shown but the last shown.
+    Trim,
+    /// The bytes each open file's timelines hold (0: freed).
+    Memory,
+    /// Replays about `budget` trace events of the timeline showing `file`
+    /// on `device` (none: its default) needs; `done` 1 once built.
+    PrepareShow { file: u32, device: Option<u32>, budget: u32 },
+    /// Builds about `budget` of what a diff side of (`file`, `device`) needs.
+    PrepareSide { file: u32, device: u32, budget: u32 },
+    /// How far each row's peak is from the median peak, and its colour.
+    Peaks {
+        #[ts(type = "number[]")]
+        peaks: Vec<u64>,
+    },
 }
 
-/// The merged stack tree of A and B for the two-colour icicle (nodes of at
-/// least `min_tree_bytes` on either side) as JSON `{frames, nodes}`
-/// ([`crate::moment::tree_json`]): each node `[id, parent, depth, frame,
-/// bytes_a, bytes_b]`. Apart from [`diff_json`]: the page draws the table
-/// first and the icicle in the next frame.
-pub fn diff_tree_json(a: &Side, b: &Side, min_tree_bytes: u64) -> String {
-    let tree = diff::diff_tree(a, b, min_tree_bytes);
-    crate::moment::tree_json(tree.iter().map(|n| ((n.id, n.parent, n.depth), n.frame.as_str(), [n.bytes_a, n.bytes_b])))
+/// A peak cell of the overview: its distance from the median peak (a
+/// fraction of it), its fill (red above, blue below, full at 25 %), its title.
+#[derive(Serialize, TS, Debug, Clone)]
+pub struct PeakCell {
+    pub distance: f64,
+    pub fill: String,
+    pub title: String,
 }
 
-/// A diff side's `{name, device, device_name, at, total_bytes, count}` as JSON.
-pub fn side_info_json(s: &Side) -> String {
-    serde_json::to_string(&s.info).unwrap_or_default()
+/// What a [`RanksCommand`] answers (the fields it sets).
+#[derive(Serialize, TS, Debug, Clone, Default)]
+pub struct RanksReply {
+    pub order: Vec<u32>,
+    /// The rank each name carries, in `names`' order.
+    pub ranks: Vec<Option<i32>>,
+    pub overview: Option<RankOverview>,
+    #[ts(type = "number[]")]
+    pub timeline_bytes: Vec<u64>,
+    pub done: f64,
+    pub peaks: Vec<PeakCell>,
+}
+
+/// Sparkline points of an overview row.
+pub const SAMPLES: usize = 400;
+
+/// One device of one open file in the overview.
+#[derive(Serialize, TS, Debug, Clone)]
+pub struct RankRow {
+    pub file: u32,
+    pub device: u32,
+    pub device_name: String,
+    #[ts(type = "number")]
+    pub peak_active_bytes: u64,
+    #[ts(type = "number")]
+    pub peak_reserved_bytes: u64,
+    #[ts(type = "number")]
+    pub end_bytes: u64,
+    pub peak_active: String,
+    pub peak_reserved: String,
+    pub end: String,
+    pub ooms: u32,
+    pub steps: u32,
+    /// The Active Memory Timeline's largest totals in [`SAMPLES`] buckets.
+    #[ts(type = "number[]")]
+    pub sparkline: Vec<u64>,
+}
+
+/// The overview rows of one open file.
+#[derive(Serialize, TS, Debug, Clone)]
+pub struct RankOverview {
+    pub generation: u32,
+    pub name: String,
+    /// The rank its name carries.
+    pub rank: Option<i32>,
+    pub rows: Vec<RankRow>,
+}
+
+/// A moment of a diff side, as the page picks it.
+#[derive(Deserialize, TS, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum MomentSpec {
+    Start,
+    Peak,
+    End,
+    /// A step of the Active Memory Timeline.
+    Step {
+        step: u32,
+    },
+}
+
+impl MomentSpec {
+    fn moment(self) -> Moment {
+        match self {
+            MomentSpec::Start => Moment::Start,
+            MomentSpec::Peak => Moment::Peak,
+            MomentSpec::End => Moment::End,
+            MomentSpec::Step { step } => Moment::Step(step),
+        }
+    }
+}
+
+/// One side: a device of an open file at a moment.
+#[derive(Deserialize, TS, Debug, Clone, Copy)]
+pub struct SideSpec {
+    pub file: u32,
+    pub device: u32,
+    pub at: MomentSpec,
+}
+
+/// What the diff's groups are.
+#[derive(Deserialize, TS, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum DiffBy {
+    /// The innermost frame of the program's own code (the default: frames
+    /// outside it do not split a group).
+    User,
+    /// The inferred kind.
+    Kind,
+    Stack,
+    Frame,
+}
+
+impl DiffBy {
+    fn group_by(self) -> GroupBy {
+        match self {
+            DiffBy::User => GroupBy::UserFrame,
+            DiffBy::Kind => GroupBy::Category,
+            DiffBy::Stack => GroupBy::Stack,
+            DiffBy::Frame => GroupBy::Frame,
+        }
+    }
+}
+
+/// The table first; the icicle a frame later (its own command).
+#[derive(Deserialize, TS, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum DiffPart {
+    Table,
+    Tree,
+}
+
+#[derive(Deserialize, TS, Debug, Clone, Copy)]
+pub struct DiffCommand {
+    pub a: SideSpec,
+    pub b: SideSpec,
+    pub by: DiffBy,
+    /// The largest changes kept in `rows`.
+    pub limit: u32,
+    pub part: DiffPart,
+}
+
+/// One changed group: B − A, largest change first.
+#[derive(Serialize, TS, Debug, Clone, Default)]
+pub struct DiffRow {
+    /// The whole key (a stack: its frames one a line).
+    pub key: String,
+    /// The core's short label, lines joined with " ← ".
+    pub label: String,
+    /// "only in A", "only in B" or "".
+    pub tag: String,
+    #[ts(type = "number")]
+    pub bytes_a: u64,
+    #[ts(type = "number")]
+    pub bytes_b: u64,
+    pub delta_text: String,
+    pub a_text: String,
+    pub b_text: String,
+    /// More in B.
+    pub up: bool,
+}
+
+/// A node of the two-colour icicle, laid out: `x`, `w` fractions of the
+/// width, the fill (red: more in B, blue: more in A).
+#[derive(Serialize, TS, Debug, Clone)]
+pub struct DiffTreeNode {
+    pub x: f64,
+    pub w: f64,
+    pub depth: u32,
+    pub frame: String,
+    pub fill: String,
+    /// The hover text.
+    pub tip: String,
+}
+
+/// The Diff panel's view model.
+#[derive(Serialize, TS, Debug, Clone, Default)]
+pub struct DiffView {
+    pub generation: u32,
+    /// "A: name (device d) at step s".
+    pub a_title: String,
+    pub b_title: String,
+    /// The steps marked on the two timelines.
+    pub a_step: Option<u32>,
+    pub b_step: Option<u32>,
+    #[ts(type = "number")]
+    pub total_a: u64,
+    #[ts(type = "number")]
+    pub total_b: u64,
+    /// The totals line.
+    pub totals: String,
+    pub changed: u32,
+    pub group_count: u32,
+    pub only_in_a: u32,
+    pub only_in_b: u32,
+    pub rows: Vec<DiffRow>,
+    pub tree: Vec<DiffTreeNode>,
+}
+
+/// A size, signed: "+1.5MiB", "-2.0KiB", "±0B".
+fn signed(d: i64) -> String {
+    let m = format_size(d.unsigned_abs(), false);
+    match d.signum() {
+        1 => format!("+{m}"),
+        -1 => format!("−{m}"),
+        _ => format!("±{m}"),
+    }
+}
+
+fn at_text(at: &memviz_core::analysis::At) -> String {
+    match at.step {
+        Some(s) => format!("step {s}"),
+        None => format!("position {}", at.position),
+    }
+}
+
+/// B against A grouped `by`, the `limit` largest changes as rows.
+pub fn diff_view(a: &Side, b: &Side, by: GroupBy, limit: usize, generation: u32) -> DiffView {
+    let d = diff::diff(a, b, by);
+    let (ta, tb) = (d.a.total_bytes, d.b.total_bytes);
+    let mut totals = format!(
+        "A {} at {} · B {} at {} · B − A {} · ",
+        format_size(ta, false),
+        at_text(&d.a.at),
+        format_size(tb, false),
+        at_text(&d.b.at),
+        signed(tb as i64 - ta as i64)
+    );
+    if d.changed > 0 {
+        totals += &format!(
+            "{} of {} groups changed · only in A: {} ({}) · only in B: {} ({})",
+            d.changed,
+            d.groups.len(),
+            d.only_in_a,
+            format_size(d.only_in_a_bytes, false),
+            d.only_in_b,
+            format_size(d.only_in_b_bytes, false)
+        );
+    } else {
+        totals += "no change";
+    }
+    let rows = d
+        .groups
+        .iter()
+        .filter(|g| g.changed())
+        .take(limit)
+        .map(|g| DiffRow {
+            key: g.key.clone(),
+            label: g.label.split('\n').collect::<Vec<_>>().join(" ← "),
+            tag: if g.count_a == 0 {
+                "only in B"
+            } else if g.count_b == 0 {
+                "only in A"
+            } else {
+                ""
+            }
+            .to_string(),
+            bytes_a: g.bytes_a,
+            bytes_b: g.bytes_b,
+            delta_text: signed(g.delta()),
+            a_text: format_size(g.bytes_a, false),
+            b_text: format_size(g.bytes_b, false),
+            up: g.delta() > 0,
+        })
+        .collect();
+    DiffView {
+        generation,
+        a_title: format!("A: {} at {}", d.a.name, at_text(&d.a.at)),
+        b_title: format!("B: {} at {}", d.b.name, at_text(&d.b.at)),
+        a_step: d.a.at.step,
+        b_step: d.b.at.step,
+        total_a: ta,
+        total_b: tb,
+        totals,
+        changed: d.changed as u32,
+        group_count: d.groups.len() as u32,
+        only_in_a: d.only_in_a as u32,
+        only_in_b: d.only_in_b as u32,
+        rows,
+        tree: Vec::new(),
+    }
+}
+
+/// The fill of a node whose change is `rel` of its larger side: 1% steps;
+/// any change keeps its side's hue.
+fn diff_fill(rel: f64) -> String {
+    let k = if rel == 0.0 { 0.0 } else { rel.signum() * (rel.abs() * 100.0).round().max(1.0) };
+    let l = 92.0 - 42.0 * (k / 100.0).abs();
+    if k > 0.0 {
+        format!("hsl(0, 75%, {l}%)")
+    } else if k < 0.0 {
+        format!("hsl(220, 75%, {l}%)")
+    } else {
+        "hsl(0, 0%, 85%)".to_string()
+    }
+}
+
+/// The merged stack tree of A and B, laid out as an icicle (width: the
+/// larger side); nodes under 1/1500 of the root (about a pixel) are left out.
+pub fn diff_tree_view(a: &Side, b: &Side) -> Vec<DiffTreeNode> {
+    let min = a.info.total_bytes.max(b.info.total_bytes) / 1500;
+    let tree = diff::diff_tree(a, b, min);
+    let size = |n: &diff::DiffNode| n.bytes_a.max(n.bytes_b) as f64;
+    let Some(root) = tree.first() else { return Vec::new() };
+    let total = size(root).max(1.0);
+    // Each node's x and where its next child starts, by id.
+    let mut pos: std::collections::HashMap<u32, (f64, f64)> = std::collections::HashMap::new();
+    let mut out = Vec::with_capacity(tree.len());
+    for n in &tree {
+        let w = size(n) / total;
+        let x = if n.id == root.id {
+            0.0
+        } else {
+            let Some(p) = pos.get_mut(&n.parent) else { continue };
+            let x = p.1;
+            p.1 += w;
+            x
+        };
+        pos.insert(n.id, (x, x));
+        let d = n.bytes_b as i64 - n.bytes_a as i64;
+        out.push(DiffTreeNode {
+            x,
+            w,
+            depth: n.depth,
+            frame: n.frame.clone(),
+            fill: diff_fill(if size(n) > 0.0 { d as f64 / size(n) } else { 0.0 }),
+            tip: format!(
+                "{}\nA {} · B {} · B − A {}",
+                n.frame,
+                format_size(n.bytes_a, false),
+                format_size(n.bytes_b, false),
+                signed(d)
+            ),
+        });
+    }
+    out
 }
 
 /// The order to show files in: ranked names by rank, then the rest by name

@@ -35,8 +35,19 @@ fn every_generated_file_opens_draws_and_hovers() {
         assert_eq!(v.hover(10_000), "");
         let (_, peak) = v.peak().expect("a peak");
         assert_eq!(peak as u64, want["charts"][0]["peak_bytes"].as_u64().unwrap(), "{name}");
-        let legend: Value = serde_json::from_str(&v.legend_json()).unwrap();
-        assert!(!legend.as_array().unwrap().is_empty(), "{name}");
+        let cmd = memviz_viewer::profiler::ProfilerCommand { width: 400, height: 200, dpr: 1.0, ..Default::default() };
+        let m = v.update(&cmd);
+        let legend: std::collections::BTreeMap<String, i64> =
+            m.legend.iter().map(|l| (l.name.clone(), l.max)).collect();
+        let want_max: std::collections::BTreeMap<String, i64> = want["charts"][0]["max"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, x)| (k.clone(), x.as_i64().unwrap()))
+            .filter(|(_, x)| *x != 0)
+            .collect();
+        assert_eq!(legend, want_max, "{name}");
+        assert!(m.y_ticks.len() >= 2 && m.x_ticks.len() >= 3, "{name}");
     }
 }
 

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{bytes, expected, json, shares_to_done};
+use common::{bytes, expected, shares_to_done};
 
 use memviz_viewer::{ranks, Viewer};
 
@@ -23,16 +23,16 @@ fn two() -> Viewer {
 fn overview_rows_are_the_reference_and_survive_dropped_timelines() {
     let mut v = two();
     for (i, name) in [(0, A), (1, B)] {
-        let o = json(&v.overview_json(i, 64).unwrap());
+        let o = v.rank_overview(i).unwrap();
         let r = &expected(name)["summary"]["devices"]["0"];
-        let row = &o["rows"][0];
-        assert_eq!(row["peak_active_bytes"], r["active_memory"]["peak_bytes"], "{name}");
-        assert_eq!(row["end_bytes"], r["active_memory"]["end_bytes"], "{name}");
-        assert_eq!(row["trace_events"], r["trace_events"], "{name}");
-        assert!(row["sparkline"].as_array().unwrap().len() <= 64);
+        let row = &o.rows[0];
+        assert_eq!(row.peak_active_bytes, r["active_memory"]["peak_bytes"].as_u64().unwrap(), "{name}");
+        assert_eq!(row.end_bytes, r["active_memory"]["end_bytes"].as_u64().unwrap(), "{name}");
+        assert_eq!(row.file, i as u32);
+        assert!(row.sparkline.len() <= ranks::SAMPLES);
     }
-    assert_eq!(json(&v.overview_json(0, 8).unwrap())["rank"], 1);
-    assert!(v.overview_json(2, 8).is_err());
+    assert_eq!(v.rank_overview(0).unwrap().rank, Some(1));
+    assert!(v.rank_overview(2).is_err());
     // File 1 is shown; file 0, shown before it, keeps its timeline.
     let peak1 = v.peak_bytes();
     v.trim_hidden_views();
@@ -75,51 +75,62 @@ fn hidden_files_keep_their_timelines_most_recent_first_within_the_largest_model(
     assert_eq!(v.timeline_bytes(0), a);
 }
 
+use memviz_viewer::ranks::{DiffBy, DiffCommand, DiffPart, DiffView, MomentSpec, SideSpec};
+
+fn side(file: u32, at: MomentSpec) -> SideSpec {
+    SideSpec { file, device: 0, at }
+}
+
+fn diff(v: &mut Viewer, a: SideSpec, b: SideSpec, by: DiffBy, part: DiffPart) -> DiffView {
+    v.diff(&DiffCommand { a, b, by, limit: 50, part }).unwrap()
+}
+
+/// A diff's table and icicle as text, to compare two.
+fn both(v: &mut Viewer, a: SideSpec, b: SideSpec) -> String {
+    // The generation says which file was shown, not what the diff is.
+    let t = DiffView { generation: 0, ..diff(v, a, b, DiffBy::Frame, DiffPart::Table) };
+    let i = DiffView { generation: 0, ..diff(v, a, b, DiffBy::Frame, DiffPart::Tree) };
+    serde_json::to_string(&(t, i)).unwrap()
+}
+
+fn peak(name: &str) -> u64 {
+    expected(name)["summary"]["devices"]["0"]["active_memory"]["peak_bytes"].as_u64().unwrap()
+}
+
 #[test]
 fn diff_of_two_files_and_of_a_file_with_itself() {
     let mut v = two();
-    let a = v.diff_side(0, 0, "peak").unwrap();
-    let b = v.diff_side(1, 0, "peak").unwrap();
-    let info = json(&ranks::side_info_json(&a));
-    assert_eq!(info["total_bytes"], expected(A)["summary"]["devices"]["0"]["active_memory"]["peak_bytes"]);
-    let d = json(&ranks::diff_json(&a, &b, "stack", 5).unwrap());
-    let tree = json(&ranks::diff_tree_json(&a, &b, 0));
-    assert!(d["groups"].as_array().unwrap().len() <= 5);
-    assert!(d["group_count"].as_u64().unwrap() >= d["groups"].as_array().unwrap().len() as u64);
-    // The icicle's tree: frames written once, nodes pointing at them; the
-    // root holds each side's live bytes (Python's peaks).
-    let frames = tree["frames"].as_array().unwrap();
-    let nodes = tree["nodes"].as_array().unwrap();
-    assert!(nodes.len() > frames.len(), "{} nodes share {} frames", nodes.len(), frames.len());
-    assert!(nodes.iter().all(|n| (n[3].as_u64().unwrap() as usize) < frames.len()));
-    let root = &nodes[0];
-    assert_eq!(frames[root[3].as_u64().unwrap() as usize], "all");
-    let peak = |name: &str| expected(name)["summary"]["devices"]["0"]["active_memory"]["peak_bytes"].clone();
-    assert_eq!((root[4].clone(), root[5].clone()), (peak(A), peak(B)));
-    let same = json(&ranks::diff_json(&a, &a, "category", 100).unwrap());
-    assert_eq!(same["changed"], 0);
-    assert!(ranks::diff_json(&a, &b, "colour", 5).is_err());
-    assert!(v.diff_side(0, 7, "peak").is_err());
-    assert!(v.diff_side(0, 0, "nonsense").is_err());
+    let (a, b) = (side(0, MomentSpec::Peak), side(1, MomentSpec::Peak));
+    let d = v.diff(&DiffCommand { a, b, by: DiffBy::Stack, limit: 5, part: DiffPart::Table }).unwrap();
+    assert_eq!((d.total_a, d.total_b), (peak(A), peak(B)), "Python's peaks");
+    assert!(d.rows.len() <= 5 && d.group_count as usize >= d.rows.len());
+    assert!(d.rows.iter().all(|r| r.bytes_a != r.bytes_b || !r.tag.is_empty()));
+    assert!(d.a_title.starts_with("A: rank1_") && d.totals.contains("B − A"));
+    // The icicle: laid out from the root ("all", the whole width).
+    let tree = diff(&mut v, a, b, DiffBy::Stack, DiffPart::Tree).tree;
+    assert_eq!((tree[0].frame.as_str(), tree[0].x, tree[0].w), ("all", 0.0, 1.0));
+    assert!(tree.len() > 10 && tree.iter().all(|n| n.x >= 0.0 && n.x + n.w <= 1.0 + 1e-9));
+    let same = diff(&mut v, a, a, DiffBy::Kind, DiffPart::Table);
+    assert_eq!((same.changed, same.rows.len()), (0, 0));
+    assert!(same.totals.ends_with("no change"));
+    let bad = |v: &mut Viewer, s: SideSpec| {
+        v.diff(&DiffCommand { a, b: s, by: DiffBy::User, limit: 5, part: DiffPart::Table })
+    };
+    let e = bad(&mut v, SideSpec { device: 7, ..a }).unwrap_err();
+    assert!(e.message.contains("no device 7") && e.field.as_deref() == Some("b"), "{e}");
+    let e = bad(&mut v, side(0, MomentSpec::Step { step: 99_999_999 })).unwrap_err();
+    assert!(e.message.contains("no step 99999999"), "{e}");
+    assert!(bad(&mut v, side(9, MomentSpec::Peak)).is_err());
 }
 
 #[test]
 fn diff_sides_are_the_same_from_kept_and_shown_analyses() {
     let mut v = two();
-    let sides = [(0, "peak"), (1, "peak"), (0, "step:100"), (1, "end"), (0, "peak")];
-    // Each side's info and its diff against file 0's peak.
-    let all = |v: &mut Viewer| -> Vec<(String, String)> {
-        let base = v.diff_side(0, 0, "peak").unwrap();
-        sides
-            .iter()
-            .map(|&(f, m)| {
-                let s = v.diff_side(f, 0, m).unwrap();
-                (
-                    ranks::side_info_json(&s),
-                    ranks::diff_json(&base, &s, "frame", 50).unwrap() + &ranks::diff_tree_json(&base, &s, 0),
-                )
-            })
-            .collect()
+    let sides =
+        [(0, MomentSpec::Peak), (1, MomentSpec::Peak), (0, MomentSpec::Step { step: 100 }), (1, MomentSpec::End)];
+    // Each side's diff against file 0's peak.
+    let all = |v: &mut Viewer| -> Vec<String> {
+        sides.iter().map(|&(f, m)| both(v, side(0, MomentSpec::Peak), side(f, m))).collect()
     };
     // Built for the diff (and kept: A and B), then from the analysis of the
     // file shown, which the "Alive at" panel built.
@@ -127,20 +138,21 @@ fn diff_sides_are_the_same_from_kept_and_shown_analyses() {
     v.moment_json("peak", 10).unwrap();
     assert!(v.analysis_built());
     assert_eq!(all(&mut v), kept);
-    let peak_b = json(&kept[1].0)["total_bytes"].clone();
-    assert_eq!(peak_b, expected(B)["summary"]["devices"]["0"]["active_memory"]["peak_bytes"]);
-    assert_ne!(kept[0].1, kept[2].1, "another moment, another diff");
+    assert_ne!(kept[0], kept[2], "another moment, another diff");
+    assert_eq!(
+        diff(&mut v, side(0, MomentSpec::Peak), side(1, MomentSpec::Peak), DiffBy::User, DiffPart::Table).total_b,
+        peak(B)
+    );
 }
 
 #[test]
 fn diff_sides_built_in_steps_are_the_ones_built_at_once() {
     // File 0 (A) is hidden once file 1 is shown: its timeline kept, or
     // freed; either way its side is built in steps, then diffed.
+    let moments = [MomentSpec::Peak, MomentSpec::Step { step: 100 }, MomentSpec::End];
     let mut at_once = two();
-    let want: Vec<String> = ["peak", "step:100", "end"]
-        .iter()
-        .map(|m| ranks::side_info_json(&at_once.diff_side(0, 0, m).unwrap()))
-        .collect();
+    let want: Vec<String> =
+        moments.iter().map(|&m| both(&mut at_once, side(1, MomentSpec::Peak), side(0, m))).collect();
     let events = expected(A)["summary"]["devices"]["0"]["trace_events"].as_u64().unwrap() as usize;
     for freed in [false, true] {
         let mut v = two();
@@ -161,11 +173,12 @@ fn diff_sides_built_in_steps_are_the_ones_built_at_once() {
         let walks = if freed { 3 } else { 2 };
         assert!(shares.len() >= walks * events.div_ceil(1000), "freed {freed}: {} calls", shares.len());
         assert_eq!(v.prepare_diff_side_step(0, 0, 1000).unwrap(), 1.0, "kept");
-        let got: Vec<String> =
-            ["peak", "step:100", "end"].iter().map(|m| ranks::side_info_json(&v.diff_side(0, 0, m).unwrap())).collect();
+        let got: Vec<String> = moments.iter().map(|&m| both(&mut v, side(1, MomentSpec::Peak), side(0, m))).collect();
         assert_eq!(got, want, "freed {freed}");
-        // Python's peak.
-        assert_eq!(json(&got[0])["total_bytes"], expected(A)["summary"]["devices"]["0"]["active_memory"]["peak_bytes"]);
+        assert_eq!(
+            diff(&mut v, side(0, MomentSpec::Peak), side(1, MomentSpec::Peak), DiffBy::User, DiffPart::Table).total_a,
+            peak(A)
+        );
     }
 }
 
