@@ -108,7 +108,9 @@ function bundle(entry, substitutes = {}) {
     visiting.add(file);
     const substitute = file in substitutes;
     let text = substitute ? substitutes[file] : read(file);
-    if (!substitute && /\bimport\.meta\b|\bimport\s*\(/.test(text)) throw new Error(`bundle: ${file} uses import.meta or import()`);
+    // JSDoc types (`/** @type {import('./types').X} */`) are comments, not imports.
+    const code = text.replace(/\/\*\*[\s\S]*?\*\//g, '');
+    if (!substitute && /\bimport\.meta\b|\bimport\s*\(/.test(code)) throw new Error(`bundle: ${file} uses import.meta or import()`);
     const head = [];
     text = text.replace(/^import\s+(?:(\*\s+as\s+\w+|\{[^}\n]*\})\s+from\s+)?['"]([^'"]+)['"];?[ \t]*$/gm, (_, what, spec) => {
       const m = /^\.\/([\w.-]+\.js)$/.exec(spec);
