@@ -103,6 +103,7 @@ pub fn typescript() -> String {
             s
         }};
     }
+    use crate::files::*;
     use crate::whatif::*;
-    decls![ErrorKind, PageError, WhatIfFields, OomVerdict, WhatIfChart, WhatIfView, WhatIfOverlay,]
+    decls![ErrorKind, PageError, OpenCommand, OpenReply, FileKind, FileSniff, WhatIfFields, OomVerdict, WhatIfChart, WhatIfView, WhatIfOverlay,]
 }
