@@ -125,11 +125,8 @@ async function open(file) {
   chartChanged();
 }
 
-// app.js: the snapshot loader's message for these files names torch.profiler.
-addFormatHook((file, err) => {
-  if (!/torch\.profiler/.test(String((err && err.message) || err))) return null;
-  return open(file);
-});
+// app.js hands it the files whose first bytes say torch.profiler (memviz_core::sniff).
+addFormatHook(open);
 
 $('profiler-chart').addEventListener('change', guard(() => { pv.set_chart(+$('profiler-chart').value); chartChanged(); }));
 $('profiler-reset').addEventListener('click', guard(() => { pv.reset_window(); draw(); }));

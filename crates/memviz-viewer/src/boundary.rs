@@ -105,5 +105,17 @@ pub fn typescript() -> String {
     }
     use crate::files::*;
     use crate::whatif::*;
-    decls![ErrorKind, PageError, OpenCommand, OpenReply, FileKind, FileSniff, WhatIfFields, OomVerdict, WhatIfChart, WhatIfView, WhatIfOverlay,]
+    decls![
+        ErrorKind,
+        PageError,
+        OpenCommand,
+        OpenReply,
+        FileKind,
+        FileSniff,
+        WhatIfFields,
+        OomVerdict,
+        WhatIfChart,
+        WhatIfView,
+        WhatIfOverlay,
+    ]
 }

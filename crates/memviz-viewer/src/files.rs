@@ -300,11 +300,15 @@ impl Adopting {
 #[serde(tag = "cmd", rename_all = "snake_case")]
 pub enum OpenCommand {
     /// A file decoded on the page: its chunks follow (`feed`), then `finish`.
-    Begin { name: String },
+    Begin {
+        name: String,
+    },
     Finish,
     /// A file the page's worker decoded: its model's chunks follow (`feed`),
     /// then `adopt_end`, `adopt_replay` until done, `adopt_finish`.
-    AdoptBegin { name: String },
+    AdoptBegin {
+        name: String,
+    },
     AdoptEnd,
     AdoptReplay {
         #[ts(type = "number")]
@@ -337,9 +341,15 @@ pub enum OpenCommand {
     /// Takes up to `total` bytes of memory and writes `step` more of them
     /// (`done`: all written); `total` 0 lets go of them (memviz-wasm's
     /// `MemoryAhead`).
-    Ahead { total: u32, step: u32 },
-    /// Panics with `message`, as a bug would (the tests of the recovery).
-    DebugPanic { message: String },
+    Ahead {
+        total: u32,
+        step: u32,
+    },
+    /// Panics with `message`, as a bug would (the tests of the recovery;
+    /// memviz-wasm's).
+    DebugPanic {
+        message: String,
+    },
 }
 
 /// What an open command did.
@@ -409,7 +419,6 @@ impl crate::Viewer {
             OpenCommand::VersionsLost { file } => self.versions_lost(file),
             OpenCommand::HasVersions { file } => reply.done = self.has_versions(file),
             OpenCommand::SelectFile { file } => self.select_file(file),
-            OpenCommand::DebugPanic { message } => panic!("{message}"),
             other => return Err(PageError::bad_command(format!("{other:?} is not the viewer's"))),
         }
         reply.generation = self.generation();

@@ -182,7 +182,10 @@ impl Viewer {
     /// Optional: `adopt_finish` replays whatever is left in one go.
     pub fn adopt_replay(&mut self, budget: usize) -> Result<bool, PageError> {
         let kind = self.cx.kind;
-        self.adopting.as_mut().ok_or_else(|| files::out_of_order("adopt_replay without adopt"))?.replay_step(kind, budget)
+        self.adopting
+            .as_mut()
+            .ok_or_else(|| files::out_of_order("adopt_replay without adopt"))?
+            .replay_step(kind, budget)
     }
 
     /// The last step of [`Viewer::adopt`]: the file becomes the current one.

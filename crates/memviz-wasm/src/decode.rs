@@ -51,7 +51,11 @@ pub(crate) struct Decoder {
 enum WorkerCommand {
     /// Starts decoding a file for elsewhere (`size`: its bytes, so that
     /// the decoder's tables grow once).
-    Decode { name: String, size: f64, debug: Option<String> },
+    Decode {
+        name: String,
+        size: Option<f64>,
+        debug: Option<String>,
+    },
     DecodeFinish,
 }
 
@@ -116,20 +120,25 @@ fn warm() -> Result<(), PageError> {
     }
     // The worker's way: the model's and the versions' wire forms, read back.
     let mut loader = Loader::new();
-    loader.feed(EXAMPLE).and_then(|()| Ok(loader.finish()?)).map(|snap| {
-        let (mut model, mut vers) = (Vec::new(), Vec::new());
-        snap.wire_chunks(&mut |c| model.push(c));
-        versions::compute(&snap).wire_chunks(&mut |c| vers.push(c));
-        (model, vers)
-    }).map_err(|e| PageError::decode(EXAMPLE_NAME, &e)).and_then(|(model, vers)| {
-        w.adopt_begin(EXAMPLE_NAME);
-        model.iter().try_for_each(|c| w.adopt_chunk(c))?;
-        w.adopt_end()?;
-        while !w.adopt_replay(1 << 17)? {}
-        let i = w.adopt_finish()?;
-        vers.iter().try_for_each(|c| w.versions_chunk(i, c))?;
-        w.versions_end(i)
-    })
+    loader
+        .feed(EXAMPLE)
+        .and_then(|()| Ok(loader.finish()?))
+        .map(|snap| {
+            let (mut model, mut vers) = (Vec::new(), Vec::new());
+            snap.wire_chunks(&mut |c| model.push(c));
+            versions::compute(&snap).wire_chunks(&mut |c| vers.push(c));
+            (model, vers)
+        })
+        .map_err(|e| PageError::decode(EXAMPLE_NAME, &e))
+        .and_then(|(model, vers)| {
+            w.adopt_begin(EXAMPLE_NAME);
+            model.iter().try_for_each(|c| w.adopt_chunk(c))?;
+            w.adopt_end()?;
+            while !w.adopt_replay(1 << 17)? {}
+            let i = w.adopt_finish()?;
+            vers.iter().try_for_each(|c| w.versions_chunk(i, c))?;
+            w.versions_end(i)
+        })
 }
 
 #[wasm_bindgen]
@@ -141,7 +150,9 @@ impl Viewer {
             match w {
                 WorkerCommand::Decode { name, size, debug } => {
                     let mut loader = Loader::new();
-                    loader.expect(size as u64);
+                    if let Some(size) = size {
+                        loader.expect(size as u64);
+                    }
                     self.ahead.release();
                     self.decoder = Some(Decoder { name, loader: Some(loader), snap: None, debug, fed: 0 });
                 }
@@ -157,6 +168,7 @@ impl Viewer {
             OpenCommand::Example => reply.file = Some(self.inner.open(EXAMPLE_NAME, EXAMPLE).map_err(error)?),
             OpenCommand::Warm => warm().map_err(error)?,
             OpenCommand::Ahead { total, step } => reply.done = self.ahead.touch(total, step).map_err(error)?,
+            OpenCommand::DebugPanic { message } => panic!("{message}"),
             cmd => {
                 if let OpenCommand::AdoptBegin { .. } = cmd {
                     self.ahead.release();
