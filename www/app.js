@@ -123,8 +123,8 @@ async function warmCanvases() {
 const plotCanvases = () => ['plot', 'plot-select', 'axes', 'minimap'].map($);
 
 const idle = window.requestIdleCallback || ((f) => setTimeout(f, 50));
-/** Takes `total` bytes of this instance's memory ahead (MemoryAhead), `step` a call; 0 lets go; true once written. */
-const ahead = (v, total, step = total) => v.open({ cmd: 'ahead', total, step }).done;
+/** The next step of memory written ahead for `plan` (MemoryAhead: 'model' of a file of `fileBytes`, 'small', 'release'); true once written. */
+const ahead = (v, plan, fileBytes = 0) => v.open({ cmd: 'ahead', plan, file_bytes: fileBytes }).done;
 wasmLoaded.then(() => {
   let round = 0;
   const step = (deadline) => {
@@ -136,7 +136,7 @@ wasmLoaded.then(() => {
     idle(() => {
       // A small file is decoded on this thread: its tables take these pages
       // again without their first write's cost (~0.7 ms a MB).
-      if (viewer && !viewer.file_count() && !currentName) guard(() => { ahead(viewer, SMALL_AHEAD); ahead(viewer, 0); })();
+      if (viewer && !viewer.file_count() && !currentName) guard(() => ahead(viewer, 'small'))();
       prewarm(); // the decode worker, started ahead
       if (awaitsFile()) fileComing();
       warmCanvases().then(() => {
@@ -147,7 +147,6 @@ wasmLoaded.then(() => {
   };
   idle(step);
 });
-const SMALL_AHEAD = 16 << 20;
 
 // ---- opening files -------------------------------------------------------
 /** A dismissable message; a refusal (`PageError`) keeps its kind and offset as data-error-kind / -offset. */
@@ -384,7 +383,7 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
       console.debug('memviz: decoding on the page', e);
     } finally {
       pool.stop();
-      if (!got && viewer) guard(() => ahead(viewer, 0))();
+      if (!got && viewer) guard(() => ahead(viewer, 'release'))();
     }
     if (got) return adopt(file, got, job, onBuild);
   }
@@ -496,19 +495,14 @@ function adoptVersions(got, i, step, ms) {
 // page's first write is what costs (~0.7 ms a MB, 14x a second). So it
 // writes, in tasks of TOUCH_TASK_MS chained by messages: ArrayBuffers for the
 // worker to copy the model's chunks into (POOL x the file, at most POOL_MAX;
-// the wire form is 0.41-0.43x the file), then this wasm's memory the model
-// will take (AHEAD x the file, at most AHEAD_MAX; MemoryAhead), TOUCH_STEP a
-// call. The caps: these first writes slow the worker's decode about as much
-// as they take (the 950 MB file's open 8.0 s with all written, 5.8 with
-// none, 4.7 with the caps).
+// the wire form is 0.41-0.43x the file), then the memory this page's model
+// will take (MemoryAhead's 'model' plan: its sizes are Rust's).
 const TOUCH_TASK_MS = 4;
-const POOL = 0.45, POOL_MAX = 64 << 20, POOL_BUFFER = 8 << 20;
-const AHEAD = 1, AHEAD_MAX = 128 << 20, TOUCH_STEP = 2 << 20;
+const POOL = 0.45, POOL_MAX = 64 << 20, POOL_BUFFER = 8 << 20, POOL_STEP = 2 << 20;
 function touchAhead(size, give) {
   const v = viewer;
   let on = size > CHUNK && !!v, pooled = 0, b = null, written = 0;
   const pool = Math.min(Math.floor(size * POOL), POOL_MAX);
-  const total = Math.min(Math.floor(size * AHEAD), AHEAD_MAX);
   const step = guard(() => {
     if (!on || viewer !== v) return;
     const t0 = performance.now();
@@ -517,12 +511,12 @@ function touchAhead(size, give) {
       do {
         if (pooled < pool) {
           b ||= new ArrayBuffer(POOL_BUFFER);
-          new Uint8Array(b, written, TOUCH_STEP).fill(0);
-          if ((written += TOUCH_STEP) === POOL_BUFFER) {
+          new Uint8Array(b, written, POOL_STEP).fill(0);
+          if ((written += POOL_STEP) === POOL_BUFFER) {
             give([b]);
             [b, written, pooled] = [null, 0, pooled + POOL_BUFFER];
           }
-        } else more = !ahead(v, total, TOUCH_STEP);
+        } else more = !ahead(v, 'model', size);
       } while (more && performance.now() - t0 < TOUCH_TASK_MS);
     } catch (e) {
       if (isTrap(e)) throw e;

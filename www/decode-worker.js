@@ -17,11 +17,7 @@ export const CHUNK = 4 << 20;
 export const FEED = 1 << 20;
 /** A worker that decoded more than this is ended rather than kept for the next file. */
 const KEEP_BELOW = 32 << 20;
-// While the user picks a file (`expectFile`) the spare worker writes AHEAD
-// bytes of its memory, AHEAD_STEP a task: the decoder takes those pages again
-// without their first write's cost (~0.55 ms a MB). Let go after AHEAD_WAIT_MS.
-const AHEAD = 256 << 20;
-const AHEAD_STEP = 4 << 20;
+/** A file expected (`expectFile`) and none come in this long: the memory written ahead is let go. */
 const AHEAD_WAIT_MS = 60_000;
 
 /**
@@ -60,7 +56,7 @@ export async function feedStream(file, feed, step, CHUNK, FEED) {
 }
 
 // The worker's program: refers to nothing outside its arguments.
-function workerMain(loadGlue, feedStream, CHUNK, FEED, AHEAD_STEP) {
+function workerMain(loadGlue, feedStream, CHUNK, FEED) {
   let glue = null, memory = null, v = null, ahead = false, versionsNow = null;
   let pool = []; // ArrayBuffers the page wrote ahead, for the model's chunks
   const post = (m, t) => self.postMessage(m, t);
@@ -83,8 +79,9 @@ function workerMain(loadGlue, feedStream, CHUNK, FEED, AHEAD_STEP) {
       ahead = true;
       try {
         // A step a task, so that the file's message is taken between them.
-        while (ahead && !v.open({ cmd: 'ahead', total: m.ahead, step: AHEAD_STEP }).done) await new Promise((r) => setTimeout(r, 0));
-        if (ahead) post({ aheadWritten: m.ahead });
+        let r = null;
+        while (ahead && !(r = v.open({ cmd: 'ahead', plan: 'decode' })).done) await new Promise((ok) => setTimeout(ok, 0));
+        if (ahead) post({ aheadWritten: r.written });
       } catch (e) {
         post({ aheadFailed: String(e.message) }); // the page ends this worker
       }
@@ -143,7 +140,7 @@ function spawn() {
   const setup = workerSetup();
   if (!setup || typeof Worker === 'undefined') return null;
   try {
-    blobUrl ||= URL.createObjectURL(new Blob([`${setup.prelude}\n${feedStream}\n(${workerMain})(loadGlue, feedStream, ${CHUNK}, ${FEED}, ${AHEAD_STEP});\n`],
+    blobUrl ||= URL.createObjectURL(new Blob([`${setup.prelude}\n${feedStream}\n(${workerMain})(loadGlue, feedStream, ${CHUNK}, ${FEED});\n`],
       { type: 'text/javascript' }));
     const worker = new Worker(blobUrl, { type: setup.type, name: 'memviz decode' });
     const w = { worker, ahead: false, onAhead: null };
@@ -171,8 +168,9 @@ export function prewarm() {
 }
 
 /**
- * The user is about to pick a file: the spare worker writes AHEAD bytes of
- * its memory meanwhile (`onWritten(bytes)` once done). If no file comes
+ * The user is about to pick a file: the spare worker writes its memory ahead
+ * meanwhile (MemoryAhead's 'decode' plan; `onWritten(bytes)` once done): the
+ * decoder takes those pages again without their first write's cost. If no file comes
  * (`noFile`, or within AHEAD_WAIT_MS) that worker is ended. Not on a device
  * that reports little memory.
  */
@@ -183,7 +181,7 @@ export function expectFile(onWritten = () => {}) {
   if (!w || w.ahead) return;
   w.ahead = true;
   w.onAhead = onWritten;
-  w.ready.then(() => { if (spare === w) w.worker.postMessage({ ahead: AHEAD }); }, () => {});
+  w.ready.then(() => { if (spare === w) w.worker.postMessage({ ahead: true }); }, () => {});
   clearTimeout(aheadTimer);
   aheadTimer = setTimeout(() => { noFile(); prewarm(); }, AHEAD_WAIT_MS);
 }

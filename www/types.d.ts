@@ -17,7 +17,11 @@ offset: number | null,
  */
 field: string | null, };
 
-export type OpenCommand = { "cmd": "begin", name: string, } | { "cmd": "finish" } | { "cmd": "adopt_begin", name: string, } | { "cmd": "adopt_end" } | { "cmd": "adopt_replay", budget: number, } | { "cmd": "adopt_finish" } | { "cmd": "versions_end", file: number, } | { "cmd": "versions_lost", file: number, } | { "cmd": "has_versions", file: number, } | { "cmd": "select_file", file: number, } | { "cmd": "example" } | { "cmd": "warm" } | { "cmd": "ahead", total: number, step: number, } | { "cmd": "debug_panic", message: string, };
+export type OpenCommand = { "cmd": "begin", name: string, } | { "cmd": "finish" } | { "cmd": "adopt_begin", name: string, } | { "cmd": "adopt_end" } | { "cmd": "adopt_replay", budget: number, } | { "cmd": "adopt_finish" } | { "cmd": "versions_end", file: number, } | { "cmd": "versions_lost", file: number, } | { "cmd": "has_versions", file: number, } | { "cmd": "select_file", file: number, } | { "cmd": "example" } | { "cmd": "warm" } | { "cmd": "ahead", plan: AheadPlan, 
+/**
+ * `model`: the size of the file the worker decodes.
+ */
+file_bytes: number, } | { "cmd": "debug_panic", message: string, };
 
 export type OpenReply = { 
 /**
@@ -33,7 +37,11 @@ done: boolean,
 /**
  * The viewer's generation after the command.
  */
-generation: number, };
+generation: number, 
+/**
+ * `ahead`: the bytes written so far.
+ */
+written: number | null, };
 
 export type FileKind = "pickle" | "json" | "profiler_timeline" | "profiler_trace" | "profiler_picture";
 

@@ -266,20 +266,20 @@ test('the model through buffers the page gave the worker: several chunks to a bu
     const got = await w.done;
     const V = Object.getPrototypeOf(window.memviz.viewer).constructor;
     const v = new V();
-    v.adopt_begin(file.name);
+    v.open({ cmd: 'adopt_begin', name: file.name });
     let chunks = 0, shared = 0, last = null;
     for (let c = await got.nextChunk(); c; c = await got.nextChunk()) {
       chunks++;
       if (c.buffer === last) shared++;
       last = c.buffer;
-      v.adopt_chunk(c);
+      v.feed(c);
     }
-    v.adopt_end();
-    const i = v.adopt_finish();
+    v.open({ cmd: 'adopt_end' });
+    const i = v.open({ cmd: 'adopt_finish' }).file;
     got.versionsNow(); // as the page does once the file is painted
     const info = await got.info();
     for (const b of info.versions) v.versions_chunk(i, new Uint8Array(b));
-    v.versions_end(i);
+    v.open({ cmd: 'versions_end', file: i });
     got.release();
     const summary = v.summary_json();
     v.free();

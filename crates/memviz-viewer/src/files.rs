@@ -5,7 +5,7 @@ use std::cell::OnceCell;
 
 use memviz_core::timeline::{Timeline, TimelineBuilder, TimelineKind};
 use memviz_core::versions::{self, Versions};
-use memviz_core::{sniff, Loader, Snapshot, VersionsReader, WireReader};
+use memviz_core::{sniff, versions as versions_of, Loader, Snapshot, VersionsReader, WireReader};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -338,18 +338,34 @@ pub enum OpenCommand {
     Example,
     /// The idle warm-up of the open and draw paths (memviz-wasm).
     Warm,
-    /// Takes up to `total` bytes of memory and writes `step` more of them
-    /// (`done`: all written); `total` 0 lets go of them (memviz-wasm's
-    /// `MemoryAhead`).
+    /// Memory taken and written ahead of need, a step a call (`done`: all
+    /// written; `written`: bytes so far): memviz-wasm's `MemoryAhead`.
     Ahead {
-        total: u32,
-        step: u32,
+        plan: AheadPlan,
+        /// `model`: the size of the file the worker decodes.
+        #[serde(default)]
+        #[ts(type = "number")]
+        file_bytes: u64,
     },
     /// Panics with `message`, as a bug would (the tests of the recovery;
     /// memviz-wasm's).
     DebugPanic {
         message: String,
     },
+}
+
+/// What memory written ahead is for (the sizes are memviz-wasm's ahead.rs).
+#[derive(Deserialize, TS, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum AheadPlan {
+    /// This page's model of a file the worker decodes (`file_bytes`).
+    Model,
+    /// In the decode worker, while the user picks a file.
+    Decode,
+    /// On the page before a small file comes (written, then let go at once).
+    Small,
+    /// Lets go of what was written.
+    Release,
 }
 
 /// What an open command did.
@@ -364,6 +380,9 @@ pub struct OpenReply {
     pub done: bool,
     /// The viewer's generation after the command.
     pub generation: u32,
+    /// `ahead`: the bytes written so far.
+    #[ts(type = "number | null")]
+    pub written: Option<u64>,
 }
 
 /// What a file is, from its first bytes (`memviz_core::sniff`): the page
@@ -434,4 +453,45 @@ impl crate::Viewer {
             self.adopt_chunk(bytes)
         }
     }
+}
+
+/// One round of the page's idle warm-up (memviz-wasm, with its built-in
+/// example): the file opened both ways
+/// (decoded here; decoded for elsewhere and adopted), drawn, hovered and
+/// its views built, in a Viewer of its own. V8 compiles wasm lazily and
+/// optimises hot code in the background: the first file used to pay for
+/// that (its open 2-4x slower than a second open of the same file).
+pub fn warm_up(name: &str, bytes: &[u8]) -> Result<(), PageError> {
+    let mut w = crate::Viewer::new();
+    w.set_dpr(1.0);
+    w.open(name, bytes)?;
+    for _ in 0..2 {
+        w.render_plot(400, 160);
+        w.render_minimap(400, 40);
+        w.hover(200.0, 80.0);
+        w.render_selection();
+        w.zoom_at(1.5, 0.4);
+    }
+    w.summary_json();
+    for v in 0..w.view_names().len() {
+        while w.prepare_view_step(v, 1 << 12) < 1.0 {}
+        w.set_view(v);
+        w.render_plot(400, 160);
+        w.hover(200.0, 80.0);
+    }
+    // The worker's way: the model's and the versions' wire forms, read back.
+    let decode = |e: memviz_core::Error| PageError::decode(name, &e);
+    let mut loader = Loader::new();
+    loader.feed(bytes).map_err(decode)?;
+    let snap = loader.finish().map_err(decode)?;
+    let (mut model, mut vers) = (Vec::new(), Vec::new());
+    snap.wire_chunks(&mut |c| model.push(c));
+    versions_of::compute(&snap).wire_chunks(&mut |c| vers.push(c));
+    w.adopt_begin(name);
+    model.iter().try_for_each(|c| w.adopt_chunk(c))?;
+    w.adopt_end()?;
+    while !w.adopt_replay(1 << 17)? {}
+    let i = w.adopt_finish()?;
+    vers.iter().try_for_each(|c| w.versions_chunk(i, c))?;
+    w.versions_end(i)
 }

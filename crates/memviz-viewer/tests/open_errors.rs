@@ -76,3 +76,11 @@ fn commands_out_of_order_are_the_pages_bug() {
     let e = v.open_command(OpenCommand::Example).unwrap_err();
     assert_eq!(e.kind, ErrorKind::BadCommand);
 }
+
+#[test]
+fn the_warm_up_opens_a_real_snapshot_both_ways() {
+    memviz_viewer::warm_up("small_train_step.pickle", &shared("snapshots/small_train_step.pickle")).unwrap();
+    let cut = &shared("snapshots/small_train_step.pickle")[..36085];
+    let e = memviz_viewer::warm_up("cut.pickle", cut).unwrap_err();
+    assert_eq!((e.kind, e.offset), (ErrorKind::Truncated, Some(36085)));
+}

@@ -95,52 +95,6 @@ fn send(sink: &ChunkSink, write: impl FnOnce(&mut dyn FnMut(Vec<u8>))) -> Result
     failed.map_or(Ok(()), Err)
 }
 
-/// One round of the idle warm-up: the built-in example opened both ways
-/// (decoded here; decoded for elsewhere and adopted), drawn, hovered and
-/// its views built, in a Viewer of its own. V8 compiles wasm lazily and
-/// optimises hot code in the background: the first file used to pay for
-/// that (its open 2-4x slower than a second open of the same file).
-fn warm() -> Result<(), PageError> {
-    let mut w = memviz_viewer::Viewer::new();
-    w.set_dpr(1.0);
-    w.open(EXAMPLE_NAME, EXAMPLE)?;
-    for _ in 0..2 {
-        w.render_plot(400, 160);
-        w.render_minimap(400, 40);
-        w.hover(200.0, 80.0);
-        w.render_selection();
-        w.zoom_at(1.5, 0.4);
-    }
-    w.summary_json();
-    for v in 0..w.view_names().len() {
-        while w.prepare_view_step(v, 1 << 12) < 1.0 {}
-        w.set_view(v);
-        w.render_plot(400, 160);
-        w.hover(200.0, 80.0);
-    }
-    // The worker's way: the model's and the versions' wire forms, read back.
-    let mut loader = Loader::new();
-    loader
-        .feed(EXAMPLE)
-        .and_then(|()| Ok(loader.finish()?))
-        .map(|snap| {
-            let (mut model, mut vers) = (Vec::new(), Vec::new());
-            snap.wire_chunks(&mut |c| model.push(c));
-            versions::compute(&snap).wire_chunks(&mut |c| vers.push(c));
-            (model, vers)
-        })
-        .map_err(|e| PageError::decode(EXAMPLE_NAME, &e))
-        .and_then(|(model, vers)| {
-            w.adopt_begin(EXAMPLE_NAME);
-            model.iter().try_for_each(|c| w.adopt_chunk(c))?;
-            w.adopt_end()?;
-            while !w.adopt_replay(1 << 17)? {}
-            let i = w.adopt_finish()?;
-            vers.iter().try_for_each(|c| w.versions_chunk(i, c))?;
-            w.versions_end(i)
-        })
-}
-
 #[wasm_bindgen]
 impl Viewer {
     /// One step of opening a file (an `OpenCommand`, or the worker's
@@ -166,8 +120,11 @@ impl Viewer {
         let mut reply = OpenReply::default();
         match from_js::<OpenCommand>(&cmd)? {
             OpenCommand::Example => reply.file = Some(self.inner.open(EXAMPLE_NAME, EXAMPLE).map_err(error)?),
-            OpenCommand::Warm => warm().map_err(error)?,
-            OpenCommand::Ahead { total, step } => reply.done = self.ahead.touch(total, step).map_err(error)?,
+            OpenCommand::Warm => memviz_viewer::warm_up(EXAMPLE_NAME, EXAMPLE).map_err(error)?,
+            OpenCommand::Ahead { plan, file_bytes } => {
+                reply.done = self.ahead.step(plan, file_bytes).map_err(error)?;
+                reply.written = Some(self.ahead.written());
+            }
             OpenCommand::DebugPanic { message } => panic!("{message}"),
             cmd => {
                 if let OpenCommand::AdoptBegin { .. } = cmd {

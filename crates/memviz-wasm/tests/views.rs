@@ -32,7 +32,7 @@ fn json(s: &str) -> serde_json::Value {
 #[wasm_bindgen_test]
 fn state_history_selects_and_draws() {
     let mut v = Viewer::new();
-    v.open_example().unwrap();
+    v.open(js_sys::JSON::parse(r#"{"cmd": "example"}"#).unwrap()).unwrap();
     let events = json(&v.summary_json())["trace_events"].as_u64().unwrap() as u32;
     let names = v.view_names();
     assert_eq!(names[2..], ["Allocated Memory (incl. Private Pools)", "Allocator State History", "Allocator Settings"]);
@@ -71,7 +71,7 @@ fn state_history_selects_and_draws() {
 #[wasm_bindgen_test]
 fn search_and_jumps() {
     let mut v = Viewer::new();
-    v.open_example().unwrap();
+    v.open(js_sys::JSON::parse(r#"{"cmd": "example"}"#).unwrap()).unwrap();
     let big = v.largest_element();
     assert!(big >= 0);
     let text = v.element_text(big as u32);
