@@ -14,14 +14,9 @@ import { hoverCard, pinCard, hideCard } from './card.js';
 import { decodeInWorker, feedStream, prewarm, expectFile, noFile, Cancelled, WorkerTrap, CHUNK, FEED } from './decode-worker.js';
 
 const $ = (id) => document.getElementById(id);
-// Files larger than this are decoded in the worker (www/decode-worker.js),
-// smaller ones on the page's thread: measured with
-// benches/browser/open_paint.mjs (7 fresh pages each, median change ->
-// painted frame), the worker cost a 0.65 MB file 58-67 ms against 42-53 ms
-// on the page (its decode 32 ms against 13-16: the messages, the read in the
-// worker and the model's copy), a 3.2 MB file 124-178 ms against 92-111.
-// A file of up to 4 MiB blocks the page for less than a frame's work more
-// than it already does; a larger one is decoded with task hops anyway.
+// Files larger than this are decoded in the worker, smaller ones here: the
+// worker cost a 0.65 MB file 58-67 ms against 42-53 on the page, a 3.2 MB
+// file 124-178 against 92-111 (benches/browser/open_paint.mjs, medians).
 const WORKER_MIN = 4 << 20;
 // ?decode=worker or ?decode=page forces one way whatever the size (tests, benchmarks).
 const DECODE = new URLSearchParams(location.search).get('decode');
@@ -226,10 +221,9 @@ function markFirstPaint() {
 }
 
 // ---- internal errors: a trap in the wasm code ---------------------------
-// A Rust panic (a bug) or running out of memory aborts the wasm call with a
-// RuntimeError ("unreachable"); the instance cannot be trusted afterwards.
-// The page says so, naming the panic's message, and starts a fresh
-// instance of the module (www/boot.js): the next file opens as usual.
+// A panic (a bug) or running out of memory traps (a RuntimeError) and the
+// instance cannot be trusted: the page names the panic and starts a fresh
+// instance (boot.js); the next file opens as usual.
 let currentName = ''; // the file being read or shown, for the message
 let recovering = null; // a promise while the fresh instance starts
 let crashes = 0;
