@@ -73,9 +73,23 @@ wasmLoaded.then(start);
 // open). Rust opens, draws and adopts the built-in example in a Viewer of its
 // own (`open({cmd: 'warm'})`), a round per call, until the code is warm.
 const WARM_ROUNDS = 40;
-function warmRound() {
+function warmRound(first) {
   try {
     viewer.open({ cmd: 'warm' });
+    // Once into the page's own canvases, while they show nothing, cleared in
+    // the same task: their backing stores and the axes' text set up before a file.
+    const own = plotCanvases();
+    if (first && !viewer.file_count() && own.every((c) => c.clientWidth > 0)) {
+      const w = new bindings.Viewer();
+      try {
+        w.open({ cmd: 'example' });
+        for (const c of own) sizeCanvas(c);
+        w.render(...own);
+      } finally {
+        w.free();
+      }
+      for (const c of own) c.getContext('2d').clearRect(0, 0, c.width, c.height);
+    }
     return true;
   } catch (e) {
     if (isTrap(e)) crashed(e);
@@ -125,7 +139,7 @@ wasmLoaded.then(() => {
   const step = (deadline) => {
     if (round === 0) warmFonts();
     let more;
-    do more = !currentName && warmRound() && ++round < WARM_ROUNDS;
+    do more = !currentName && warmRound(round === 0) && ++round < WARM_ROUNDS;
     while (more && deadline && deadline.timeRemaining() > 8);
     if (more) return idle(step);
     idle(() => {
@@ -353,6 +367,21 @@ function resetControls() {
 /** Whether the last file loadFile read was read on this thread, not in the worker. */
 let readHere = false;
 
+/** Bytes of a file's start that decide what it is (memviz_viewer::SNIFF_HEAD). */
+const SNIFF_HEAD = 64 << 10;
+/** A torch.profiler export: its chart reads it (profiler.js), not the snapshot reader. */
+class ProfilerFile extends Error {
+  constructor(name) {
+    super(`${name}: not a memory snapshot but a torch.profiler export: open it alone to see its chart`);
+  }
+}
+/** Routes `file` on its first bytes (`Viewer.sniff`), before any decode: throws a ProfilerFile for a profiler export. */
+function route(file, head) {
+  const k = bindings.Viewer.sniff(head.subarray(0, SNIFF_HEAD));
+  document.body.dataset.fileKind = k.kind; // for tests
+  if (k.profiler) throw new ProfilerFile(file.name);
+}
+
 /**
  * Reads `file` into the viewer (it becomes the current file); resolves to its
  * index. A file over WORKER_MIN is decoded in the worker and its model
@@ -365,6 +394,8 @@ let readHere = false;
 export async function loadFile(file, onProgress, onBuild, job = {}) {
   readHere = false;
   const inWorker = DECODE === 'worker' || (DECODE !== 'page' && file.size > WORKER_MIN);
+  // A large file's head read apart (a few ms); a small one's first piece is looked at as it comes.
+  if (inWorker) route(file, new Uint8Array(await file.slice(0, SNIFF_HEAD).arrayBuffer()));
   const w = inWorker ? decodeInWorker(file, onProgress) : null;
   if (w) {
     job.cancel = w.cancel;
@@ -387,7 +418,13 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
   readHere = true;
   viewer.open({ cmd: 'begin', name: file.name });
   const stop = () => { if (cancelled) throw new Cancelled(file.name); };
-  await feedStream(file, (bytes) => { stop(); viewer.feed(bytes); }, async (read) => {
+  let first = !inWorker;
+  await feedStream(file, (bytes) => {
+    stop();
+    if (first) route(file, bytes);
+    first = false;
+    viewer.feed(bytes);
+  }, async (read) => {
     if (file.size <= CHUNK) return; // a small file: no progress, no yield
     onProgress(read);
     await nextTask();
@@ -532,17 +569,11 @@ $('cancel-open').addEventListener('click', () => {
   if (reading && reading.cancel) reading.cancel();
 });
 
-/** Bytes of a file's start that decide what it is (memviz_viewer::SNIFF_HEAD). */
-const SNIFF_HEAD = 64 << 10;
 
 async function readFile(file) {
   waiting--;
   if (recovering) await recovering;
   if (!viewer) return;
-  // What it is, from its first bytes: a torch.profiler export goes to its chart (profiler.js), read once.
-  const kind = bindings.Viewer.sniff(new Uint8Array(await file.slice(0, SNIFF_HEAD).arrayBuffer()));
-  document.body.dataset.fileKind = kind.kind; // for tests
-  if (kind.profiler && formatHook) return formatHook(file);
   const shown = currentName;
   currentName = file.name;
   markReceived();
@@ -568,6 +599,7 @@ async function readFile(file) {
   } catch (e) {
     if (isTrap(e)) return crashed(e);
     currentName = shown; // the file shown before stays
+    if (e instanceof ProfilerFile && formatHook) return formatHook(file);
     if (e instanceof Cancelled) {
       showMessage('notice', `Opening ${file.name}: cancelled`);
       return announce(`Opening ${file.name} cancelled`);

@@ -102,6 +102,8 @@ impl Viewer {
 
     /// Starts reading a file that arrives in chunks (`feed`, then `finish`).
     pub fn begin(&mut self, name: &str) {
+        // One read at a time: one left unfinished (cancelled) goes.
+        self.adopting = None;
         self.loading = Some(files::Loading::new(name));
     }
 
@@ -154,6 +156,7 @@ impl Viewer {
     /// (`Snapshot::wire_chunks`), so that the page may yield between
     /// two: `adopt_begin`, `adopt_chunk` for each, in order, `adopt_end`.
     pub fn adopt_begin(&mut self, name: &str) {
+        self.loading = None;
         self.adopting = Some(files::Adopting::Reading(name.to_string(), Box::default()));
     }
 

@@ -84,3 +84,26 @@ fn the_warm_up_opens_a_real_snapshot_both_ways() {
     let e = memviz_viewer::warm_up("cut.pickle", cut).unwrap_err();
     assert_eq!((e.kind, e.offset), (ErrorKind::Truncated, Some(36085)));
 }
+
+#[test]
+fn a_read_left_unfinished_does_not_take_the_next_files_bytes() {
+    let bytes = shared("snapshots/small_train_step.pickle");
+    let mut v = Viewer::new();
+    // Cancelled after its first chunk: never finished.
+    v.open_command(OpenCommand::Begin { name: "cancelled.pickle".into() }).unwrap();
+    v.feed_any(&bytes[..1000]).unwrap();
+    // The next file comes from the worker: its model's chunks are the model's.
+    let mut loader = memviz_core::Loader::new();
+    loader.feed(&bytes).unwrap();
+    let snap = loader.finish().unwrap();
+    let mut model = Vec::new();
+    snap.wire_chunks(&mut |c| model.push(c));
+    v.open_command(OpenCommand::AdoptBegin { name: "adopted.pickle".into() }).unwrap();
+    for c in &model {
+        v.feed_any(c).unwrap();
+    }
+    v.open_command(OpenCommand::AdoptEnd).unwrap();
+    let r = v.open_command(OpenCommand::AdoptFinish).unwrap();
+    assert_eq!(r.file, Some(0));
+    assert_eq!(v.file_names(), ["adopted.pickle"]);
+}
