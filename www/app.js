@@ -414,7 +414,6 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
   }
   let cancelled = false;
   job.cancel = () => { cancelled = true; };
-  document.body.dataset.decodedIn = 'page';
   readHere = true;
   viewer.open({ cmd: 'begin', name: file.name });
   const stop = () => { if (cancelled) throw new Cancelled(file.name); };
@@ -432,6 +431,7 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
   }, CHUNK, FEED);
   stop();
   job.cancel = null;
+  document.body.dataset.decodedIn = 'page'; // for tests
   if (file.size > CHUNK) {
     onBuild();
     await afterPaint(); // its text on screen before the long task

@@ -304,15 +304,15 @@ test('a truncated real snapshot: the error keeps the reader\'s kind and byte off
 
 test('a profiler .json goes to the chart on its first bytes: the snapshot reader never sees it', async () => {
   const { page, context, errors } = await open('oom_fragmentation_2gib.pickle');
-  // Every call that starts a snapshot decode on the page, counted.
+  // Every byte handed to the snapshot reader on the page, and every model adopted from the worker, counted.
   await page.evaluate(() => {
     window.decodes = [];
     const P = window.memviz.viewer.constructor.prototype, open = P.open, feed = P.feed;
     P.open = function (cmd) {
-      if (cmd.cmd === 'begin' || cmd.cmd === 'adopt_begin') window.decodes.push(cmd.cmd);
+      if (cmd.cmd === 'adopt_begin' || cmd.cmd === 'finish') window.decodes.push(cmd.cmd);
       return open.call(this, cmd);
     };
-    P.feed = function (b) { window.decodes.push('feed'); return feed.call(this, b); };
+    P.feed = function (b) { window.decodes.push(`feed ${b.length}`); return feed.call(this, b); };
     delete document.body.dataset.decodedIn;
   });
   const json = 'profiler_resnet50_memory_timeline.json';
