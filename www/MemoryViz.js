@@ -1,14 +1,8 @@
-// memviz's stand-in for PyTorch's torch/utils/viz/MemoryViz.js: the same
-// module exports, so the HTML that `python -m torch.cuda._memory_viz
-// trace_plot` (or segment_plot, torch.cuda._memory_viz.trace_plot()) writes
-// shows the snapshot in memviz once its import URL points at this file:
-//
-//   import {add_local_files} from "https://your.host/memviz/MemoryViz.js"
-//   add_local_files([{name: "snapshot.pickle", base64: "..."}], 'Active Memory Timeline')
-//
-// The viewer is this folder's index.html in a full-window iframe: it keeps
-// its own Content-Security-Policy (no connection once loaded), which the
-// host page, having none, could not give it. Files reach it by postMessage.
+// memviz's stand-in for PyTorch's torch/utils/viz/MemoryViz.js (same
+// exports): the HTML that `python -m torch.cuda._memory_viz trace_plot`
+// writes shows the snapshot in memviz once its import URL points here. The
+// viewer is this folder's index.html in a full-window iframe (it keeps its
+// own CSP, which the host page could not give it); files go by postMessage.
 const VIEWER = new URL('index.html', import.meta.url);
 const TARGET = VIEWER.origin === 'null' ? '*' : VIEWER.origin;
 
@@ -32,14 +26,10 @@ function post(files, view) {
   viewer().then((w) => w.postMessage({ memviz: 'open', files, view }, TARGET, files.map((f) => f.bytes)));
 }
 
-// trace_plot pads the pickle with NUL bytes to a multiple of 3; the
-// viewer's decoder stops at the pickle's STOP opcode, as pickle.load does.
+// trace_plot pads the pickle with NULs; the decoder stops at its STOP opcode.
 function decodeBase64(text) {
-  if (Uint8Array.fromBase64) return Uint8Array.fromBase64(text.replace(/\s+/g, ''));
-  const bin = atob(text.replace(/\s+/g, ''));
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
+  text = text.replace(/\s+/g, '');
+  return Uint8Array.fromBase64 ? Uint8Array.fromBase64(text) : Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 }
 
 /** files: [{name, base64}]; view_value: a view name such as 'Active Memory Timeline'. */

@@ -14,14 +14,9 @@ import { hoverCard, pinCard, hideCard } from './card.js';
 import { decodeInWorker, feedStream, prewarm, expectFile, noFile, Cancelled, WorkerTrap, CHUNK, FEED } from './decode-worker.js';
 
 const $ = (id) => document.getElementById(id);
-// Files larger than this are decoded in the worker (www/decode-worker.js),
-// smaller ones on the page's thread: measured with
-// benches/browser/open_paint.mjs (7 fresh pages each, median change ->
-// painted frame), the worker cost a 0.65 MB file 58-67 ms against 42-53 ms
-// on the page (its decode 32 ms against 13-16: the messages, the read in the
-// worker and the model's copy), a 3.2 MB file 124-178 ms against 92-111.
-// A file of up to 4 MiB blocks the page for less than a frame's work more
-// than it already does; a larger one is decoded with task hops anyway.
+// Files larger than this are decoded in the worker, smaller ones here: the
+// worker cost a 0.65 MB file 58-67 ms against 42-53 on the page, a 3.2 MB
+// file 124-178 against 92-111 (benches/browser/open_paint.mjs, medians).
 const WORKER_MIN = 4 << 20;
 // ?decode=worker or ?decode=page forces one way whatever the size (tests, benchmarks).
 const DECODE = new URLSearchParams(location.search).get('decode');
@@ -43,8 +38,8 @@ export const getRecovering = () => recovering;
  * a timeline is drawn (true: it drew the view itself), reset() after an
  * internal error.
  */
-let formatHook = null; // profiler.js: (file, error) -> a promise when it takes the file
-/** profiler.js registers here: files the snapshot loader refuses as another format. */
+let formatHook = null; // profiler.js: (file) -> a promise once shown
+/** profiler.js registers here: the files whose first bytes say torch.profiler export (`Viewer.sniff`). */
 export function addFormatHook(fn) {
   formatHook = fn;
 }
@@ -73,107 +68,38 @@ function start(b) {
 // share.js's #file= fetches start before the CSP above forbids them.
 wasmLoaded.then(start);
 
-// V8 compiles wasm lazily and optimises hot code in the background, so the
-// first file used to pay for compiling (its open measured 2-4x slower than
-// a second open of the same file). Decode and draw the built-in example
-// (pickled as Python pickles a real snapshot: build.rs) off-screen once the
-// page is idle, a round per idle period, until V8 has had the decoder's hot
-// paths long enough to optimise them, so the code is warm when a file comes.
+// The idle warm-up: V8 compiles wasm lazily and optimises hot code in the
+// background, so the first file used to pay for it (2-4x slower than a second
+// open). Rust opens, draws and adopts the built-in example in a Viewer of its
+// own (`open({cmd: 'warm'})`), a round per call, until the code is warm.
 const WARM_ROUNDS = 40;
 function warmRound(first) {
-  const b = bindings;
-  if (!b) return;
   try {
-    const w = new b.Viewer();
-    const canvas = (width, height) => Object.assign(document.createElement('canvas'), { width, height });
-    const plot = canvas(400, 160), sel = canvas(400, 160), axes = canvas(400, 160), mini = canvas(400, 40);
-    w.open_example();
-    w.render(plot, sel, axes, mini);
-    w.zoom_at(1.5, 0.4);
-    w.render(plot, sel, axes, mini);
-    w.hover(200, 80);
-    w.render_selection(sel);
-    // What a file's open calls before its first paint and right after
-    // (opened(), views.js, phases.js, explain.js): compiled now, not then.
-    w.summary_json();
-    w.file_names(); w.file_count(); w.device_labels(); w.devices(); w.view_names(); w.warnings();
-    w.element_count(); w.detail(); w.view_kind();
-    w.phases({}); w.x_of_step(0); w.n_steps();
-    w.panel({ cmd: 'overview' }); // explain.js's markers, OOM list and kinds
-    // The diff's calls (ranks.js): its clicks after the first ran ~2x slower
-    // until V8 had optimised them.
-    const side = (kind) => ({ file: 0, device: w.device(), at: { kind } });
-    const cmd = { a: side('peak'), b: side('end'), by: 'stack', limit: 200, part: 'table' };
-    w.diff(cmd); w.diff({ ...cmd, part: 'tree' }); w.ranks({ do: 'overview', file: 0 });
-    // The pools view (the example's CUDA graph pool) and the State History:
-    // a first visit drew the pools in 13-26 ms cold, 5-6 warm.
-    const names = w.view_names();
-    for (const name of ['Allocated Memory (incl. Private Pools)', 'Allocator State History']) {
-      const i = names.indexOf(name);
-      while (w.prepare_view_step(i, 1 << 12) < 1);
-      w.set_view(i);
-    }
-    w.state_select(w.state_len() >> 1);
-    w.state_lines(0, 40);
-    w.state_render(plot);
-    w.set_view(names.indexOf('Allocated Memory (incl. Private Pools)'));
-    w.render(plot, sel, axes, mini);
-    w.hover(200, 80);
-    warmWorkerPath(b);
-    // Once more into the page's own canvases at their size, while they show
-    // nothing, then cleared in the same task (never painted): their backing
-    // stores are allocated and the axes canvas's text set up before a file
-    // comes, instead of during its first draw.
+    viewer.open({ cmd: 'warm' });
+    // Once into the page's own canvases, while they show nothing, cleared in
+    // the same task: their backing stores and the axes' text set up before a file.
     const own = plotCanvases();
-    if (first && viewer && viewer.file_count() === 0 && own.every((c) => c.clientWidth > 0)) {
-      for (const c of own) sizeCanvas(c);
-      w.render(...own);
+    if (first && !viewer.file_count() && own.every((c) => c.clientWidth > 0)) {
+      const w = new bindings.Viewer();
+      try {
+        w.open({ cmd: 'example' });
+        for (const c of own) sizeCanvas(c);
+        w.render(...own);
+      } finally {
+        w.free();
+      }
       for (const c of own) c.getContext('2d').clearRect(0, 0, c.width, c.height);
     }
-    w.free();
+    return true;
   } catch (e) {
     if (isTrap(e)) crashed(e);
-    else console.debug('memviz: warm-up skipped', e);
-    document.body.dataset.warmError = String((e && e.message) || e); // for the tests: a warm-up that fails leaves the code cold
+    document.body.dataset.warmError = String(e.message); // for the tests: a warm-up that fails leaves the code cold
     return false;
   }
-  return true;
 }
 
-// A large file goes another way: the worker's Decoder writes the model's
-// and the address versions' wire forms, this page reads them. Code V8 has
-// not yet optimised runs several times slower (in this page, a 3.2 MB
-// file's model read in 2.5 ms cold, 0.5 ms after 40 of these rounds; its
-// wire form written in 2.0 against 0.8), and the worker runs the same
-// compiled module: the example takes that way too, in the same calls.
-function warmWorkerPath(b) {
-  const d = new b.Decoder(WARM_NAME);
-  const v = new b.Viewer();
-  try {
-    d.feed(b.example_file());
-    d.finish();
-    const model = [], versions = [];
-    d.model((c) => model.push(c.slice()));
-    d.versions((c) => versions.push(c.slice()));
-    v.adopt_begin(WARM_NAME);
-    for (const c of model) v.adopt_chunk(c);
-    v.adopt_end();
-    while (!v.adopt_replay(REPLAY_STEP));
-    const i = v.adopt_finish();
-    for (const c of versions) v.versions_chunk(i, c);
-    v.versions_end(i);
-  } finally {
-    v.free();
-    d.free();
-  }
-}
-const WARM_NAME = 'warm-up'; // named in an error, were there one
-
-// The first text in a font the page has not used yet costs 2-3 ms of
-// layout (measured: the font is looked up on the system), and an open
-// shows several at once (bold numbers, monospace timings, italic notes):
-// the first open's layout took 11 ms for 200 boxes. Lay them out once,
-// hidden, while the page is idle.
+// The first text in a font not used yet costs 2-3 ms of layout: laid out
+// once, hidden, while idle.
 function warmFonts() {
   const d = document.createElement('div');
   d.setAttribute('aria-hidden', 'true');
@@ -183,16 +109,12 @@ function warmFonts() {
     '<span style="font:10px sans-serif">0</span><span style="font:11px sans-serif">0</span>' +
     mono.map((f) => `<span style="font-family:${f}">0<b>0</b><i>0</i></span>`).join('');
   document.body.append(d);
-  void d.offsetWidth; // the layout that looks the fonts up
+  void d.offsetWidth;
   d.remove();
 }
 
-// The first two frames that show new pixels in a canvas cost 7-10 ms
-// more each (measured in headless Chromium, three 1358x502 canvases: 8.8 and
-// 7.8 ms, then 1.4): the compositor sets up the canvas's buffers, front and
-// back. A file's first paint paid both. Pay them while idle instead:
-// transparent pixels into each plot canvas for two frames, nothing seen.
-// (Not clearRect: a cleared canvas is not handed to the compositor at all.)
+// A canvas's first two frames with new pixels cost 7-10 ms more each (the
+// compositor's buffers): paid while idle, transparent pixels, nothing seen.
 async function warmCanvases() {
   const own = plotCanvases();
   for (let frame = 0; frame < 2; frame++) {
@@ -210,42 +132,22 @@ async function warmCanvases() {
 const plotCanvases = () => ['plot', 'plot-select', 'axes', 'minimap'].map($);
 
 const idle = window.requestIdleCallback || ((f) => setTimeout(f, 50));
-// A small file (up to WORKER_MIN) is decoded on this thread, and its
-// tables' first writes to fresh wasm memory cost ~0.7 ms a MB: written now,
-// while idle, and let go, the same pages go to the first file's decoder
-// (the 3.2 MB file's first decode 8.8-9.7 → 7.5-7.9 ms in the page when
-// its bytes are all there: the example, an embedded or posted snapshot).
-// Kept for the page's life: wasm memory never shrinks.
-const SMALL_AHEAD = 16 << 20;
-function smallAhead() {
-  if (!viewer || viewer.file_count() > 0 || currentName) return;
-  try {
-    viewer.touch_ahead(SMALL_AHEAD, SMALL_AHEAD);
-    viewer.release_ahead();
-  } catch (e) {
-    if (isTrap(e)) crashed(e);
-  }
-}
+/** The next step of memory written ahead for `plan` (MemoryAhead: 'model' of a file of `fileBytes`, 'small', 'release'); true once written. */
+const ahead = (v, plan, fileBytes = 0) => v.open({ cmd: 'ahead', plan, file_bytes: fileBytes }).done;
 wasmLoaded.then(() => {
   let round = 0;
   const step = (deadline) => {
     if (round === 0) warmFonts();
-    // Not while a file is read or shown: it is warm by then. As many rounds
-    // as the idle period has room for (a round takes a few ms; a round per
-    // idle period took 2.3 s in all, and a file picked sooner met cold code).
     let more;
     do more = !currentName && warmRound(round === 0) && ++round < WARM_ROUNDS;
     while (more && deadline && deadline.timeRemaining() > 8);
     if (more) return idle(step);
     idle(() => {
-      smallAhead();
-      prewarm(); // the decode worker, started ahead so that a file pays no start-up
-      // A page loaded to show a file that has not come yet: the user's next
-      // step is to pick or drop one, so the worker writes its memory ahead
-      // now, as it does when the open button is pressed (let go after a
-      // minute without a file: see expectFile).
+      // A small file is decoded on this thread: its tables take these pages
+      // again without their first write's cost (~0.7 ms a MB).
+      if (viewer && !viewer.file_count() && !currentName) guard(() => ahead(viewer, 'small'))();
+      prewarm(); // the decode worker, started ahead
       if (awaitsFile()) fileComing();
-      // (Two frames: in a hidden tab they wait until it shows.)
       warmCanvases().then(() => {
         document.body.dataset.warm = '1'; // tests and benchmarks: the idle work is done
         document.body.dataset.warmRounds = round;
@@ -256,9 +158,11 @@ wasmLoaded.then(() => {
 });
 
 // ---- opening files -------------------------------------------------------
-function showMessage(cls, msg) {
+/** A dismissable message; a refusal (`PageError`) keeps its kind and offset as data-error-kind / -offset. */
+function showMessage(cls, msg, err) {
   const div = document.createElement('div');
   div.className = cls;
+  if (err && err.kind) Object.assign(div.dataset, { errorKind: err.kind, errorOffset: err.offset ?? '' });
   const close = document.createElement('button');
   close.textContent = '×';
   close.title = 'Dismiss';
@@ -266,10 +170,9 @@ function showMessage(cls, msg) {
   div.append(close, document.createTextNode(msg));
   $('errors').append(div);
 }
-export const showError = (msg) => showMessage('error', msg);
+export const showError = (msg, err) => showMessage('error', msg, err);
 
-// What the reader left out of the file just opened (it still opened):
-// one warning box, a line per problem, as `memviz` prints them on stderr.
+// What the reader left out of the file just opened: a line per problem.
 function showWarnings() {
   const name = viewer.file_names()[viewer.current_file()];
   const lines = viewer.warnings().map((w) => `${name}: warning: ${w}`);
@@ -332,18 +235,17 @@ function markFirstPaint() {
 }
 
 // ---- internal errors: a trap in the wasm code ---------------------------
-// A Rust panic (a bug) or running out of memory aborts the wasm call with a
-// RuntimeError ("unreachable"); the instance cannot be trusted afterwards.
-// The page says so, naming the panic's message, and starts a fresh
-// instance of the module (www/boot.js): the next file opens as usual.
+// A panic (a bug) or running out of memory traps (a RuntimeError) and the
+// instance cannot be trusted: the page names the panic and starts a fresh
+// instance (boot.js); the next file opens as usual.
 let currentName = ''; // the file being read or shown, for the message
 let recovering = null; // a promise while the fresh instance starts
 let crashes = 0;
 
-function isTrap(e) {
-  return e instanceof WebAssembly.RuntimeError ||
-    /recursive use of an object|null pointer passed to rust|unreachable/.test(String(e && e.message));
-}
+/** A refusal from the wasm (memviz_viewer::boundary::PageError): it has a kind. */
+export const isPageError = (e) => e != null && typeof e === 'object' && typeof e.kind === 'string';
+/** A trap: what the wasm throws that is no PageError (`unreachable`: a panic, or out of memory). */
+const isTrap = (e) => e instanceof WebAssembly.RuntimeError;
 
 function crashed(e) {
   if (recovering) return;
@@ -465,26 +367,39 @@ function resetControls() {
 /** Whether the last file loadFile read was read on this thread, not in the worker. */
 let readHere = false;
 
+/** Bytes of a file's start that decide what it is (memviz_viewer::SNIFF_HEAD). */
+const SNIFF_HEAD = 64 << 10;
+/** A torch.profiler export: its chart reads it (profiler.js), not the snapshot reader. */
+class ProfilerFile extends Error {
+  constructor(name) {
+    super(`${name}: not a memory snapshot but a torch.profiler export: open it alone to see its chart`);
+  }
+}
+/** Routes `file` on its first bytes (`Viewer.sniff`), before any decode: throws a ProfilerFile for a profiler export. */
+function route(file, head) {
+  const k = bindings.Viewer.sniff(head.subarray(0, SNIFF_HEAD));
+  document.body.dataset.fileKind = k.kind; // for tests
+  if (k.profiler) throw new ProfilerFile(file.name);
+}
+
 /**
- * Reads `file` into the viewer (it becomes the current file); resolves to
- * its index. A file larger than WORKER_MIN is decoded in the worker and
- * adopted here (its model moves as bytes, `Viewer::adopt`); smaller ones, or
- * any while no worker can run, are decoded on this thread as the file's
- * pieces arrive, with a task hop every CHUNK bytes. `onProgress(bytesRead)`
- * after each CHUNK of a file larger than one; `onBuild()` (it sets a text)
- * before the model is adopted or finished (then the timeline's replay runs
- * on this thread). `job.cancel` is set to
- * a function that stops the read (it then rejects with a Cancelled). Rejects
- * with the decoder's error (it names the file and the byte offset), a
- * WorkerTrap (the worker's wasm trapped) or a trap of this thread's wasm.
+ * Reads `file` into the viewer (it becomes the current file); resolves to its
+ * index. A file over WORKER_MIN is decoded in the worker and its model
+ * adopted here; a smaller one (or any while no worker runs) is decoded here
+ * as its pieces arrive, a task hop every CHUNK. `onProgress(bytesRead)` after
+ * each CHUNK; `onBuild()` before the model is adopted or finished;
+ * `job.cancel` stops the read (a Cancelled). Rejects with the decoder's
+ * PageError (kind, offset), a WorkerTrap, or a trap of this thread's wasm.
  */
 export async function loadFile(file, onProgress, onBuild, job = {}) {
   readHere = false;
   const inWorker = DECODE === 'worker' || (DECODE !== 'page' && file.size > WORKER_MIN);
+  // A large file's head read apart (a few ms); a small one's first piece is looked at as it comes.
+  if (inWorker) route(file, new Uint8Array(await file.slice(0, SNIFF_HEAD).arrayBuffer()));
   const w = inWorker ? decodeInWorker(file, onProgress) : null;
   if (w) {
     job.cancel = w.cancel;
-    const ahead = touchAhead(file.size, w.give);
+    const pool = touchAhead(file.size, w.give);
     let got = null;
     try {
       got = await w.done;
@@ -492,102 +407,93 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
       if (!e.unavailable) throw e;
       console.debug('memviz: decoding on the page', e);
     } finally {
-      ahead.stop();
-      if (!got && viewer) viewer.release_ahead();
+      pool.stop();
+      if (!got && viewer) guard(() => ahead(viewer, 'release'))();
     }
-    if (got) {
-      job.cancel = null;
-      document.body.dataset.decodedIn = 'worker'; // for tests
-      delete document.body.dataset.versionsFrom;
-      // Its text is painted at the next frame: the model is read in short
-      // tasks (waiting for that paint here cost 10-25 ms).
-      if (file.size > CHUNK) onBuild();
-      if (!viewer) throw new Error(`${file.name}: the viewer restarted`);
-      // Tasks none of which is as long as all at once: the model, a task
-      // per chunk (a column, read as it comes while the worker makes the
-      // next; each let go once read), the first timeline's replay in steps
-      // of REPLAY_STEP events, then its views. The address versions come
-      // after the first paint (see below).
-      // `ms`: each step's sum and the longest task.
-      const ms = { read: got.readMs, longest: 0 };
-      let last = 0; // the last step's time: the next one's guess
-      const step = (name, fn) => {
-        if (!viewer) throw new Error(`${file.name}: the viewer restarted`);
-        const t0 = performance.now();
-        const r = fn();
-        const dt = last = performance.now() - t0;
-        ms[name] = (ms[name] || 0) + dt;
-        if (dt > ms.longest) [ms.longest, ms.longestStep] = [dt, name];
-        return r;
-      };
-      // A hop to the event loop once a task has run SLICE_MS, or before a
-      // step that would take it past TASK_MS (guessed from the step
-      // before), not after every step: chunks already here and short
-      // replay steps share a task (a hop per step cost up to a frame
-      // each; hopping before every step that would pass SLICE_MS measured
-      // no better on the 119 MB open). Hopping only once past SLICE_MS
-      // made 12-22 ms tasks on the 950 MB file: input waited through them.
-      let since = performance.now();
-      const slice = async () => {
-        const ran = performance.now() - since;
-        if (ran < SLICE_MS && ran + last < TASK_MS) return;
-        await nextTask();
-        since = performance.now();
-      };
-      let i;
-      try {
-        viewer.adopt_begin(file.name);
-        for (let c = await got.nextChunk(); c; c = await got.nextChunk()) {
-          step('model', () => viewer.adopt_chunk(c));
-          c = null;
-          await slice();
-        }
-        step('model', () => viewer.adopt_end());
-        while (!step('replay', () => viewer.adopt_replay(REPLAY_STEP))) await slice();
-        await slice();
-        i = step('views', () => viewer.adopt_finish());
-      } catch (e) {
-        got.release();
-        throw e;
-      }
-      adoptVersions(got, i, step, ms);
-      timings.worker = ms;
-      await nextTask(); // the first draw in a task of its own too
-      return i;
-    }
+    if (got) return adopt(file, got, job, onBuild);
   }
   let cancelled = false;
   job.cancel = () => { cancelled = true; };
-  document.body.dataset.decodedIn = 'page';
   readHere = true;
-  viewer.begin(file.name);
+  viewer.open({ cmd: 'begin', name: file.name });
   const stop = () => { if (cancelled) throw new Cancelled(file.name); };
-  await feedStream(file, (bytes) => { stop(); viewer.feed(bytes); }, async (read) => {
+  let first = !inWorker;
+  await feedStream(file, (bytes) => {
+    stop();
+    if (first) route(file, bytes);
+    first = false;
+    viewer.feed(bytes);
+  }, async (read) => {
     if (file.size <= CHUNK) return; // a small file: no progress, no yield
     onProgress(read);
-    await nextTask(); // keep the page responsive between chunks
+    await nextTask();
     stop();
   }, CHUNK, FEED);
-  stop(); // a cancel during the last read
+  stop();
   job.cancel = null;
+  document.body.dataset.decodedIn = 'page'; // for tests
   if (file.size > CHUNK) {
     onBuild();
     await afterPaint(); // its text on screen before the long task
     if (!viewer) throw new Error(`${file.name}: the viewer restarted`);
   }
-  return viewer.finish();
+  return viewer.open({ cmd: 'finish' }).file;
 }
 
 /**
- * The address versions of file `i`, which the worker computes after the
- * model, read here after the file's first paint: only texts that name a
- * block need them (on the 950 MB file the page had waited ~1 s for them).
- * Meanwhile a band's text names its address without the version (`b7f…_…`;
- * it is shown again once they are in), and a search or the state history
- * computes them here. A piece per idle callback, each let go once read. The
- * worker ends once they are in and the page has settled after the paint
- * (see `whenSettled`); if it fails meanwhile, the versions are computed here
- * when needed.
+ * Opens the model the worker decoded, in tasks none as long as all at once:
+ * a chunk each as it comes, the first timeline's replay in REPLAY_STEP
+ * events, then its views; a hop to the event loop once a task has run
+ * SLICE_MS or the next step (guessed from the last) would pass TASK_MS.
+ */
+async function adopt(file, got, job, onBuild) {
+  job.cancel = null;
+  document.body.dataset.decodedIn = 'worker'; // for tests
+  delete document.body.dataset.versionsFrom;
+  if (file.size > CHUNK) onBuild();
+  const ms = { read: got.readMs, longest: 0 }; // each step's sum and the longest task
+  let last = 0, since = performance.now();
+  const step = (name, cmd) => {
+    if (!viewer) throw new Error(`${file.name}: the viewer restarted`);
+    const t0 = performance.now();
+    const r = typeof cmd === 'function' ? cmd() : cmd instanceof Uint8Array ? viewer.feed(cmd) : viewer.open(cmd);
+    const dt = last = performance.now() - t0;
+    ms[name] = (ms[name] || 0) + dt;
+    if (dt > ms.longest) [ms.longest, ms.longestStep] = [dt, name];
+    return r;
+  };
+  const slice = async () => {
+    const ran = performance.now() - since;
+    if (ran < SLICE_MS && ran + last < TASK_MS) return;
+    await nextTask();
+    since = performance.now();
+  };
+  let i;
+  try {
+    step('model', { cmd: 'adopt_begin', name: file.name });
+    for (let c = await got.nextChunk(); c; c = await got.nextChunk()) {
+      step('model', c);
+      await slice();
+    }
+    step('model', { cmd: 'adopt_end' });
+    while (!step('replay', { cmd: 'adopt_replay', budget: REPLAY_STEP }).done) await slice();
+    await slice();
+    i = step('views', { cmd: 'adopt_finish' }).file;
+  } catch (e) {
+    got.release();
+    throw e;
+  }
+  adoptVersions(got, i, step, ms);
+  timings.worker = ms;
+  await nextTask(); // the first draw in a task of its own too
+  return i;
+}
+
+/**
+ * File `i`'s address versions, which the worker computes once the file is
+ * painted, read here a piece per idle callback (only texts that name a block
+ * need them; meanwhile a band's text names its address without the version,
+ * and a search computes them here). The worker ends once the page settles.
  */
 function adoptVersions(got, i, step, ms) {
   const v = viewer;
@@ -595,19 +501,14 @@ function adoptVersions(got, i, step, ms) {
   got.info()
     .then(async (info) => {
       ms.finish = info.finishMs;
-      document.body.dataset.workerMemory = info.memory; // the worker's wasm memory at its largest (for the benchmarks)
-      const pieces = info.versions;
-      while (pieces.length) {
-        // In idle periods: not before the first paint (they came before it
-        // on the 2M-event file, and took 5 ms of it).
+      document.body.dataset.workerMemory = info.memory; // for the benchmarks
+      for (const b of info.versions) {
         await new Promise((r) => idle(r));
         if (viewer !== v) return;
-        const b = pieces.shift();
         step('versions', () => v.versions_chunk(i, new Uint8Array(b)));
       }
-      step('versions', () => v.versions_end(i));
+      step('versions', { cmd: 'versions_end', file: i });
       document.body.dataset.versionsFrom = 'worker'; // for tests
-      // A band's text shown meanwhile named its address without the version.
       if (v.current_file() === i && lastHit >= 0 && $('context').textContent.includes('_…')) {
         showContext(v.element_text(lastHit));
       }
@@ -616,71 +517,44 @@ function adoptVersions(got, i, step, ms) {
       if (viewer !== v) return;
       if (isTrap(e)) return crashed(e);
       console.warn('memviz: the address versions will be computed on the page', e);
-      guard(() => v.versions_lost(i))();
+      guard(() => v.open({ cmd: 'versions_lost', file: i }))();
     })
     .finally(() => whenSettled(() => got.release()));
 }
 
-// While the worker reads and decodes a large file this thread is idle. A
-// fresh page's first write is what costs (~0.7 ms a MB here, 14x a second
-// write), so this thread writes, in tasks of about TOUCH_TASK_MS: first ArrayBuffers for
-// the worker to copy the model's chunks into (POOL x the file, given to it
-// a POOL_BUFFER at a time; the wire form was 0.41-0.43x on the synthetic
-// files), then the memory the model will need in this page's wasm
-// (Viewer::touch_ahead, AHEAD x the file; the model's reading lets it go and
-// reuses it; the model and its first timeline took 1.1-1.2x on the
-// synthetic files, more on real ones). TOUCH_STEP bytes a call: ~1.5 ms
-// alone, but up to 4-8 ms while the worker is taking fresh memory too (8
-// MiB steps made 35-60 ms tasks during the 950 MB file's read). Tasks
-// chained by messages, not idle callbacks: while the progress bar moves
-// these came once a frame, and the page had written 5-80 of the 119 MB
-// file's ~170 MB when its model came (its reading then took 85-120 ms
-// against 45-70 with all written; measured). At most POOL_MAX and
-// AHEAD_MAX: this thread's first writes slow the worker's decode about as
-// much as they take (the 950 MB file's feed took 6.0 s with all ~1.4 GB
-// written meanwhile, 2.8 s with none, 2.8-3.2 s with these caps; its open
-// 8.0, 5.8 and 4.7 s).
+// While the worker decodes a large file this thread is idle, and a fresh
+// page's first write is what costs (~0.7 ms a MB, 14x a second). So it
+// writes, in tasks of TOUCH_TASK_MS chained by messages: ArrayBuffers for the
+// worker to copy the model's chunks into (POOL x the file, at most POOL_MAX;
+// the wire form is 0.41-0.43x the file), then the memory this page's model
+// will take (MemoryAhead's 'model' plan: its sizes are Rust's).
 const TOUCH_TASK_MS = 4;
-const POOL = 0.45;
-const POOL_MAX = 64 << 20;
-const POOL_BUFFER = 8 << 20; // a model chunk is at most ~4 MiB
-const AHEAD = 1;
-const AHEAD_MAX = 128 << 20;
-const TOUCH_STEP = 2 << 20;
+const POOL = 0.45, POOL_MAX = 64 << 20, POOL_BUFFER = 8 << 20, POOL_STEP = 2 << 20;
 function touchAhead(size, give) {
   const v = viewer;
-  let on = size > CHUNK && !!v;
+  let on = size > CHUNK && !!v, pooled = 0, b = null, written = 0;
   const pool = Math.min(Math.floor(size * POOL), POOL_MAX);
-  const total = Math.min(Math.floor(size * AHEAD), AHEAD_MAX);
-  let pooled = 0;
-  let b = null, written = 0; // the pool's buffer being written
-  const step = () => {
+  const step = guard(() => {
     if (!on || viewer !== v) return;
     const t0 = performance.now();
-    let more;
+    let more = true;
     try {
       do {
         if (pooled < pool) {
           b ||= new ArrayBuffer(POOL_BUFFER);
-          new Uint8Array(b, written, TOUCH_STEP).fill(0);
-          written += TOUCH_STEP;
-          if (written === POOL_BUFFER) {
+          new Uint8Array(b, written, POOL_STEP).fill(0);
+          if ((written += POOL_STEP) === POOL_BUFFER) {
             give([b]);
-            b = null;
-            written = 0;
-            pooled += POOL_BUFFER;
+            [b, written, pooled] = [null, 0, pooled + POOL_BUFFER];
           }
-          more = true;
-        } else more = v.touch_ahead(total, TOUCH_STEP);
+        } else more = !ahead(v, 'model', size);
       } while (more && performance.now() - t0 < TOUCH_TASK_MS);
     } catch (e) {
-      // Ahead of need: the open goes on without it (as the warm-up does).
-      if (isTrap(e)) crashed(e);
-      else console.debug('memviz: memory ahead stopped', e);
-      return;
+      if (isTrap(e)) throw e;
+      return console.debug('memviz: memory ahead stopped', e); // ahead of need: the open goes on
     }
     if (more) nextTask().then(step);
-  };
+  });
   if (on) nextTask().then(step);
   return { stop() { on = false; } };
 }
@@ -695,6 +569,7 @@ $('cancel-open').addEventListener('click', () => {
   if (reading && reading.cancel) reading.cancel();
 });
 
+
 async function readFile(file) {
   waiting--;
   if (recovering) await recovering;
@@ -702,9 +577,7 @@ async function readFile(file) {
   const shown = currentName;
   currentName = file.name;
   markReceived();
-  // A file of at most one CHUNK opens in one go: no progress line (a
-  // style and layout pass).
-  const big = file.size > CHUNK;
+  const big = file.size > CHUNK; // else it opens in one go: no progress line
   const more = () => (waiting > 0 ? ` (${waiting} more to open)` : '');
   if (big) {
     $('progress-box').hidden = false;
@@ -724,33 +597,20 @@ async function readFile(file) {
   try {
     await loadFile(file, onProgress, onBuild, reading);
   } catch (e) {
+    if (isTrap(e)) return crashed(e);
+    currentName = shown; // the file shown before stays
+    if (e instanceof ProfilerFile && formatHook) return formatHook(file);
     if (e instanceof Cancelled) {
-      currentName = shown; // the file shown before stays as it was
       showMessage('notice', `Opening ${file.name}: cancelled`);
-      announce(`Opening ${file.name} cancelled`);
-      return;
+      return announce(`Opening ${file.name} cancelled`);
     }
+    // The worker's instance is gone (a fresh worker replaces it); this page's viewer is fine.
     if (e instanceof WorkerTrap) {
-      // The worker's instance is gone (a fresh worker replaces it); this page's viewer is fine.
-      if (e.oom) showError(`${file.name}: ${e.detail}; the file could not be shown. The file shown before stays.`);
-      else showError(`internal error in memviz: ${e.detail}; the file could not be shown (${file.name}).`);
-      currentName = shown;
-      return;
+      return showError(e.oom ? `${e.message}; the file could not be shown. The file shown before stays.`
+        : `internal error in memviz: ${e.detail}; the file could not be shown (${file.name}).`);
     }
-    if (isTrap(e)) {
-      crashed(e);
-      return;
-    }
-    currentName = shown;
-    // Not a snapshot but a file profiler.js reads (torch.profiler exports).
-    const other = formatHook && formatHook(file, e);
-    if (other) {
-      await other;
-      return;
-    }
-    // The viewer's message starts with the file name and ends with the byte offset.
-    showError(`Could not open ${e.message || e}`);
-    return;
+    // A PageError's message names the file and ends with the byte offset.
+    return showError(`Could not open ${e.message}`, e);
   } finally {
     reading = null;
     if (big) $('progress-box').hidden = true;
@@ -758,14 +618,10 @@ async function readFile(file) {
   }
   markDecoded();
   opened();
-  // A large file's controls (its summary: 21 ms on the 950 MB file) and
-  // its first draw (29 ms) in two tasks, so input waits for one at most.
+  // A large file's controls and its first draw in two tasks.
   if (big) await nextTask();
-  // Unless a frame in that gap drew it (opened() asked for one): a second
-  // render of the 2M-event file was 7-14 ms spent on the same pixels.
   if (firstPaintPending) drawNow();
-  // A file read here, not in the worker that wrote memory ahead for it:
-  // that worker ends once the file is on screen and the page settled.
+  // Read here, not in the worker that wrote memory ahead for it: that worker ends once the page settled.
   if (readHere) afterPaint().then(() => noFileCame(whenSettled));
 }
 
@@ -798,14 +654,9 @@ function openExample() {
   currentName = 'the example';
   markReceived();
   try {
-    viewer.open_example();
+    viewer.open({ cmd: 'example' });
   } catch (e) {
-    if (isTrap(e)) {
-      crashed(e);
-      return;
-    }
-    showError(`Could not open the example: ${e.message || e}`);
-    return;
+    return isTrap(e) ? crashed(e) : showError(`Could not open the example: ${e.message}`, e);
   }
   markDecoded();
   opened();

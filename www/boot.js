@@ -1,28 +1,16 @@
-// memviz page boot: the one module that knows how the wasm is loaded.
-// Exports `wasmLoaded` (a promise of the wasm-bindgen exports) and
-// `reinstantiate()` (a fresh copy of them after a trap). app.js imports it.
+// memviz page boot: the one module that knows how the wasm is loaded:
+// `wasmLoaded` (the wasm-bindgen exports), `reinstantiate()` (a fresh copy
+// after a trap), `workerSetup()` (what the decode worker needs).
 //
-// The seam with trunk. trunk writes its own inline loader module into
-// dist/index.html (it imports the hashed glue memviz-wasm-HASH.js, runs
-// init(), then sets window.wasmBindings and fires TrunkApplicationStarted);
-// our files cannot import the glue themselves because its name carries a
-// hash only trunk knows. So this file reads those two, and nothing else in
-// www/ touches a window global. index.html loads this file as a module
-// *before* trunk's loader (module scripts run in document order), so the
-// WebAssembly hooks below are in place when trunk instantiates the module.
-//
-// Why the hooks: Rust on wasm32 cannot unwind: a panic (a bug, or running
-// out of memory) aborts the call with "RuntimeError: unreachable", and the
-// instance is not to be trusted afterwards (its Viewer stays borrowed, its
-// memory is never freed). app.js then calls reinstantiate(): a second copy
-// of the wasm-bindgen glue (the same file, imported under another URL, so
-// with its own module state) instantiated from the compiled module kept
-// here. Nothing is fetched again but the glue (same origin, from the HTTP
-// cache): the page may connect nowhere by then (see the CSP in app.js).
-//
-// The standalone file (scripts/finish-dist.mjs) bundles the modules into one
-// script and puts a generated module with the same two exports in place of
-// this one (the glue and the wasm inlined).
+// trunk writes its own loader into dist/index.html (it imports the hashed
+// glue memviz-wasm-HASH.js, sets window.wasmBindings and fires
+// TrunkApplicationStarted); this file reads those two. index.html loads it
+// before trunk's loader, so the hooks below keep the compiled module: Rust on
+// wasm32 cannot unwind, a panic traps ("unreachable") and that instance is
+// not to be trusted; a second copy of the glue (another URL, its own state)
+// is instantiated from the kept module, nothing fetched but the glue (from
+// the HTTP cache). The standalone file (scripts/finish-dist.mjs) puts a
+// generated module with the same exports in place of this one.
 const WA = WebAssembly;
 let compiled = null;
 let glueUrl = null;
@@ -64,14 +52,9 @@ export async function reinstantiate() {
 }
 
 /**
- * What the decode worker (www/decode-worker.js) needs to run this wasm in
- * its own instance: the compiled module (posted to it, not compiled again)
- * and the text of a script that defines `loadGlue()`, a promise of a fresh
- * copy of the wasm-bindgen glue. Here the worker imports trunk's glue by its
- * URL (same origin: the CSP's script-src 'self'); the standalone file's boot
- * puts the inlined glue's text there instead. null while the wasm is not
- * loaded (the page then decodes on its own thread). `type`: the worker's
- * kind (here a module worker, for the import).
+ * What the decode worker needs to run this wasm: the compiled module and a
+ * script defining `loadGlue()` (a fresh copy of the glue, imported by URL;
+ * the standalone file inlines it), the worker's `type`; null until loaded.
  */
 export function workerSetup() {
   if (!compiled || !glueUrl) return null;

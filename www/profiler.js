@@ -83,8 +83,8 @@ async function open(file) {
   update();
 }
 
-// app.js: the snapshot loader's message for these files names torch.profiler.
-addFormatHook((file, err) => (/torch\.profiler/.test(String((err && err.message) || err)) ? open(file) : null));
+// app.js hands it the files whose first bytes say torch.profiler (memviz_core::sniff).
+addFormatHook(open);
 
 $('profiler-chart').addEventListener('change', () => update({ chart: +$('profiler-chart').value }));
 $('profiler-reset').addEventListener('click', () => update({ reset: true }));

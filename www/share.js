@@ -1,32 +1,20 @@
-// memviz sharing hooks: snapshots the page is given rather than dropped.
-//  1. One embedded by `memviz html`: base64 in a script element of type
-//     application/octet-stream, id memviz-embedded-snapshot, data-name=NAME.
-//  2. #file=PATH (repeatable: #file=a.pickle&file=b.pickle): files beside the
-//     page on the same server, relative paths only.
-//  3. Files posted by MemoryViz.js (PyTorch's add_local_files API) when this
-//     page is its iframe.
-// The #file= fetches start when this module runs, which is before app.js
-// narrows the CSP's connect-src to 'none' (it does so in a promise reaction
-// once the wasm is loaded, so after every module of the page has run); a
-// request already started is not stopped by that.
+// Snapshots the page is given rather than dropped: one embedded by `memviz
+// html` (script#memviz-embedded-snapshot, base64, data-name), #file=PATH
+// (repeatable; relative paths on this server, fetched when this module runs,
+// before app.js narrows the CSP's connect-src to 'none'), and files posted
+// by MemoryViz.js (PyTorch's add_local_files API) into this frame.
 import { getViewer, openFiles, showError, ready } from './app.js';
 
 const EMBED_ID = 'memviz-embedded-snapshot';
-// memory_viz's view names (trace_plot passes 'Active Cached Memory
-// Timeline' for --segments) -> this page's.
+// memory_viz's view names (trace_plot's --segments) -> this page's.
 const VIEW_ALIASES = { 'Active Cached Memory Timeline': 'Active Cached Segment Timeline' };
 
 const $ = (id) => document.getElementById(id);
-// f once the first Viewer exists (app.js's `ready`).
 const whenReady = (f) => { ready.then(f); };
 
 function decodeBase64(text) {
   text = text.replace(/\s+/g, '');
-  if (Uint8Array.fromBase64) return Uint8Array.fromBase64(text);
-  const bin = atob(text);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
+  return Uint8Array.fromBase64 ? Uint8Array.fromBase64(text) : Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 }
 
 function selectView(name) {
@@ -44,8 +32,7 @@ function selectView(name) {
   }
 }
 
-// ---- 2. #file=PATH: start the fetches now --------------------------------
-// Why the path is refused, or null.
+// Why a #file= path is refused, or null.
 function refusal(path) {
   if (!path) return 'the path is empty';
   if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('/') || path.includes('\\')) {
@@ -94,7 +81,6 @@ async function openFromHash() {
   await openFiles(files);
 }
 
-// ---- 1. the snapshot `memviz html` embedded ------------------------------
 async function openEmbedded() {
   const el = $(EMBED_ID);
   if (!el) return;
@@ -109,7 +95,7 @@ async function openEmbedded() {
   await openFiles([new File([bytes], name)]);
 }
 
-// ---- 3. MemoryViz.js: files posted by the page this one is framed in -----
+// MemoryViz.js: files posted by the page this one is framed in.
 if (window.parent !== window) {
   addEventListener('message', (e) => {
     const m = e.data;

@@ -17,6 +17,40 @@ offset: number | null,
  */
 field: string | null, };
 
+export type OpenCommand = { "cmd": "begin", name: string, } | { "cmd": "finish" } | { "cmd": "adopt_begin", name: string, } | { "cmd": "adopt_end" } | { "cmd": "adopt_replay", budget: number, } | { "cmd": "adopt_finish" } | { "cmd": "versions_end", file: number, } | { "cmd": "versions_lost", file: number, } | { "cmd": "has_versions", file: number, } | { "cmd": "select_file", file: number, } | { "cmd": "example" } | { "cmd": "warm" } | { "cmd": "ahead", plan: AheadPlan, 
+/**
+ * `model`: the size of the file the worker decodes.
+ */
+file_bytes: number, } | { "cmd": "debug_panic", message: string, };
+
+export type OpenReply = { 
+/**
+ * The file opened (it is the current file now), for `finish`,
+ * `adopt_finish`, `example`.
+ */
+file: number | null, 
+/**
+ * `adopt_replay`: the replay is done; `has_versions`: they are known;
+ * `ahead`: nothing more to write.
+ */
+done: boolean, 
+/**
+ * The viewer's generation after the command.
+ */
+generation: number, 
+/**
+ * `ahead`: the bytes written so far.
+ */
+written: number | null, };
+
+export type FileKind = "pickle" | "json" | "profiler_timeline" | "profiler_trace" | "profiler_picture";
+
+export type FileSniff = { kind: FileKind, gzip: boolean, 
+/**
+ * The profiler's chart reads it (profiler.js), not the snapshot loader.
+ */
+profiler: boolean, };
+
 export type WhatIfFields = { expandable_segments: boolean, max_split_size_mb: string, roundup_power2_divisions: string, garbage_collection_threshold: string, 
 /**
  * Bytes; empty: what the trace shows.

@@ -10,7 +10,7 @@
 // Chromium's reading of the file (a 0.5 MB file's first bytes come ~7 ms after
 // the change event, a 3.2 MB file takes 15-45 ms to read in an empty page),
 // the finish and the first timeline's replay. Here the file is first read
-// whole into the page (a file input of its own), then fed to a `Decoder` of
+// whole into the page (a file input of its own), then fed to a decode (`Viewer.open({cmd: 'decode'})`, `feed`) of
 // the page's own wasm instance in FEED-sized pieces, as the page feeds one:
 // the first call after the page's idle warm-up (what a user's first file
 // gets), then the median of 5 more. Native: `decode_speed --phases` (the same
@@ -68,7 +68,8 @@ for (const file of files) {
     const times = [];
     for (let i = 0; i < 6; i++) {
       const t0 = performance.now();
-      const d = new g.Decoder(f.name);
+      const d = new g.Viewer();
+      d.open({ cmd: 'decode', name: f.name });
       for (let p = 0; p < bytes.length; p += FEED) d.feed(bytes.subarray(p, p + FEED));
       times.push(performance.now() - t0);
       d.free();

@@ -248,14 +248,14 @@ test('hostile snapshots: every view of every device answers, then a good file dr
 
 /** Panics inside a viewer call through the page's own handler wrapper. */
 async function panic(page, msg) {
-  await page.evaluate((m) => window.memviz.guard(() => window.memviz.viewer.debug_panic(m))(), msg);
+  await page.evaluate((m) => window.memviz.guard(() => window.memviz.viewer.open({ cmd: 'debug_panic', message: m }))(), msg);
   await page.waitForFunction(() => document.body.dataset.restarts === document.body.dataset.crashes, null, { timeout: 20000 });
 }
 
 async function panicAndRecover(page, errors, open, name) {
   await panic(page, 'boom from the test');
   const shown = await page.textContent('#errors');
-  assert.match(shown, /internal error in memviz: boom from the test \(at crates\/memviz-wasm\/src\/lib\.rs:\d+\); the file could not be shown/);
+  assert.match(shown, /internal error in memviz: boom from the test \(at crates\/memviz-wasm\/src\/decode\.rs:\d+\); the file could not be shown/);
   assert.ok(shown.includes(`(${name})`), shown);
   assert.match(shown, /The viewer restarted: open a file again\./);
   // The controls are empty, the page still there and answering.

@@ -275,6 +275,47 @@ test('a profiler file replaces the snapshot panels; its .html picture export is 
   await context.close();
 });
 
+test('a truncated real snapshot: the error keeps the reader\'s kind and byte offset', async () => {
+  // small_train_step.pickle's first 36085 of 72171 bytes: Python's pickle.loads
+  // says "pickle data was truncated"; the input ends at byte 36085.
+  const whole = readFileSync(join(ROOT, '../shared/snapshots/small_train_step.pickle'));
+  assert.equal(whole.length, 72171);
+  const { page, context, errors } = await open('oom_fragmentation_2gib.pickle');
+  await dropFiles(page, [['cut.pickle', whole.subarray(0, 36085)]]);
+  const err = await page.waitForSelector('#errors .error[data-error-kind]', { timeout: 30000 });
+  assert.deepEqual(await err.evaluate((e) => [e.dataset.errorKind, e.dataset.errorOffset]), ['truncated', '36085']);
+  assert.match(await err.evaluate((e) => e.lastChild.textContent), /^Could not open cut\.pickle: .*at byte offset 36085$/);
+  // The file shown before stays.
+  assert.deepEqual(await page.$$eval('#file-select option', (o) => o.map((x) => x.textContent)), ['oom_fragmentation_2gib.pickle']);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a profiler .json goes to the chart on its first bytes: the snapshot reader never sees it', async () => {
+  const { page, context, errors } = await open('oom_fragmentation_2gib.pickle');
+  // Every byte handed to the snapshot reader on the page, and every model adopted from the worker, counted.
+  await page.evaluate(() => {
+    window.decodes = [];
+    const P = window.memviz.viewer.constructor.prototype, open = P.open, feed = P.feed;
+    P.open = function (cmd) {
+      if (cmd.cmd === 'adopt_begin' || cmd.cmd === 'finish') window.decodes.push(cmd.cmd);
+      return open.call(this, cmd);
+    };
+    P.feed = function (b) { window.decodes.push(`feed ${b.length}`); return feed.call(this, b); };
+    delete document.body.dataset.decodedIn;
+  });
+  const json = 'profiler_resnet50_memory_timeline.json';
+  await dropFiles(page, [[json, recording(json)]]);
+  await page.waitForFunction((n) => document.querySelector('#profiler-panel')?.dataset.file === n &&
+    document.querySelector('#profiler-plot').dataset.drawn, json, { timeout: 30000 });
+  assert.equal(await page.evaluate(() => document.body.dataset.fileKind), 'profiler_timeline');
+  assert.deepEqual(await page.evaluate(() => window.decodes), []);
+  assert.equal(await page.evaluate(() => document.body.dataset.decodedIn), undefined, 'no snapshot decode, here or in the worker');
+  assert.equal(await page.textContent('#errors'), '');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('"Color by" shows only where it acts (the Active Memory Timeline)', async () => {
   const { page, context, errors } = await open('resnet50_zero_grad.pickle');
   const barShown = () => page.evaluate(() => getComputedStyle(document.querySelector('#explain-bar')).visibility !== 'hidden');

@@ -121,7 +121,7 @@ test('a 20 MB file decodes in the worker: progress moves, frames keep coming, it
   const { addr, size } = bigRef.reused;
   const found = await page.evaluate((q) => {
     const v = window.memviz.viewer;
-    return { n: v.search('address', q), list: v.search_list(5), known: v.has_versions(v.current_file()) };
+    return { n: v.search('address', q), list: v.search_list(5), known: v.open({ cmd: 'has_versions', file: v.current_file() }).done };
   }, addr);
   assert.ok(found.known);
   assert.ok(found.n >= 1, `${addr}: ${found.n} matches`);
@@ -250,20 +250,20 @@ test('the model through buffers the page gave the worker: several chunks to a bu
     const got = await w.done;
     const V = Object.getPrototypeOf(window.memviz.viewer).constructor;
     const v = new V();
-    v.adopt_begin(file.name);
+    v.open({ cmd: 'adopt_begin', name: file.name });
     let chunks = 0, shared = 0, last = null;
     for (let c = await got.nextChunk(); c; c = await got.nextChunk()) {
       chunks++;
       if (c.buffer === last) shared++;
       last = c.buffer;
-      v.adopt_chunk(c);
+      v.feed(c);
     }
-    v.adopt_end();
-    const i = v.adopt_finish();
+    v.open({ cmd: 'adopt_end' });
+    const i = v.open({ cmd: 'adopt_finish' }).file;
     got.versionsNow(); // as the page does once the file is painted
     const info = await got.info();
     for (const b of info.versions) v.versions_chunk(i, new Uint8Array(b));
-    v.versions_end(i);
+    v.open({ cmd: 'versions_end', file: i });
     got.release();
     const summary = v.summary_json();
     v.free();
@@ -327,17 +327,19 @@ test('the standalone file from file:// opens a real snapshot, a bad file and a t
   await dropFiles(page, [['broken.pickle', Buffer.from([0x80, 0x04, 0x95, 0x10])]]);
   await page.waitForFunction(() => /broken\.pickle/.test(document.getElementById('errors').textContent));
   assert.match(await page.textContent('#errors'), /Could not open broken\.pickle: .*byte offset \d+/);
-  // A torch.profiler export through the worker: refused as a snapshot, then opened as its chart
-  // (www/profiler.js), with the numbers tests/reference/gen_profiler.py wrote down.
+  // A torch.profiler export: routed on its first bytes to its chart (www/profiler.js), never
+  // decoded as a snapshot (here or in the worker), with the numbers tests/reference/gen_profiler.py wrote down.
   const fix = join(ROOT, 'tests/reference/fixtures/profiler');
   const prof = 'train.memory_timeline.json.gz';
   const want = JSON.parse(readFileSync(join(fix, 'expected.json'), 'utf8'))[prof].charts[0];
+  await page.evaluate(() => delete document.body.dataset.decodedIn);
   await page.setInputFiles('#file-input', join(fix, prof));
   await page.waitForFunction((name) => {
     const p = document.querySelector('#profiler-panel');
     return p && !p.hidden && p.dataset.file === name && document.querySelector('#profiler-plot').dataset.drawn;
   }, prof, { timeout: 30000 });
-  assert.equal(await page.evaluate(() => document.body.dataset.decodedIn), 'worker');
+  assert.equal(await page.evaluate(() => document.body.dataset.fileKind), 'profiler_timeline');
+  assert.equal(await page.evaluate(() => document.body.dataset.decodedIn), undefined);
   const legend = await page.$$eval('#profiler-legend [data-name]',
     (els) => Object.fromEntries(els.map((e) => [e.dataset.name, Number(e.dataset.max)])));
   assert.deepEqual(legend, Object.fromEntries(Object.entries(want.max).filter(([, v]) => v !== 0)));

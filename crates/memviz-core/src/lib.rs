@@ -26,6 +26,8 @@ pub use wire::{VersionsReader, WireReader};
 pub(crate) use decode::{annotations, json, loader, pickle, problems};
 // torch.profiler memory exports: read by the CLI and the page, so public.
 pub use decode::profiler;
+// What a file is, from its first bytes (the page routes a file on it once).
+pub use decode::sniff;
 pub use views::{mapped, phases, pools, ranks, search, segment_map, state, summary, timeline, versions};
 
 pub use error::{Error, ErrorKind, Result};

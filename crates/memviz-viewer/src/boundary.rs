@@ -104,6 +104,7 @@ pub fn typescript() -> String {
         }};
     }
     use crate::explain::*;
+    use crate::files::*;
     use crate::phases::*;
     use crate::profiler::*;
     use crate::ranks::*;
@@ -111,6 +112,10 @@ pub fn typescript() -> String {
     decls![
         ErrorKind,
         PageError,
+        OpenCommand,
+        OpenReply,
+        FileKind,
+        FileSniff,
         WhatIfFields,
         OomVerdict,
         WhatIfChart,

@@ -5,7 +5,16 @@ use std::cell::OnceCell;
 
 use memviz_core::timeline::{Timeline, TimelineBuilder, TimelineKind};
 use memviz_core::versions::{self, Versions};
-use memviz_core::{Loader, Snapshot, VersionsReader, WireReader};
+use memviz_core::{sniff, versions as versions_of, Loader, Snapshot, VersionsReader, WireReader};
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::boundary::{ErrorKind, PageError};
+
+/// A call out of order (the page's bug, not the file's).
+pub(crate) fn out_of_order(what: impl Into<String>) -> PageError {
+    PageError::new(ErrorKind::BadCommand, what)
+}
 
 pub struct OpenFile {
     pub name: String,
@@ -97,28 +106,28 @@ impl OpenFile {
     /// The next chunk of the address versions computed elsewhere
     /// (`Versions::wire_chunks`). Ignored once they are known. After an
     /// error (it names the file) they are computed here when needed.
-    pub fn versions_chunk(&mut self, bytes: &[u8]) -> Result<(), String> {
+    pub fn versions_chunk(&mut self, bytes: &[u8]) -> Result<(), PageError> {
         if self.has_versions() {
             self.incoming = None;
             return Ok(());
         }
         let Some(r) = self.incoming.as_mut() else {
-            return Err(format!("{}: the address versions come after their end", self.name));
+            return Err(out_of_order(format!("{}: the address versions come after their end", self.name)));
         };
         r.feed(bytes, &self.snap).map_err(|e| {
             self.incoming = None;
-            format!("{}: {e}", self.name)
+            PageError::decode(&self.name, &e)
         })
     }
 
     /// After the last chunk of the versions: an error (naming the file) if
     /// they are not whole; they are then computed here when needed.
-    pub fn versions_end(&mut self) -> Result<(), String> {
+    pub fn versions_end(&mut self) -> Result<(), PageError> {
         let Some(r) = self.incoming.take() else { return Ok(()) };
         if self.has_versions() {
             return Ok(());
         }
-        let v = r.finish().map_err(|e| format!("{}: {e}", self.name))?;
+        let v = r.finish().map_err(|e| PageError::decode(&self.name, &e))?;
         let _ = self.versions.set(v);
         Ok(())
     }
@@ -188,19 +197,19 @@ impl Loading {
     }
 
     /// Decodes the next chunk; the error names the file.
-    pub(crate) fn feed(&mut self, chunk: &[u8]) -> Result<(), String> {
-        self.loader.feed(chunk).map_err(|e| format!("{}: {e}", self.name))
+    pub(crate) fn feed(&mut self, chunk: &[u8]) -> Result<(), PageError> {
+        self.loader.feed(chunk).map_err(|e| PageError::decode(&self.name, &e))
     }
 
-    pub(crate) fn finish(self) -> Result<OpenFile, String> {
-        let snap = self.loader.finish().map_err(|e| format!("{}: {e}", self.name))?;
+    pub(crate) fn finish(self) -> Result<OpenFile, PageError> {
+        let snap = self.loader.finish().map_err(|e| PageError::decode(&self.name, &e))?;
         Ok(OpenFile::new(self.name, snap))
     }
 }
 
 /// Reads a whole file; the error names it.
-pub(crate) fn open(name: &str, bytes: &[u8]) -> Result<OpenFile, String> {
-    let snap = memviz_core::load(bytes).map_err(|e| format!("{name}: {e}"))?;
+pub(crate) fn open(name: &str, bytes: &[u8]) -> Result<OpenFile, PageError> {
+    let snap = memviz_core::load(bytes).map_err(|e| PageError::decode(name, &e))?;
     Ok(OpenFile::new(name.to_string(), snap))
 }
 
@@ -227,31 +236,31 @@ impl Adopting {
     }
 
     /// Reads the model; the error names the file.
-    pub(crate) fn read(name: &str, wire: &[u8]) -> Result<Adopting, String> {
-        let snap = Snapshot::from_wire(wire).map_err(|e| format!("{name}: {e}"))?;
+    pub(crate) fn read(name: &str, wire: &[u8]) -> Result<Adopting, PageError> {
+        let snap = Snapshot::from_wire(wire).map_err(|e| PageError::decode(name, &e))?;
         Ok(Adopting::read_model(name.to_string(), snap))
     }
 
     /// Reads the model from its chunks, pulled one at a time; the error
     /// names the file.
-    pub(crate) fn read_chunks(name: &str, next: &mut dyn FnMut() -> Option<Vec<u8>>) -> Result<Adopting, String> {
-        let snap = Snapshot::from_wire_chunks(next).map_err(|e| format!("{name}: {e}"))?;
+    pub(crate) fn read_chunks(name: &str, next: &mut dyn FnMut() -> Option<Vec<u8>>) -> Result<Adopting, PageError> {
+        let snap = Snapshot::from_wire_chunks(next).map_err(|e| PageError::decode(name, &e))?;
         Ok(Adopting::read_model(name.to_string(), snap))
     }
 
     /// Reads the next chunk of the model; the error names the file.
-    pub(crate) fn chunk(&mut self, bytes: &[u8]) -> Result<(), String> {
+    pub(crate) fn chunk(&mut self, bytes: &[u8]) -> Result<(), PageError> {
         match self {
-            Adopting::Reading(name, r) => r.feed(bytes).map_err(|e| format!("{name}: {e}")),
-            _ => Err("adopt_chunk after the model".to_string()),
+            Adopting::Reading(name, r) => r.feed(bytes).map_err(|e| PageError::decode(name, &e)),
+            _ => Err(out_of_order("adopt_chunk after the model")),
         }
     }
 
     /// After the last chunk: the model read (an error if it is not whole).
-    pub(crate) fn read_end(self) -> Result<Adopting, String> {
+    pub(crate) fn read_end(self) -> Result<Adopting, PageError> {
         match self {
             Adopting::Reading(name, r) => {
-                let snap = r.finish().map_err(|e| format!("{name}: {e}"))?;
+                let snap = r.finish().map_err(|e| PageError::decode(&name, &e))?;
                 Ok(Adopting::read_model(name, snap))
             }
             read => Ok(read),
@@ -260,9 +269,9 @@ impl Adopting {
 
     /// Steps the replay of the timeline of `kind` the file will first show
     /// (see [`OpenFile::build_timeline_step`]). True once done.
-    pub(crate) fn replay_step(&mut self, kind: TimelineKind, budget: usize) -> Result<bool, String> {
+    pub(crate) fn replay_step(&mut self, kind: TimelineKind, budget: usize) -> Result<bool, PageError> {
         match self {
-            Adopting::Reading(name, _) => Err(format!("{name}: the model's chunks are not all read")),
+            Adopting::Reading(name, _) => Err(out_of_order(format!("{name}: the model's chunks are not all read"))),
             Adopting::Read(m) => {
                 let key = (first_device(&m.snap), kind);
                 Ok(replay_step(&mut m.building, &m.snap, key, budget))
@@ -271,13 +280,228 @@ impl Adopting {
     }
 
     /// The file, waiting for its address versions.
-    pub(crate) fn open(self) -> Result<OpenFile, String> {
+    pub(crate) fn open(self) -> Result<OpenFile, PageError> {
         match self {
-            Adopting::Reading(name, _) => Err(format!("{name}: the model's chunks are not all read")),
+            Adopting::Reading(name, _) => Err(out_of_order(format!("{name}: the model's chunks are not all read"))),
             Adopting::Read(m) => {
                 let Model { name, snap, building } = *m;
                 Ok(OpenFile::adopted(name, snap, building))
             }
         }
     }
+}
+
+// ---- the open path's typed commands (issue 42) -----------------------------
+
+/// One step of opening a file, as the page sends it (`Viewer.open(cmd)`).
+/// The bytes go by their own calls (`feed`, `versions_chunk`): a command is
+/// a small value.
+#[derive(Deserialize, TS, Debug, Clone, PartialEq)]
+#[serde(tag = "cmd", rename_all = "snake_case")]
+pub enum OpenCommand {
+    /// A file decoded on the page: its chunks follow (`feed`), then `finish`.
+    Begin {
+        name: String,
+    },
+    Finish,
+    /// A file the page's worker decoded: its model's chunks follow (`feed`),
+    /// then `adopt_end`, `adopt_replay` until done, `adopt_finish`.
+    AdoptBegin {
+        name: String,
+    },
+    AdoptEnd,
+    AdoptReplay {
+        #[ts(type = "number")]
+        budget: usize,
+    },
+    AdoptFinish,
+    /// File `file`'s address versions are all fed (`versions_chunk`), or
+    /// will not come (the worker failed: computed here when needed).
+    VersionsEnd {
+        #[ts(type = "number")]
+        file: usize,
+    },
+    VersionsLost {
+        #[ts(type = "number")]
+        file: usize,
+    },
+    /// Whether file `file`'s address versions are known (`done`; for tests).
+    HasVersions {
+        #[ts(type = "number")]
+        file: usize,
+    },
+    SelectFile {
+        #[ts(type = "number")]
+        file: usize,
+    },
+    /// The built-in example (memviz-wasm holds its bytes).
+    Example,
+    /// The idle warm-up of the open and draw paths (memviz-wasm).
+    Warm,
+    /// Memory taken and written ahead of need, a step a call (`done`: all
+    /// written; `written`: bytes so far): memviz-wasm's `MemoryAhead`.
+    Ahead {
+        plan: AheadPlan,
+        /// `model`: the size of the file the worker decodes.
+        #[serde(default)]
+        #[ts(type = "number")]
+        file_bytes: u64,
+    },
+    /// Panics with `message`, as a bug would (the tests of the recovery;
+    /// memviz-wasm's).
+    DebugPanic {
+        message: String,
+    },
+}
+
+/// What memory written ahead is for (the sizes are memviz-wasm's ahead.rs).
+#[derive(Deserialize, TS, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum AheadPlan {
+    /// This page's model of a file the worker decodes (`file_bytes`).
+    Model,
+    /// In the decode worker, while the user picks a file.
+    Decode,
+    /// On the page before a small file comes (written, then let go at once).
+    Small,
+    /// Lets go of what was written.
+    Release,
+}
+
+/// What an open command did.
+#[derive(Serialize, TS, Debug, Clone, Copy, PartialEq, Default)]
+pub struct OpenReply {
+    /// The file opened (it is the current file now), for `finish`,
+    /// `adopt_finish`, `example`.
+    #[ts(type = "number | null")]
+    pub file: Option<usize>,
+    /// `adopt_replay`: the replay is done; `has_versions`: they are known;
+    /// `ahead`: nothing more to write.
+    pub done: bool,
+    /// The viewer's generation after the command.
+    pub generation: u32,
+    /// `ahead`: the bytes written so far.
+    #[ts(type = "number | null")]
+    pub written: Option<u64>,
+}
+
+/// What a file is, from its first bytes (`memviz_core::sniff`): the page
+/// routes it on this once, before decoding it.
+#[derive(Serialize, TS, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FileKind {
+    Pickle,
+    Json,
+    ProfilerTimeline,
+    ProfilerTrace,
+    ProfilerPicture,
+}
+
+#[derive(Serialize, TS, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileSniff {
+    pub kind: FileKind,
+    pub gzip: bool,
+    /// The profiler's chart reads it (profiler.js), not the snapshot loader.
+    pub profiler: bool,
+}
+
+/// Bytes of a file's start the page hands to [`sniff`].
+pub const SNIFF_HEAD: usize = sniff::SNIFF_HEAD;
+
+/// What the file starting with `head` is.
+pub fn sniff(head: &[u8]) -> FileSniff {
+    use sniff::FileKind as K;
+    let (k, gzip) = sniff::sniff(head);
+    let kind = match k {
+        K::Pickle => FileKind::Pickle,
+        K::Json => FileKind::Json,
+        K::ProfilerTimeline => FileKind::ProfilerTimeline,
+        K::ProfilerTrace => FileKind::ProfilerTrace,
+        K::ProfilerPicture => FileKind::ProfilerPicture,
+    };
+    FileSniff { kind, gzip, profiler: k.is_profiler() }
+}
+
+impl crate::Viewer {
+    /// Runs one open command (see [`OpenCommand`]); `Example`, `Warm` and
+    /// `Ahead` are memviz-wasm's (a bad command here).
+    pub fn open_command(&mut self, cmd: OpenCommand) -> Result<OpenReply, PageError> {
+        let mut reply = OpenReply::default();
+        match cmd {
+            OpenCommand::Begin { name } => self.begin(&name),
+            OpenCommand::Finish => reply.file = Some(self.finish()?),
+            OpenCommand::AdoptBegin { name } => self.adopt_begin(&name),
+            OpenCommand::AdoptEnd => self.adopt_end()?,
+            OpenCommand::AdoptReplay { budget } => reply.done = self.adopt_replay(budget)?,
+            OpenCommand::AdoptFinish => reply.file = Some(self.adopt_finish()?),
+            OpenCommand::VersionsEnd { file } => self.versions_end(file)?,
+            OpenCommand::VersionsLost { file } => self.versions_lost(file),
+            OpenCommand::HasVersions { file } => reply.done = self.has_versions(file),
+            OpenCommand::SelectFile { file } => self.select_file(file),
+            other => return Err(PageError::bad_command(format!("{other:?} is not the viewer's"))),
+        }
+        reply.generation = self.generation();
+        Ok(reply)
+    }
+
+    /// The next chunk of what is being read: the file (after `begin`) or
+    /// the model decoded elsewhere (after `adopt_begin`).
+    pub fn feed_any(&mut self, bytes: &[u8]) -> Result<(), PageError> {
+        if self.loading.is_some() {
+            self.feed(bytes)
+        } else {
+            self.adopt_chunk(bytes)
+        }
+    }
+}
+
+/// One round of the page's idle warm-up (memviz-wasm, with its built-in
+/// example): the file opened both ways
+/// (decoded here; decoded for elsewhere and adopted), drawn, hovered and
+/// its views built, in a Viewer of its own. V8 compiles wasm lazily and
+/// optimises hot code in the background: the first file used to pay for
+/// that (its open 2-4x slower than a second open of the same file).
+pub fn warm_up(name: &str, bytes: &[u8]) -> Result<(), PageError> {
+    let mut w = crate::Viewer::new();
+    w.set_dpr(1.0);
+    w.open(name, bytes)?;
+    for _ in 0..2 {
+        w.render_plot(400, 160);
+        w.render_minimap(400, 40);
+        w.hover(200.0, 80.0);
+        w.render_selection();
+        w.zoom_at(1.5, 0.4);
+    }
+    w.summary_json();
+    // The panels an open shows right after its first paint (explain.js,
+    // phases.js, ranks.js's diff): compiled now, not then.
+    w.panel(crate::explain::PanelCommand::Overview)?;
+    w.phases(&crate::phases::PhasesCommand::default());
+    let d = w.device();
+    let side = |kind: &str| serde_json::json!({"file": 0, "device": d, "at": {"kind": kind}});
+    let diff = serde_json::json!({"a": side("peak"), "b": side("end"), "by": "stack", "limit": 200, "part": "table"});
+    w.diff(&serde_json::from_value(diff).map_err(PageError::bad_command)?)?;
+    let ranks = serde_json::json!({"do": "overview", "file": 0});
+    w.ranks(&serde_json::from_value(ranks).map_err(PageError::bad_command)?)?;
+    for v in 0..w.view_names().len() {
+        while w.prepare_view_step(v, 1 << 12) < 1.0 {}
+        w.set_view(v);
+        w.render_plot(400, 160);
+        w.hover(200.0, 80.0);
+    }
+    // The worker's way: the model's and the versions' wire forms, read back.
+    let decode = |e: memviz_core::Error| PageError::decode(name, &e);
+    let mut loader = Loader::new();
+    loader.feed(bytes).map_err(decode)?;
+    let snap = loader.finish().map_err(decode)?;
+    let (mut model, mut vers) = (Vec::new(), Vec::new());
+    snap.wire_chunks(&mut |c| model.push(c));
+    versions_of::compute(&snap).wire_chunks(&mut |c| vers.push(c));
+    w.adopt_begin(name);
+    model.iter().try_for_each(|c| w.adopt_chunk(c))?;
+    w.adopt_end()?;
+    while !w.adopt_replay(1 << 17)? {}
+    let i = w.adopt_finish()?;
+    vers.iter().try_for_each(|c| w.versions_chunk(i, c))?;
+    w.versions_end(i)
 }

@@ -39,6 +39,7 @@ pub mod views;
 pub mod whatif;
 pub mod xaxis;
 
+use boundary::PageError;
 use memviz_core::model::BlockState;
 use memviz_core::summary::TimelineSummary;
 use memviz_core::timeline::{EventLinks, EventLinksBuilder, Hit, TimelineKind};
@@ -46,7 +47,7 @@ use memviz_render::segment_map::WASTE;
 use memviz_render::{Image, Window, OUTLINE};
 
 pub use context::{Context, PlotRect, DEFAULT_DETAIL_CAP, MARGIN};
-pub use files::OpenFile;
+pub use files::{sniff, warm_up, AheadPlan, FileKind, FileSniff, OpenCommand, OpenFile, OpenReply, SNIFF_HEAD};
 pub use profiler::ProfilerView;
 pub use view::{Axes, AxesSpec, PlotFrame, Selection, TimeTicks, View, ViewKind};
 pub use views::Views;
@@ -105,28 +106,30 @@ impl Viewer {
 
     /// Starts reading a file that arrives in chunks (`feed`, then `finish`).
     pub fn begin(&mut self, name: &str) {
+        // One read at a time: one left unfinished (cancelled) goes.
+        self.adopting = None;
         self.loading = Some(files::Loading::new(name));
     }
 
     /// Decodes the next chunk; the error names the file and the byte offset.
-    pub fn feed(&mut self, chunk: &[u8]) -> Result<(), String> {
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<(), PageError> {
         let Some(loading) = self.loading.as_mut() else {
-            return Err("feed without begin".into());
+            return Err(files::out_of_order("feed without begin"));
         };
         loading.feed(chunk).inspect_err(|_| self.loading = None)
     }
 
     /// Ends the file; returns its index (it becomes the current file).
-    pub fn finish(&mut self) -> Result<usize, String> {
+    pub fn finish(&mut self) -> Result<usize, PageError> {
         self.cx.axes_key = None;
         let Some(loading) = self.loading.take() else {
-            return Err("finish without begin".into());
+            return Err(files::out_of_order("finish without begin"));
         };
         Ok(self.add(loading.finish()?))
     }
 
     /// Opens a whole file at once.
-    pub fn open(&mut self, name: &str, bytes: &[u8]) -> Result<usize, String> {
+    pub fn open(&mut self, name: &str, bytes: &[u8]) -> Result<usize, PageError> {
         self.cx.axes_key = None;
         Ok(self.add(files::open(name, bytes)?))
     }
@@ -140,7 +143,7 @@ impl Viewer {
     /// (`versions_chunk`, `versions_end`): only texts that name a block
     /// need them. Meanwhile a hover names an address without its version;
     /// a search or the state history computes them here.
-    pub fn adopt(&mut self, name: &str, wire: &[u8]) -> Result<(), String> {
+    pub fn adopt(&mut self, name: &str, wire: &[u8]) -> Result<(), PageError> {
         self.adopting = Some(files::Adopting::read(name, wire)?);
         Ok(())
     }
@@ -148,7 +151,7 @@ impl Viewer {
     /// [`Viewer::adopt`] from the chunks of `Snapshot::wire_chunks`,
     /// pulled one at a time from `next` (None: no more), so that only one
     /// is held besides the model.
-    pub fn adopt_chunks(&mut self, name: &str, next: &mut dyn FnMut() -> Option<Vec<u8>>) -> Result<(), String> {
+    pub fn adopt_chunks(&mut self, name: &str, next: &mut dyn FnMut() -> Option<Vec<u8>>) -> Result<(), PageError> {
         self.adopting = Some(files::Adopting::read_chunks(name, next)?);
         Ok(())
     }
@@ -157,13 +160,14 @@ impl Viewer {
     /// (`Snapshot::wire_chunks`), so that the page may yield between
     /// two: `adopt_begin`, `adopt_chunk` for each, in order, `adopt_end`.
     pub fn adopt_begin(&mut self, name: &str) {
+        self.loading = None;
         self.adopting = Some(files::Adopting::Reading(name.to_string(), Box::default()));
     }
 
     /// The next chunk of the model (after `adopt_begin`); after an error
     /// the file is dropped (the error names it).
-    pub fn adopt_chunk(&mut self, bytes: &[u8]) -> Result<(), String> {
-        let adopting = self.adopting.as_mut().ok_or("adopt_chunk without adopt_begin")?;
+    pub fn adopt_chunk(&mut self, bytes: &[u8]) -> Result<(), PageError> {
+        let adopting = self.adopting.as_mut().ok_or_else(|| files::out_of_order("adopt_chunk without adopt_begin"))?;
         let r = adopting.chunk(bytes);
         if r.is_err() {
             self.adopting = None;
@@ -172,8 +176,8 @@ impl Viewer {
     }
 
     /// After the last chunk: an error (naming the file) if the model is not whole.
-    pub fn adopt_end(&mut self) -> Result<(), String> {
-        let adopting = self.adopting.take().ok_or("adopt_end without adopt_begin")?;
+    pub fn adopt_end(&mut self) -> Result<(), PageError> {
+        let adopting = self.adopting.take().ok_or_else(|| files::out_of_order("adopt_end without adopt_begin"))?;
         self.adopting = Some(adopting.read_end()?);
         Ok(())
     }
@@ -183,14 +187,17 @@ impl Viewer {
     /// in steps of about `budget` trace events, one call per step, so that
     /// the page can yield between them; true once it is replayed.
     /// Optional: `adopt_finish` replays whatever is left in one go.
-    pub fn adopt_replay(&mut self, budget: usize) -> Result<bool, String> {
+    pub fn adopt_replay(&mut self, budget: usize) -> Result<bool, PageError> {
         let kind = self.cx.kind;
-        self.adopting.as_mut().ok_or("adopt_replay without adopt")?.replay_step(kind, budget)
+        self.adopting
+            .as_mut()
+            .ok_or_else(|| files::out_of_order("adopt_replay without adopt"))?
+            .replay_step(kind, budget)
     }
 
     /// The last step of [`Viewer::adopt`]: the file becomes the current one.
-    pub fn adopt_finish(&mut self) -> Result<usize, String> {
-        let file = self.adopting.take().ok_or("adopt_finish without adopt")?.open()?;
+    pub fn adopt_finish(&mut self) -> Result<usize, PageError> {
+        let file = self.adopting.take().ok_or_else(|| files::out_of_order("adopt_finish without adopt"))?.open()?;
         self.cx.axes_key = None;
         Ok(self.add(file))
     }
@@ -199,14 +206,14 @@ impl Viewer {
     /// (`Versions::wire_chunks`, in order), after `adopt_finish`; ignored
     /// once they are known. After an error (it names the file) they are
     /// computed here when needed.
-    pub fn versions_chunk(&mut self, i: usize, bytes: &[u8]) -> Result<(), String> {
-        self.cx.files.get_mut(i).ok_or_else(|| format!("no file {i}"))?.versions_chunk(bytes)
+    pub fn versions_chunk(&mut self, i: usize, bytes: &[u8]) -> Result<(), PageError> {
+        self.cx.files.get_mut(i).ok_or_else(|| files::out_of_order(format!("no file {i}")))?.versions_chunk(bytes)
     }
 
     /// After the last chunk of file `i`'s versions: an error (naming the
     /// file) if they are not whole; they are then computed here when needed.
-    pub fn versions_end(&mut self, i: usize) -> Result<(), String> {
-        self.cx.files.get_mut(i).ok_or_else(|| format!("no file {i}"))?.versions_end()
+    pub fn versions_end(&mut self, i: usize) -> Result<(), PageError> {
+        self.cx.files.get_mut(i).ok_or_else(|| files::out_of_order(format!("no file {i}")))?.versions_end()
     }
 
     /// File `i`'s versions will not come from elsewhere (the worker

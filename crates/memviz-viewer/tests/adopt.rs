@@ -135,7 +135,7 @@ fn bad_wire_bytes_name_the_file_and_change_nothing() {
     let mut v = Viewer::new();
     v.open("small_train_step.pickle", &bytes("small_train_step.pickle")).unwrap();
     let e = v.adopt("cut.pickle", b"MVZWIRE\0\x01\0\0\0\xff").unwrap_err();
-    assert!(e.starts_with("cut.pickle: ") && e.contains("byte offset"), "{e}");
+    assert!(e.message.starts_with("cut.pickle: ") && e.message.contains("byte offset"), "{e}");
     assert!(v.adopt_finish().is_err());
     let snap: Snapshot = memviz_core::load(&bytes(FULLSTEP)).unwrap();
     // Chunks cut short: the error names the file; nothing changes.
@@ -147,11 +147,11 @@ fn bad_wire_bytes_name_the_file_and_change_nothing() {
         v.adopt_chunk(c).unwrap();
     }
     let e = v.adopt_end().unwrap_err();
-    assert!(e.starts_with("half.pickle: ") && e.contains("byte offset"), "{e}");
+    assert!(e.message.starts_with("half.pickle: ") && e.message.contains("byte offset"), "{e}");
     assert!(v.adopt_finish().is_err());
     let mut it = chunks.into_iter();
     let e = v.adopt_chunks("half.pickle", &mut || it.next()).unwrap_err();
-    assert!(e.starts_with("half.pickle: ") && e.contains("byte offset"), "{e}");
+    assert!(e.message.starts_with("half.pickle: ") && e.message.contains("byte offset"), "{e}");
     assert!(v.adopt_finish().is_err());
     // A chunk cut: the error comes with that chunk.
     let mut chunks = Vec::new();
@@ -159,7 +159,7 @@ fn bad_wire_bytes_name_the_file_and_change_nothing() {
     v.adopt_begin("cut.pickle");
     v.adopt_chunk(&chunks[0]).unwrap();
     let e = v.adopt_chunk(&chunks[1][..chunks[1].len() - 1]).unwrap_err();
-    assert!(e.starts_with("cut.pickle: ") && e.contains("byte offset"), "{e}");
+    assert!(e.message.starts_with("cut.pickle: ") && e.message.contains("byte offset"), "{e}");
     assert!(v.adopt_chunk(&chunks[2]).is_err() && v.adopt_finish().is_err());
     assert_eq!(v.file_names(), ["small_train_step.pickle"]);
 }
@@ -192,7 +192,7 @@ fn bad_versions_name_the_file_and_are_computed_here() {
                 v.versions_chunk(0, &pieces[0]).unwrap_err()
             }
         };
-        assert!(e.starts_with(&format!("{FULLSTEP}: ")), "{what}: {e}");
+        assert!(e.message.starts_with(&format!("{FULLSTEP}: ")), "{what}: {e}");
         assert!(!v.has_versions(0), "{what}");
         // Computed here at idle now, as for a file opened here.
         v.prepare_hover();
@@ -201,6 +201,6 @@ fn bad_versions_name_the_file_and_are_computed_here() {
         assert!(got == texts, "{what}: the element texts of an opened file");
     }
     let mut v = Viewer::new();
-    assert!(v.versions_chunk(3, &pieces[0]).unwrap_err().contains("no file 3"));
+    assert!(v.versions_chunk(3, &pieces[0]).unwrap_err().message.contains("no file 3"));
     assert!(v.versions_end(3).is_err());
 }

@@ -47,7 +47,7 @@ fn chunks_give_the_same_file() {
     assert_eq!(json(&v.summary_json())["timeline"], json(&whole.summary_json())["timeline"]);
     // A broken file names itself and leaves the open ones.
     let err = v.open("cut.pickle", &bytes(FULLSTEP)[..1000]).unwrap_err();
-    assert!(err.starts_with("cut.pickle: "), "{err}");
+    assert!(err.message.starts_with("cut.pickle: "), "{err}");
     assert_eq!(v.file_names(), ["chunked.pickle"]);
     assert_eq!(v.file_count(), 1);
     assert!(v.feed(b"x").is_err(), "feed without begin");

@@ -1,10 +1,19 @@
-//! Decoding apart from the viewer: the page's Web Worker (www/decode-worker.js)
-//! runs a [`Decoder`] in its own instance of this module and hands the model
-//! to the page's [`crate::Viewer`] in its binary form (`Viewer::adopt`), so
-//! that a large file is decoded off the main thread.
+//! The open path's exports (issue 42: one typed command, the bytes by their
+//! own calls). A file is read on the page (`begin`, `feed`, `finish`) or in
+//! the page's Web Worker (www/decode-worker.js), which runs a [`Decoder`]
+//! in a Viewer of its own instance of this module (`decode`, `feed`,
+//! `decode_finish`, `send`) and hands the model to the page's Viewer in its
+//! binary form (`adopt_begin`, `feed`, ...), so that a large file is decoded
+//! off the main thread. Refusals are `PageError`s (kind and offset kept);
+//! anything else the page catches is a trap.
 
 use memviz_core::{versions, Loader, Snapshot};
+use memviz_viewer::boundary::{ErrorKind, PageError};
+use memviz_viewer::{OpenCommand, OpenReply};
 use wasm_bindgen::prelude::*;
+
+use crate::boundary::{error, from_js, to_js};
+use crate::{Viewer, EXAMPLE, EXAMPLE_NAME};
 
 #[wasm_bindgen]
 extern "C" {
@@ -18,97 +27,150 @@ extern "C" {
     fn call_with(this: &ChunkSink, this_arg: &JsValue, chunk: &[u8]) -> Result<JsValue, JsValue>;
 }
 
-/// Reads one file chunk by chunk; after `finish`, `model` gives the model
-/// as bytes, then `versions` its address versions, both in chunks.
-#[wasm_bindgen]
-pub struct Decoder {
+/// The bytes after which a decode's `debug` takes effect (the page's CHUNK:
+/// its first progress step).
+const DEBUG_AFTER: u64 = 4 << 20;
+
+/// One file read chunk by chunk for elsewhere: after `finish`, the model
+/// and then its address versions go out as bytes, in chunks.
+pub(crate) struct Decoder {
     name: String,
     loader: Option<Loader>,
     /// The model, from `finish` on.
     snap: Option<Snapshot>,
+    /// For the tests of the recovery from a trap: "oom" aborts as running
+    /// out of memory does, another text panics with it, after DEBUG_AFTER bytes.
+    debug: Option<String>,
+    fed: u64,
+}
+
+/// The wasm-only open commands: what the page's worker and the idle
+/// warm-up send, beside memviz_viewer's [`OpenCommand`]s.
+#[derive(serde::Deserialize)]
+#[serde(tag = "cmd", rename_all = "snake_case")]
+enum WorkerCommand {
+    /// Starts decoding a file for elsewhere (`size`: its bytes, so that
+    /// the decoder's tables grow once).
+    Decode {
+        name: String,
+        size: Option<f64>,
+        debug: Option<String>,
+    },
+    DecodeFinish,
+}
+
+impl Decoder {
+    fn feed(&mut self, chunk: &[u8]) -> Result<(), PageError> {
+        let loader = self.loader.as_mut().ok_or_else(|| PageError::bad_command("feed after finish"))?;
+        if let Err(e) = loader.feed(chunk) {
+            self.loader = None;
+            return Err(PageError::decode(&self.name, &e));
+        }
+        self.fed += chunk.len() as u64;
+        match self.debug.as_deref() {
+            Some("oom") if self.fed >= DEBUG_AFTER => {
+                std::alloc::handle_alloc_error(std::alloc::Layout::new::<[u8; 1 << 20]>())
+            }
+            Some(msg) if self.fed >= DEBUG_AFTER => panic!("{msg}"),
+            _ => Ok(()),
+        }
+    }
+
+    fn finish(&mut self) -> Result<(), PageError> {
+        let loader = self.loader.take().ok_or_else(|| PageError::bad_command("finish twice"))?;
+        self.snap = Some(loader.finish().map_err(|e| PageError::decode(&self.name, &e))?);
+        Ok(())
+    }
+}
+
+/// Calls `sink` with a view of each chunk `write` gives; the first error
+/// it throws (after which no chunk goes out) is thrown on.
+fn send(sink: &ChunkSink, write: impl FnOnce(&mut dyn FnMut(Vec<u8>))) -> Result<(), JsValue> {
+    let mut failed = None;
+    write(&mut |c| {
+        if failed.is_none() {
+            failed = sink.call_with(&JsValue::NULL, &c).err();
+        }
+    });
+    failed.map_or(Ok(()), Err)
 }
 
 #[wasm_bindgen]
-impl Decoder {
-    #[wasm_bindgen(constructor)]
-    pub fn new(name: &str) -> Decoder {
-        Decoder { name: name.to_string(), loader: Some(Loader::new()), snap: None }
-    }
-
-    /// Says the file's size before the first chunk (`Loader::expect`): the
-    /// decoder's tables then grow to what the file needs instead of by
-    /// doubling, each doubling a copy in wasm.
-    pub fn expect(&mut self, file_bytes: f64) {
-        if let Some(l) = self.loader.as_mut() {
-            l.expect(file_bytes as u64);
-        }
-    }
-
-    /// Decodes the next chunk. The error names the file and the byte offset
-    /// (the words of `Viewer::feed`).
-    pub fn feed(&mut self, chunk: &[u8]) -> Result<(), JsError> {
-        let loader = self.loader.as_mut().ok_or_else(|| JsError::new("feed after finish"))?;
-        let r = loader.feed(chunk);
-        r.map_err(|e| {
-            self.loader = None;
-            JsError::new(&format!("{}: {e}", self.name))
-        })
-    }
-
-    /// Panics with `msg`, as a bug would: for the test of the page's
-    /// recovery from a trap in its worker (tests/e2e/worker.test.mjs).
-    pub fn debug_panic(&mut self, msg: &str) {
-        panic!("{msg}");
-    }
-
-    /// Panics as running out of memory does (an abort with no panic
-    /// message): for the test of the page's words for it.
-    pub fn debug_oom(&mut self) {
-        std::alloc::handle_alloc_error(std::alloc::Layout::new::<[u8; 1 << 20]>());
-    }
-
-    /// Ends the file. A torch.profiler export is an error whose message says
-    /// so, as `Viewer::finish`'s does (the page then reads it as one).
-    pub fn finish(&mut self) -> Result<(), JsError> {
-        let loader = self.loader.take().ok_or_else(|| JsError::new("finish twice"))?;
-        let snap = loader.finish().map_err(|e| JsError::new(&format!("{}: {e}", self.name)))?;
-        self.snap = Some(snap);
-        Ok(())
-    }
-
-    /// After `finish`: the model in its wire form, handed to `sink` chunk by
-    /// chunk (`Snapshot::wire_chunks`, for `Viewer::adopt_chunk`), each a
-    /// view of this memory (see [`ChunkSink`]). The model stays: `versions` comes
-    /// next, computed while the page reads these chunks.
-    pub fn model(&self, sink: &ChunkSink) -> Result<(), JsError> {
-        let snap = self.snap.as_ref().ok_or_else(|| JsError::new("model before finish"))?;
-        self.send(sink, |out| snap.wire_chunks(out))
-    }
-
-    /// After `finish`: the model's address versions in their wire form,
-    /// handed to `sink` chunk by chunk (`Versions::wire_chunks`, for
-    /// `Viewer::versions_chunk`, after the file opens), each a view of this memory.
-    pub fn versions(&self, sink: &ChunkSink) -> Result<(), JsError> {
-        let snap = self.snap.as_ref().ok_or_else(|| JsError::new("versions before finish"))?;
-        self.send(sink, |out| versions::compute(snap).wire_chunks(out))
-    }
-
-    /// Calls `sink` with a view of each chunk `write` gives; the first
-    /// error it throws (after which no chunk goes out) names the file.
-    fn send(&self, sink: &ChunkSink, write: impl FnOnce(&mut dyn FnMut(Vec<u8>))) -> Result<(), JsError> {
-        let mut failed = None;
-        write(&mut |c| {
-            if failed.is_none() {
-                if let Err(e) = sink.call_with(&JsValue::NULL, &c) {
-                    failed = Some(e);
+impl Viewer {
+    /// One step of opening a file (an `OpenCommand`, or the worker's
+    /// `decode` / `decode_finish`): its `OpenReply`. Throws a `PageError`.
+    pub fn open(&mut self, cmd: JsValue) -> Result<JsValue, JsValue> {
+        if let Ok(w) = from_js::<WorkerCommand>(&cmd) {
+            match w {
+                WorkerCommand::Decode { name, size, debug } => {
+                    let mut loader = Loader::new();
+                    if let Some(size) = size {
+                        loader.expect(size as u64);
+                    }
+                    self.ahead.release();
+                    self.decoder = Some(Decoder { name, loader: Some(loader), snap: None, debug, fed: 0 });
+                }
+                WorkerCommand::DecodeFinish => {
+                    let d = self.decoder.as_mut().ok_or_else(|| error(PageError::bad_command("no decode")))?;
+                    d.finish().map_err(error)?;
                 }
             }
-        });
-        match failed {
-            Some(e) => {
-                Err(JsError::new(&format!("{}: {}", self.name, e.as_string().unwrap_or_else(|| format!("{e:?}")))))
-            }
-            None => Ok(()),
+            return Ok(to_js(&OpenReply { generation: self.inner.generation(), ..OpenReply::default() }));
         }
+        let mut reply = OpenReply::default();
+        match from_js::<OpenCommand>(&cmd)? {
+            OpenCommand::Example => reply.file = Some(self.inner.open(EXAMPLE_NAME, EXAMPLE).map_err(error)?),
+            OpenCommand::Warm => memviz_viewer::warm_up(EXAMPLE_NAME, EXAMPLE).map_err(error)?,
+            OpenCommand::Ahead { plan, file_bytes } => {
+                reply.done = self.ahead.step(plan, file_bytes).map_err(error)?;
+                reply.written = Some(self.ahead.written());
+            }
+            OpenCommand::DebugPanic { message } => panic!("{message}"),
+            cmd => {
+                if let OpenCommand::AdoptBegin { .. } = cmd {
+                    self.ahead.release();
+                }
+                reply = self.inner.open_command(cmd).map_err(error)?;
+            }
+        }
+        reply.generation = self.inner.generation();
+        Ok(to_js(&reply))
+    }
+
+    /// The next chunk of what is being read: a file (after `begin` or
+    /// `decode`) or a model decoded elsewhere (after `adopt_begin`).
+    pub fn feed(&mut self, bytes: &[u8]) -> Result<(), JsValue> {
+        match self.decoder.as_mut() {
+            Some(d) => d.feed(bytes),
+            None => self.inner.feed_any(bytes),
+        }
+        .map_err(error)
+    }
+
+    /// The address versions a worker's decode sent (`send`) for file `file`,
+    /// after `adopt_finish`: a call per chunk, in order, then `versions_end`.
+    pub fn versions_chunk(&mut self, file: u32, bytes: &[u8]) -> Result<(), JsValue> {
+        self.inner.versions_chunk(file as usize, bytes).map_err(error)
+    }
+
+    /// After `decode_finish` (in the worker): the model's wire form
+    /// (`Snapshot::wire_chunks`), or with `versions` its address versions',
+    /// handed to `sink` chunk by chunk, each a view of this memory (see
+    /// [`ChunkSink`]).
+    pub fn send(&mut self, sink: &ChunkSink, versions: bool) -> Result<(), JsValue> {
+        let snap = self.decoder.as_ref().and_then(|d| d.snap.as_ref());
+        let snap = snap.ok_or_else(|| error(PageError::new(ErrorKind::BadCommand, "send before decode_finish")))?;
+        if versions {
+            send(sink, |out| versions::compute(snap).wire_chunks(out))
+        } else {
+            send(sink, |out| snap.wire_chunks(out))
+        }
+    }
+
+    /// What the file starting with `head` is (`FileSniff`): the page routes
+    /// it on this (a torch.profiler export to its chart) before decoding.
+    /// `head`: its first `SNIFF_HEAD` bytes (64 KiB), or all of a smaller one.
+    pub fn sniff(head: &[u8]) -> JsValue {
+        to_js(&memviz_viewer::sniff(head))
     }
 }

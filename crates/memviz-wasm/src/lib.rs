@@ -32,7 +32,6 @@ mod ranks;
 pub mod text;
 mod views;
 
-pub use ahead::MemoryAhead;
 use memviz_render::Image;
 use memviz_viewer::{Axes, Selection};
 use wasm_bindgen::prelude::*;
@@ -83,9 +82,7 @@ pub fn panic_message() -> Option<String> {
 pub static EXAMPLE: &[u8] = include_bytes!("../example/resnet50_no_zero_grad.pickle.gz");
 pub const EXAMPLE_NAME: &str = "resnet50_no_zero_grad.pickle.gz";
 
-/// The built-in example's bytes, for the page's idle warm-up of the
-/// worker's path (a [`decode::Decoder`] reads them, a `Viewer` adopts its
-/// model), whose code V8 otherwise first optimises during a large file.
+/// The built-in example's bytes (tests/e2e and benches open it as a file).
 #[wasm_bindgen]
 pub fn example_file() -> Vec<u8> {
     EXAMPLE.to_vec()
@@ -110,8 +107,10 @@ pub struct RenderStats {
 pub struct Viewer {
     inner: memviz_viewer::Viewer,
     /// Memory taken and touched ahead for a file a worker decodes
-    /// ([`Viewer::touch_ahead`]); let go when its model comes.
-    ahead: MemoryAhead,
+    /// (`open({cmd: 'ahead'})`); let go when its model comes.
+    ahead: ahead::MemoryAhead,
+    /// In the page's decode worker: the file it decodes (decode.rs).
+    decoder: Option<decode::Decoder>,
 }
 
 fn now_ms() -> f64 {
@@ -154,106 +153,6 @@ impl Viewer {
     #[wasm_bindgen(constructor)]
     pub fn new() -> Viewer {
         Viewer::default()
-    }
-
-    /// Starts reading a file that arrives in chunks (`feed`, then `finish`).
-    pub fn begin(&mut self, name: &str) {
-        self.inner.begin(name);
-    }
-
-    /// Decodes the next chunk. The error names the file and the byte offset.
-    pub fn feed(&mut self, chunk: &[u8]) -> Result<(), JsError> {
-        self.inner.feed(chunk).map_err(|e| JsError::new(&e))
-    }
-
-    /// Ends the file; returns its index (it becomes the current file).
-    pub fn finish(&mut self) -> Result<u32, JsError> {
-        self.inner.finish().map(|i| i as u32).map_err(|e| JsError::new(&e))
-    }
-
-    /// Opens a file a [`decode::Decoder`] read (in the page's worker), from
-    /// the model's wire form, in calls the page runs as separate tasks: `adopt`
-    /// reads the model, `adopt_replay` replays its first timeline,
-    /// `adopt_finish` opens it and returns its index (it becomes the current
-    /// file). Its address versions come after (`versions_chunk`).
-    pub fn adopt(&mut self, name: &str, wire: &[u8]) -> Result<(), JsError> {
-        self.inner.adopt(name, wire).map_err(|e| JsError::new(&e))
-    }
-
-    /// `adopt` in a call per chunk of the model (`Decoder::model`), so that
-    /// the page yields between them: `adopt_begin`, `adopt_chunk` for each,
-    /// `adopt_end`.
-    pub fn adopt_begin(&mut self, name: &str) {
-        self.release_ahead();
-        self.inner.adopt_begin(name);
-    }
-
-    /// While a worker decodes a file, takes up to `total` bytes of this
-    /// instance's memory and writes them, `step` more bytes a call; true
-    /// while some remain ([`MemoryAhead`]): the model's reading and its
-    /// timeline's replay then reuse pages this thread wrote while idle.
-    pub fn touch_ahead(&mut self, total: u32, step: u32) -> bool {
-        self.ahead.touch(total, step)
-    }
-
-    /// Lets go of what [`Viewer::touch_ahead`] took (the allocator reuses
-    /// it; wasm memory never shrinks). `adopt_begin` does it too.
-    pub fn release_ahead(&mut self) {
-        self.ahead.release();
-    }
-
-    pub fn adopt_chunk(&mut self, bytes: &[u8]) -> Result<(), JsError> {
-        self.inner.adopt_chunk(bytes).map_err(|e| JsError::new(&e))
-    }
-
-    pub fn adopt_end(&mut self) -> Result<(), JsError> {
-        self.inner.adopt_end().map_err(|e| JsError::new(&e))
-    }
-
-    /// After the model: replays the file's first timeline in steps of about
-    /// `budget` trace events, a call each; true once done (then
-    /// `adopt_finish`).
-    pub fn adopt_replay(&mut self, budget: u32) -> Result<bool, JsError> {
-        self.inner.adopt_replay(budget as usize).map_err(|e| JsError::new(&e))
-    }
-
-    pub fn adopt_finish(&mut self) -> Result<u32, JsError> {
-        self.inner.adopt_finish().map(|i| i as u32).map_err(|e| JsError::new(&e))
-    }
-
-    /// The address versions a [`decode::Decoder`] computed
-    /// (`Decoder::versions`) for file `i`, after `adopt_finish`: a call per
-    /// chunk, in order, so that the page may yield between two; then
-    /// `versions_end`. Until then, a text that names a block computes them
-    /// here. After an error (it names the file) they are computed here
-    /// when needed.
-    pub fn versions_chunk(&mut self, i: u32, bytes: &[u8]) -> Result<(), JsError> {
-        self.inner.versions_chunk(i as usize, bytes).map_err(|e| JsError::new(&e))
-    }
-
-    pub fn versions_end(&mut self, i: u32) -> Result<(), JsError> {
-        self.inner.versions_end(i as usize).map_err(|e| JsError::new(&e))
-    }
-
-    /// File `i`'s versions will not come (the worker failed): they are
-    /// computed here when needed.
-    pub fn versions_lost(&mut self, i: u32) {
-        self.inner.versions_lost(i as usize);
-    }
-
-    /// Whether file `i`'s address versions are known (for tests).
-    pub fn has_versions(&self, i: u32) -> bool {
-        self.inner.has_versions(i as usize)
-    }
-
-    /// Opens a whole file at once.
-    pub fn open(&mut self, name: &str, bytes: &[u8]) -> Result<u32, JsError> {
-        self.inner.open(name, bytes).map(|i| i as u32).map_err(|e| JsError::new(&e))
-    }
-
-    /// Opens the built-in example.
-    pub fn open_example(&mut self) -> Result<u32, JsError> {
-        self.open(EXAMPLE_NAME, EXAMPLE)
     }
 
     pub fn file_names(&self) -> Vec<String> {
@@ -484,11 +383,5 @@ impl Viewer {
     /// Index of the largest element (the first drawn band).
     pub fn largest_element(&self) -> i32 {
         or_minus_one(self.inner.largest_element())
-    }
-
-    /// Panics with `msg`, as a bug would: for the tests of the page's
-    /// recovery (tests/e2e/hostile.test.mjs); the page never calls it.
-    pub fn debug_panic(&mut self, msg: &str) {
-        panic!("{msg}");
     }
 }

@@ -43,15 +43,33 @@ fn canvases() -> Canvases {
     Canvases { plot: canvas(900, 400), sel: canvas(900, 400), axes: canvas(900, 400), mini: canvas(900, 50) }
 }
 
+/** An open command (`OpenCommand`) as the page writes it. */
+fn cmd(json: &str) -> wasm_bindgen::JsValue {
+    js_sys::JSON::parse(json).unwrap()
+}
+
+/** A field of a JS object (an `OpenReply`, a `PageError`). */
+fn field(v: &wasm_bindgen::JsValue, name: &str) -> wasm_bindgen::JsValue {
+    js_sys::Reflect::get(v, &name.into()).unwrap()
+}
+
 fn example() -> Viewer {
     let mut v = Viewer::new();
-    assert_eq!(v.open_example().unwrap(), 0);
+    assert_eq!(field(&v.open(cmd(r#"{"cmd": "example"}"#)).unwrap(), "file"), 0);
     v
 }
 
-fn error_message(e: wasm_bindgen::JsError) -> String {
-    let v = wasm_bindgen::JsValue::from(e);
-    String::from(v.dyn_into::<js_sys::Error>().unwrap().message())
+/// Opens `bytes` as the page does a small file: begin, feed, finish.
+fn open(v: &mut Viewer, name: &str, bytes: &[u8]) -> Result<wasm_bindgen::JsValue, wasm_bindgen::JsValue> {
+    v.open(cmd(&format!(r#"{{"cmd": "begin", "name": "{name}"}}"#)))?;
+    v.feed(bytes)?;
+    v.open(cmd(r#"{"cmd": "finish"}"#))
+}
+
+/// A refusal's message (a `PageError`: it has a kind, it is no JS Error).
+fn error_message(e: wasm_bindgen::JsValue) -> String {
+    assert!(field(&e, "kind").is_string(), "a PageError");
+    field(&e, "message").as_string().unwrap()
 }
 
 #[wasm_bindgen_test]
@@ -80,11 +98,11 @@ fn example_opens_with_its_numbers() {
 fn streaming_loader_equals_whole_file() {
     let whole = example();
     let mut v = Viewer::new();
-    v.begin("chunked.pickle.gz");
+    v.open(cmd(r#"{"cmd": "begin", "name": "chunked.pickle.gz"}"#)).unwrap();
     for chunk in EXAMPLE.chunks(777) {
         v.feed(chunk).unwrap();
     }
-    assert_eq!(v.finish().unwrap(), 0);
+    assert_eq!(field(&v.open(cmd(r#"{"cmd": "finish"}"#)).unwrap(), "file"), 0);
     let (a, b) = (summary(&whole), summary(&v));
     assert_eq!(a["timeline"], b["timeline"]);
     assert_eq!(a["trace_events"], b["trace_events"]);
@@ -95,15 +113,17 @@ fn streaming_loader_equals_whole_file() {
 fn bad_file_is_an_error_naming_it_and_open_files_stay() {
     let mut v = example();
     let png = [0x89u8, b'P', b'N', b'G', 13, 10, 26, 10, 0, 0, 0, 13];
-    let msg = error_message(v.open("picture.png", &png).expect_err("a PNG is no snapshot"));
+    let e = open(&mut v, "picture.png", &png).expect_err("a PNG is no snapshot");
+    let msg = error_message(e.clone());
     assert!(msg.starts_with("picture.png: "), "{msg}");
     assert!(msg.contains("byte offset"), "{msg}");
-    // A truncated pickle through the streaming path.
-    v.begin("cut.pickle");
+    assert_eq!(field(&e, "kind"), "not_a_snapshot");
+    // A truncated pickle: its kind, and the offset where the 13 bytes end.
     let cut = [0x80u8, 4, 0x95, 0, 0, 0, 0, 0, 0, 0, 0, b'}', 0x94];
-    let r = v.feed(&cut).and_then(|_| v.finish().map(|_| ()));
-    let msg = error_message(r.expect_err("truncated"));
-    assert!(msg.starts_with("cut.pickle: "), "{msg}");
+    let e = open(&mut v, "cut.pickle", &cut).expect_err("truncated");
+    assert!(error_message(e.clone()).starts_with("cut.pickle: "));
+    assert_eq!(field(&e, "kind"), "truncated");
+    assert_eq!(field(&e, "offset"), 13);
     assert_eq!(v.file_names(), vec![EXAMPLE_NAME.to_string()]);
     assert_eq!(v.file_count(), 1);
     assert!(summary(&v)["trace_events"].as_u64().unwrap() > 0);
@@ -248,7 +268,7 @@ fn warnings_and_the_host_device() {
     let file = br#"{"segments": [7, {"device": 0, "address": 4096, "total_size": 8192, "blocks": []}],
         "device_traces": [[{"action": "alloc", "addr": 4096, "size": 512}]],
         "host_segments": [{"device": -1, "address": 65536, "total_size": 4096, "blocks": []}]}"#;
-    v.open("odd.json", file).unwrap();
+    open(&mut v, "odd.json", file).unwrap();
     assert_eq!(v.warnings(), ["segments[0]: an int, not a dict; skipped"]);
     assert_eq!(v.devices(), vec![0, 1]);
     assert_eq!(v.device_labels(), ["cuda:0", "host"]);
@@ -346,24 +366,29 @@ fn memory_bytes() -> f64 {
     mem.buffer().dyn_into::<js_sys::ArrayBuffer>().unwrap().byte_length() as f64
 }
 
-/// touch_ahead takes the memory in steps; once let go, what the model's
-/// reading allocates comes out of it instead of growing the memory.
+/// Memory written ahead ('model' plan: the size of the file, 2 MiB a
+/// step); once let go, what the model's reading allocates comes out of it
+/// instead of growing the memory.
 #[wasm_bindgen_test]
 fn memory_touched_ahead_is_reused() {
-    const MIB: u32 = 1 << 20;
+    const MIB: f64 = (1 << 20) as f64;
     let mut v = Viewer::new();
     let before = memory_bytes();
-    assert!(v.touch_ahead(24 * MIB, 8 * MIB));
-    assert!(v.touch_ahead(24 * MIB, 8 * MIB));
-    assert!(!v.touch_ahead(24 * MIB, 8 * MIB), "three steps of 8 MiB make 24");
-    assert!(!v.touch_ahead(24 * MIB, 8 * MIB), "nothing more to take");
+    let step = |v: &mut Viewer| v.open(cmd(r#"{"cmd": "ahead", "plan": "model", "file_bytes": 6291456}"#)).unwrap();
+    assert_eq!(field(&step(&mut v), "done"), false);
+    assert_eq!(field(&step(&mut v), "done"), false);
+    let r = step(&mut v);
+    assert_eq!(
+        (field(&r, "done"), field(&r, "written")),
+        (true.into(), (6.0 * MIB).into()),
+        "three steps of 2 MiB make 6"
+    );
     let grown = memory_bytes();
-    assert!(grown - before >= (24 * MIB) as f64, "memory {before} -> {grown}");
-    v.adopt_begin("x.pickle"); // lets it go
-    let reused: Vec<u8> = vec![1; (20 * MIB) as usize];
-    assert_eq!(memory_bytes(), grown, "a 20 MiB allocation after it grew the memory");
+    assert!(grown - before >= 6.0 * MIB, "memory {before} -> {grown}");
+    v.open(cmd(r#"{"cmd": "adopt_begin", "name": "x.pickle"}"#)).unwrap(); // lets it go
+    let reused: Vec<u8> = vec![1; 5 << 20];
+    assert_eq!(memory_bytes(), grown, "a 5 MiB allocation after it grew the memory");
     drop(reused);
-    // More than the memory can ever hold: nothing taken, no trap.
-    assert!(!v.touch_ahead(u32::MAX, 8 * MIB));
-    v.release_ahead();
+    let r = v.open(cmd(r#"{"cmd": "ahead", "plan": "release"}"#)).unwrap();
+    assert_eq!(field(&r, "written"), 0);
 }

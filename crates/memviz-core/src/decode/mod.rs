@@ -12,3 +12,4 @@ pub mod loader;
 pub mod pickle;
 pub mod problems;
 pub mod profiler;
+pub mod sniff;

@@ -2671,7 +2671,7 @@ pub const PROFILER_HTML: &str = "this is the profiler's picture export: open its
 
 /// torch.profiler's memory timeline picture: an HTML page (after blanks)
 /// whose head names it "GPU Memory Timeline" (torch/profiler/_memory_profiler.py).
-fn is_profiler_html(data: &[u8]) -> bool {
+pub(crate) fn is_profiler_html(data: &[u8]) -> bool {
     let head = &data[..data.len().min(SNIFF_TEXT)];
     let text = String::from_utf8_lossy(head).trim_start().to_ascii_lowercase();
     (text.starts_with("<html") || text.starts_with("<!doctype html")) && text.contains("gpu memory timeline")

@@ -1,0 +1,109 @@
+//! The open path's refusals keep the core's kind and byte offset
+//! (`PageError`), and a file is routed on its first bytes (`sniff`).
+//! Expected values from Python, not from the reader under test:
+//! - small_train_step.pickle is 72171 bytes (`len(open(p,'rb').read())`);
+//!   its first 36085 bytes make `pickle.loads` raise "pickle data was
+//!   truncated": the input ends at byte 36085.
+//! - `pickle.dumps({'segments': [collections.OrderedDict(a=1)]}, protocol=4)`
+//!   (the bytes below); `pickletools.genops` puts its STACK_GLOBAL at 54.
+
+use std::path::PathBuf;
+
+use memviz_viewer::boundary::ErrorKind;
+use memviz_viewer::{sniff, FileKind, OpenCommand, Viewer};
+
+fn shared(rel: &str) -> Vec<u8> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared").join(rel);
+    std::fs::read(&p).unwrap_or_else(|e| panic!("{} (../shared must sit beside the repository): {e}", p.display()))
+}
+
+#[test]
+fn a_truncated_real_snapshot_says_truncated_at_its_end() {
+    let bytes = shared("snapshots/small_train_step.pickle");
+    assert_eq!(bytes.len(), 72171);
+    let cut = &bytes[..36085];
+    // Read in chunks, as the page does.
+    let mut v = Viewer::new();
+    v.open_command(OpenCommand::Begin { name: "cut.pickle".into() }).unwrap();
+    for c in cut.chunks(4096) {
+        v.feed_any(c).unwrap();
+    }
+    let e = v.open_command(OpenCommand::Finish).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Truncated);
+    assert_eq!(e.offset, Some(36085));
+    assert!(e.message.starts_with("cut.pickle: "), "{}", e.message);
+    assert!(e.message.ends_with("at byte offset 36085"), "{}", e.message);
+    // Whole, the same.
+    let e = Viewer::new().open("cut.pickle", cut).unwrap_err();
+    assert_eq!((e.kind, e.offset), (ErrorKind::Truncated, Some(36085)));
+    assert_eq!(v.file_count(), 0);
+}
+
+#[test]
+fn a_pickle_that_builds_objects_is_refused_where_it_asks() {
+    let hostile = b"\x80\x04\x95\x3a\x00\x00\x00\x00\x00\x00\x00\x7d\x94\x8c\x08segments\x94\x5d\x94\x8c\x0bcollections\x94\x8c\x0bOrderedDict\x94\x93\x94\x29\x52\x94\x8c\x01a\x94\x4b\x01\x73\x61\x73\x2e";
+    assert_eq!(hostile[54], 0x93, "STACK_GLOBAL");
+    let mut v = Viewer::new();
+    v.open_command(OpenCommand::Begin { name: "evil.pickle".into() }).unwrap();
+    let e = v.feed_any(hostile).and_then(|()| v.open_command(OpenCommand::Finish).map(|_| ())).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::RefusedOpcode);
+    assert_eq!(e.offset, Some(54));
+}
+
+#[test]
+fn files_are_routed_on_their_first_bytes() {
+    let head = |b: &[u8]| sniff(&b[..b.len().min(memviz_viewer::SNIFF_HEAD)]);
+    let s = head(&shared("snapshots/small_train_step.pickle"));
+    assert_eq!((s.kind, s.profiler), (FileKind::Pickle, false));
+    // A pickle under a .json name (../shared/snapshots/README.md): the bytes decide.
+    let s = head(&shared("snapshots/oom_pickle_named_json.json"));
+    assert_eq!((s.kind, s.profiler), (FileKind::Pickle, false));
+    let s = head(&shared("recordings/profiler_resnet50_memory_timeline.json"));
+    assert_eq!((s.kind, s.gzip, s.profiler), (FileKind::ProfilerTimeline, false, true));
+    let s = head(&shared("recordings/profiler_resnet50_memory_timeline.raw.json.gz"));
+    assert_eq!((s.kind, s.gzip, s.profiler), (FileKind::ProfilerTimeline, true, true));
+    let s = head(&shared("recordings/profiler_resnet50_trace.json.gz"));
+    assert_eq!((s.kind, s.gzip, s.profiler), (FileKind::ProfilerTrace, true, true));
+    let s = head(&shared("recordings/profiler_resnet50_memory_timeline.html"));
+    assert_eq!((s.kind, s.profiler), (FileKind::ProfilerPicture, false));
+}
+
+#[test]
+fn commands_out_of_order_are_the_pages_bug() {
+    let mut v = Viewer::new();
+    let e = v.open_command(OpenCommand::Finish).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::BadCommand);
+    let e = v.open_command(OpenCommand::Example).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::BadCommand);
+}
+
+#[test]
+fn the_warm_up_opens_a_real_snapshot_both_ways() {
+    memviz_viewer::warm_up("small_train_step.pickle", &shared("snapshots/small_train_step.pickle")).unwrap();
+    let cut = &shared("snapshots/small_train_step.pickle")[..36085];
+    let e = memviz_viewer::warm_up("cut.pickle", cut).unwrap_err();
+    assert_eq!((e.kind, e.offset), (ErrorKind::Truncated, Some(36085)));
+}
+
+#[test]
+fn a_read_left_unfinished_does_not_take_the_next_files_bytes() {
+    let bytes = shared("snapshots/small_train_step.pickle");
+    let mut v = Viewer::new();
+    // Cancelled after its first chunk: never finished.
+    v.open_command(OpenCommand::Begin { name: "cancelled.pickle".into() }).unwrap();
+    v.feed_any(&bytes[..1000]).unwrap();
+    // The next file comes from the worker: its model's chunks are the model's.
+    let mut loader = memviz_core::Loader::new();
+    loader.feed(&bytes).unwrap();
+    let snap = loader.finish().unwrap();
+    let mut model = Vec::new();
+    snap.wire_chunks(&mut |c| model.push(c));
+    v.open_command(OpenCommand::AdoptBegin { name: "adopted.pickle".into() }).unwrap();
+    for c in &model {
+        v.feed_any(c).unwrap();
+    }
+    v.open_command(OpenCommand::AdoptEnd).unwrap();
+    let r = v.open_command(OpenCommand::AdoptFinish).unwrap();
+    assert_eq!(r.file, Some(0));
+    assert_eq!(v.file_names(), ["adopted.pickle"]);
+}
