@@ -3,34 +3,19 @@
 // and four DDP ranks where a rank clicked becomes B and the median rank A.
 // Expected bytes come from tests/reference/diff_reference.py and
 // memviz_reference.py (Python's pickle module, no code shared with Rust).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, DIST, serveDist, launch, newPage, dropFiles, waitOpened } from './helpers.mjs';
+import { ROOT, useBrowser, openPage, dropFiles, waitOpened } from './helpers.mjs';
 
 const REC = join(ROOT, '../shared/recordings');
 const REF = join(ROOT, 'tests/reference');
 const SHOTS = process.env.MEMVIZ_SCREENSHOTS ? join(ROOT, 'docs') : join(ROOT, 'tests/e2e/out');
 const python = (args) => JSON.parse(execFileSync('python3', args, { encoding: 'utf8', maxBuffer: 1 << 28 }));
 
-let server, origin, browser;
-before(async () => {
-  assert.ok(existsSync(join(DIST, 'index.html')), 'dist/ missing: run scripts/build-web.sh first');
-  assert.ok(existsSync(REC), `${REC} is missing: the test reads the H100 recordings from there`);
-  ({ server, origin } = await serveDist());
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
-
-async function ready(page) {
-  await page.goto(origin + '/');
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
-}
+useBrowser({ needs: [REC] });
 
 /** Clicks Compare and returns #diff-out's numbers and the table's rows once the table is there. */
 async function compare(page) {
@@ -60,8 +45,7 @@ function checkAgainst(want, { out, rows }) {
 
 test('one file: two moments set from the timeline, by user frame and by kind', async () => {
   const name = 'resnet50_no_zero_grad.pickle';
-  const { page, blocked, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await ready(page);
+  const { page, blocked, errors } = await openPage();
   await dropFiles(page, [[name, readFileSync(join(REC, name))]]);
   await waitOpened(page, name);
   await page.waitForSelector('#diff-panel:not([hidden])');
@@ -95,8 +79,7 @@ test('one file: two moments set from the timeline, by user frame and by kind', a
 
 test('DDP ranks: a rank clicked is B, the median rank A', async () => {
   const names = [0, 1, 2, 3].map((r) => `ddp_gpt2_rank${r}.pickle`);
-  const { page, blocked, errors } = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await ready(page);
+  const { page, blocked, errors } = await openPage();
   await dropFiles(page, names.map((n) => [n, readFileSync(join(REC, n))]));
   await page.waitForFunction(() => {
     const p = document.querySelector('#ranks-panel');

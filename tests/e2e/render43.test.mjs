@@ -4,12 +4,12 @@
 // pools view colors its bands by pool with a legend. Expected numbers come
 // from crates/memviz-core/tests/render43_reference.py (a standard-library
 // replay of the pickle) or from the recording itself.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { ROOT, DIST, serveDist, launch, newPage, dropFiles, waitOpened } from './helpers.mjs';
+import { ROOT, useBrowser, openPage, dropFiles, waitOpened } from './helpers.mjs';
 
 const RECORDINGS = join(ROOT, '../shared/recordings');
 const OUT = join(ROOT, 'tests/e2e/out');
@@ -18,21 +18,10 @@ const REFERENCE = join(ROOT, 'crates/memviz-core/tests/render43_reference.py');
 const reference = (name, ...args) =>
   JSON.parse(execFileSync('python3', [REFERENCE, join(RECORDINGS, name), ...args.map(String)], { encoding: 'utf8' }));
 
-let server, origin, browser;
-before(async () => {
-  assert.ok(existsSync(join(DIST, 'index.html')), 'dist/ missing: run scripts/build-web.sh first');
-  ({ server, origin } = await serveDist());
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+useBrowser({ needs: [RECORDINGS] });
 
 async function open(name) {
-  const p = await newPage(browser, (u) => u.startsWith(origin + '/'));
-  await p.page.goto(origin + '/');
-  await p.page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 30000 });
+  const p = await openPage();
   await dropFiles(p.page, [[name, readFileSync(join(RECORDINGS, name))]]);
   await waitOpened(p.page, name);
   return p;
