@@ -18,7 +18,7 @@ fn load(name: &str) -> memviz_core::Snapshot {
 
 fn load_path(path: &std::path::Path) -> memviz_core::Snapshot {
     let name = path.display();
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     memviz_core::load(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
