@@ -457,7 +457,7 @@ mod tests {
         assert!(st.envelope_px > 3 * 4000);
         // Column 2, a row in the middle of the envelope above the stripes.
         // Pool (1, 7) is the first private pool: orange, faded over gray.
-        assert_eq!(pp.pool_of, vec![0, NO_POOL, 0]);
+        assert_eq!(pp.pool_of, vec![0, memviz_core::pools::NO_POOL, 0]);
         assert_eq!(img.get(2, 4146 - 2000), blend([0xf2, 0x8e, 0x2b, 255], ENVELOPE, 0.35));
         // Stripe of element 2 (bytes 100..400 of the envelope): the pool's third shade.
         assert_eq!(img.get(2, 4146 - 200), [0xc4, 0x6c, 0x12, 255]);
