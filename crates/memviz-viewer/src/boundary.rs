@@ -103,6 +103,29 @@ pub fn typescript() -> String {
             s
         }};
     }
+    use crate::page::*;
     use crate::whatif::*;
-    decls![ErrorKind, PageError, WhatIfFields, OomVerdict, WhatIfChart, WhatIfView, WhatIfOverlay,]
+    decls![
+        ErrorKind,
+        PageError,
+        WhatIfFields,
+        OomVerdict,
+        WhatIfChart,
+        WhatIfView,
+        WhatIfOverlay,
+        crate::view::ViewKind,
+        ViewId,
+        SearchBy,
+        ViewCommand,
+        Choice,
+        ViewChoice,
+        SummaryItem,
+        Card,
+        PointerView,
+        Match,
+        SearchView,
+        StateRow,
+        StateSummary,
+        PageView,
+    ]
 }

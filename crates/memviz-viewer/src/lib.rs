@@ -30,6 +30,7 @@ pub mod context;
 pub mod explain;
 mod files;
 pub mod moment;
+pub mod page;
 pub mod phases;
 pub mod profiler;
 pub mod ranks;
@@ -77,6 +78,9 @@ pub struct Viewer {
     step_times: Option<phases::StepTimes>,
     /// The "What if" panel's replays (whatif.rs).
     whatif: whatif::WhatIfState,
+    /// The hit of the last pointer command (page.rs: the card and outline
+    /// change only when it does).
+    last_hit: Option<i32>,
 }
 
 /// The selector index of a timeline.
