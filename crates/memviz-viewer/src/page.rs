@@ -314,7 +314,10 @@ fn item(key: &str, value: impl Into<f64>, label: &str, text: String) -> SummaryI
 impl Viewer {
     /// Runs `cmd` and says what the page shows now.
     pub fn command(&mut self, cmd: ViewCommand) -> Result<PageView, PageError> {
-        if self.cx.file().is_none() {
+        // The pointer may move over the empty plot: only what changes a
+        // file's view needs one.
+        let harmless = matches!(cmd, ViewCommand::Get | ViewCommand::Hover { .. } | ViewCommand::Leave);
+        if self.cx.file().is_none() && !harmless {
             return Err(PageError::no_file());
         }
         let mut pointer = None;

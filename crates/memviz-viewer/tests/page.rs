@@ -134,6 +134,10 @@ fn search_lists_matches_typed() {
 #[test]
 fn no_file_is_a_refusal() {
     let mut v = memviz_viewer::Viewer::new();
-    let e = v.command(C::Get).unwrap_err();
+    let e = v.command(C::SetView { view: ViewId::State }).unwrap_err();
     assert_eq!(e.kind, memviz_viewer::boundary::ErrorKind::NoFile);
+    // The pointer over the empty plot is no error: nothing under it.
+    let p = v.command(C::Hover { x: 10.0, y: 10.0 }).unwrap();
+    assert_eq!(p.pointer.unwrap().hit, -1);
+    assert!(p.files.is_empty());
 }

@@ -486,6 +486,19 @@ impl Viewer {
         or_minus_one(self.inner.largest_element())
     }
 
+    /// Changes with the file or device (memviz_viewer's `generation`): work
+    /// started before is stale once it differs.
+    pub fn generation(&self) -> u32 {
+        self.inner.generation()
+    }
+
+    /// The viewer core's one typed command (memviz_viewer::page): a
+    /// `ViewCommand` in, the `PageView` out (a `PageError` thrown).
+    pub fn command(&mut self, cmd: JsValue) -> Result<JsValue, JsValue> {
+        let cmd = boundary::from_js(&cmd)?;
+        self.at_dpr().command(cmd).map(|p| boundary::to_js(&p)).map_err(boundary::error)
+    }
+
     /// Panics with `msg`, as a bug would: for the tests of the page's
     /// recovery (tests/e2e/hostile.test.mjs); the page never calls it.
     pub fn debug_panic(&mut self, msg: &str) {
