@@ -108,16 +108,14 @@ function warmRound(first) {
     da.free(); db.free();
     // The pools view (the example's CUDA graph pool) and the State History:
     // a first visit drew the pools in 13-26 ms cold, 5-6 warm.
-    const names = w.view_names();
-    for (const name of ['Allocated Memory (incl. Private Pools)', 'Allocator State History']) {
-      const i = names.indexOf(name);
-      while (w.prepare_view_step(i, 1 << 12) < 1);
-      w.set_view(i);
+    for (const view of ['pools', 'state']) {
+      while (w.tick({ work: 'view', view }).busy);
+      w.command({ cmd: 'set_view', view });
     }
-    w.state_select(w.state_len() >> 1);
-    w.state_lines(0, 40);
+    w.command({ cmd: 'state_select', event: w.state_len() >> 1 });
+    w.command({ cmd: 'state_rows', first: 0, count: 40 });
     w.state_render(plot);
-    w.set_view(names.indexOf('Allocated Memory (incl. Private Pools)'));
+    w.command({ cmd: 'set_view', view: 'pools' });
     w.render(plot, sel, axes, mini);
     w.hover(200, 80);
     warmWorkerPath(b);
@@ -379,9 +377,9 @@ function crashed(e) {
     .finally(() => { recovering = null; });
 }
 
-/** The busy note (a build a slice a frame): `what` is built, `done` of it (0 to 1). */
-function showBusy(what, done) {
-  $('busy-text').textContent = `Building ${what}: ${Math.floor(done * 100)}%…`;
+/** The busy note (a build a slice a frame): its text (memviz_viewer::work's label), `done` of it (0 to 1). */
+function showBusy(text, done) {
+  $('busy-text').textContent = text;
   $('busy').querySelector('progress').value = done;
   $('busy').hidden = false;
 }
@@ -402,7 +400,6 @@ function hideBusy() {
  * opened, then a moment picked: both show); another file or device cancels
  * it, and its calls are not run.
  */
-const ANALYSIS_STEP = 1 << 12;
 let analysisBuild = null; // { v, k, fns, state } while a build runs in slices
 export function withAnalysis(fn, { state = true } = {}) {
   if (!viewer) return;
@@ -414,9 +411,8 @@ export function withAnalysis(fn, { state = true } = {}) {
   }
   const build = { v, k, fns: [fn], state };
   analysisBuild = build;
-  const r = inSlices(guard(() => v.prepare_analysis_step(ANALYSIS_STEP, build.state)), {
+  const r = work(v, () => ({ work: 'analysis', state: build.state }), {
     cancelled: () => analysisBuild !== build || viewer !== v || v.generation() !== k,
-    progress: (done) => showBusy(`the analysis of ${currentName}`, done),
   });
   if (!(r instanceof Promise)) {
     analysisBuild = null;
@@ -922,7 +918,6 @@ $('view-select').addEventListener('change', (e) => showView(+e.target.value));
 // the view shown staying and a progress bar saying what it waits for; a
 // later choice, file or device cancels it. data-view-slices on the select:
 // the slices' work, ms, for benches/browser.
-const VIEW_STEP = 1 << 12;
 let viewToken = 0;
 /**
  * Runs `step` (a wasm call doing a bounded piece of work: 1 or true once
@@ -937,7 +932,7 @@ let viewToken = 0;
  * so that the caller goes on in its own task; else a promise of them, or of
  * null when `cancelled()` after a wait or a trap stopped it.
  */
-export function inSlices(step, { firstMs = SLICE_MS, cancelled, progress = () => {} }) {
+export function inSlices(step, { firstMs = SLICE_MS, cancelled, progress = (_done) => {} }) {
   const t0 = performance.now();
   const done = stepFor(step, firstMs);
   if (done === undefined) return null;
@@ -946,6 +941,21 @@ export function inSlices(step, { firstMs = SLICE_MS, cancelled, progress = () =>
 }
 
 const finished = (done) => done === 1 || done === true;
+
+/**
+ * The viewer's long work (memviz_viewer::work: `work()` says which, read at
+ * each tick) a slice a frame through inSlices, its progress note saying
+ * what it builds.
+ */
+function work(v, w, opts) {
+  let label = '';
+  const tick = () => {
+    const p = v.tick(w());
+    label = p.label;
+    return p.busy ? p.share : 1;
+  };
+  return inSlices(guard(tick), { ...opts, progress: (done) => showBusy(label, done) });
+}
 
 /** Calls `step` until it is finished, trapped (undefined) or `ms` have passed; its last answer. */
 function stepFor(step, ms) {
@@ -980,10 +990,9 @@ export async function showView(i, then = () => {}) {
   const v = viewer, token = ++viewToken, g = page && page.generation, view = page.views[i];
   // The change event's own task makes one call (a view that needs nothing
   // built is shown at once); the slices run in the frames after it.
-  const r = inSlices(guard(() => v.prepare_view_step(i, VIEW_STEP)), {
+  const r = work(v, () => ({ work: 'view', view: view.id }), {
     firstMs: 0,
     cancelled: () => token !== viewToken || viewer !== v || v.generation() !== g,
-    progress: (done) => showBusy(`the ${view.name} of ${currentName}`, done),
   });
   let slices = r;
   if (r instanceof Promise) {

@@ -211,3 +211,23 @@ note: string | null,
  * What ShowInState / ShowInTimeline found: an event or an element.
  */
 target: number | null, };
+
+export type Work = { "work": "view", view: ViewId, } | { "work": "analysis", state: boolean, };
+
+export type Progress = { 
+/**
+ * More ticks are needed.
+ */
+busy: boolean, 
+/**
+ * The share done, 1 once built.
+ */
+share: number, 
+/**
+ * "Building the Allocator State History of f.pickle: 42%…".
+ */
+label: string, 
+/**
+ * [`Viewer::generation`]: the work is stale once it changes.
+ */
+generation: number, };

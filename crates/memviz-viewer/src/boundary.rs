@@ -127,5 +127,7 @@ pub fn typescript() -> String {
         StateRow,
         StateSummary,
         PageView,
+        crate::work::Work,
+        crate::work::Progress,
     ]
 }

@@ -38,6 +38,7 @@ pub mod search;
 pub mod view;
 pub mod views;
 pub mod whatif;
+pub mod work;
 pub mod xaxis;
 
 use memviz_core::model::BlockState;

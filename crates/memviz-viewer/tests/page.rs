@@ -141,3 +141,28 @@ fn no_file_is_a_refusal() {
     assert_eq!(p.pointer.unwrap().hit, -1);
     assert!(p.files.is_empty());
 }
+
+#[test]
+fn work_ticks_to_done_with_its_label() {
+    use memviz_viewer::work::Work;
+    let mut v = open(FULLSTEP);
+    let mut shares = Vec::new();
+    loop {
+        let p = v.tick(Work::View { view: ViewId::State });
+        assert!(p.label.starts_with(&format!("Building the Allocator State History of {FULLSTEP}: ")), "{}", p.label);
+        shares.push(p.share);
+        if !p.busy {
+            break;
+        }
+        assert!(shares.len() < 100_000, "never done");
+    }
+    assert!(shares.windows(2).all(|w| w[0] <= w[1]), "{shares:?}");
+    // 19342 events (Python: len(device_traces[0])) take several ticks of 4096.
+    assert!(shares.len() >= 19342 / memviz_viewer::work::TICK_EVENTS, "{shares:?}");
+    assert_eq!(*shares.last().unwrap(), 1.0);
+    // Built: showing it is at once, and its rows are there.
+    let s = v.command(C::SetView { view: ViewId::State }).unwrap().state.unwrap();
+    assert_eq!(s.len, 19342);
+    let p = v.tick(Work::Analysis { state: false });
+    assert!(p.share > 0.0 && p.label.contains("analysis"), "{p:?}");
+}

@@ -269,10 +269,6 @@ impl Viewer {
         self.inner.current_file() as u32
     }
 
-    pub fn select_file(&mut self, i: u32) {
-        self.inner.select_file(i as usize);
-    }
-
     /// Devices memory_viz offers for the current file.
     pub fn devices(&self) -> Vec<u32> {
         self.inner.devices()
@@ -295,10 +291,6 @@ impl Viewer {
         self.inner.device()
     }
 
-    pub fn set_device(&mut self, d: u32) {
-        self.inner.set_device(d);
-    }
-
     pub fn view_names(&self) -> Vec<String> {
         self.inner.view_names()
     }
@@ -318,11 +310,6 @@ impl Viewer {
 
     pub fn detail(&self) -> u32 {
         self.inner.detail()
-    }
-
-    /// Draws the `n` largest elements as bands, the rest summarized.
-    pub fn set_detail(&mut self, n: u32) {
-        self.inner.set_detail(n);
     }
 
     /// Elements drawn as their own band at the current detail.
@@ -366,10 +353,6 @@ impl Viewer {
     /// Peak of the current view: bytes and step.
     pub fn peak_bytes(&self) -> f64 {
         self.inner.peak_bytes() as f64
-    }
-
-    pub fn peak_step(&self) -> u32 {
-        self.inner.peak_step()
     }
 
     /// Draws the current view: bands into `plot` (sized in device pixels by
@@ -441,11 +424,6 @@ impl Viewer {
         self.at_dpr().hover(x, y)
     }
 
-    /// Pointer left the plot: the pinned band stays selected.
-    pub fn leave(&mut self) -> String {
-        self.inner.leave()
-    }
-
     /// Click: pins what is under the pointer (or unpins on empty space).
     pub fn click(&mut self, x: f64, y: f64) -> String {
         self.at_dpr().click(x, y)
@@ -474,11 +452,6 @@ impl Viewer {
     /// The text of element `elem` of the current view.
     pub fn element_text(&self, elem: u32) -> String {
         self.inner.element_text(elem)
-    }
-
-    /// The hover card of element `elem` (JSON: head, frames, fold, folded, tail).
-    pub fn element_card(&self, elem: u32) -> String {
-        self.inner.element_card(elem)
     }
 
     /// Index of the largest element (the first drawn band).
