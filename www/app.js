@@ -987,7 +987,7 @@ async function sliced(step, slices, done, cancelled, progress) {
  */
 export async function showView(i, then = () => {}) {
   if (!viewer) return;
-  const v = viewer, token = ++viewToken, g = page && page.generation, view = page.views[i];
+  const v = viewer, token = ++viewToken, g = v.generation(), view = page.views[i];
   // The change event's own task makes one call (a view that needs nothing
   // built is shown at once); the slices run in the frames after it.
   const r = work(v, () => ({ work: 'view', view: view.id }), {
@@ -1099,7 +1099,8 @@ const sizes = new ResizeObserver((entries) => {
 });
 for (const c of plotCanvases()) sizes.observe(c);
 
-function sizeCanvas(c) {
+/** Sizes canvas `c`'s backing store to its CSS size at the devicePixelRatio. */
+export function sizeCanvas(c) {
   const dpr = window.devicePixelRatio || 1;
   const seen = seenSize.get(c);
   const [cw, ch] = seen && seen[0] > 0 && seen[1] > 0 ? seen : [c.clientWidth, c.clientHeight];

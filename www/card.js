@@ -1,3 +1,4 @@
+// @ts-check
 // The hover card (#hover-card): what the band under the pointer is, beside
 // the pointer and inside the viewport (the full memory_viz text stays in
 // #context under the plot). The user's frames come first; PyTorch's and
@@ -5,6 +6,7 @@
 // rule (memviz-core format.rs: fold_frames, hover_card); this module only
 // lays the page view's card out. A pinned card stays where the band was pinned and takes
 // the pointer (its fold can be opened); an unpinned one follows the pointer.
+/** @returns {any} */
 const $ = (id) => document.getElementById(id);
 const card = $('hover-card');
 const GAP = 14; // px between the pointer and the card

@@ -1,12 +1,14 @@
 //# allFunctionsCalledOnLoad
+// @ts-check
 // memviz page: the views beyond the two timelines (Allocated Memory incl.
 // Private Pools, Allocator State History, Allocator Settings), search, and
 // the jumps between the timeline and the state history. It registers with
 // app.js (addViewHooks): app.js calls changed() when the view changes and
 // draw() before drawing a timeline (true: this file drew the view).
-import { getViewer as V, guard as G, redraw, addViewHooks, onPin, showView, command, getPage } from './app.js';
+import { getViewer as V, guard as G, redraw, addViewHooks, onPin, showView, command, getPage, sizeCanvas } from './app.js';
 import { announce } from './announce.js';
 
+/** @returns {any} */
 const $ = (id) => document.getElementById(id);
 // G is app.js's guard: a handler does nothing while no viewer, and a trap
 // in the wasm code (a panic) ends in the page's internal-error path.
@@ -59,13 +61,6 @@ function draw() {
   if (kind !== 'state') return false;
   drawState();
   return true;
-}
-
-function sizeCanvas(c) {
-  const dpr = window.devicePixelRatio || 1;
-  const w = Math.max(1, Math.round(c.clientWidth * dpr));
-  const h = Math.max(1, Math.round(c.clientHeight * dpr));
-  if (c.width !== w || c.height !== h) { c.width = w; c.height = h; }
 }
 
 // ---- Allocator State History -------------------------------------------------
@@ -273,6 +268,7 @@ $('to-timeline').addEventListener('click', G(() => {
 onPin(G(() => updateJump(getPage()))); // a band pinned in the timeline: Show in state history
 
 // ---- search --------------------------------------------------------------------
+/** @type {import('./types').SearchBy} */
 let searchKind = 'address';
 let searchTimer = 0;
 
@@ -315,7 +311,9 @@ function showMatch(m, p = command({ cmd: 'search_show', index: m })) {
   }
 }
 
-for (const [id, k, other] of [['search-addr', 'address', 'search-frame'], ['search-frame', 'frame', 'search-addr']]) {
+/** @type {[string, import('./types').SearchBy, string][]} */
+const searchBoxes = [['search-addr', 'address', 'search-frame'], ['search-frame', 'frame', 'search-addr']];
+for (const [id, k, other] of searchBoxes) {
   const input = $(id);
   input.addEventListener('input', () => {
     searchKind = k;
