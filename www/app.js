@@ -172,12 +172,22 @@ function showMessage(cls, msg, err) {
 }
 export const showError = (msg, err) => showMessage('error', msg, err);
 
-// What the reader left out of the file just opened: a line per problem.
-function showWarnings() {
-  const name = viewer.file_names()[viewer.current_file()];
-  const lines = viewer.warnings().map((w) => `${name}: warning: ${w}`);
-  if (lines.length) showMessage('warning', lines.join('\n'));
+
+/**
+ * Runs a command of the viewer core (memviz_viewer::page) and returns the
+ * page view it leaves; `page` keeps the last one.
+ * @param {import('./types').ViewCommand} cmd
+ * @returns {import('./types').PageView}
+ */
+export function command(cmd) {
+  page = viewer.command(cmd);
+  if (page.pointer) lastHit = page.pointer.hit;
+  return page;
 }
+/** @type {import('./types').PageView | null} the last page view */
+let page = null;
+/** The last page view (null before a file). */
+export const getPage = () => page;
 
 /**
  * Resolves in a task of its own, so that input and frames may run between
@@ -272,9 +282,9 @@ function crashed(e) {
     .finally(() => { recovering = null; });
 }
 
-/** The busy note (a build a slice a frame): `what` is built, `done` of it (0 to 1). */
-function showBusy(what, done) {
-  $('busy-text').textContent = `Building ${what}: ${Math.floor(done * 100)}%…`;
+/** The busy note (a build a slice a frame): its text (memviz_viewer::work's label), `done` of it (0 to 1). */
+function showBusy(text, done) {
+  $('busy-text').textContent = text;
   $('busy').querySelector('progress').value = done;
   $('busy').hidden = false;
 }
@@ -295,11 +305,10 @@ function hideBusy() {
  * opened, then a moment picked: both show); another file or device cancels
  * it, and its calls are not run.
  */
-const ANALYSIS_STEP = 1 << 12;
 let analysisBuild = null; // { v, k, fns, state } while a build runs in slices
 export function withAnalysis(fn, { state = true } = {}) {
   if (!viewer) return;
-  const v = viewer, key = () => `${v.current_file()}/${v.device()}`, k = key();
+  const v = viewer, k = v.generation();
   if (analysisBuild && analysisBuild.v === v && analysisBuild.k === k) {
     analysisBuild.fns.push(fn);
     analysisBuild.state ||= state;
@@ -307,9 +316,8 @@ export function withAnalysis(fn, { state = true } = {}) {
   }
   const build = { v, k, fns: [fn], state };
   analysisBuild = build;
-  const r = inSlices(guard(() => v.prepare_analysis_step(ANALYSIS_STEP, build.state)), {
-    cancelled: () => analysisBuild !== build || viewer !== v || key() !== k,
-    progress: (done) => showBusy(`the analysis of ${currentName}`, done),
+  const r = work(v, () => ({ work: 'analysis', state: build.state }), {
+    cancelled: () => analysisBuild !== build || viewer !== v || v.generation() !== k,
   });
   if (!(r instanceof Promise)) {
     analysisBuild = null;
@@ -670,48 +678,46 @@ function fillSelect(sel, items, current) {
   sel.disabled = items.length === 0;
 }
 
+/** A file was opened: its warnings (what the reader left out, a line each, as `memviz` prints them), then its controls. */
 const opened = guard(function () {
-  $('hint').hidden = true;
-  showWarnings();
-  fillSelect($('file-select'), viewer.file_names().map((n, i) => [i, n]), viewer.current_file());
-  fillSelect($('view-select'), viewer.view_names().map((n, i) => [i, n]), viewer.view());
-  viewChanged();
+  const p = command({ cmd: 'get' });
+  if (p.warnings.length) showMessage('warning', p.warnings.join('\n'));
+  viewChanged(p, true);
 });
 
 /** Shows open file `i` (on `device`, else its default device) with its controls (ranks.js). */
 export const showFile = guard(function (i, device) {
-  viewer.select_file(i);
-  if (device != null) viewer.set_device(device);
-  $('hint').hidden = true;
-  fillSelect($('file-select'), viewer.file_names().map((n, j) => [j, n]), viewer.current_file());
-  fillSelect($('view-select'), viewer.view_names().map((n, j) => [j, n]), viewer.view());
-  viewChanged();
+  viewChanged(command({ cmd: 'set_file', file: i, device: device ?? null }), true);
 });
 
-function viewChanged() {
+/** @param {import('./types').PageView} p */
+function viewChanged(p, files = false) {
   document.body.dataset.page = 'snapshot'; // style.css: the snapshot's panels show (not the first screen's, not a profiler chart)
+  $('hint').hidden = true;
+  if (files) {
+    fillSelect($('file-select'), p.files.map((n, i) => [i, n]), p.file);
+    fillSelect($('view-select'), p.views.map((v, i) => [i, v.name]), p.views.findIndex((v) => v.id === p.view));
+  }
   pendingDetail = null; // the slider now shows this view's detail
-  const names = viewer.file_names();
-  currentName = names[viewer.current_file()] || currentName;
-  const labels = viewer.device_labels();
-  fillSelect($('device-select'), Array.from(viewer.devices(), (d, i) => [d, labels[i]]), viewer.device());
+  currentName = p.files[p.file] || currentName;
+  fillSelect($('device-select'), p.devices.map((d) => [d.value, d.label]), p.device);
   const slider = $('detail');
-  slider.max = viewer.element_count();
-  slider.value = viewer.detail();
+  slider.max = p.elements;
+  slider.value = p.detail;
   slider.disabled = false;
   $('reset-zoom').disabled = false;
-  lastHit = -1;
   $('context').textContent = '';
   hideCard(true);
-  showSummary();
-  detailLabel();
-  if (viewHooks) viewHooks.changed(); // views.js: pools, state history, settings
+  showSummary(p);
+  detailLabel(p);
+  if (viewHooks) viewHooks.changed(p); // views.js: pools, state history, settings
   redraw();
 }
 
-function detailLabel() {
-  $('detail-label').textContent = `${viewer.detail()} of ${viewer.element_count()}`;
-  $('detail-unit').textContent = viewer.view() === 0 ? 'allocations' : 'segments';
+/** @param {import('./types').PageView} p */
+function detailLabel(p) {
+  $('detail-label').textContent = p.detail_text;
+  $('detail-unit').textContent = p.detail_unit;
 }
 
 function fmtBytes(n) {
@@ -723,20 +729,16 @@ function fmtBytes(n) {
 
 // The numbers carry data-k (name as in `memviz summary --json`) and data-v
 // (exact value) so that tests can compare them with the core's.
-function showSummary() {
-  const s = JSON.parse(viewer.summary_json());
-  const t = s.timeline;
-  const item = (k, v, label, text) => `<span data-k="${k}" data-v="${v}">${label} <b>${text}</b></span>`;
-  $('summary').innerHTML = [
-    item('trace_events', s.trace_events, 'trace events', s.trace_events),
-    item('timeline.elements', t.elements, s.view === 'Active Memory Timeline' ? 'allocations' : 'segments drawn', t.elements),
-    item('timeline.peak_bytes', t.peak_bytes, 'peak', `${fmtBytes(t.peak_bytes)} at step ${s.peak_step}`),
-    item('timeline.start_bytes', t.start_bytes, 'start', fmtBytes(t.start_bytes)),
-    item('timeline.end_bytes', t.end_bytes, 'end', fmtBytes(t.end_bytes)),
-    item('segments', s.segments, 'segments at dump', s.segments),
-    item('reserved_bytes', s.reserved_bytes, 'reserved', fmtBytes(s.reserved_bytes)),
-    item('allocated_bytes', s.allocated_bytes, 'allocated', fmtBytes(s.allocated_bytes)),
-  ].join(' · ');
+/** @param {import('./types').PageView} p */
+function showSummary(p) {
+  const parts = p.summary.map((i) => {
+    const s = document.createElement('span');
+    s.dataset.k = i.key;
+    s.dataset.v = String(i.value);
+    s.append(`${i.label} `, Object.assign(document.createElement('b'), { textContent: i.text }));
+    return s;
+  });
+  $('summary').replaceChildren(...parts.flatMap((s, k) => (k ? [' · ', s] : [s])));
 }
 
 // A real button (focusable, Enter / Space) that opens the hidden file input.
@@ -762,15 +764,14 @@ $('open-files').addEventListener('pointerdown', fileComing);
 $('open-files').addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') fileComing(); });
 $('file-input').addEventListener('cancel', () => noFileCame());
 $('example').addEventListener('click', guard(() => openExample()));
-$('file-select').addEventListener('change', guard((e) => { viewer.select_file(+e.target.value); viewChanged(); }));
-$('device-select').addEventListener('change', guard((e) => { viewer.set_device(+e.target.value); viewChanged(); }));
+$('file-select').addEventListener('change', guard((e) => viewChanged(command({ cmd: 'set_file', file: +e.target.value, device: null }))));
+$('device-select').addEventListener('change', guard((e) => viewChanged(command({ cmd: 'set_device', device: +e.target.value }))));
 $('view-select').addEventListener('change', (e) => showView(+e.target.value));
 // A view whose first showing builds something long (the state history walks
 // the whole trace: ~320 ms on 2M events) is built first, a slice a frame,
 // the view shown staying and a progress bar saying what it waits for; a
 // later choice, file or device cancels it. data-view-slices on the select:
 // the slices' work, ms, for benches/browser.
-const VIEW_STEP = 1 << 12;
 let viewToken = 0;
 /**
  * Runs `step` (a wasm call doing a bounded piece of work: 1 or true once
@@ -785,7 +786,7 @@ let viewToken = 0;
  * so that the caller goes on in its own task; else a promise of them, or of
  * null when `cancelled()` after a wait or a trap stopped it.
  */
-export function inSlices(step, { firstMs = SLICE_MS, cancelled, progress = () => {} }) {
+export function inSlices(step, { firstMs = SLICE_MS, cancelled, progress = (_done) => {} }) {
   const t0 = performance.now();
   const done = stepFor(step, firstMs);
   if (done === undefined) return null;
@@ -794,6 +795,21 @@ export function inSlices(step, { firstMs = SLICE_MS, cancelled, progress = () =>
 }
 
 const finished = (done) => done === 1 || done === true;
+
+/**
+ * The viewer's long work (memviz_viewer::work: `work()` says which, read at
+ * each tick) a slice a frame through inSlices, its progress note saying
+ * what it builds.
+ */
+function work(v, w, opts) {
+  let label = '';
+  const tick = () => {
+    const p = v.tick(w());
+    label = p.label;
+    return p.busy ? p.share : 1;
+  };
+  return inSlices(guard(tick), { ...opts, progress: (done) => showBusy(label, done) });
+}
 
 /** Calls `step` until it is finished, trapped (undefined) or `ms` have passed; its last answer. */
 function stepFor(step, ms) {
@@ -825,13 +841,12 @@ async function sliced(step, slices, done, cancelled, progress) {
  */
 export async function showView(i, then = () => {}) {
   if (!viewer) return;
-  const v = viewer, token = ++viewToken, key = () => `${v.current_file()}/${v.device()}`, k = key();
+  const v = viewer, token = ++viewToken, g = v.generation(), view = page.views[i];
   // The change event's own task makes one call (a view that needs nothing
   // built is shown at once); the slices run in the frames after it.
-  const r = inSlices(guard(() => v.prepare_view_step(i, VIEW_STEP)), {
+  const r = work(v, () => ({ work: 'view', view: view.id }), {
     firstMs: 0,
-    cancelled: () => token !== viewToken || viewer !== v || key() !== k,
-    progress: (done) => showBusy(`the ${v.view_names()[i]} of ${currentName}`, done),
+    cancelled: () => token !== viewToken || viewer !== v || v.generation() !== g,
   });
   let slices = r;
   if (r instanceof Promise) {
@@ -843,7 +858,7 @@ export async function showView(i, then = () => {}) {
   }
   if (!slices) return;
   const t0 = performance.now();
-  guard(() => { v.set_view(i); viewChanged(); then(); })();
+  guard(() => { viewChanged(command({ cmd: 'set_view', view: view.id })); then(); })();
   void document.body.offsetHeight; // the style and layout of this frame, counted in its slice
   slices.push(performance.now() - t0);
   $('view-select').dataset.viewSlices = slices.map((x) => x.toFixed(1)).join(',');
@@ -857,7 +872,7 @@ $('detail').addEventListener('input', guard((e) => {
   pendingDetail = +e.target.value;
   redraw();
 }));
-$('reset-zoom').addEventListener('click', guard(() => { viewer.reset_window(); redraw(); }));
+$('reset-zoom').addEventListener('click', guard(() => { command({ cmd: 'reset_window' }); redraw(); }));
 
 // ---- drag and drop anywhere ------------------------------------------------
 let dragDepth = 0;
@@ -938,7 +953,8 @@ const sizes = new ResizeObserver((entries) => {
 });
 for (const c of plotCanvases()) sizes.observe(c);
 
-function sizeCanvas(c) {
+/** Sizes canvas `c`'s backing store to its CSS size at the devicePixelRatio. */
+export function sizeCanvas(c) {
   const dpr = window.devicePixelRatio || 1;
   const seen = seenSize.get(c);
   const [cw, ch] = seen && seen[0] > 0 && seen[1] > 0 ? seen : [c.clientWidth, c.clientHeight];
@@ -962,9 +978,8 @@ function draw() {
   if (!viewer || viewer.file_count() === 0) return;
   if (pendingDetail !== null && !detailDeferred) {
     const t0 = performance.now();
-    viewer.set_detail(pendingDetail);
+    detailLabel(command({ cmd: 'set_detail', detail: pendingDetail }));
     pendingDetail = null;
-    detailLabel();
     // A long set_detail (the band index of 333k bands: 4-10 ms) and the
     // draw of all those bands (12-18 ms) do not fit one frame together:
     // the draw comes in the next frame, which takes no new detail.
@@ -1051,10 +1066,10 @@ function showContext(text) {
 }
 
 function pin(x, y) {
-  showContext(viewer.click(x, y));
-  lastHit = viewer.hit_at(x, y);
+  const p = command({ cmd: 'click', x, y }), at = p.pointer;
+  showContext(at.context);
   const r = plot.getBoundingClientRect();
-  pinCard(viewer, viewer.pinned_element(), r.left + x, r.top + y);
+  pinCard(p.pinned != null ? at.card : null, r.left + x, r.top + y);
   redrawSelection();
   if (x >= 0) for (const f of pinListeners) f(x);
 }
@@ -1068,20 +1083,18 @@ plot.addEventListener('pointermove', guard((e) => {
   if (drag) {
     if (Math.abs(e.offsetX - drag.x0) > 3) drag.moved = true;
     if (drag.moved) {
-      viewer.pan_by(e.offsetX - drag.x);
+      command({ cmd: 'pan', dx: e.offsetX - drag.x });
       drag.x = e.offsetX;
       redraw();
     }
     return;
   }
-  const hit = viewer.hit_at(e.offsetX, e.offsetY);
-  const changed = hit !== lastHit;
-  if (changed) {
-    lastHit = hit;
-    showContext(viewer.hover(e.offsetX, e.offsetY));
+  const at = command({ cmd: 'hover', x: e.offsetX, y: e.offsetY }).pointer;
+  if (at.changed) {
+    showContext(at.context);
     redrawSelection();
   }
-  hoverCard(viewer, hit, $('context').textContent, e.clientX, e.clientY, changed);
+  hoverCard(at, e.clientX, e.clientY);
 }));
 plot.addEventListener('pointerup', (e) => {
   const d = drag;
@@ -1090,15 +1103,14 @@ plot.addEventListener('pointerup', (e) => {
 });
 plot.addEventListener('pointerleave', guard(() => {
   if (drag) return;
-  lastHit = -1;
-  $('context').textContent = viewer.leave();
+  $('context').textContent = command({ cmd: 'leave' }).pointer.context;
   hideCard();
   redrawSelection();
 }));
 plot.addEventListener('wheel', (e) => {
   e.preventDefault();
   guard(() => {
-    viewer.zoom_at(Math.exp(e.deltaY * 0.0015), e.offsetX);
+    command({ cmd: 'zoom', factor: Math.exp(e.deltaY * 0.0015), x: e.offsetX });
     redraw();
   })();
 }, { passive: false });
@@ -1136,10 +1148,10 @@ function placeCursor() {
 
 /** Hovers at the keyboard cursor: the band's text in #context, said aloud. */
 function kbHover() {
-  lastHit = viewer.hit_at(kb.x, kb.y);
-  showContext(viewer.hover(kb.x, kb.y));
+  const at = command({ cmd: 'hover', x: kb.x, y: kb.y }).pointer;
+  if (at.changed) showContext(at.context);
   const r = plot.getBoundingClientRect();
-  hoverCard(viewer, lastHit, $('context').textContent, r.left + kb.x, r.top + kb.y, true);
+  hoverCard(at, r.left + kb.x, r.top + kb.y);
   placeCursor();
   redrawSelection();
 }
@@ -1176,7 +1188,7 @@ plot.addEventListener('keydown', guard((e) => {
         kb.x = clamp(kb.x + dir * Math.max(1, Math.round(w / 50)), 0, w - 1);
         kbHover();
       } else {
-        moveWindow(() => viewer.pan_by(-dir * w / 10));
+        moveWindow(() => command({ cmd: 'pan', dx: -dir * w / 10 }));
       }
       break;
     }
@@ -1189,15 +1201,15 @@ plot.addEventListener('keydown', guard((e) => {
     }
     case '+':
     case '=':
-      moveWindow(() => viewer.zoom_at(1 / 1.5, kb.x));
+      moveWindow(() => command({ cmd: 'zoom', factor: 1 / 1.5, x: kb.x }));
       break;
     case '-':
     case '_':
-      moveWindow(() => viewer.zoom_at(1.5, kb.x));
+      moveWindow(() => command({ cmd: 'zoom', factor: 1.5, x: kb.x }));
       break;
     case 'Home':
     case '0':
-      moveWindow(() => viewer.reset_window());
+      moveWindow(() => command({ cmd: 'reset_window' }));
       break;
     case 'Enter':
     case ' ':
@@ -1219,6 +1231,7 @@ const mini = $('minimap');
 let brush = null;
 // The minimap follows the x axis (steps or time): the viewer maps.
 const miniStep = (e) => viewer.minimap_step(e.offsetX / mini.clientWidth);
+const miniAt = (e) => e.offsetX / mini.clientWidth;
 mini.addEventListener('pointerdown', guard((e) => {
   brush = { a: miniStep(e), moved: false };
   mini.setPointerCapture(e.pointerId);
@@ -1228,14 +1241,14 @@ mini.addEventListener('pointermove', guard((e) => {
   const b = miniStep(e);
   if (Math.abs(b - brush.a) < 1) return;
   brush.moved = true;
-  viewer.set_window(Math.min(brush.a, b), Math.max(brush.a, b));
+  command({ cmd: 'set_window', x0: Math.min(brush.a, b), x1: Math.max(brush.a, b) });
   redraw();
 }));
 mini.addEventListener('pointerup', (e) => {
   const b = brush;
   brush = null;
   if (b && !b.moved) guard(() => {
-    viewer.center_window(miniStep(e));
+    command({ cmd: 'center', at: miniAt(e) });
     redraw();
   })();
 });

@@ -1,10 +1,12 @@
+// @ts-check
 // The hover card (#hover-card): what the band under the pointer is, beside
 // the pointer and inside the viewport (the full memory_viz text stays in
 // #context under the plot). The user's frames come first; PyTorch's and
 // C++ frames are folded behind one button. Which frames fold is the core's
 // rule (memviz-core format.rs: fold_frames, hover_card); this module only
-// lays the JSON out. A pinned card stays where the band was pinned and takes
+// lays the page view's card out. A pinned card stays where the band was pinned and takes
 // the pointer (its fold can be opened); an unpinned one follows the pointer.
+/** @returns {any} */
 const $ = (id) => document.getElementById(id);
 const card = $('hover-card');
 const GAP = 14; // px between the pointer and the card
@@ -19,11 +21,14 @@ function line(cls, text) {
   return d;
 }
 
-/** Fills the card from hover_card's JSON (`{}`: nothing) or, where there is no element, a plain text. */
-function fill(json, text) {
-  const c = json ? JSON.parse(json) : null;
+/**
+ * Fills the card from the viewer's card or, where there is no element, a plain text.
+ * @param {import('./types').Card | null} c
+ * @param {string} text
+ */
+function fill(c, text) {
   card.replaceChildren();
-  if (c && c.head !== undefined) {
+  if (c) {
     const [first, ...rest] = c.head.split('\n');
     card.append(line('card-head', first));
     if (rest.length) card.append(line('card-notes', rest.join('\n')));
@@ -75,18 +80,22 @@ function place(x, y) {
 }
 
 /**
- * The pointer is at client (x, y) over element `hit` (-1: none, other
- * negatives: no element, `text` shown plainly). A pinned card stays.
+ * The pointer is at client (x, y) over what `at` says (no element: its
+ * text shown plainly). A pinned card stays.
+ * @param {import('./types').PointerView} at
  */
-export function hoverCard(viewer, hit, text, x, y, changed) {
+export function hoverCard(at, x, y) {
   if (pinned) return;
-  if (changed && !fill(hit >= 0 ? viewer.element_card(hit) : null, text)) return;
+  if (at.changed && !fill(at.card, at.context)) return;
   if (!card.hidden) place(x, y);
 }
 
-/** A band was pinned at client (x, y) (`elem` < 0: unpinned): the card stays there. */
-export function pinCard(viewer, elem, x, y) {
-  pinned = elem >= 0 && fill(viewer.element_card(elem), '');
+/**
+ * A band was pinned at client (x, y) (`c` null: unpinned): the card stays there.
+ * @param {import('./types').Card | null} c
+ */
+export function pinCard(c, x, y) {
+  pinned = !!c && fill(c, '');
   card.classList.toggle('pinned', pinned);
   if (pinned) place(x, y);
   else card.hidden = true;

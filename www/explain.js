@@ -139,7 +139,7 @@ markerBox.addEventListener('click', pick);
 // In the stacked area a pixel is a kind, not a band: the hover line says which.
 plot.addEventListener('pointermove', guard((e) => {
   const text = $('color-by').value === 'area' && getViewer().file_count() ? ask({ cmd: 'area_text', x: e.offsetX, y: e.offsetY }).text : '';
-  if (text) { $('context').textContent = text; hoverCard(getViewer(), -2, text, e.clientX, e.clientY, true); }
+  if (text) { $('context').textContent = text; hoverCard({ hit: -2, changed: true, context: text, card: null }, e.clientX, e.clientY); }
 }));
 $('leaks-details').addEventListener('toggle', guard(showLeaks));
 /** The moment explained (null when none). */

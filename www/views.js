@@ -1,12 +1,14 @@
 //# allFunctionsCalledOnLoad
+// @ts-check
 // memviz page: the views beyond the two timelines (Allocated Memory incl.
 // Private Pools, Allocator State History, Allocator Settings), search, and
 // the jumps between the timeline and the state history. It registers with
 // app.js (addViewHooks): app.js calls changed() when the view changes and
 // draw() before drawing a timeline (true: this file drew the view).
-import { getViewer as V, guard as G, redraw, addViewHooks, onPin, showView } from './app.js';
+import { getViewer as V, guard as G, redraw, addViewHooks, onPin, showView, command, getPage, sizeCanvas } from './app.js';
 import { announce } from './announce.js';
 
+/** @returns {any} */
 const $ = (id) => document.getElementById(id);
 // G is app.js's guard: a handler does nothing while no viewer, and a trap
 // in the wasm code (a panic) ends in the page's internal-error path.
@@ -14,29 +16,28 @@ const ROW = 18; // px per event row (CSS: #event-rows div)
 // Browsers cap element heights (Chrome at about 33.5M px); past this the
 // spacer stays this tall and scrolling maps proportionally onto rows.
 const MAX_SPACER = 4e6;
-const SEARCH_LIST_MAX = 200;
 let kind = 'timeline';
+let stateLen = 0; // events in the list, as the last page view said
 const rows = []; // reused row elements
 let mapHover = '';
 const stats = { lastMs: 0, maxMs: 0, count: 0 };
 
 // ---- view changes ----------------------------------------------------------
-function changed() {
-  const v = V();
-  if (!v) return;
-  kind = v.view_kind();
+/** @param {import('./types').PageView} p */
+function changed(p) {
+  kind = p.kind;
   document.body.dataset.kind = kind;
   $('settings').hidden = kind !== 'settings';
   $('state-box').hidden = kind !== 'state';
-  if (kind === 'settings') $('settings').textContent = v.allocator_settings_text();
-  if (kind === 'pools') $('detail-unit').textContent = 'allocations';
+  if (p.settings != null) $('settings').textContent = p.settings;
+  if (p.state) stateLen = p.state.len;
   mapHover = '';
   rerunSearch();
   if (kind === 'state') {
     scrollToSelected();
     drawState();
   }
-  updateJump();
+  updateJump(p);
 }
 
 /** After an internal error: no file, the timeline view's layout. */
@@ -62,18 +63,10 @@ function draw() {
   return true;
 }
 
-function sizeCanvas(c) {
-  const dpr = window.devicePixelRatio || 1;
-  const w = Math.max(1, Math.round(c.clientWidth * dpr));
-  const h = Math.max(1, Math.round(c.clientHeight * dpr));
-  if (c.width !== w || c.height !== h) { c.width = w; c.height = h; }
-}
-
 // ---- Allocator State History -------------------------------------------------
 function listGeom() {
-  const v = V();
   const el = $('event-list');
-  const n = v.state_len();
+  const n = stateLen;
   const vis = Math.max(1, Math.ceil(el.clientHeight / ROW));
   const total = n * ROW;
   const H = Math.min(total, MAX_SPACER);
@@ -86,8 +79,8 @@ function firstRow(g) {
   return Math.round((g.el.scrollTop / maxTop) * Math.max(0, g.n - g.vis));
 }
 
+/** Fills the visible rows; returns the state history's panel as the viewer has it. */
 function renderRows() {
-  const v = V();
   const g = listGeom();
   $('event-spacer').style.height = `${g.H}px`;
   const first = Math.max(0, Math.min(firstRow(g), g.n - g.vis));
@@ -99,27 +92,24 @@ function renderRows() {
     box.append(d);
     rows.push(d);
   }
-  const lines = count > 0 ? v.state_lines(first, count).split('\n') : [];
-  const sel = v.state_selected();
+  const st = command({ cmd: 'state_rows', first, count: Math.max(0, count) }).state;
+  stateLen = st.len;
   for (let k = 0; k < rows.length; k++) {
-    const d = rows[k];
-    if (k < count) {
-      const i = first + k;
-      d.hidden = false;
-      d.textContent = `${i}  ${lines[k] ?? ''}`;
-      d.dataset.i = i;
-      d.className = i === sel ? 'sel' : (v.search_is_match(i) ? 'match' : '');
-    } else {
-      d.hidden = true;
-    }
+    const d = rows[k], r = st.rows[k];
+    d.hidden = !r;
+    if (!r) continue;
+    d.textContent = r.text;
+    d.dataset.i = String(r.index);
+    d.className = r.selected ? 'sel' : (r.matched ? 'match' : '');
   }
   box.dataset.first = first;
+  return st;
 }
 
 /** Scrolls the list so that the selected event is visible. */
 function scrollToSelected() {
-  const v = V();
-  const sel = v.state_selected();
+  const p = getPage();
+  const sel = p && p.state && p.state.selected != null ? p.state.selected : -1;
   if (sel < 0) return;
   const g = listGeom();
   $('event-spacer').style.height = `${g.H}px`;
@@ -143,28 +133,27 @@ function drawState() {
   const c = $('segment-map');
   sizeCanvas(c);
   const mapMs = v.state_render(c);
-  renderRows();
-  const sel = v.state_selected();
-  $('state-totals').textContent = v.state_totals_text();
-  $('state-frag').textContent = v.state_fragmentation_text();
-  $('state-rows').textContent = v.state_map_rows_text();
-  $('state-issues').textContent = v.state_issues_text();
-  if (!mapHover) $('context').textContent = sel >= 0 ? v.state_event_text(sel) : '';
+  const st = renderRows();
+  const sel = st.selected ?? -1;
+  $('state-totals').textContent = st.totals;
+  $('state-frag').textContent = st.fragmentation;
+  $('state-rows').textContent = st.map_rows;
+  $('state-issues').textContent = st.issues;
+  if (!mapHover) $('context').textContent = st.event_text;
   const ms = performance.now() - t0;
   stats.lastMs = ms;
   c.dataset.selected = sel;
   c.dataset.redrawMs = ms.toFixed(2);
   $('timings').textContent = `state redraw ${ms.toFixed(1)} ms (segment map ${mapMs.toFixed(1)} ms) · ` +
-    `event ${sel} of ${v.state_len()}`;
-  updateJump();
+    `event ${sel} of ${st.len}`;
+  updateJump(getPage());
 }
 
 /** Selects event i (or moves by delta) and redraws at once. */
 function select(i, delta) {
-  const v = V();
   const t0 = performance.now();
-  if (delta !== undefined) v.state_step(delta);
-  else v.state_select(Math.max(0, i));
+  if (delta !== undefined) command({ cmd: 'state_step', delta });
+  else command({ cmd: 'state_select', event: Math.max(0, i) });
   mapHover = '';
   scrollToSelected();
   drawState();
@@ -183,7 +172,7 @@ function onKey(e) {
   const moves = { ArrowDown: 1, ArrowUp: -1, PageDown: page, PageUp: -page };
   if (e.key in moves) select(0, moves[e.key]);
   else if (e.key === 'Home') select(0);
-  else if (e.key === 'End') select(V().state_len() - 1);
+  else if (e.key === 'End') select(stateLen - 1);
   else return;
   e.preventDefault();
 }
@@ -197,11 +186,10 @@ $('event-rows').addEventListener('click', G((e) => {
 }));
 $('event-rows').addEventListener('mouseover', G((e) => {
   const i = e.target.dataset && e.target.dataset.i;
-  if (i !== undefined) $('context').textContent = V().state_event_text(+i);
+  if (i !== undefined) $('context').textContent = command({ cmd: 'state_event', event: +i }).state.event_text;
 }));
 $('event-list').addEventListener('mouseleave', G(() => {
-  const sel = V() ? V().state_selected() : -1;
-  if (sel >= 0) $('context').textContent = V().state_event_text(sel);
+  if (kind === 'state') $('context').textContent = command({ cmd: 'get' }).state.event_text;
 }));
 
 const map = $('segment-map');
@@ -211,8 +199,7 @@ map.addEventListener('pointermove', G((e) => {
   const text = v.state_hover(e.offsetX, e.offsetY);
   if (text !== mapHover) {
     mapHover = text;
-    const sel = v.state_selected();
-    $('context').textContent = text || (sel >= 0 ? v.state_event_text(sel) : '');
+    $('context').textContent = text || command({ cmd: 'get' }).state.event_text;
     if (text) announce(text);
     v.state_render(map);
   }
@@ -245,75 +232,63 @@ function setView(i, then) {
   showView(i, then);
 }
 
-function updateJump() {
-  const v = V();
-  const toState = $('to-state');
-  const toTl = $('to-timeline');
-  if (!v) return;
-  toState.hidden = !((kind === 'timeline' && v.view() === 0) || kind === 'pools') || v.pinned_element() < 0;
-  toTl.hidden = kind !== 'state' || v.state_linked_element() < 0;
+/** @param {import('./types').PageView | null} p */
+function updateJump(p) {
+  if (!p) return;
+  $('to-state').hidden = !p.to_state;
+  $('to-timeline').hidden = !p.to_timeline;
 }
 
-function showElement(e) {
-  const v = V();
-  v.show_element(e);
-  $('detail').value = v.detail();
-  $('detail-label').textContent = `${v.detail()} of ${v.element_count()}`;
-  $('context').textContent = v.element_text(e);
+/** @param {import('./types').PageView} p the page view after a ShowElement or SearchShow */
+function shownElement(p) {
+  $('detail').value = p.detail;
+  $('detail-label').textContent = p.detail_text;
+  if (p.pointer) $('context').textContent = p.pointer.context;
   redraw();
-  updateJump();
+  updateJump(p);
 }
+
+/** The selector's index of view `id`. */
+const viewIndex = (id) => getPage().views.findIndex((v) => v.id === id);
 
 $('to-state').addEventListener('click', G(() => {
-  const v = V();
-  const e = v.pinned_element();
-  if (e < 0) return;
-  const ev = v.element_event(e);
-  if (ev < 0) { $('context').textContent = 'This allocation has no trace event (it predates the recording): the final state shows it.'; return; }
-  setView(v.view_names().indexOf('Allocator State History'), () => {
-    select(ev);
+  const p = command({ cmd: 'show_in_state' });
+  if (p.note) { $('context').textContent = p.note; return; }
+  if (p.target == null) return;
+  setView(viewIndex('state'), () => {
+    select(p.target);
     $('event-list').focus();
   });
 }));
 $('to-timeline').addEventListener('click', G(() => {
-  const v = V();
-  const e = v.state_linked_element();
-  if (e < 0) return;
-  setView(0, () => showElement(e));
+  const e = command({ cmd: 'show_in_timeline' }).target;
+  if (e == null) return;
+  setView(viewIndex('active_memory'), () => shownElement(command({ cmd: 'show_element', element: e })));
 }));
-onPin(G(updateJump)); // a band pinned in the timeline: Show in state history
+onPin(G(() => updateJump(getPage()))); // a band pinned in the timeline: Show in state history
 
 // ---- search --------------------------------------------------------------------
+/** @type {import('./types').SearchBy} */
 let searchKind = 'address';
 let searchTimer = 0;
 
 function runSearch() {
   searchTimer = 0;
-  const v = V();
-  if (!v) return;
-  const q = (searchKind === 'frame' ? $('search-frame') : $('search-addr')).value;
-  const n = q.trim() ? v.search(searchKind, q) : v.search(searchKind, '');
+  if (!V()) return;
+  const text = (searchKind === 'frame' ? $('search-frame') : $('search-addr')).value;
+  const s = command({ cmd: 'search', by: searchKind, text }).search;
+  const n = s.count;
   const count = $('search-count');
-  count.dataset.n = n;
-  count.textContent = q.trim() ? (n === 1 ? '1 match' : `${n} matches`) + (n ? ' (Enter: next)' : '') : '';
+  count.dataset.n = String(n);
+  count.textContent = s.count_text;
+  const item = (text, m) => {
+    const li = document.createElement('li');
+    li.textContent = text;
+    if (m != null) li.dataset.m = String(m); else li.className = 'more';
+    return li;
+  };
   const list = $('search-list');
-  list.replaceChildren();
-  if (n) {
-    for (const line of v.search_list(SEARCH_LIST_MAX).split('\n')) {
-      if (!line) continue;
-      const [idx, text] = [line.slice(0, line.indexOf('\t')), line.slice(line.indexOf('\t') + 1)];
-      const li = document.createElement('li');
-      li.dataset.m = idx;
-      li.textContent = kind === 'state' ? `event ${idx}: ${text}` : text;
-      list.append(li);
-    }
-    if (n > SEARCH_LIST_MAX) {
-      const li = document.createElement('li');
-      li.className = 'more';
-      li.textContent = `… ${n - SEARCH_LIST_MAX} more (Enter steps through all)`;
-      list.append(li);
-    }
-  }
+  list.replaceChildren(...s.matches.map((m) => item(m.text, m.index)), ...(s.more ? [item(s.more, null)] : []));
   list.hidden = !n;
   if (kind === 'state') renderRows();
   else if (kind !== 'settings') redraw();
@@ -324,21 +299,21 @@ function rerunSearch() {
   if (q.trim() || $('search-count').dataset.n) runSearch();
 }
 
-function showMatch(m) {
-  const v = V();
-  if (m < 0) return;
+/** Shows match `m` (null: none); `p`: the page view that showed it. */
+function showMatch(m, p = command({ cmd: 'search_show', index: m })) {
+  if (m == null) return;
   for (const li of $('search-list').children) li.classList.toggle('cur', li.dataset.m === String(m));
   if (kind === 'state') {
-    v.search_show(m);
     scrollToSelected();
     drawState();
   } else {
-    v.search_show(m);
-    showElement(m);
+    shownElement(command({ cmd: 'show_element', element: m }));
   }
 }
 
-for (const [id, k, other] of [['search-addr', 'address', 'search-frame'], ['search-frame', 'frame', 'search-addr']]) {
+/** @type {[string, import('./types').SearchBy, string][]} */
+const searchBoxes = [['search-addr', 'address', 'search-frame'], ['search-frame', 'frame', 'search-addr']];
+for (const [id, k, other] of searchBoxes) {
   const input = $(id);
   input.addEventListener('input', () => {
     searchKind = k;
@@ -350,9 +325,8 @@ for (const [id, k, other] of [['search-addr', 'address', 'search-frame'], ['sear
     if (e.key !== 'Enter' || !V()) return;
     e.preventDefault();
     if (searchKind !== k || searchTimer) { clearTimeout(searchTimer); searchTimer = 0; searchKind = k; runSearch(); }
-    const v = V();
-    const m = v.search_next(e.shiftKey);
-    showMatch(m);
+    const p = command({ cmd: 'search_next', backwards: e.shiftKey });
+    showMatch(p.search.current, p);
   }));
 }
 $('search-list').addEventListener('click', G((e) => {

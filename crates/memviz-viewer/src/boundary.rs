@@ -105,6 +105,7 @@ pub fn typescript() -> String {
     }
     use crate::explain::*;
     use crate::files::*;
+    use crate::page::*;
     use crate::phases::*;
     use crate::profiler::*;
     use crate::ranks::*;
@@ -170,5 +171,21 @@ pub fn typescript() -> String {
         AxisTick,
         AxisGap,
         PhasesView,
+        crate::view::ViewKind,
+        ViewId,
+        SearchBy,
+        ViewCommand,
+        Choice,
+        ViewChoice,
+        SummaryItem,
+        Card,
+        PointerView,
+        Match,
+        SearchView,
+        StateRow,
+        StateSummary,
+        PageView,
+        crate::work::Work,
+        crate::work::Progress,
     ]
 }

@@ -30,6 +30,7 @@ pub mod context;
 pub mod explain;
 mod files;
 pub mod moment;
+pub mod page;
 pub mod phases;
 pub mod profiler;
 pub mod ranks;
@@ -37,6 +38,7 @@ pub mod search;
 pub mod view;
 pub mod views;
 pub mod whatif;
+pub mod work;
 pub mod xaxis;
 
 use boundary::PageError;
@@ -82,6 +84,9 @@ pub struct Viewer {
     whatif: whatif::WhatIfState,
     /// The Diff panel's two sides (ranks.rs).
     diff_sides: ranks::DiffSides,
+    /// The hit of the last pointer command (page.rs: the card and outline
+    /// change only when it does).
+    last_hit: Option<i32>,
 }
 
 /// The selector index of a timeline.

@@ -11,7 +11,8 @@ use crate::context::{Context, PlotRect};
 use memviz_render::Window;
 
 /// What the page shows for a view.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
 pub enum ViewKind {
     /// A band plot of a timeline, with axes and a minimap.
     Timeline,

@@ -168,10 +168,6 @@ impl Viewer {
         self.inner.current_file() as u32
     }
 
-    pub fn select_file(&mut self, i: u32) {
-        self.inner.select_file(i as usize);
-    }
-
     /// Devices memory_viz offers for the current file.
     pub fn devices(&self) -> Vec<u32> {
         self.inner.devices()
@@ -194,10 +190,6 @@ impl Viewer {
         self.inner.device()
     }
 
-    pub fn set_device(&mut self, d: u32) {
-        self.inner.set_device(d);
-    }
-
     pub fn view_names(&self) -> Vec<String> {
         self.inner.view_names()
     }
@@ -217,11 +209,6 @@ impl Viewer {
 
     pub fn detail(&self) -> u32 {
         self.inner.detail()
-    }
-
-    /// Draws the `n` largest elements as bands, the rest summarized.
-    pub fn set_detail(&mut self, n: u32) {
-        self.inner.set_detail(n);
     }
 
     /// Elements drawn as their own band at the current detail.
@@ -265,10 +252,6 @@ impl Viewer {
     /// Peak of the current view: bytes and step.
     pub fn peak_bytes(&self) -> f64 {
         self.inner.peak_bytes() as f64
-    }
-
-    pub fn peak_step(&self) -> u32 {
-        self.inner.peak_step()
     }
 
     /// Draws the current view: bands into `plot` (sized in device pixels by
@@ -340,11 +323,6 @@ impl Viewer {
         self.at_dpr().hover(x, y)
     }
 
-    /// Pointer left the plot: the pinned band stays selected.
-    pub fn leave(&mut self) -> String {
-        self.inner.leave()
-    }
-
     /// Click: pins what is under the pointer (or unpins on empty space).
     pub fn click(&mut self, x: f64, y: f64) -> String {
         self.at_dpr().click(x, y)
@@ -375,13 +353,21 @@ impl Viewer {
         self.inner.element_text(elem)
     }
 
-    /// The hover card of element `elem` (JSON: head, frames, fold, folded, tail).
-    pub fn element_card(&self, elem: u32) -> String {
-        self.inner.element_card(elem)
-    }
-
     /// Index of the largest element (the first drawn band).
     pub fn largest_element(&self) -> i32 {
         or_minus_one(self.inner.largest_element())
+    }
+
+    /// Changes with the file or device (memviz_viewer's `generation`): work
+    /// started before is stale once it differs.
+    pub fn generation(&self) -> u32 {
+        self.inner.generation()
+    }
+
+    /// The viewer core's one typed command (memviz_viewer::page): a
+    /// `ViewCommand` in, the `PageView` out (a `PageError` thrown).
+    pub fn command(&mut self, cmd: JsValue) -> Result<JsValue, JsValue> {
+        let cmd = boundary::from_js(&cmd)?;
+        self.at_dpr().command(cmd).map(|p| boundary::to_js(&p)).map_err(boundary::error)
     }
 }

@@ -29,6 +29,12 @@ fn json(s: &str) -> serde_json::Value {
     serde_json::from_str(s).unwrap()
 }
 
+/// Runs a viewer command (`{"cmd": ...}` as the page writes it) and returns its page view.
+fn cmd(v: &mut Viewer, c: &str) -> serde_json::Value {
+    let out = v.command(js_sys::JSON::parse(c).unwrap()).unwrap_or_else(|e| panic!("{c}: {e:?}"));
+    serde_json::from_str(&js_sys::JSON::stringify(&out).unwrap().as_string().unwrap()).unwrap()
+}
+
 #[wasm_bindgen_test]
 fn state_history_selects_and_draws() {
     let mut v = Viewer::new();
@@ -40,7 +46,7 @@ fn state_history_selects_and_draws() {
     assert_eq!((v.view(), v.view_kind().as_str()), (3, "state"));
     assert_eq!(v.state_len(), events);
     assert_eq!(v.state_selected(), events as i32 - 1);
-    v.state_step(-1);
+    cmd(&mut v, r#"{"cmd": "state_step", "delta": -1}"#);
     assert_eq!(v.state_selected(), events as i32 - 2);
     v.state_select(0);
     assert_eq!(v.state_selected(), 0);
@@ -50,7 +56,8 @@ fn state_history_selects_and_draws() {
     assert_eq!(events, 9870);
     let st = json(&v.state_json());
     assert_eq!((&st["allocated_bytes"], &st["reserved_bytes"]), (&140861416u64.into(), &253755392u64.into()));
-    assert_eq!(v.state_totals_text(), "134.3MiB (140861416 bytes) allocated / 242.0MiB (253755392 bytes) reserved");
+    let totals = &cmd(&mut v, r#"{"cmd": "get"}"#)["state"]["totals"];
+    assert_eq!(totals, "134.3MiB (140861416 bytes) allocated / 242.0MiB (253755392 bytes) reserved");
     // Lines of the visible rows only, one per event.
     assert_eq!(v.state_lines(0, 5).lines().count(), 5.min(events as usize));
     assert!(v.state_event_text(0).starts_with('('));
@@ -60,12 +67,11 @@ fn state_history_selects_and_draws() {
     // A segment is hoverable where state_locate says.
     let xy = v.state_locate(false);
     assert_eq!(xy.len(), 2);
-    assert_eq!(v.state_hit_kind(xy[0], xy[1]), "segment");
     assert!(v.state_hover(xy[0], xy[1]).contains(": segment "));
     // Settings and back to a timeline.
     v.set_view(4);
     assert_eq!(v.view_kind(), "settings");
-    assert!(!v.allocator_settings_text().is_empty());
+    assert!(!cmd(&mut v, r#"{"cmd": "get"}"#)["settings"].as_str().unwrap().is_empty());
     v.set_view(1);
     assert_eq!((v.view(), v.view_kind().as_str()), (1, "timeline"));
 }
@@ -81,21 +87,19 @@ fn search_and_jumps() {
     let n = v.search("address", &addr);
     assert!(n >= 1);
     assert!(v.search_list(10).lines().any(|l| l.starts_with(&format!("{big}\t"))));
-    let first = v.search_next(false);
-    assert_eq!(v.pinned_element(), first);
+    let first = cmd(&mut v, r#"{"cmd": "search_next", "backwards": false}"#)["search"]["current"].as_i64().unwrap();
+    assert_eq!(v.pinned_element() as i64, first);
     // Pin the largest and jump to its alloc event, and back.
     v.show_element(big as u32);
-    let ev = v.element_event(big as u32);
-    v.set_view(3);
     // The largest element (267, memviz_reference.py hover) was allocated in
     // the trace, at step 318: it has its alloc event.
     assert_eq!(big, 267);
-    assert!(ev >= 0, "element {big} has no alloc event");
-    v.state_select(ev as u32);
-    assert!(v.state_lines(ev as u32, 1).contains(&addr));
-    assert_eq!(v.state_linked_element(), big);
-    assert_eq!(v.show_in_timeline(), big);
-    assert_eq!((v.view(), v.pinned_element()), (0, big));
+    let ev = cmd(&mut v, r#"{"cmd": "show_in_state"}"#)["target"].as_u64().expect("an alloc event") as u32;
+    v.set_view(3);
+    v.state_select(ev);
+    assert!(v.state_lines(ev, 1).contains(&addr));
+    assert_eq!(cmd(&mut v, r#"{"cmd": "get"}"#)["to_timeline"], true);
+    assert_eq!(cmd(&mut v, r#"{"cmd": "show_in_timeline"}"#)["target"], big);
 }
 
 /// The pools view on a real CUDA-graph recording (the example has no private

@@ -24,6 +24,12 @@ fn summary(v: &Viewer) -> serde_json::Value {
     serde_json::from_str(&v.summary_json()).unwrap()
 }
 
+/// Runs a viewer command (`{"cmd": ...}` as the page writes it) and returns its page view.
+fn page_cmd(v: &mut Viewer, c: &str) -> serde_json::Value {
+    let out = v.command(js_sys::JSON::parse(c).unwrap()).unwrap_or_else(|e| panic!("{c}: {e:?}"));
+    serde_json::from_str(&js_sys::JSON::stringify(&out).unwrap().as_string().unwrap()).unwrap()
+}
+
 /// Pixels of `c` that are not fully transparent or white.
 fn inked(c: &HtmlCanvasElement) -> usize {
     let ctx: CanvasRenderingContext2d = c.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
@@ -91,7 +97,11 @@ fn example_opens_with_its_numbers() {
     assert_eq!(s["timeline"]["peak_bytes"], 470210256u64);
     assert_eq!(s["timeline"]["end_bytes"], 375664840u64);
     assert_eq!((&s["reserved_bytes"], &s["allocated_bytes"]), (&494927872u64.into(), &381113856u64.into()), "{s}");
-    assert!(v.peak_step() > 0 && v.peak_step() < v.n_steps());
+    let mut v = v;
+    let page = page_cmd(&mut v, r#"{"cmd": "get"}"#);
+    let peak = page["summary"].as_array().unwrap().iter().find(|i| i["key"] == "timeline.peak_bytes").unwrap().clone();
+    let step: u32 = peak["text"].as_str().unwrap().rsplit(' ').next().unwrap().parse().unwrap();
+    assert!(step > 0 && step < v.n_steps(), "{peak}");
 }
 
 #[wasm_bindgen_test]
@@ -172,7 +182,7 @@ fn hover_pin_and_hit_follow_the_bands() {
     v.click(xy[0], xy[1]);
     assert_eq!(v.hit_at(80.0, 16.0), -1);
     assert_eq!(v.hover(80.0, 16.0), text);
-    assert_eq!(v.leave(), text);
+    assert_eq!(page_cmd(&mut v, r#"{"cmd": "leave"}"#)["pointer"]["context"], text.as_str());
     assert!(v.render_selection(&c.sel).unwrap());
     assert!(inked(&c.sel) > 20, "the pinned band stays outlined");
     v.click(2.0, 2.0); // unpins
@@ -187,11 +197,11 @@ fn detail_zoom_pan_and_views() {
     let mut v = example();
     let c = canvases();
     let all = v.render(&c.plot, &c.sel, &c.axes, &c.mini).unwrap().bands_drawn;
-    v.set_detail(5);
+    page_cmd(&mut v, r#"{"cmd": "set_detail", "detail": 5}"#);
     assert_eq!(v.drawn_count(), 5);
     let five = v.render(&c.plot, &c.sel, &c.axes, &c.mini).unwrap().bands_drawn;
     assert!(five <= 5 && five < all, "{five} {all}");
-    v.set_detail(u32::MAX);
+    page_cmd(&mut v, r#"{"cmd": "set_detail", "detail": 4294967295}"#);
     assert_eq!(v.detail(), v.element_count());
 
     let n = v.n_steps() as f64;
@@ -273,7 +283,7 @@ fn warnings_and_the_host_device() {
     assert_eq!(v.devices(), vec![0, 1]);
     assert_eq!(v.device_labels(), ["cuda:0", "host"]);
     assert_eq!(v.device(), 0, "a CUDA device first");
-    v.set_device(1);
+    page_cmd(&mut v, r#"{"cmd": "set_device", "device": 1}"#);
     assert_eq!(summary(&v)["device_name"], "host");
     assert_eq!(summary(&v)["reserved_bytes"], 4096);
     assert!(example().warnings().is_empty());

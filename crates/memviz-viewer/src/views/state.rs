@@ -148,17 +148,22 @@ impl StateHistoryView {
 
     /// Lines of events `first..first + count`, joined by newlines.
     pub fn lines(&mut self, cx: &Context, first: usize, count: usize) -> String {
-        let Some(f) = cx.file() else { return String::new() };
-        let Some(sv) = self.view(cx) else { return String::new() };
+        self.rows(cx, first, count).join("\n")
+    }
+
+    /// The list's rows for events `first..first + count` (fewer past the
+    /// end), one line each.
+    pub fn rows(&mut self, cx: &Context, first: usize, count: usize) -> Vec<String> {
+        let Some(f) = cx.file() else { return Vec::new() };
+        let Some(sv) = self.view(cx) else { return Vec::new() };
         let end = first.saturating_add(count).min(sv.len());
-        let mut out = String::new();
-        for i in first..end {
-            if i > first {
-                out.push('\n');
-            }
-            one_line(&mut out, &event_line(&f.snap, f.versions(), cx.device, i));
-        }
-        out
+        (first..end)
+            .map(|i| {
+                let mut out = String::new();
+                one_line(&mut out, &event_line(&f.snap, f.versions(), cx.device, i));
+                out
+            })
+            .collect()
     }
 
     /// The text under the list for event `i`: its line and stack, with the
