@@ -360,3 +360,53 @@ fn a_bad_memo_reference_inside_an_event_keeps_its_error_and_offset() {
     assert!(e.message.contains("memo reference 250 refers to nothing"), "{e}");
     assert_eq!(e.offset, Some(at as u64 - 1), "{e}");
 }
+
+/// A frames list written out again with the same bytes names the frames
+/// its memo references name now: after a BINPUT stores another frame at
+/// one of them, the same bytes are another stack (the decoder keeps the
+/// stacks of lists it has read by their bytes, and forgets them then).
+#[test]
+fn the_same_list_bytes_after_a_memo_store_are_the_frames_stored() {
+    let mut p = Pickle::new();
+    let k: Vec<u32> = ["action", "addr", "size", "stream", "time_us", "frames"].iter().map(|s| p.define(s)).collect();
+    let [action, addr, size, stream, time_us, frames] = k[..] else { unreachable!() };
+    let alloc = p.define("alloc");
+    let (filename, line, name, empty) = (p.define("filename"), p.define("line"), p.define("name"), p.define(""));
+    let mut fr = Vec::new();
+    for f in 0..3u8 {
+        p.op(b"}");
+        fr.push(p.memoize());
+        p.op(b"(").get(filename).str(&format!("f{f}.py")).get(line).op(&[b'K', 10 + f]).get(name).get(empty);
+        p.op(b"u0");
+    }
+    p.op(b"}");
+    p.memoize();
+    p.op(b"(").str("segments").op(b"]");
+    p.memoize();
+    p.str("device_traces").op(b"]");
+    p.memoize();
+    p.op(b"]");
+    p.memoize();
+    p.op(b"(");
+    let event = |p: &mut Pickle, i: u8| {
+        p.op(b"}");
+        p.memoize();
+        p.op(b"(").get(action).get(alloc).get(addr).op(&[b'K', i]).get(size).op(&[b'K', 1]);
+        p.get(stream).op(&[b'K', 0]).get(time_us).op(&[b'K', i]).get(frames).op(b"]");
+        p.memoize();
+        p.op(b"(").get(fr[0]).get(fr[1]).op(b"eu");
+    };
+    event(&mut p, 1);
+    event(&mut p, 2);
+    // Memo slot fr[0] now holds frame f2 (BINPUT), then the same bytes.
+    p.get(fr[2]).op(&[b'q', fr[0] as u8, b'0']);
+    event(&mut p, 3);
+    p.op(b"eau.");
+    let snap = same_both_ways(&p.b).unwrap();
+    let files = |e: usize| -> Vec<&str> {
+        snap.stack(snap.trace(0).stack[e]).iter().map(|&f| snap.str(snap.frame(f).filename)).collect()
+    };
+    assert_eq!(files(0), ["f0.py", "f1.py"]);
+    assert_eq!(files(1), ["f0.py", "f1.py"]);
+    assert_eq!(files(2), ["f2.py", "f1.py"]);
+}

@@ -649,10 +649,14 @@ impl Arena {
     }
 
     fn intern_stack(&mut self, frames: &[FrameId]) -> StackId {
+        self.intern_stack_hashed(frames, hash_u32s(frames))
+    }
+
+    /// [`Arena::intern_stack`] with the frames' [`hash_u32s`] already made.
+    fn intern_stack_hashed(&mut self, frames: &[FrameId], h: u64) -> StackId {
         if frames.is_empty() {
             return 0;
         }
-        let h = hash_u32s(frames);
         if let Some(&sid) = self.stack_index.get(&h) {
             if same_frames(self.stacks.get(sid), frames) {
                 return sid;
@@ -721,6 +725,8 @@ impl Arena {
 
     pub fn user_metadata(&self, v: &Value) -> Option<UserMetadata> {
         match v {
+            // PyTorch 2.11 writes an empty one for each event: no copy.
+            Value::Str(s) if self.str(*s).is_empty() => None,
             Value::Str(s) => Some(UserMetadata::Text(self.copy_str(*s))),
             Value::Dict(_) | Value::Event(_) => {
                 let items = self.dict_items(v)?;
@@ -776,7 +782,7 @@ impl Arena {
     /// Turns a complete dict into a trace event or a frame when it is one.
     /// Returns false when it stays a generic dict.
     fn convert_dict(&mut self, id: u32, flat: &[Value]) -> bool {
-        if let Some(ev) = self.push_plain_event(flat) {
+        if let Some(ev) = self.push_plain_event(flat).or_else(|| self.push_context_event(flat)) {
             self.dicts[id as usize] = DictRec::Event(ev);
             return true;
         }
@@ -996,6 +1002,84 @@ impl Arena {
         Some(idx)
     }
 
+    /// A trace event of PyTorch 2.5 on: the six keys of
+    /// [`Arena::push_plain_event`] in any order, with `compile_context` (a
+    /// str or None) and `user_metadata` (None or an empty str), each at most
+    /// once, and values that need no checking. What [`Arena::push_event`]
+    /// makes of it, without its general per-key reader and without an
+    /// [`EventExtra`] made and dropped per event (a shared context's is
+    /// found by its text). None, and nothing changed, for any other dict.
+    fn push_context_event(&mut self, flat: &[Value]) -> Option<u32> {
+        let (mut action, mut addr, mut size, mut stream, mut time) = (0, 0i64, 0i64, 0i64, 0i64);
+        let (mut frames, mut context) = (Value::None, None);
+        let mut seen = 0u32;
+        for kv in flat.chunks_exact(2) {
+            let key = self.key(&kv[0]);
+            let bit = 1u32 << key as u32;
+            if seen & bit != 0 {
+                return None;
+            }
+            seen |= bit;
+            match (key, kv[1]) {
+                (Key::Action, Value::Str(a)) => action = a,
+                (Key::Addr, Value::Int(i)) => addr = i,
+                (Key::Size, Value::Int(i)) => size = i,
+                (Key::Stream, Value::Int(i)) => stream = i,
+                (Key::TimeUs, Value::Int(i)) => time = i,
+                (Key::Frames, v) => frames = v,
+                (Key::CompileContext, Value::Str(c)) => context = Some(c),
+                (Key::CompileContext | Key::UserMetadata, Value::None) => {}
+                (Key::UserMetadata, Value::Str(m)) if self.str(m).is_empty() => {}
+                _ => return None,
+            }
+        }
+        const NEEDED: u32 = (1 << Key::Action as u32)
+            | (1 << Key::Addr as u32)
+            | (1 << Key::Size as u32)
+            | (1 << Key::Stream as u32)
+            | (1 << Key::TimeUs as u32)
+            | (1 << Key::Frames as u32);
+        if seen & NEEDED != NEEDED || (addr | size | stream) < 0 {
+            return None;
+        }
+        let action = self.str_action[action as usize];
+        if action == Action::Other {
+            return None; // its name is copied: push_event
+        }
+        let idx = self.event_count() as u32;
+        let (stack, found) = self.stack_of(&frames);
+        if let Some(f) = found {
+            self.event_problem(idx, "frames", Some(f), "a list", frames_read_as(f));
+        }
+        let time = time.max(i64::MIN + 1);
+        let row =
+            Row { action, addr: addr as u128, size: size as u64, stream: stream as u64, time, stack, pool: NO_POOL };
+        match context {
+            None => self.push_row(row, None, None),
+            Some(c) => match self.known_context(c) {
+                Some(i) => {
+                    self.push_row(row, None, None);
+                    *self.events.extra.last_mut().expect("a row was pushed") = i;
+                }
+                None => self.push_row(row, None, Some(EventExtra { compile_context: Some(c), ..Default::default() })),
+            },
+        }
+        Some(idx)
+    }
+
+    /// The shared extra of events whose only extra is compile_context `c`
+    /// (by its text), when one was made.
+    fn known_context(&mut self, c: StrId) -> Option<u32> {
+        let known = match self.last_context {
+            Some((lc, i)) if lc == c || self.strings.get(lc) == self.strings.get(c) => Some(i),
+            _ => self.context_extras.get(self.strings.get(c)).copied(),
+        };
+        if let Some(i) = known {
+            self.last_context = Some((c, i));
+        }
+        known
+    }
+
     /// Appends one event's columns.
     fn push_row(&mut self, row: Row, action_name: Option<String>, extra: Option<EventExtra>) {
         let Row { action, addr, size, stream, time, stack, pool } = row;
@@ -1047,20 +1131,12 @@ impl Arena {
                 && x.forward_frames.is_empty()
                 && x.device_free.is_none()
         });
-        if let Some(c) = only_context {
-            let text = self.strings.get(c);
-            let known = match self.last_context {
-                Some((lc, i)) if self.strings.get(lc) == text => Some(i),
-                _ => self.context_extras.get(text).copied(),
-            };
-            if let Some(i) = known {
-                self.last_context = Some((c, i));
-                ev.extra.push(i);
-                return;
-            }
+        if let Some(i) = only_context.and_then(|c| self.known_context(c)) {
+            self.events.extra.push(i);
+            return;
         }
         let i = self.extras.len() as u32;
-        ev.extra.push(i);
+        self.events.extra.push(i);
         self.extras.push(x);
         if let Some(c) = only_context {
             self.context_extras.insert(self.strings.get(c).to_string(), i);
@@ -1139,14 +1215,22 @@ fn same_frames(a: &[FrameId], b: &[FrameId]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0, |d, (x, y)| d | (x ^ y)) == 0
 }
 
+// FNV-1a over u32 words: fast and good enough to find shared stacks (a
+// colliding stack is compared, and kept unshared).
+const FNV_OFFSET: u64 = 0xcbf29ce484222325;
+
+#[inline(always)]
+fn fnv_step(h: u64, x: u32) -> u64 {
+    (h ^ x as u64).wrapping_mul(0x100000001b3)
+}
+
+#[inline(always)]
+fn fnv_finish(h: u64, len: usize) -> u64 {
+    h ^ (len as u64).wrapping_mul(0x9e3779b97f4a7c15)
+}
+
 fn hash_u32s(xs: &[u32]) -> u64 {
-    // FNV-1a over u32 words: fast and good enough to find shared stacks.
-    let mut h: u64 = 0xcbf29ce484222325;
-    for &x in xs {
-        h ^= x as u64;
-        h = h.wrapping_mul(0x100000001b3);
-    }
-    h ^ (xs.len() as u64).wrapping_mul(0x9e3779b97f4a7c15)
+    fnv_finish(xs.iter().fold(FNV_OFFSET, |h, &x| fnv_step(h, x)), xs.len())
 }
 
 /// The memo's dense part, 8 bytes a slot rather than an `Option<Value>`'s
@@ -1160,6 +1244,9 @@ fn hash_u32s(xs: &[u32]) -> u64 {
 struct Memo {
     slots: Vec<u64>,
     wide: Vec<Value>,
+    /// How many filled slots were stored again (a PUT to a used index):
+    /// what was read through them may have changed.
+    rewrites: u64,
 }
 
 mod slot {
@@ -1237,6 +1324,7 @@ impl Memo {
     fn set(&mut self, idx: usize, v: Value) {
         let s = self.pack(v);
         if idx < self.slots.len() {
+            self.rewrites += (self.slots[idx] != slot::EMPTY) as u64;
             self.slots[idx] = s;
         } else {
             self.slots.resize(idx, slot::EMPTY);
@@ -1283,6 +1371,54 @@ pub struct PickleDecoder {
     /// A text-line opcode that stalled: its offset, and how many bytes after
     /// it are known to hold no newline.
     line_searched: (u64, usize),
+    lists_seen: ListCache,
+}
+
+/// The stacks of frames lists written out before, by the list's bytes (its
+/// memo references between `MARK` and `APPENDS`): a real recording writes
+/// the same few hundred stacks out again for each event, ~36 references
+/// each, and a list seen before needs no memo lookup, frame check or stack
+/// hash per reference, only its bytes hashed and compared. The bytes name
+/// the same frames while no used memo slot is stored again
+/// (`Memo::rewrites`: the cache is then emptied); a frame dict stays one.
+#[derive(Default)]
+struct ListCache {
+    /// Hash of a list's bytes → its entry.
+    index: FastMap<u64, u32>,
+    /// (start in `bytes`, length, stack).
+    entries: Vec<(u32, u32, StackId)>,
+    bytes: Vec<u8>,
+    /// `Memo::rewrites` when the entries were read.
+    rewrites: u64,
+}
+
+/// At most this many bytes of lists are kept (a file whose stacks are all
+/// different stops adding at this).
+const LIST_CACHE_BYTES: usize = 1 << 20;
+
+/// What [`PickleDecoder::frames_at`] read.
+#[derive(Clone, Copy)]
+enum ListFrames {
+    /// A list seen before: its stack.
+    Known(StackId),
+    /// A new one: its frames in `Arena::stack_scratch`, their stack hash,
+    /// and its bytes' hash and place in the input (for the cache once the
+    /// event is sure).
+    Read { hash: u64, key: u64, start: usize, end: usize },
+}
+
+/// FxHash over the bytes, 8 at a time.
+fn hash_bytes(b: &[u8]) -> u64 {
+    const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+    let mut h = b.len() as u64;
+    let mut words = b.chunks_exact(8);
+    for w in &mut words {
+        let w = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+        h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+    }
+    let mut last = [0u8; 8];
+    last[..words.remainder().len()].copy_from_slice(words.remainder());
+    (h.rotate_left(5) ^ u64::from_le_bytes(last)).wrapping_mul(K)
 }
 
 impl Default for PickleDecoder {
@@ -1503,6 +1639,7 @@ impl PickleDecoder {
             open: Vec::new(),
             open_count: 0,
             line_searched: (u64::MAX, 0),
+            lists_seen: ListCache::default(),
         }
     }
 
@@ -2014,14 +2151,12 @@ impl PickleDecoder {
                 }
                 op::EMPTY_LIST if list_frames.is_none() && data.get(p + 1) == Some(&op::MEMOIZE) => {
                     p += 2;
-                    let frames = data.get(p) == Some(&op::MARK);
-                    if frames {
+                    list_frames = Some(if data.get(p) == Some(&op::MARK) {
                         p += 1;
-                        if !self.frames_at(data, &mut p) {
-                            return None;
-                        }
-                    }
-                    list_frames = Some(frames);
+                        Some(self.frames_at(data, &mut p)?)
+                    } else {
+                        None
+                    });
                     made[n_made] = ((n + 1) as u8, 0, u32::MAX, true);
                     n_made += 1;
                     Value::List(0)
@@ -2056,15 +2191,19 @@ impl PickleDecoder {
         self.memo.push(Value::None);
         for &(at, start, len, memoized) in &made[..n_made] {
             let v = if len == u32::MAX {
-                let a = &mut self.arena;
-                let rec = if list_frames == Some(true) {
-                    let ids = std::mem::take(&mut a.stack_scratch);
-                    let sid = a.intern_stack(&ids);
-                    a.stack_scratch = ids;
-                    ListRec::Stack(sid)
-                } else {
-                    ListRec::Empty
+                let rec = match list_frames.flatten() {
+                    Some(ListFrames::Known(sid)) => ListRec::Stack(sid),
+                    Some(ListFrames::Read { hash, key, start, end }) => {
+                        let a = &mut self.arena;
+                        let ids = std::mem::take(&mut a.stack_scratch);
+                        let sid = a.intern_stack_hashed(&ids, hash);
+                        a.stack_scratch = ids;
+                        self.remember_list(&data[start..end], key, sid);
+                        ListRec::Stack(sid)
+                    }
+                    None => ListRec::Empty,
                 };
+                let a = &mut self.arena;
                 a.growth.reserve(&mut a.lists, 1);
                 a.lists.push(rec);
                 Value::List((a.lists.len() - 1) as u32)
@@ -2080,7 +2219,10 @@ impl PickleDecoder {
         let a = &mut self.arena;
         let ev = match a.push_plain_event(flat) {
             Some(ev) => ev,
-            None => a.push_event(flat),
+            None => match a.push_context_event(flat) {
+                Some(ev) => ev,
+                None => a.push_event(flat),
+            },
         };
         let s = self.memo.pack(Value::Event(ev));
         self.memo.slots[dict_slot] = s;
@@ -2089,24 +2231,78 @@ impl PickleDecoder {
     }
 
     /// The frames of a list being written out (after its `MARK`), all memo
-    /// references to frames, up to its `APPENDS`, into
-    /// `Arena::stack_scratch`; `*p` moved past the `APPENDS`. False for
-    /// anything else (`*p` then no matter: the caller gives up the event).
+    /// references to frames, up to its `APPENDS`: the stack of a list with
+    /// the same bytes seen before ([`ListCache`]), else the frames into
+    /// `Arena::stack_scratch` and their stack hash ([`hash_u32s`]'s, made as
+    /// they are read); `*p` moved past the `APPENDS`. None for anything
+    /// else (`*p` then no matter: the caller gives up the event). Reads
+    /// the memo's slots directly: these lists are most of a real
+    /// recording's bytes.
     #[inline]
-    fn frames_at(&mut self, data: &[u8], p: &mut usize) -> bool {
-        let a = &mut self.arena;
-        a.stack_scratch.clear();
-        while data.get(*p) != Some(&op::APPENDS) {
-            match memo_ref(&self.memo, data, p) {
-                Some(Value::Dict(d)) => match a.dicts[d as usize] {
-                    DictRec::Frame(f) => a.stack_scratch.push(f),
-                    _ => return false,
-                },
-                _ => return false,
+    fn frames_at(&mut self, data: &[u8], p: &mut usize) -> Option<ListFrames> {
+        let start = *p;
+        let mut q = start;
+        loop {
+            match *data.get(q)? {
+                op::BINGET => q += 2,
+                op::LONG_BINGET => q += 5,
+                op::APPENDS => break,
+                _ => return None,
             }
         }
-        *p += 1;
-        true
+        let body = &data[start..q];
+        let c = &mut self.lists_seen;
+        if c.rewrites != self.memo.rewrites {
+            c.index.clear();
+            c.entries.clear();
+            c.bytes.clear();
+            c.rewrites = self.memo.rewrites;
+        }
+        let key = hash_bytes(body);
+        if let Some(&e) = c.index.get(&key) {
+            let (at, len, sid) = c.entries[e as usize];
+            if c.bytes[at as usize..(at + len) as usize] == *body {
+                *p = q + 1;
+                return Some(ListFrames::Known(sid));
+            }
+        }
+        let a = &mut self.arena;
+        let slots = &self.memo.slots;
+        a.stack_scratch.clear();
+        let mut h = FNV_OFFSET;
+        let mut r = start;
+        while r < q {
+            // The opcodes and their lengths were checked above.
+            let idx = if body[r - start] == op::BINGET {
+                r += 2;
+                data[r - 1] as usize
+            } else {
+                r += 5;
+                u32::from_le_bytes([data[r - 4], data[r - 3], data[r - 2], data[r - 1]]) as usize
+            };
+            let s = *slots.get(idx)?;
+            if s & 15 != slot::DICT {
+                return None;
+            }
+            let DictRec::Frame(f) = *a.dicts.get((s >> 4) as usize)? else { return None };
+            a.stack_scratch.push(f);
+            h = fnv_step(h, f);
+        }
+        *p = q + 1;
+        Some(ListFrames::Read { hash: fnv_finish(h, a.stack_scratch.len()), key, start, end: q })
+    }
+
+    /// Keeps a new list's stack for its bytes, within [`LIST_CACHE_BYTES`].
+    fn remember_list(&mut self, body: &[u8], key: u64, sid: StackId) {
+        let c = &mut self.lists_seen;
+        if c.bytes.len() + body.len() > LIST_CACHE_BYTES || body.len() > u32::MAX as usize {
+            return;
+        }
+        let e = c.entries.len() as u32;
+        // Another list with this hash: the newer one is kept.
+        c.index.insert(key, e);
+        c.entries.push((c.bytes.len() as u32, body.len() as u32, sid));
+        c.bytes.extend_from_slice(body);
     }
 
     /// Executes the opcode at `data[pos]`; returns the position after it.
@@ -3071,6 +3267,62 @@ mod tests {
             slow.push_event(&sf);
             assert_eq!(format!("{:?}", fast.events), format!("{:?}", slow.events), "{action} {vals:?}");
             assert_eq!(fast.event_problems, slow.event_problems, "{action} {vals:?}");
+        }
+    }
+
+    /// The 2.5-on shortcut (keys in any order, compile_context and an
+    /// empty user_metadata) reads an event as the general loop does, and
+    /// leaves every other shape to it untouched.
+    #[test]
+    fn context_events_read_as_push_event_reads_them() {
+        let s = |a: &mut Arena, t: &str| a.push_value_str(t);
+        type Case = (Vec<(&'static str, Option<&'static str>, Value)>, bool);
+        let base = |extra: Vec<(&'static str, Option<&'static str>, Value)>| {
+            let mut v = vec![
+                ("time_us", None, Value::Int(5)),
+                ("frames", None, Value::None),
+                ("action", Some("alloc"), Value::None),
+                ("addr", None, Value::Int(1 << 40)),
+                ("size", None, Value::Int(512)),
+                ("stream", None, Value::Int(3)),
+            ];
+            v.extend(extra);
+            v
+        };
+        let cases: Vec<Case> = vec![
+            (base(vec![("compile_context", Some("N/A"), Value::None), ("user_metadata", Some(""), Value::None)]), true),
+            (base(vec![("compile_context", Some("N/A"), Value::None)]), true),
+            (base(vec![("compile_context", None, Value::None), ("user_metadata", None, Value::None)]), true),
+            (base(vec![("compile_context", Some("fwd 0"), Value::None)]), true),
+            (base(vec![("user_metadata", Some("tag"), Value::None)]), false),
+            (base(vec![("compile_context", None, Value::Int(3))]), false),
+            (base(vec![("pool_id", None, Value::None)]), false),
+            (base(vec![("size", None, Value::Int(1))]), false),
+            (base(vec![("addr", None, Value::Int(-1))]), false),
+            (base(vec![]).into_iter().skip(1).collect(), false),
+        ];
+        for (pairs, fast_ok) in cases {
+            let build = |a: &mut Arena| {
+                let mut flat = Vec::new();
+                for &(k, text, v) in &pairs {
+                    flat.push(s(a, k));
+                    flat.push(text.map_or(v, |t| s(a, t)));
+                }
+                flat
+            };
+            let (mut fast, mut slow) = (Arena::new(), Arena::new());
+            // Two events each: the second finds the first's shared context.
+            for _ in 0..2 {
+                let (ff, sf) = (build(&mut fast), build(&mut slow));
+                assert_eq!(fast.push_context_event(&ff).is_some(), fast_ok, "{pairs:?}");
+                if !fast_ok {
+                    fast.push_event(&ff);
+                }
+                slow.push_event(&sf);
+            }
+            assert_eq!(format!("{:?}", fast.events), format!("{:?}", slow.events), "{pairs:?}");
+            assert_eq!(format!("{:?}", fast.extras), format!("{:?}", slow.extras), "{pairs:?}");
+            assert_eq!(fast.event_problems, slow.event_problems, "{pairs:?}");
         }
     }
 
