@@ -74,7 +74,7 @@ export async function openPage({ url, allowed, ...opts } = {}) {
   return p;
 }
 
-async function launch() {
+export async function launch() {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
