@@ -225,7 +225,7 @@ const visible = (page, ids) => page.evaluate((ids) => Object.fromEntries(ids.map
   const e = document.getElementById(id);
   return [id, !!e && e.getClientRects().length > 0];
 })), ids);
-const SNAPSHOT_PANELS = ['plot-box', 'minimap', 'context', 'moment-panel', 'explain-panel', 'leaks-panel', 'search-box', 'explain-bar'];
+const SNAPSHOT_PANELS = ['plot-box', 'minimap', 'context', 'moment-panel', 'explain-panel', 'whatif-panel', 'leaks-panel', 'findings', 'search-box', 'explain-bar'];
 
 test('first screen: what memviz is, Open, Example, how to record; no empty plot or boxes before a file', async () => {
   const p = await openPage({ viewport: { width: 1280, height: 800 } });
