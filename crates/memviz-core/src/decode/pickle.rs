@@ -981,11 +981,25 @@ impl Arena {
             && is(kstream, Key::Stream)
             && is(ktime, Key::TimeUs)
             && is(kframes, Key::Frames))
-            || (addr | size | stream) < 0
         {
             return None;
         }
-        let action = self.str_action[a as usize];
+        let (idx, row) = self.plain_row(a, [addr, size, stream, time], frames)?;
+        self.push_row(row, None, None);
+        Some(idx)
+    }
+
+    /// The row of an event whose keys were read by [`Arena::push_plain_event`]
+    /// or [`Arena::push_context_event`]: `ints` are addr, size, stream and
+    /// time_us. None, and nothing changed, when addr, size or stream is
+    /// negative or the action is one [`Arena::push_event`] must copy.
+    #[inline(always)]
+    fn plain_row(&mut self, action: StrId, ints: [i64; 4], frames: Value) -> Option<(u32, Row)> {
+        let [addr, size, stream, time] = ints;
+        if (addr | size | stream) < 0 {
+            return None;
+        }
+        let action = self.str_action[action as usize];
         if action == Action::Other {
             return None; // its name is copied: push_event
         }
@@ -998,8 +1012,7 @@ impl Arena {
         let time = time.max(i64::MIN + 1);
         let row =
             Row { action, addr: addr as u128, size: size as u64, stream: stream as u64, time, stack, pool: NO_POOL };
-        self.push_row(row, None, None);
-        Some(idx)
+        Some((idx, row))
     }
 
     /// A trace event of PyTorch 2.5 on: the six keys of
@@ -1039,21 +1052,10 @@ impl Arena {
             | (1 << Key::Stream as u32)
             | (1 << Key::TimeUs as u32)
             | (1 << Key::Frames as u32);
-        if seen & NEEDED != NEEDED || (addr | size | stream) < 0 {
+        if seen & NEEDED != NEEDED {
             return None;
         }
-        let action = self.str_action[action as usize];
-        if action == Action::Other {
-            return None; // its name is copied: push_event
-        }
-        let idx = self.event_count() as u32;
-        let (stack, found) = self.stack_of(&frames);
-        if let Some(f) = found {
-            self.event_problem(idx, "frames", Some(f), "a list", frames_read_as(f));
-        }
-        let time = time.max(i64::MIN + 1);
-        let row =
-            Row { action, addr: addr as u128, size: size as u64, stream: stream as u64, time, stack, pool: NO_POOL };
+        let (idx, row) = self.plain_row(action, [addr, size, stream, time], frames)?;
         match context {
             None => self.push_row(row, None, None),
             Some(c) => match self.known_context(c) {
