@@ -1,7 +1,9 @@
 // Generated from memviz-viewer's Rust types (boundary.rs's `typescript`); do not edit.
 // Regenerate: UPDATE_TYPES=1 cargo test -p memviz-viewer --test typescript
 
-export type ErrorKind = "not_a_snapshot" | "truncated" | "refused_opcode" | "unknown_opcode" | "malformed" | "too_large" | "not_snapshot_shaped" | "gzip" | "json" | "no_file" | "bad_command" | "setting" | "capacity" | "recording";
+export type DecodeErrorKind = "not_a_snapshot" | "truncated" | "refused_opcode" | "unknown_opcode" | "malformed" | "too_large" | "not_snapshot_shaped" | "gzip" | "json";
+
+export type ErrorKind = "no_file" | "bad_command" | "setting" | "capacity" | "recording" | DecodeErrorKind;
 
 export type PageError = { kind: ErrorKind, 
 /**

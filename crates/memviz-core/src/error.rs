@@ -3,7 +3,9 @@
 use std::fmt;
 
 /// What went wrong while reading a snapshot.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "DecodeErrorKind"))]
+#[serde(rename_all = "snake_case")]
 pub enum ErrorKind {
     /// The bytes are not a pickle, gzip or JSON snapshot at all.
     NotASnapshot,

@@ -701,7 +701,7 @@ fn integers_of_100_bytes_are_refused() {
     let py = python("import pickle, sys; sys.stdout.buffer.write(pickle.dumps({'segments': [2**800]}, 2))");
     let e = err(&py);
     assert_eq!(
-        (e.kind.clone(), e.message.as_str()),
+        (e.kind, e.message.as_str()),
         (ErrorKind::TooLarge, "integer of 101 bytes refused (no address or size needs more than 16)")
     );
     assert_eq!(py[e.offset.unwrap() as usize], 0x8a);

@@ -10,23 +10,14 @@
 //! Strings the user reads are formatted on this side (memviz_core::format);
 //! JavaScript only places them.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use ts_rs::TS;
 
-/// Why a command was refused: the core's kinds (a file that does not
-/// decode), then the viewer's own.
-#[derive(Serialize, Deserialize, TS, Debug, Clone, Copy, PartialEq, Eq)]
+/// Why a command was refused: the viewer's own kinds, or the core's
+/// (a file that does not decode), which cross as the core defines them.
+#[derive(Serialize, TS, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorKind {
-    NotASnapshot,
-    Truncated,
-    RefusedOpcode,
-    UnknownOpcode,
-    Malformed,
-    TooLarge,
-    NotSnapshotShaped,
-    Gzip,
-    Json,
     /// A command that needs an open file, with none open.
     NoFile,
     /// A command the page built wrong (unknown variant, missing field).
@@ -37,6 +28,9 @@ pub enum ErrorKind {
     Capacity,
     /// The recording lacks what the command needs (no trace, no OOM).
     Recording,
+    /// The file's bytes: `memviz_core::ErrorKind` ("truncated", ...).
+    #[serde(untagged)]
+    Decode(memviz_core::ErrorKind),
 }
 
 /// One refusal, as the page receives it (thrown by the wasm exports).
@@ -59,19 +53,7 @@ impl PageError {
 
     /// A decode error of the named file: "name: message at byte offset N".
     pub fn decode(file: &str, e: &memviz_core::Error) -> PageError {
-        use memviz_core::ErrorKind as K;
-        let kind = match e.kind {
-            K::NotASnapshot => ErrorKind::NotASnapshot,
-            K::Truncated => ErrorKind::Truncated,
-            K::RefusedOpcode => ErrorKind::RefusedOpcode,
-            K::UnknownOpcode => ErrorKind::UnknownOpcode,
-            K::Malformed => ErrorKind::Malformed,
-            K::TooLarge => ErrorKind::TooLarge,
-            K::NotSnapshotShaped => ErrorKind::NotSnapshotShaped,
-            K::Gzip => ErrorKind::Gzip,
-            K::Json => ErrorKind::Json,
-        };
-        PageError { kind, message: format!("{file}: {e}"), offset: e.offset, field: None }
+        PageError { kind: ErrorKind::Decode(e.kind), message: format!("{file}: {e}"), offset: e.offset, field: None }
     }
 
     pub fn no_file() -> PageError {
@@ -111,6 +93,7 @@ pub fn typescript() -> String {
     use crate::ranks::*;
     use crate::whatif::*;
     decls![
+        memviz_core::ErrorKind,
         ErrorKind,
         PageError,
         OpenCommand,

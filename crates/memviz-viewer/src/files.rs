@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::boundary::{ErrorKind, PageError};
+pub use memviz_core::sniff::FileKind;
 
 /// A call out of order (the page's bug, not the file's).
 pub(crate) fn out_of_order(what: impl Into<String>) -> PageError {
@@ -385,18 +386,6 @@ pub struct OpenReply {
     pub written: Option<u64>,
 }
 
-/// What a file is, from its first bytes (`memviz_core::sniff`): the page
-/// routes it on this once, before decoding it.
-#[derive(Serialize, TS, Debug, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum FileKind {
-    Pickle,
-    Json,
-    ProfilerTimeline,
-    ProfilerTrace,
-    ProfilerPicture,
-}
-
 #[derive(Serialize, TS, Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FileSniff {
     pub kind: FileKind,
@@ -410,16 +399,8 @@ pub const SNIFF_HEAD: usize = sniff::SNIFF_HEAD;
 
 /// What the file starting with `head` is.
 pub fn sniff(head: &[u8]) -> FileSniff {
-    use sniff::FileKind as K;
-    let (k, gzip) = sniff::sniff(head);
-    let kind = match k {
-        K::Pickle => FileKind::Pickle,
-        K::Json => FileKind::Json,
-        K::ProfilerTimeline => FileKind::ProfilerTimeline,
-        K::ProfilerTrace => FileKind::ProfilerTrace,
-        K::ProfilerPicture => FileKind::ProfilerPicture,
-    };
-    FileSniff { kind, gzip, profiler: k.is_profiler() }
+    let (kind, gzip) = sniff::sniff(head);
+    FileSniff { kind, gzip, profiler: kind.is_profiler() }
 }
 
 impl crate::Viewer {

@@ -29,13 +29,18 @@ fn a_truncated_real_snapshot_says_truncated_at_its_end() {
         v.feed_any(c).unwrap();
     }
     let e = v.open_command(OpenCommand::Finish).unwrap_err();
-    assert_eq!(e.kind, ErrorKind::Truncated);
+    assert_eq!(e.kind, ErrorKind::Decode(memviz_core::ErrorKind::Truncated));
     assert_eq!(e.offset, Some(36085));
     assert!(e.message.starts_with("cut.pickle: "), "{}", e.message);
     assert!(e.message.ends_with("at byte offset 36085"), "{}", e.message);
+    // The page reads the core's kind as its own string, next to the viewer's.
+    let wire = serde_json::to_value(&e).unwrap();
+    assert_eq!((wire["kind"].as_str(), wire["offset"].as_u64()), (Some("truncated"), Some(36085)));
+    let no_file = serde_json::to_value(memviz_viewer::boundary::PageError::no_file()).unwrap();
+    assert_eq!(no_file["kind"], "no_file");
     // Whole, the same.
     let e = Viewer::new().open("cut.pickle", cut).unwrap_err();
-    assert_eq!((e.kind, e.offset), (ErrorKind::Truncated, Some(36085)));
+    assert_eq!((e.kind, e.offset), (ErrorKind::Decode(memviz_core::ErrorKind::Truncated), Some(36085)));
     assert_eq!(v.file_count(), 0);
 }
 
@@ -46,7 +51,7 @@ fn a_pickle_that_builds_objects_is_refused_where_it_asks() {
     let mut v = Viewer::new();
     v.open_command(OpenCommand::Begin { name: "evil.pickle".into() }).unwrap();
     let e = v.feed_any(hostile).and_then(|()| v.open_command(OpenCommand::Finish).map(|_| ())).unwrap_err();
-    assert_eq!(e.kind, ErrorKind::RefusedOpcode);
+    assert_eq!(e.kind, ErrorKind::Decode(memviz_core::ErrorKind::RefusedOpcode));
     assert_eq!(e.offset, Some(54));
 }
 
@@ -82,7 +87,7 @@ fn the_warm_up_opens_a_real_snapshot_both_ways() {
     memviz_viewer::warm_up("small_train_step.pickle", &shared("snapshots/small_train_step.pickle")).unwrap();
     let cut = &shared("snapshots/small_train_step.pickle")[..36085];
     let e = memviz_viewer::warm_up("cut.pickle", cut).unwrap_err();
-    assert_eq!((e.kind, e.offset), (ErrorKind::Truncated, Some(36085)));
+    assert_eq!((e.kind, e.offset), (ErrorKind::Decode(memviz_core::ErrorKind::Truncated), Some(36085)));
 }
 
 #[test]

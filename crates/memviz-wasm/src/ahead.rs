@@ -48,7 +48,10 @@ impl MemoryAhead {
             return Ok(true);
         }
         if self.buf.capacity() < total && self.buf.try_reserve_exact(total - self.buf.len()).is_err() {
-            return Err(PageError::new(ErrorKind::TooLarge, format!("no room for {total} bytes ahead")));
+            return Err(PageError::new(
+                ErrorKind::Decode(memviz_core::ErrorKind::TooLarge),
+                format!("no room for {total} bytes ahead"),
+            ));
         }
         let end = total.min(self.buf.len() + step);
         self.buf.resize(end, 0);
