@@ -15,6 +15,7 @@ pub mod analysis;
 pub(crate) mod decode;
 pub mod error;
 pub mod format;
+mod intervals;
 pub mod model;
 pub mod radix;
 pub mod views;

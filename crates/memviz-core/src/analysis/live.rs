@@ -15,6 +15,7 @@ use serde::Serialize;
 use super::category::Kind;
 use super::Analysis;
 use crate::format::{format_frame, frame_filter};
+use crate::intervals;
 use crate::model::{FrameId, Snapshot, StackId};
 
 pub(crate) const NONE: u32 = u32::MAX;
@@ -41,10 +42,6 @@ impl Hasher for IdHasher {
 /// A map keyed by ids, hashed with [`IdHasher`].
 pub(crate) type IdMap<V> = HashMap<u32, V, BuildHasherDefault<IdHasher>>;
 
-/// Positions per leaf of [`LiveIndex`]: a query filters at most the
-/// allocations born or dying in its leaf besides the live ones.
-const LEAF: u32 = 64;
-
 /// Intervals `[born, dies)` over positions, each stored at the canonical
 /// nodes of a segment tree over leaf buckets (compressed rows).
 #[derive(Debug, Clone, Default)]
@@ -70,7 +67,7 @@ pub(crate) struct LiveIndexBuilder {
 
 impl LiveIndexBuilder {
     pub(crate) fn new(n_positions: u32) -> LiveIndexBuilder {
-        let leaves = if n_positions == 0 { 0 } else { n_positions.div_ceil(LEAF).next_power_of_two() };
+        let leaves = intervals::leaves(n_positions);
         let nodes = 2 * leaves as usize;
         LiveIndexBuilder {
             n_positions,
@@ -90,22 +87,6 @@ impl LiveIndexBuilder {
         if n == 0 {
             return true;
         }
-        let cover = |b: u32, d: u32, f: &mut dyn FnMut(usize)| {
-            let mut l = (b / LEAF + leaves) as usize;
-            let mut r = ((d - 1) / LEAF + leaves) as usize + 1;
-            while l < r {
-                if l & 1 == 1 {
-                    f(l);
-                    l += 1;
-                }
-                if r & 1 == 1 {
-                    r -= 1;
-                    f(r);
-                }
-                l >>= 1;
-                r >>= 1;
-            }
-        };
         let end = self.next.saturating_add(budget).min(born.len());
         let spans = born[self.next..end].iter().zip(&dies[self.next..end]).enumerate().filter_map(|(k, (&b, &d))| {
             let d = d.min(n);
@@ -114,7 +95,7 @@ impl LiveIndexBuilder {
         let fill = &mut self.fill;
         if !self.filling {
             for (_, b, d) in spans {
-                cover(b, d, &mut |node| fill[node + 1] += 1);
+                intervals::cover(b, d, leaves, &mut |node| fill[node + 1] += 1);
             }
             self.next = end;
             if end == born.len() {
@@ -130,7 +111,7 @@ impl LiveIndexBuilder {
         }
         let items = &mut self.items;
         for (e, b, d) in spans {
-            cover(b, d, &mut |node| {
+            intervals::cover(b, d, leaves, &mut |node| {
                 items[fill[node] as usize] = e as u32;
                 fill[node] += 1;
             });
@@ -164,7 +145,7 @@ impl LiveIndex {
         if self.leaves == 0 {
             return;
         }
-        let mut node = (p / LEAF) as usize + self.leaves as usize;
+        let mut node = intervals::leaf(p, self.leaves);
         while node > 0 && node + 1 < self.start.len() {
             for &e in &self.items[self.start[node] as usize..self.start[node + 1] as usize] {
                 if born[e as usize] <= p && p < dies[e as usize] {

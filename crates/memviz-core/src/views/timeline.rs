@@ -15,6 +15,7 @@
 //! drawn bands at a step sit in push order (`Element::order`), each directly
 //! on the one below, and the summarized band on top of them all.
 
+use crate::intervals;
 use crate::mapped::{self, MappedPieces, BEFORE_TRACE};
 use crate::model::{Action, BlockState, EventTable, PoolFinder, Role, Snapshot, StackId};
 use crate::versions::{AddrTable, Versions};
@@ -767,11 +768,6 @@ fn by_size(elements: &[Element]) -> Vec<u32> {
     keyed.into_iter().map(|k| k as u32).collect()
 }
 
-/// Steps per leaf of [`DetailView`]'s interval tree. A query checks at most
-/// the elements with an end inside its leaf besides the live ones, and each
-/// step ends at most one element, so this bounds the extra work per query.
-const LEAF_STEPS: u32 = 64;
-
 /// Elements (drawn ones) stored at the canonical nodes of a segment tree over
 /// leaf buckets of steps, in compressed rows; each row is in stack order.
 #[derive(Debug, Clone, Default)]
@@ -799,8 +795,7 @@ impl IntervalIndex {
         if n_steps == 0 {
             return IntervalIndex::default();
         }
-        let buckets = n_steps.div_ceil(LEAF_STEPS);
-        let leaves = buckets.next_power_of_two();
+        let leaves = intervals::leaves(n_steps);
         let nodes = 2 * leaves as usize;
         // Live ranges read once, in stack order: the two passes below then
         // stream through them instead of hopping over 100-byte elements.
@@ -813,26 +808,9 @@ impl IntervalIndex {
             .filter(|&(x0, x1, _)| x0 < x1)
             .collect();
         drop(in_order);
-        // Calls f(node) for each canonical node covering buckets of [x0, x1).
-        let cover = |&(x0, x1, _): &(u32, u32, u32), f: &mut dyn FnMut(usize)| {
-            let mut l = (x0 / LEAF_STEPS + leaves) as usize;
-            let mut r = ((x1 - 1) / LEAF_STEPS + leaves) as usize + 1;
-            while l < r {
-                if l & 1 == 1 {
-                    f(l);
-                    l += 1;
-                }
-                if r & 1 == 1 {
-                    r -= 1;
-                    f(r);
-                }
-                l >>= 1;
-                r >>= 1;
-            }
-        };
         let mut count = vec![0u32; nodes + 1];
         for sp in &spans {
-            cover(sp, &mut |n| count[n + 1] += 1);
+            intervals::cover(sp.0, sp.1, leaves, &mut |n| count[n + 1] += 1);
         }
         for i in 1..count.len() {
             count[i] += count[i - 1];
@@ -841,7 +819,7 @@ impl IntervalIndex {
         let mut fill = count;
         let mut items = vec![0u32; *start.last().unwrap() as usize];
         for sp in &spans {
-            cover(sp, &mut |n| {
+            intervals::cover(sp.0, sp.1, leaves, &mut |n| {
                 items[fill[n] as usize] = sp.2;
                 fill[n] += 1;
             });
@@ -851,7 +829,7 @@ impl IntervalIndex {
 
     /// Rows (each in stack order) whose elements may be live at `step`.
     fn rows(&self, step: u32) -> impl Iterator<Item = &[u32]> {
-        let mut node = if self.leaves == 0 { 0 } else { (step / LEAF_STEPS + self.leaves) as usize };
+        let mut node = if self.leaves == 0 { 0 } else { intervals::leaf(step, self.leaves) };
         std::iter::from_fn(move || {
             if node == 0 || node + 1 >= self.start.len() {
                 return None;
