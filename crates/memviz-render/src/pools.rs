@@ -107,15 +107,6 @@ pub fn render_pools(
     }
     let ppb = h as f64 / y_max as f64;
     let row = |bytes: u64| ((bytes as f64 * ppb + 0.5).floor() as i64).clamp(0, h as i64) as u32;
-    let wu = w as usize;
-    let put = |img: &mut Image, c: u32, r0: u32, r1: u32, color: Rgba| {
-        // Rows counted from the bottom.
-        for r in r0..r1.min(h) {
-            let y = (h - 1 - r) as usize;
-            let i = (y * wu + c as usize) * 4;
-            img.rgba[i..i + 4].copy_from_slice(&color);
-        }
-    };
     for c in 0..w {
         let step = cols.step[c as usize];
         if step == NO_STEP {
@@ -154,20 +145,7 @@ pub fn render_pools(
         if summ > 0 {
             put(img, c, row(top), row(top.saturating_add(summ)), SUMMARIZED[((c / 4) % 2) as usize]);
         }
-        // Envelope edges: top and bottom lines (the sides show where the
-        // height changes between columns well enough).
-        for (a, z) in env_edges {
-            if z > a {
-                put(img, c, a, a + 1, OUTLINE);
-                put(img, c, z - 1, z, OUTLINE);
-            }
-        }
-        if let Some((a, z)) = sel {
-            if z > a {
-                put(img, c, a, a + 1, OUTLINE);
-                put(img, c, z - 1, z, OUTLINE);
-            }
-        }
+        outline_edges(img, c, env_edges.into_iter().chain(sel));
     }
     st
 }
@@ -302,14 +280,6 @@ fn render_sweep(
             lo
         })
         .collect();
-    let wu = w as usize;
-    let put = |img: &mut Image, c: u32, r0: u32, r1: u32, color: Rgba| {
-        for r in r0..r1.min(h) {
-            let y = (h - 1 - r) as usize;
-            let i = (y * wu + c as usize) * 4;
-            img.rgba[i..i + 4].copy_from_slice(&color);
-        }
-    };
     let mut state = SweepState::new(sw);
     let n_top = sw.top.len();
     for c in 0..w {
@@ -383,20 +353,30 @@ fn render_sweep(
         if summ > 0 {
             put(img, c, row(sat64(top)), row(sat64(top + summ)), SUMMARIZED[((c / 4) % 2) as usize]);
         }
-        for (a, z) in env_edges {
-            if z > a {
-                put(img, c, a, a + 1, OUTLINE);
-                put(img, c, z - 1, z, OUTLINE);
-            }
-        }
-        if let Some((a, z)) = sel {
-            if z > a {
-                put(img, c, a, a + 1, OUTLINE);
-                put(img, c, z - 1, z, OUTLINE);
-            }
-        }
+        outline_edges(img, c, env_edges.into_iter().chain(sel));
     }
     st
+}
+
+/// Paints rows `r0..r1` of column `c`, rows counted from the bottom.
+fn put(img: &mut Image, c: u32, r0: u32, r1: u32, color: Rgba) {
+    let (w, h) = (img.width as usize, img.height);
+    for r in r0..r1.min(h) {
+        let i = (((h - 1 - r) as usize) * w + c as usize) * 4;
+        img.rgba[i..i + 4].copy_from_slice(&color);
+    }
+}
+
+/// The top and bottom lines of each `(a, z)` row span in column `c`: the
+/// envelopes' edges and the selected band's (the sides show where the height
+/// changes between columns well enough).
+fn outline_edges(img: &mut Image, c: u32, spans: impl Iterator<Item = (u32, u32)>) {
+    for (a, z) in spans {
+        if z > a {
+            put(img, c, a, a + 1, OUTLINE);
+            put(img, c, z - 1, z, OUTLINE);
+        }
+    }
 }
 
 #[cfg(test)]
