@@ -17,7 +17,7 @@
 // joined by commas; at least two, as the overview and the diff need: the
 // same file twice diffs it with itself at two moments).
 //
-//   node benches/browser/panels.mjs [--clicks N] [--no-write] FILE[,FILE...]...
+//   node benches/browser/panels.mjs [--dist DIR] [--clicks N] [--no-write] FILE[,FILE...]...
 //
 // Prints a markdown table and, unless --no-write, puts it in RESULTS.md
 // between <!-- panels: latest --> and <!-- panels: end -->.
@@ -28,6 +28,9 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { ROOT, serveDist, launchChromium, writeResults } from './page.mjs';
 
 const argv = process.argv.slice(2);
+// --dist DIR: another build than dist/ (to compare builds: run once each).
+const distAt = argv.indexOf('--dist');
+const DIST = distAt >= 0 ? argv.splice(distAt, 2)[1] : join(ROOT, 'dist');
 let clicks = 40;
 const sets = [];
 for (let i = 0; i < argv.length; i++) {
@@ -35,10 +38,10 @@ for (let i = 0; i < argv.length; i++) {
   else if (!argv[i].startsWith('--')) sets.push(argv[i].split(','));
 }
 const write = !argv.includes('--no-write');
-if (!sets.length) { console.error('usage: node benches/browser/panels.mjs [--clicks N] [--no-write] FILE[,FILE...]...'); process.exit(2); }
+if (!sets.length) { console.error('usage: node benches/browser/panels.mjs [--dist DIR] [--clicks N] [--no-write] FILE[,FILE...]...'); process.exit(2); }
 for (const f of sets.flat()) if (!existsSync(f)) { console.error(`missing ${f}`); process.exit(1); }
 if (sets.some((s) => s.length < 2)) { console.error('each set needs two files or more (FILE,FILE): the overview and the diff'); process.exit(2); }
-if (!existsSync(join(ROOT, 'dist/index.html'))) { console.error('dist/ missing: run scripts/build-web.sh'); process.exit(1); }
+if (!existsSync(join(DIST, 'index.html'))) { console.error(`${DIST}/index.html missing: run scripts/build-web.sh`); process.exit(1); }
 
 // Issue 11's memory budget for a set: 4x its largest file plus the compact
 // models of the others (`memviz info --json`'s model_heap_bytes).
@@ -53,7 +56,7 @@ const budget = (files) => {
   return models.includes(null) ? null : 4 * sizes[li] + models.reduce((a, b) => a + b, 0);
 };
 
-const { server, origin } = await serveDist(join(ROOT, 'dist'));
+const { server, origin } = await serveDist(DIST);
 const browser = await launchChromium();
 const results = [];
 for (const files of sets) {

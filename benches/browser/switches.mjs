@@ -11,7 +11,7 @@
 // callback registered before the page's to one registered after it, with
 // the style and layout it left (forced).
 //
-//   node benches/browser/switches.mjs [--no-write] FILE...
+//   node benches/browser/switches.mjs [--dist DIR] [--no-write] FILE...
 //
 // Prints a markdown table and, unless --no-write, puts it in RESULTS.md
 // between <!-- switches: latest --> and <!-- switches: end -->.
@@ -21,13 +21,16 @@ import { cpus, loadavg } from 'node:os';
 import { ROOT, serveDist, launchChromium, writeResults } from './page.mjs';
 
 const argv = process.argv.slice(2);
+// --dist DIR: another build than dist/ (to compare builds: run once each).
+const distAt = argv.indexOf('--dist');
+const DIST = distAt >= 0 ? argv.splice(distAt, 2)[1] : join(ROOT, 'dist');
 const files = argv.filter((a) => !a.startsWith('--'));
 const write = !argv.includes('--no-write');
-if (!files.length) { console.error('usage: node benches/browser/switches.mjs [--no-write] FILE...'); process.exit(2); }
+if (!files.length) { console.error('usage: node benches/browser/switches.mjs [--dist DIR] [--no-write] FILE...'); process.exit(2); }
 for (const f of files) if (!existsSync(f)) { console.error(`missing ${f}`); process.exit(1); }
-if (!existsSync(join(ROOT, 'dist/index.html'))) { console.error('dist/ missing: run scripts/build-web.sh'); process.exit(1); }
+if (!existsSync(join(DIST, 'index.html'))) { console.error(`${DIST}/index.html missing: run scripts/build-web.sh`); process.exit(1); }
 
-const { server, origin } = await serveDist(join(ROOT, 'dist'));
+const { server, origin } = await serveDist(DIST);
 const browser = await launchChromium();
 const results = [];
 for (const f of files) {
