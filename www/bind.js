@@ -8,8 +8,10 @@
 //   data-style-NAME="path" style property NAME, e.g. data-style-background="css"
 //   data-class="path"     adds the value as a class
 //   data-cmd="path"       stores the value (JSON) in data-payload; `onCmd` reads it back
-//   data-each="path"      one copy of the element's <template> per item, filled from the
-//                         item; `add` appends more (a table's next page)
+//   data-each="path"      one copy of a template per item of a list (an object: one copy,
+//                         null: none), filled from the item; the template is the element's
+//                         <template> child, or the one whose id data-tpl names (the element
+//                         then holds nothing else); `add` appends more (a table's next page)
 // A path is dotted ("at.step"); "." is the model itself, "#" the item's index.
 
 /** @param {any} model @param {string} path @param {number} i */
@@ -26,7 +28,7 @@ export function fill(root, model, i = 0) {
   const els = [...(root.querySelectorAll ? root.querySelectorAll('*') : [])];
   if (root instanceof Element) els.unshift(root);
   for (const el of els) {
-    if (!root.contains(el) || el.closest('template')) continue; // an old copy just removed
+    if (!root.contains(el)) continue; // an old copy, just removed
     for (const { name, value } of [...el.attributes]) {
       if (!name.startsWith('data-') || name === 'data-payload') continue;
       const v = () => get(model, value.replace(/^!/, ''), i);
@@ -34,7 +36,7 @@ export function fill(root, model, i = 0) {
       else if (name === 'data-show') el.hidden = truthy(v()) === value.startsWith('!');
       else if (name === 'data-class') { if (v()) el.classList.add(String(v())); }
       else if (name === 'data-cmd') el.dataset.payload = JSON.stringify(v() ?? null);
-      else if (name === 'data-each') { clear(el); add(el, v() ?? []); }
+      else if (name === 'data-each') { clear(el); add(el, v()); }
       else if (name.startsWith('data-attr-')) el.setAttribute(name.slice(10), String(v() ?? ''));
       else if (name.startsWith('data-style-')) el.style.setProperty(name.slice(11), v() ?? '');
     }
@@ -46,14 +48,15 @@ export function clear(el) {
   for (const c of [...el.children]) if (c.tagName !== 'TEMPLATE') c.remove();
 }
 
-/** Appends one filled copy of `el`'s <template> per item. @param {Element} el @param {any[]} items */
+/** Appends one filled copy of `el`'s template per item (an object: one copy; null: none).
+ * @param {HTMLElement} el @param {any} items */
 export function add(el, items, first = 0) {
-  const t = /** @type {HTMLTemplateElement} */ (el.querySelector(':scope > template'));
-  items.forEach((item, k) => {
+  const t = /** @type {HTMLTemplateElement} */ (el.dataset.tpl ? document.getElementById(el.dataset.tpl) : el.querySelector(':scope > template'));
+  for (const [k, item] of (Array.isArray(items) ? items : items == null ? [] : [items]).entries()) {
     const copy = /** @type {DocumentFragment} */ (t.content.cloneNode(true));
     fill(copy, item, first + k);
     el.append(copy);
-  });
+  }
 }
 
 /** One delegated click handler under `root`: fn(payload, element, event) for a click on
