@@ -23,24 +23,23 @@ function get(model, path, i) {
 
 const truthy = (v) => (Array.isArray(v) ? v.length > 0 : !!v);
 
-/** Fills every bound element of `root` (an element or fragment) from `model`. @param {any} root @param {any} model */
+/** Fills every bound element of `root` (an element or fragment) from `model`; the copies
+ * under a data-each or data-tpl element are its items' (filled by `add`, left alone here).
+ * @param {any} root @param {any} model */
 export function fill(root, model, i = 0) {
-  const els = [...(root.querySelectorAll ? root.querySelectorAll('*') : [])];
-  if (root instanceof Element) els.unshift(root);
-  for (const el of els) {
-    if (!root.contains(el)) continue; // an old copy, just removed
-    for (const { name, value } of [...el.attributes]) {
-      if (!name.startsWith('data-') || name === 'data-payload') continue;
-      const v = () => get(model, value.replace(/^!/, ''), i);
-      if (name === 'data-text') el.textContent = v() ?? '';
-      else if (name === 'data-show') el.hidden = truthy(v()) === value.startsWith('!');
-      else if (name === 'data-class') { if (v()) el.classList.add(String(v())); }
-      else if (name === 'data-cmd') el.dataset.payload = JSON.stringify(v() ?? null);
-      else if (name === 'data-each') { clear(el); add(el, v()); }
-      else if (name.startsWith('data-attr-')) el.setAttribute(name.slice(10), String(v() ?? ''));
-      else if (name.startsWith('data-style-')) el.style.setProperty(name.slice(11), v() ?? '');
-    }
+  const el = root instanceof Element ? root : null;
+  for (const { name, value } of el ? [...el.attributes] : []) {
+    if (!name.startsWith('data-') || name === 'data-payload') continue;
+    const v = () => get(model, value.replace(/^!/, ''), i);
+    if (name === 'data-text') el.textContent = v() ?? '';
+    else if (name === 'data-show') /** @type {HTMLElement} */ (el).hidden = truthy(v()) === value.startsWith('!');
+    else if (name === 'data-class') { if (v()) el.classList.add(String(v())); }
+    else if (name === 'data-cmd') el.setAttribute('data-payload', JSON.stringify(v() ?? null));
+    else if (name === 'data-each') { clear(el); add(/** @type {HTMLElement} */ (el), v(), 0); }
+    else if (name.startsWith('data-attr-')) el.setAttribute(name.slice(10), String(v() ?? ''));
+    else if (name.startsWith('data-style-')) /** @type {HTMLElement} */ (el).style.setProperty(name.slice(11), v() ?? '');
   }
+  if (!el || !el.matches('[data-each],[data-tpl]')) for (const c of [...root.children]) fill(c, model, i);
 }
 
 /** Removes the copies of a data-each element's template. @param {Element} el */
