@@ -71,7 +71,11 @@ cap: number | null,
 /**
  * Each recorded OOM's column share of the x axis.
  */
-ooms: Array<number>, top_bytes: number, top: string, x_label: string, recorded_label: string, predicted_label: string, };
+ooms: Array<number>, top_bytes: number, top: string, x_label: string, recorded_label: string, predicted_label: string, 
+/**
+ * "capacity 2.0GiB" beside the capacity's line; "" when there is none.
+ */
+cap_label: string, };
 
 export type WhatIfView = { device: string, 
 /**
