@@ -24,7 +24,7 @@ function legend() {
   const mode = $('color-by').value, mv = momentView();
   const rows = mode === 'allocation' ? [] : mv ? (mode === 'frame' ? mv.frames : mv.kinds)
     : mode === 'frame' ? [] : (over?.kinds ?? []).map((k) => ({ key: k.name, text: k.name, css: k.css, bytes: 0 }));
-  fill($('explain-legend'), { rows, note: mode === 'allocation' ? '' : mv ? mv.note : '(click the timeline for bytes at t)' });
+  fill($('explain-legend'), { rows, note: mode === 'allocation' ? '' : mv ? mv.note : over?.legend_note });
 }
 
 function placeMarkers() {

@@ -144,6 +144,10 @@ list_title: string, list: Array<ListItem>,
  */
 list_more: string, kinds: Array<KindColor>, 
 /**
+ * The legend's note before t is set.
+ */
+legend_note: string, 
+/**
  * Whether the findings are worth finding at once (a short trace).
  */
 findings_now: boolean, };
