@@ -1,33 +1,26 @@
 // @ts-check
 //# allFunctionsCalledOnLoad
-// "Alive at" panel (markup in index.html): what is alive at one moment t of
-// the Active Memory Timeline, from Viewer.panel (memviz-viewer's moment.rs,
-// every string formatted there). A click on the plot or Enter at its cursor,
-// or Peak, sets t; [ and ] move it a step. Totals, a table by innermost user
-// frame or any frame (sortable, filterable, 30 rows a page), the icicle (a
-// click zooms into a frame and highlights its allocations). A view model of
-// another generation (another file or device) is dropped.
+// "Alive at" panel (templates in index.html): what is alive at one moment t
+// of the Active Memory Timeline, from Viewer.panel (memviz-viewer's
+// moment.rs, every string formatted there). A click on the plot or Enter at
+// its cursor, or Peak, sets t; [ and ] move it a step. Totals, a table by
+// innermost user frame or any frame (sortable, filterable, 30 rows a page),
+// the icicle (a click zooms into a frame and highlights its allocations). A
+// view model of another generation (another file or device) is dropped.
 import { ALONE_MS, getViewer, guard, onPin, onDraw, redraw, withAnalysis } from './app.js';
 import * as icicle from './icicle.js';
+import { fill, add, clear } from './bind.js';
 
 /** @typedef {import('./types').MomentPanelView & { tree?: any[] | null }} MomentView */
 /** @returns {any} */
 const $ = (id) => document.getElementById(id);
-export const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c] || c));
 /** One command of the analysis panels. @param {import('./types').PanelCommand} cmd @returns {any} */
 export const ask = (cmd) => getViewer().panel(cmd);
 /** The generation the viewer is at (what a view model must carry to be shown). */
 export const generation = () => /** @type {number} */ (ask({ cmd: 'generation' }).generation);
-/** Facts as spans, a value the tests read on each (`data-key`). @param {import('./types').Piece[]} ps */
-export const pieces = (ps) => ps.map((p) => p.key ? `<span data-key="${p.key}" data-value="${p.value}">${esc(p.text)}</span>` : esc(p.text)).join('');
-/** Table rows. @param {import('./types').Row[]} rows */
-const trs = (rows, pre = false) => rows.map((r) => `<tr><td title="${esc(r.key)}">${pre ? `<pre>${esc(r.text)}</pre>` : esc(r.text)}</td>` +
-  `<td data-bytes="${r.bytes}">${r.size}</td><td>${r.count}</td><td>${r.share}</td></tr>`).join('');
-/** A table of rows. @param {import('./types').Row[]} rows */
-export const table = (rows, label, pre = false) =>
-  `<table data-table="${label}"><tr><th>${label}</th><th>bytes</th><th>count</th><th>share</th></tr>${trs(rows, pre)}</table>`;
 
-const panel = $('moment-panel'), plot = $('plot'), ici = $('moment-icicle'), line = $('moment-line');
+const panel = $('moment-panel'), plot = $('plot'), ici = $('moment-icicle'), line = $('moment-line'), table = $('moment-table');
+const body = table.tBodies[0];
 (window.requestIdleCallback || setTimeout)(() => icicle.warm(ici));
 /** @type {MomentView | null} */
 let view = null;
@@ -43,16 +36,12 @@ const current = () => view && getViewer() && generation() === view.generation;
 
 /** Sets t. @param {import('./types').MomentArg | string} m (ranks.js still sends 'step:N') */
 export function setMoment(m) {
-  const v = getViewer();
-  if (!v || !v.file_count()) return;
+  if (!getViewer()?.file_count()) return;
   const moment = /** @type {import('./types').MomentArg} */ (typeof m === 'string' && m.startsWith('step:') ? { step: Number(m.slice(5)) } : m);
   withAnalysis(() => {
     view = ask({ cmd: 'moment', moment });
     panel.dataset.step = view.at.step ?? '';
-    $('moment-at').textContent = view.at_text;
-    $('moment-totals').innerHTML = view.totals.map((p) => pieces([p])).join(' · ');
-    $('moment-kinds').innerHTML = '<b>by kind:</b> ' + view.kinds.filter((k) => k.bytes > 0)
-      .map((k) => `<span class="kind" data-kind="${esc(k.key)}" data-bytes="${k.bytes}">${esc(k.key)} ${k.size}</span>`).join(' · ');
+    fill(panel, { ...view, kinds: view.kinds.filter((k) => k.bytes > 0) });
     rows(true);
     placeLine();
     ici.dataset.icicle = 'pending';
@@ -88,34 +77,30 @@ function icicleStep() {
 /** The table's next page (`fresh`: from its first row). */
 function rows(fresh) {
   if (!current()) return;
-  const body = $('moment-table').tBodies[0];
-  if (fresh) { body.innerHTML = ''; body.scrollTop = 0; }
+  if (fresh) { clear(body); body.scrollTop = 0; }
+  /** @type {import('./types').RowsView} */
   const r = ask({ cmd: 'rows', by: $('moment-by').value === 'frame' ? 'frame' : 'user_frame', filter: $('moment-filter').value, sort: sort.key,
     descending: sort.dir < 0, offset: body.rows.length, limit: PAGE_ROWS });
+  add(body, r.rows);
   $('moment-key-head').textContent = r.head;
-  body.insertAdjacentHTML('beforeend', trs(r.rows));
-  $('moment-table').dataset.more = r.matched - body.rows.length;
-  $('moment-table').dataset.matched = r.matched;
+  Object.assign(table.dataset, { more: r.matched - body.rows.length, matched: r.matched });
   $('moment-more').textContent = r.more;
 }
 
 function placeLine() {
   const v = getViewer();
   const x = current() && view.at.step != null && v.is_active_memory() ? v.x_of_step(view.at.step + 0.5) : NaN;
-  line.hidden = !(x >= 0 && x <= plot.clientWidth);
-  if (!line.hidden) Object.assign(line.style, { left: (plot.offsetLeft + x) + 'px', top: plot.offsetTop + 'px', height: plot.clientHeight + 'px' });
+  if (!(line.hidden = !(x >= 0 && x <= plot.clientWidth))) Object.assign(line.style, { left: (plot.offsetLeft + x) + 'px', top: plot.offsetTop + 'px', height: plot.clientHeight + 'px' });
 }
 // Each draw: the line follows; another file or device clears the panel.
 onDraw(() => {
   try {
     if (view && !current()) {
-      view = null;
-      zoom = null;
-      panel.dataset.step = '';
-      $('moment-at').textContent = '—';
-      for (const id of ['moment-totals', 'moment-kinds', 'moment-more']) $(id).innerHTML = '';
-      $('moment-table').tBodies[0].innerHTML = '';
-      Object.assign(ici, { hidden: true });
+      view = zoom = null;
+      panel.dataset.step = $('moment-more').textContent = '';
+      fill(panel, { at_text: '—' });
+      clear(body);
+      ici.hidden = true;
       Object.assign(ici.dataset, { zoom: '', icicle: '' });
       for (const f of listeners) f();
     }
@@ -125,8 +110,7 @@ onDraw(() => {
 
 ici.addEventListener('pointermove', guard((e) => {
   const b = current() && icicle.hit(e.offsetX, e.offsetY), tip = $('moment-icicle-tip');
-  tip.hidden = !b;
-  if (!b) return;
+  if ((tip.hidden = !b)) return;
   tip.textContent = ask({ cmd: 'tree_tip', node: b.n.id, zoomed: b.y === 0 && b.n.parent !== 0xffffffff }).text;
   Object.assign(tip.style, { left: Math.min(e.offsetX + 12, ici.clientWidth - 300) + 'px', top: (e.offsetY + 14) + 'px' });
 }));
@@ -145,9 +129,8 @@ ici.addEventListener('click', guard((e) => {
 $('moment-peak').addEventListener('click', guard(() => setMoment('peak')));
 $('moment-filter').addEventListener('input', guard(() => rows(true)));
 $('moment-by').addEventListener('change', guard(() => rows(true)));
-$('moment-table').tBodies[0].addEventListener('scroll', guard((e) => {
-  const b = e.target;
-  if (+$('moment-table').dataset.more > 0 && b.scrollTop + b.clientHeight > b.scrollHeight - 200) rows(false);
+body.addEventListener('scroll', guard(() => {
+  if (+table.dataset.more > 0 && body.scrollTop + body.clientHeight > body.scrollHeight - 200) rows(false);
 }));
 panel.querySelector('thead').addEventListener('click', guard((e) => {
   const key = e.target.closest('th')?.dataset.key;

@@ -73,7 +73,11 @@ cap: number | null,
 /**
  * Each recorded OOM's column share of the x axis.
  */
-ooms: Array<number>, top_bytes: number, top: string, x_label: string, recorded_label: string, predicted_label: string, };
+ooms: Array<number>, top_bytes: number, top: string, x_label: string, recorded_label: string, predicted_label: string, 
+/**
+ * "capacity 2.0GiB" beside the capacity's line; "" when there is none.
+ */
+cap_label: string, };
 
 export type WhatIfView = { device: string, 
 /**
@@ -141,6 +145,10 @@ list_title: string, list: Array<ListItem>,
  * OOMs left out of the list ("" when none).
  */
 list_more: string, kinds: Array<KindColor>, 
+/**
+ * The legend's note before t is set.
+ */
+legend_note: string, 
 /**
  * Whether the findings are worth finding at once (a short trace).
  */

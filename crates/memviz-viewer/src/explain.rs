@@ -372,6 +372,8 @@ pub struct OverviewView {
     /// OOMs left out of the list ("" when none).
     pub list_more: String,
     pub kinds: Vec<KindColor>,
+    /// The legend's note before t is set.
+    pub legend_note: String,
     /// Whether the findings are worth finding at once (a short trace).
     pub findings_now: bool,
 }
@@ -692,6 +694,7 @@ impl Viewer {
             list,
             list_more,
             kinds,
+            legend_note: "(click the timeline for bytes at t)".into(),
             findings_now: events <= FINDINGS_NOW_EVENTS,
         }
     }

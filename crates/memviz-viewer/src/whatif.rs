@@ -88,6 +88,8 @@ pub struct WhatIfChart {
     pub x_label: String,
     pub recorded_label: String,
     pub predicted_label: String,
+    /// "capacity 2.0GiB" beside the capacity's line; "" when there is none.
+    pub cap_label: String,
 }
 
 /// What the panel shows.
@@ -708,6 +710,7 @@ fn chart(w: &WhatIf, recorded: &[u64], capacity: Capacity, events: usize) -> Wha
         x_label: format!("trace events 0 to {events}"),
         recorded_label: format!("recorded reserved ({})", conf_name(&w.recording.settings)),
         predicted_label: String::new(),
+        cap_label: capacity.bytes.map(|b| format!("capacity {}", size(b))).unwrap_or_default(),
     }
 }
 
