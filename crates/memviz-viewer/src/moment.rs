@@ -146,7 +146,13 @@ impl Viewer {
     /// the tree was 2/3 of this call's time and all but 3% of its text on
     /// the 2M-event file.
     pub fn moment_json(&mut self, moment: &str, limit: usize) -> Result<String, String> {
-        let m = Moment::parse(moment)?;
+        let v = self.moment_at(Moment::parse(moment)?, limit)?;
+        serde_json::to_string(&v).map_err(|e| e.to_string())
+    }
+
+    /// The MomentView of `m` (the `limit` largest groups of each kind), made
+    /// the moment shown: the tree and the table read it.
+    fn moment_at(&mut self, m: Moment, limit: usize) -> Result<memviz_core::analysis::MomentView, String> {
         if !self.ensure_analysis() {
             return Err("no file".into());
         }
@@ -160,7 +166,7 @@ impl Viewer {
         }?;
         self.moment.at = Some((self.cx.key(), v.at.position));
         self.moment.at_bytes = v.bytes;
-        serde_json::to_string(&v).map_err(|e| e.to_string())
+        Ok(v)
     }
 
     /// The icicle tree at the moment last asked of [`Viewer::moment_json`]
@@ -400,18 +406,8 @@ impl Viewer {
         if !self.ensure_analysis() {
             return Err(PageError::no_file());
         }
-        let (Some(f), Some(a)) = (self.cx.file(), self.moment.get()) else { return Err(PageError::no_file()) };
-        let m: Moment = moment.into();
-        let v = match self.views.state.history(&self.cx) {
-            Some(h) => {
-                let mut c = h.cursor();
-                a.moment(&f.snap, Some((h, &mut c)), m, 10, None)
-            }
-            None => a.moment(&f.snap, None, m, 10, None),
-        }
-        .map_err(|e| PageError::new(crate::boundary::ErrorKind::Recording, e))?;
-        self.moment.at = Some((self.cx.key(), v.at.position));
-        self.moment.at_bytes = v.bytes;
+        let v =
+            self.moment_at(moment.into(), 10).map_err(|e| PageError::new(crate::boundary::ErrorKind::Recording, e))?;
         let size = |b: u64| format_size(b, false);
         let item = |key: &str, label: &str, b: u64| Piece {
             text: format!("{label} {}", size(b)),
