@@ -13,14 +13,4 @@ impl Viewer {
         let cmd: memviz_viewer::phases::PhasesCommand = from_js(&cmd)?;
         Ok(to_js(&self.inner.phases(&cmd)))
     }
-
-    /// Step at fraction `f` of the minimap's width (it follows the x axis).
-    pub fn minimap_step(&self, f: f64) -> f64 {
-        self.inner.minimap_step(f)
-    }
-
-    /// Centers the window on step `s`, keeping its width on the x axis.
-    pub fn center_window(&mut self, s: f64) {
-        self.inner.center_window(s);
-    }
 }
