@@ -400,7 +400,7 @@ export type ViewCommand = { "cmd": "get" } | { "cmd": "set_file", file: number,
 /**
  * A device to show (else the file's default).
  */
-device: number | null, } | { "cmd": "set_device", device: number, } | { "cmd": "set_view", view: ViewId, } | { "cmd": "set_detail", detail: number, } | { "cmd": "set_window", x0: number, x1: number, } | { "cmd": "zoom", factor: number, x: number, } | { "cmd": "pan", dx: number, } | { "cmd": "reset_window" } | { "cmd": "center", at: number, } | { "cmd": "hover", x: number, y: number, } | { "cmd": "leave" } | { "cmd": "click", x: number, y: number, } | { "cmd": "show_element", element: number, } | { "cmd": "search", by: SearchBy, text: string, } | { "cmd": "search_next", backwards: boolean, } | { "cmd": "search_show", index: number, } | { "cmd": "state_select", event: number, } | { "cmd": "state_step", delta: number, } | { "cmd": "state_rows", first: number, count: number, } | { "cmd": "state_event", event: number, } | { "cmd": "show_in_state" } | { "cmd": "show_in_timeline" } | { "cmd": "step_at_x", x: number, } | { "cmd": "x_of_step", step: number, } | { "cmd": "element", element: number, } | { "cmd": "prepare_hover" } | { "cmd": "analysis_step", budget: number, state: boolean, } | { "cmd": "numbers" } | { "cmd": "next_band", x: number, y: number, dir: number, height: number, } | { "cmd": "brush", from: number, to: number, } | { "cmd": "state_scroll", dy: number, } | { "cmd": "state_hover", x: number, y: number, } | { "cmd": "state_locate", block: boolean, };
+device: number | null, } | { "cmd": "set_device", device: number, } | { "cmd": "set_view", view: ViewId, } | { "cmd": "set_detail", detail: number, } | { "cmd": "set_window", x0: number, x1: number, } | { "cmd": "zoom", factor: number, x: number, } | { "cmd": "pan", dx: number, } | { "cmd": "reset_window" } | { "cmd": "center", at: number, } | { "cmd": "hover", x: number, y: number, } | { "cmd": "leave" } | { "cmd": "click", x: number, y: number, } | { "cmd": "show_element", element: number, } | { "cmd": "search", by: SearchBy, text: string, } | { "cmd": "search_next", backwards: boolean, } | { "cmd": "search_show", index: number, } | { "cmd": "state_select", event: number, } | { "cmd": "state_step", delta: number, } | { "cmd": "state_rows", first: number, count: number, } | { "cmd": "state_event", event: number, } | { "cmd": "show_in_state" } | { "cmd": "show_in_timeline" } | { "cmd": "hit_at", x: number, y: number, } | { "cmd": "step_at_x", x: number, } | { "cmd": "x_of_step", step: number, } | { "cmd": "element", element: number, } | { "cmd": "locate", element: number, } | { "cmd": "prepare_hover" } | { "cmd": "analysis_step", budget: number, state: boolean, } | { "cmd": "numbers" } | { "cmd": "next_band", x: number, y: number, dir: number, height: number, } | { "cmd": "brush", from: number, to: number, } | { "cmd": "state_scroll", dy: number, } | { "cmd": "state_hover", x: number, y: number, } | { "cmd": "state_locate", block: boolean, };
 
 export type Choice = { value: number, label: string, };
 
@@ -558,7 +558,7 @@ value: number | null,
  */
 text: string | null, 
 /**
- * The answer of Element, StateLocate: CSS `[x, y]`.
+ * The answer of Locate, StateLocate: CSS `[x, y]`.
  */
 point: [number, number] | null, 
 /**

@@ -47,7 +47,7 @@ const V = (page, f, ...args) => page.evaluate(([f, args]) => window.memviz.viewe
 async function answers(page) {
   return page.evaluate(() => {
     const v = window.memviz.viewer;
-    return !!v && typeof v.n_steps() === 'number' && typeof v.summary_json() === 'string';
+    return !!v && typeof v.command({ cmd: 'numbers' }).numbers.steps === 'number';
   });
 }
 
@@ -55,7 +55,7 @@ async function setView(page, name) {
   const i = await V(page, 'view_names').then((n) => n.indexOf(name));
   assert.ok(i >= 0, `no view ${name}`);
   await page.selectOption('#view-select', String(i));
-  await page.waitForFunction((i) => window.memviz.viewer.view() === i, Number(i)); // a long build shows the view frames later
+  await page.waitForFunction((i) => ((p) => p.views.findIndex((c) => c.id === p.view))(window.memviz.viewer.command({ cmd: 'get' })) === i, Number(i)); // a long build shows the view frames later
   await frame(page);
 }
 

@@ -76,7 +76,7 @@ test('x axis in wall-clock time: labels, gaps, hover at Python\'s time, zoom and
   assert.equal(await page.evaluate(() => window.memviz.viewer.n_steps()), py.n_steps);
   const rows = (x) => page.evaluate(([x, h, e]) => {
     const v = window.memviz.viewer, ys = [];
-    for (let y = 0; y < h; y++) if (v.hit_at(x, y) === e) ys.push(y);
+    for (let y = 0; y < h; y++) if (v.command({ cmd: 'hit_at', x, y }).value === e) ys.push(y);
     return ys;
   }, [x, box[3], P.elem]);
   const ys = await rows(xTime);
@@ -91,7 +91,7 @@ test('x axis in wall-clock time: labels, gaps, hover at Python\'s time, zoom and
   const t = Number(/t = ([0-9.]+) s/.exec(readout)[1]);
   assert.ok(t >= P.alloc_s - 1e-6 && t <= P.free_s + 1e-6, `${readout} vs ${P.alloc_s}..${P.free_s}`);
   await page.screenshot({ path: join(OUT, 'time-axis-window.png') });
-  await page.evaluate(() => window.memviz.viewer.reset_window());
+  await page.evaluate(() => window.memviz.viewer.command({ cmd: 'reset_window' }));
 
 
   // Zoom (wheel at the gaps) and switch the axis: the same steps stay in view.

@@ -151,6 +151,12 @@ pub enum ViewCommand {
     /// The Active Memory element of the selected event, in `target` (the
     /// page then shows the timeline and that element).
     ShowInTimeline,
+    /// What is under CSS (x, y) of the plot, in `value` (as `PointerView.hit`),
+    /// the pointer left as it is.
+    HitAt {
+        x: f64,
+        y: f64,
+    },
     /// The step of the plot under CSS x (rounded, clamped), in `value`.
     StepAtX {
         x: f64,
@@ -160,10 +166,14 @@ pub enum ViewCommand {
     XOfStep {
         step: f64,
     },
-    /// Element `element` of the timeline: its text in `text`, and in
-    /// `point` the CSS point of the plot where it can be hovered (the middle
-    /// of its band where it is thickest), null when not drawn.
+    /// Element `element` of the timeline: its text in `text`.
     Element {
+        element: u32,
+    },
+    /// In `point`, the CSS point of the plot where element `element` can be
+    /// hovered (the middle of its band where it is thickest), null when it
+    /// is not drawn (a scan of the plot: tests and the page's jumps).
+    Locate {
         element: u32,
     },
     /// Builds ahead what the first hover would (the page sends it when idle
@@ -377,7 +387,7 @@ pub struct PageView {
     pub value: Option<f64>,
     /// The answer of Element, StateHover.
     pub text: Option<String>,
-    /// The answer of Element, StateLocate: CSS `[x, y]`.
+    /// The answer of Locate, StateLocate: CSS `[x, y]`.
     pub point: Option<[f64; 2]>,
     /// The answer of Numbers: `memviz summary --json`'s numbers of the
     /// current device, the timeline's totals under `timeline`.
@@ -402,9 +412,11 @@ impl Viewer {
             ViewCommand::Get
                 | ViewCommand::Hover { .. }
                 | ViewCommand::Leave
+                | ViewCommand::HitAt { .. }
                 | ViewCommand::StepAtX { .. }
                 | ViewCommand::XOfStep { .. }
                 | ViewCommand::Element { .. }
+                | ViewCommand::Locate { .. }
                 | ViewCommand::PrepareHover
                 | ViewCommand::AnalysisStep { .. }
                 | ViewCommand::NextBand { .. }
@@ -502,12 +514,11 @@ impl Viewer {
                 }
             }
             ViewCommand::ShowInTimeline => target = self.state_linked_element(),
+            ViewCommand::HitAt { x, y } => value = Some(self.hit_at(x, y) as f64),
             ViewCommand::StepAtX { x } => value = Some(self.step_at_x(x) as f64),
             ViewCommand::XOfStep { step } => value = Some(self.x_of_step(step)).filter(|x| x.is_finite()),
-            ViewCommand::Element { element } => {
-                text = Some(self.element_text(element));
-                point = pt(self.locate(element));
-            }
+            ViewCommand::Element { element } => text = Some(self.element_text(element)),
+            ViewCommand::Locate { element } => point = pt(self.locate(element)),
             ViewCommand::PrepareHover => self.prepare_hover(),
             ViewCommand::AnalysisStep { budget, state } => {
                 value = Some(self.prepare_analysis_step(budget as usize, state))

@@ -181,7 +181,7 @@ fn hover_pin_and_hit_follow_the_bands() {
     v.render(&c.plot, &c.sel, &c.axes, &c.mini).unwrap();
     let big = get(&mut v)["largest"].as_i64().expect("a largest element");
     let el = page_cmd(&mut v, &format!(r#"{{"cmd": "element", "element": {big}}}"#));
-    let xy = el["point"]
+    let xy = page_cmd(&mut v, &format!(r#"{{"cmd": "locate", "element": {big}}}"#))["point"]
         .as_array()
         .expect("largest element visible")
         .iter()
