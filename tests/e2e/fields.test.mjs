@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { execFileSync } from 'node:child_process';
-import { ROOT, SNAPSHOTS, useBrowser, openPage, dropFiles, waitOpened, shownSummary } from './helpers.mjs';
+import { ROOT, SNAPSHOTS, useBrowser, openPage, dropFiles, waitOpened, shownSummary, viewerQuery } from './helpers.mjs';
 
 const TMP = mkdtempSync(join(tmpdir(), 'memviz-fields-'));
 useBrowser();
@@ -29,7 +29,7 @@ async function drop(page, name, bytes) {
   await waitOpened(page, name);
 }
 
-const viewer = (page, f, arg) => page.evaluate(([f, arg]) => window.memviz.viewer[f](...(arg ?? [])), [f, arg]);
+const viewer = (page, f, arg) => viewerQuery(page, f, arg);
 const settle = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
 
 test('pinned host memory is the device "host"; annotations in the hover and the event list', async () => {

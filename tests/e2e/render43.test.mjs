@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { ROOT, useBrowser, openPage, dropFiles, waitOpened } from './helpers.mjs';
+import { ROOT, useBrowser, openPage, dropFiles, waitOpened, viewerQuery } from './helpers.mjs';
 
 const RECORDINGS = join(ROOT, '../shared/recordings');
 const OUT = join(ROOT, 'tests/e2e/out');
@@ -27,7 +27,7 @@ async function open(name) {
   return p;
 }
 
-const viewer = (page, f, ...args) => page.evaluate(([f, args]) => window.memviz.viewer[f](...args), [f, args]);
+const viewer = (page, f, ...args) => viewerQuery(page, f, args);
 
 async function redrawNow(page) {
   await page.evaluate(() => new Promise((r) => { window.memviz.redraw(); requestAnimationFrame(() => setTimeout(r, 0)); }));

@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, copyFileSync, rmSync 
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { execFileSync } from 'node:child_process';
-import { ROOT, SNAPSHOTS, useBrowser, openPage, dropFiles, snapshot, expected, waitOpened } from './helpers.mjs';
+import { ROOT, SNAPSHOTS, useBrowser, openPage, dropFiles, snapshot, expected, waitOpened, viewerQuery } from './helpers.mjs';
 
 const BIG = 'transformer_fullstep_ctx128.pickle';
 const OUT = join(ROOT, 'tests/e2e/out');
@@ -47,7 +47,7 @@ async function setView(page, name) {
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
 }
 
-const viewer = (page, f, arg) => page.evaluate(([f, arg]) => window.memviz.viewer[f](...(arg ?? [])), [f, arg]);
+const viewer = (page, f, arg) => viewerQuery(page, f, arg);
 const selected = (page) => viewer(page, 'state_selected');
 const selectedRow = (page) => page.textContent('#event-rows div.sel');
 
@@ -261,7 +261,7 @@ test('search: by address and by frame text, counts against the hover texts, Ente
   const wantFrame = texts.filter(([, t]) => t.includes(q)).length;
   assert.ok(wantFrame > 0);
   assert.equal(Number(await page.getAttribute('#search-count', 'data-n')), wantFrame);
-  assert.equal(await viewer(page, 'search_count'), wantFrame);
+  assert.equal(await page.evaluate((q) => window.memviz.viewer.command({ cmd: 'search', by: 'frame', text: q }).search.count, q), wantFrame);
   // In the state history the same search lists trace events: those whose
   // line carries the address (counted from the list's own lines).
   await setView(page, 'Allocator State History');

@@ -418,6 +418,7 @@ impl Viewer {
                 | ViewCommand::Element { .. }
                 | ViewCommand::Locate { .. }
                 | ViewCommand::PrepareHover
+                | ViewCommand::Numbers
                 | ViewCommand::AnalysisStep { .. }
                 | ViewCommand::NextBand { .. }
                 | ViewCommand::StateScroll { .. }
