@@ -13,10 +13,10 @@
 //! - lib.rs: the viewer core's one typed command (`ViewCommand` in,
 //!   `PageView` out: files, device, view, detail, window, pointer, search,
 //!   the state history, steps and x) and the band plot's pixels;
-//! - views.rs: the segment map's pixels and long work in slices (`tick`);
+//! - views.rs: the segment map's pixels, long work in slices (`tick`),
+//!   record_function phases and wall-clock time;
 //! - explain.rs: the analysis panels' one command (Explain, Findings,
 //!   Alive at, What if);
-//! - phases.rs: record_function phases and wall-clock time;
 //! - profiler.rs: torch.profiler memory exports (`ProfilerView`, apart from
 //!   `Viewer`);
 //! - ranks.rs: many files at once: overview rows, rank order, diffs.
@@ -26,7 +26,6 @@ mod axes;
 pub mod boundary;
 mod decode;
 mod explain;
-mod phases;
 mod profiler;
 mod ranks;
 mod views;
@@ -119,6 +118,11 @@ pub(crate) fn ctx2d(canvas: &HtmlCanvasElement) -> Result<CanvasRenderingContext
         .map_err(|_| JsError::new("no 2d context"))
 }
 
+fn clear(c: &HtmlCanvasElement) -> Result<(), JsError> {
+    ctx2d(c)?.clear_rect(0.0, 0.0, c.width() as f64, c.height() as f64);
+    Ok(())
+}
+
 /// Puts `img` on `canvas` with its top left corner at device pixel (x, y).
 pub(crate) fn put(canvas: &HtmlCanvasElement, img: &Image, x: u32, y: u32) -> Result<(), JsError> {
     let data = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&img.rgba), img.width, img.height)
@@ -163,9 +167,9 @@ impl Viewer {
         let (w, h) = (plot.width(), plot.height());
         let t0 = now_ms();
         let frame = self.at_dpr().render_plot(w, h);
-        ctx2d(plot)?.clear_rect(0.0, 0.0, w as f64, h as f64);
+        clear(plot)?;
         let Some(frame) = frame else {
-            ctx2d(selection)?.clear_rect(0.0, 0.0, selection.width() as f64, selection.height() as f64);
+            clear(selection)?;
             return Ok(RenderStats::default());
         };
         let r = frame.rect;
@@ -174,10 +178,7 @@ impl Viewer {
         let a0 = now_ms();
         let axes_ms = match frame.axes {
             Axes::Unchanged => 0.0,
-            Axes::Clear => {
-                ctx2d(axes)?.clear_rect(0.0, 0.0, axes.width() as f64, axes.height() as f64);
-                now_ms() - a0
-            }
+            Axes::Clear => clear(axes).map(|()| now_ms() - a0)?,
             Axes::Draw(spec) => {
                 axes::draw(axes, &spec)?;
                 now_ms() - a0
@@ -195,7 +196,7 @@ impl Viewer {
     /// new plot (issue 13: 24-47 ms per hover on a 2M-event file with
     /// every band drawn).
     pub fn render_selection(&mut self, selection: &HtmlCanvasElement) -> Result<bool, JsError> {
-        ctx2d(selection)?.clear_rect(0.0, 0.0, selection.width() as f64, selection.height() as f64);
+        clear(selection)?;
         Ok(match self.inner.render_selection() {
             Selection::InPlot => false,
             Selection::Empty => true,

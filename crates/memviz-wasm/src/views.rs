@@ -1,5 +1,6 @@
 //! The segment map's pixels (the state history's list, search and the
-//! jumps between views are `command`s) and long work a slice at a time.
+//! jumps between views are `command`s), long work a slice at a time, and
+//! the phase bar with the x axis in steps or time (memviz_viewer's phases.rs).
 
 use wasm_bindgen::prelude::*;
 use web_sys::HtmlCanvasElement;
@@ -25,5 +26,12 @@ impl Viewer {
             return Ok(now_ms() - t0);
         }
         Ok(0.0)
+    }
+
+    /// The phase bar (`PhasesCommand`: filter, x axis asked for, hover) and
+    /// the x axis as last drawn: a `PhasesView`.
+    pub fn phases(&mut self, cmd: JsValue) -> Result<JsValue, JsValue> {
+        let cmd: memviz_viewer::phases::PhasesCommand = crate::boundary::from_js(&cmd)?;
+        Ok(crate::boundary::to_js(&self.inner.phases(&cmd)))
     }
 }
