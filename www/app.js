@@ -34,8 +34,9 @@ export const getViewer = () => {
   return viewer;
 };
 /**
- * The getters the panels, ranks and the tests still call, answered by the
- * viewer's one command (issue 42: they go once those send commands).
+ * The getters the panels, ranks, share.js and the load path still call,
+ * answered by the viewer's one command (issue 42: they go once those send
+ * commands themselves).
  * @param {any} p the wasm Viewer's prototype
  */
 function legacyGetters(p) {
@@ -47,6 +48,8 @@ function legacyGetters(p) {
     device() { return get(this).device; },
     view() { return get(this).view; },
     view_kind() { return get(this).kind; },
+    view_names() { return get(this).views.map((c) => c.name); },
+    element_text(/** @type {number} */ element) { return get(this, { cmd: 'element', element }).text; },
     color_by_acts() { return get(this).color_by_acts; },
     is_active_memory() { return get(this).active_memory; },
     analysis_built() { return get(this).analysis_built; },
