@@ -26,7 +26,7 @@ async function tabTo(page, id, max = 30) {
   throw new Error(`#${id} not reached with ${max} Tabs (at #${await active(page)})`);
 }
 const frame = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
-const win = (page) => page.evaluate(() => [window.memviz.viewer.window_start(), window.memviz.viewer.window_end()]);
+const win = (page) => page.evaluate(() => window.memviz.viewer.command({ cmd: 'get' }).window);
 /** The keyboard cursor's position on the plot (CSS px), from the ring's style. */
 const cursorAt = (page) => page.evaluate(() => {
   const c = document.getElementById('plot-cursor');
@@ -51,7 +51,7 @@ test('keyboard only: open a file with the button, zoom / pan / pin on the plot, 
   assert.ok(chooser.isMultiple());
   await chooser.setFiles(join(SNAPSHOTS, BIG));
   await waitOpened(page, BIG);
-  const n = await page.evaluate(() => window.memviz.viewer.n_steps());
+  const n = await page.evaluate(() => window.memviz.viewer.command({ cmd: 'get' }).steps);
   const full = await win(page);
   assert.deepEqual(full, [0, n]);
 
@@ -142,7 +142,7 @@ test('keyboard only: open a file with the button, zoom / pan / pin on the plot, 
   await page.keyboard.press('Enter');
   await frame(page);
   assert.equal(await page.evaluate(() => (window.memviz.viewer.command({ cmd: 'get' }).pinned ?? -1)), h2);
-  const step = await page.evaluate((x) => window.memviz.viewer.step_at_x(x), a2[0]);
+  const step = await page.evaluate((x) => window.memviz.viewer.command({ cmd: 'step_at_x', x }).value, a2[0]);
   await page.waitForFunction((s) => Number(document.querySelector('#moment-panel').dataset.step) === s, step);
   await page.keyboard.press('Escape');
   await frame(page);

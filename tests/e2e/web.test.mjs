@@ -176,7 +176,7 @@ test(`dropping ${BIG}: bands drawn, the core's numbers shown, hover, pin, detail
   assert.equal(await redrawNow(page), allBands);
 
   // Zoom with the wheel and pan by dragging change the window; the y axis fits it.
-  const win = () => page.evaluate(() => [window.memviz.viewer.window_start(), window.memviz.viewer.window_end()]);
+  const win = () => page.evaluate(() => window.memviz.viewer.command({ cmd: 'get' }).window);
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
   await page.mouse.wheel(0, -600);
   await redrawNow(page);
@@ -369,14 +369,14 @@ test('a generated 2-device, 200k-event snapshot picked with the file button: pro
   }
   // Dragging across the middle fifth of the minimap shows that window.
   await redrawNow(page);
-  const n = await page.evaluate(() => window.memviz.viewer.n_steps());
+  const n = await page.evaluate(() => window.memviz.viewer.command({ cmd: 'get' }).steps);
   const mini = await page.locator('#minimap').boundingBox();
   await page.mouse.move(mini.x + mini.width * 0.4, mini.y + mini.height / 2);
   await page.mouse.down();
   await page.mouse.move(mini.x + mini.width * 0.6, mini.y + mini.height / 2, { steps: 4 });
   await page.mouse.up();
   await redrawNow(page);
-  const [a, b] = await page.evaluate(() => [window.memviz.viewer.window_start(), window.memviz.viewer.window_end()]);
+  const [a, b] = await page.evaluate(() => window.memviz.viewer.command({ cmd: 'get' }).window);
   assert.ok(Math.abs(a - 0.4 * n) < n * 0.01 && Math.abs(b - 0.6 * n) < n * 0.01, `window ${a}..${b} of ${n}`);
   assert.ok(await inkedPixels(page) > 50000);
   assert.deepEqual(blocked, []);
