@@ -29,7 +29,38 @@ export const timings = {};
 let viewHooks = null; // views.js: {changed, draw, reset}
 
 /** The current wasm Viewer, or null (before the wasm loads, while it restarts). */
-export const getViewer = () => viewer;
+export const getViewer = () => {
+  if (viewer && !('n_steps' in viewer)) legacyGetters(Object.getPrototypeOf(viewer));
+  return viewer;
+};
+/**
+ * The getters the panels, ranks, share.js and the load path still call,
+ * answered by the viewer's one command (issue 42: they go once those send
+ * commands themselves).
+ * @param {any} p the wasm Viewer's prototype
+ */
+function legacyGetters(p) {
+  const get = (/** @type {any} */ v, cmd = { cmd: 'get' }) => v.command(cmd);
+  const nan = (/** @type {number | null} */ x) => x ?? NaN;
+  Object.assign(p, {
+    n_steps() { return get(this).steps; },
+    current_file() { return get(this).file; },
+    device() { return get(this).device; },
+    view() { return get(this).view; },
+    view_kind() { return get(this).kind; },
+    view_names() { return get(this).views.map((c) => c.name); },
+    element_text(/** @type {number} */ element) { return get(this, { cmd: 'element', element }).text; },
+    color_by_acts() { return get(this).color_by_acts; },
+    is_active_memory() { return get(this).active_memory; },
+    analysis_built() { return get(this).analysis_built; },
+    window_start() { return get(this).window[0]; },
+    window_end() { return get(this).window[1]; },
+    peak_bytes() { return get(this, { cmd: 'numbers' }).numbers?.timeline.peak_bytes ?? 0; },
+    set_window(/** @type {number} */ x0, /** @type {number} */ x1) { command({ cmd: 'set_window', x0, x1 }); },
+    step_at_x(/** @type {number} */ x) { return get(this, { cmd: 'step_at_x', x }).value; },
+    x_of_step(/** @type {number} */ step) { return nan(get(this, { cmd: 'x_of_step', step }).value); },
+  });
+}
 /** A promise while a fresh wasm instance starts after a trap, else null. */
 export const getRecovering = () => recovering;
 
@@ -1029,7 +1060,7 @@ function draw() {
     const prepare = (deadline) => {
       if (deadline && deadline.timeRemaining() < 40) return idle(prepare);
       prepareScheduled = false;
-      guard(() => { if (viewer.file_count() > 0) viewer.prepare_hover(); })();
+      guard(() => { if (viewer.file_count() > 0) command({ cmd: 'prepare_hover' }); })();
     };
     idle(prepare);
   }
@@ -1126,18 +1157,7 @@ let kbRehover = false; // hover at the cursor after the next render
 const clamp = (v, a, b) => Math.max(a, Math.min(b, v));
 
 /** The first band from y going in direction dir (-1 up, +1 down) at the cursor's x: its middle y, or null. */
-function nextBand(y, dir) {
-  const h = plot.clientHeight;
-  const cur = viewer.hit_at(kb.x, y);
-  for (let a = y + dir; a >= 0 && a < h; a += dir) {
-    const hit = viewer.hit_at(kb.x, a);
-    if (hit === -1 || hit === cur) continue;
-    let b = a;
-    while (b + dir >= 0 && b + dir < h && viewer.hit_at(kb.x, b + dir) === hit) b += dir;
-    return Math.round((a + b) / 2);
-  }
-  return null;
-}
+const nextBand = (y, dir) => command({ cmd: 'next_band', x: kb.x, y, dir, height: plot.clientHeight }).value;
 
 function placeCursor() {
   if (!kb || document.activeElement !== plot) { cursor.hidden = true; return; }
@@ -1229,19 +1249,16 @@ addEventListener('resize', () => { if (kb) placeCursor(); });
 // ---- minimap: drag a window (brush), click to center ------------------------
 const mini = $('minimap');
 let brush = null;
-// The minimap follows the x axis (steps or time): the viewer maps.
-const miniStep = (e) => viewer.minimap_step(e.offsetX / mini.clientWidth);
+// The minimap follows the x axis (steps or time): the viewer maps its fractions.
 const miniAt = (e) => e.offsetX / mini.clientWidth;
 mini.addEventListener('pointerdown', guard((e) => {
-  brush = { a: miniStep(e), moved: false };
+  brush = { a: miniAt(e), moved: false };
   mini.setPointerCapture(e.pointerId);
 }));
 mini.addEventListener('pointermove', guard((e) => {
   if (!brush) return;
-  const b = miniStep(e);
-  if (Math.abs(b - brush.a) < 1) return;
+  if (!command({ cmd: 'brush', from: brush.a, to: miniAt(e) }).value) return;
   brush.moved = true;
-  command({ cmd: 'set_window', x0: Math.min(brush.a, b), x1: Math.max(brush.a, b) });
   redraw();
 }));
 mini.addEventListener('pointerup', (e) => {

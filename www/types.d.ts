@@ -410,7 +410,7 @@ export type ViewCommand = { "cmd": "get" } | { "cmd": "set_file", file: number,
 /**
  * A device to show (else the file's default).
  */
-device: number | null, } | { "cmd": "set_device", device: number, } | { "cmd": "set_view", view: ViewId, } | { "cmd": "set_detail", detail: number, } | { "cmd": "set_window", x0: number, x1: number, } | { "cmd": "zoom", factor: number, x: number, } | { "cmd": "pan", dx: number, } | { "cmd": "reset_window" } | { "cmd": "center", at: number, } | { "cmd": "hover", x: number, y: number, } | { "cmd": "leave" } | { "cmd": "click", x: number, y: number, } | { "cmd": "show_element", element: number, } | { "cmd": "search", by: SearchBy, text: string, } | { "cmd": "search_next", backwards: boolean, } | { "cmd": "search_show", index: number, } | { "cmd": "state_select", event: number, } | { "cmd": "state_step", delta: number, } | { "cmd": "state_rows", first: number, count: number, } | { "cmd": "state_event", event: number, } | { "cmd": "show_in_state" } | { "cmd": "show_in_timeline" };
+device: number | null, } | { "cmd": "set_device", device: number, } | { "cmd": "set_view", view: ViewId, } | { "cmd": "set_detail", detail: number, } | { "cmd": "set_window", x0: number, x1: number, } | { "cmd": "zoom", factor: number, x: number, } | { "cmd": "pan", dx: number, } | { "cmd": "reset_window" } | { "cmd": "center", at: number, } | { "cmd": "hover", x: number, y: number, } | { "cmd": "leave" } | { "cmd": "click", x: number, y: number, } | { "cmd": "show_element", element: number, } | { "cmd": "search", by: SearchBy, text: string, } | { "cmd": "search_next", backwards: boolean, } | { "cmd": "search_show", index: number, } | { "cmd": "state_select", event: number, } | { "cmd": "state_step", delta: number, } | { "cmd": "state_rows", first: number, count: number, } | { "cmd": "state_event", event: number, } | { "cmd": "show_in_state" } | { "cmd": "show_in_timeline" } | { "cmd": "hit_at", x: number, y: number, } | { "cmd": "step_at_x", x: number, } | { "cmd": "x_of_step", step: number, } | { "cmd": "element", element: number, } | { "cmd": "locate", element: number, } | { "cmd": "prepare_hover" } | { "cmd": "analysis_step", budget: number, state: boolean, } | { "cmd": "numbers" } | { "cmd": "next_band", x: number, y: number, dir: number, height: number, } | { "cmd": "brush", from: number, to: number, } | { "cmd": "state_scroll", dy: number, } | { "cmd": "state_hover", x: number, y: number, } | { "cmd": "state_locate", block: boolean, };
 
 export type Choice = { value: number, label: string, };
 
@@ -491,7 +491,11 @@ map_rows: string, issues: string,
  * The text under the list: the event asked for (StateEvent), else the
  * selected one.
  */
-event_text: string, };
+event_text: string, 
+/**
+ * The selected state's numbers as `memviz state --json` names them.
+ */
+numbers: { event: number | null, reserved_bytes: number, allocated_bytes: number, segments: number, blocks: number, pending_free_blocks: number, free_bytes: number, largest_free_bytes: number, free_pieces: number, rows: number, rects: number } | Record<string, never>, };
 
 export type PageView = { 
 /**
@@ -542,7 +546,36 @@ note: string | null,
 /**
  * What ShowInState / ShowInTimeline found: an event or an element.
  */
-target: number | null, };
+target: number | null, 
+/**
+ * The largest element (the first drawn band).
+ */
+largest: number | null, 
+/**
+ * Whether the current view is the Active Memory Timeline.
+ */
+active_memory: boolean, 
+/**
+ * Whether the analysis of the current file and device is built.
+ */
+analysis_built: boolean, 
+/**
+ * The answer of StepAtX, XOfStep, AnalysisStep, StateScroll.
+ */
+value: number | null, 
+/**
+ * The answer of Element, StateHover.
+ */
+text: string | null, 
+/**
+ * The answer of Locate, StateLocate: CSS `[x, y]`.
+ */
+point: [number, number] | null, 
+/**
+ * The answer of Numbers: `memviz summary --json`'s numbers of the
+ * current device, the timeline's totals under `timeline`.
+ */
+numbers: { file: string, device: number, device_name: string, view: string, trace_events: number, segments: number, reserved_bytes: number, allocated_bytes: number, active_blocks: number, timeline: { start_bytes: number, peak_bytes: number, end_bytes: number, elements: number, actions: number, initially_allocated: number }, peak_step: number, steps: number } | null, };
 
 export type Work = { "work": "view", view: ViewId, } | { "work": "analysis", state: boolean, };
 

@@ -196,10 +196,10 @@ const map = $('segment-map');
 map.addEventListener('pointermove', G((e) => {
   const v = V();
   if (!v || kind !== 'state') return;
-  const text = v.state_hover(e.offsetX, e.offsetY);
+  const p = command({ cmd: 'state_hover', x: e.offsetX, y: e.offsetY }), text = p.text ?? '';
   if (text !== mapHover) {
     mapHover = text;
-    $('context').textContent = text || command({ cmd: 'get' }).state.event_text;
+    $('context').textContent = text || p.state?.event_text || '';
     if (text) announce(text);
     v.state_render(map);
   }
@@ -208,10 +208,9 @@ map.addEventListener('wheel', (e) => {
   if (!V() || kind !== 'state') return;
   e.preventDefault();
   G(() => {
-    const v = V();
-    if (v.state_scroll(e.deltaY)) {
+    if (command({ cmd: 'state_scroll', dy: e.deltaY }).value) {
       mapHover = '';
-      v.state_hover(-1, -1);
+      command({ cmd: 'state_hover', x: -1, y: -1 });
       drawState();
     }
   })();
@@ -220,7 +219,7 @@ map.addEventListener('pointerleave', G(() => {
   const v = V();
   if (!v || kind !== 'state') return;
   mapHover = '';
-  v.state_hover(-1, -1);
+  command({ cmd: 'state_hover', x: -1, y: -1 });
   drawState();
 }));
 

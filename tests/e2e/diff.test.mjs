@@ -51,7 +51,7 @@ test('one file: two moments set from the timeline, by user frame and by kind', a
   await page.waitForSelector('#diff-panel:not([hidden])');
   assert.equal(await page.$eval('#ranks-panel', (b) => b.hidden), true, 'one file: no rank table');
   // A at a third of the run, B at its last step: set t on the timeline, then A ← t / B ← t.
-  const n = await page.evaluate(() => window.memviz.viewer.n_steps());
+  const n = await page.evaluate(() => window.memviz.viewer.command({ cmd: 'get' }).steps);
   const [sa, sb] = [Math.floor(n / 3), n - 1];
   for (const [slot, s] of [['a', sa], ['b', sb]]) {
     await page.evaluate((s) => window.memviz.moment.setMoment(`step:${s}`), s);

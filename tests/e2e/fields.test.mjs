@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { execFileSync } from 'node:child_process';
-import { ROOT, SNAPSHOTS, useBrowser, openPage, dropFiles, waitOpened, shownSummary } from './helpers.mjs';
+import { ROOT, SNAPSHOTS, useBrowser, openPage, dropFiles, waitOpened, shownSummary, viewerQuery } from './helpers.mjs';
 
 const TMP = mkdtempSync(join(tmpdir(), 'memviz-fields-'));
 useBrowser();
@@ -29,7 +29,7 @@ async function drop(page, name, bytes) {
   await waitOpened(page, name);
 }
 
-const viewer = (page, f, arg) => page.evaluate(([f, arg]) => window.memviz.viewer[f](...(arg ?? [])), [f, arg]);
+const viewer = (page, f, arg) => viewerQuery(page, f, arg);
 const settle = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
 
 test('pinned host memory is the device "host"; annotations in the hover and the event list', async () => {
@@ -64,9 +64,9 @@ test('pinned host memory is the device "host"; annotations in the hover and the 
   assert.ok(found >= 0, `no element shows ${a.hover}`);
 
   // The event list line of each annotate event.
-  const i = await page.evaluate(() => window.memviz.viewer.view_names().indexOf('Allocator State History'));
+  const i = await page.evaluate(() => window.memviz.viewer.command({ cmd: 'get' }).views.findIndex((c) => c.name === 'Allocator State History'));
   await page.selectOption('#view-select', String(i));
-  await page.waitForFunction((i) => window.memviz.viewer.view() === i, Number(i)); // a long build shows the view frames later
+  await page.waitForFunction((i) => ((p) => p.views.findIndex((c) => c.id === p.view))(window.memviz.viewer.command({ cmd: 'get' })) === i, Number(i)); // a long build shows the view frames later
   await settle(page);
   for (const ann of want.annotations) {
     await page.evaluate((k) => window.memviz.views.select(k), ann.event);

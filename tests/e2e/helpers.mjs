@@ -163,3 +163,32 @@ export async function waitOpened(page, name, timeout = 60000) {
 export async function shownSummary(page) {
   return page.$$eval('#summary [data-k]', (els) => Object.fromEntries(els.map((e) => [e.dataset.k, Number(e.dataset.v)])));
 }
+
+/**
+ * What the tests read of the viewer core, by the name of the getter that
+ * once answered it: each is a `command` (memviz_viewer::page) now.
+ */
+export function viewerQuery(page, f, args = []) {
+  return page.evaluate(([f, args]) => {
+    const v = window.memviz.viewer, c = (cmd) => v.command(cmd), p = c({ cmd: 'get' });
+    switch (f) {
+      case 'summary_json': return JSON.stringify(c({ cmd: 'numbers' }).numbers);
+      case 'state_json': return JSON.stringify(p.state.numbers);
+      case 'element_text': return c({ cmd: 'element', element: args[0] }).text;
+      case 'set_window': c({ cmd: 'set_window', x0: args[0], x1: args[1] }); return undefined;
+      case 'state_locate': return c({ cmd: 'state_locate', block: args[0] }).point ?? [];
+      case 'warnings': {
+        const pre = `${p.files[p.file]}: warning: `; // the reader's own words, without the page's prefix
+        return p.warnings.map((w) => (w.startsWith(pre) ? w.slice(pre.length) : w));
+      }
+      case 'view_names': return p.views.map((x) => x.name);
+      case 'view': return p.views.findIndex((x) => x.id === p.view);
+      case 'state_len': return p.state ? p.state.len : 0;
+      case 'state_selected': return p.state?.selected ?? -1;
+      case 'pinned_element': return p.pinned ?? -1;
+      case 'window_start': return p.window[0];
+      case 'window_end': return p.window[1];
+      default: return p[{ element_count: 'elements', view_kind: 'kind', file_names: 'files', n_steps: 'steps', drawn_count: 'drawn', device: 'device' }[f]];
+    }
+  }, [f, args]);
+}

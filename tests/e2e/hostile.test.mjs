@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { execFileSync } from 'node:child_process';
-import { ROOT, DIST, SNAPSHOTS, useBrowser, openPage, waitOpened } from './helpers.mjs';
+import { ROOT, DIST, SNAPSHOTS, useBrowser, openPage, waitOpened, viewerQuery } from './helpers.mjs';
 
 const OUT = join(ROOT, 'tests/e2e/out');
 mkdirSync(OUT, { recursive: true });
@@ -41,13 +41,15 @@ async function pick(page, path, name) {
 }
 
 const frame = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
-const V = (page, f, ...args) => page.evaluate(([f, args]) => window.memviz.viewer[f](...args), [f, args]);
+const V = (page, f, ...args) => viewerQuery(page, f, args);
 
 /** Whether the viewer still answers: a call that goes into the wasm. */
 async function answers(page) {
   return page.evaluate(() => {
     const v = window.memviz.viewer;
-    return !!v && typeof v.n_steps() === 'number' && typeof v.summary_json() === 'string';
+    if (!v) return false;
+    const p = v.command({ cmd: 'numbers' });
+    return typeof p.steps === 'number' && typeof p.numbers === 'object';
   });
 }
 
@@ -55,7 +57,7 @@ async function setView(page, name) {
   const i = await V(page, 'view_names').then((n) => n.indexOf(name));
   assert.ok(i >= 0, `no view ${name}`);
   await page.selectOption('#view-select', String(i));
-  await page.waitForFunction((i) => window.memviz.viewer.view() === i, Number(i)); // a long build shows the view frames later
+  await page.waitForFunction((i) => ((p) => p.views.findIndex((c) => c.id === p.view))(window.memviz.viewer.command({ cmd: 'get' })) === i, Number(i)); // a long build shows the view frames later
   await frame(page);
 }
 

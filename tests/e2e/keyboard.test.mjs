@@ -26,13 +26,13 @@ async function tabTo(page, id, max = 30) {
   throw new Error(`#${id} not reached with ${max} Tabs (at #${await active(page)})`);
 }
 const frame = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
-const win = (page) => page.evaluate(() => [window.memviz.viewer.window_start(), window.memviz.viewer.window_end()]);
+const win = (page) => page.evaluate(() => window.memviz.viewer.command({ cmd: 'get' }).window);
 /** The keyboard cursor's position on the plot (CSS px), from the ring's style. */
 const cursorAt = (page) => page.evaluate(() => {
   const c = document.getElementById('plot-cursor');
   return c.hidden ? null : [parseFloat(c.style.left), parseFloat(c.style.top)];
 });
-const hitAt = (page, [x, y]) => page.evaluate(([x, y]) => window.memviz.viewer.hit_at(x, y), [x, y]);
+const hitAt = (page, [x, y]) => page.evaluate(([x, y]) => window.memviz.viewer.command({ cmd: 'hit_at', x, y }).value, [x, y]);
 const announced = (page) => page.textContent('#announce');
 
 test('keyboard only: open a file with the button, zoom / pan / pin on the plot, hover text announced', async () => {
@@ -51,7 +51,7 @@ test('keyboard only: open a file with the button, zoom / pan / pin on the plot, 
   assert.ok(chooser.isMultiple());
   await chooser.setFiles(join(SNAPSHOTS, BIG));
   await waitOpened(page, BIG);
-  const n = await page.evaluate(() => window.memviz.viewer.n_steps());
+  const n = await page.evaluate(() => window.memviz.viewer.command({ cmd: 'get' }).steps);
   const full = await win(page);
   assert.deepEqual(full, [0, n]);
 
@@ -87,7 +87,7 @@ test('keyboard only: open a file with the button, zoom / pan / pin on the plot, 
   assert.deepEqual(live, ['polite', 'true']);
   // The element under the cursor (the viewer's own hit test at the ring's
   // position) has that size.
-  const elemText = await page.evaluate((e) => window.memviz.viewer.element_text(e), hit);
+  const elemText = await page.evaluate((e) => window.memviz.viewer.command({ cmd: 'element', element: e }).text, hit);
   assert.ok(elemText.includes(`(${size[1]} bytes)`), elemText.split('\n')[0]);
   await page.screenshot({ path: join(OUT, 'keyboard-cursor.png') });
 
@@ -119,7 +119,7 @@ test('keyboard only: open a file with the button, zoom / pan / pin on the plot, 
   hit = await hitAt(page, at);
   assert.ok(hit >= 0, `the cursor stays on a band after zooming: hit ${hit} at ${at}`);
   const t = await page.textContent('#context');
-  assert.equal(t, await page.evaluate((e) => window.memviz.viewer.element_text(e), hit));
+  assert.equal(t, await page.evaluate((e) => window.memviz.viewer.command({ cmd: 'element', element: e }).text, hit));
   await page.keyboard.press('Home');
   await frame(page);
   assert.deepEqual(await win(page), full);
@@ -141,12 +141,12 @@ test('keyboard only: open a file with the button, zoom / pan / pin on the plot, 
   // Enter pins the band under the cursor (and sets the "Alive at" moment).
   await page.keyboard.press('Enter');
   await frame(page);
-  assert.equal(await page.evaluate(() => window.memviz.viewer.pinned_element()), h2);
-  const step = await page.evaluate((x) => window.memviz.viewer.step_at_x(x), a2[0]);
+  assert.equal(await page.evaluate(() => (window.memviz.viewer.command({ cmd: 'get' }).pinned ?? -1)), h2);
+  const step = await page.evaluate((x) => window.memviz.viewer.command({ cmd: 'step_at_x', x }).value, a2[0]);
   await page.waitForFunction((s) => Number(document.querySelector('#moment-panel').dataset.step) === s, step);
   await page.keyboard.press('Escape');
   await frame(page);
-  assert.equal(await page.evaluate(() => window.memviz.viewer.pinned_element()), -1);
+  assert.equal(await page.evaluate(() => (window.memviz.viewer.command({ cmd: 'get' }).pinned ?? -1)), -1);
 
   // Tab moves on past the plot (no focus trap).
   await page.keyboard.press('Tab');
@@ -160,11 +160,11 @@ test('state history keys act on the focused event list only', async () => {
   const { page, context, errors } = await openPage();
   await page.setInputFiles('#file-input', join(SNAPSHOTS, BIG));
   await waitOpened(page, BIG);
-  const i = await page.evaluate(() => window.memviz.viewer.view_names().indexOf('Allocator State History'));
+  const i = await page.evaluate(() => window.memviz.viewer.command({ cmd: 'get' }).views.findIndex((c) => c.name === 'Allocator State History'));
   await page.selectOption('#view-select', String(i));
-  await page.waitForFunction((i) => window.memviz.viewer.view() === i, Number(i)); // a long build shows the view frames later
+  await page.waitForFunction((i) => ((p) => p.views.findIndex((c) => c.id === p.view))(window.memviz.viewer.command({ cmd: 'get' })) === i, Number(i)); // a long build shows the view frames later
   await frame(page);
-  const sel = () => page.evaluate(() => window.memviz.viewer.state_selected());
+  const sel = () => page.evaluate(() => (window.memviz.viewer.command({ cmd: 'get' }).state?.selected ?? -1));
   const last = await sel();
   // Focus in the search box: Home there is the input's, not the list's.
   await page.focus('#search-frame');
@@ -177,7 +177,7 @@ test('state history keys act on the focused event list only', async () => {
   await page.keyboard.press('ArrowDown');
   await frame(page);
   assert.equal(await sel(), 1);
-  const text = await page.evaluate(() => window.memviz.viewer.state_event_text(1));
+  const text = await page.evaluate(() => window.memviz.viewer.command({ cmd: 'state_event', event: 1 }).state.event_text);
   await page.waitForFunction((t) => document.getElementById('announce').textContent === t, text.split('\n')[0], { timeout: 5000 });
   // The segment map takes the same keys when it has focus.
   await tabTo(page, 'segment-map');

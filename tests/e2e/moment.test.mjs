@@ -105,15 +105,15 @@ test('Leaks from the segment timeline: the analysis is built a slice a frame the
   // The Active Cached Segment Timeline: the Active Memory one, which the
   // analysis walks, is replayed in the slices first.
   await page.selectOption('#view-select', '1');
-  await page.waitForFunction(() => !window.memviz.viewer.is_active_memory());
+  await page.waitForFunction(() => !window.memviz.viewer.command({ cmd: 'get' }).active_memory);
   await page.evaluate(() => { window.__busy.length = 0; });
   await page.click('#leaks-details summary');
   await page.waitForSelector('#leaks-body [data-key="alive-at-end"]', { timeout: 60000 });
   assert.equal(await page.$eval('#leaks-body [data-key="alive-at-end"]', (e) => Number(e.dataset.value)), leaks.alive_at_end_bytes);
   await builtInSlices(page);
   // Built: the analysis, not the state history (a step of it is still to do).
-  assert.equal(await page.evaluate(() => window.memviz.viewer.prepare_analysis_step(1, false)), 1);
-  assert.ok(await page.evaluate(() => window.memviz.viewer.prepare_analysis_step(1, true)) < 1);
+  assert.equal(await page.evaluate(() => window.memviz.viewer.command({ cmd: 'analysis_step', budget: 1, state: false }).value), 1);
+  assert.ok(await page.evaluate(() => window.memviz.viewer.command({ cmd: 'analysis_step', budget: 1, state: true }).value) < 1);
   assert.deepEqual(blocked, []);
   assert.deepEqual(errors, []);
   await page.close();

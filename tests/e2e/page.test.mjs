@@ -73,8 +73,8 @@ test('hover card: beside the pointer, the user frames first, torch and C++ folde
   const name = 'expandable_gpt2_varlen.pickle';
   const { page, context, errors } = await open(name);
   const plot = await page.$eval('#plot', (c) => { const r = c.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; });
-  const elem = await page.evaluate(() => window.memviz.viewer.largest_element());
-  const [ex, ey] = await page.evaluate((e) => Array.from(window.memviz.viewer.locate(e)), elem);
+  const elem = await page.evaluate(() => (window.memviz.viewer.command({ cmd: 'get' }).largest ?? -1));
+  const [ex, ey] = await page.evaluate((e) => (window.memviz.viewer.command({ cmd: 'locate', element: e }).point ?? []), elem);
   const [px, py] = [plot[0] + ex, plot[1] + ey];
   await page.mouse.move(px, py);
   await page.waitForFunction(() => !document.querySelector('#hover-card').hidden);
@@ -132,8 +132,8 @@ test('hover card on a C++-heavy stack (resnet50, stacks="all"): short lines, one
   const name = 'resnet50_no_zero_grad.pickle';
   const { page, context, errors } = await open(name, { width: 1500, height: 1000 });
   const plot = await page.$eval('#plot', (c) => { const r = c.getBoundingClientRect(); return [r.x, r.y]; });
-  const elem = await page.evaluate(() => window.memviz.viewer.largest_element());
-  const [ex, ey] = await page.evaluate((e) => Array.from(window.memviz.viewer.locate(e)), elem);
+  const elem = await page.evaluate(() => (window.memviz.viewer.command({ cmd: 'get' }).largest ?? -1));
+  const [ex, ey] = await page.evaluate((e) => (window.memviz.viewer.command({ cmd: 'locate', element: e }).point ?? []), elem);
   await page.mouse.move(plot[0] + ex, plot[1] + ey);
   await page.waitForFunction(() => !document.querySelector('#hover-card').hidden);
   const b = await cardBox(page);
@@ -211,7 +211,7 @@ test('dense phases (GPT-2, 1280 px): no horizontal scrollbar, labels readable, t
   labelsReadable(b, name);
   if (SHOTS) await page.screenshot({ path: join(ROOT, 'docs/screenshot-phases-dense.png') });
   // Zoomed in on a tenth of the run: more labels, still readable.
-  const n = await page.evaluate(() => window.memviz.viewer.n_steps());
+  const n = await page.evaluate(() => window.memviz.viewer.command({ cmd: 'get' }).steps);
   await page.evaluate((n) => { window.memviz.viewer.set_window(Math.floor(n * 0.45), Math.floor(n * 0.55)); window.memviz.redraw(); }, n);
   await page.waitForTimeout(200);
   b = await phaseBoxes(page);

@@ -106,7 +106,7 @@ test('phases from a real annotated snapshot: drawn at their steps, click zooms, 
   const [left, x0] = await page.evaluate((s) => {
     const el = [...document.querySelectorAll('#phase-layer .phase')].find((e) => e.dataset.name === 'Optimizer.step#AdamW.step');
     const plot = document.querySelector('#plot');
-    return [parseFloat(el.style.left) - plot.offsetLeft, window.memviz.viewer.x_of_step(s)];
+    return [parseFloat(el.style.left) - plot.offsetLeft, (window.memviz.viewer.command({ cmd: 'x_of_step', step: s }).value ?? NaN)];
   }, step.steps[0]);
   assert.ok(Math.abs(left - x0) < 1, `phase at ${left}, step at ${x0}`);
   await page.screenshot({ path: join(OUT, 'phases-ctx128.png') });
@@ -124,16 +124,16 @@ test('phases from a real annotated snapshot: drawn at their steps, click zooms, 
   // Click: the window is the phase's steps.
   // The layer is laid out again whenever the plot moves (first draws,
   // resize): a click may land on a band being replaced, so try again.
-  const atPhase = () => page.evaluate((a) => window.memviz.viewer.window_start() === a, step.steps[0]);
+  const atPhase = () => page.evaluate((a) => window.memviz.viewer.command({ cmd: 'get' }).window[0] === a, step.steps[0]);
   for (let i = 0; i < 5 && !(await atPhase()); i++) {
     await page.click('#phase-layer .phase[data-name="Optimizer.step#AdamW.step"]');
     await page.waitForTimeout(300);
   }
-  assert.deepEqual(await page.evaluate(() => [window.memviz.viewer.window_start(), window.memviz.viewer.window_end()]), step.steps);
+  assert.deepEqual(await page.evaluate(() => window.memviz.viewer.command({ cmd: 'get' }).window), step.steps);
   // The band moved with the plot: it starts at the left edge of the window now.
   const [left2, x2] = await page.evaluate((s) => {
     const el = [...document.querySelectorAll('#phase-layer .phase')].find((e) => e.dataset.name === 'Optimizer.step#AdamW.step');
-    return [parseFloat(el.style.left) - document.querySelector('#plot').offsetLeft, window.memviz.viewer.x_of_step(s)];
+    return [parseFloat(el.style.left) - document.querySelector('#plot').offsetLeft, (window.memviz.viewer.command({ cmd: 'x_of_step', step: s }).value ?? NaN)];
   }, step.steps[0]);
   assert.ok(Math.abs(left2 - Math.max(0, x2)) < 1 && left2 !== left, `phase at ${left2} (was ${left}), step at ${x2}`);
   // Filter by name (the whole trace again: zero_grad is before its first step).

@@ -70,17 +70,17 @@ test('four ranks at once: overview, row click keeps zoom and t, diff', async () 
     v.set_window(100, 700);
     window.memviz.redraw();
     window.memviz.moment.setMoment('step:400');
-    return [v.window_start(), v.window_end()];
+    return v.command({ cmd: 'get' }).window;
   });
   await page.click('#ranks-table tbody tr[data-rank="1"]');
   await waitOpened(page, name(1));
   const afterSwitch = await page.evaluate(() => {
     const v = window.memviz.viewer;
-    return { w: [v.window_start(), v.window_end()], step: window.memviz.moment.view.at.step };
+    return { w: v.command({ cmd: 'get' }).window, step: window.memviz.moment.view.at.step };
   });
   assert.deepEqual(afterSwitch.w, before);
   assert.equal(afterSwitch.step, 400);
-  assert.equal(await page.$eval('#ranks-panel', (p) => p.dataset.shown.split('/')[0]), await page.evaluate(() => String(window.memviz.viewer.current_file())));
+  assert.equal(await page.$eval('#ranks-panel', (p) => p.dataset.shown.split('/')[0]), await page.evaluate(() => String(window.memviz.viewer.command({ cmd: 'get' }).file)));
 
   // Hidden ranks: the last shown keep their timelines (rank 0, shown just
   // before), as far as the largest model's bytes; a rank freed is replayed
@@ -95,7 +95,7 @@ test('four ranks at once: overview, row click keeps zoom and t, diff', async () 
   await page.click(`#ranks-table tbody tr[data-rank="${freed.rank}"]`);
   await waitOpened(page, name(freed.rank));
   assert.equal(await page.$eval('#ranks-panel', (p) => p.dataset.replay !== undefined && p.dataset.shown), `${freed.file}/0`);
-  assert.equal(await page.evaluate(() => window.memviz.viewer.peak_bytes()), Number(freed.peak));
+  assert.equal(await page.evaluate(() => window.memviz.viewer.command({ cmd: 'numbers' }).numbers.timeline.peak_bytes), Number(freed.peak));
   assert.ok((await kept())[Number(freed.file)] > 0);
   await page.click('#ranks-table tbody tr[data-rank="1"]');
   await waitOpened(page, name(1));

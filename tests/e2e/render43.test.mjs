@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { ROOT, useBrowser, openPage, dropFiles, waitOpened } from './helpers.mjs';
+import { ROOT, useBrowser, openPage, dropFiles, waitOpened, viewerQuery } from './helpers.mjs';
 
 const RECORDINGS = join(ROOT, '../shared/recordings');
 const OUT = join(ROOT, 'tests/e2e/out');
@@ -27,17 +27,17 @@ async function open(name) {
   return p;
 }
 
-const viewer = (page, f, ...args) => page.evaluate(([f, args]) => window.memviz.viewer[f](...args), [f, args]);
+const viewer = (page, f, ...args) => viewerQuery(page, f, args);
 
 async function redrawNow(page) {
   await page.evaluate(() => new Promise((r) => { window.memviz.redraw(); requestAnimationFrame(() => setTimeout(r, 0)); }));
 }
 
 async function setView(page, name) {
-  const i = await page.evaluate((n) => window.memviz.viewer.view_names().indexOf(n), name);
+  const i = await page.evaluate((n) => window.memviz.viewer.command({ cmd: 'get' }).views.findIndex((c) => c.name === n), name);
   assert.ok(i >= 0, `no view ${name}`);
   await page.selectOption('#view-select', String(i));
-  await page.waitForFunction((i) => window.memviz.viewer.view() === i, Number(i));
+  await page.waitForFunction((i) => ((p) => p.views.findIndex((c) => c.id === p.view))(window.memviz.viewer.command({ cmd: 'get' })) === i, Number(i));
   await redrawNow(page);
 }
 
@@ -59,7 +59,7 @@ async function countColors(page, colors, region) {
 async function setDetail(page, n) {
   await page.$eval('#detail', (el, n) => { el.value = String(n); el.dispatchEvent(new Event('input')); }, n);
   await redrawNow(page);
-  await page.waitForFunction((n) => window.memviz.viewer.detail() === n, n);
+  await page.waitForFunction((n) => window.memviz.viewer.command({ cmd: 'get' }).detail === n, n);
   await redrawNow(page);
 }
 
@@ -98,11 +98,11 @@ test('detail follows the zoom: the limit picks the largest live in the window (r
   await redrawNow(page);
   assert.equal(await viewer(page, 'drawn_count'), few.drawn.length);
   for (const e of [few.drawn[0], few.drawn[few.drawn.length - 1]]) {
-    const xy = await page.evaluate((e) => Array.from(window.memviz.viewer.locate(e)), e);
+    const xy = await page.evaluate((e) => (window.memviz.viewer.command({ cmd: 'locate', element: e }).point ?? []), e);
     assert.equal(xy.length, 2, `element ${e} is drawn in steps ${a}..${b}`);
   }
   // Back to the whole plot: the slider's first 300 by size again.
-  await page.evaluate(() => window.memviz.viewer.reset_window());
+  await page.evaluate(() => window.memviz.viewer.command({ cmd: 'reset_window' }));
   await redrawNow(page);
   assert.equal(await viewer(page, 'drawn_count'), 300);
   assert.deepEqual(errors, []);
@@ -195,8 +195,8 @@ print(json.dumps(sorted({'%d,%d,s%d' % (tuple(s['segment_pool_id']) + (s['stream
     const c = document.getElementById('plot');
     for (let x = 80; x < c.clientWidth - 16; x += 4) {
       for (let y = 40; y < c.clientHeight - 40; y += 3) {
-        const h = v.hit_at(x, y);
-        if (h >= 0 && /pool_id \(?1/.test(v.element_text(h).split('\n')[0])) return [x, y, h];
+        const h = v.command({ cmd: 'hit_at', x, y }).value;
+        if (h >= 0 && /pool_id \(?1/.test(v.command({ cmd: 'element', element: h }).text.split('\n')[0])) return [x, y, h];
       }
     }
     return null;

@@ -32,7 +32,7 @@ function reference(name, ...elems) {
 
 const frames = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 const axis = (page) => page.evaluate(() => window.memviz.viewer.phases({}));
-const win = (page) => page.evaluate(() => [window.memviz.viewer.window_start(), window.memviz.viewer.window_end()]);
+const win = (page) => page.evaluate(() => window.memviz.viewer.command({ cmd: 'get' }).window);
 
 test('x axis in wall-clock time: labels, gaps, hover at Python\'s time, zoom and view kept, no time_us', async () => {
   // The largest allocation made in the trace, and a window of steps where
@@ -73,10 +73,10 @@ test('x axis in wall-clock time: labels, gaps, hover at Python\'s time, zoom and
   const box = await page.$eval('#plot', (c) => { const r = c.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; });
   const plotW = box[2] - LEFT - RIGHT;
   const xTime = LEFT + P.time_frac * plotW, xStep = LEFT + P.step_frac * plotW;
-  assert.equal(await page.evaluate(() => window.memviz.viewer.n_steps()), py.n_steps);
+  assert.equal(await page.evaluate(() => window.memviz.viewer.command({ cmd: 'get' }).steps), py.n_steps);
   const rows = (x) => page.evaluate(([x, h, e]) => {
     const v = window.memviz.viewer, ys = [];
-    for (let y = 0; y < h; y++) if (v.hit_at(x, y) === e) ys.push(y);
+    for (let y = 0; y < h; y++) if (v.command({ cmd: 'hit_at', x, y }).value === e) ys.push(y);
     return ys;
   }, [x, box[3], P.elem]);
   const ys = await rows(xTime);
@@ -91,7 +91,7 @@ test('x axis in wall-clock time: labels, gaps, hover at Python\'s time, zoom and
   const t = Number(/t = ([0-9.]+) s/.exec(readout)[1]);
   assert.ok(t >= P.alloc_s - 1e-6 && t <= P.free_s + 1e-6, `${readout} vs ${P.alloc_s}..${P.free_s}`);
   await page.screenshot({ path: join(OUT, 'time-axis-window.png') });
-  await page.evaluate(() => window.memviz.viewer.reset_window());
+  await page.evaluate(() => window.memviz.viewer.command({ cmd: 'reset_window' }));
 
 
   // Zoom (wheel at the gaps) and switch the axis: the same steps stay in view.
@@ -117,7 +117,7 @@ test('x axis in wall-clock time: labels, gaps, hover at Python\'s time, zoom and
   const mini = await page.$eval('#minimap', (c) => { const r = c.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; });
   await page.mouse.click(mini[0] + mini[2] * 0.75, mini[1] + mini[3] / 2);
   await frames(page);
-  const mid = await page.evaluate((x) => window.memviz.viewer.step_at_x(x), LEFT + plotW / 2);
+  const mid = await page.evaluate((x) => window.memviz.viewer.command({ cmd: 'step_at_x', x }).value, LEFT + plotW / 2);
   // Within two minimap pixels of 75% (the click lands on a whole pixel).
   const [lo, hi] = [0.75 - 2 / mini[2], 0.75 + 2 / mini[2]];
   const near = reference(NAME, `at=${lo}`, `at=${hi}`).step_at;

@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, copyFileSync, rmSync 
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { execFileSync } from 'node:child_process';
-import { ROOT, SNAPSHOTS, useBrowser, openPage, dropFiles, snapshot, expected, waitOpened } from './helpers.mjs';
+import { ROOT, SNAPSHOTS, useBrowser, openPage, dropFiles, snapshot, expected, waitOpened, viewerQuery } from './helpers.mjs';
 
 const BIG = 'transformer_fullstep_ctx128.pickle';
 const OUT = join(ROOT, 'tests/e2e/out');
@@ -40,14 +40,14 @@ function fmt(n) {
 }
 
 async function setView(page, name) {
-  const i = await page.evaluate((n) => window.memviz.viewer.view_names().indexOf(n), name);
+  const i = await page.evaluate((n) => window.memviz.viewer.command({ cmd: 'get' }).views.findIndex((c) => c.name === n), name);
   assert.ok(i >= 0, `no view ${name}`);
   await page.selectOption('#view-select', String(i));
-  await page.waitForFunction((i) => window.memviz.viewer.view() === i, Number(i)); // a long build shows the view frames later
+  await page.waitForFunction((i) => ((p) => p.views.findIndex((c) => c.id === p.view))(window.memviz.viewer.command({ cmd: 'get' })) === i, Number(i)); // a long build shows the view frames later
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
 }
 
-const viewer = (page, f, arg) => page.evaluate(([f, arg]) => window.memviz.viewer[f](...(arg ?? [])), [f, arg]);
+const viewer = (page, f, arg) => viewerQuery(page, f, arg);
 const selected = (page) => viewer(page, 'state_selected');
 const selectedRow = (page) => page.textContent('#event-rows div.sel');
 
@@ -203,8 +203,8 @@ async function elementTexts(page) {
   return page.evaluate(() => {
     const v = window.memviz.viewer;
     const out = [];
-    for (let e = 0; e < v.element_count(); e++) {
-      const t = v.element_text(e);
+    for (let e = 0; e < v.command({ cmd: 'get' }).elements; e++) {
+      const t = v.command({ cmd: 'element', element: e }).text;
       const addr = (t.match(/Addr: ([bs][0-9a-f]+_\d+)/) || [])[1] || '';
       out.push([addr, t.split('\n').slice(1).join('\n').toLowerCase()]);
     }
@@ -261,7 +261,7 @@ test('search: by address and by frame text, counts against the hover texts, Ente
   const wantFrame = texts.filter(([, t]) => t.includes(q)).length;
   assert.ok(wantFrame > 0);
   assert.equal(Number(await page.getAttribute('#search-count', 'data-n')), wantFrame);
-  assert.equal(await viewer(page, 'search_count'), wantFrame);
+  assert.equal(await page.evaluate((q) => window.memviz.viewer.command({ cmd: 'search', by: 'frame', text: q }).search.count, q), wantFrame);
   // In the state history the same search lists trace events: those whose
   // line carries the address (counted from the list's own lines).
   await setView(page, 'Allocator State History');
@@ -270,7 +270,8 @@ test('search: by address and by frame text, counts against the hover texts, Ente
   await page.waitForTimeout(300);
   const lines = await page.evaluate(() => {
     const v = window.memviz.viewer;
-    return v.state_lines(0, v.state_len()).split('\n');
+    const p = v.command({ cmd: 'get' });
+    return v.command({ cmd: 'state_rows', first: 0, count: p.state.len }).state.rows.map((r) => r.text);
   });
   const wantEv = lines.filter((l) => l.split(/\s+/).includes(target.addr)).length;
   assert.ok(wantEv >= 2, `alloc and free of ${target.addr}: ${wantEv}`);
@@ -294,11 +295,11 @@ test('jump: timeline allocation -> its alloc event in the state history -> back'
   await dropAndWait(page, BIG);
   // Pin the element as a click does (show_element pins and pans to it).
   await page.evaluate((e) => new Promise((r) => {
-    window.memviz.viewer.show_element(e);
+    window.memviz.viewer.command({ cmd: 'show_element', element: e });
     window.memviz.redraw();
     requestAnimationFrame(() => setTimeout(r, 0));
   }), target.elem);
-  const xy = await page.evaluate((e) => Array.from(window.memviz.viewer.locate(e)), target.elem);
+  const xy = await page.evaluate((e) => (window.memviz.viewer.command({ cmd: 'locate', element: e }).point ?? []), target.elem);
   assert.equal(xy.length, 2);
   const box = await page.locator('#plot').boundingBox();
   await page.mouse.click(box.x + xy[0], box.y + xy[1]);
@@ -385,7 +386,7 @@ print(json.dumps(sorted({'%d,%d,s%d' % (tuple(s['segment_pool_id']) + (s['stream
     const v = window.memviz.viewer;
     const c = document.getElementById('plot');
     for (let x = 80; x < c.clientWidth - 16; x += 5) {
-      for (let y = 14; y < c.clientHeight - 40; y += 3) if (v.hit_at(x, y) <= -10) return [x, y];
+      for (let y = 14; y < c.clientHeight - 40; y += 3) if (v.command({ cmd: 'hit_at', x, y }).value <= -10) return [x, y];
     }
     return null;
   });
@@ -402,8 +403,8 @@ print(json.dumps(sorted({'%d,%d,s%d' % (tuple(s['segment_pool_id']) + (s['stream
     const c = document.getElementById('plot');
     for (let x = 80; x < c.clientWidth - 16; x += 5) {
       for (let y = 14; y < c.clientHeight - 40; y += 3) {
-        const h = v.hit_at(x, y);
-        if (h >= 0 && /pool_id \(?[1-9]/.test(v.element_text(h).split('\n')[0])) return [x, y, h];
+        const h = v.command({ cmd: 'hit_at', x, y }).value;
+        if (h >= 0 && /pool_id \(?[1-9]/.test(v.command({ cmd: 'element', element: h }).text.split('\n')[0])) return [x, y, h];
       }
     }
     return null;

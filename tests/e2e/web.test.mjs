@@ -56,7 +56,7 @@ async function redrawNow(page) {
 async function bandPoint(page, elem, from, to) {
   await page.evaluate(([a, b]) => window.memviz.viewer.set_window(a, b), [from, to]);
   await redrawNow(page);
-  const xy = await page.evaluate((e) => Array.from(window.memviz.viewer.locate(e)), elem);
+  const xy = await page.evaluate((e) => (window.memviz.viewer.command({ cmd: 'locate', element: e }).point ?? []), elem);
   assert.equal(xy.length, 2, `element ${elem} not drawn in steps ${from}..${to}`);
   return xy;
 }
@@ -158,7 +158,7 @@ test(`dropping ${BIG}: bands drawn, the core's numbers shown, hover, pin, detail
   await page.mouse.click(box.x + hx, box.y + hy);
   await page.mouse.move(box.x + hx, box.y + 20);
   await page.waitForTimeout(100);
-  assert.equal(await page.evaluate(([x, y]) => window.memviz.viewer.hit_at(x, y), [hx, 20]), -1, 'empty space above the bands');
+  assert.equal(await page.evaluate(([x, y]) => window.memviz.viewer.command({ cmd: 'hit_at', x, y }).value, [hx, 20]), -1, 'empty space above the bands');
   assert.ok((await page.textContent('#context')).includes(hover.addr), 'pinned text stays');
 
   // Screenshot of the Active Memory Timeline over the whole trace, pinned band shown.
@@ -170,13 +170,13 @@ test(`dropping ${BIG}: bands drawn, the core's numbers shown, hover, pin, detail
   await page.$eval('#detail', (el) => { el.value = 10; el.dispatchEvent(new Event('input')); });
   const tenBands = await redrawNow(page);
   assert.ok(tenBands <= 10 && tenBands >= 1, `bands drawn at detail 10: ${tenBands}`);
-  assert.equal(await page.evaluate(() => window.memviz.viewer.drawn_count()), 10);
+  assert.equal(await page.evaluate(() => window.memviz.viewer.command({ cmd: 'get' }).drawn), 10);
   assert.equal(await page.$eval('#detail-label', (e) => e.textContent), `10 of ${dev.active_memory.elements}`);
   await page.$eval('#detail', (el) => { el.value = el.max; el.dispatchEvent(new Event('input')); });
   assert.equal(await redrawNow(page), allBands);
 
   // Zoom with the wheel and pan by dragging change the window; the y axis fits it.
-  const win = () => page.evaluate(() => [window.memviz.viewer.window_start(), window.memviz.viewer.window_end()]);
+  const win = () => page.evaluate(() => window.memviz.viewer.command({ cmd: 'get' }).window);
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
   await page.mouse.wheel(0, -600);
   await redrawNow(page);
@@ -196,7 +196,7 @@ test(`dropping ${BIG}: bands drawn, the core's numbers shown, hover, pin, detail
     const v = window.memviz.viewer;
     const out = [];
     for (let i = 0; i < 20; i++) {
-      v.pan_by(i % 2 ? 15 : -25);
+      v.command({ cmd: 'pan', dx: i % 2 ? 15 : -25 });
       window.memviz.redraw();
       await new Promise((r) => requestAnimationFrame(() => r()));
       out.push(window.__memvizPerf('memviz:redraw').pop().duration);
@@ -219,8 +219,8 @@ test(`dropping ${BIG}: bands drawn, the core's numbers shown, hover, pin, detail
   assert.deepEqual(s, want(dev.segment_memory));
   assert.ok(await inkedPixels(page) > 100000);
   // Hover the largest segment: its text (s-prefixed address) shows.
-  const seg = await page.evaluate(() => window.memviz.viewer.largest_element());
-  const sxy = await page.evaluate((e) => Array.from(window.memviz.viewer.locate(e)), seg);
+  const seg = await page.evaluate(() => (window.memviz.viewer.command({ cmd: 'get' }).largest ?? -1));
+  const sxy = await page.evaluate((e) => (window.memviz.viewer.command({ cmd: 'locate', element: e }).point ?? []), seg);
   assert.equal(sxy.length, 2, 'largest segment drawn');
   await page.mouse.move(box.x + sxy[0], box.y + sxy[1]);
   await page.waitForFunction((e) => document.getElementById('context').textContent.startsWith(`${e} Addr: s`), seg);
@@ -296,7 +296,7 @@ test('expandable segments recorded for real: the segment timeline starts and end
   assert.equal(s['timeline.elements'], want.elements);
   assert.ok(await inkedPixels(page) > 100000);
   // A piece mapped in the trace: its hover names a segment address and the map's stack.
-  const elem = await page.evaluate(() => window.memviz.viewer.element_count() - 1);
+  const elem = await page.evaluate(() => window.memviz.viewer.command({ cmd: 'get' }).elements - 1);
   const [x, y] = await bandPoint(page, elem, 0, want.actions);
   const box = await plotBox(page);
   await page.mouse.move(box.x + x, box.y + y);
@@ -369,14 +369,14 @@ test('a generated 2-device, 200k-event snapshot picked with the file button: pro
   }
   // Dragging across the middle fifth of the minimap shows that window.
   await redrawNow(page);
-  const n = await page.evaluate(() => window.memviz.viewer.n_steps());
+  const n = await page.evaluate(() => window.memviz.viewer.command({ cmd: 'get' }).steps);
   const mini = await page.locator('#minimap').boundingBox();
   await page.mouse.move(mini.x + mini.width * 0.4, mini.y + mini.height / 2);
   await page.mouse.down();
   await page.mouse.move(mini.x + mini.width * 0.6, mini.y + mini.height / 2, { steps: 4 });
   await page.mouse.up();
   await redrawNow(page);
-  const [a, b] = await page.evaluate(() => [window.memviz.viewer.window_start(), window.memviz.viewer.window_end()]);
+  const [a, b] = await page.evaluate(() => window.memviz.viewer.command({ cmd: 'get' }).window);
   assert.ok(Math.abs(a - 0.4 * n) < n * 0.01 && Math.abs(b - 0.6 * n) < n * 0.01, `window ${a}..${b} of ${n}`);
   assert.ok(await inkedPixels(page) > 50000);
   assert.deepEqual(blocked, []);
@@ -410,7 +410,7 @@ test('every real snapshot opens with the reference numbers in both views', async
       // the free's stack; and no timestamps anywhere (no time_us recorded).
       const texts = await page.evaluate(() => {
         const v = window.memviz.viewer;
-        return Array.from({ length: v.element_count() }, (_, i) => v.element_text(i));
+        return Array.from({ length: v.command({ cmd: 'get' }).elements }, (_, i) => v.command({ cmd: 'element', element: i }).text);
       });
       assert.equal(texts.filter((t) => t.includes('alloc not recorded, stack trace for free:')).length, 1);
       assert.ok(texts.every((t) => !t.includes('timestamp')));

@@ -121,7 +121,8 @@ test('a 20 MB file decodes in the worker: progress moves, frames keep coming, it
   const { addr, size } = bigRef.reused;
   const found = await page.evaluate((q) => {
     const v = window.memviz.viewer;
-    return { n: v.search('address', q), list: v.search_list(5), known: v.open({ cmd: 'has_versions', file: v.current_file() }).done };
+    const s = v.command({ cmd: 'search', by: 'address', text: q }).search;
+    return { n: s.count, list: s.matches.slice(0, 5).map((m) => `${m.index}\t${m.text}`).join('\n'), known: v.open({ cmd: 'has_versions', file: v.command({ cmd: 'get' }).file }).done };
   }, addr);
   assert.ok(found.known);
   assert.ok(found.n >= 1, `${addr}: ${found.n} matches`);
@@ -265,9 +266,9 @@ test('the model through buffers the page gave the worker: several chunks to a bu
     for (const b of info.versions) v.versions_chunk(i, new Uint8Array(b));
     v.open({ cmd: 'versions_end', file: i });
     got.release();
-    const summary = v.summary_json();
+    const summary = JSON.stringify(v.command({ cmd: 'numbers' }).numbers);
     v.free();
-    return { detached: given.map((b) => b.byteLength), pooled: info.pooled, chunks, shared, summary, shown: window.memviz.viewer.summary_json() };
+    return { detached: given.map((b) => b.byteLength), pooled: info.pooled, chunks, shared, summary, shown: JSON.stringify(window.memviz.viewer.command({ cmd: 'numbers' }).numbers) };
   });
   assert.deepEqual(r.detached, [0, 0, 0], 'the buffers moved to the worker');
   assert.ok(r.pooled >= 1 && r.pooled <= 3, `buffers used: ${r.pooled}`);

@@ -151,6 +151,73 @@ pub enum ViewCommand {
     /// The Active Memory element of the selected event, in `target` (the
     /// page then shows the timeline and that element).
     ShowInTimeline,
+    /// What is under CSS (x, y) of the plot, in `value` (as `PointerView.hit`),
+    /// the pointer left as it is.
+    HitAt {
+        x: f64,
+        y: f64,
+    },
+    /// The step of the plot under CSS x (rounded, clamped), in `value`.
+    StepAtX {
+        x: f64,
+    },
+    /// The CSS x of step `step` on the plot as last drawn, in `value`
+    /// (null before a draw).
+    XOfStep {
+        step: f64,
+    },
+    /// Element `element` of the timeline: its text in `text`.
+    Element {
+        element: u32,
+    },
+    /// In `point`, the CSS point of the plot where element `element` can be
+    /// hovered (the middle of its band where it is thickest), null when it
+    /// is not drawn (a scan of the plot: tests and the page's jumps).
+    Locate {
+        element: u32,
+    },
+    /// Builds ahead what the first hover would (the page sends it when idle
+    /// after a draw).
+    PrepareHover,
+    /// Builds the analysis and, when `state`, the state history, a step of
+    /// about `budget` trace events or elements: the share done in `value`
+    /// (1 once built).
+    AnalysisStep {
+        budget: u32,
+        state: bool,
+    },
+    /// The current device's exact numbers (`memviz summary --json`), in `numbers`.
+    Numbers,
+    /// The middle y of the first band from CSS y going `dir` (-1 up, +1
+    /// down) at CSS x of a plot `height` CSS pixels high, in `value` (the
+    /// keyboard's ↑/↓).
+    NextBand {
+        x: f64,
+        y: f64,
+        dir: i8,
+        height: f64,
+    },
+    /// The minimap dragged from fraction `from` of its width to `to`: the
+    /// window between their steps once they are a step apart (`value` 1,
+    /// else 0 and nothing changes).
+    Brush {
+        from: f64,
+        to: f64,
+    },
+    /// Scrolls the segment map by `dy` CSS pixels: `value` 1 when it moved, else 0.
+    StateScroll {
+        dy: f64,
+    },
+    /// The segment map at CSS (x, y): the segment or block under it in `text`.
+    StateHover {
+        x: f64,
+        y: f64,
+    },
+    /// A CSS point of the segment map over a segment (or a block when
+    /// `block`) among the rows in view, in `point`.
+    StateLocate {
+        block: bool,
+    },
 }
 
 /// An item of a selector.
@@ -259,6 +326,11 @@ pub struct StateSummary {
     /// The text under the list: the event asked for (StateEvent), else the
     /// selected one.
     pub event_text: String,
+    /// The selected state's numbers as `memviz state --json` names them.
+    #[ts(type = "{ event: number | null, reserved_bytes: number, allocated_bytes: number, segments: number, \
+        blocks: number, pending_free_blocks: number, free_bytes: number, largest_free_bytes: number, \
+        free_pieces: number, rows: number, rects: number } | Record<string, never>")]
+    pub numbers: serde_json::Value,
 }
 
 /// The viewer core's page, as one command left it.
@@ -305,6 +377,25 @@ pub struct PageView {
     pub note: Option<String>,
     /// What ShowInState / ShowInTimeline found: an event or an element.
     pub target: Option<u32>,
+    /// The largest element (the first drawn band).
+    pub largest: Option<u32>,
+    /// Whether the current view is the Active Memory Timeline.
+    pub active_memory: bool,
+    /// Whether the analysis of the current file and device is built.
+    pub analysis_built: bool,
+    /// The answer of StepAtX, XOfStep, AnalysisStep, StateScroll.
+    pub value: Option<f64>,
+    /// The answer of Element, StateHover.
+    pub text: Option<String>,
+    /// The answer of Locate, StateLocate: CSS `[x, y]`.
+    pub point: Option<[f64; 2]>,
+    /// The answer of Numbers: `memviz summary --json`'s numbers of the
+    /// current device, the timeline's totals under `timeline`.
+    #[ts(type = "{ file: string, device: number, device_name: string, view: string, trace_events: number, \
+        segments: number, reserved_bytes: number, allocated_bytes: number, active_blocks: number, \
+        timeline: { start_bytes: number, peak_bytes: number, end_bytes: number, elements: number, \
+        actions: number, initially_allocated: number }, peak_step: number, steps: number } | null")]
+    pub numbers: Option<serde_json::Value>,
 }
 
 fn item(key: &str, value: impl Into<f64>, label: &str, text: String) -> SummaryItem {
@@ -314,9 +405,26 @@ fn item(key: &str, value: impl Into<f64>, label: &str, text: String) -> SummaryI
 impl Viewer {
     /// Runs `cmd` and says what the page shows now.
     pub fn command(&mut self, cmd: ViewCommand) -> Result<PageView, PageError> {
-        // The pointer may move over the empty plot: only what changes a
-        // file's view needs one.
-        let harmless = matches!(cmd, ViewCommand::Get | ViewCommand::Hover { .. } | ViewCommand::Leave);
+        // The pointer may move over the empty plot, and a question about
+        // it has an empty answer: only what changes a file's view needs one.
+        let harmless = matches!(
+            cmd,
+            ViewCommand::Get
+                | ViewCommand::Hover { .. }
+                | ViewCommand::Leave
+                | ViewCommand::HitAt { .. }
+                | ViewCommand::StepAtX { .. }
+                | ViewCommand::XOfStep { .. }
+                | ViewCommand::Element { .. }
+                | ViewCommand::Locate { .. }
+                | ViewCommand::PrepareHover
+                | ViewCommand::Numbers
+                | ViewCommand::AnalysisStep { .. }
+                | ViewCommand::NextBand { .. }
+                | ViewCommand::StateScroll { .. }
+                | ViewCommand::StateHover { .. }
+                | ViewCommand::StateLocate { .. }
+        );
         if self.cx.file().is_none() && !harmless {
             return Err(PageError::no_file());
         }
@@ -327,6 +435,8 @@ impl Viewer {
         let mut note = None;
         let mut target = None;
         let mut asked = true;
+        let (mut value, mut text, mut point, mut numbers) = (None, None, None, None);
+        let pt = |v: Vec<f64>| (v.len() == 2).then(|| [v[0], v[1]]);
         match cmd {
             ViewCommand::Get => {}
             ViewCommand::SetFile { file, device } => {
@@ -405,11 +515,34 @@ impl Viewer {
                 }
             }
             ViewCommand::ShowInTimeline => target = self.state_linked_element(),
+            ViewCommand::HitAt { x, y } => value = Some(self.hit_at(x, y) as f64),
+            ViewCommand::StepAtX { x } => value = Some(self.step_at_x(x) as f64),
+            ViewCommand::XOfStep { step } => value = Some(self.x_of_step(step)).filter(|x| x.is_finite()),
+            ViewCommand::Element { element } => text = Some(self.element_text(element)),
+            ViewCommand::Locate { element } => point = pt(self.locate(element)),
+            ViewCommand::PrepareHover => self.prepare_hover(),
+            ViewCommand::AnalysisStep { budget, state } => {
+                value = Some(self.prepare_analysis_step(budget as usize, state))
+            }
+            ViewCommand::Numbers => numbers = serde_json::from_str(&self.summary_json()).ok(),
+            ViewCommand::NextBand { x, y, dir, height } => value = self.next_band(x, y, dir.signum() as f64, height),
+            ViewCommand::Brush { from, to } => {
+                let (a, b) = (self.minimap_step(from), self.minimap_step(to));
+                let moved = (b - a).abs() >= 1.0;
+                if moved {
+                    self.set_window(a.min(b), a.max(b));
+                }
+                value = Some(moved as u8 as f64);
+            }
+            ViewCommand::StateScroll { dy } => value = Some(self.views.state.scroll(&self.cx, dy) as u8 as f64),
+            ViewCommand::StateHover { x, y } => text = Some(self.views.state.hover(&self.cx, x, y)),
+            ViewCommand::StateLocate { block } => point = pt(self.views.state.locate(&self.cx, block)),
         }
         let mut page = self.page_view();
         page.pointer = pointer;
         page.note = note;
         page.target = target;
+        (page.value, page.text, page.point, page.numbers) = (value, text, point, numbers);
         if search {
             page.search = Some(self.search_view(asked));
         }
@@ -418,6 +551,26 @@ impl Viewer {
             page.to_timeline = self.state_linked_element().is_some();
         }
         Ok(page)
+    }
+
+    /// The middle y of the first band other than the one at (x, y) going
+    /// `dir`, scanning CSS pixels down the column of x.
+    fn next_band(&mut self, x: f64, y: f64, dir: f64, height: f64) -> Option<f64> {
+        let inside = |a: f64| a >= 0.0 && a < height;
+        let cur = self.hit_at(x, y);
+        let mut a = y + dir;
+        while inside(a) {
+            let hit = self.hit_at(x, a);
+            if hit != -1 && hit != cur {
+                let mut b = a;
+                while inside(b + dir) && self.hit_at(x, b + dir) == hit {
+                    b += dir;
+                }
+                return Some(((a + b) / 2.0).round());
+            }
+            a += dir;
+        }
+        None
     }
 
     /// The hover card of element `hit` (None for no element).
@@ -467,6 +620,13 @@ impl Viewer {
             state: None,
             note: None,
             target: None,
+            largest: self.largest_element(),
+            active_memory: self.is_active_memory(),
+            analysis_built: self.analysis_built(),
+            value: None,
+            text: None,
+            point: None,
+            numbers: None,
         }
     }
 
@@ -558,6 +718,7 @@ impl Viewer {
             None => String::new(),
         };
         let map_rows = st.rows_text();
+        let numbers = serde_json::from_str(&st.json(&self.cx)).unwrap_or_default();
         let (totals, fragmentation, issues) =
             st.view(&self.cx).map(|s| (s.totals_text(), s.fragmentation_text(), s.issues_text())).unwrap_or_default();
         let rows = texts
@@ -573,6 +734,6 @@ impl Viewer {
                 }
             })
             .collect();
-        StateSummary { len, selected, rows, totals, fragmentation, map_rows, issues, event_text }
+        StateSummary { len, selected, rows, totals, fragmentation, map_rows, issues, event_text, numbers }
     }
 }

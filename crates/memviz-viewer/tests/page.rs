@@ -166,3 +166,41 @@ fn work_ticks_to_done_with_its_label() {
     let p = v.tick(Work::Analysis { state: false });
     assert!(p.share > 0.0 && p.label.contains("analysis"), "{p:?}");
 }
+
+/// The questions the page asks by command (issue 42: no getter exports):
+/// each answer agrees with the viewer's own state and the reference.
+#[test]
+fn questions_answered_by_command() {
+    let mut v = open(FULLSTEP);
+    let r = &expected(FULLSTEP)["summary"]["devices"]["0"];
+    let n = v.command(C::Numbers).unwrap().numbers.unwrap();
+    // Python's pickle read of the same file.
+    assert_eq!(n["trace_events"], r["trace_events"]);
+    assert_eq!(n["reserved_bytes"], r["reserved_bytes"]);
+    assert_eq!(n["timeline"]["peak_bytes"], r["active_memory"]["peak_bytes"]);
+    v.render_plot(W, H).unwrap();
+    let p = v.command(C::Get).unwrap();
+    assert!(p.active_memory);
+    let largest = p.largest.expect("a largest element");
+    let [x, y] = v.command(C::Locate { element: largest }).unwrap().point.expect("largest drawn");
+    assert_eq!(v.command(C::HitAt { x, y }).unwrap().value, Some(largest as f64));
+    let text = v.command(C::Element { element: largest }).unwrap().text.unwrap();
+    assert!(text.starts_with(&format!("{largest} Addr: ")), "{text}");
+    // Step and x map back onto each other on the plot as drawn.
+    let step = v.command(C::StepAtX { x }).unwrap().value.unwrap();
+    let back = v.command(C::XOfStep { step }).unwrap().value.unwrap();
+    assert!((back - x).abs() <= 1.0 + W as f64 / p.steps as f64, "{x} -> {step} -> {back}");
+    // From above the plot the next band down is the topmost band at x.
+    let down = v.command(C::NextBand { x, y: -1.0, dir: 1, height: H as f64 }).unwrap().value.expect("a band below");
+    let top = v.command(C::HitAt { x, y: down }).unwrap().value.unwrap();
+    assert!(top >= 0.0 || top == -2.0, "{top}");
+    for a in 0..down as i32 {
+        assert_eq!(v.command(C::HitAt { x, y: a as f64 }).unwrap().value, Some(-1.0), "empty above the first band");
+    }
+    // The minimap dragged over its left half: half the steps.
+    assert_eq!(v.command(C::Brush { from: 0.3, to: 0.3 }).unwrap().value, Some(0.0), "less than a step");
+    let p = v.command(C::Brush { from: 0.0, to: 0.5 }).unwrap();
+    assert_eq!(p.value, Some(1.0));
+    assert_eq!(p.window[0], 0.0);
+    assert!((p.window[1] - p.steps as f64 / 2.0).abs() <= 1.0, "{:?} of {}", p.window, p.steps);
+}

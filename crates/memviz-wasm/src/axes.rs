@@ -4,8 +4,9 @@
 //! and the peak marker. It runs only when the window, the y scale or the canvas
 //! size changes: a few ms, against 100-200 ms if plotters drew the bands.
 
-use crate::{ctx2d, text};
+use crate::ctx2d;
 use memviz_core::format::format_size;
+use memviz_render::axis::{size_ticks, step_ticks};
 use memviz_viewer::AxesSpec;
 use plotters::coord::ranged1d::{AsRangedCoord, DefaultFormatting, KeyPointHint, Ranged, ValueFormatter};
 use plotters::element::DashedPathElement;
@@ -83,7 +84,7 @@ pub fn draw(canvas: &HtmlCanvasElement, spec: &AxesSpec) -> Result<(), JsError> 
             // The peak at the middle of its step, when in view.
             let peak = peak.map(|(s, b)| (s as f64 + 0.5, b)).filter(|(x, _)| *x >= win.x0 && *x <= win.x1);
             let right = |x: f64| x > win.x0 + (win.x1 - win.x0) * 0.8;
-            let x = GivenX { range: win.x0..win.x1, ticks: text::step_ticks(win.x0, win.x1, x_labels(spec)) };
+            let x = GivenX { range: win.x0..win.x1, ticks: step_ticks(win.x0, win.x1, x_labels(spec)) };
             chart(&root, spec, x, &label, peak, &right).map_err(|e| err(&e))?;
         }
         Some(t) => {
@@ -129,7 +130,7 @@ where
     let &AxesSpec { rect, dpr, y_max, x_desc, .. } = spec;
     let (w, h) = root.dim_in_pixel();
     let y_max = y_max as f64;
-    let ticks = text::size_ticks(y_max, ((rect.h as f64 / dpr) / 60.0).clamp(2.0, 10.0) as usize);
+    let ticks = size_ticks(y_max, ((rect.h as f64 / dpr) / 60.0).clamp(2.0, 10.0) as usize);
     // Every label in the unit of the largest tick (one rule: format::axis_unit).
     let unit = memviz_core::format::axis_unit(ticks.last().copied().unwrap_or(0.0));
     let font = (dpr * 12.0).round() as u32;

@@ -10,12 +10,13 @@
 //! overlay canvas (axes.rs), and only when they change (window, y scale or
 //! size), not on hover.
 //!
-//! - lib.rs: files, device, view, detail, window, the band plot, hover;
-//! - views.rs: the state history, search and the jumps between views;
-//! - moment.rs: the plot's steps and the analysis' build in slices;
+//! - lib.rs: the viewer core's one typed command (`ViewCommand` in,
+//!   `PageView` out: files, device, view, detail, window, pointer, search,
+//!   the state history, steps and x) and the band plot's pixels;
+//! - views.rs: the segment map's pixels, long work in slices (`tick`),
+//!   record_function phases and wall-clock time;
 //! - explain.rs: the analysis panels' one command (Explain, Findings,
 //!   Alive at, What if);
-//! - phases.rs: record_function phases and wall-clock time;
 //! - profiler.rs: torch.profiler memory exports (`ProfilerView`, apart from
 //!   `Viewer`);
 //! - ranks.rs: many files at once: overview rows, rank order, diffs.
@@ -25,11 +26,8 @@ mod axes;
 pub mod boundary;
 mod decode;
 mod explain;
-mod moment;
-mod phases;
 mod profiler;
 mod ranks;
-pub mod text;
 mod views;
 
 use memviz_render::Image;
@@ -82,12 +80,6 @@ pub fn panic_message() -> Option<String> {
 pub static EXAMPLE: &[u8] = include_bytes!("../example/resnet50_no_zero_grad.pickle.gz");
 pub const EXAMPLE_NAME: &str = "resnet50_no_zero_grad.pickle.gz";
 
-/// The built-in example's bytes (tests/e2e and benches open it as a file).
-#[wasm_bindgen]
-pub fn example_file() -> Vec<u8> {
-    EXAMPLE.to_vec()
-}
-
 /// What one `render` call did, for the page's timings line.
 #[wasm_bindgen]
 #[derive(Debug, Clone, Copy, Default)]
@@ -126,16 +118,16 @@ pub(crate) fn ctx2d(canvas: &HtmlCanvasElement) -> Result<CanvasRenderingContext
         .map_err(|_| JsError::new("no 2d context"))
 }
 
+fn clear(c: &HtmlCanvasElement) -> Result<(), JsError> {
+    ctx2d(c)?.clear_rect(0.0, 0.0, c.width() as f64, c.height() as f64);
+    Ok(())
+}
+
 /// Puts `img` on `canvas` with its top left corner at device pixel (x, y).
 pub(crate) fn put(canvas: &HtmlCanvasElement, img: &Image, x: u32, y: u32) -> Result<(), JsError> {
     let data = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&img.rgba), img.width, img.height)
         .map_err(|_| JsError::new("ImageData"))?;
     ctx2d(canvas)?.put_image_data(&data, x as f64, y as f64).map_err(|_| JsError::new("putImageData"))
-}
-
-/// -1 for none: the page's convention for an index that may be missing.
-pub(crate) fn or_minus_one(i: Option<u32>) -> i32 {
-    i.map_or(-1, |i| i as i32)
 }
 
 impl Viewer {
@@ -155,103 +147,10 @@ impl Viewer {
         Viewer::default()
     }
 
-    pub fn file_names(&self) -> Vec<String> {
-        self.inner.file_names()
-    }
-
-    /// How many files are open: `file_names().length` without copying the names.
+    /// How many files are open (the load path and every panel ask it
+    /// before anything else).
     pub fn file_count(&self) -> u32 {
         self.inner.file_count() as u32
-    }
-
-    pub fn current_file(&self) -> u32 {
-        self.inner.current_file() as u32
-    }
-
-    /// Devices memory_viz offers for the current file.
-    pub fn devices(&self) -> Vec<u32> {
-        self.inner.devices()
-    }
-
-    /// The selector's text for each of [`Viewer::devices`]: `cuda:0`, ...,
-    /// `host` (pinned host memory).
-    pub fn device_labels(&self) -> Vec<String> {
-        self.inner.device_labels()
-    }
-
-    /// What reading the current file left out or read as a default, one
-    /// line each (`device_traces[0][17]: not a dict; 3 entries like it
-    /// skipped`); empty for a sound file.
-    pub fn warnings(&self) -> Vec<String> {
-        self.inner.warnings()
-    }
-
-    pub fn device(&self) -> u32 {
-        self.inner.device()
-    }
-
-    pub fn view_names(&self) -> Vec<String> {
-        self.inner.view_names()
-    }
-
-    pub fn view(&self) -> u32 {
-        self.inner.view() as u32
-    }
-
-    pub fn set_view(&mut self, v: u32) {
-        self.inner.set_view(v as usize);
-    }
-
-    /// Elements of the current view (the detail slider's maximum).
-    pub fn element_count(&self) -> u32 {
-        self.inner.element_count()
-    }
-
-    pub fn detail(&self) -> u32 {
-        self.inner.detail()
-    }
-
-    /// Elements drawn as their own band at the current detail.
-    pub fn drawn_count(&self) -> u32 {
-        self.inner.drawn_count()
-    }
-
-    pub fn n_steps(&self) -> u32 {
-        self.inner.n_steps()
-    }
-
-    pub fn window_start(&self) -> f64 {
-        self.inner.window().x0
-    }
-
-    pub fn window_end(&self) -> f64 {
-        self.inner.window().x1
-    }
-
-    /// Shows steps `[x0, x1)` (clamped to the trace).
-    pub fn set_window(&mut self, x0: f64, x1: f64) {
-        self.inner.set_window(x0, x1);
-    }
-
-    pub fn reset_window(&mut self) {
-        self.inner.reset_window();
-    }
-
-    /// Zooms by `factor` (< 1 zooms in) around the CSS x coordinate `x` of
-    /// the plot canvas.
-    pub fn zoom_at(&mut self, factor: f64, x: f64) {
-        self.at_dpr().zoom_at(factor, x);
-    }
-
-    /// Pans by `dx` CSS pixels of the plot canvas (drag right shows earlier
-    /// steps).
-    pub fn pan_by(&mut self, dx: f64) {
-        self.at_dpr().pan_by(dx);
-    }
-
-    /// Peak of the current view: bytes and step.
-    pub fn peak_bytes(&self) -> f64 {
-        self.inner.peak_bytes() as f64
     }
 
     /// Draws the current view: bands into `plot` (sized in device pixels by
@@ -268,9 +167,9 @@ impl Viewer {
         let (w, h) = (plot.width(), plot.height());
         let t0 = now_ms();
         let frame = self.at_dpr().render_plot(w, h);
-        ctx2d(plot)?.clear_rect(0.0, 0.0, w as f64, h as f64);
+        clear(plot)?;
         let Some(frame) = frame else {
-            ctx2d(selection)?.clear_rect(0.0, 0.0, selection.width() as f64, selection.height() as f64);
+            clear(selection)?;
             return Ok(RenderStats::default());
         };
         let r = frame.rect;
@@ -279,10 +178,7 @@ impl Viewer {
         let a0 = now_ms();
         let axes_ms = match frame.axes {
             Axes::Unchanged => 0.0,
-            Axes::Clear => {
-                ctx2d(axes)?.clear_rect(0.0, 0.0, axes.width() as f64, axes.height() as f64);
-                now_ms() - a0
-            }
+            Axes::Clear => clear(axes).map(|()| now_ms() - a0)?,
             Axes::Draw(spec) => {
                 axes::draw(axes, &spec)?;
                 now_ms() - a0
@@ -300,7 +196,7 @@ impl Viewer {
     /// new plot (issue 13: 24-47 ms per hover on a 2M-event file with
     /// every band drawn).
     pub fn render_selection(&mut self, selection: &HtmlCanvasElement) -> Result<bool, JsError> {
-        ctx2d(selection)?.clear_rect(0.0, 0.0, selection.width() as f64, selection.height() as f64);
+        clear(selection)?;
         Ok(match self.inner.render_selection() {
             Selection::InPlot => false,
             Selection::Empty => true,
@@ -309,53 +205,6 @@ impl Viewer {
                 true
             }
         })
-    }
-
-    /// Builds ahead what the first hover would (the page calls it when idle
-    /// after a draw); cheap once built.
-    pub fn prepare_hover(&mut self) {
-        self.inner.prepare_hover()
-    }
-
-    /// Pointer at CSS (x, y) of the plot canvas: returns the text of what is
-    /// under it, or of the pinned band when it is over empty space.
-    pub fn hover(&mut self, x: f64, y: f64) -> String {
-        self.at_dpr().hover(x, y)
-    }
-
-    /// Click: pins what is under the pointer (or unpins on empty space).
-    pub fn click(&mut self, x: f64, y: f64) -> String {
-        self.at_dpr().click(x, y)
-    }
-
-    /// Element index under the pointer, -1 for none, -2 for the summarized
-    /// band, -(10 + pool) for a private pool's envelope.
-    pub fn hit_at(&mut self, x: f64, y: f64) -> i32 {
-        self.at_dpr().hit_at(x, y)
-    }
-
-    /// CSS coordinates on the plot canvas where `elem` can be hovered (the
-    /// middle of its band at the column where it is thickest), if it is
-    /// drawn in the current window: `[x, y]`.
-    pub fn locate(&mut self, elem: u32) -> Vec<f64> {
-        self.at_dpr().locate(elem)
-    }
-
-    /// Numbers shown in the page's summary line, as JSON: the current
-    /// device's numbers as `memviz summary --json` names them, and the
-    /// current view's timeline totals under `timeline`.
-    pub fn summary_json(&self) -> String {
-        self.inner.summary_json()
-    }
-
-    /// The text of element `elem` of the current view.
-    pub fn element_text(&self, elem: u32) -> String {
-        self.inner.element_text(elem)
-    }
-
-    /// Index of the largest element (the first drawn band).
-    pub fn largest_element(&self) -> i32 {
-        or_minus_one(self.inner.largest_element())
     }
 
     /// Changes with the file or device (memviz_viewer's `generation`): work

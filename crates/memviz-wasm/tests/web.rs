@@ -20,8 +20,23 @@ fn canvas(w: u32, h: u32) -> HtmlCanvasElement {
     c
 }
 
-fn summary(v: &Viewer) -> serde_json::Value {
-    serde_json::from_str(&v.summary_json()).unwrap()
+/// The current device's numbers (`memviz summary --json`).
+fn summary(v: &mut Viewer) -> serde_json::Value {
+    page_cmd(v, r#"{"cmd": "numbers"}"#)["numbers"].clone()
+}
+
+/// The page view as it is.
+fn get(v: &mut Viewer) -> serde_json::Value {
+    page_cmd(v, r#"{"cmd": "get"}"#)
+}
+
+/// Pointer at CSS (x, y) of the plot: what is under it, and its text (or the pinned one's).
+fn hover(v: &mut Viewer, x: f64, y: f64) -> (i64, String) {
+    // After a leave the pointer is over nothing, with the leave's text (the pinned band's).
+    let left = page_cmd(v, r#"{"cmd": "leave"}"#)["pointer"]["context"].clone();
+    let p = page_cmd(v, &format!(r#"{{"cmd": "hover", "x": {x}, "y": {y}}}"#))["pointer"].clone();
+    let text = if p["changed"] == true { &p["context"] } else { &left };
+    (p["hit"].as_i64().unwrap(), text.as_str().unwrap().to_string())
 }
 
 /// Runs a viewer command (`{"cmd": ...}` as the page writes it) and returns its page view.
@@ -80,40 +95,44 @@ fn error_message(e: wasm_bindgen::JsValue) -> String {
 
 #[wasm_bindgen_test]
 fn example_opens_with_its_numbers() {
-    let v = example();
-    assert_eq!(v.file_names(), vec![EXAMPLE_NAME.to_string()]);
-    assert_eq!(v.devices(), vec![0]);
-    assert_eq!(v.view_names()[..2], ["Active Memory Timeline", "Active Cached Segment Timeline"]);
-    let s = summary(&v);
+    let mut v = example();
+    let p = get(&mut v);
+    assert_eq!(p["files"], serde_json::json!([EXAMPLE_NAME]));
+    assert_eq!(p["devices"], serde_json::json!([{"value": 0, "label": "cuda:0"}]));
+    assert_eq!(
+        (&p["views"][0]["name"], &p["views"][1]["name"]),
+        (&"Active Memory Timeline".into(), &"Active Cached Segment Timeline".into())
+    );
+    let s = summary(&mut v);
     // memviz_reference.py summary: 9870 trace events; the Active Memory
     // Timeline from 137650152 bytes (324 blocks allocated before the trace:
     // the model was moved to the device first), peak 470210256, end
     // 375664840, 3821 elements.
     assert_eq!(s["trace_events"], 9870, "{s}");
     assert_eq!(s["timeline"]["elements"], 3821, "{s}");
-    assert_eq!(s["timeline"]["elements"].as_u64().unwrap() as u32, v.element_count());
-    assert_eq!(v.detail(), v.element_count(), "all drawn by default");
+    assert_eq!(s["timeline"]["elements"], p["elements"]);
+    assert_eq!(p["detail"], p["elements"], "all drawn by default");
     assert_eq!(s["timeline"]["start_bytes"], 137650152u64);
     assert_eq!(s["timeline"]["peak_bytes"], 470210256u64);
     assert_eq!(s["timeline"]["end_bytes"], 375664840u64);
     assert_eq!((&s["reserved_bytes"], &s["allocated_bytes"]), (&494927872u64.into(), &381113856u64.into()), "{s}");
-    let mut v = v;
-    let page = page_cmd(&mut v, r#"{"cmd": "get"}"#);
+    let page = p;
     let peak = page["summary"].as_array().unwrap().iter().find(|i| i["key"] == "timeline.peak_bytes").unwrap().clone();
     let step: u32 = peak["text"].as_str().unwrap().rsplit(' ').next().unwrap().parse().unwrap();
-    assert!(step > 0 && step < v.n_steps(), "{peak}");
+    assert!(step > 0 && step < page["steps"].as_u64().unwrap() as u32, "{peak}");
+    assert_eq!(s["peak_step"], step);
 }
 
 #[wasm_bindgen_test]
 fn streaming_loader_equals_whole_file() {
-    let whole = example();
+    let mut whole = example();
     let mut v = Viewer::new();
     v.open(cmd(r#"{"cmd": "begin", "name": "chunked.pickle.gz"}"#)).unwrap();
     for chunk in EXAMPLE.chunks(777) {
         v.feed(chunk).unwrap();
     }
     assert_eq!(field(&v.open(cmd(r#"{"cmd": "finish"}"#)).unwrap(), "file"), 0);
-    let (a, b) = (summary(&whole), summary(&v));
+    let (a, b) = (summary(&mut whole), summary(&mut v));
     assert_eq!(a["timeline"], b["timeline"]);
     assert_eq!(a["trace_events"], b["trace_events"]);
     assert_eq!(a["reserved_bytes"], b["reserved_bytes"]);
@@ -134,9 +153,9 @@ fn bad_file_is_an_error_naming_it_and_open_files_stay() {
     assert!(error_message(e.clone()).starts_with("cut.pickle: "));
     assert_eq!(field(&e, "kind"), "truncated");
     assert_eq!(field(&e, "offset"), 13);
-    assert_eq!(v.file_names(), vec![EXAMPLE_NAME.to_string()]);
+    assert_eq!(get(&mut v)["files"], serde_json::json!([EXAMPLE_NAME]));
     assert_eq!(v.file_count(), 1);
-    assert!(summary(&v)["trace_events"].as_u64().unwrap() > 0);
+    assert!(summary(&mut v)["trace_events"].as_u64().unwrap() > 0);
 }
 
 #[wasm_bindgen_test]
@@ -160,18 +179,22 @@ fn hover_pin_and_hit_follow_the_bands() {
     let mut v = example();
     let c = canvases();
     v.render(&c.plot, &c.sel, &c.axes, &c.mini).unwrap();
-    let big = v.largest_element();
-    assert!(big >= 0);
-    let xy = v.locate(big as u32);
-    assert_eq!(xy.len(), 2, "largest element visible");
-    assert_eq!(v.hit_at(xy[0], xy[1]), big);
-    let text = v.hover(xy[0], xy[1]);
+    let big = get(&mut v)["largest"].as_i64().expect("a largest element");
+    let el = page_cmd(&mut v, &format!(r#"{{"cmd": "element", "element": {big}}}"#));
+    let xy = page_cmd(&mut v, &format!(r#"{{"cmd": "locate", "element": {big}}}"#))["point"]
+        .as_array()
+        .expect("largest element visible")
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect::<Vec<_>>();
+    let (hit, text) = hover(&mut v, xy[0], xy[1]);
+    assert_eq!(hit, big);
     // memviz_reference.py hover: the largest element is 267, block
     // b7fe757e00000_0 of 33554432 bytes, cuBLAS's workspace.
     assert_eq!(big, 267);
     assert!(text.starts_with("267 Addr: b7fe757e00000_0"), "{text}");
     assert!(text.contains("(33554432 bytes)") && text.contains("setWorkspaceForHandle"), "{text}");
-    assert_eq!(text, v.element_text(big as u32));
+    assert_eq!(text, el["text"].as_str().unwrap());
     // The hovered band's outline goes on its own canvas, not on the bands.
     assert_eq!(inked(&c.sel), 0, "nothing hovered at the render");
     let bands = inked(&c.plot);
@@ -179,17 +202,16 @@ fn hover_pin_and_hit_follow_the_bands() {
     assert!(inked(&c.sel) > 20, "outline pixels: {}", inked(&c.sel));
     assert_eq!(inked(&c.plot), bands);
     // Pin, then hover empty space (top left of the plot: nothing allocated yet).
-    v.click(xy[0], xy[1]);
-    assert_eq!(v.hit_at(80.0, 16.0), -1);
-    assert_eq!(v.hover(80.0, 16.0), text);
+    page_cmd(&mut v, &format!(r#"{{"cmd": "click", "x": {}, "y": {}}}"#, xy[0], xy[1]));
+    assert_eq!(hover(&mut v, 80.0, 16.0), (-1, text.clone()));
     assert_eq!(page_cmd(&mut v, r#"{"cmd": "leave"}"#)["pointer"]["context"], text.as_str());
     assert!(v.render_selection(&c.sel).unwrap());
     assert!(inked(&c.sel) > 20, "the pinned band stays outlined");
-    v.click(2.0, 2.0); // unpins
+    page_cmd(&mut v, r#"{"cmd": "click", "x": 2.0, "y": 2.0}"#); // unpins
     assert!(v.render_selection(&c.sel).unwrap());
     assert_eq!(inked(&c.sel), 0, "nothing selected: an empty overlay");
     // Outside the plot: nothing.
-    assert_eq!(v.hit_at(2.0, 2.0), -1);
+    assert_eq!(hover(&mut v, 2.0, 2.0).0, -1);
 }
 
 #[wasm_bindgen_test]
@@ -197,27 +219,24 @@ fn detail_zoom_pan_and_views() {
     let mut v = example();
     let c = canvases();
     let all = v.render(&c.plot, &c.sel, &c.axes, &c.mini).unwrap().bands_drawn;
-    page_cmd(&mut v, r#"{"cmd": "set_detail", "detail": 5}"#);
-    assert_eq!(v.drawn_count(), 5);
+    assert_eq!(page_cmd(&mut v, r#"{"cmd": "set_detail", "detail": 5}"#)["drawn"], 5);
     let five = v.render(&c.plot, &c.sel, &c.axes, &c.mini).unwrap().bands_drawn;
     assert!(five <= 5 && five < all, "{five} {all}");
-    page_cmd(&mut v, r#"{"cmd": "set_detail", "detail": 4294967295}"#);
-    assert_eq!(v.detail(), v.element_count());
+    let p = page_cmd(&mut v, r#"{"cmd": "set_detail", "detail": 4294967295}"#);
+    assert_eq!(p["detail"], p["elements"]);
 
-    let n = v.n_steps() as f64;
-    assert_eq!((v.window_start(), v.window_end()), (0.0, n));
-    v.zoom_at(0.5, 78.0 + 403.0); // middle of the plot
-    let span = v.window_end() - v.window_start();
+    let n = p["steps"].as_f64().unwrap();
+    let window = |p: serde_json::Value| (p["window"][0].as_f64().unwrap(), p["window"][1].as_f64().unwrap());
+    assert_eq!(window(p), (0.0, n));
+    let (a, b) = window(page_cmd(&mut v, r#"{"cmd": "zoom", "factor": 0.5, "x": 481.0}"#)); // middle of the plot
+    let span = b - a;
     assert!((span - n / 2.0).abs() < 1e-6, "{span}");
-    let s0 = v.window_start();
-    v.pan_by(-100.0);
-    assert!(v.window_start() > s0);
-    v.set_window(-50.0, 1e12);
-    assert_eq!((v.window_start(), v.window_end()), (0.0, n));
+    assert!(window(page_cmd(&mut v, r#"{"cmd": "pan", "dx": -100.0}"#)).0 > a);
+    assert_eq!(window(page_cmd(&mut v, r#"{"cmd": "set_window", "x0": -50.0, "x1": 1e12}"#)), (0.0, n));
 
-    let active = summary(&v);
-    v.set_view(1);
-    let seg = summary(&v);
+    let active = summary(&mut v);
+    page_cmd(&mut v, r#"{"cmd": "set_view", "view": "cached_segments"}"#);
+    let seg = summary(&mut v);
     assert_eq!(seg["view"], "Active Cached Segment Timeline");
     assert_ne!(seg["timeline"], active["timeline"]);
     // No segment is freed in the example (memviz_reference.py: 27
@@ -226,8 +245,8 @@ fn detail_zoom_pan_and_views() {
     assert_eq!(seg["timeline"]["end_bytes"], seg["reserved_bytes"]);
     let st = v.render(&c.plot, &c.sel, &c.axes, &c.mini).unwrap();
     assert!(st.bands_drawn > 3);
-    let text = v.element_text(0);
-    assert!(text.starts_with("0 Addr: s"), "{text}");
+    let text = page_cmd(&mut v, r#"{"cmd": "element", "element": 0}"#)["text"].clone();
+    assert!(text.as_str().unwrap().starts_with("0 Addr: s"), "{text}");
 }
 
 /// Why bands are not drawn by plotters: plotters-canvas issues one canvas
@@ -279,14 +298,14 @@ fn warnings_and_the_host_device() {
         "device_traces": [[{"action": "alloc", "addr": 4096, "size": 512}]],
         "host_segments": [{"device": -1, "address": 65536, "total_size": 4096, "blocks": []}]}"#;
     open(&mut v, "odd.json", file).unwrap();
-    assert_eq!(v.warnings(), ["segments[0]: an int, not a dict; skipped"]);
-    assert_eq!(v.devices(), vec![0, 1]);
-    assert_eq!(v.device_labels(), ["cuda:0", "host"]);
-    assert_eq!(v.device(), 0, "a CUDA device first");
+    let p = get(&mut v);
+    assert_eq!(p["warnings"], serde_json::json!(["odd.json: warning: segments[0]: an int, not a dict; skipped"]));
+    assert_eq!(p["devices"], serde_json::json!([{"value": 0, "label": "cuda:0"}, {"value": 1, "label": "host"}]));
+    assert_eq!(p["device"], 0, "a CUDA device first");
     page_cmd(&mut v, r#"{"cmd": "set_device", "device": 1}"#);
-    assert_eq!(summary(&v)["device_name"], "host");
-    assert_eq!(summary(&v)["reserved_bytes"], 4096);
-    assert!(example().warnings().is_empty());
+    assert_eq!(summary(&mut v)["device_name"], "host");
+    assert_eq!(summary(&mut v)["reserved_bytes"], 4096);
+    assert_eq!(get(&mut example())["warnings"], serde_json::json!([]));
 }
 
 /// Distinct RGB colors of a canvas.
@@ -361,7 +380,7 @@ fn explain_api_on_the_example() {
     assert_eq!(peak["what"], "peak");
     let allocated =
         peak["facts"].as_array().unwrap().iter().find(|f| f["key"] == "allocated").unwrap()["value"].clone();
-    assert_eq!(allocated.as_f64().unwrap(), v.peak_bytes());
+    assert_eq!(allocated, summary(&mut v)["timeline"]["peak_bytes"]);
     let leaks = panel(&mut v, serde_json::json!({"cmd": "leaks"})).unwrap();
     assert_eq!(
         leaks["pending"].as_array().unwrap().len().min(1),
