@@ -219,6 +219,10 @@ export function command(cmd) {
 let page = null;
 /** The last page view (null before a file). */
 export const getPage = () => page;
+/** The page view now (after work the last command did not see). */
+export const pageNow = () => command({ cmd: 'get' });
+/** CSS x on the plot of timeline step `step` (NaN: off the window or no timeline). */
+export const xOfStep = (step) => command({ cmd: 'x_of_step', step }).value ?? NaN;
 
 /**
  * Resolves in a task of its own, so that input and frames may run between
@@ -548,8 +552,8 @@ function adoptVersions(got, i, step, ms) {
       }
       step('versions', { cmd: 'versions_end', file: i });
       document.body.dataset.versionsFrom = 'worker'; // for tests
-      if (v.current_file() === i && lastHit >= 0 && $('context').textContent.includes('_…')) {
-        showContext(v.element_text(lastHit));
+      if (pageNow().file === i && lastHit >= 0 && $('context').textContent.includes('_…')) {
+        showContext(command({ cmd: 'element', element: lastHit }).text);
       }
     })
     .catch((e) => {

@@ -6,7 +6,7 @@
 // the OOM or peak explained (picking one sets t); leaks and growth. A view
 // model of another generation (another file or device) is dropped.
 import { hoverCard } from './card.js';
-import { ALONE_MS, getViewer, guard, redraw, onDraw, withAnalysis, afterPaint } from './app.js';
+import { ALONE_MS, getViewer, guard, redraw, onDraw, withAnalysis, afterPaint, pageNow, xOfStep } from './app.js';
 import { ask, generation, setMoment, momentView, onMoment } from './moment.js';
 import { fill, onCmd } from './bind.js';
 
@@ -18,7 +18,8 @@ let over = null;
 /** @type {import('./types').MomentArg | null} */
 let shown = null; // the moment explained
 let gen = -1; // the generation the panels show
-let markerView = -1; // the view the markers are of
+/** @type {string} the view the markers are of */
+let markerView = '';
 
 function legend() {
   const mode = $('color-by').value, mv = momentView();
@@ -28,10 +29,10 @@ function legend() {
 }
 
 function placeMarkers() {
-  const v = getViewer(), ms = over?.markers ?? [], on = v.view_kind() === 'timeline' && v.n_steps() > 0;
+  const p = pageNow(), ms = over?.markers ?? [], on = p.kind === 'timeline' && p.steps > 0;
   const placed = []; // labels closer than 48 px go a row lower: an OOM just after the peak had covered its button
   [...markerBox.children].forEach((el, i) => {
-    const x = on ? v.x_of_step(ms[i].x) : NaN;
+    const x = on ? xOfStep(ms[i].x) : NaN;
     if ((el.hidden = !(x >= 0 && x <= plot.clientWidth))) return;
     let row = 0;
     while (placed.some(([px, r]) => r === row && Math.abs(px - x) < 48)) row++;
@@ -44,7 +45,7 @@ function placeMarkers() {
 /** The markers, the OOM list and the kinds of the timeline shown (nothing: all cleared). */
 function overview(show = true) {
   over = show ? ask({ cmd: 'overview' }) : null;
-  markerView = getViewer().view();
+  markerView = pageNow().view;
   fill(markerBox, over ?? {});
   fill($('explain-list'), over ?? {});
   placeMarkers();
@@ -66,7 +67,7 @@ export function explain(moment) {
 function showLeaks() {
   const v = getViewer(), t0 = performance.now();
   if (!v.file_count() || !$('leaks-details').open) return fill($('leaks-body'), null);
-  if (!v.analysis_built()) return withAnalysis(showLeaks, { state: false });
+  if (!pageNow().analysis_built) return withAnalysis(showLeaks, { state: false });
   /** @type {import('./types').LeaksView} */
   const r = ask({ cmd: 'leaks' });
   const put = () => { if (generation() === r.generation && $('leaks-details').open) fill($('leaks-body'), r); };
@@ -92,9 +93,10 @@ onDraw(() => {
       }
       return;
     }
-    if (over && v.view() !== markerView) overview();
+    const p = pageNow();
+    if (over && p.view !== markerView) overview();
     // Color by acts on the Active Memory Timeline only; its room is kept.
-    $('explain-bar').style.visibility = v.file_count() && v.color_by_acts() ? '' : 'hidden';
+    $('explain-bar').style.visibility = v.file_count() && p.color_by_acts ? '' : 'hidden';
     placeMarkers();
   } catch (_) { markerBox.replaceChildren(); } // a trap: app.js restarts the viewer
 });

@@ -7,7 +7,7 @@
 // innermost user frame or any frame (sortable, filterable, 30 rows a page),
 // the icicle (a click zooms into a frame and highlights its allocations). A
 // view model of another generation (another file or device) is dropped.
-import { ALONE_MS, getViewer, guard, onPin, onDraw, redraw, withAnalysis } from './app.js';
+import { ALONE_MS, getViewer, guard, onPin, onDraw, redraw, withAnalysis, command, pageNow, xOfStep } from './app.js';
 import * as icicle from './icicle.js';
 import { fill, add, clear } from './bind.js';
 
@@ -61,7 +61,7 @@ function icicleStep() {
     const t0 = performance.now();
     if (!view.tree) {
       // Nodes of at least 1/1500 of the peak, about a pixel of the canvas.
-      const t = ask({ cmd: 'tree', min_bytes: Math.floor(getViewer().peak_bytes() / 1500) }), n = t.nodes;
+      const t = ask({ cmd: 'tree', min_bytes: Math.floor((command({ cmd: 'numbers' }).numbers?.timeline.peak_bytes ?? 0) / 1500) }), n = t.nodes;
       view.tree = [];
       for (let i = 0; i < n.length; i += 6) view.tree.push({ id: n[i], parent: n[i + 1], depth: n[i + 2], frame: t.frames[n[i + 3]], bytes: n[i + 4], count: n[i + 5] });
       work = [performance.now() - t0];
@@ -88,8 +88,7 @@ function rows(fresh) {
 }
 
 function placeLine() {
-  const v = getViewer();
-  const x = current() && view.at.step != null && v.is_active_memory() ? v.x_of_step(view.at.step + 0.5) : NaN;
+  const x = current() && view.at.step != null && pageNow().active_memory ? xOfStep(view.at.step + 0.5) : NaN;
   if (!(line.hidden = !(x >= 0 && x <= plot.clientWidth))) Object.assign(line.style, { left: (plot.offsetLeft + x) + 'px', top: plot.offsetTop + 'px', height: plot.clientHeight + 'px' });
 }
 // Each draw: the line follows; another file or device clears the panel.
@@ -137,13 +136,13 @@ panel.querySelector('thead').addEventListener('click', guard((e) => {
   if (key) sort = { key, dir: sort.key === key ? -sort.dir : (key === 'key' ? 1 : -1) };
   if (key) rows(true);
 }));
-onPin(guard((x) => { if (getViewer().is_active_memory()) setMoment({ step: getViewer().step_at_x(x) }); }));
+onPin(guard((x) => { if (pageNow().active_memory) setMoment({ step: command({ cmd: 'step_at_x', x }).value }); }));
 // [ and ] on the focused plot move t by one step (the arrows pan, app.js).
 plot.addEventListener('keydown', guard((e) => {
   const s = view?.at.step;
   if (s == null || !current() || (e.key !== '[' && e.key !== ']')) return;
   e.preventDefault();
-  setMoment({ step: Math.max(0, Math.min(getViewer().n_steps() - 1, s + (e.key === '[' ? -1 : 1))) });
+  setMoment({ step: Math.max(0, Math.min(pageNow().steps - 1, s + (e.key === '[' ? -1 : 1))) });
 }));
 /** The last view shown (null before the first). */
 export const momentView = () => view;

@@ -10,7 +10,7 @@
 // the plot now has them and lays them out again when they moved. A timeline
 // just shown gets its phases in the next task (its first paint waits for
 // nothing but the plot). It does not poll.
-import { getViewer, guard, redraw, onDraw, afterPaint } from './app.js';
+import { getViewer, guard, redraw, onDraw, afterPaint, command } from './app.js';
 
 /** @returns {any} */ const $ = (id) => document.getElementById(id);
 const box = $('plot-box'), plot = $('plot'), bar = $('phase-controls');
@@ -65,8 +65,8 @@ function layout(d) {
 layer.addEventListener('click', guard((e) => {
   const el = e.target.closest('.phase'), v = getViewer();
   if (!el || !v) return;
-  const a = Math.min(+el.dataset.step0, Math.max(0, v.n_steps() - 1));
-  v.set_window(a, Math.max(+el.dataset.step1, a + 1));
+  const a = Math.min(+el.dataset.step0, Math.max(0, command({ cmd: 'get' }).steps - 1));
+  command({ cmd: 'set_window', x0: a, x1: Math.max(+el.dataset.step1, a + 1) });
   redraw();
 }));
 
