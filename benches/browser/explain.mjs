@@ -53,7 +53,7 @@ for (const path of files) {
     const mm = m.moment || window.memvizMoment; // before / after the ES modules
     const time = (f) => { const t0 = performance.now(); f(); return performance.now() - t0; };
     const frame = () => new Promise((res) => requestAnimationFrame(() => res()));
-    const out = { steps: v.n_steps() };
+    const out = { steps: v.command({ cmd: 'get' }).steps };
     // The first moment builds the analysis and the state history: at once
     // on a small file, else a slice a frame (www/app.js withAnalysis, which
     // times its slices and the panel's showing in data-analysis-slices).

@@ -256,7 +256,7 @@ async function benchFile(path) {
     return {
       received: t('memviz:file-received'), decoded: t('memviz:decoded'), paint: t('memviz:first-paint'),
       firstRedraw: redraws[redraws.length - 1], timingsLine: document.getElementById('timings').textContent,
-      elements: window.memviz.viewer.element_count(), detail: window.memviz.viewer.detail(),
+      elements: window.memviz.viewer.command({ cmd: 'get' }).elements, detail: window.memviz.viewer.command({ cmd: 'get' }).detail,
       canvas: `${document.getElementById('plot').width}×${document.getElementById('plot').height}`,
       events: +document.querySelector('#summary [data-k="trace_events"]').dataset.v,
     };

@@ -131,7 +131,7 @@ for (const files of sets) {
       await frame();
       return [Math.max(work, ...slices), painted, slices.length];
     };
-    const out = { rows: [], diff: [], steps: v.n_steps() };
+    const out = { rows: [], diff: [], steps: v.command({ cmd: 'get' }).steps };
     const rows = [...document.querySelectorAll('#ranks-table tbody tr')];
     for (let i = 0; i < clicks; i++) out.rows.push(await rowClick(rows[(i + 1) % rows.length]));
     const a = document.querySelector('#diff-a'), b = document.querySelector('#diff-b');
@@ -140,7 +140,7 @@ for (const files of sets) {
     const atA = document.querySelector('#diff-at-a'), atB = document.querySelector('#diff-at-b');
     // B's own steps: its row shown a moment (the rows keep file and device).
     await rowClick(rows[+b.value]);
-    const steps = v.n_steps();
+    const steps = v.command({ cmd: 'get' }).steps;
     await rowClick(rows[0]);
     await frame();
     const failed = () => document.querySelector('#diff-out').dataset.totalB === undefined;

@@ -37,7 +37,7 @@ await page.waitForFunction((n) => {
   return s && s.selectedOptions[0]?.textContent === n && document.querySelector('#plot').dataset.bandsDrawn !== undefined;
 }, basename(file), { timeout: 600000 });
 const openS = (Date.now() - t0) / 1000;
-const names = await page.evaluate(() => window.memviz.viewer.view_names());
+const names = await page.evaluate(() => window.memviz.viewer.command({ cmd: 'get' }).views.map((x) => x.name));
 const sw0 = Date.now();
 await page.evaluate((i) => {
   const s = document.getElementById('view-select');
@@ -45,7 +45,9 @@ await page.evaluate((i) => {
   s.dispatchEvent(new Event('change'));
 }, names.indexOf('Allocator State History'));
 const switchMs = Date.now() - sw0;
-const n = await page.evaluate(() => window.memviz.viewer.state_len());
+// The list is built a slice a frame: its length once the view is shown.
+await page.waitForFunction(() => window.memviz.viewer.command({ cmd: 'get' }).state, null, { timeout: 600000 });
+const n = await page.evaluate(() => window.memviz.viewer.command({ cmd: 'get' }).state.len);
 const seek0 = Date.now();
 await page.evaluate((i) => window.memviz.views.select(i), Math.floor(n / 2));
 const seekMs = Date.now() - seek0;
@@ -67,13 +69,13 @@ const inPage = await page.evaluate((n) => {
   }
   return out;
 }, presses);
-const sel = await page.evaluate(() => window.memviz.viewer.state_selected());
+const sel = await page.evaluate(() => window.memviz.viewer.command({ cmd: 'get' }).state.selected);
 const stat = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
   return { median: q(0.5), p95: q(0.95), max: s[s.length - 1], mean: xs.reduce((a, b) => a + b, 0) / xs.length, over_16_7ms: xs.filter((t) => t > 16.7).length };
 };
-const map = JSON.parse(await page.evaluate(() => window.memviz.viewer.state_json()));
+const map = await page.evaluate(() => window.memviz.viewer.command({ cmd: 'get' }).state.numbers);
 const out = {
   file: basename(file), events: n, open_s: openS, switch_to_state_history_ms: switchMs, seek_to_middle_ms: seekMs,
   presses, selected_after: sel, arrowdown_handler_ms: stat(times), arrowdown_with_layout_ms: stat(inPage), segments: map.segments, blocks: map.blocks, rects: map.rects, errors,

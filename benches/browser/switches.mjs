@@ -91,7 +91,7 @@ for (const f of files) {
           const fire = () => { vs.value = String(to); vs.dispatchEvent(new Event('change', { bubbles: true })); };
           // Every frame until two after the view is shown (one built a
           // slice a frame is shown frames later, and drawn in the next).
-          const [own, ...fr] = await frames(fire, () => window.memviz.viewer.view() === to);
+          const [own, ...fr] = await frames(fire, () => ((p) => p.views.findIndex((x) => x.id === p.view))(window.memviz.viewer.command({ cmd: 'get' })) === to);
           // Its slices, as the page timed them (the frames include them).
           const sl = (vs.dataset.viewSlices || '').split(',').filter(Boolean).map(Number);
           views[to].push(Math.max(own, ...fr, ...sl));

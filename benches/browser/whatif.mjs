@@ -47,7 +47,7 @@ for (const path of files) {
     const d = document.body.dataset;
     const slices = (d.whatifSlices || '').split(',').filter(Boolean).map(Number);
     return {
-      steps: window.memviz.viewer.n_steps(),
+      steps: window.memviz.viewer.command({ cmd: 'get' }).steps,
       firstTask, replay: Number(d.whatifReplayMs), all: Number(d.whatifMs), slices: slices.length,
       longest: Math.max(firstTask, ...slices), error: document.querySelector('#whatif-error').textContent,
       needs: document.querySelector('#whatif-needs').textContent,
