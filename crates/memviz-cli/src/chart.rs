@@ -18,7 +18,7 @@ use memviz_core::model::Action;
 use memviz_core::phases::{self, TimeAxis};
 use memviz_core::timeline::{DetailView, Timeline, TimelineKind};
 use memviz_core::Snapshot;
-use memviz_render::axis::{size_ticks, step_ticks};
+use memviz_render::axis::{size_ticks, step_ticks, GivenAxis};
 use memviz_render::mapped_x::pick_columns_at;
 use memviz_render::{self as render, BandIndex, BandSource, Image, PlotStyle, TimelineBands, Window, NO_STEP};
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
@@ -130,31 +130,6 @@ pub fn check_size(width: u32, height: u32) -> Result<(), String> {
         ));
     }
     Ok(())
-}
-
-/// A y axis in bytes with given key points (round KiB/MiB/GiB values):
-/// plotters' own f64 axis would put ticks at 100,000,000.
-pub(crate) struct SizeAxis {
-    pub(crate) max: f64,
-    pub(crate) ticks: Vec<f64>,
-}
-
-impl Ranged for SizeAxis {
-    type FormatOption = DefaultFormatting;
-    type ValueType = f64;
-    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
-        let f = if self.max > 0.0 { v / self.max } else { 0.0 };
-        limit.0 + (f * (limit.1 - limit.0) as f64).round() as i32
-    }
-    fn key_points<H: KeyPointHint>(&self, hint: H) -> Vec<f64> {
-        if hint.max_num_points() == 0 {
-            return Vec::new();
-        }
-        self.ticks.clone()
-    }
-    fn range(&self) -> std::ops::Range<f64> {
-        0.0..self.max
-    }
 }
 
 /// The x axis, in steps. plotters maps a range onto the plot's pixels
@@ -438,7 +413,7 @@ fn decorate<DB: DrawingBackend>(
         .margin_right(w - px - pw)
         .y_label_area_size(px)
         .x_label_area_size(h - py - ph)
-        .build_cartesian_2d(StepAxis { n, time: axis.time }, SizeAxis { max: y_max, ticks })?;
+        .build_cartesian_2d(StepAxis { n, time: axis.time }, GivenAxis { range: 0.0..y_max, ticks })?;
     let x_desc = match (req.kind, axis.time.is_some()) {
         (_, true) => "time from the first event (idle gaps compressed)",
         (_, false) if req.x_time => "alloc / free action (step): the file has no time_us",

@@ -22,8 +22,9 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::Serialize;
 
-use crate::chart::{check_size, encode_png, register_font, Format, SizeAxis, FONT, MARGIN, PEAK, TEXT};
+use crate::chart::{check_size, encode_png, register_font, Format, FONT, MARGIN, PEAK, TEXT};
 use crate::glyphs::GlyphText;
+use memviz_render::axis::GivenAxis;
 
 #[derive(Debug, Serialize)]
 pub struct Info {
@@ -229,7 +230,7 @@ fn decorate<DB: DrawingBackend>(
         .margin_right(w - px - pw)
         .y_label_area_size(px)
         .x_label_area_size(h - py - ph)
-        .build_cartesian_2d(TimeAxis { span }, SizeAxis { max: y_max, ticks })?;
+        .build_cartesian_2d(TimeAxis { span }, GivenAxis { range: 0.0..y_max, ticks })?;
     c.configure_mesh()
         .disable_x_mesh()
         .bold_line_style(RGBColor(0, 0, 0).mix(0.12).stroke_width(1))

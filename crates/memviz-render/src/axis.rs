@@ -105,6 +105,37 @@ pub fn fmt_time(s: f64, span: f64) -> String {
     }
 }
 
+/// A plotters axis whose key points are given: sizes (round KiB/MiB/GiB
+/// values, `0..max`: plotters' own f64 axis picks decimal ticks,
+/// 100,000,000, which read badly as sizes), steps (whole numbers, which its
+/// f64 axis does not keep to in a window of a few steps), or wall-clock
+/// time (memviz-viewer's xaxis.rs: fractions of the plot width).
+#[cfg(feature = "plotters")]
+pub struct GivenAxis {
+    pub range: std::ops::Range<f64>,
+    pub ticks: Vec<f64>,
+}
+
+#[cfg(feature = "plotters")]
+impl plotters::coord::ranged1d::Ranged for GivenAxis {
+    type FormatOption = plotters::coord::ranged1d::DefaultFormatting;
+    type ValueType = f64;
+    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
+        let span = self.range.end - self.range.start;
+        let f = if span > 0.0 { (v - self.range.start) / span } else { 0.0 };
+        limit.0 + (f * (limit.1 - limit.0) as f64).round() as i32
+    }
+    fn key_points<H: plotters::coord::ranged1d::KeyPointHint>(&self, hint: H) -> Vec<f64> {
+        if hint.max_num_points() == 0 {
+            return Vec::new();
+        }
+        self.ticks.clone()
+    }
+    fn range(&self) -> std::ops::Range<f64> {
+        self.range.clone()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,70 +6,15 @@
 
 use crate::ctx2d;
 use memviz_core::format::format_size;
-use memviz_render::axis::{size_ticks, step_ticks};
+use memviz_render::axis::{size_ticks, step_ticks, GivenAxis};
 use memviz_viewer::AxesSpec;
-use plotters::coord::ranged1d::{AsRangedCoord, DefaultFormatting, KeyPointHint, Ranged, ValueFormatter};
+use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters_canvas::CanvasBackend;
-use std::ops::Range;
 use wasm_bindgen::JsError;
 use web_sys::HtmlCanvasElement;
-
-/// A y axis in bytes whose key points are given (round KiB/MiB/GiB values):
-/// plotters' own f64 axis picks decimal ticks (100,000,000), which read
-/// badly as sizes.
-struct SizeAxis {
-    max: f64,
-    ticks: Vec<f64>,
-}
-
-impl Ranged for SizeAxis {
-    type FormatOption = DefaultFormatting;
-    type ValueType = f64;
-    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
-        let f = if self.max > 0.0 { v / self.max } else { 0.0 };
-        limit.0 + (f * (limit.1 - limit.0) as f64).round() as i32
-    }
-    fn key_points<H: KeyPointHint>(&self, hint: H) -> Vec<f64> {
-        if hint.max_num_points() == 0 {
-            return Vec::new();
-        }
-        self.ticks.clone()
-    }
-    fn range(&self) -> Range<f64> {
-        0.0..self.max
-    }
-}
-
-/// An x axis whose key points are given: in steps (whole numbers, which
-/// plotters' own f64 axis does not keep to in a window of a few steps), or
-/// in wall-clock time (memviz-viewer's xaxis.rs: positions are fractions
-/// of the plot width, `0.0..1.0`).
-struct GivenX {
-    range: Range<f64>,
-    ticks: Vec<f64>,
-}
-
-impl Ranged for GivenX {
-    type FormatOption = DefaultFormatting;
-    type ValueType = f64;
-    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
-        let span = self.range.end - self.range.start;
-        let f = if span > 0.0 { (v - self.range.start) / span } else { 0.0 };
-        limit.0 + (f * (limit.1 - limit.0) as f64).round() as i32
-    }
-    fn key_points<H: KeyPointHint>(&self, hint: H) -> Vec<f64> {
-        if hint.max_num_points() == 0 {
-            return Vec::new();
-        }
-        self.ticks.clone()
-    }
-    fn range(&self) -> Range<f64> {
-        self.range.clone()
-    }
-}
 
 pub fn draw(canvas: &HtmlCanvasElement, spec: &AxesSpec) -> Result<(), JsError> {
     let ctx = ctx2d(canvas)?;
@@ -84,11 +29,11 @@ pub fn draw(canvas: &HtmlCanvasElement, spec: &AxesSpec) -> Result<(), JsError> 
             // The peak at the middle of its step, when in view.
             let peak = peak.map(|(s, b)| (s as f64 + 0.5, b)).filter(|(x, _)| *x >= win.x0 && *x <= win.x1);
             let right = |x: f64| x > win.x0 + (win.x1 - win.x0) * 0.8;
-            let x = GivenX { range: win.x0..win.x1, ticks: step_ticks(win.x0, win.x1, x_labels(spec)) };
+            let x = GivenAxis { range: win.x0..win.x1, ticks: step_ticks(win.x0, win.x1, x_labels(spec)) };
             chart(&root, spec, x, &label, peak, &right).map_err(|e| err(&e))?;
         }
         Some(t) => {
-            let x = GivenX { range: 0.0..1.0, ticks: t.ticks.iter().map(|p| p.0).collect() };
+            let x = GivenAxis { range: 0.0..1.0, ticks: t.ticks.iter().map(|p| p.0).collect() };
             // Labels by position: plotters hands back the key points it was given.
             let label = |v: &f64| {
                 t.ticks
@@ -139,7 +84,7 @@ where
         .margin_right(w.saturating_sub(rect.x + rect.w))
         .y_label_area_size(rect.x)
         .x_label_area_size(h.saturating_sub(rect.y + rect.h))
-        .build_cartesian_2d(x, SizeAxis { max: y_max, ticks })?;
+        .build_cartesian_2d(x, GivenAxis { range: 0.0..y_max, ticks })?;
     let grid = RGBColor(0, 0, 0).mix(0.12);
     chart
         .configure_mesh()
