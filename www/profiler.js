@@ -24,8 +24,8 @@ function rect() {
 const update = guard(function (cmd = {}, drawPlot = true) {
   if (!pv) return;
   const r = rect();
-  /** @type {import('./types').ProfilerModel} */
-  const m = pv.update({ ...cmd, width: r.w, height: r.h, dpr: r.dpr });
+  /** @type {import('./types').ProfilerModel & { pixels: Uint8Array<ArrayBuffer> }} */
+  const m = pv.update({ ...cmd, width: r.w, height: r.h, dpr: r.dpr, draw: drawPlot });
   $('profiler-hover').textContent = m.hover;
   if (!drawPlot) return;
   $('profiler-legend').replaceChildren(...m.legend.map((it) => {
@@ -37,7 +37,7 @@ const update = guard(function (cmd = {}, drawPlot = true) {
   }));
   const ctx = plot.getContext('2d');
   ctx.clearRect(0, 0, plot.width, plot.height);
-  const px = pv.pixels(r.w, r.h);
+  const px = m.pixels;
   ctx.putImageData(new ImageData(new Uint8ClampedArray(px.buffer, px.byteOffset, px.length), r.w, r.h), r.x, r.y);
   ctx.fillStyle = '#333';
   ctx.strokeStyle = 'rgba(0,0,0,0.15)';

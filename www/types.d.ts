@@ -320,7 +320,11 @@ reset: boolean, zoom: ProfilerZoom | null, width: number, height: number, dpr: n
 /**
  * The pixel column hovered (as last rendered).
  */
-hover_x: number | null, };
+hover_x: number | null, 
+/**
+ * The plot's pixels wanted too (a hover only moves the readout).
+ */
+draw: boolean, };
 
 export type LegendItem = { name: string, 
 /**

@@ -39,6 +39,9 @@ pub struct ProfilerCommand {
     /// The pixel column hovered (as last rendered).
     #[serde(default)]
     pub hover_x: Option<u32>,
+    /// The plot's pixels wanted too (a hover only moves the readout).
+    #[serde(default)]
+    pub draw: bool,
 }
 
 /// A curve of the legend.

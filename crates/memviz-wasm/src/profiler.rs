@@ -19,14 +19,16 @@ impl ProfilerView {
     }
 
     /// The panel's command (`ProfilerCommand`: chart, zoom, reset, size,
-    /// hover) and what it shows (`ProfilerModel`).
+    /// hover, draw) and what it shows (`ProfilerModel`); with `draw`, also
+    /// `pixels`: the plot's RGBA (`width` x `height`) for `putImageData`.
     pub fn update(&mut self, cmd: JsValue) -> Result<JsValue, JsValue> {
         let cmd: memviz_viewer::profiler::ProfilerCommand = from_js(&cmd)?;
-        Ok(to_js(&self.0.update(&cmd)))
-    }
-
-    /// The plot's pixels (RGBA, `w` x `h`) for `putImageData`.
-    pub fn pixels(&mut self, w: u32, h: u32) -> Vec<u8> {
-        self.0.render(w, h).rgba.clone()
+        let out = to_js(&self.0.update(&cmd));
+        if cmd.draw {
+            let px = js_sys::Uint8Array::from(&self.0.render(cmd.width, cmd.height).rgba[..]);
+            // Setting a property on a fresh plain object cannot fail.
+            let _ = js_sys::Reflect::set(&out, &JsValue::from_str("pixels"), &px);
+        }
+        Ok(out)
     }
 }
