@@ -38,7 +38,7 @@ fn cmd(v: &mut Viewer, c: &str) -> serde_json::Value {
 #[wasm_bindgen_test]
 fn state_history_selects_and_draws() {
     let mut v = Viewer::new();
-    v.open(js_sys::JSON::parse(r#"{"cmd": "example"}"#).unwrap()).unwrap();
+    v.open(js_sys::JSON::parse(r#"{"cmd": "example"}"#).unwrap(), None).unwrap();
     let events = json(&v.summary_json())["trace_events"].as_u64().unwrap() as u32;
     let names = v.view_names();
     assert_eq!(names[2..], ["Allocated Memory (incl. Private Pools)", "Allocator State History", "Allocator Settings"]);
@@ -79,7 +79,7 @@ fn state_history_selects_and_draws() {
 #[wasm_bindgen_test]
 fn search_and_jumps() {
     let mut v = Viewer::new();
-    v.open(js_sys::JSON::parse(r#"{"cmd": "example"}"#).unwrap()).unwrap();
+    v.open(js_sys::JSON::parse(r#"{"cmd": "example"}"#).unwrap(), None).unwrap();
     let big = v.largest_element();
     assert!(big >= 0);
     let text = v.element_text(big as u32);
@@ -110,10 +110,13 @@ fn search_and_jumps() {
 fn pools_view_draws_private_pools() {
     const GRAPHS: &[u8] = include_bytes!("../../../../shared/recordings/cuda_graphs_two_graphs_shared_pool.pickle");
     let mut v = Viewer::new();
-    v.open(js_sys::JSON::parse(r#"{"cmd": "begin", "name": "cuda_graphs_two_graphs_shared_pool.pickle"}"#).unwrap())
-        .unwrap();
+    v.open(
+        js_sys::JSON::parse(r#"{"cmd": "begin", "name": "cuda_graphs_two_graphs_shared_pool.pickle"}"#).unwrap(),
+        None,
+    )
+    .unwrap();
     v.feed(GRAPHS).unwrap();
-    v.open(js_sys::JSON::parse(r#"{"cmd": "finish"}"#).unwrap()).unwrap();
+    v.open(js_sys::JSON::parse(r#"{"cmd": "finish"}"#).unwrap(), None).unwrap();
     v.set_view(2);
     assert_eq!(v.view_kind(), "pools");
     v.reset_window();
