@@ -354,6 +354,12 @@ pub enum OpenCommand {
         #[ts(type = "number")]
         file: usize,
     },
+    /// The view named `name` (`view` in the reply; none if no view has
+    /// it), for a file posted with a view (MemoryViz.js): memory_viz's
+    /// names are taken too.
+    ViewNamed {
+        name: String,
+    },
     /// The built-in example (memviz-wasm holds its bytes).
     Example,
     /// The idle warm-up of the open and draw paths (memviz-wasm).
@@ -405,7 +411,13 @@ pub struct OpenReply {
     pub written: Option<u64>,
     /// `sniff`: what the file is.
     pub sniff: Option<FileSniff>,
+    /// `view_named`: the view's index.
+    #[ts(type = "number | null")]
+    pub view: Option<usize>,
 }
+
+/// memory_viz's view names (trace_plot's `--segments`) that are not this viewer's.
+const VIEW_ALIASES: [(&str, &str); 1] = [("Active Cached Memory Timeline", "Active Cached Segment Timeline")];
 
 /// What a file is, from its first bytes (`memviz_core::sniff`): the page
 /// routes it on this once, before decoding it.
@@ -460,6 +472,10 @@ impl crate::Viewer {
             OpenCommand::VersionsLost { file } => self.versions_lost(file),
             OpenCommand::HasVersions { file } => reply.done = self.has_versions(file),
             OpenCommand::SelectFile { file } => self.select_file(file),
+            OpenCommand::ViewNamed { name } => {
+                let name = VIEW_ALIASES.iter().find(|a| a.0 == name).map_or(name.as_str(), |a| a.1);
+                reply.view = self.view_names().iter().position(|n| n == name);
+            }
             other => return Err(PageError::bad_command(format!("{other:?} is not the viewer's"))),
         }
         reply.generation = self.generation();
