@@ -23,18 +23,12 @@ function viewer() {
 }
 
 function post(files, view) {
-  viewer().then((w) => w.postMessage({ memviz: 'open', files, view }, TARGET, files.map((f) => f.bytes)));
-}
-
-// trace_plot pads the pickle with NULs; the decoder stops at its STOP opcode.
-function decodeBase64(text) {
-  text = text.replace(/\s+/g, '');
-  return Uint8Array.fromBase64 ? Uint8Array.fromBase64(text) : Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+  viewer().then((w) => w.postMessage({ memviz: 'open', files, view }, TARGET, files.flatMap((f) => f.bytes || [])));
 }
 
 /** files: [{name, base64}]; view_value: a view name such as 'Active Memory Timeline'. */
 export function add_local_files(files, view_value) {
-  post(files.map((f) => ({ name: String(f.name), bytes: decodeBase64(f.base64).buffer })), view_value);
+  post(files.map((f) => ({ name: String(f.name), base64: String(f.base64) })), view_value); // share.js decodes it
 }
 
 /** files: [{name, url}], fetched by this (host) page, then shown. */

@@ -70,7 +70,7 @@ export const getRecovering = () => recovering;
  * internal error.
  */
 let formatHook = null; // profiler.js: (file) -> a promise once shown
-/** profiler.js registers here: the files whose first bytes say torch.profiler export (`Viewer.sniff`). */
+/** profiler.js registers here: the files whose first bytes say torch.profiler export (`open({cmd: 'sniff'})`). */
 export function addFormatHook(fn) {
   formatHook = fn;
 }
@@ -418,9 +418,9 @@ class ProfilerFile extends Error {
     super(`${name}: not a memory snapshot but a torch.profiler export: open it alone to see its chart`);
   }
 }
-/** Routes `file` on its first bytes (`Viewer.sniff`), before any decode: throws a ProfilerFile for a profiler export. */
+/** Routes `file` on its first bytes (`open({cmd: 'sniff'})`), before any decode: throws a ProfilerFile for a profiler export. */
 function route(file, head) {
-  const k = bindings.Viewer.sniff(head.subarray(0, SNIFF_HEAD));
+  const k = viewer.open({ cmd: 'sniff' }, head.subarray(0, SNIFF_HEAD)).sniff;
   document.body.dataset.fileKind = k.kind; // for tests
   if (k.profiler) throw new ProfilerFile(file.name);
 }
@@ -548,7 +548,7 @@ function adoptVersions(got, i, step, ms) {
       for (const b of info.versions) {
         await new Promise((r) => idle(r));
         if (viewer !== v) return;
-        step('versions', () => v.versions_chunk(i, new Uint8Array(b)));
+        step('versions', () => v.open({ cmd: 'versions_chunk', file: i }, new Uint8Array(b)));
       }
       step('versions', { cmd: 'versions_end', file: i });
       document.body.dataset.versionsFrom = 'worker'; // for tests

@@ -6,12 +6,11 @@
 import { getViewer, openFiles, showError, ready } from './app.js';
 
 const EMBED_ID = 'memviz-embedded-snapshot';
-// memory_viz's view names (trace_plot's --segments) -> this page's.
-const VIEW_ALIASES = { 'Active Cached Memory Timeline': 'Active Cached Segment Timeline' };
 
 const $ = (id) => document.getElementById(id);
 const whenReady = (f) => { ready.then(f); };
 
+// trace_plot pads the pickle with NULs; the decoder stops at its STOP opcode.
 function decodeBase64(text) {
   text = text.replace(/\s+/g, '');
   return Uint8Array.fromBase64 ? Uint8Array.fromBase64(text) : Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
@@ -19,12 +18,8 @@ function decodeBase64(text) {
 
 function selectView(name) {
   if (!name) return;
-  const names = getViewer().view_names();
-  const i = names.indexOf(VIEW_ALIASES[name] || name);
-  if (i < 0) {
-    console.warn(`memviz: no view named ${JSON.stringify(name)}; views: ${names.join(', ')}`);
-    return;
-  }
+  const i = getViewer().open({ cmd: 'view_named', name }).view;
+  if (i == null) return console.warn(`memviz: no view named ${JSON.stringify(name)}`);
   const sel = $('view-select');
   if (sel.value !== String(i)) {
     sel.value = String(i);
@@ -101,7 +96,8 @@ if (window.parent !== window) {
     const m = e.data;
     if (e.source !== window.parent || !m || m.memviz !== 'open' || !Array.isArray(m.files)) return;
     whenReady(async () => {
-      const files = m.files.map((f) => new File([f.bytes], String(f.name)));
+      // MemoryViz.js's add_local_files posts base64, as trace_plot gives it.
+      const files = m.files.map((f) => new File([f.base64 != null ? decodeBase64(String(f.base64)) : f.bytes], String(f.name)));
       await openFiles(files);
       selectView(m.view);
     });

@@ -297,9 +297,9 @@ test('a profiler .json goes to the chart on its first bytes: the snapshot reader
   await page.evaluate(() => {
     window.decodes = [];
     const P = window.memviz.viewer.constructor.prototype, open = P.open, feed = P.feed;
-    P.open = function (cmd) {
+    P.open = function (cmd, ...bytes) {
       if (cmd.cmd === 'adopt_begin' || cmd.cmd === 'finish') window.decodes.push(cmd.cmd);
-      return open.call(this, cmd);
+      return open.call(this, cmd, ...bytes);
     };
     P.feed = function (b) { window.decodes.push(`feed ${b.length}`); return feed.call(this, b); };
     delete document.body.dataset.decodedIn;

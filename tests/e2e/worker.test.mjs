@@ -263,7 +263,7 @@ test('the model through buffers the page gave the worker: several chunks to a bu
     const i = v.open({ cmd: 'adopt_finish' }).file;
     got.versionsNow(); // as the page does once the file is painted
     const info = await got.info();
-    for (const b of info.versions) v.versions_chunk(i, new Uint8Array(b));
+    for (const b of info.versions) v.open({ cmd: 'versions_chunk', file: i }, new Uint8Array(b));
     v.open({ cmd: 'versions_end', file: i });
     got.release();
     const summary = JSON.stringify(v.command({ cmd: 'numbers' }).numbers);

@@ -294,9 +294,9 @@ impl Adopting {
 
 // ---- the open path's typed commands (issue 42) -----------------------------
 
-/// One step of opening a file, as the page sends it (`Viewer.open(cmd)`).
-/// The bytes go by their own calls (`feed`, `versions_chunk`): a command is
-/// a small value.
+/// One step of opening a file, as the page sends it (`Viewer.open(cmd, bytes?)`).
+/// A file's or a model's chunks go by `feed`; `sniff` and `versions_chunk`
+/// take theirs beside the command.
 #[derive(Deserialize, TS, Debug, Clone, PartialEq)]
 #[serde(tag = "cmd", rename_all = "snake_case")]
 pub enum OpenCommand {
@@ -316,6 +316,26 @@ pub enum OpenCommand {
         budget: usize,
     },
     AdoptFinish,
+    /// What the file starting with the bytes given is (`sniff` in the
+    /// reply): its first `SNIFF_HEAD` bytes, or all of a smaller one.
+    Sniff,
+    /// The next chunk (the bytes given) of file `file`'s address versions
+    /// a worker's decode sent, after `adopt_finish`; then `versions_end`.
+    VersionsChunk {
+        #[ts(type = "number")]
+        file: usize,
+    },
+    /// The worker's: starts decoding a file for elsewhere (`size`: its
+    /// bytes, so that the decoder's tables grow once; `debug`: memviz-wasm's
+    /// tests of the recovery from a trap); chunks by `feed`, then
+    /// `decode_finish`, then memviz-wasm's `send`.
+    Decode {
+        name: String,
+        #[ts(type = "number | null")]
+        size: Option<f64>,
+        debug: Option<String>,
+    },
+    DecodeFinish,
     /// File `file`'s address versions are all fed (`versions_chunk`), or
     /// will not come (the worker failed: computed here when needed).
     VersionsEnd {
@@ -334,6 +354,12 @@ pub enum OpenCommand {
     SelectFile {
         #[ts(type = "number")]
         file: usize,
+    },
+    /// The view named `name` (`view` in the reply; none if no view has
+    /// it), for a file posted with a view (MemoryViz.js): memory_viz's
+    /// names are taken too.
+    ViewNamed {
+        name: String,
     },
     /// The built-in example (memviz-wasm holds its bytes).
     Example,
@@ -355,7 +381,7 @@ pub enum OpenCommand {
     },
 }
 
-/// What memory written ahead is for (the sizes are memviz-wasm's ahead.rs).
+/// What memory written ahead is for (the sizes: [`MemoryAhead::step`]).
 #[derive(Deserialize, TS, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum AheadPlan {
@@ -384,7 +410,15 @@ pub struct OpenReply {
     /// `ahead`: the bytes written so far.
     #[ts(type = "number | null")]
     pub written: Option<u64>,
+    /// `sniff`: what the file is.
+    pub sniff: Option<FileSniff>,
+    /// `view_named`: the view's index.
+    #[ts(type = "number | null")]
+    pub view: Option<usize>,
 }
+
+/// memory_viz's view names (trace_plot's `--segments`) that are not this viewer's.
+const VIEW_ALIASES: [(&str, &str); 1] = [("Active Cached Memory Timeline", "Active Cached Segment Timeline")];
 
 #[derive(Serialize, TS, Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FileSniff {
@@ -419,6 +453,10 @@ impl crate::Viewer {
             OpenCommand::VersionsLost { file } => self.versions_lost(file),
             OpenCommand::HasVersions { file } => reply.done = self.has_versions(file),
             OpenCommand::SelectFile { file } => self.select_file(file),
+            OpenCommand::ViewNamed { name } => {
+                let name = VIEW_ALIASES.iter().find(|a| a.0 == name).map_or(name.as_str(), |a| a.1);
+                reply.view = self.view_names().iter().position(|n| n == name);
+            }
             other => return Err(PageError::bad_command(format!("{other:?} is not the viewer's"))),
         }
         reply.generation = self.generation();
@@ -485,4 +523,71 @@ pub fn warm_up(name: &str, bytes: &[u8]) -> Result<(), PageError> {
     let i = w.adopt_finish()?;
     vers.iter().try_for_each(|c| w.versions_chunk(i, c))?;
     w.versions_end(i)
+}
+
+// ---- memory taken and written ahead of need. The first write to a fresh page
+// of wasm memory costs ~0.55-0.7 ms a MB (the kernel maps and zeroes it;
+// 14x a second write, measured in Chromium and Node), and a decode or a
+// model's reading pays it for every page it takes. Written here, by a
+// thread that is idle anyway, then let go, the same pages are taken again
+// by the allocator at a second write's cost.
+
+const MIB: u64 = 1 << 20;
+
+/// Holds the memory written ahead until it is let go.
+#[derive(Default)]
+pub struct MemoryAhead {
+    buf: Vec<u8>,
+}
+
+impl MemoryAhead {
+    /// Writes the next step of what `plan` takes; true once all is written.
+    /// An error, with nothing more taken, when the memory cannot grow.
+    pub fn step(&mut self, plan: AheadPlan, file_bytes: u64) -> Result<bool, PageError> {
+        let (total, step) = match plan {
+            // The model and its first timeline took 1.1-1.2x the file; at
+            // most 128 MiB: this thread's first writes slow the worker's
+            // decode about as much as they take (the 950 MB file's open 8.0 s
+            // with all written, 5.8 with none, 4.7 with the cap). 2 MiB a
+            // step: ~1.5 ms alone, 4-8 while the worker takes memory too.
+            AheadPlan::Model => (file_bytes.min(128 * MIB), 2 * MIB),
+            // What the decoder of a file the user is about to pick takes
+            // (the 119 MB file's decode: ~194 MiB), a step a task.
+            AheadPlan::Decode => (256 * MIB, 4 * MIB),
+            // A file of up to 4 MiB decoded on the page (its tables: up to
+            // ~4x): its first decode 8.8-9.7 -> 7.5-7.9 ms (3.2 MB file).
+            AheadPlan::Small => (16 * MIB, 16 * MIB),
+            AheadPlan::Release => (0, 0),
+        };
+        let done = self.touch(total as usize, step as usize)?;
+        if plan == AheadPlan::Small {
+            self.release();
+        }
+        Ok(done)
+    }
+
+    fn touch(&mut self, total: usize, step: usize) -> Result<bool, PageError> {
+        if total == 0 {
+            self.release();
+            return Ok(true);
+        }
+        if self.buf.capacity() < total && self.buf.try_reserve_exact(total - self.buf.len()).is_err() {
+            return Err(PageError::new(
+                ErrorKind::Decode(memviz_core::ErrorKind::TooLarge),
+                format!("no room for {total} bytes ahead"),
+            ));
+        }
+        let end = total.min(self.buf.len() + step);
+        self.buf.resize(end, 0);
+        Ok(end >= total)
+    }
+
+    pub fn written(&self) -> u64 {
+        self.buf.len() as u64
+    }
+
+    /// Lets go of it all (the allocator reuses it; wasm memory never shrinks).
+    pub fn release(&mut self) {
+        self.buf = Vec::new();
+    }
 }

@@ -112,3 +112,16 @@ fn a_read_left_unfinished_does_not_take_the_next_files_bytes() {
     assert_eq!(r.file, Some(0));
     assert_eq!(v.file_names(), ["adopted.pickle"]);
 }
+
+/// The page's idle warm-up input (memviz-wasm/example/warm.pickle.gz, made
+/// from the built-in example by warm_slice.py): what Python's pickle module
+/// reads in it (65 segments, 688 blocks, the last 1,000 trace events) is what
+/// the decoder reads, and it opens both ways.
+#[test]
+fn the_warm_up_slice_is_the_examples_last_events() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../memviz-wasm/example/warm.pickle.gz");
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let snap = memviz_core::load(&bytes).unwrap();
+    assert_eq!((snap.segments.len(), snap.blocks.len(), snap.traces[0].len()), (65, 688, 1000));
+    memviz_viewer::warm_up("warm.pickle.gz", &bytes).unwrap();
+}

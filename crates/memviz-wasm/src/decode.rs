@@ -1,11 +1,10 @@
-//! The open path's exports (issue 42: one typed command, the bytes by their
-//! own calls). A file is read on the page (`begin`, `feed`, `finish`) or in
-//! the page's Web Worker (www/decode-worker.js), which runs a [`Decoder`]
-//! in a Viewer of its own instance of this module (`decode`, `feed`,
-//! `decode_finish`, `send`) and hands the model to the page's Viewer in its
-//! binary form (`adopt_begin`, `feed`, ...), so that a large file is decoded
-//! off the main thread. Refusals are `PageError`s (kind and offset kept);
-//! anything else the page catches is a trap.
+//! The open path's three exports (issue 42): `open` (a typed command),
+//! `feed` (a file's or a model's chunks), `send` (a worker's model out). A
+//! file is read on the page (`begin`, `feed`, `finish`) or in the page's
+//! Web Worker (www/decode-worker.js: `decode`, `feed`, `decode_finish`,
+//! `send`), whose model the page's Viewer adopts (`adopt_begin`, `feed`,
+//! ...): a large file is decoded off the main thread. Refusals are
+//! `PageError`s (kind and offset kept); anything else is a trap.
 
 use memviz_core::{versions, Loader, Snapshot};
 use memviz_viewer::boundary::{ErrorKind, PageError};
@@ -27,6 +26,12 @@ extern "C" {
     fn call_with(this: &ChunkSink, this_arg: &JsValue, chunk: &[u8]) -> Result<JsValue, JsValue>;
 }
 
+/// The idle warm-up's input: a tenth of the example (example/warm_slice.py).
+/// The whole example a round left a file picked meanwhile waiting ~10 ms
+/// and 6 MB more wasm memory for good.
+const WARM: &[u8] = include_bytes!("../example/warm.pickle.gz");
+const WARM_NAME: &str = "warm.pickle.gz";
+
 /// The bytes after which a decode's `debug` takes effect (the page's CHUNK:
 /// its first progress step).
 const DEBUG_AFTER: u64 = 4 << 20;
@@ -42,21 +47,6 @@ pub(crate) struct Decoder {
     /// out of memory does, another text panics with it, after DEBUG_AFTER bytes.
     debug: Option<String>,
     fed: u64,
-}
-
-/// The wasm-only open commands: what the page's worker and the idle
-/// warm-up send, beside memviz_viewer's [`OpenCommand`]s.
-#[derive(serde::Deserialize)]
-#[serde(tag = "cmd", rename_all = "snake_case")]
-enum WorkerCommand {
-    /// Starts decoding a file for elsewhere (`size`: its bytes, so that
-    /// the decoder's tables grow once).
-    Decode {
-        name: String,
-        size: Option<f64>,
-        debug: Option<String>,
-    },
-    DecodeFinish,
 }
 
 impl Decoder {
@@ -97,30 +87,28 @@ fn send(sink: &ChunkSink, write: impl FnOnce(&mut dyn FnMut(Vec<u8>))) -> Result
 
 #[wasm_bindgen]
 impl Viewer {
-    /// One step of opening a file (an `OpenCommand`, or the worker's
-    /// `decode` / `decode_finish`): its `OpenReply`. Throws a `PageError`.
-    pub fn open(&mut self, cmd: JsValue) -> Result<JsValue, JsValue> {
-        if let Ok(w) = from_js::<WorkerCommand>(&cmd) {
-            match w {
-                WorkerCommand::Decode { name, size, debug } => {
-                    let mut loader = Loader::new();
-                    if let Some(size) = size {
-                        loader.expect(size as u64);
-                    }
-                    self.ahead.release();
-                    self.decoder = Some(Decoder { name, loader: Some(loader), snap: None, debug, fed: 0 });
-                }
-                WorkerCommand::DecodeFinish => {
-                    let d = self.decoder.as_mut().ok_or_else(|| error(PageError::bad_command("no decode")))?;
-                    d.finish().map_err(error)?;
-                }
-            }
-            return Ok(to_js(&OpenReply { generation: self.inner.generation(), ..OpenReply::default() }));
-        }
+    /// One step of opening a file (an `OpenCommand`; `sniff` and
+    /// `versions_chunk` with their `bytes`): its `OpenReply`. Throws a `PageError`.
+    pub fn open(&mut self, cmd: JsValue, bytes: Option<Vec<u8>>) -> Result<JsValue, JsValue> {
         let mut reply = OpenReply::default();
+        let bytes = || bytes.ok_or_else(|| error(PageError::bad_command("the command's bytes are missing")));
         match from_js::<OpenCommand>(&cmd)? {
+            OpenCommand::Sniff => reply.sniff = Some(memviz_viewer::sniff(&bytes()?)),
+            OpenCommand::VersionsChunk { file } => self.inner.versions_chunk(file, &bytes()?).map_err(error)?,
+            OpenCommand::Decode { name, size, debug } => {
+                let mut loader = Loader::new();
+                if let Some(size) = size {
+                    loader.expect(size as u64);
+                }
+                self.ahead.release();
+                self.decoder = Some(Decoder { name, loader: Some(loader), snap: None, debug, fed: 0 });
+            }
+            OpenCommand::DecodeFinish => {
+                let d = self.decoder.as_mut().ok_or_else(|| error(PageError::bad_command("no decode")))?;
+                d.finish().map_err(error)?;
+            }
             OpenCommand::Example => reply.file = Some(self.inner.open(EXAMPLE_NAME, EXAMPLE).map_err(error)?),
-            OpenCommand::Warm => memviz_viewer::warm_up(EXAMPLE_NAME, EXAMPLE).map_err(error)?,
+            OpenCommand::Warm => memviz_viewer::warm_up(WARM_NAME, WARM).map_err(error)?,
             OpenCommand::Ahead { plan, file_bytes } => {
                 reply.done = self.ahead.step(plan, file_bytes).map_err(error)?;
                 reply.written = Some(self.ahead.written());
@@ -147,12 +135,6 @@ impl Viewer {
         .map_err(error)
     }
 
-    /// The address versions a worker's decode sent (`send`) for file `file`,
-    /// after `adopt_finish`: a call per chunk, in order, then `versions_end`.
-    pub fn versions_chunk(&mut self, file: u32, bytes: &[u8]) -> Result<(), JsValue> {
-        self.inner.versions_chunk(file as usize, bytes).map_err(error)
-    }
-
     /// After `decode_finish` (in the worker): the model's wire form
     /// (`Snapshot::wire_chunks`), or with `versions` its address versions',
     /// handed to `sink` chunk by chunk, each a view of this memory (see
@@ -165,12 +147,5 @@ impl Viewer {
         } else {
             send(sink, |out| snap.wire_chunks(out))
         }
-    }
-
-    /// What the file starting with `head` is (`FileSniff`): the page routes
-    /// it on this (a torch.profiler export to its chart) before decoding.
-    /// `head`: its first `SNIFF_HEAD` bytes (64 KiB), or all of a smaller one.
-    pub fn sniff(head: &[u8]) -> JsValue {
-        to_js(&memviz_viewer::sniff(head))
     }
 }

@@ -21,7 +21,6 @@
 //!   `Viewer`);
 //! - ranks.rs: many files at once: overview rows, rank order, diffs.
 
-mod ahead;
 mod axes;
 pub mod boundary;
 mod decode;
@@ -100,7 +99,7 @@ pub struct Viewer {
     inner: memviz_viewer::Viewer,
     /// Memory taken and touched ahead for a file a worker decodes
     /// (`open({cmd: 'ahead'})`); let go when its model comes.
-    ahead: ahead::MemoryAhead,
+    ahead: memviz_viewer::MemoryAhead,
     /// In the page's decode worker: the file it decodes (decode.rs).
     decoder: Option<decode::Decoder>,
 }

@@ -34,7 +34,7 @@ fn cmd(v: &mut Viewer, c: &str) -> serde_json::Value {
 #[wasm_bindgen_test]
 fn state_history_selects_and_draws() {
     let mut v = Viewer::new();
-    v.open(js_sys::JSON::parse(r#"{"cmd": "example"}"#).unwrap()).unwrap();
+    v.open(js_sys::JSON::parse(r#"{"cmd": "example"}"#).unwrap(), None).unwrap();
     let events = cmd(&mut v, r#"{"cmd": "numbers"}"#)["numbers"]["trace_events"].as_u64().unwrap();
     let names: Vec<_> =
         cmd(&mut v, r#"{"cmd": "get"}"#)["views"].as_array().unwrap().iter().map(|c| c["name"].clone()).collect();
@@ -78,7 +78,7 @@ fn state_history_selects_and_draws() {
 #[wasm_bindgen_test]
 fn search_and_jumps() {
     let mut v = Viewer::new();
-    v.open(js_sys::JSON::parse(r#"{"cmd": "example"}"#).unwrap()).unwrap();
+    v.open(js_sys::JSON::parse(r#"{"cmd": "example"}"#).unwrap(), None).unwrap();
     let big = cmd(&mut v, r#"{"cmd": "get"}"#)["largest"].as_u64().expect("a largest element");
     let text = cmd(&mut v, &format!(r#"{{"cmd": "element", "element": {big}}}"#))["text"].as_str().unwrap().to_string();
     let addr = text.split("Addr: ").nth(1).unwrap().split(',').next().unwrap().to_string();
@@ -110,10 +110,13 @@ fn search_and_jumps() {
 fn pools_view_draws_private_pools() {
     const GRAPHS: &[u8] = include_bytes!("../../../../shared/recordings/cuda_graphs_two_graphs_shared_pool.pickle");
     let mut v = Viewer::new();
-    v.open(js_sys::JSON::parse(r#"{"cmd": "begin", "name": "cuda_graphs_two_graphs_shared_pool.pickle"}"#).unwrap())
-        .unwrap();
+    v.open(
+        js_sys::JSON::parse(r#"{"cmd": "begin", "name": "cuda_graphs_two_graphs_shared_pool.pickle"}"#).unwrap(),
+        None,
+    )
+    .unwrap();
     v.feed(GRAPHS).unwrap();
-    v.open(js_sys::JSON::parse(r#"{"cmd": "finish"}"#).unwrap()).unwrap();
+    v.open(js_sys::JSON::parse(r#"{"cmd": "finish"}"#).unwrap(), None).unwrap();
     assert_eq!(cmd(&mut v, r#"{"cmd": "set_view", "view": "pools"}"#)["kind"], "pools");
     cmd(&mut v, r#"{"cmd": "reset_window"}"#);
     let (p, s, a, m) = (canvas(900, 400), canvas(900, 400), canvas(900, 400), canvas(900, 50));

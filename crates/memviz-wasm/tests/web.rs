@@ -76,15 +76,15 @@ fn field(v: &wasm_bindgen::JsValue, name: &str) -> wasm_bindgen::JsValue {
 
 fn example() -> Viewer {
     let mut v = Viewer::new();
-    assert_eq!(field(&v.open(cmd(r#"{"cmd": "example"}"#)).unwrap(), "file"), 0);
+    assert_eq!(field(&v.open(cmd(r#"{"cmd": "example"}"#), None).unwrap(), "file"), 0);
     v
 }
 
 /// Opens `bytes` as the page does a small file: begin, feed, finish.
 fn open(v: &mut Viewer, name: &str, bytes: &[u8]) -> Result<wasm_bindgen::JsValue, wasm_bindgen::JsValue> {
-    v.open(cmd(&format!(r#"{{"cmd": "begin", "name": "{name}"}}"#)))?;
+    v.open(cmd(&format!(r#"{{"cmd": "begin", "name": "{name}"}}"#)), None)?;
     v.feed(bytes)?;
-    v.open(cmd(r#"{"cmd": "finish"}"#))
+    v.open(cmd(r#"{"cmd": "finish"}"#), None)
 }
 
 /// A refusal's message (a `PageError`: it has a kind, it is no JS Error).
@@ -127,11 +127,11 @@ fn example_opens_with_its_numbers() {
 fn streaming_loader_equals_whole_file() {
     let mut whole = example();
     let mut v = Viewer::new();
-    v.open(cmd(r#"{"cmd": "begin", "name": "chunked.pickle.gz"}"#)).unwrap();
+    v.open(cmd(r#"{"cmd": "begin", "name": "chunked.pickle.gz"}"#), None).unwrap();
     for chunk in EXAMPLE.chunks(777) {
         v.feed(chunk).unwrap();
     }
-    assert_eq!(field(&v.open(cmd(r#"{"cmd": "finish"}"#)).unwrap(), "file"), 0);
+    assert_eq!(field(&v.open(cmd(r#"{"cmd": "finish"}"#), None).unwrap(), "file"), 0);
     let (a, b) = (summary(&mut whole), summary(&mut v));
     assert_eq!(a["timeline"], b["timeline"]);
     assert_eq!(a["trace_events"], b["trace_events"]);
@@ -403,7 +403,8 @@ fn memory_touched_ahead_is_reused() {
     const MIB: f64 = (1 << 20) as f64;
     let mut v = Viewer::new();
     let before = memory_bytes();
-    let step = |v: &mut Viewer| v.open(cmd(r#"{"cmd": "ahead", "plan": "model", "file_bytes": 6291456}"#)).unwrap();
+    let step =
+        |v: &mut Viewer| v.open(cmd(r#"{"cmd": "ahead", "plan": "model", "file_bytes": 6291456}"#), None).unwrap();
     assert_eq!(field(&step(&mut v), "done"), false);
     assert_eq!(field(&step(&mut v), "done"), false);
     let r = step(&mut v);
@@ -416,10 +417,10 @@ fn memory_touched_ahead_is_reused() {
     // left that much free (then the plan writes into it): not less than before.
     let grown = memory_bytes();
     assert!(grown >= before, "memory {before} -> {grown}");
-    v.open(cmd(r#"{"cmd": "adopt_begin", "name": "x.pickle"}"#)).unwrap(); // lets it go
+    v.open(cmd(r#"{"cmd": "adopt_begin", "name": "x.pickle"}"#), None).unwrap(); // lets it go
     let reused: Vec<u8> = vec![1; 5 << 20];
     assert_eq!(memory_bytes(), grown, "a 5 MiB allocation after it grew the memory");
     drop(reused);
-    let r = v.open(cmd(r#"{"cmd": "ahead", "plan": "release"}"#)).unwrap();
+    let r = v.open(cmd(r#"{"cmd": "ahead", "plan": "release"}"#), None).unwrap();
     assert_eq!(field(&r, "written"), 0);
 }
