@@ -1,0 +1,68 @@
+// @ts-check
+// Fills DOM templates (markup in index.html) from a typed view model, so a
+// panel is markup plus a few wiring lines. On any element under `root`:
+//   data-text="path"      textContent (null: empty)
+//   data-show="path"      hidden unless the value is truthy ("!path": unless falsy;
+//                         an empty list is falsy)
+//   data-attr-NAME="path" attribute NAME (null: ""), e.g. data-attr-data-bytes="bytes"
+//   data-style-NAME="path" style property NAME, e.g. data-style-background="css"
+//   data-class="path"     adds the value as a class
+//   data-cmd="path"       stores the value (JSON) in data-payload; `onCmd` reads it back
+//   data-each="path"      one copy of a template per item of a list (an object: one copy,
+//                         null: none), filled from the item; the template is the element's
+//                         <template> child, or the one whose id data-tpl names (the element
+//                         then holds nothing else); `add` appends more (a table's next page)
+// A path is dotted ("at.step"); "." is the model itself, "#" the item's index.
+
+/** @param {any} model @param {string} path @param {number} i */
+function get(model, path, i) {
+  if (path === '.') return model;
+  if (path === '#') return i;
+  return path.split('.').reduce((o, k) => (o == null ? o : o[k]), model);
+}
+
+const truthy = (v) => (Array.isArray(v) ? v.length > 0 : !!v);
+
+/** Fills every bound element of `root` (an element or fragment) from `model`; the copies
+ * under a data-each or data-tpl element are its items' (filled by `add`, left alone here).
+ * @param {any} root @param {any} model */
+export function fill(root, model, i = 0) {
+  const el = root instanceof Element ? root : null;
+  for (const { name, value } of el ? [...el.attributes] : []) {
+    if (!name.startsWith('data-') || name === 'data-payload') continue;
+    const v = () => get(model, value.replace(/^!/, ''), i);
+    if (name === 'data-text') el.textContent = v() ?? '';
+    else if (name === 'data-show') /** @type {HTMLElement} */ (el).hidden = truthy(v()) === value.startsWith('!');
+    else if (name === 'data-class') { if (v()) el.classList.add(String(v())); }
+    else if (name === 'data-cmd') el.setAttribute('data-payload', JSON.stringify(v() ?? null));
+    else if (name === 'data-each') { clear(el); add(/** @type {HTMLElement} */ (el), v(), 0); }
+    else if (name.startsWith('data-attr-')) el.setAttribute(name.slice(10), String(v() ?? ''));
+    else if (name.startsWith('data-style-')) /** @type {HTMLElement} */ (el).style.setProperty(name.slice(11), v() ?? '');
+  }
+  if (!el || !el.matches('[data-each],[data-tpl]')) for (const c of [...root.children]) fill(c, model, i);
+}
+
+/** Removes the copies of a data-each element's template. @param {Element} el */
+export function clear(el) {
+  for (const c of [...el.children]) if (c.tagName !== 'TEMPLATE') c.remove();
+}
+
+/** Appends one filled copy of `el`'s template per item (an object: one copy; null: none).
+ * @param {HTMLElement} el @param {any} items */
+export function add(el, items, first = 0) {
+  const t = /** @type {HTMLTemplateElement} */ (el.dataset.tpl ? document.getElementById(el.dataset.tpl) : el.querySelector(':scope > template'));
+  for (const [k, item] of (Array.isArray(items) ? items : items == null ? [] : [items]).entries()) {
+    const copy = /** @type {DocumentFragment} */ (t.content.cloneNode(true));
+    fill(copy, item, first + k);
+    el.append(copy);
+  }
+}
+
+/** One delegated click handler under `root`: fn(payload, element, event) for a click on
+ * (or inside) an element filled by data-cmd. @param {Element} root @param {(p: any, el: HTMLElement, e: MouseEvent) => void} fn */
+export function onCmd(root, fn) {
+  root.addEventListener('click', (e) => {
+    const el = /** @type {HTMLElement | null} */ (/** @type {Element} */ (e.target).closest('[data-payload]'));
+    if (el && root.contains(el)) { e.preventDefault(); fn(JSON.parse(el.dataset.payload || 'null'), el, /** @type {MouseEvent} */ (e)); }
+  });
+}
