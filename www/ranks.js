@@ -11,10 +11,9 @@
 import { getViewer, guard, showError, redraw, openFiles, setOpenMany, showFile, loadFile, inSlices, onDraw } from './app.js';
 import { setMoment, momentView } from './moment.js';
 import * as icicle from './icicle.js';
-import { add } from './bind.js';
+import { add, onCmd } from './bind.js';
 
 /** @returns {any} */ const $ = (id) => document.getElementById(id);
-const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
 const panel = $('ranks-panel');
 
 // ---- Open folder… (which names are snapshots: ranks.rs) ---------------------------
@@ -67,7 +66,9 @@ async function readMany(files) {
   const pending = o.order.map((i) => {
     const f = files[i], r = o.ranks[i], tr = document.createElement('tr');
     tr.className = 'loading';
-    tr.innerHTML = `<td>${r ?? '–'}</td><td>${esc(f.name)}</td><td colspan="6"><progress max="1" value="0"></progress> <span></span></td>`;
+    tr.innerHTML = '<td></td><td></td><td colspan="6"><progress max="1" value="0"></progress> <span></span></td>';
+    tr.cells[0].textContent = String(r ?? '–');
+    tr.cells[1].textContent = f.name;
     $('ranks-table').tBodies[0].append(tr);
     return { f, tr };
   });
@@ -102,7 +103,7 @@ function addRows(idx) {
   if (rowsOf !== v) { rows = []; rowsOf = v; }
   /** @type {import('./types').RankOverview} */
   const o = v.ranks({ do: 'overview', file: idx }).overview;
-  for (const row of o.rows) rows.push({ ...row, name: o.name, rank: o.rank });
+  rows.push(...o.rows);
   render();
   fillSides();
 }
@@ -129,22 +130,15 @@ let peaks = [];
 let median = [];
 function render() {
   const tbody = $('ranks-table').tBodies[0];
-  const keep = Array.from(tbody.querySelectorAll('tr.loading'));
   ({ peaks, median } = getViewer().ranks({ do: 'peaks', peaks: rows.map((r) => r.peak_active_bytes) }));
   const yMax = Math.max(1, ...rows.map((r) => r.peak_active_bytes));
-  tbody.replaceChildren(...rows.map((r, i) => {
-    const tr = document.createElement('tr');
-    Object.assign(tr.dataset, { i, file: r.file, device: r.device, rank: r.rank ?? '', peak: r.peak_active_bytes,
-      reserved: r.peak_reserved_bytes, end: r.end_bytes, ooms: r.ooms, distance: peaks[i].distance.toFixed(4) });
-    tr.innerHTML = `<td>${r.rank ?? '–'}</td><td title="${esc(r.name)}">${esc(r.name)}</td><td>${esc(r.device_name)}</td>` +
-      `<td class="peak" style="background:${peaks[i].fill}" title="${peaks[i].title}">${esc(r.peak_active)}</td>` +
-      `<td>${esc(r.peak_reserved)}</td><td>${esc(r.end)}</td><td class="${r.ooms ? 'oom' : ''}">${r.ooms}</td><td><canvas class="spark"></canvas></td>`;
-    tr.addEventListener('click', () => { pickMedian(i); showRank(r, tr); });
-    return tr;
-  }), ...keep);
+  tbody.querySelectorAll('tr:not(.loading)').forEach((tr) => tr.remove());
+  add(tbody, rows.map((r, i) => ({ ...r, ...peaks[i] }))); // index.html's template #rank-row
+  tbody.append(...tbody.querySelectorAll('tr.loading')); // rows still reading stay last
   tbody.querySelectorAll('canvas.spark').forEach((c, i) => spark(c, rows[i], yMax, null));
   marked();
 }
+onCmd($('ranks-table'), (i, tr) => { pickMedian(i); showRank(rows[i], tr); });
 
 /** The row's Active Memory Timeline, scaled to `yMax`; `mark`: a step to draw a line at. */
 function spark(canvas, row, yMax, mark) {

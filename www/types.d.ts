@@ -245,6 +245,14 @@ message: string, };
 
 export type RankRow = { file: number, device: number, device_name: string, peak_active_bytes: number, peak_reserved_bytes: number, end_bytes: number, peak_active: string, peak_reserved: string, end: string, ooms: number, steps: number, 
 /**
+ * The file's name and the rank it carries ("–": none).
+ */
+name: string, rank: number | null, rank_text: string, 
+/**
+ * The OOM cell's class: "oom" where there were any.
+ */
+oom: string, 
+/**
  * The diff's side pickers' text: "rank 3: name · device cuda:0".
  */
 label: string, 

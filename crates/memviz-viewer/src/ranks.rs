@@ -49,6 +49,10 @@ impl Viewer {
             .into_iter()
             .map(|r| RankRow {
                 file: file as u32,
+                name: f.name.clone(),
+                rank,
+                rank_text: rank.map_or("–".to_string(), |k| k.to_string()),
+                oom: if r.ooms > 0 { "oom" } else { "" }.to_string(),
                 label: format!(
                     "{}{} · device {}",
                     rank.map(|k| format!("rank {k}: ")).unwrap_or_default(),
@@ -308,6 +312,12 @@ pub struct RankRow {
     pub end: String,
     pub ooms: u32,
     pub steps: u32,
+    /// The file's name and the rank it carries ("–": none).
+    pub name: String,
+    pub rank: Option<i32>,
+    pub rank_text: String,
+    /// The OOM cell's class: "oom" where there were any.
+    pub oom: String,
     /// The diff's side pickers' text: "rank 3: name · device cuda:0".
     pub label: String,
     /// The Active Memory Timeline's largest totals in [`SAMPLES`] buckets.
