@@ -11,27 +11,32 @@
 import { getViewer, guard, showError, redraw, openFiles, setOpenMany, showFile, loadFile, inSlices, onDraw } from './app.js';
 import { setMoment, momentView } from './moment.js';
 import * as icicle from './icicle.js';
+import { add, onCmd } from './bind.js';
 
 /** @returns {any} */ const $ = (id) => document.getElementById(id);
-const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
 const panel = $('ranks-panel');
 
-// ---- Open folder… ------------------------------------------------------------
-const SNAPSHOT_NAME = /\.(pickle|pkl|json|pt)(\.gz)?$/i;
-const NONE = 'no snapshot files (.pickle, .pkl, .json, optionally .gz)';
+// ---- Open folder… (which names are snapshots: ranks.rs) ---------------------------
+const openSnapshots = guard((files, folder) => {
+  const v = getViewer();
+  if (!v) return;
+  /** @type {import('./types').RanksReply} */
+  const r = v.ranks({ do: 'snapshots', names: files.map((f) => f.name), folder });
+  if (r.order.length) openFiles(r.order.map((i) => files[i])); else showError(r.message);
+});
 $('open-folder').addEventListener('click', async () => {
   const w = /** @type {any} */ (window);
   if (!w.showDirectoryPicker) { $('dir-input').click(); return; }
   let dir;
   try { dir = await w.showDirectoryPicker(); } catch (_) { return; } // cancelled
   const files = [];
-  for await (const h of dir.values()) if (h.kind === 'file' && SNAPSHOT_NAME.test(h.name)) files.push(await h.getFile());
-  if (files.length) openFiles(files); else showError(`${dir.name}: ${NONE}`);
+  for await (const h of dir.values()) if (h.kind === 'file') files.push(await h.getFile());
+  openSnapshots(files, dir.name);
 });
 $('dir-input').addEventListener('change', () => {
-  const files = Array.from($('dir-input').files).filter((f) => SNAPSHOT_NAME.test(f.name));
+  const files = Array.from($('dir-input').files);
   $('dir-input').value = '';
-  if (files.length) openFiles(files); else showError(`${NONE} in that folder`);
+  openSnapshots(files, null);
 });
 
 // ---- opening many files --------------------------------------------------------
@@ -61,7 +66,9 @@ async function readMany(files) {
   const pending = o.order.map((i) => {
     const f = files[i], r = o.ranks[i], tr = document.createElement('tr');
     tr.className = 'loading';
-    tr.innerHTML = `<td>${r ?? '–'}</td><td>${esc(f.name)}</td><td colspan="6"><progress max="1" value="0"></progress> <span></span></td>`;
+    tr.innerHTML = '<td></td><td></td><td colspan="6"><progress max="1" value="0"></progress> <span></span></td>';
+    tr.cells[0].textContent = String(r ?? '–');
+    tr.cells[1].textContent = f.name;
     $('ranks-table').tBodies[0].append(tr);
     return { f, tr };
   });
@@ -96,7 +103,7 @@ function addRows(idx) {
   if (rowsOf !== v) { rows = []; rowsOf = v; }
   /** @type {import('./types').RankOverview} */
   const o = v.ranks({ do: 'overview', file: idx }).overview;
-  for (const row of o.rows) rows.push({ ...row, name: o.name, rank: o.rank });
+  rows.push(...o.rows);
   render();
   fillSides();
 }
@@ -119,24 +126,19 @@ function status() {
 // ---- the overview table ----------------------------------------------------------
 /** @type {import('./types').PeakCell[]} */
 let peaks = [];
+/** Per row: the row a click on it sets A to (ranks.rs: nearest the median peak). */
+let median = [];
 function render() {
   const tbody = $('ranks-table').tBodies[0];
-  const keep = Array.from(tbody.querySelectorAll('tr.loading'));
-  peaks = getViewer().ranks({ do: 'peaks', peaks: rows.map((r) => r.peak_active_bytes) }).peaks;
+  ({ peaks, median } = getViewer().ranks({ do: 'peaks', peaks: rows.map((r) => r.peak_active_bytes) }));
   const yMax = Math.max(1, ...rows.map((r) => r.peak_active_bytes));
-  tbody.replaceChildren(...rows.map((r, i) => {
-    const tr = document.createElement('tr');
-    Object.assign(tr.dataset, { i, file: r.file, device: r.device, rank: r.rank ?? '', peak: r.peak_active_bytes,
-      reserved: r.peak_reserved_bytes, end: r.end_bytes, ooms: r.ooms, distance: peaks[i].distance.toFixed(4) });
-    tr.innerHTML = `<td>${r.rank ?? '–'}</td><td title="${esc(r.name)}">${esc(r.name)}</td><td>${esc(r.device_name)}</td>` +
-      `<td class="peak" style="background:${peaks[i].fill}" title="${peaks[i].title}">${esc(r.peak_active)}</td>` +
-      `<td>${esc(r.peak_reserved)}</td><td>${esc(r.end)}</td><td class="${r.ooms ? 'oom' : ''}">${r.ooms}</td><td><canvas class="spark"></canvas></td>`;
-    tr.addEventListener('click', () => { pickMedian(i); showRank(r, tr); });
-    return tr;
-  }), ...keep);
+  tbody.querySelectorAll('tr:not(.loading)').forEach((tr) => tr.remove());
+  add(tbody, rows.map((r, i) => ({ ...r, ...peaks[i] }))); // index.html's template #rank-row
+  tbody.append(...tbody.querySelectorAll('tr.loading')); // rows still reading stay last
   tbody.querySelectorAll('canvas.spark').forEach((c, i) => spark(c, rows[i], yMax, null));
   marked();
 }
+onCmd($('ranks-table'), (i, tr) => { pickMedian(i); showRank(rows[i], tr); });
 
 /** The row's Active Memory Timeline, scaled to `yMax`; `mark`: a step to draw a line at. */
 function spark(canvas, row, yMax, mark) {
@@ -208,16 +210,15 @@ async function showRank(row, tr) {
 function fillSides() {
   for (const id of ['diff-a', 'diff-b']) {
     const sel = $(id), old = sel.value;
-    sel.replaceChildren(...rows.map((r, i) => new Option(`${r.rank != null ? `rank ${r.rank}: ` : ''}${r.name} · device ${r.device_name}`, String(i))));
+    sel.replaceChildren(...rows.map((r, i) => new Option(r.label, String(i))));
     sel.value = old !== '' && +old < rows.length ? old : String(id === 'diff-b' ? Math.min(1, rows.length - 1) : 0);
   }
 }
 
 /** B: row `i`; A: the row whose peak is nearest the median (another one where there is). */
 function pickMedian(i) {
-  const d = peaks.map((p) => Math.abs(p.distance)), order = d.map((_, j) => j).sort((x, y) => d[x] - d[y] || x - y);
   $('diff-b').value = String(i);
-  $('diff-a').value = String(order.find((j) => j !== i) ?? i);
+  $('diff-a').value = String(median[i]);
 }
 
 /** Side `slot` ('a' or 'b') at the moment t of the row shown. */
@@ -270,7 +271,7 @@ $('diff-run').addEventListener('click', runDiff);
 function compare(v, ra, rb, token) {
   const cmd = { a: spec('a'), b: spec('b'), by: $('diff-by').value, limit: 200, part: 'table' };
   try {
-    showDiff(v.diff(cmd), ra, rb);
+    showDiff(v.ranks({ do: 'diff', ...cmd }).diff, ra, rb);
   } catch (e) {
     if (e instanceof WebAssembly.RuntimeError) throw e;
     return showError(`Diff: ${e.message || e}`);
@@ -280,7 +281,7 @@ function compare(v, ra, rb, token) {
     if (token !== diffToken || getViewer() !== v) return;
     const t0 = performance.now();
     /** @type {import('./types').DiffView} */
-    const t = v.diff({ ...cmd, part: 'tree' });
+    const t = v.ranks({ do: 'diff', ...cmd, part: 'tree' }).diff;
     const t1 = performance.now();
     diffTree = t.tree;
     drawIcicle($('diff-icicle'), diffTree);
@@ -313,9 +314,7 @@ function showDiff(d, ra, rb) {
 // stacks took ~16 ms to lay out on the 2M-event file).
 function moreDiffRows() {
   const body = $('diff-table').tBodies[0], shown = body.rows.length;
-  body.insertAdjacentHTML('beforeend', diffRows.slice(shown, shown + 40).map((g, i) =>
-    `<tr data-i="${shown + i}" data-a="${g.bytes_a}" data-b="${g.bytes_b}"><td class="${g.up ? 'up' : 'down'}">${g.delta_text}</td>` +
-    `<td>${g.a_text}</td><td>${g.b_text}</td><td class="group">${g.tag ? `<span class="only">${g.tag}</span> ` : ''}${esc(g.label)}</td></tr>`).join(''));
+  add(body, diffRows.slice(shown, shown + 40), shown); // index.html's template #diff-row
   $('diff-out').dataset.rowsShown = body.rows.length;
 }
 $('diff-table').addEventListener('pointerover', (e) => {

@@ -240,7 +240,7 @@ more: string, };
 
 export type PanelView = { "view": "overview" } & OverviewView | { "view": "done", generation: number, } | { "view": "text", generation: number, text: string, } | { "view": "explain" } & ExplainView | { "view": "findings" } & FindingsView | { "view": "leaks" } & LeaksView | { "view": "moment" } & MomentPanelView | { "view": "tree" } & TreeView | { "view": "rows" } & RowsView | { "view": "progress", generation: number, done: number, } | { "view": "what_if" } & WhatIfView | { "view": "overlay", generation: number, overlay: WhatIfOverlay | null, };
 
-export type RanksCommand = { "do": "order", names: Array<string>, } | { "do": "overview", file: number, } | { "do": "trim" } | { "do": "memory" } | { "do": "prepare_show", file: number, device: number | null, budget: number, } | { "do": "prepare_side", file: number, device: number, budget: number, } | { "do": "peaks", peaks: number[], };
+export type RanksCommand = { "do": "order", names: Array<string>, } | { "do": "overview", file: number, } | { "do": "trim" } | { "do": "memory" } | { "do": "prepare_show", file: number, device: number | null, budget: number, } | { "do": "prepare_side", file: number, device: number, budget: number, } | { "do": "diff" } & DiffCommand | { "do": "snapshots", names: Array<string>, folder: string | null, } | { "do": "peaks", peaks: number[], };
 
 export type PeakCell = { distance: number, fill: string, title: string, };
 
@@ -248,9 +248,30 @@ export type RanksReply = { order: Array<number>,
 /**
  * The rank each name carries, in `names`' order.
  */
-ranks: Array<number | null>, overview: RankOverview | null, timeline_bytes: number[], done: number, peaks: Array<PeakCell>, };
+ranks: Array<number | null>, overview: RankOverview | null, timeline_bytes: number[], done: number, peaks: Array<PeakCell>, 
+/**
+ * Per row: the row a click on it sets A to (the one nearest the
+ * median peak, another one where there is).
+ */
+median: Array<number>, diff: DiffView | null, 
+/**
+ * Why nothing was kept (`Snapshots`), else "".
+ */
+message: string, };
 
 export type RankRow = { file: number, device: number, device_name: string, peak_active_bytes: number, peak_reserved_bytes: number, end_bytes: number, peak_active: string, peak_reserved: string, end: string, ooms: number, steps: number, 
+/**
+ * The file's name and the rank it carries ("–": none).
+ */
+name: string, rank: number | null, rank_text: string, 
+/**
+ * The OOM cell's class: "oom" where there were any.
+ */
+oom: string, 
+/**
+ * The diff's side pickers' text: "rank 3: name · device cuda:0".
+ */
+label: string, 
 /**
  * The Active Memory Timeline's largest totals in [`SAMPLES`] buckets.
  */
@@ -292,7 +313,11 @@ tag: string, bytes_a: number, bytes_b: number, delta_text: string, a_text: strin
 /**
  * More in B.
  */
-up: boolean, };
+up: boolean, 
+/**
+ * The delta cell's class: "up" (more in B) or "down".
+ */
+dir: string, };
 
 export type DiffTreeNode = { x: number, w: number, depth: number, frame: string, fill: string, 
 /**

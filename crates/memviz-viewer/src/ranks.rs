@@ -44,10 +44,21 @@ impl Viewer {
         let f = self.ranks_file(file).map_err(|e| PageError::new(ErrorKind::BadCommand, e))?;
         // The file just read is the current one: its timeline is built.
         let built = if self.cx.current == file { self.cx.timeline() } else { None };
+        let rank = rank_of(&f.name);
         let rows = ranks::overview_using(&f.snap, SAMPLES, built)
             .into_iter()
             .map(|r| RankRow {
                 file: file as u32,
+                name: f.name.clone(),
+                rank,
+                rank_text: rank.map_or("–".to_string(), |k| k.to_string()),
+                oom: if r.ooms > 0 { "oom" } else { "" }.to_string(),
+                label: format!(
+                    "{}{} · device {}",
+                    rank.map(|k| format!("rank {k}: ")).unwrap_or_default(),
+                    f.name,
+                    r.device_name
+                ),
                 peak_active: format_size(r.peak_active_bytes, false),
                 peak_reserved: format_size(r.peak_reserved_bytes, false),
                 end: format_size(r.end_bytes, false),
@@ -61,7 +72,7 @@ impl Viewer {
                 sparkline: r.sparkline,
             })
             .collect();
-        Ok(RankOverview { generation: self.generation(), name: f.name.clone(), rank: rank_of(&f.name), rows })
+        Ok(RankOverview { generation: self.generation(), name: f.name.clone(), rank, rows })
     }
 
     /// Frees the timelines of the files not shown, but for the most
@@ -175,8 +186,20 @@ impl Viewer {
             RanksCommand::PrepareSide { file, device, budget } => {
                 r.done = self.prepare_diff_side_step(*file as usize, *device, *budget as usize).map_err(refuse)?;
             }
+            RanksCommand::Diff(c) => r.diff = Some(self.diff(c)?),
+            RanksCommand::Snapshots { names, folder } => {
+                r.order = (0..names.len() as u32).filter(|&i| is_snapshot_name(&names[i as usize])).collect();
+                if r.order.is_empty() {
+                    r.message = match folder {
+                        Some(d) => format!("{d}: {NO_SNAPSHOTS}"),
+                        None => format!("{NO_SNAPSHOTS} in that folder"),
+                    };
+                }
+            }
             RanksCommand::Peaks { peaks } => {
-                r.peaks = ranks::distance_from_median(peaks)
+                let d = ranks::distance_from_median(peaks);
+                r.median = median_partners(&d);
+                r.peaks = d
                     .into_iter()
                     .map(|d| {
                         let c = (d.abs() / 0.25).min(1.0) * 0.55;
@@ -229,6 +252,11 @@ pub enum RanksCommand {
     PrepareShow { file: u32, device: Option<u32>, budget: u32 },
     /// Builds about `budget` of what a diff side of (`file`, `device`) needs.
     PrepareSide { file: u32, device: u32, budget: u32 },
+    /// The diff (see [`DiffCommand`]); the answer in `diff`.
+    Diff(DiffCommand),
+    /// Which of a folder's file `names` are snapshots (indices in `order`);
+    /// none: `message` says so (`folder`: its name where known).
+    Snapshots { names: Vec<String>, folder: Option<String> },
     /// How far each row's peak is from the median peak, and its colour.
     Peaks {
         #[ts(type = "number[]")]
@@ -256,6 +284,12 @@ pub struct RanksReply {
     pub timeline_bytes: Vec<u64>,
     pub done: f64,
     pub peaks: Vec<PeakCell>,
+    /// Per row: the row a click on it sets A to (the one nearest the
+    /// median peak, another one where there is).
+    pub median: Vec<u32>,
+    pub diff: Option<DiffView>,
+    /// Why nothing was kept (`Snapshots`), else "".
+    pub message: String,
 }
 
 /// Sparkline points of an overview row.
@@ -278,6 +312,14 @@ pub struct RankRow {
     pub end: String,
     pub ooms: u32,
     pub steps: u32,
+    /// The file's name and the rank it carries ("–": none).
+    pub name: String,
+    pub rank: Option<i32>,
+    pub rank_text: String,
+    /// The OOM cell's class: "oom" where there were any.
+    pub oom: String,
+    /// The diff's side pickers' text: "rank 3: name · device cuda:0".
+    pub label: String,
     /// The Active Memory Timeline's largest totals in [`SAMPLES`] buckets.
     #[ts(type = "number[]")]
     pub sparkline: Vec<u64>,
@@ -385,6 +427,8 @@ pub struct DiffRow {
     pub b_text: String,
     /// More in B.
     pub up: bool,
+    /// The delta cell's class: "up" (more in B) or "down".
+    pub dir: String,
 }
 
 /// A node of the two-colour icicle, laid out: `x`, `w` fractions of the
@@ -488,6 +532,7 @@ pub fn diff_view(a: &Side, b: &Side, by: GroupBy, limit: usize, generation: u32)
             a_text: format_size(g.bytes_a, false),
             b_text: format_size(g.bytes_b, false),
             up: g.delta() > 0,
+            dir: if g.delta() > 0 { "up" } else { "down" }.to_string(),
         })
         .collect();
     DiffView {
@@ -568,6 +613,23 @@ pub fn diff_tree_view(a: &Side, b: &Side) -> Vec<DiffTreeNode> {
 pub fn rank_order(names: &[String]) -> Vec<u32> {
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
     ranks::rank_order(&refs).into_iter().map(|i| i as u32).collect()
+}
+
+/// The names "Open folder…" keeps: .pickle, .pkl, .json, .pt, each optionally .gz.
+pub fn is_snapshot_name(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    let n = n.strip_suffix(".gz").unwrap_or(&n);
+    [".pickle", ".pkl", ".json", ".pt"].iter().any(|e| n.ends_with(e))
+}
+
+const NO_SNAPSHOTS: &str = "no snapshot files (.pickle, .pkl, .json, optionally .gz)";
+
+/// For each row, the row nearest the median peak other than itself (itself
+/// when alone); ties: the lower index.
+pub fn median_partners(distance: &[f64]) -> Vec<u32> {
+    let mut order: Vec<usize> = (0..distance.len()).collect();
+    order.sort_by(|&x, &y| distance[x].abs().total_cmp(&distance[y].abs()).then(x.cmp(&y)));
+    (0..distance.len()).map(|i| *order.iter().find(|&&j| j != i).unwrap_or(&i) as u32).collect()
 }
 
 /// The rank a file name carries (None: none, or past i32).

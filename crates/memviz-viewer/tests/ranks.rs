@@ -190,3 +190,46 @@ fn rank_order_and_median() {
     assert_eq!(ranks::rank_of("a.pickle"), None);
     assert_eq!(ranks::distance_from_median(&[100.0, 200.0, 300.0])[1], 0.0);
 }
+
+#[test]
+fn folder_names_median_pick_side_labels_and_the_diff_command() {
+    use memviz_viewer::ranks::RanksCommand;
+    let mut v = two();
+    let names = ["r0.pickle", "notes.txt", "R1.PKL.GZ", "x.json", "w.pt", "x.json.bak", "a.pickle.gz"];
+    let cmd = RanksCommand::Snapshots { names: names.map(String::from).to_vec(), folder: Some("run".into()) };
+    let r = v.ranks(&cmd).unwrap();
+    assert_eq!(r.order, vec![0, 2, 3, 4, 6]);
+    assert_eq!(r.message, "");
+    let cmd = RanksCommand::Snapshots { names: vec!["notes.txt".into()], folder: Some("run".into()) };
+    assert_eq!(v.ranks(&cmd).unwrap().message, "run: no snapshot files (.pickle, .pkl, .json, optionally .gz)");
+    let cmd = RanksCommand::Snapshots { names: vec![], folder: None };
+    assert_eq!(
+        v.ranks(&cmd).unwrap().message,
+        "no snapshot files (.pickle, .pkl, .json, optionally .gz) in that folder"
+    );
+
+    // Peaks of the reference (Python's pickle): A, B, A again. The median
+    // is A's peak: B's partner is the first A, each A's the other A.
+    let (pa, pb) = (peak(A), peak(B));
+    assert_ne!(pa, pb);
+    let r = v.ranks(&RanksCommand::Peaks { peaks: vec![pa, pb, pa] }).unwrap();
+    assert_eq!(r.median, vec![2, 0, 0]);
+    assert_eq!(v.ranks(&RanksCommand::Peaks { peaks: vec![pa] }).unwrap().median, vec![0]);
+
+    let o = v.rank_overview(0).unwrap();
+    assert_eq!(o.rows[0].label, format!("rank 1: rank1_{A} · device {}", o.rows[0].device_name));
+
+    let d = DiffCommand {
+        a: side(0, MomentSpec::Peak),
+        b: side(1, MomentSpec::Peak),
+        by: DiffBy::Frame,
+        limit: 50,
+        part: DiffPart::Table,
+    };
+    let via = v.ranks(&RanksCommand::Diff(d)).unwrap().diff.unwrap();
+    assert_eq!(via.total_a, diff(&mut v, d.a, d.b, DiffBy::Frame, DiffPart::Table).total_a);
+    assert!(!via.rows.is_empty());
+    for row in &via.rows {
+        assert_eq!(row.dir, if row.bytes_b > row.bytes_a { "up" } else { "down" }, "{}", row.key);
+    }
+}
