@@ -29,38 +29,7 @@ export const timings = {};
 let viewHooks = null; // views.js: {changed, draw, reset}
 
 /** The current wasm Viewer, or null (before the wasm loads, while it restarts). */
-export const getViewer = () => {
-  if (viewer && !('n_steps' in viewer)) legacyGetters(Object.getPrototypeOf(viewer));
-  return viewer;
-};
-/**
- * The getters the panels, ranks, share.js and the load path still call,
- * answered by the viewer's one command (issue 42: they go once those send
- * commands themselves).
- * @param {any} p the wasm Viewer's prototype
- */
-function legacyGetters(p) {
-  const get = (/** @type {any} */ v, cmd = { cmd: 'get' }) => v.command(cmd);
-  const nan = (/** @type {number | null} */ x) => x ?? NaN;
-  Object.assign(p, {
-    n_steps() { return get(this).steps; },
-    current_file() { return get(this).file; },
-    device() { return get(this).device; },
-    view() { return get(this).view; },
-    view_kind() { return get(this).kind; },
-    view_names() { return get(this).views.map((c) => c.name); },
-    element_text(/** @type {number} */ element) { return get(this, { cmd: 'element', element }).text; },
-    color_by_acts() { return get(this).color_by_acts; },
-    is_active_memory() { return get(this).active_memory; },
-    analysis_built() { return get(this).analysis_built; },
-    window_start() { return get(this).window[0]; },
-    window_end() { return get(this).window[1]; },
-    peak_bytes() { return get(this, { cmd: 'numbers' }).numbers?.timeline.peak_bytes ?? 0; },
-    set_window(/** @type {number} */ x0, /** @type {number} */ x1) { command({ cmd: 'set_window', x0, x1 }); },
-    step_at_x(/** @type {number} */ x) { return get(this, { cmd: 'step_at_x', x }).value; },
-    x_of_step(/** @type {number} */ step) { return nan(get(this, { cmd: 'x_of_step', step }).value); },
-  });
-}
+export const getViewer = () => viewer;
 /** A promise while a fresh wasm instance starts after a trap, else null. */
 export const getRecovering = () => recovering;
 

@@ -4,7 +4,7 @@
 // them); app.js never imports the modules built on it (no cycle), which
 // register hooks with it instead. scripts/finish-dist.mjs bundles the same
 // graph into the standalone file. Imported in the order they run in.
-import { getViewer, getRecovering, guard, redraw, openFiles, showError, timings } from './app.js';
+import { getViewer, getRecovering, guard, redraw, openFiles, showError, timings, command } from './app.js';
 import { debugPanicNext, debugOomNext } from './decode-worker.js';
 import * as views from './views.js';
 import * as moment from './moment.js';
@@ -21,7 +21,7 @@ import './phases.js';
 window.memviz = Object.freeze({
   get viewer() { return getViewer(); },
   get recovering() { return getRecovering(); },
-  openFiles, showError, timings, redraw, guard, debugPanicNext, debugOomNext,
+  openFiles, showError, timings, redraw, guard, debugPanicNext, debugOomNext, command,
   views: { select: views.select, stats: views.stats },
   moment: { setMoment: moment.setMoment, get view() { return moment.momentView(); } },
   explain: { explain: explain.explain, get shown() { return explain.shownExplanation(); } },

@@ -8,7 +8,7 @@
 // from the median peak). A row clicked shows that rank (the zoom and t stay)
 // and sets the diff's B to it, A to the median rank. The Diff works with one
 // file too: two moments (A ← t, B ← t, or a step) or two devices of it.
-import { getViewer, guard, showError, redraw, openFiles, setOpenMany, showFile, loadFile, inSlices, onDraw } from './app.js';
+import { getViewer, guard, showError, redraw, openFiles, setOpenMany, showFile, loadFile, inSlices, onDraw, command, pageNow } from './app.js';
 import { setMoment, momentView } from './moment.js';
 import * as icicle from './icicle.js';
 import { add, onCmd } from './bind.js';
@@ -112,9 +112,10 @@ function addRows(idx) {
 onDraw(() => {
   const v = getViewer();
   if (loading || !v || !v.file_count() || document.body.dataset.page !== 'snapshot') return;
-  if (rowsOf === v && rows.some((r) => r.file === v.current_file())) return;
+  const f = pageNow().file;
+  if (rowsOf === v && rows.some((r) => r.file === f)) return;
   $('diff-panel').hidden = false;
-  try { addRows(v.current_file()); } catch (_) { /* the viewer is restarting */ }
+  try { addRows(f); } catch (_) { /* the viewer is restarting */ }
 });
 
 function status() {
@@ -159,7 +160,7 @@ function spark(canvas, row, yMax, mark) {
 
 /** Marks the row shown; data-shown: "file/device" for tests. */
 function marked() {
-  const v = getViewer(), f = v.current_file(), d = v.device();
+  const { file: f, device: d } = pageNow();
   for (const tr of $('ranks-table').tBodies[0].rows) tr.classList.toggle('current', +tr.dataset.file === f && +tr.dataset.device === d);
   panel.dataset.shown = `${f}/${d}`;
 }
@@ -167,16 +168,17 @@ function marked() {
 /** Shows file `file` (device: that one, else its default); `keep`: the window and t stay. */
 const show = guard((file, device, keep) => {
   const v = getViewer();
-  const w = keep && v.file_count() ? [v.window_start(), v.window_end()] : null;
+  const w = keep && v.file_count() ? pageNow().window : null;
   const step = keep ? momentView()?.at?.step : null;
   showFile(file, device);
   v.ranks({ do: 'trim' });
   if (w) {
-    const n = v.n_steps(), x0 = Math.min(w[0], Math.max(0, n - 1)), x1 = Math.min(w[1], n);
-    if (x1 > x0) v.set_window(x0, x1);
+    const n = pageNow().steps, x0 = Math.min(w[0], Math.max(0, n - 1)), x1 = Math.min(w[1], n);
+    if (x1 > x0) command({ cmd: 'set_window', x0, x1 });
     redraw();
   }
-  if (step != null && v.is_active_memory() && v.n_steps() > 0) setMoment('step:' + Math.min(step, v.n_steps() - 1));
+  const p = pageNow();
+  if (step != null && p.active_memory && p.steps > 0) setMoment('step:' + Math.min(step, p.steps - 1));
   marked();
 });
 
@@ -223,8 +225,8 @@ function pickMedian(i) {
 
 /** Side `slot` ('a' or 'b') at the moment t of the row shown. */
 function sideAtT(slot) {
-  const v = getViewer(), step = momentView()?.at?.step;
-  const i = rows.findIndex((r) => r.file === v.current_file() && r.device === v.device());
+  const step = momentView()?.at?.step, p = pageNow();
+  const i = rows.findIndex((r) => r.file === p.file && r.device === p.device);
   if (i < 0 || step == null) return showError('Diff: click the timeline first to set t');
   $(`diff-${slot}`).value = String(i);
   $(`diff-at-${slot}`).value = 'step';

@@ -170,7 +170,7 @@ export async function shownSummary(page) {
  */
 export function viewerQuery(page, f, args = []) {
   return page.evaluate(([f, args]) => {
-    const v = window.memviz.viewer, c = (cmd) => v.command(cmd), p = c({ cmd: 'get' });
+    const c = (cmd) => window.memviz.command(cmd), p = c({ cmd: 'get' });
     switch (f) {
       case 'summary_json': return JSON.stringify(c({ cmd: 'numbers' }).numbers);
       case 'state_json': return JSON.stringify(p.state.numbers);

@@ -212,7 +212,7 @@ test('dense phases (GPT-2, 1280 px): no horizontal scrollbar, labels readable, t
   if (SHOTS) await page.screenshot({ path: join(ROOT, 'docs/screenshot-phases-dense.png') });
   // Zoomed in on a tenth of the run: more labels, still readable.
   const n = await page.evaluate(() => window.memviz.viewer.command({ cmd: 'get' }).steps);
-  await page.evaluate((n) => { window.memviz.viewer.set_window(Math.floor(n * 0.45), Math.floor(n * 0.55)); window.memviz.redraw(); }, n);
+  await page.evaluate((n) => { window.memviz.command({ cmd: 'set_window', x0: Math.floor(n * 0.45), x1: Math.floor(n * 0.55) }); window.memviz.redraw(); }, n);
   await page.waitForTimeout(200);
   b = await phaseBoxes(page);
   labelsReadable(b, `${name} zoomed`);

@@ -67,7 +67,7 @@ test('four ranks at once: overview, row click keeps zoom and t, diff', async () 
   // Zoom in and set t on rank 0, then click rank 1: both stay.
   const before = await page.evaluate(() => {
     const v = window.memviz.viewer;
-    v.set_window(100, 700);
+    window.memviz.command({ cmd: 'set_window', x0: 100, x1: 700 });
     window.memviz.redraw();
     window.memviz.moment.setMoment('step:400');
     return v.command({ cmd: 'get' }).window;

@@ -66,7 +66,7 @@ test('x axis in wall-clock time: labels, gaps, hover at Python\'s time, zoom and
   await page.screenshot({ path: join(ROOT, 'docs/screenshot-time-axis.png') });
 
   // In Python's window, the allocation is under the x where its time lies.
-  await page.evaluate(([a, b]) => window.memviz.viewer.set_window(a, b), P.window);
+  await page.evaluate(([a, b]) => window.memviz.command({ cmd: 'set_window', x0: a, x1: b }), P.window);
   await page.evaluate(() => window.memviz.redraw?.());
   await page.mouse.move(1, 1);
   await frames(page);

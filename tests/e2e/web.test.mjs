@@ -54,7 +54,7 @@ async function redrawNow(page) {
  * the plot canvas) inside its band, found by the viewer's own hit test.
  */
 async function bandPoint(page, elem, from, to) {
-  await page.evaluate(([a, b]) => window.memviz.viewer.set_window(a, b), [from, to]);
+  await page.evaluate(([a, b]) => window.memviz.command({ cmd: 'set_window', x0: a, x1: b }), [from, to]);
   await redrawNow(page);
   const xy = await page.evaluate((e) => (window.memviz.viewer.command({ cmd: 'locate', element: e }).point ?? []), elem);
   assert.equal(xy.length, 2, `element ${elem} not drawn in steps ${from}..${to}`);
