@@ -508,7 +508,10 @@ pub fn warm_up(name: &str, bytes: &[u8]) -> Result<(), PageError> {
         w.render_plot(400, 160);
         w.hover(200.0, 80.0);
     }
-    // The worker's way: the model's and the versions' wire forms, read back.
+    // The worker's way: the model's and the versions' wire forms, read back
+    // into a Viewer of their own (one model alive at a time: wasm memory
+    // never shrinks, so this round's peak is the page's for good).
+    drop(w);
     let decode = |e: memviz_core::Error| PageError::decode(name, &e);
     let mut loader = Loader::new();
     loader.feed(bytes).map_err(decode)?;
@@ -516,6 +519,8 @@ pub fn warm_up(name: &str, bytes: &[u8]) -> Result<(), PageError> {
     let (mut model, mut vers) = (Vec::new(), Vec::new());
     snap.wire_chunks(&mut |c| model.push(c));
     versions_of::compute(&snap).wire_chunks(&mut |c| vers.push(c));
+    drop(snap);
+    let mut w = crate::Viewer::new();
     w.adopt_begin(name);
     model.iter().try_for_each(|c| w.adopt_chunk(c))?;
     w.adopt_end()?;
