@@ -108,7 +108,10 @@ impl Viewer {
                 d.finish().map_err(error)?;
             }
             OpenCommand::Example => reply.file = Some(self.inner.open(EXAMPLE_NAME, EXAMPLE).map_err(error)?),
-            OpenCommand::Warm => memviz_viewer::warm_up(WARM_NAME, WARM).map_err(error)?,
+            OpenCommand::Warm => {
+                memviz_viewer::warm_up(WARM_NAME, WARM).map_err(error)?;
+                warm_boundary()?;
+            }
             OpenCommand::Ahead { plan, file_bytes } => {
                 reply.done = self.ahead.step(plan, file_bytes).map_err(error)?;
                 reply.written = Some(self.ahead.written());
@@ -148,4 +151,23 @@ impl Viewer {
             send(sink, |out| snap.wire_chunks(out))
         }
     }
+}
+
+/// The exports' own conversions (commands read from JS objects, view models
+/// made into them: serde-wasm-bindgen's code for each type, compiled by V8
+/// on first use) for what an open asks first: without this, the first page
+/// view after a file cost 11-12 ms in ctx128's open, the later ones 0.3 ms.
+fn warm_boundary() -> Result<(), JsValue> {
+    let mut w = crate::Viewer::default();
+    w.inner.open(WARM_NAME, WARM).map_err(error)?;
+    let js = |s: &str| js_sys::JSON::parse(s).expect("a JSON literal");
+    for c in [r#"{"cmd": "get"}"#, r#"{"cmd": "numbers"}"#, r#"{"cmd": "x_of_step", "step": 1}"#] {
+        w.command(js(c))?;
+    }
+    for c in [r#"{"cmd": "generation"}"#, r#"{"cmd": "overview"}"#, r#"{"cmd": "findings"}"#] {
+        w.panel(js(c))?;
+    }
+    w.ranks(js(r#"{"do": "overview", "file": 0}"#))?;
+    w.phases(js(r#"{"filter": ""}"#))?;
+    Ok(())
 }
