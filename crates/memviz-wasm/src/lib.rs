@@ -102,6 +102,9 @@ pub struct Viewer {
     ahead: memviz_viewer::MemoryAhead,
     /// In the page's decode worker: the file it decodes (decode.rs).
     decoder: Option<decode::Decoder>,
+    /// The selection canvas holds an outline (else it is clear and is left
+    /// alone: a canvas touched is copied to the compositor at the next frame).
+    selection_drawn: bool,
 }
 
 fn now_ms() -> f64 {
@@ -130,6 +133,16 @@ pub(crate) fn put(canvas: &HtmlCanvasElement, img: &Image, x: u32, y: u32) -> Re
 }
 
 impl Viewer {
+    /// Clears the selection canvas if it holds an outline. A canvas resized
+    /// by the page is cleared by the browser, so the flag errs only towards
+    /// one clear too many.
+    fn clear_selection(&mut self, selection: &HtmlCanvasElement) -> Result<(), JsError> {
+        if std::mem::take(&mut self.selection_drawn) {
+            clear(selection)?;
+        }
+        Ok(())
+    }
+
     /// The viewer state with the page's current devicePixelRatio: every
     /// call that takes CSS coordinates goes through here.
     pub(crate) fn at_dpr(&mut self) -> &mut memviz_viewer::Viewer {
@@ -168,7 +181,7 @@ impl Viewer {
         let frame = self.at_dpr().render_plot(w, h);
         clear(plot)?;
         let Some(frame) = frame else {
-            clear(selection)?;
+            self.clear_selection(selection)?;
             return Ok(RenderStats::default());
         };
         let r = frame.rect;
@@ -195,12 +208,13 @@ impl Viewer {
     /// new plot (issue 13: 24-47 ms per hover on a 2M-event file with
     /// every band drawn).
     pub fn render_selection(&mut self, selection: &HtmlCanvasElement) -> Result<bool, JsError> {
-        clear(selection)?;
+        self.clear_selection(selection)?;
         Ok(match self.inner.render_selection() {
             Selection::InPlot => false,
             Selection::Empty => true,
             Selection::At { x, y } => {
                 put(selection, self.inner.selection_image(), x, y)?;
+                self.selection_drawn = true;
                 true
             }
         })
