@@ -10,11 +10,9 @@ import { decodeInWorker, feedStream, prewarm, expectFile, noFile, Cancelled, Wor
 const $ = (id) => document.getElementById(id);
 // ?decode=worker or ?decode=page forces one way whatever the size (tests, benchmarks).
 const DECODE = new URLSearchParams(location.search).get('decode');
-let viewer = null;
-let bindings = null; // the wasm module's exports (a fresh copy after a trap)
+let viewer = null, bindings = null; // the Viewer, the wasm module's exports (a fresh copy after a trap)
 let queue = Promise.resolve(); // files are read one after the other
-let lastHit = -1;
-let firstPaintPending = false;
+let lastHit = -1, firstPaintPending = false;
 export const timings = {};
 let viewHooks = null; // views.js: {changed, draw (true: it drew the view), reset}
 let formatHook = null; // profiler.js: (file) -> a promise once its chart shows
@@ -36,8 +34,7 @@ export const ready = new Promise((r) => { markReady = r; });
 wasmLoaded.then((b) => {
   bindings = b;
   viewer = new b.Viewer();
-  const csp = Object.assign(document.createElement('meta'), { httpEquiv: 'Content-Security-Policy', content: "connect-src 'none'" });
-  document.head.appendChild(csp);
+  document.head.append(Object.assign(document.createElement('meta'), { httpEquiv: 'Content-Security-Policy', content: "connect-src 'none'" }));
   document.body.dataset.ready = '1';
   markReady();
 });
@@ -49,16 +46,14 @@ const idle = window.requestIdleCallback || ((f) => setTimeout(f, 50));
 /** The next step of memory written ahead for `plan` (files.rs MemoryAhead); true once written. */
 const ahead = (v, plan, fileBytes = 0) => v.open({ cmd: 'ahead', plan, file_bytes: fileBytes }).done;
 const waitsForFile = () => !currentName && !(viewer && viewer.file_count() > 0);
-function warmRound() {
+const warmRound = () => {
   try {
-    viewer.open({ cmd: 'warm' });
-    return true;
+    return !!viewer.open({ cmd: 'warm' });
   } catch (e) {
     if (isTrap(e)) crashed(e);
     document.body.dataset.warmError = String(e.message); // for the tests: the code stays cold
-    return false;
   }
-}
+};
 // Text in a font not used yet, and the snapshot page's first style and layout
 // (7.6-9 ms, then 1.7-3.2), done once while idle, in one task: nothing shows.
 function warmLayout() {
@@ -153,19 +148,14 @@ const TASK_MS = 12;
 // a memviz:redraw measure per redraw; cleared at once (benchmarks and tests
 // read them through a PerformanceObserver).
 let openT0 = 0;
-function mark(name) {
-  performance.mark(name);
-  performance.clearMarks(name);
-}
+const mark = (name) => { performance.mark(name); performance.clearMarks(name); };
 function markReceived() {
-  openT0 = performance.now();
-  timings.worker = null;
+  [openT0, timings.worker] = [performance.now(), null];
   mark('memviz:file-received');
 }
 function markDecoded() {
-  timings.decode = performance.now() - openT0;
+  [timings.decode, firstPaintPending] = [performance.now() - openT0, true];
   mark('memviz:decoded');
-  firstPaintPending = true;
 }
 function markFirstPaint() {
   timings.firstPaint = performance.now() - openT0;
@@ -174,9 +164,7 @@ function markFirstPaint() {
 
 // ---- a trap in the wasm (a panic or out of memory): that instance is not to be
 // trusted; the page names the panic, starts a fresh instance, and the next file opens.
-let currentName = ''; // the file being read or shown, for the message
-let recovering = null; // a promise while the fresh instance starts
-let crashes = 0;
+let currentName = '', recovering = null, crashes = 0; // the file read or shown; a promise while the fresh instance starts
 const isTrap = (e) => e instanceof WebAssembly.RuntimeError;
 
 function crashed(e) {
@@ -187,16 +175,14 @@ function crashed(e) {
   const name = currentName;
   // The old Viewer stays borrowed: dropped without a call into it.
   try { if (viewer && viewer.__destroy_into_raw) viewer.__destroy_into_raw(); } catch (_) { /* nothing to do */ }
-  viewer = null;
-  currentName = '';
+  [viewer, currentName] = [null, ''];
   document.body.dataset.crashes = String(++crashes);
   showError(`internal error in memviz: ${msg}; the file could not be shown${name ? ` (${name})` : ''}. ` +
     'The viewer restarted: open a file again.');
   resetControls();
   recovering = reinstantiate()
     .then((b) => {
-      bindings = b;
-      viewer = new b.Viewer();
+      [bindings, viewer] = [b, new b.Viewer()];
       document.body.dataset.restarts = String(crashes);
     })
     .catch((err) => showError(`memviz could not restart (${(err && err.message) || err}): reload the page.`))
@@ -305,14 +291,11 @@ function route(file, head) {
   document.body.dataset.fileKind = k.kind; // for tests
   if (k.profiler) throw new ProfilerFile(file.name);
 }
-/** One line of the open's progress (files.rs `progress`). */
-const progressText = (name, size, read, building = false) =>
-  viewer.open({ cmd: 'progress', name, size, read, building, waiting }).text;
 
 /**
  * Reads `file` into the viewer (it becomes the current file); resolves to its index.
- * Where it is decoded is files.rs `decode_in_worker`'s rule: in the worker (its model
- * adopted here) or here as its pieces arrive, a task hop every CHUNK. `onProgress(read)`
+ * Where is files.rs `plan`'s rule: in the worker (its model adopted here) or here
+ * as its pieces arrive, a task hop every CHUNK. `onProgress(read)`
  * after each CHUNK; `onBuild()` before the model is adopted or finished; `job.cancel`
  * stops the read. Rejects with the decoder's PageError, a Cancelled, a WorkerTrap or a trap.
  */
@@ -324,7 +307,7 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
   const w = plan.worker ? decodeInWorker(file, onProgress) : null;
   if (w) {
     job.cancel = w.cancel;
-    const pool = touchAhead(file.size, w.give);
+    const pool = touchAhead(file.size, plan.pool, w.give);
     let got = null;
     try {
       got = await w.done;
@@ -437,16 +420,13 @@ async function adopt(file, got, job, onBuild) {
   return i;
 }
 
-// While the worker decodes, this thread is idle and a fresh page's first write
-// costs (~0.7 ms a MB): it writes, TOUCH_TASK_MS a task, buffers for the worker
-// to copy the model's chunks into (POOL x the file: the wire form is 0.41-0.43x),
-// then the memory this page's model will take (MemoryAhead's 'model' plan).
-const TOUCH_TASK_MS = 4;
-const POOL = 0.45, POOL_MAX = 64 << 20, POOL_BUFFER = 8 << 20, POOL_STEP = 2 << 20;
-function touchAhead(size, give) {
+// While the worker decodes, this idle thread writes (a fresh page's first write
+// costs ~0.7 ms a MB), TOUCH_TASK_MS a task, `pool` bytes of buffers for the worker
+// to copy the model's chunks into, then the memory this page's model will take.
+const TOUCH_TASK_MS = 4, POOL_BUFFER = 8 << 20, POOL_STEP = 2 << 20;
+function touchAhead(size, pool, give) {
   const v = viewer;
-  let on = size > CHUNK && !!v, pooled = 0, b = null, written = 0;
-  const pool = Math.min(Math.floor(size * POOL), POOL_MAX);
+  let on = pool > 0 && !!v, pooled = 0, b = null, written = 0;
   const step = guard(() => {
     if (!on || viewer !== v) return;
     const t0 = performance.now();
@@ -475,8 +455,7 @@ function touchAhead(size, give) {
 /** Resolves after the next frame is painted (the text just set is on screen). */
 export const afterPaint = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
 
-let reading = null; // the read in progress: {cancel}
-let waiting = 0; // files opened and not yet read
+let reading = null, waiting = 0; // the read in progress ({cancel}); files opened and not yet read
 $('cancel-open').addEventListener('click', () => reading && reading.cancel && reading.cancel());
 
 async function readFile(file) {
@@ -487,20 +466,13 @@ async function readFile(file) {
   currentName = file.name;
   markReceived();
   const big = file.size > CHUNK; // else it opens in one go: no progress line
-  const say = (read, building) => { $('progress-text').textContent = progressText(file.name, file.size, read, building); };
-  if (big) {
-    $('progress-box').hidden = false;
-    $('progress').value = 0;
-    say(null);
-  }
-  const onProgress = (done) => {
-    $('progress').value = done / file.size;
-    say(done);
+  // The progress line: files.rs `progress`.
+  const say = (read, building = false) => {
+    $('progress-text').textContent = viewer.open({ cmd: 'progress', name: file.name, size: file.size, read, building, waiting }).text;
   };
-  const onBuild = () => {
-    say(null, true);
-    $('cancel-open').disabled = true;
-  };
+  if (big) { $('progress-box').hidden = false; $('progress').value = 0; say(null); }
+  const onProgress = (done) => { $('progress').value = done / file.size; say(done); };
+  const onBuild = () => { $('cancel-open').disabled = true; say(null, true); };
   reading = {};
   $('cancel-open').disabled = false;
   try {

@@ -198,6 +198,14 @@ export class WorkerTrap extends Error {
   }
 }
 
+/** A promise with its `ok` / `no`; a rejection nobody awaits is no error. */
+function deferred() {
+  let settle;
+  const p = new Promise((ok, no) => { settle = { ok, no }; });
+  p.catch(() => {});
+  return Object.assign(p, settle);
+}
+
 /**
  * Decodes `file` in a worker; null when none can run. Else `{done, cancel, give}`: `done`
  * resolves once decoded to `{readMs, nextChunk, info, versionsNow, release}` (`nextChunk()`:
@@ -210,51 +218,35 @@ export function decodeInWorker(file, onProgress) {
   spare = null;
   clearTimeout(aheadTimer);
   if (!w) return null;
-  let settle, infoSettle, waiting = null, failed = null, last = false, over = false, decoded = false;
-  const done = new Promise((resolve, reject) => { settle = { resolve, reject }; });
-  const infoDone = new Promise((resolve, reject) => { infoSettle = { resolve, reject }; });
-  infoDone.catch(() => {});
-  const queue = [];
-  const pump = () => {
-    if (!waiting) return;
-    if (queue.length) waiting.resolve(queue.shift());
-    else if (failed) waiting.reject(failed);
-    else if (last) waiting.resolve(null);
-    else return;
-    waiting = null;
-  };
-  const fail = (e) => {
-    if (!decoded) return settle.reject(e);
-    failed = e;
-    pump();
-    infoSettle.reject(e);
-  };
+  const done = deferred(), info = deferred();
+  let over = false, last = deferred(); // the chunk to come
+  const chunks = [last]; // those not taken yet
+
   const end = (keep) => {
     over = true;
     if (keep && !spare && !w.ahead) spare = w;
     else w.worker.terminate();
   };
+  const fail = (e) => [done, last, info].forEach((p) => p.no(e)); // what is settled stays
+  const nextChunk = () => chunks.shift() ?? null;
   w.ready.then(() => {
     if (over) return;
     w.worker.onmessage = ({ data: m }) => {
       if (m.progress != null) onProgress(m.progress);
       else if (m.chunk) {
-        for (let i = 0; i < m.parts.length; i += 2) queue.push(new Uint8Array(m.chunk, m.parts[i], m.parts[i + 1]));
-        pump();
+        for (let i = 0; i < m.parts.length; i += 2) {
+          last.ok(new Uint8Array(m.chunk, m.parts[i], m.parts[i + 1]));
+          chunks.push(last = deferred());
+        }
       } else if (m.decoded) {
-        decoded = true;
-        settle.resolve({
-          readMs: m.readMs, nextChunk: () => new Promise((resolve, reject) => { waiting = { resolve, reject }; pump(); }),
-          info: () => infoDone, release: () => { if (!over) end(false); },
+        done.ok({
+          readMs: m.readMs, nextChunk, info: () => info, release: () => { if (!over) end(false); },
           versionsNow: () => { if (!over) w.worker.postMessage({ versionsNow: true }); },
         });
-      } else if (m.modelEnd) {
-        last = true;
-        pump();
-      } else if (m.versions) {
-        // A large worker ends at `release()`: its unmapping held up the page's memory changes.
-        if (file.size < KEEP_BELOW) end(true);
-        infoSettle.resolve(m);
+      } else if (m.modelEnd) last.ok(null);
+      else if (m.versions) {
+        if (file.size < KEEP_BELOW) end(true); // a large one ends at release(): its unmapping held up the page's memory changes
+        info.ok(m);
       } else if (m.error) {
         end(true);
         fail(m.error);
@@ -272,7 +264,7 @@ export function decodeInWorker(file, onProgress) {
     debugNext = null;
   }, (e) => {
     end(false);
-    settle.reject(Object.assign(new Error(`the decode worker did not start: ${e.message}`), { unavailable: true }));
+    done.no(Object.assign(new Error(`the decode worker did not start: ${e.message}`), { unavailable: true }));
   });
   return {
     done,

@@ -77,7 +77,12 @@ worker: boolean,
 /**
  * The bytes of its start that `sniff` looks at.
  */
-sniff_head: number, };
+sniff_head: number, 
+/**
+ * Bytes of buffers the page writes ahead for the worker to copy the
+ * model's chunks into (its wire form is 0.41-0.43x the file).
+ */
+pool: number, };
 
 export type WhatIfFields = { expandable_segments: boolean, max_split_size_mb: string, roundup_power2_divisions: string, garbage_collection_threshold: string, 
 /**

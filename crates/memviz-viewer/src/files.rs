@@ -417,12 +417,17 @@ pub struct OpenPlan {
     /// The bytes of its start that `sniff` looks at.
     #[ts(type = "number")]
     pub sniff_head: usize,
+    /// Bytes of buffers the page writes ahead for the worker to copy the
+    /// model's chunks into (its wire form is 0.41-0.43x the file).
+    #[ts(type = "number")]
+    pub pool: u64,
 }
 
 /// How a file of `size` bytes is read (see [`OpenPlan`]).
 pub fn plan(size: u64, force: Option<&str>) -> OpenPlan {
     let worker = force == Some("worker") || (force != Some("page") && size > WORKER_MIN);
-    OpenPlan { worker, sniff_head: SNIFF_HEAD }
+    let pool = if worker && size > CHUNK { (size as f64 * 0.45) as u64 } else { 0 };
+    OpenPlan { worker, sniff_head: SNIFF_HEAD, pool: pool.min(64 << 20) }
 }
 
 /// The open's progress line (see `OpenCommand::Progress`).

@@ -142,6 +142,10 @@ fn a_file_is_read_by_size_and_its_progress_line_names_it() {
     assert!(plan(58985140, None).worker);
     assert!(!plan(58985140, Some("page")).worker);
     assert_eq!(plan(size, None).sniff_head, 64 << 10);
+    // Buffers for the worker's chunks: 0.45x a file over 4 MiB, at most 64 MiB.
+    assert_eq!((plan(size, None).pool, plan(size, Some("worker")).pool), (0, 0));
+    assert_eq!(plan(58985140, None).pool, 26543313);
+    assert_eq!(plan(1 << 30, None).pool, 64 << 20);
     let line = |read, building, waiting| {
         let cmd = OpenCommand::Progress { name: "ctx128.pickle".into(), size, read, building, waiting };
         Viewer::new().open_command(cmd).unwrap().text.unwrap()
