@@ -1,8 +1,5 @@
-// memviz's stand-in for PyTorch's torch/utils/viz/MemoryViz.js (same
-// exports): the HTML that `python -m torch.cuda._memory_viz trace_plot`
-// writes shows the snapshot in memviz once its import URL points here. The
-// viewer is this folder's index.html in a full-window iframe (it keeps its
-// own CSP, which the host page could not give it); files go by postMessage.
+// memviz's stand-in for PyTorch's torch/utils/viz/MemoryViz.js (same exports) for
+// trace_plot's HTML: index.html in a full-window iframe (its own CSP); files by postMessage.
 const VIEWER = new URL('index.html', import.meta.url);
 const TARGET = VIEWER.origin === 'null' ? '*' : VIEWER.origin;
 

@@ -1,8 +1,5 @@
-// Screen reader announcements: the hovered or pinned item's text, said
-// through one polite aria-live region (#announce in index.html, visually
-// hidden). Hover changes with every pointer move, so only the text that stays
-// put for DELAY ms is said, and only its first line (the address, size and
-// total; the stack trace stays in #context for whoever wants to read it).
+// Screen reader announcements through one polite aria-live region (#announce):
+// the first line of a hovered or pinned item's text once it stayed DELAY ms.
 const DELAY = 400; // ms
 const region = document.getElementById('announce');
 let timer = 0;

@@ -1,181 +1,107 @@
 //# allFunctionsCalledOnLoad
-// memviz page glue: wires DOM events to the wasm Viewer (crates/memviz-wasm).
-// Everything else (decoding, replay, drawing, hit testing, text) is in Rust.
-//
-// An ES module. It imports the wasm exports from boot.js and exports what
-// the other modules use: the current viewer (viewer()), guard, redraw,
-// openFiles, showError, `ready`, onPin (a band was pinned: moment.js sets
-// its t there), and addViewHooks, through which views.js
-// takes over the views that are not timelines (app.js never imports the
-// modules that build on it, so there is no import cycle).
+// memviz page glue: wires DOM events to the wasm Viewer (crates/memviz-wasm);
+// decoding, replay, drawing, hit testing and text are Rust's. Modules built on
+// this one register hooks here (addViewHooks, addFormatHook, setOpenMany): no cycle.
 import { wasmLoaded, reinstantiate } from './boot.js';
 import { announce, silence } from './announce.js';
 import { hoverCard, pinCard, hideCard } from './card.js';
 import { decodeInWorker, feedStream, prewarm, expectFile, noFile, Cancelled, WorkerTrap, CHUNK, FEED } from './decode-worker.js';
 
 const $ = (id) => document.getElementById(id);
-// Files larger than this are decoded in the worker, smaller ones here: the
-// worker cost a 0.65 MB file 58-67 ms against 42-53 on the page, a 3.2 MB
-// file 124-178 against 92-111 (benches/browser/open_paint.mjs, medians).
-const WORKER_MIN = 4 << 20;
 // ?decode=worker or ?decode=page forces one way whatever the size (tests, benchmarks).
 const DECODE = new URLSearchParams(location.search).get('decode');
-let viewer = null;
-let bindings = null; // the wasm module's exports (a fresh copy after a trap)
+let viewer = null, bindings = null; // the Viewer, the wasm module's exports (a fresh copy after a trap)
 let queue = Promise.resolve(); // files are read one after the other
-let lastHit = -1;
-let firstPaintPending = false;
+let lastHit = -1, firstPaintPending = false;
 export const timings = {};
-let viewHooks = null; // views.js: {changed, draw, reset}
+let viewHooks = null; // views.js: {changed, draw (true: it drew the view), reset}
+let formatHook = null; // profiler.js: (file) -> a promise once its chart shows
 
 /** The current wasm Viewer, or null (before the wasm loads, while it restarts). */
 export const getViewer = () => viewer;
 /** A promise while a fresh wasm instance starts after a trap, else null. */
 export const getRecovering = () => recovering;
-
-/**
- * views.js registers here: changed() after every view change, draw() before
- * a timeline is drawn (true: it drew the view itself), reset() after an
- * internal error.
- */
-let formatHook = null; // profiler.js: (file) -> a promise once shown
-/** profiler.js registers here: the files whose first bytes say torch.profiler export (`open({cmd: 'sniff'})`). */
-export function addFormatHook(fn) {
-  formatHook = fn;
-}
-
-export function addViewHooks(hooks) {
-  viewHooks = hooks;
-}
+/** profiler.js: shows the files a sniff says are torch.profiler exports. */
+export const addFormatHook = (fn) => { formatHook = fn; };
+export const addViewHooks = (hooks) => { viewHooks = hooks; };
 
 let markReady;
 /** Resolves once the first Viewer exists (share.js opens files then). */
 export const ready = new Promise((r) => { markReady = r; });
 
-function start(b) {
-  if (viewer) return;
+// After every module of the page ran (a promise reaction): share.js's #file=
+// fetches start before the CSP below forbids any connection.
+wasmLoaded.then((b) => {
   bindings = b;
   viewer = new b.Viewer();
-  // The wasm is loaded: from now on the page may connect nowhere at all.
-  const csp = document.createElement('meta');
-  csp.httpEquiv = 'Content-Security-Policy';
-  csp.content = "connect-src 'none'";
-  document.head.appendChild(csp);
+  document.head.append(Object.assign(document.createElement('meta'), { httpEquiv: 'Content-Security-Policy', content: "connect-src 'none'" }));
   document.body.dataset.ready = '1';
-  markReady(); // share.js: open embedded / #file= / posted snapshots
-}
-// Always after every module of the page has run (a promise reaction):
-// share.js's #file= fetches start before the CSP above forbids them.
-wasmLoaded.then(start);
+  markReady();
+});
 
-// The idle warm-up: V8 compiles wasm lazily and optimises hot code in the
-// background, so the first file used to pay for it (2-4x slower than a second
-// open). Rust opens, draws and adopts the built-in example in a Viewer of its
-// own (`open({cmd: 'warm'})`), a round per call, until the code is warm.
+// ---- the idle warm-up (docs/open.md): V8 compiles wasm lazily, and the first
+// file paid for it; Rust runs a round of the open and draw paths a call.
 const WARM_ROUNDS = 40;
-function warmRound(first) {
+const idle = window.requestIdleCallback || ((f) => setTimeout(f, 50));
+/** The next step of memory written ahead for `plan` (files.rs MemoryAhead); true once written. */
+const ahead = (v, plan, fileBytes = 0) => v.open({ cmd: 'ahead', plan, file_bytes: fileBytes }).done;
+const waitsForFile = () => !currentName && !(viewer && viewer.file_count() > 0);
+const warmRound = () => {
   try {
-    viewer.open({ cmd: 'warm' });
-    // Once into the page's own canvases, while they show nothing, cleared in
-    // the same task: their backing stores and the axes' text set up before a file.
-    const own = plotCanvases();
-    if (first && !viewer.file_count() && own.every((c) => c.clientWidth > 0)) {
-      const w = new bindings.Viewer();
-      try {
-        w.open({ cmd: 'example' });
-        for (const c of own) sizeCanvas(c);
-        w.render(...own);
-      } finally {
-        w.free();
-      }
-      for (const c of own) c.getContext('2d').clearRect(0, 0, c.width, c.height);
-    }
-    return true;
+    return !!viewer.open({ cmd: 'warm' });
   } catch (e) {
     if (isTrap(e)) crashed(e);
-    document.body.dataset.warmError = String(e.message); // for the tests: a warm-up that fails leaves the code cold
-    return false;
+    document.body.dataset.warmError = String(e.message); // for the tests: the code stays cold
   }
-}
-
-// The first text in a font not used yet costs 2-3 ms of layout: laid out
-// once, hidden, while idle.
-function warmFonts() {
-  const d = document.createElement('div');
-  d.setAttribute('aria-hidden', 'true');
-  d.style.cssText = 'position:absolute;left:-9999px;top:0;visibility:hidden';
-  const mono = ['ui-monospace, SFMono-Regular, Menlo, Consolas, monospace', 'ui-monospace, monospace', 'monospace'];
-  d.innerHTML = '<b>0</b><b style="font-weight:600">0</b><i>0</i><b><i>0</i></b><h2>0</h2><h3>0</h3>' +
-    '<span style="font:10px sans-serif">0</span><span style="font:11px sans-serif">0</span>' +
-    mono.map((f) => `<span style="font-family:${f}">0<b>0</b><i>0</i></span>`).join('');
+};
+// Text in a font not used yet, and the snapshot page's first style and layout
+// (7.6-9 ms, then 1.7-3.2), done once while idle, in one task: nothing shows.
+function warmLayout() {
+  const d = Object.assign(document.createElement('div'), { ariaHidden: 'true' });
+  d.style.cssText = 'position:absolute;left:-9999px;visibility:hidden';
+  d.innerHTML = '<b>0</b><b style="font-weight:600">0</b><i>0</i><h2>0</h2><h3>0</h3><span style="font:10px sans-serif">0</span>' +
+    '<span style="font:11px sans-serif">0</span>' + ['ui-monospace, SFMono-Regular, Menlo, Consolas, monospace', 'ui-monospace, monospace',
+    'monospace'].map((f) => `<span style="font-family:${f}">0<b>0</b><i>0</i></span>`).join('');
   document.body.append(d);
   void d.offsetWidth;
   d.remove();
+  if (!waitsForFile() || document.body.dataset.page !== 'start') return;
+  document.body.dataset.page = 'snapshot';
+  void $('plot').clientWidth;
+  document.body.dataset.page = 'start';
 }
-
-// A canvas's first two frames with new pixels cost 7-10 ms more each (the
-// compositor's buffers): paid while idle, transparent pixels, nothing seen.
-async function warmCanvases() {
-  const own = plotCanvases();
-  for (let frame = 0; frame < 2; frame++) {
-    if (currentName || (viewer && viewer.file_count() > 0) || !own.every((c) => c.clientWidth > 0)) return;
-    for (const c of own) {
-      sizeCanvas(c);
-      c.getContext('2d').putImageData(new ImageData(c.width, c.height), 0, 0);
-    }
-    await afterPaint();
-  }
-}
-
-// The timeline's canvases, in the order viewer.render takes them: the bands,
-// the hovered band's outline, the axes, the minimap.
-const plotCanvases = () => ['plot', 'plot-select', 'axes', 'minimap'].map($);
-
-const idle = window.requestIdleCallback || ((f) => setTimeout(f, 50));
-/** The next step of memory written ahead for `plan` (MemoryAhead: 'model' of a file of `fileBytes`, 'small', 'release'); true once written. */
-const ahead = (v, plan, fileBytes = 0) => v.open({ cmd: 'ahead', plan, file_bytes: fileBytes }).done;
 wasmLoaded.then(() => {
   let round = 0;
   const step = (deadline) => {
-    if (round === 0) warmFonts();
     let more;
-    do more = !currentName && warmRound(round === 0) && ++round < WARM_ROUNDS;
+    do more = !currentName && warmRound() && ++round < WARM_ROUNDS;
     while (more && deadline && deadline.timeRemaining() > 8);
     if (more) return idle(step);
     idle(() => {
-      // A small file is decoded on this thread: its tables take these pages
-      // again without their first write's cost (~0.7 ms a MB).
-      if (viewer && !viewer.file_count() && !currentName) guard(() => ahead(viewer, 'small'))();
+      // A small file is decoded here: its tables take these pages again without their first write's cost.
+      if (viewer && waitsForFile()) guard(() => ahead(viewer, 'small'))();
       prewarm(); // the decode worker, started ahead
       if (awaitsFile()) fileComing();
-      warmCanvases().then(() => {
-        document.body.dataset.warm = '1'; // tests and benchmarks: the idle work is done
-        document.body.dataset.warmRounds = round;
-      });
+      warmLayout();
+      Object.assign(document.body.dataset, { warm: '1', warmRounds: round }); // tests and benchmarks: the idle work is done
     });
   };
   idle(step);
 });
 
-// ---- opening files -------------------------------------------------------
+// ---- messages, commands ------------------------------------------------------
 /** A dismissable message; a refusal (`PageError`) keeps its kind and offset as data-error-kind / -offset. */
 function showMessage(cls, msg, err) {
-  const div = document.createElement('div');
-  div.className = cls;
+  const div = Object.assign(document.createElement('div'), { className: cls });
   if (err && err.kind) Object.assign(div.dataset, { errorKind: err.kind, errorOffset: err.offset ?? '' });
-  const close = document.createElement('button');
-  close.textContent = '×';
-  close.title = 'Dismiss';
-  close.onclick = () => div.remove();
+  const close = Object.assign(document.createElement('button'), { textContent: '×', title: 'Dismiss', onclick: () => div.remove() });
   div.append(close, document.createTextNode(msg));
   $('errors').append(div);
 }
 export const showError = (msg, err) => showMessage('error', msg, err);
 
-
 /**
- * Runs a command of the viewer core (memviz_viewer::page) and returns the
- * page view it leaves; `page` keeps the last one.
+ * Runs a command of the viewer core (memviz_viewer::page); returns the page view it leaves.
  * @param {import('./types').ViewCommand} cmd
  * @returns {import('./types').PageView}
  */
@@ -188,9 +114,7 @@ export function command(cmd) {
 let page = null;
 /** The last page view (null before a file). */
 export const getPage = () => page;
-/** The page view now (after work the last command did not see); during the
- * draw listeners, the one asked once for all of them: each command returns
- * the whole page view, 0.2-0.3 ms, and five listeners asked it per draw. */
+/** The page view now; during the draw listeners, one asked for all of them (0.2-0.3 ms each). */
 export const pageNow = () => listenersPage ?? command({ cmd: 'get' });
 /** @type {import('./types').PageView | null} */
 let listenersPage = null;
@@ -219,93 +143,60 @@ function runDrawListeners() {
 /** CSS x on the plot of timeline step `step` (NaN: off the window or no timeline). */
 export const xOfStep = (step) => command({ cmd: 'x_of_step', step }).value ?? NaN;
 
-/**
- * Resolves in a task of its own, so that input and frames may run between
- * two pieces of a long job: a message to this page. Not setTimeout(0):
- * after five nested hops its delay is clamped to 4 ms, idle time that a
- * large file's hundred-odd steps would add up. Nor scheduler.yield(): its
- * continuations go ahead of the frames, and the page painted nothing for
- * 310-336 ms of a 119 MB file's replay (measured; 49-81 ms with messages).
- */
+// A task of its own by a message: setTimeout(0) is clamped to 4 ms after five
+// hops, and scheduler.yield() goes ahead of the frames (docs/open.md).
 const hop = new MessageChannel();
 const hopWaiting = [];
 hop.port1.onmessage = () => hopWaiting.shift()();
-export const nextTask = () => new Promise((r) => { hopWaiting.push(r); hop.port2.postMessage(0); });
-/** Trace events the first timeline's replay takes a step (a few ms of wasm); the page yields between two once a task has run SLICE_MS. */
+const nextTask = () => new Promise((r) => { hopWaiting.push(r); hop.port2.postMessage(0); });
+/** Trace events the first timeline's replay takes a step (a few ms of wasm). */
 const REPLAY_STEP = 1 << 17;
-/** The longest a task of the adopt runs before it lets the page have a turn. */
+/** The longest a task of a long job runs before the page has a turn. */
 const SLICE_MS = 8;
-/**
- * Work of a frame that took longer than this (half a slice) leaves what it
- * shows to the next frame: the slider's detail before its draw, an icicle's
- * tree before its drawing (moment.js), the leak report's numbers before its
- * tables (explain.js).
- */
+/** Work of a frame past this leaves what it shows to the next frame (the slider's draw, an icicle, the leak tables). */
 export const ALONE_MS = SLICE_MS / 2;
-/** The longest a task of the adopt may run when the next step's time can be guessed: within a frame, with room for an input's handler. */
+/** The longest an adopt task may run when the next step's time can be guessed. */
 const TASK_MS = 12;
 
-// ---- performance marks ------------------------------------------------------
-// memviz:file-received, memviz:decoded, memviz:first-paint for each opening and
-// a memviz:redraw measure for each timeline redraw, for benchmarks and the
-// browser's performance panel. The page times itself with performance.now()
-// and clears each entry as soon as it is made, so that none pile up in the
-// performance timeline (a pan adds a redraw measure per frame, and openings
-// can overlap: several files dropped at once). Benchmarks and tests see them
-// through a PerformanceObserver (benches/browser/run.mjs,
-// tests/e2e/helpers.mjs), which is handed every entry even once cleared.
+// ---- performance marks: memviz:file-received, :decoded, :first-paint per open,
+// a memviz:redraw measure per redraw; cleared at once (benchmarks and tests
+// read them through a PerformanceObserver).
 let openT0 = 0;
-function mark(name) {
-  performance.mark(name);
-  performance.clearMarks(name);
-}
+const mark = (name) => { performance.mark(name); performance.clearMarks(name); };
 function markReceived() {
-  openT0 = performance.now();
-  timings.worker = null;
+  [openT0, timings.worker] = [performance.now(), null];
   mark('memviz:file-received');
 }
 function markDecoded() {
-  timings.decode = performance.now() - openT0;
+  [timings.decode, firstPaintPending] = [performance.now() - openT0, true];
   mark('memviz:decoded');
-  firstPaintPending = true;
 }
 function markFirstPaint() {
   timings.firstPaint = performance.now() - openT0;
   mark('memviz:first-paint');
 }
 
-// ---- internal errors: a trap in the wasm code ---------------------------
-// A panic (a bug) or running out of memory traps (a RuntimeError) and the
-// instance cannot be trusted: the page names the panic and starts a fresh
-// instance (boot.js); the next file opens as usual.
-let currentName = ''; // the file being read or shown, for the message
-let recovering = null; // a promise while the fresh instance starts
-let crashes = 0;
-
-/** A refusal from the wasm (memviz_viewer::boundary::PageError): it has a kind. */
-export const isPageError = (e) => e != null && typeof e === 'object' && typeof e.kind === 'string';
-/** A trap: what the wasm throws that is no PageError (`unreachable`: a panic, or out of memory). */
+// ---- a trap in the wasm (a panic or out of memory): that instance is not to be
+// trusted; the page names the panic, starts a fresh instance, and the next file opens.
+let currentName = '', recovering = null, crashes = 0; // the file read or shown; a promise while the fresh instance starts
 const isTrap = (e) => e instanceof WebAssembly.RuntimeError;
 
 function crashed(e) {
   if (recovering) return;
   let msg = null;
   try { msg = bindings && bindings.panic_message(); } catch (_) { /* that instance is gone too */ }
-  if (!msg) msg = `${(e && e.name) || 'Error'}: ${(e && e.message) || e} (a trap in the wasm code: out of memory?)`;
+  msg ||= `${(e && e.name) || 'Error'}: ${(e && e.message) || e} (a trap in the wasm code: out of memory?)`;
   const name = currentName;
-  // The old Viewer stays borrowed: drop it without calling into it.
+  // The old Viewer stays borrowed: dropped without a call into it.
   try { if (viewer && viewer.__destroy_into_raw) viewer.__destroy_into_raw(); } catch (_) { /* nothing to do */ }
-  viewer = null;
-  currentName = '';
+  [viewer, currentName] = [null, ''];
   document.body.dataset.crashes = String(++crashes);
   showError(`internal error in memviz: ${msg}; the file could not be shown${name ? ` (${name})` : ''}. ` +
     'The viewer restarted: open a file again.');
   resetControls();
-  recovering = Promise.resolve()
-    .then(() => reinstantiate())
+  recovering = reinstantiate()
     .then((b) => {
-      bindings = b;
-      viewer = new b.Viewer();
+      [bindings, viewer] = [b, new b.Viewer()];
       document.body.dataset.restarts = String(crashes);
     })
     .catch((err) => showError(`memviz could not restart (${(err && err.message) || err}): reload the page.`))
@@ -386,8 +277,7 @@ export function guard(fn) {
 /** Empties the controls, the summary and the canvases (no file open). */
 function resetControls() {
   for (const id of ['file-select', 'device-select', 'view-select']) fillSelect($(id), [], '');
-  $('detail').disabled = true;
-  $('reset-zoom').disabled = true;
+  $('detail').disabled = $('reset-zoom').disabled = true;
   for (const id of ['summary', 'context', 'timings', 'detail-label']) $(id).textContent = '';
   hideCard(true);
   $('hint').hidden = false;
@@ -401,43 +291,37 @@ function resetControls() {
   if (viewHooks) viewHooks.reset();
   for (const f of drawListeners) f();
 }
+/** The timeline's canvases, in the order viewer.render takes them. */
+const plotCanvases = () => ['plot', 'plot-select', 'axes', 'minimap'].map($);
 
-/** Whether the last file loadFile read was read on this thread, not in the worker. */
-let readHere = false;
-
-/** Bytes of a file's start that decide what it is (memviz_viewer::SNIFF_HEAD). */
-const SNIFF_HEAD = 64 << 10;
+// ---- opening files -------------------------------------------------------
 /** A torch.profiler export: its chart reads it (profiler.js), not the snapshot reader. */
 class ProfilerFile extends Error {
-  constructor(name) {
-    super(`${name}: not a memory snapshot but a torch.profiler export: open it alone to see its chart`);
-  }
+  constructor(name) { super(`${name}: not a memory snapshot but a torch.profiler export: open it alone to see its chart`); }
 }
-/** Routes `file` on its first bytes (`open({cmd: 'sniff'})`), before any decode: throws a ProfilerFile for a profiler export. */
+/** Routes a file on its first bytes (files.rs `sniff`), before any decode. */
 function route(file, head) {
-  const k = viewer.open({ cmd: 'sniff' }, head.subarray(0, SNIFF_HEAD)).sniff;
+  const k = viewer.open({ cmd: 'sniff' }, head).sniff;
   document.body.dataset.fileKind = k.kind; // for tests
   if (k.profiler) throw new ProfilerFile(file.name);
 }
 
 /**
- * Reads `file` into the viewer (it becomes the current file); resolves to its
- * index. A file over WORKER_MIN is decoded in the worker and its model
- * adopted here; a smaller one (or any while no worker runs) is decoded here
- * as its pieces arrive, a task hop every CHUNK. `onProgress(bytesRead)` after
- * each CHUNK; `onBuild()` before the model is adopted or finished;
- * `job.cancel` stops the read (a Cancelled). Rejects with the decoder's
- * PageError (kind, offset), a WorkerTrap, or a trap of this thread's wasm.
+ * Reads `file` into the viewer (it becomes the current file); resolves to its index.
+ * Where is files.rs `plan`'s rule: in the worker (its model adopted here) or here
+ * as its pieces arrive, a task hop every CHUNK. `onProgress(read)`
+ * after each CHUNK; `onBuild()` before the model is adopted or finished; `job.cancel`
+ * stops the read. Rejects with the decoder's PageError, a Cancelled, a WorkerTrap or a trap.
  */
 export async function loadFile(file, onProgress, onBuild, job = {}) {
   readHere = false;
-  const inWorker = DECODE === 'worker' || (DECODE !== 'page' && file.size > WORKER_MIN);
-  // A large file's head read apart (a few ms); a small one's first piece is looked at as it comes.
-  if (inWorker) route(file, new Uint8Array(await file.slice(0, SNIFF_HEAD).arrayBuffer()));
-  const w = inWorker ? decodeInWorker(file, onProgress) : null;
+  const plan = viewer.open({ cmd: 'plan', size: file.size, force: DECODE }).plan;
+  // A large file's head read apart (a few ms); a small one's is looked at as it comes.
+  if (plan.worker) route(file, new Uint8Array(await file.slice(0, plan.sniff_head).arrayBuffer()));
+  const w = plan.worker ? decodeInWorker(file, onProgress) : null;
   if (w) {
     job.cancel = w.cancel;
-    const pool = touchAhead(file.size, w.give);
+    const pool = touchAhead(file.size, plan.pool, w.give);
     let got = null;
     try {
       got = await w.done;
@@ -455,10 +339,10 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
   readHere = true;
   viewer.open({ cmd: 'begin', name: file.name });
   const stop = () => { if (cancelled) throw new Cancelled(file.name); };
-  let first = !inWorker;
+  let first = !plan.worker;
   await feedStream(file, (bytes) => {
     stop();
-    if (first) route(file, bytes);
+    if (first) route(file, bytes.subarray(0, plan.sniff_head));
     first = false;
     viewer.feed(bytes);
   }, async (read) => {
@@ -477,19 +361,20 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
   }
   return viewer.open({ cmd: 'finish' }).file;
 }
+/** Whether the last file loadFile read was read on this thread, not in the worker. */
+let readHere = false;
 
 /**
- * Opens the model the worker decoded, in tasks none as long as all at once:
- * a chunk each as it comes, the first timeline's replay in REPLAY_STEP
- * events, then its views; a hop to the event loop once a task has run
- * SLICE_MS or the next step (guessed from the last) would pass TASK_MS.
+ * Opens the model the worker decoded in tasks of at most SLICE_MS (TASK_MS when the
+ * next step's time, guessed from the last, fits): its chunks as they come, the first
+ * timeline's replay REPLAY_STEP events a step, then its views. `timings.worker`: ms a step.
  */
 async function adopt(file, got, job, onBuild) {
   job.cancel = null;
   document.body.dataset.decodedIn = 'worker'; // for tests
   delete document.body.dataset.versionsFrom;
   if (file.size > CHUNK) onBuild();
-  const ms = { read: got.readMs, longest: 0 }; // each step's sum and the longest task
+  const ms = { read: got.readMs, longest: 0 };
   let last = 0, since = performance.now();
   const step = (name, cmd) => {
     if (!viewer) throw new Error(`${file.name}: the viewer restarted`);
@@ -521,57 +406,41 @@ async function adopt(file, got, job, onBuild) {
     got.release();
     throw e;
   }
-  adoptVersions(got, i, step, ms);
   timings.worker = ms;
+  // The address versions, computed by the worker once the file is painted, read a
+  // piece per idle callback; until then a band's text names its address without them.
+  const v = viewer;
+  afterPaint().then(() => got.versionsNow());
+  got.info().then(async (info) => {
+    ms.finish = info.finishMs;
+    document.body.dataset.workerMemory = info.memory; // for the benchmarks
+    for (const b of info.versions) {
+      await new Promise((r) => idle(r));
+      if (viewer !== v) return;
+      step('versions', () => v.open({ cmd: 'versions_chunk', file: i }, new Uint8Array(b)));
+    }
+    step('versions', { cmd: 'versions_end', file: i });
+    document.body.dataset.versionsFrom = 'worker'; // for tests
+    if (pageNow().file === i && lastHit >= 0 && $('context').textContent.includes('_…')) {
+      showContext(command({ cmd: 'element', element: lastHit }).text);
+    }
+  }).catch((e) => {
+    if (viewer !== v) return;
+    if (isTrap(e)) return crashed(e);
+    console.warn('memviz: the address versions will be computed on the page', e);
+    guard(() => v.open({ cmd: 'versions_lost', file: i }))();
+  }).finally(() => whenSettled(() => got.release())); // the worker ends once the page settled
   await nextTask(); // the first draw in a task of its own too
   return i;
 }
 
-/**
- * File `i`'s address versions, which the worker computes once the file is
- * painted, read here a piece per idle callback (only texts that name a block
- * need them; meanwhile a band's text names its address without the version,
- * and a search computes them here). The worker ends once the page settles.
- */
-function adoptVersions(got, i, step, ms) {
+// While the worker decodes, this idle thread writes (a fresh page's first write
+// costs ~0.7 ms a MB), TOUCH_TASK_MS a task, `pool` bytes of buffers for the worker
+// to copy the model's chunks into, then the memory this page's model will take.
+const TOUCH_TASK_MS = 4, POOL_BUFFER = 8 << 20, POOL_STEP = 2 << 20;
+function touchAhead(size, pool, give) {
   const v = viewer;
-  afterPaint().then(() => got.versionsNow());
-  got.info()
-    .then(async (info) => {
-      ms.finish = info.finishMs;
-      document.body.dataset.workerMemory = info.memory; // for the benchmarks
-      for (const b of info.versions) {
-        await new Promise((r) => idle(r));
-        if (viewer !== v) return;
-        step('versions', () => v.open({ cmd: 'versions_chunk', file: i }, new Uint8Array(b)));
-      }
-      step('versions', { cmd: 'versions_end', file: i });
-      document.body.dataset.versionsFrom = 'worker'; // for tests
-      if (pageNow().file === i && lastHit >= 0 && $('context').textContent.includes('_…')) {
-        showContext(command({ cmd: 'element', element: lastHit }).text);
-      }
-    })
-    .catch((e) => {
-      if (viewer !== v) return;
-      if (isTrap(e)) return crashed(e);
-      console.warn('memviz: the address versions will be computed on the page', e);
-      guard(() => v.open({ cmd: 'versions_lost', file: i }))();
-    })
-    .finally(() => whenSettled(() => got.release()));
-}
-
-// While the worker decodes a large file this thread is idle, and a fresh
-// page's first write is what costs (~0.7 ms a MB, 14x a second). So it
-// writes, in tasks of TOUCH_TASK_MS chained by messages: ArrayBuffers for the
-// worker to copy the model's chunks into (POOL x the file, at most POOL_MAX;
-// the wire form is 0.41-0.43x the file), then the memory this page's model
-// will take (MemoryAhead's 'model' plan: its sizes are Rust's).
-const TOUCH_TASK_MS = 4;
-const POOL = 0.45, POOL_MAX = 64 << 20, POOL_BUFFER = 8 << 20, POOL_STEP = 2 << 20;
-function touchAhead(size, give) {
-  const v = viewer;
-  let on = size > CHUNK && !!v, pooled = 0, b = null, written = 0;
-  const pool = Math.min(Math.floor(size * POOL), POOL_MAX);
+  let on = pool > 0 && !!v, pooled = 0, b = null, written = 0;
   const step = guard(() => {
     if (!on || viewer !== v) return;
     const t0 = performance.now();
@@ -600,13 +469,8 @@ function touchAhead(size, give) {
 /** Resolves after the next frame is painted (the text just set is on screen). */
 export const afterPaint = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
 
-let reading = null; // the read in progress: {cancel}
-let waiting = 0; // files opened and not yet read
-
-$('cancel-open').addEventListener('click', () => {
-  if (reading && reading.cancel) reading.cancel();
-});
-
+let reading = null, waiting = 0; // the read in progress ({cancel}); files opened and not yet read
+$('cancel-open').addEventListener('click', () => reading && reading.cancel && reading.cancel());
 
 async function readFile(file) {
   waiting--;
@@ -616,20 +480,13 @@ async function readFile(file) {
   currentName = file.name;
   markReceived();
   const big = file.size > CHUNK; // else it opens in one go: no progress line
-  const more = () => (waiting > 0 ? ` (${waiting} more to open)` : '');
-  if (big) {
-    $('progress-box').hidden = false;
-    $('progress').value = 0;
-    $('progress-text').textContent = `Reading ${file.name}…${more()}`;
-  }
-  const onProgress = (done) => {
-    $('progress').value = done / file.size;
-    $('progress-text').textContent = `Reading ${file.name}: ${fmtBytes(done)} of ${fmtBytes(file.size)}${more()}`;
+  // The progress line: files.rs `progress`.
+  const say = (read, building = false) => {
+    $('progress-text').textContent = viewer.open({ cmd: 'progress', name: file.name, size: file.size, read, building, waiting }).text;
   };
-  const onBuild = () => {
-    $('progress-text').textContent = `Building the timeline of ${file.name}…`;
-    $('cancel-open').disabled = true;
-  };
+  if (big) { $('progress-box').hidden = false; $('progress').value = 0; say(null); }
+  const onProgress = (done) => { $('progress').value = done / file.size; say(done); };
+  const onBuild = () => { $('cancel-open').disabled = true; say(null, true); };
   reading = {};
   $('cancel-open').disabled = false;
   try {
@@ -647,8 +504,7 @@ async function readFile(file) {
       return showError(e.oom ? `${e.message}; the file could not be shown. The file shown before stays.`
         : `internal error in memviz: ${e.detail}; the file could not be shown (${file.name}).`);
     }
-    // A PageError's message names the file and ends with the byte offset.
-    return showError(`Could not open ${e.message}`, e);
+    return showError(`Could not open ${e.message}`, e); // a PageError names the file and the byte offset
   } finally {
     reading = null;
     if (big) $('progress-box').hidden = true;
@@ -656,19 +512,15 @@ async function readFile(file) {
   }
   markDecoded();
   opened();
-  // A large file's controls and its first draw in two tasks.
-  if (big) await nextTask();
+  if (big) await nextTask(); // a large file's controls and its first draw in two tasks
   if (firstPaintPending) drawNow();
-  // Read here, not in the worker that wrote memory ahead for it: that worker ends once the page settled.
+  // Read here: the worker that wrote memory ahead for it ends once the page settled.
   if (readHere) afterPaint().then(() => noFileCame(whenSettled));
 }
 
 let openMany = null; // ranks.js: how several files opened at once are read
-
 /** ranks.js registers here: it reads several files opened at once (overview, per-file progress). */
-export function setOpenMany(fn) {
-  openMany = fn;
-}
+export const setOpenMany = (fn) => { openMany = fn; };
 
 /** Opens File objects one after the other; resolves when all are read. */
 export function openFiles(files) {
@@ -682,7 +534,6 @@ export function openFiles(files) {
     });
     return queue;
   }
-  // One after the other: a file opened while another is read waits for it.
   waiting += files.length;
   for (const f of files) queue = queue.then(() => readFile(f));
   return queue;
@@ -708,7 +559,7 @@ function fillSelect(sel, items, current) {
   sel.disabled = items.length === 0;
 }
 
-/** A file was opened: its warnings (what the reader left out, a line each, as `memviz` prints them), then its controls. */
+/** A file was opened: its warnings (what the reader left out, as `memviz` prints them), then its controls. */
 const opened = guard(function () {
   const p = command({ cmd: 'get' });
   if (p.warnings.length) showMessage('warning', p.warnings.join('\n'));
@@ -722,7 +573,7 @@ export const showFile = guard(function (i, device) {
 
 /** @param {import('./types').PageView} p */
 function viewChanged(p, files = false) {
-  document.body.dataset.page = 'snapshot'; // style.css: the snapshot's panels show (not the first screen's, not a profiler chart)
+  document.body.dataset.page = 'snapshot'; // style.css: the snapshot's panels show
   $('hint').hidden = true;
   if (files) {
     fillSelect($('file-select'), p.files.map((n, i) => [i, n]), p.file);
@@ -734,8 +585,7 @@ function viewChanged(p, files = false) {
   const slider = $('detail');
   slider.max = p.elements;
   slider.value = p.detail;
-  slider.disabled = false;
-  $('reset-zoom').disabled = false;
+  slider.disabled = $('reset-zoom').disabled = false;
   $('context').textContent = '';
   hideCard(true);
   showSummary(p);

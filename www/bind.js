@@ -1,17 +1,10 @@
 // @ts-check
-// Fills DOM templates (markup in index.html) from a typed view model, so a
-// panel is markup plus a few wiring lines. On any element under `root`:
-//   data-text="path"      textContent (null: empty)
-//   data-show="path"      hidden unless the value is truthy ("!path": unless falsy;
-//                         an empty list is falsy)
-//   data-attr-NAME="path" attribute NAME (null: ""), e.g. data-attr-data-bytes="bytes"
-//   data-style-NAME="path" style property NAME, e.g. data-style-background="css"
-//   data-class="path"     adds the value as a class
-//   data-cmd="path"       stores the value (JSON) in data-payload; `onCmd` reads it back
-//   data-each="path"      one copy of a template per item of a list (an object: one copy,
-//                         null: none), filled from the item; the template is the element's
-//                         <template> child, or the one whose id data-tpl names (the element
-//                         then holds nothing else); `add` appends more (a table's next page)
+// Fills DOM templates (markup in index.html) from a typed view model. Under `root`:
+//   data-text="path" textContent · data-show="path" ("!path") hidden unless truthy (falsy;
+//   an empty list is falsy) · data-attr-NAME / data-style-NAME="path" an attribute / style
+//   property · data-class="path" adds a class · data-cmd="path" the value as JSON in
+//   data-payload, read back by `onCmd` · data-each="path" a copy of the template (its
+//   <template> child, or the one data-tpl names) per item (an object: one; null: none).
 // A path is dotted ("at.step"); "." is the model itself, "#" the item's index.
 
 /** @param {any} model @param {string} path @param {number} i */

@@ -1,29 +1,16 @@
-// memviz page boot: the one module that knows how the wasm is loaded:
-// `wasmLoaded` (the wasm-bindgen exports), `reinstantiate()` (a fresh copy
-// after a trap), `workerSetup()` (what the decode worker needs).
-//
-// trunk writes its own loader into dist/index.html (it imports the hashed
-// glue memviz-wasm-HASH.js, sets window.wasmBindings and fires
-// TrunkApplicationStarted); this file reads those two. index.html loads it
-// before trunk's loader, so the hooks below keep the compiled module: Rust on
-// wasm32 cannot unwind, a panic traps ("unreachable") and that instance is
-// not to be trusted; a second copy of the glue (another URL, its own state)
-// is instantiated from the kept module, nothing fetched but the glue (from
-// the HTTP cache). The standalone file (scripts/finish-dist.mjs) puts a
-// generated module with the same exports in place of this one.
+// memviz page boot: how the wasm is loaded. trunk's loader (in dist/index.html,
+// after this module) imports the hashed glue and fires TrunkApplicationStarted;
+// the hooks below keep the compiled module, so that after a trap (a panic cannot
+// unwind on wasm32) a fresh copy of the glue is instantiated from it, and the
+// decode worker gets it. The standalone file (scripts/finish-dist.mjs) puts a
+// module with the same exports in place of this one.
 const WA = WebAssembly;
-let compiled = null;
-let glueUrl = null;
-let copies = 0;
-const keep = (r) => {
-  if (r && r.module instanceof WA.Module) compiled = r.module;
-  return r;
-};
+let compiled = null, glueUrl = null, copies = 0;
+const keep = (r) => ((r && r.module instanceof WA.Module && (compiled = r.module)), r);
 const streaming = WA.instantiateStreaming;
 if (streaming) {
   WA.instantiateStreaming = function (source, imports) {
     return Promise.resolve(source).then((resp) => {
-      // trunk names them memviz-wasm-HASH_bg.wasm and memviz-wasm-HASH.js.
       if (resp && resp.url) glueUrl = resp.url.replace(/_bg\.wasm(\?.*)?$/, '.js');
       return streaming.call(WA, resp, imports);
     }).then(keep);
@@ -51,11 +38,7 @@ export async function reinstantiate() {
   return glue;
 }
 
-/**
- * What the decode worker needs to run this wasm: the compiled module and a
- * script defining `loadGlue()` (a fresh copy of the glue, imported by URL;
- * the standalone file inlines it), the worker's `type`; null until loaded.
- */
+/** What the decode worker needs: the compiled module, a script defining `loadGlue()`, its type; null until loaded. */
 export function workerSetup() {
   if (!compiled || !glueUrl) return null;
   return { module: compiled, type: 'module', prelude: `const loadGlue = () => import(${JSON.stringify(glueUrl)});` };

@@ -1,30 +1,21 @@
-// memviz decode worker: decodes a large file off the main thread, so that the
-// page answers input, shows progress and can cancel. The worker runs the same
-// compiled wasm (the Module is posted to it) in a Viewer of its own instance:
-// `open({cmd: 'decode'})`, `feed` as its stream reads the file, then
-// `send(sink, false)` the model's wire form, column by column, copied into
-// buffers the page wrote ahead (`give`) and moved to the page, whose Viewer
-// adopts each as it comes; then `send(sink, true)` the address versions, once
-// the page has painted the file. Its script is a blob: URL (the CSP allows
-// worker-src blob:), so it runs from file:// too. One worker is spawned
-// ahead (`prewarm`); one that read a large file is ended afterwards (its wasm
-// memory stays as large as the file needed).
+// memviz decode worker: decodes a large file off the main thread (the page
+// answers input, shows progress, can cancel) in a Viewer of the same compiled
+// wasm; sends the model's wire form column by column into buffers the page
+// wrote ahead, then the address versions once the page painted. Its script is
+// a blob: URL (worker-src blob:, so file:// works). docs/open.md has the protocol.
 import { workerSetup } from './boot.js';
 
-/** Bytes decoded between progress steps (on the page, also between its task hops). */
+/** Bytes between progress steps (files.rs CHUNK). */
 export const CHUNK = 4 << 20;
-/** Bytes copied into wasm memory per call: its peak stays small. */
+/** Bytes copied into wasm memory a call. */
 export const FEED = 1 << 20;
-/** A worker that decoded more than this is ended rather than kept for the next file. */
-const KEEP_BELOW = 32 << 20;
-/** A file expected (`expectFile`) and none come in this long: the memory written ahead is let go. */
-const AHEAD_WAIT_MS = 60_000;
+/** A worker that decoded more than this is ended, not kept; a file expected and none come in AHEAD_WAIT_MS: its memory let go. */
+const KEEP_BELOW = 32 << 20, AHEAD_WAIT_MS = 60_000;
 
 /**
- * Feeds `file` to `feed(bytes)` (FEED bytes a call) as its stream reads it,
- * awaiting `step(bytesRead)` after each CHUNK and the last. One reused buffer
- * (a "byob" reader) where the browser can: a fresh one per piece cost its
- * first writes. Page and worker both read this way (it goes into the blob).
+ * Feeds `file` to `feed(bytes)` (FEED bytes a call) as its stream reads it, awaiting
+ * `step(read)` after each CHUNK and the last; one reused "byob" buffer where the
+ * browser can. Page and worker both read this way (it goes into the blob).
  */
 export async function feedStream(file, feed, step, CHUNK, FEED) {
   const stream = file.stream();
@@ -35,7 +26,7 @@ export async function feedStream(file, feed, step, CHUNK, FEED) {
   } catch (_) {
     reader = stream.getReader();
   }
-  // Held while reading: Chromium let a collection take a stream with a read pending.
+  // Held while reading: Chromium collected a stream with a read pending.
   const live = (feedStream.live ||= new Set()), held = { stream, reader };
   live.add(held);
   try {
@@ -78,7 +69,7 @@ function workerMain(loadGlue, feedStream, CHUNK, FEED) {
       if (!v || ahead) return;
       ahead = true;
       try {
-        // A step a task, so that the file's message is taken between them.
+        // A step a task: the file's message is taken between two.
         let r = null;
         while (ahead && !(r = v.open({ cmd: 'ahead', plan: 'decode' })).done) await new Promise((ok) => setTimeout(ok, 0));
         if (ahead) post({ aheadWritten: r.written });
@@ -118,8 +109,7 @@ function workerMain(loadGlue, feedStream, CHUNK, FEED) {
       v.send((c) => versions.push(c.slice().buffer), true);
       post({ versions, finishMs: performance.now() - t0, memory: memory.buffer.byteLength, pooled }, versions);
     } catch (e) {
-      // A PageError (it has a kind) is the file's; anything else is a trap
-      // (no panic message: an allocation failed).
+      // A PageError (it has a kind) is the file's; else a trap (no panic message: out of memory).
       let panic = null;
       if (!e.kind) try { panic = glue.panic_message(); } catch (_) { /* that instance is gone too */ }
       post(e.kind ? { error: { ...e } } : { trap: String(e.message || e), panic });
@@ -162,17 +152,15 @@ function spawn() {
   }
 }
 
-/** Spawns the next worker ahead of time (when the page is idle), if none is waiting. */
+/** Spawns the next worker ahead (the page is idle), if none waits. */
 export function prewarm() {
   spare ||= spawn();
 }
 
 /**
- * The user is about to pick a file: the spare worker writes its memory ahead
- * meanwhile (MemoryAhead's 'decode' plan; `onWritten(bytes)` once done): the
- * decoder takes those pages again without their first write's cost. If no file comes
- * (`noFile`, or within AHEAD_WAIT_MS) that worker is ended. Not on a device
- * that reports little memory.
+ * The user is about to pick a file: the spare worker writes memory ahead (MemoryAhead's
+ * 'decode' plan; `onWritten(bytes)` once done), which its decoder takes again without the
+ * first write's cost; ended if none comes (`noFile`, AHEAD_WAIT_MS). Not on a small device.
  */
 export function expectFile(onWritten = () => {}) {
   if ((navigator.deviceMemory ?? 8) < 4) return;
@@ -195,12 +183,8 @@ export function noFile(later = (end) => end()) {
   later(() => w.worker.terminate());
 }
 
-/** Thrown by a decode that was cancelled. */
 export class Cancelled extends Error {
-  constructor(name) {
-    super(`${name}: cancelled`);
-    this.name = 'Cancelled';
-  }
+  constructor(name) { super(`${name}: cancelled`); }
 }
 
 const OUT_OF_MEMORY = 'out of memory in the decoder (wasm is limited to 4 GB)';
@@ -209,73 +193,60 @@ const OUT_OF_MEMORY = 'out of memory in the decoder (wasm is limited to 4 GB)';
 export class WorkerTrap extends Error {
   constructor(name, detail, oom = false) {
     super(`${name}: ${oom ? OUT_OF_MEMORY : `internal error in memviz: ${detail}`}`);
-    this.name = 'WorkerTrap';
     this.detail = oom ? OUT_OF_MEMORY : detail;
     this.oom = oom;
   }
 }
 
+/** A promise with its `ok` / `no`; a rejection nobody awaits is no error. */
+function deferred() {
+  let settle;
+  const p = new Promise((ok, no) => { settle = { ok, no }; });
+  p.catch(() => {});
+  return Object.assign(p, settle);
+}
+
 /**
- * Decodes `file` in a worker; null when none can run. Else `{done, cancel,
- * give}`: `done` resolves once decoded to `{readMs, nextChunk, info,
- * versionsNow, release}` (`nextChunk()`: the model's next wire chunk, or
- * null after the last; `info()`: `{versions, finishMs, memory, pooled}`,
- * sent once the page calls `versionsNow()`; `release()` ends the worker).
- * They reject with the decoder's PageError, a Cancelled, a WorkerTrap, or
- * an error with `unavailable` set when the worker did not start.
- * `give(buffers)` moves buffers the page wrote ahead to the worker.
+ * Decodes `file` in a worker; null when none can run. Else `{done, cancel, give}`: `done`
+ * resolves once decoded to `{readMs, nextChunk, info, versionsNow, release}` (`nextChunk()`:
+ * the next wire chunk, null after the last; `info()`: `{versions, finishMs, memory, pooled}`
+ * once the page called `versionsNow()`; `release()` ends the worker). Rejections: a PageError,
+ * Cancelled, WorkerTrap, or `unavailable` (no worker started). `give(buffers)`: for the chunks.
  */
 export function decodeInWorker(file, onProgress) {
   const w = spare || spawn();
   spare = null;
   clearTimeout(aheadTimer);
   if (!w) return null;
-  let settle, infoSettle, waiting = null, failed = null, last = false, over = false, decoded = false;
-  const done = new Promise((resolve, reject) => { settle = { resolve, reject }; });
-  const infoDone = new Promise((resolve, reject) => { infoSettle = { resolve, reject }; });
-  infoDone.catch(() => {});
-  const queue = [];
-  const pump = () => {
-    if (!waiting) return;
-    if (queue.length) waiting.resolve(queue.shift());
-    else if (failed) waiting.reject(failed);
-    else if (last) waiting.resolve(null);
-    else return;
-    waiting = null;
-  };
-  const fail = (e) => {
-    if (!decoded) return settle.reject(e);
-    failed = e;
-    pump();
-    infoSettle.reject(e);
-  };
+  const done = deferred(), info = deferred();
+  let over = false, last = deferred(); // the chunk to come
+  const chunks = [last]; // those not taken yet
+
   const end = (keep) => {
     over = true;
     if (keep && !spare && !w.ahead) spare = w;
     else w.worker.terminate();
   };
+  const fail = (e) => [done, last, info].forEach((p) => p.no(e)); // what is settled stays
+  const nextChunk = () => chunks.shift() ?? null;
   w.ready.then(() => {
     if (over) return;
     w.worker.onmessage = ({ data: m }) => {
       if (m.progress != null) onProgress(m.progress);
       else if (m.chunk) {
-        for (let i = 0; i < m.parts.length; i += 2) queue.push(new Uint8Array(m.chunk, m.parts[i], m.parts[i + 1]));
-        pump();
+        for (let i = 0; i < m.parts.length; i += 2) {
+          last.ok(new Uint8Array(m.chunk, m.parts[i], m.parts[i + 1]));
+          chunks.push(last = deferred());
+        }
       } else if (m.decoded) {
-        decoded = true;
-        settle.resolve({
-          readMs: m.readMs, nextChunk: () => new Promise((resolve, reject) => { waiting = { resolve, reject }; pump(); }),
-          info: () => infoDone, release: () => { if (!over) end(false); },
+        done.ok({
+          readMs: m.readMs, nextChunk, info: () => info, release: () => { if (!over) end(false); },
           versionsNow: () => { if (!over) w.worker.postMessage({ versionsNow: true }); },
         });
-      } else if (m.modelEnd) {
-        last = true;
-        pump();
-      } else if (m.versions) {
-        // A large worker is ended by `release()`, once the page is done: its
-        // memory's unmapping held up the page's own memory changes.
-        if (file.size < KEEP_BELOW) end(true);
-        infoSettle.resolve(m);
+      } else if (m.modelEnd) last.ok(null);
+      else if (m.versions) {
+        if (file.size < KEEP_BELOW) end(true); // a large one ends at release(): its unmapping held up the page's memory changes
+        info.ok(m);
       } else if (m.error) {
         end(true);
         fail(m.error);
@@ -293,7 +264,7 @@ export function decodeInWorker(file, onProgress) {
     debugNext = null;
   }, (e) => {
     end(false);
-    settle.reject(Object.assign(new Error(`the decode worker did not start: ${e.message}`), { unavailable: true }));
+    done.no(Object.assign(new Error(`the decode worker did not start: ${e.message}`), { unavailable: true }));
   });
   return {
     done,

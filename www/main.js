@@ -1,9 +1,5 @@
-// memviz page entry point: index.html loads it as a module script.
-//
-// The modules import what they use from each other (no globals between
-// them); app.js never imports the modules built on it (no cycle), which
-// register hooks with it instead. scripts/finish-dist.mjs bundles the same
-// graph into the standalone file. Imported in the order they run in.
+// memviz page entry point (index.html's module script; scripts/finish-dist.mjs
+// bundles the same graph into the standalone file). Imported in the order they run in.
 import { getViewer, getRecovering, guard, redraw, openFiles, showError, timings, command } from './app.js';
 import { debugPanicNext, debugOomNext } from './decode-worker.js';
 import * as views from './views.js';
@@ -16,8 +12,7 @@ import * as ranks from './ranks.js';
 import './profiler.js';
 import './phases.js';
 
-// For tests and the curious (browser console, benches/browser): a read-only
-// handle on the page's state. No file of the page uses it.
+// For tests, benches/browser and the console: a read-only handle (no page module uses it).
 window.memviz = Object.freeze({
   get viewer() { return getViewer(); },
   get recovering() { return getRecovering(); },

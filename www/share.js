@@ -1,14 +1,9 @@
-// Snapshots the page is given rather than dropped: one embedded by `memviz
-// html` (script#memviz-embedded-snapshot, base64, data-name), #file=PATH
-// (repeatable; relative paths on this server, fetched when this module runs,
-// before app.js narrows the CSP's connect-src to 'none'), and files posted
-// by MemoryViz.js (PyTorch's add_local_files API) into this frame.
+// Snapshots given rather than dropped: embedded by `memviz html` (base64, data-name),
+// #file=PATH (repeatable, relative, fetched as this module runs: before app.js's CSP
+// forbids it), and files MemoryViz.js posts into this frame.
 import { getViewer, openFiles, showError, ready } from './app.js';
 
-const EMBED_ID = 'memviz-embedded-snapshot';
-
 const $ = (id) => document.getElementById(id);
-const whenReady = (f) => { ready.then(f); };
 
 // trace_plot pads the pickle with NULs; the decoder stops at its STOP opcode.
 function decodeBase64(text) {
@@ -27,7 +22,7 @@ function selectView(name) {
   }
 }
 
-// Why a #file= path is refused, or null.
+/** Why a #file= path is refused, or null. */
 function refusal(path) {
   if (!path) return 'the path is empty';
   if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('/') || path.includes('\\')) {
@@ -77,15 +72,12 @@ async function openFromHash() {
 }
 
 async function openEmbedded() {
-  const el = $(EMBED_ID);
+  const el = $('memviz-embedded-snapshot');
   if (!el) return;
   const name = el.dataset.name || 'snapshot.pickle';
   let bytes;
-  try {
-    bytes = decodeBase64(el.textContent);
-  } catch (e) {
-    showError(`Could not open the embedded ${name}: its base64 is damaged (${e.message || e})`);
-    return;
+  try { bytes = decodeBase64(el.textContent); } catch (e) {
+    return showError(`Could not open the embedded ${name}: its base64 is damaged (${e.message || e})`);
   }
   await openFiles([new File([bytes], name)]);
 }
@@ -95,17 +87,17 @@ if (window.parent !== window) {
   addEventListener('message', (e) => {
     const m = e.data;
     if (e.source !== window.parent || !m || m.memviz !== 'open' || !Array.isArray(m.files)) return;
-    whenReady(async () => {
+    ready.then(async () => {
       // MemoryViz.js's add_local_files posts base64, as trace_plot gives it.
       const files = m.files.map((f) => new File([f.base64 != null ? decodeBase64(String(f.base64)) : f.bytes], String(f.name)));
       await openFiles(files);
       selectView(m.view);
     });
   });
-  whenReady(() => window.parent.postMessage({ memviz: 'ready' }, '*'));
+  ready.then(() => window.parent.postMessage({ memviz: 'ready' }, '*'));
 }
 
-whenReady(async () => {
+ready.then(async () => {
   await openEmbedded();
   await openFromHash();
   document.body.dataset.shareDone = '1';

@@ -23,7 +23,7 @@ export type OpenCommand = { "cmd": "begin", name: string, } | { "cmd": "finish" 
 /**
  * `model`: the size of the file the worker decodes.
  */
-file_bytes: number, } | { "cmd": "debug_panic", message: string, };
+file_bytes: number, } | { "cmd": "debug_panic", message: string, } | { "cmd": "plan", size: number, force: string | null, } | { "cmd": "progress", name: string, size: number, read: number | null, building: boolean, waiting: number, };
 
 export type OpenReply = { 
 /**
@@ -51,7 +51,15 @@ sniff: FileSniff | null,
 /**
  * `view_named`: the view's index.
  */
-view: number | null, };
+view: number | null, 
+/**
+ * `plan`: how the file is read.
+ */
+plan: OpenPlan | null, 
+/**
+ * `progress`: the line.
+ */
+text: string | null, };
 
 export type FileKind = "pickle" | "json" | "profiler_timeline" | "profiler_trace" | "profiler_picture";
 
@@ -60,6 +68,21 @@ export type FileSniff = { kind: FileKind, gzip: boolean,
  * The profiler's chart reads it (profiler.js), not the snapshot loader.
  */
 profiler: boolean, };
+
+export type OpenPlan = { 
+/**
+ * Decoded in the worker, its model adopted; else decoded on the page.
+ */
+worker: boolean, 
+/**
+ * The bytes of its start that `sniff` looks at.
+ */
+sniff_head: number, 
+/**
+ * Bytes of buffers the page writes ahead for the worker to copy the
+ * model's chunks into (its wire form is 0.41-0.43x the file).
+ */
+pool: number, };
 
 export type WhatIfFields = { expandable_segments: boolean, max_split_size_mb: string, roundup_power2_divisions: string, garbage_collection_threshold: string, 
 /**

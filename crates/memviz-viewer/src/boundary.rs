@@ -100,6 +100,7 @@ pub fn typescript() -> String {
         OpenReply,
         FileKind,
         FileSniff,
+        OpenPlan,
         WhatIfFields,
         OomVerdict,
         WhatIfChart,

@@ -379,6 +379,66 @@ pub enum OpenCommand {
     DebugPanic {
         message: String,
     },
+    /// How a file of `size` bytes is read (`plan` in the reply); `force`:
+    /// "worker" or "page" whatever the size (the page's `?decode=`).
+    Plan {
+        #[ts(type = "number")]
+        size: u64,
+        #[serde(default)]
+        force: Option<String>,
+    },
+    /// The open's progress line (`text` in the reply): `read` bytes of
+    /// `size` (none: not yet), or the model being built; `waiting` files after it.
+    Progress {
+        name: String,
+        #[ts(type = "number")]
+        size: u64,
+        #[ts(type = "number | null")]
+        read: Option<u64>,
+        #[serde(default)]
+        building: bool,
+        #[ts(type = "number")]
+        waiting: u32,
+    },
+}
+
+/// Bytes read between two progress steps (and, on the page, two task hops).
+pub const CHUNK: u64 = 4 << 20;
+/// Files larger than this are decoded in the page's worker, smaller ones on
+/// the page (a 3.2 MB file: 124-178 ms in the worker, 92-111 here; docs/open.md).
+/// Read as a stream either way: one `arrayBuffer` and one feed was ~2 ms slower.
+pub const WORKER_MIN: u64 = 4 << 20;
+
+/// How the page reads a file (`OpenCommand::Plan`).
+#[derive(Serialize, TS, Debug, Clone, PartialEq, Eq)]
+pub struct OpenPlan {
+    /// Decoded in the worker, its model adopted; else decoded on the page.
+    pub worker: bool,
+    /// The bytes of its start that `sniff` looks at.
+    #[ts(type = "number")]
+    pub sniff_head: usize,
+    /// Bytes of buffers the page writes ahead for the worker to copy the
+    /// model's chunks into (its wire form is 0.41-0.43x the file).
+    #[ts(type = "number")]
+    pub pool: u64,
+}
+
+/// How a file of `size` bytes is read (see [`OpenPlan`]).
+pub fn plan(size: u64, force: Option<&str>) -> OpenPlan {
+    let worker = force == Some("worker") || (force != Some("page") && size > WORKER_MIN);
+    let pool = if worker && size > CHUNK { (size as f64 * 0.45) as u64 } else { 0 };
+    OpenPlan { worker, sniff_head: SNIFF_HEAD, pool: pool.min(64 << 20) }
+}
+
+/// The open's progress line (see `OpenCommand::Progress`).
+pub fn progress(name: &str, size: u64, read: Option<u64>, building: bool, waiting: u32) -> String {
+    let more = if waiting > 0 { format!(" ({waiting} more to open)") } else { String::new() };
+    let size_of = |b| memviz_core::format::format_size(b, false);
+    match read {
+        _ if building => format!("Building the timeline of {name}…"),
+        None => format!("Reading {name}…{more}"),
+        Some(read) => format!("Reading {name}: {} of {}{more}", size_of(read), size_of(size)),
+    }
 }
 
 /// What memory written ahead is for (the sizes: [`MemoryAhead::step`]).
@@ -396,7 +456,7 @@ pub enum AheadPlan {
 }
 
 /// What an open command did.
-#[derive(Serialize, TS, Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Serialize, TS, Debug, Clone, PartialEq, Default)]
 pub struct OpenReply {
     /// The file opened (it is the current file now), for `finish`,
     /// `adopt_finish`, `example`.
@@ -415,6 +475,10 @@ pub struct OpenReply {
     /// `view_named`: the view's index.
     #[ts(type = "number | null")]
     pub view: Option<usize>,
+    /// `plan`: how the file is read.
+    pub plan: Option<OpenPlan>,
+    /// `progress`: the line.
+    pub text: Option<String>,
 }
 
 /// memory_viz's view names (trace_plot's `--segments`) that are not this viewer's.
@@ -456,6 +520,10 @@ impl crate::Viewer {
             OpenCommand::ViewNamed { name } => {
                 let name = VIEW_ALIASES.iter().find(|a| a.0 == name).map_or(name.as_str(), |a| a.1);
                 reply.view = self.view_names().iter().position(|n| n == name);
+            }
+            OpenCommand::Plan { size, force } => reply.plan = Some(plan(size, force.as_deref())),
+            OpenCommand::Progress { name, size, read, building, waiting } => {
+                reply.text = Some(progress(&name, size, read, building, waiting));
             }
             other => return Err(PageError::bad_command(format!("{other:?} is not the viewer's"))),
         }

@@ -50,7 +50,8 @@ use memviz_render::{Image, Window, OUTLINE};
 
 pub use context::{Context, PlotRect, DEFAULT_DETAIL_CAP, MARGIN};
 pub use files::{
-    sniff, warm_up, AheadPlan, FileKind, FileSniff, MemoryAhead, OpenCommand, OpenFile, OpenReply, SNIFF_HEAD,
+    sniff, warm_up, AheadPlan, FileKind, FileSniff, MemoryAhead, OpenCommand, OpenFile, OpenPlan, OpenReply, CHUNK,
+    SNIFF_HEAD,
 };
 pub use profiler::ProfilerView;
 pub use view::{Axes, AxesSpec, PlotFrame, Selection, TimeTicks, View, ViewKind};

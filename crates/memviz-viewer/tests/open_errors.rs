@@ -125,3 +125,32 @@ fn the_warm_up_slice_is_the_examples_last_events() {
     assert_eq!((snap.segments.len(), snap.blocks.len(), snap.traces[0].len()), (65, 688, 1000));
     memviz_viewer::warm_up("warm.pickle.gz", &bytes).unwrap();
 }
+
+/// How the page reads a file: ctx128 (3226220 bytes, `ls -l`) on the page, a
+/// file over 4 MiB in the worker, `?decode=` forcing either; the progress
+/// line's sizes as memory_viz's formatSize writes them (3226220 / 2**20 = 3.08 -> 3.1MiB).
+#[test]
+fn a_file_is_read_by_size_and_its_progress_line_names_it() {
+    let size = shared("snapshots/transformer_fullstep_ctx128.pickle").len() as u64;
+    assert_eq!(size, 3226220);
+    let plan = |size: u64, force: Option<&str>| {
+        let cmd = OpenCommand::Plan { size, force: force.map(String::from) };
+        Viewer::new().open_command(cmd).unwrap().plan.unwrap()
+    };
+    assert!(!plan(size, None).worker);
+    assert!(plan(size, Some("worker")).worker);
+    assert!(plan(58985140, None).worker);
+    assert!(!plan(58985140, Some("page")).worker);
+    assert_eq!(plan(size, None).sniff_head, 64 << 10);
+    // Buffers for the worker's chunks: 0.45x a file over 4 MiB, at most 64 MiB.
+    assert_eq!((plan(size, None).pool, plan(size, Some("worker")).pool), (0, 0));
+    assert_eq!(plan(58985140, None).pool, 26543313);
+    assert_eq!(plan(1 << 30, None).pool, 64 << 20);
+    let line = |read, building, waiting| {
+        let cmd = OpenCommand::Progress { name: "ctx128.pickle".into(), size, read, building, waiting };
+        Viewer::new().open_command(cmd).unwrap().text.unwrap()
+    };
+    assert_eq!(line(None, false, 0), "Reading ctx128.pickle…");
+    assert_eq!(line(Some(1 << 20), false, 2), "Reading ctx128.pickle: 1.0MiB of 3.1MiB (2 more to open)");
+    assert_eq!(line(Some(size), true, 0), "Building the timeline of ctx128.pickle…");
+}

@@ -32,9 +32,8 @@ extern "C" {
 const WARM: &[u8] = include_bytes!("../example/warm.pickle.gz");
 const WARM_NAME: &str = "warm.pickle.gz";
 
-/// The bytes after which a decode's `debug` takes effect (the page's CHUNK:
-/// its first progress step).
-const DEBUG_AFTER: u64 = 4 << 20;
+/// The bytes after which a decode's `debug` takes effect (its first progress step).
+const DEBUG_AFTER: u64 = memviz_viewer::CHUNK;
 
 /// One file read chunk by chunk for elsewhere: after `finish`, the model
 /// and then its address versions go out as bytes, in chunks.
