@@ -54,9 +54,9 @@ const warmRound = () => {
     document.body.dataset.warmError = String(e.message); // for the tests: the code stays cold
   }
 };
-// Text in a font not used yet, and the snapshot page's first style and layout
-// (7.6-9 ms, then 1.7-3.2), done once while idle, in one task: nothing shows.
-function warmLayout() {
+// Text in a font not used yet (2-3 ms of layout the first time), laid out once
+// while idle, hidden. The snapshot page itself waits laid out (style.css).
+function warmFonts() {
   const d = Object.assign(document.createElement('div'), { ariaHidden: 'true' });
   d.style.cssText = 'position:absolute;left:-9999px;visibility:hidden';
   d.innerHTML = '<b>0</b><b style="font-weight:600">0</b><i>0</i><h2>0</h2><h3>0</h3><span style="font:10px sans-serif">0</span>' +
@@ -65,10 +65,6 @@ function warmLayout() {
   document.body.append(d);
   void d.offsetWidth;
   d.remove();
-  if (!waitsForFile() || document.body.dataset.page !== 'start') return;
-  document.body.dataset.page = 'snapshot';
-  void $('plot').clientWidth;
-  document.body.dataset.page = 'start';
 }
 wasmLoaded.then(() => {
   let round = 0;
@@ -82,7 +78,7 @@ wasmLoaded.then(() => {
       if (viewer && waitsForFile()) guard(() => ahead(viewer, 'small'))();
       prewarm(); // the decode worker, started ahead
       if (awaitsFile()) fileComing();
-      warmLayout();
+      warmFonts();
       Object.assign(document.body.dataset, { warm: '1', warmRounds: round }); // tests and benchmarks: the idle work is done
     });
   };
