@@ -596,13 +596,6 @@ function detailLabel(p) {
   $('detail-unit').textContent = p.detail_unit;
 }
 
-function fmtBytes(n) {
-  const u = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let i = 0;
-  while (n >= 1024 && i < u.length - 1) { n /= 1024; i++; }
-  return i ? `${n.toFixed(1)}${u[i]}` : `${n}B`;
-}
-
 // The numbers carry data-k (name as in `memviz summary --json`) and data-v
 // (exact value) so that tests can compare them with the core's.
 /** @param {import('./types').PageView} p */
