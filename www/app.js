@@ -73,7 +73,7 @@ async function warmCanvases() {
   document.body.classList.add('warming');
   try {
     for (let f = 0; f < 3 && waitsForFile(); f++) {
-      for (const c of ['plot', 'plot-select', 'axes', 'minimap'].map($)) {
+      for (const c of plotCanvases()) {
         sizeCanvas(c);
         c.getContext('2d').putImageData(new ImageData(c.width, c.height), 0, 0);
       }
@@ -96,8 +96,7 @@ wasmLoaded.then(() => {
       prewarm(); // the decode worker, started ahead
       if (awaitsFile()) fileComing();
       warmFonts();
-      warmCanvases();
-      Object.assign(document.body.dataset, { warm: '1', warmRounds: round }); // tests and benchmarks: the idle work is done
+      warmCanvases().then(() => Object.assign(document.body.dataset, { warm: '1', warmRounds: round })); // tests and benchmarks: the idle work is done
     });
   };
   idle(step);
@@ -143,7 +142,7 @@ function runDrawListeners() {
     if (!listenersLater) {
       listenersLater = true;
       const run = guard(() => { listenersGen = viewer.generation(); runDrawListeners(); });
-      requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => { listenersLater = false; run(); }, 0)));
+      requestAnimationFrame(() => afterPaint().then(() => { listenersLater = false; run(); }));
     }
     return;
   }
@@ -835,12 +834,12 @@ function drawNow() {
 // seen hidden (0 wide), is measured.
 const seenSize = new WeakMap();
 const sizes = new ResizeObserver((entries) => {
-  const dpr = window.devicePixelRatio || 1;
   let changed = false; // a canvas drawn at this size already (the first file's) needs no second draw
   for (const { target: c, contentRect: r } of entries) {
-    const [w, h] = [Math.round(r.width), Math.round(r.height)];
-    seenSize.set(c, [w, h]);
-    changed ||= c.width !== Math.max(1, Math.round(w * dpr)) || c.height !== Math.max(1, Math.round(h * dpr));
+    const seen = [Math.round(r.width), Math.round(r.height)];
+    seenSize.set(c, seen);
+    const [w, h] = backing(seen);
+    changed ||= c.width !== w || c.height !== h;
   }
   if (changed) redraw();
 });
@@ -848,13 +847,12 @@ for (const c of plotCanvases()) sizes.observe(c);
 
 /** Sizes canvas `c`'s backing store to its CSS size at the devicePixelRatio. */
 export function sizeCanvas(c) {
-  const dpr = window.devicePixelRatio || 1;
   const seen = seenSize.get(c);
-  const [cw, ch] = seen && seen[0] > 0 && seen[1] > 0 ? seen : [c.clientWidth, c.clientHeight];
-  const w = Math.max(1, Math.round(cw * dpr));
-  const h = Math.max(1, Math.round(ch * dpr));
+  const [w, h] = backing(seen && seen[0] > 0 && seen[1] > 0 ? seen : [c.clientWidth, c.clientHeight]);
   if (c.width !== w || c.height !== h) { c.width = w; c.height = h; }
 }
+/** Device pixels of a canvas of CSS size [w, h] at the devicePixelRatio (at least 1). */
+const backing = (css) => css.map((x) => Math.max(1, Math.round(x * (window.devicePixelRatio || 1))));
 
 /** The worker's part of the last open, for the timings line. */
 function workerTimings() {
