@@ -160,6 +160,12 @@ export async function waitOpened(page, name, timeout = 60000) {
 }
 
 /** The summary numbers the page shows: {key: value}. */
+/** Redraws now (not on the next animation frame) and returns the bands drawn. */
+export async function redrawNow(page) {
+  await page.evaluate(() => new Promise((r) => { window.memviz.redraw(); requestAnimationFrame(() => setTimeout(r, 0)); }));
+  return Number(await page.getAttribute('#plot', 'data-bands-drawn'));
+}
+
 export async function shownSummary(page) {
   return page.$$eval('#summary [data-k]', (els) => Object.fromEntries(els.map((e) => [e.dataset.k, Number(e.dataset.v)])));
 }

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { ROOT, useBrowser, openPage, dropFiles, waitOpened, viewerQuery } from './helpers.mjs';
+import { ROOT, useBrowser, openPage, dropFiles, waitOpened, viewerQuery, redrawNow } from './helpers.mjs';
 
 const RECORDINGS = join(ROOT, '../shared/recordings');
 const OUT = join(ROOT, 'tests/e2e/out');
@@ -28,10 +28,6 @@ async function open(name) {
 }
 
 const viewer = (page, f, ...args) => viewerQuery(page, f, args);
-
-async function redrawNow(page) {
-  await page.evaluate(() => new Promise((r) => { window.memviz.redraw(); requestAnimationFrame(() => setTimeout(r, 0)); }));
-}
 
 async function setView(page, name) {
   const i = await page.evaluate((n) => window.memviz.viewer.command({ cmd: 'get' }).views.findIndex((c) => c.name === n), name);

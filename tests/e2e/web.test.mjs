@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import {
-  ROOT, DIST, useBrowser, origin, browser, waitReady, openPage, newPage, dropFiles, snapshot, expected, waitOpened, shownSummary,
+  ROOT, DIST, useBrowser, origin, browser, waitReady, openPage, newPage, dropFiles, snapshot, expected, waitOpened, shownSummary, redrawNow,
 } from './helpers.mjs';
 
 const BIG = 'transformer_fullstep_ctx128.pickle';
@@ -41,12 +41,6 @@ async function pixelAt(page, x, y) {
     const dpr = window.devicePixelRatio;
     return Array.from(c.getContext('2d').getImageData(Math.floor(x * dpr), Math.floor(y * dpr), 1, 1).data);
   }, [x, y]);
-}
-
-/** Redraws now (not on the next animation frame) and returns bands drawn. */
-async function redrawNow(page) {
-  await page.evaluate(() => new Promise((r) => { window.memviz.redraw(); requestAnimationFrame(() => setTimeout(r, 0)); }));
-  return Number(await page.getAttribute('#plot', 'data-bands-drawn'));
 }
 
 /**
@@ -275,6 +269,7 @@ test('several snapshots at once, switching between them and between devices', as
   await page.selectOption('#file-select', { label: a });
   const s = await shownSummary(page);
   assert.equal(s.trace_events, expected(a).summary.devices['0'].trace_events);
+  await redrawNow(page); // the switch draws in the next frame: read its pixels, not the last file's
   assert.ok(await inkedPixels(page) > 1000);
   await context.close();
 });
