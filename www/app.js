@@ -153,6 +153,14 @@ function runDrawListeners() {
     listenersPage = null;
   }
 }
+/**
+ * Runs now the draw listeners a new file or device still waits for: a call
+ * right after an open (the page's API, a notebook) must not be undone by
+ * their reset a frame later.
+ */
+export function settleListeners() {
+  if (viewer && viewer.generation() !== listenersGen) { listenersGen = viewer.generation(); runDrawListeners(); }
+}
 /** CSS x on the plot of timeline step `step` (NaN: off the window or no timeline). */
 export const xOfStep = (step) => command({ cmd: 'x_of_step', step }).value ?? NaN;
 

@@ -6,7 +6,7 @@
 // the OOM or peak explained (picking one sets t); leaks and growth. A view
 // model of another generation (another file or device) is dropped.
 import { hoverCard } from './card.js';
-import { ALONE_MS, getViewer, guard, redraw, onDraw, withAnalysis, afterPaint, pageNow, xOfStep } from './app.js';
+import { ALONE_MS, getViewer, guard, redraw, onDraw, withAnalysis, afterPaint, pageNow, xOfStep, settleListeners } from './app.js';
 import { ask, generation, setMoment, momentView, onMoment } from './moment.js';
 import { fill, onCmd } from './bind.js';
 
@@ -53,6 +53,7 @@ function overview(show = true) {
 
 /** Explains `moment` (an OOM: {oom: K}; 'peak'; {event: E}) and sets t there. @param {import('./types').MomentArg} moment */
 export function explain(moment) {
+  settleListeners();
   withAnalysis(() => {
     /** @type {import('./types').ExplainView} */
     const x = ask({ cmd: 'explain', moment });

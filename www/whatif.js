@@ -4,7 +4,7 @@
 // replayed under them a slice a frame, every string and line height from
 // Rust; this file wires the form and draws the lines. The OOM panel gets the
 // replay's verdict of the OOM it shows as one more line of advice.
-import { getViewer, guard, inSlices, onDraw, afterPaint } from './app.js';
+import { getViewer, guard, inSlices, onDraw, afterPaint, settleListeners } from './app.js';
 import { ask, generation } from './moment.js';
 import { fill } from './bind.js';
 
@@ -56,6 +56,7 @@ const refused = (e) => { if (!e || !e.kind) throw e; $('whatif-error').textConte
 function start(fields) {
   const v = getViewer();
   if (!v || !v.file_count()) return;
+  settleListeners();
   try { ask(fields === 'advise' ? { cmd: 'what_if_advise' } : { cmd: 'what_if_set', fields }); } catch (e) { return refused(e); }
   $('whatif-error').textContent = '';
   delete panel.dataset.error;
