@@ -596,15 +596,10 @@ function viewChanged(p, files = false) {
 
 /** @param {import('./types').PageView} p */
 function detailLabel(p) {
-  $('detail-label').textContent = p.detail_text;
-  $('detail-unit').textContent = p.detail_unit;
+  [$('detail-label').textContent, $('detail-unit').textContent] = [p.detail_text, p.detail_unit];
 }
-
-// The numbers carry data-k (`memviz summary --json`'s name) and data-v (exact), for the tests.
-/** @param {import('./types').PageView} p */
-function showSummary(p) {
-  fill($('summary'), p);
-}
+/** The summary line; data-k / data-v: `memviz summary --json`'s names, exact values (tests). */
+const showSummary = (p) => fill($('summary'), p);
 
 // A real button (focusable, Enter / Space) that opens the hidden file input.
 $('open-files').addEventListener('click', () => $('file-input').click());
@@ -631,13 +626,9 @@ $('view-select').addEventListener('change', (e) => showView(+e.target.value));
 // ---- long work, a slice a frame (docs/page.md) ---------------------------------
 const finished = (done) => done === 1 || done === true;
 const nextFrame = () => new Promise((r) => requestAnimationFrame(r));
-/**
- * Runs `step` (a bounded wasm call: 1 or true once done, undefined after a trap) for
- * SLICE_MS a frame, `firstMs` of them in the caller's task, `progress(done)` before each
- * wait. Returns [] when the first calls finished quickly (the caller goes on in its task),
- * else a promise of the slices' ms (null once `cancelled()` or trapped), resolved a frame
- * after the last slice so that what the caller shows next has a frame of its own.
- */
+/** Runs `step` (a bounded wasm call: 1 or true once done, undefined after a trap) SLICE_MS a
+ * frame, `firstMs` in the caller's task. [] when quickly done, else a promise of the slices'
+ * ms (null once `cancelled()` or trapped), a frame after the last one. */
 export function inSlices(step, { firstMs = SLICE_MS, cancelled, progress = (_done) => {} }) {
   const slice = (ms) => {
     const t0 = performance.now();
@@ -663,11 +654,8 @@ export function inSlices(step, { firstMs = SLICE_MS, cancelled, progress = (_don
   })();
 }
 
-/**
- * Builds the viewer's work `w()` (memviz_viewer::work, read at each tick) through inSlices,
- * the busy note saying what; then `then()` unless cancelled (in the caller's task when the
- * build was quick), its time (with the style and layout when `layout`) the last slice.
- */
+/** Builds the viewer's work `w()` (memviz_viewer::work) through inSlices, the busy note saying
+ * what; then `then()` unless cancelled (in this task when quick), its ms the last slice. */
 async function build(w, firstMs, cancelled, then, layout) {
   const v = viewer;
   let label = '';
@@ -684,10 +672,7 @@ async function build(w, firstMs, cancelled, then, layout) {
 }
 
 let viewToken = 0;
-/**
- * Shows view `i` (the selector's value), built first when it needs it (a state history
- * walks the whole trace); then `then()`. A later choice, file or device cancels it.
- */
+/** Shows view `i` (the selector's value), built first when it needs it; then `then()`. */
 export async function showView(i, then = () => {}) {
   if (!viewer) return;
   const v = viewer, token = ++viewToken, g = v.generation(), view = page.views[i];
@@ -698,8 +683,7 @@ export async function showView(i, then = () => {}) {
 }
 
 // The slider's value is applied by the next draw: one set_detail a frame (docs/page.md).
-let pendingDetail = null;
-let detailDeferred = false; // the last frame set the detail and left its draw to this one
+let pendingDetail = null, detailDeferred = false; // the last frame set the detail and left its draw to this one
 $('detail').addEventListener('input', guard((e) => {
   pendingDetail = +e.target.value;
   redraw();
@@ -708,26 +692,18 @@ $('reset-zoom').addEventListener('click', guard(() => { command({ cmd: 'reset_wi
 
 // ---- drag and drop anywhere ------------------------------------------------
 let dragDepth = 0;
-const dropDone = () => { dragDepth = 0; $('drop-overlay').hidden = true; };
+const dropped = (files = []) => {
+  [dragDepth, $('drop-overlay').hidden] = [0, true];
+  if (files.length && (viewer || recovering)) openFiles(files); else noFileCame(); // files wait for a restart
+};
 addEventListener('dragenter', (e) => {
   e.preventDefault();
   if (!dragDepth++ && e.dataTransfer && e.dataTransfer.types.includes('Files')) fileComing();
   $('drop-overlay').hidden = false;
 });
-addEventListener('dragleave', () => {
-  if (--dragDepth > 0) return;
-  dropDone();
-  noFileCame();
-});
+addEventListener('dragleave', () => { if (--dragDepth <= 0) dropped(); });
 addEventListener('dragover', (e) => e.preventDefault());
-addEventListener('drop', (e) => {
-  e.preventDefault();
-  dropDone();
-  // While the viewer restarts after an internal error, files wait for it.
-  const files = e.dataTransfer ? Array.from(e.dataTransfer.files) : [];
-  if (!files.length || !(viewer || recovering)) noFileCame();
-  else openFiles(files);
-});
+addEventListener('drop', (e) => { e.preventDefault(); dropped(e.dataTransfer ? Array.from(e.dataTransfer.files) : []); });
 
 // ---- drawing ---------------------------------------------------------------
 let frame = 0, selectionFrame = 0;
@@ -736,8 +712,8 @@ export function redraw() {
   if (!frame) frame = requestAnimationFrame(guard(draw));
 }
 
-/** The hovered or pinned band changed: its outline alone is drawn in the next frame
- * (render_selection, O(columns)), or the plot where the view draws it with its bands. */
+/** The hovered or pinned band changed: its outline alone is drawn in the next frame, or the
+ * plot where the view draws it with its bands. */
 function redrawSelection() {
   if (frame || selectionFrame) return; // that draw draws the outline too
   selectionFrame = requestAnimationFrame(guard(() => {
@@ -751,19 +727,15 @@ function redrawSelection() {
 
 const drawListeners = [];
 /** fn() after each timeline draw (moment.js moves its t line with the plot). */
-export function onDraw(fn) {
-  drawListeners.push(fn);
-}
+export const onDraw = (fn) => drawListeners.push(fn);
 
 /** Draws in this task: a file just opened is drawn in the task that decoded it (issue 13). */
 function drawNow() {
-  if (frame) cancelAnimationFrame(frame);
-  frame = 0;
+  cancelAnimationFrame(frame);
   guard(draw)();
 }
 
-// The CSS size of each canvas as a ResizeObserver last saw it: read by draw() instead of
-// clientWidth, which forced a style and layout in the open's task (docs/page.md).
+// Each canvas's CSS size as a ResizeObserver last saw it (clientWidth forced a layout: docs/page.md).
 const seenSize = new WeakMap();
 const sizes = new ResizeObserver((entries) => {
   const dpr = window.devicePixelRatio || 1;
@@ -779,12 +751,10 @@ for (const c of plotCanvases()) sizes.observe(c);
 
 /** Sizes canvas `c`'s backing store to its CSS size at the devicePixelRatio. */
 export function sizeCanvas(c) {
-  const dpr = window.devicePixelRatio || 1;
-  const seen = seenSize.get(c);
+  const dpr = window.devicePixelRatio || 1, seen = seenSize.get(c);
   const [cw, ch] = seen && seen[0] > 0 && seen[1] > 0 ? seen : [c.clientWidth, c.clientHeight];
-  const w = Math.max(1, Math.round(cw * dpr));
-  const h = Math.max(1, Math.round(ch * dpr));
-  if (c.width !== w || c.height !== h) { c.width = w; c.height = h; }
+  const [w, h] = [Math.max(1, Math.round(cw * dpr)), Math.max(1, Math.round(ch * dpr))];
+  if (c.width !== w || c.height !== h) [c.width, c.height] = [w, h];
 }
 
 /** The worker's part of the last open, for the timings line. */
@@ -803,18 +773,13 @@ function draw() {
     const t0 = performance.now();
     detailLabel(command({ cmd: 'set_detail', detail: pendingDetail }));
     pendingDetail = null;
-    // A long set_detail and the draw of all those bands do not fit one frame together.
-    if (performance.now() - t0 > ALONE_MS) {
+    if (performance.now() - t0 > ALONE_MS) { // a long set_detail leaves the draw to the next frame
       detailDeferred = true;
-      redraw();
-      return;
+      return redraw();
     }
   }
   detailDeferred = false;
-  if (viewHooks && viewHooks.draw()) { // drawn by views.js
-    runDrawListeners();
-    return;
-  }
+  if (viewHooks && viewHooks.draw()) return runDrawListeners(); // drawn by views.js
   const canvases = plotCanvases();
   for (const c of canvases) sizeCanvas(c);
   const r0 = performance.now();
@@ -825,22 +790,16 @@ function draw() {
   performance.clearMarks('memviz:redraw-start');
   performance.clearMeasures('memviz:redraw');
   $('plot').dataset.bandsDrawn = st.bands_drawn;
-  if (firstPaintPending) {
-    firstPaintPending = false;
-    markFirstPaint();
-  }
+  if (firstPaintPending) { firstPaintPending = false; markFirstPaint(); }
   $('timings').textContent =
     `timings: decode+replay ${timings.decode.toFixed(1)} ms${workerTimings()} · first paint ${timings.firstPaint.toFixed(1)} ms after the file arrived · ` +
     `redraw ${(r1 - r0).toFixed(1)} ms (bands ${st.bands_ms.toFixed(1)} ms, axes ${st.axes_ms.toFixed(1)} ms) · ` +
     `${st.bands_drawn} bands drawn in ${st.columns} columns`;
   st.free();
-  if (kbRehover) { // a key moved the window: what is under the cursor now (the hit test needs this render)
-    kbRehover = false;
-    if (kb) plotKey('');
-  }
+  if (kbRehover && kb) plotKey(''); // a key moved the window: what is under the cursor now
+  kbRehover = false;
   runDrawListeners();
-  // What the first hover needs (up to 40 ms on 2M events), built in an idle period with room.
-  if (!prepareScheduled) {
+  if (!prepareScheduled) { // what the first hover needs, built in an idle period with room
     prepareScheduled = true;
     const prepare = (deadline) => {
       if (deadline && deadline.timeRemaining() < 40) return idle(prepare);
@@ -852,8 +811,8 @@ function draw() {
 }
 let prepareScheduled = false; // a prepare_hover is scheduled
 
-/** Runs `fn` in an idle period with room once prepare_hover is done: a large decode worker's
- * end holds up this page's memory map changes meanwhile (a memory.grow waited 100-150 ms). */
+/** Runs `fn` in an idle period with room once prepare_hover is done (ending a large worker holds
+ * up this page's memory map changes: docs/page.md). */
 function whenSettled(fn) {
   idle((deadline) => ((prepareScheduled || (deadline && deadline.timeRemaining() < 40)) ? whenSettled(fn) : fn()));
 }
@@ -861,35 +820,23 @@ function whenSettled(fn) {
 addEventListener('resize', redraw);
 
 // ---- plot: hover, click to pin, wheel zoom, drag pan, keys -----------------
-const plot = $('plot');
-const cursor = $('plot-cursor');
+const plot = $('plot'), cursor = $('plot-cursor'), pinListeners = [];
 let drag = null;
-const pinListeners = [];
-
 /** fn(x) after a band is pinned (a click, or Enter at the keyboard cursor); x: CSS px on the plot. */
-export function onPin(fn) {
-  pinListeners.push(fn);
-}
+export const onPin = (fn) => pinListeners.push(fn);
 
 /** The hover / pinned text: in #context, and said to screen readers (debounced). */
-function showContext(text) {
-  $('context').textContent = text;
-  announce(text);
-}
+function showContext(text) { announce($('context').textContent = text); }
 
-/** Plot point (x, y) in client px. */
-const client = (x, y) => { const r = plot.getBoundingClientRect(); return [r.left + x, r.top + y]; };
+const client = (x, y) => { const r = plot.getBoundingClientRect(); return [r.left + x, r.top + y]; }; // plot px -> client
 
 /** What the pointer (or the keyboard cursor) is over now, at client (cx, cy). @param {import('./types').PointerView} at */
 function hovered(at, cx, cy) {
-  if (at.changed) {
-    showContext(at.context);
-    redrawSelection();
-  }
+  if (at.changed) { showContext(at.context); redrawSelection(); }
   hoverCard(at, cx, cy);
 }
 
-/** The page view `p` after a click (or Enter, Escape) at plot (x, y). */
+/** The page view `p` after a click (or Enter, Escape) at plot (x, y): x < 0 unpinned. */
 function pinned(p, x, y) {
   showContext(p.pointer.context);
   pinCard(p.pinned != null ? p.pointer.card : null, ...client(x, y));
@@ -923,16 +870,11 @@ plot.addEventListener('pointerleave', guard(() => {
 }));
 plot.addEventListener('wheel', (e) => {
   e.preventDefault();
-  guard(() => {
-    command({ cmd: 'zoom', factor: Math.exp(e.deltaY * 0.0015), x: e.offsetX });
-    redraw();
-  })();
+  guard(() => { command({ cmd: 'zoom', factor: Math.exp(e.deltaY * 0.0015), x: e.offsetX }); redraw(); })();
 }, { passive: false });
 
-// The keyboard cursor (memviz_viewer::keys): keys on the focused plot move it, the window
-// or the pin; it is drawn as a ring (#plot-cursor) while the plot has focus.
-let kb = null; // the cursor's [x, y] as the viewer last placed it, or null
-let kbRehover = false; // hover at the cursor after the next render
+// The keyboard cursor (memviz_viewer::keys), a ring (#plot-cursor) while the plot has focus.
+let kb = null, kbRehover = false; // its [x, y] as the viewer placed it; hover there after the next render
 
 function placeCursor() {
   if ((cursor.hidden = !kb || document.activeElement !== plot)) return;
@@ -963,9 +905,8 @@ plot.addEventListener('keydown', guard((e) => {
 addEventListener('resize', () => { if (kb) placeCursor(); });
 
 // ---- minimap: drag a window (brush), click to center (the viewer maps its fractions) ----
-const mini = $('minimap');
+const mini = $('minimap'), miniAt = (e) => e.offsetX / mini.clientWidth;
 let brush = null;
-const miniAt = (e) => e.offsetX / mini.clientWidth;
 mini.addEventListener('pointerdown', guard((e) => {
   brush = { a: miniAt(e), moved: false };
   mini.setPointerCapture(e.pointerId);

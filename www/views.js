@@ -1,17 +1,14 @@
 //# allFunctionsCalledOnLoad
 // @ts-check
-// memviz page: the views beyond the two timelines (Private Pools, Allocator State History,
-// Allocator Settings), search, and the jumps between the timeline and the state history.
-// app.js calls changed() when the view changes and draw() before drawing (true: drawn here).
+// memviz page: the state history and settings views, search, and the jumps between the timeline
+// and the state history. app.js calls changed() on a view change, draw() before drawing (true: drawn here).
 import { getViewer as V, guard as G, redraw, addViewHooks, onPin, showView, command, getPage, sizeCanvas } from './app.js';
 import { announce } from './announce.js';
 import { fill } from './bind.js';
 
 /** @returns {any} */
 const $ = (id) => document.getElementById(id);
-// G is app.js's guard: nothing while no viewer; a trap ends in the page's internal-error path.
-let kind = 'timeline';
-let mapHover = '';
+let kind = 'timeline', mapHover = ''; // the view's kind; the segment map's hover text
 const stats = { lastMs: 0, maxMs: 0, count: 0 };
 
 /** @param {import('./types').PageView | null} p */
@@ -38,22 +35,18 @@ function reset() {
 }
 
 /** Draws the state history or settings; false for timeline views. */
-function draw() {
-  if (kind === 'state') drawState();
-  return kind === 'state' || kind === 'settings';
-}
+const draw = () => (kind === 'state' ? (drawState(), true) : kind === 'settings');
 
 // ---- Allocator State History: a virtualized list (the viewer places its rows) and the segment map
-/** Fills the list's visible rows (`follow`: scrolled to the selected event first). */
+/** Fills the list's visible rows (`follow`: scrolled to the selected event first); reused rows:
+ * the list's mouseover is delegated, and a row replaced under the pointer gets none. */
 function renderRows(follow = false) {
   const el = $('event-list');
   const st = command({ cmd: 'state_list', scroll_top: el.scrollTop, height: el.clientHeight, follow }).state;
   $('event-spacer').style.height = st.list.spacer;
   if (st.list.scroll_top != null) el.scrollTop = st.list.scroll_top;
-  // Rows are reused: the list's mouseover is delegated, and a replaced row under the pointer gets none.
   const box = $('event-rows');
-  Object.assign(box.style, { transform: st.list.transform });
-  box.dataset.first = st.list.first;
+  box.style.transform = st.list.transform;
   while (box.children.length < st.rows.length) box.append(document.createElement('div'));
   [...box.children].forEach((d, k) => {
     const r = st.rows[k];
@@ -65,20 +58,16 @@ function renderRows(follow = false) {
 }
 
 function drawState(follow = false) {
-  const v = V();
+  const v = V(), t0 = performance.now(), c = $('segment-map');
   if (!v) return;
-  const t0 = performance.now();
-  const c = $('segment-map');
   sizeCanvas(c);
   const mapMs = v.state_render(c);
   const st = renderRows(follow);
   const sel = st.selected ?? -1;
   fill($('state-head'), st);
   if (!mapHover) $('context').textContent = st.event_text;
-  const ms = performance.now() - t0;
-  stats.lastMs = ms;
-  c.dataset.selected = sel;
-  c.dataset.redrawMs = ms.toFixed(2);
+  const ms = stats.lastMs = performance.now() - t0;
+  Object.assign(c.dataset, { selected: sel, redrawMs: ms.toFixed(2) });
   $('timings').textContent = `state redraw ${ms.toFixed(1)} ms (segment map ${mapMs.toFixed(1)} ms) · event ${sel} of ${st.len}`;
   updateJump(getPage());
 }
@@ -91,21 +80,16 @@ function select(i, cmd = { cmd: 'state_select', event: Math.max(0, i) }) {
   mapHover = '';
   drawState(true);
   announce($('context').textContent);
-  const ms = performance.now() - t0;
-  stats.lastMs = ms;
-  stats.maxMs = Math.max(stats.maxMs, ms);
-  stats.count++;
+  const ms = stats.lastMs = performance.now() - t0;
+  [stats.maxMs, stats.count] = [Math.max(stats.maxMs, ms), stats.count + 1];
   return true;
 }
 
 // Keys are taken while the event list or the segment map has focus (both in the tab order).
-/** @param {KeyboardEvent} e */
-function onKey(e) {
+for (const id of ['event-list', 'segment-map']) $(id).addEventListener('keydown', G((e) => {
   if (kind === 'state' && !e.altKey && !e.ctrlKey && !e.metaKey &&
     select(0, { cmd: 'state_key', key: e.key, height: $('event-list').clientHeight })) e.preventDefault();
-}
-$('event-list').addEventListener('keydown', G(onKey));
-$('segment-map').addEventListener('keydown', G(onKey));
+}));
 $('event-list').addEventListener('scroll', G(() => { if (kind === 'state') renderRows(); }));
 /** The event of a list row under `e`, or null. */
 const rowOf = (e) => (e.target.dataset && e.target.dataset.i !== undefined ? +e.target.dataset.i : null);
@@ -132,11 +116,7 @@ map.addEventListener('pointermove', G((e) => {
   V().state_render(map);
 }));
 /** The map without hover, drawn again. */
-const unhoverMap = () => {
-  mapHover = '';
-  command({ cmd: 'state_hover', x: -1, y: -1 });
-  drawState();
-};
+const unhoverMap = () => { mapHover = ''; command({ cmd: 'state_hover', x: -1, y: -1 }); drawState(); };
 map.addEventListener('wheel', (e) => {
   if (!V() || kind !== 'state') return;
   e.preventDefault();
@@ -154,9 +134,7 @@ function setView(id, then) {
 
 /** @param {import('./types').PageView | null} p */
 function updateJump(p) {
-  if (!p) return;
-  $('to-state').hidden = !p.to_state;
-  $('to-timeline').hidden = !p.to_timeline;
+  if (p) [$('to-state').hidden, $('to-timeline').hidden] = [!p.to_state, !p.to_timeline];
 }
 
 /** @param {import('./types').PageView} p the page view after a ShowElement */
@@ -188,10 +166,8 @@ const query = () => (searchKind === 'frame' ? $('search-frame') : $('search-addr
 function runSearch() {
   searchTimer = 0;
   if (!V()) return;
-  const s = command({ cmd: 'search', by: searchKind, text: query() }).search;
-  $('search-count').dataset.n = String(s.count);
-  $('search-count').textContent = s.count_text;
-  const list = $('search-list');
+  const s = command({ cmd: 'search', by: searchKind, text: query() }).search, list = $('search-list');
+  Object.assign($('search-count'), { textContent: s.count_text }).dataset.n = String(s.count);
   fill(list, s);
   if (s.more) list.append(Object.assign(document.createElement('li'), { className: 'more', textContent: s.more }));
   list.hidden = !s.count;
@@ -199,13 +175,12 @@ function runSearch() {
   else if (kind !== 'settings') redraw();
 }
 
-function rerunSearch() {
-  if (query().trim() || $('search-count').dataset.n) runSearch();
-}
+const rerunSearch = () => { if (query().trim() || $('search-count').dataset.n) runSearch(); };
 
-/** Shows match `m` (null: none) as `p` (the page view that showed it) says. */
-function showMatch(m, p = command({ cmd: 'search_show', index: m })) {
+/** Shows match `m` (null: none); `show`: not shown by the viewer yet. */
+function showMatch(m, show = true) {
   if (m == null) return;
+  if (show) command({ cmd: 'search_show', index: m });
   for (const li of $('search-list').children) li.classList.toggle('cur', li.dataset.m === String(m));
   if (kind === 'state') drawState(true);
   else shownElement(command({ cmd: 'show_element', element: m }));
@@ -224,8 +199,7 @@ for (const [id, k, other] of searchBoxes) {
     if (e.key !== 'Enter') return;
     e.preventDefault();
     if (searchKind !== k || searchTimer) { clearTimeout(searchTimer); searchKind = k; runSearch(); }
-    const p = command({ cmd: 'search_next', backwards: e.shiftKey });
-    showMatch(p.search.current, p);
+    showMatch(command({ cmd: 'search_next', backwards: e.shiftKey }).search.current, false);
   }));
 }
 $('search-list').addEventListener('click', G((e) => {

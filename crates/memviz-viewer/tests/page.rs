@@ -212,7 +212,7 @@ fn plot_keys_move_the_keyboard_cursor_and_the_window() {
     // devicePixelRatio 1: CSS px are device px.
     let cols = v.render_plot(W, H).unwrap().rect.w as f64;
     let (w, h) = (W as f64, H as f64);
-    let mut key = |v: &mut memviz_viewer::Viewer, k: &str, shift: bool| {
+    let key = |v: &mut memviz_viewer::Viewer, k: &str, shift: bool| {
         v.command(C::PlotKey { key: k.into(), shift, width: w, height: h }).unwrap()
     };
     // The cursor starts mid-plot on the first band from the top there.
