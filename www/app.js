@@ -4,6 +4,7 @@
 // this one register hooks here (addViewHooks, addFormatHook, setOpenMany): no cycle.
 import { wasmLoaded, reinstantiate } from './boot.js';
 import { announce, silence } from './announce.js';
+import { fill } from './bind.js';
 import { hoverCard, pinCard, hideCard } from './card.js';
 import { decodeInWorker, feedStream, prewarm, expectFile, noFile, Cancelled, WorkerTrap, CHUNK, FEED } from './decode-worker.js';
 
@@ -224,61 +225,46 @@ function crashed(e) {
     .finally(() => { recovering = null; });
 }
 
-/** The busy note (a build a slice a frame): its text (memviz_viewer::work's label), `done` of it (0 to 1). */
-function showBusy(text, done) {
+/** The busy note of a build a slice a frame, by `owner` (its cancelled()): its text, `done` (0 to 1). */
+let busyOwner = null;
+function showBusy(text, done, owner) {
+  busyOwner = owner;
   $('busy-text').textContent = text;
   $('busy').querySelector('progress').value = done;
   $('busy').hidden = false;
 }
-function hideBusy() {
+/** Hides the busy note unless a later build shows its own. */
+function hideBusy(owner) {
+  if (owner !== busyOwner) return;
   $('busy').hidden = true;
   $('busy').querySelector('progress').removeAttribute('value'); // indeterminate again, as index.html has it
 }
 
 /**
- * Runs `fn` once the current file's analysis and, unless `state` is false,
- * its state history are built (what is alive at each moment, by code and
- * kind: memviz_core::analysis; the reserved memory at a moment: the leak
- * report and Color by need none). Built at once when small (or already
- * built); on a long trace (~0.45 s in one task on 2M events) a slice a
- * frame, the page saying what it waits for with a progress bar. Calls made
- * while it builds wait for the same build (which goes on to the state
- * history when one of them needs it) and run in order (the leaks panel
- * opened, then a moment picked: both show); another file or device cancels
- * it, and its calls are not run.
+ * Runs `fn` once the file's analysis (memviz_core::analysis) and, unless `state` is false,
+ * its state history are built: at once when small or built, else a slice a frame (build()).
+ * Calls made meanwhile wait for the same build (which takes the state history on when one
+ * needs it) and run in order; another file or device cancels it and its calls.
  */
-let analysisBuild = null; // { v, k, fns, state } while a build runs in slices
+let analysisBuild = null; // { v, k, fns, state } while a build runs
 export function withAnalysis(fn, { state = true } = {}) {
   if (!viewer) return;
-  const v = viewer, k = v.generation();
-  if (analysisBuild && analysisBuild.v === v && analysisBuild.k === k) {
-    analysisBuild.fns.push(fn);
-    analysisBuild.state ||= state;
+  const v = viewer, k = v.generation(), b = analysisBuild;
+  if (b && b.v === v && b.k === k) {
+    b.fns.push(fn);
+    b.state ||= state;
     return;
   }
-  const build = { v, k, fns: [fn], state };
-  analysisBuild = build;
-  const r = work(v, () => ({ work: 'analysis', state: build.state }), {
-    cancelled: () => analysisBuild !== build || viewer !== v || v.generation() !== k,
-  });
-  if (!(r instanceof Promise)) {
-    analysisBuild = null;
-    if (r) build.fns.forEach((f) => f());
-    return;
-  }
-  r.then((slices) => {
-    if (!slices) return;
-    const t0 = performance.now();
-    for (const f of build.fns) guard(f)();
-    void document.body.offsetHeight; // its style and layout, counted in its slice
-    slices.push(performance.now() - t0);
-    // For benches/browser: the slices' work, ms, the last that of the calls.
-    document.body.dataset.analysisSlices = slices.map((x) => x.toFixed(1)).join(',');
-  }).finally(() => {
-    if (analysisBuild !== build) return; // a later build shows its own progress
-    analysisBuild = null;
-    hideBusy();
-  });
+  const me = { v, k, fns: [fn], state };
+  analysisBuild = me;
+  const cancelled = () => analysisBuild !== me || viewer !== v || v.generation() !== k;
+  const run = () => {
+    for (const f of me.fns) guard(f)();
+    if (analysisBuild === me) analysisBuild = null; // in this task: a later call builds (or runs) anew
+  };
+  build(() => ({ work: 'analysis', state: me.state }), SLICE_MS, cancelled, run)
+    .then((slices) => { if (slices && slices.length > 1) document.body.dataset.analysisSlices = slices.map((x) => x.toFixed(1)).join(','); }) // benches/browser
+    .finally(() => { if (analysisBuild === me) analysisBuild = null; });
 }
 
 /** Wraps a handler: nothing while no viewer, a trap ends in crashed(). */
@@ -617,23 +603,10 @@ function viewChanged(p, files = false) {
 
 /** @param {import('./types').PageView} p */
 function detailLabel(p) {
-  $('detail-label').textContent = p.detail_text;
-  $('detail-unit').textContent = p.detail_unit;
+  [$('detail-label').textContent, $('detail-unit').textContent] = [p.detail_text, p.detail_unit];
 }
-
-// The numbers carry data-k (name as in `memviz summary --json`) and data-v
-// (exact value) so that tests can compare them with the core's.
-/** @param {import('./types').PageView} p */
-function showSummary(p) {
-  const parts = p.summary.map((i) => {
-    const s = document.createElement('span');
-    s.dataset.k = i.key;
-    s.dataset.v = String(i.value);
-    s.append(`${i.label} `, Object.assign(document.createElement('b'), { textContent: i.text }));
-    return s;
-  });
-  $('summary').replaceChildren(...parts.flatMap((s, k) => (k ? [' · ', s] : [s])));
-}
+/** The summary line; data-k / data-v: `memviz summary --json`'s names, exact values (tests). */
+const showSummary = (p) => fill($('summary'), p);
 
 // A real button (focusable, Enter / Space) that opens the hidden file input.
 $('open-files').addEventListener('click', () => $('file-input').click());
@@ -641,15 +614,10 @@ $('file-input').addEventListener('change', (e) => {
   openFiles(Array.from(e.target.files));
   e.target.value = '';
 });
-// A file is on its way (the button pressed, files dragged over the page):
-// the decode worker writes memory ahead while the user picks it (see
-// expectFile); let go if the dialog is cancelled or the drag leaves.
+// A file is on its way (the button pressed, files dragged over the page): the decode
+// worker writes memory ahead meanwhile (expectFile); let go if none comes.
 const fileComing = () => expectFile((bytes) => { document.body.dataset.aheadWritten = bytes; }); // for tests
-/**
- * Whether the page waits for the user's file: none is open or being read,
- * and none comes another way (share.js: embedded in the page, `#file=`, or
- * posted by MemoryViz.js into this frame).
- */
+/** The page waits for the user's file: none open or read, none coming another way (share.js). */
 const awaitsFile = () => !currentName && !(viewer && viewer.file_count() > 0) && window.parent === window &&
   !document.getElementById('memviz-embedded-snapshot') && !/(^#|&)file=/.test(location.hash);
 /** None came (to the worker): that worker ends after `wait(end)`, then the next is spawned when idle. */
@@ -661,107 +629,68 @@ $('example').addEventListener('click', guard(() => openExample()));
 $('file-select').addEventListener('change', guard((e) => viewChanged(command({ cmd: 'set_file', file: +e.target.value, device: null }))));
 $('device-select').addEventListener('change', guard((e) => viewChanged(command({ cmd: 'set_device', device: +e.target.value }))));
 $('view-select').addEventListener('change', (e) => showView(+e.target.value));
-// A view whose first showing builds something long (the state history walks
-// the whole trace: ~320 ms on 2M events) is built first, a slice a frame,
-// the view shown staying and a progress bar saying what it waits for; a
-// later choice, file or device cancels it. data-view-slices on the select:
-// the slices' work, ms, for benches/browser.
-let viewToken = 0;
-/**
- * Runs `step` (a wasm call doing a bounded piece of work: 1 or true once
- * done, undefined after a trap, as guard() returns) for SLICE_MS a frame,
- * `firstMs` of them in the caller's own task, calling `progress(done)` before
- * each wait; when it had to wait, or its first calls took over a quarter
- * of a slice, one more frame, so that what the caller shows next has a
- * frame of its own (the first Diff of two real files was a 25 ms task: 9 ms
- * of build, then the diff; the "Alive at" panel's first showing on the OOM
- * file, 4 ms of build and 7-9 of panel, up to 15.5 ms). Returns the slices'
- * work, ms, at once (an empty list) when the first calls finish it quickly,
- * so that the caller goes on in its own task; else a promise of them, or of
- * null when `cancelled()` after a wait or a trap stopped it.
- */
-export function inSlices(step, { firstMs = SLICE_MS, cancelled, progress = (_done) => {} }) {
-  const t0 = performance.now();
-  const done = stepFor(step, firstMs);
-  if (done === undefined) return null;
-  const took = performance.now() - t0;
-  return finished(done) && took < SLICE_MS / 4 ? [] : sliced(step, [took], done, cancelled, progress);
-}
 
+// ---- long work, a slice a frame (docs/page.md) ---------------------------------
 const finished = (done) => done === 1 || done === true;
-
-/**
- * The viewer's long work (memviz_viewer::work: `work()` says which, read at
- * each tick) a slice a frame through inSlices, its progress note saying
- * what it builds.
- */
-function work(v, w, opts) {
-  let label = '';
-  const tick = () => {
-    const p = v.tick(w());
-    label = p.label;
-    return p.busy ? p.share : 1;
-  };
-  return inSlices(guard(tick), { ...opts, progress: (done) => showBusy(label, done) });
-}
-
-/** Calls `step` until it is finished, trapped (undefined) or `ms` have passed; its last answer. */
-function stepFor(step, ms) {
-  const t0 = performance.now();
-  let done;
-  do done = step(); while (!finished(done) && done !== undefined && performance.now() - t0 < ms);
-  return done;
-}
-
-async function sliced(step, slices, done, cancelled, progress) {
-  const frame = () => new Promise((res) => requestAnimationFrame(res));
-  while (!finished(done)) {
-    progress(done);
-    await frame();
-    if (cancelled()) return null;
+const nextFrame = () => new Promise((r) => requestAnimationFrame(r));
+/** Runs `step` (a bounded wasm call: 1 or true once done, undefined after a trap) SLICE_MS a
+ * frame, `firstMs` in the caller's task. [] when quickly done, else a promise of the slices'
+ * ms (null once `cancelled()` or trapped), a frame after the last one. */
+export function inSlices(step, { firstMs = SLICE_MS, cancelled, progress = (_done) => {} }) {
+  const slice = (ms) => {
     const t0 = performance.now();
-    done = stepFor(step, SLICE_MS);
-    if (done === undefined) return null;
-    slices.push(performance.now() - t0);
-  }
-  await frame();
-  return cancelled() ? null : slices;
+    let done;
+    do done = step(); while (!finished(done) && done !== undefined && performance.now() - t0 < ms);
+    return [done, performance.now() - t0];
+  };
+  let [done, took] = slice(firstMs);
+  if (done === undefined) return null;
+  if (finished(done) && took < SLICE_MS / 4) return [];
+  const slices = [took];
+  return (async () => {
+    while (!finished(done)) {
+      progress(done);
+      await nextFrame();
+      if (cancelled()) return null;
+      [done, took] = slice(SLICE_MS);
+      if (done === undefined) return null;
+      slices.push(took);
+    }
+    await nextFrame();
+    return cancelled() ? null : slices;
+  })();
 }
 
-/**
- * Shows view `i` (the selector's value), built first when it needs it; then
- * calls `then()`, at once or, for a view built a slice a frame, in the
- * frame it is shown (never if another choice cancelled it).
- */
+/** Builds the viewer's work `w()` (memviz_viewer::work) through inSlices, the busy note saying
+ * what; then `then()` unless cancelled (in this task when quick), its ms the last slice. */
+async function build(w, firstMs, cancelled, then, layout) {
+  const v = viewer;
+  let label = '';
+  const tick = guard(() => { const p = v.tick(w()); label = p.label; return p.busy ? p.share : 1; });
+  const r = inSlices(tick, { firstMs, cancelled, progress: (done) => showBusy(label, done, cancelled) });
+  let slices = r;
+  if (r instanceof Promise) try { slices = await r; } finally { hideBusy(cancelled); }
+  if (!slices) return null;
+  const t0 = performance.now();
+  then();
+  if (layout || r instanceof Promise) void document.body.offsetHeight;
+  slices.push(performance.now() - t0);
+  return slices;
+}
+
+let viewToken = 0;
+/** Shows view `i` (the selector's value), built first when it needs it; then `then()`. */
 export async function showView(i, then = () => {}) {
   if (!viewer) return;
   const v = viewer, token = ++viewToken, g = v.generation(), view = page.views[i];
-  // The change event's own task makes one call (a view that needs nothing
-  // built is shown at once); the slices run in the frames after it.
-  const r = work(v, () => ({ work: 'view', view: view.id }), {
-    firstMs: 0,
-    cancelled: () => token !== viewToken || viewer !== v || v.generation() !== g,
-  });
-  let slices = r;
-  if (r instanceof Promise) {
-    try {
-      slices = await r;
-    } finally {
-      hideBusy();
-    }
-  }
-  if (!slices) return;
-  const t0 = performance.now();
-  guard(() => { viewChanged(command({ cmd: 'set_view', view: view.id })); then(); })();
-  void document.body.offsetHeight; // the style and layout of this frame, counted in its slice
-  slices.push(performance.now() - t0);
-  $('view-select').dataset.viewSlices = slices.map((x) => x.toFixed(1)).join(',');
+  const slices = await build(() => ({ work: 'view', view: view.id }), 0,
+    () => token !== viewToken || viewer !== v || v.generation() !== g,
+    guard(() => { viewChanged(command({ cmd: 'set_view', view: view.id })); then(); }), true);
+  if (slices) $('view-select').dataset.viewSlices = slices.map((x) => x.toFixed(1)).join(','); // benches/browser
 }
-// The slider's value is applied by the next draw: one set_detail per frame
-// however fast its input events come (on the 2M-event file a set_detail
-// takes 8-22 ms, and a drag sent several per frame).
-let pendingDetail = null;
-let detailDeferred = false; // the last frame set the detail and left its draw to this one
+
+// The slider's value is applied by the next draw: one set_detail a frame (docs/page.md).
+let pendingDetail = null, detailDeferred = false; // the last frame set the detail and left its draw to this one
 $('detail').addEventListener('input', guard((e) => {
   pendingDetail = +e.target.value;
   redraw();
@@ -770,43 +699,28 @@ $('reset-zoom').addEventListener('click', guard(() => { command({ cmd: 'reset_wi
 
 // ---- drag and drop anywhere ------------------------------------------------
 let dragDepth = 0;
+const dropped = (files = []) => {
+  [dragDepth, $('drop-overlay').hidden] = [0, true];
+  if (files.length && (viewer || recovering)) openFiles(files); else noFileCame(); // files wait for a restart
+};
 addEventListener('dragenter', (e) => {
   e.preventDefault();
   if (!dragDepth++ && e.dataTransfer && e.dataTransfer.types.includes('Files')) fileComing();
   $('drop-overlay').hidden = false;
 });
-addEventListener('dragleave', () => {
-  if (--dragDepth <= 0) {
-    dragDepth = 0;
-    $('drop-overlay').hidden = true;
-    noFileCame();
-  }
-});
+addEventListener('dragleave', () => { if (--dragDepth <= 0) dropped(); });
 addEventListener('dragover', (e) => e.preventDefault());
-addEventListener('drop', (e) => {
-  e.preventDefault();
-  dragDepth = 0;
-  $('drop-overlay').hidden = true;
-  // While the viewer restarts after an internal error, files wait for it.
-  const files = e.dataTransfer ? Array.from(e.dataTransfer.files) : [];
-  if (!files.length || !(viewer || recovering)) noFileCame();
-  else openFiles(files);
-});
+addEventListener('drop', (e) => { e.preventDefault(); dropped(e.dataTransfer ? Array.from(e.dataTransfer.files) : []); });
 
 // ---- drawing ---------------------------------------------------------------
-let frame = 0;
+let frame = 0, selectionFrame = 0;
 /** Draws the current view in the next animation frame (once however often called). */
 export function redraw() {
   if (!frame) frame = requestAnimationFrame(guard(draw));
 }
 
-let selectionFrame = 0;
-/**
- * The hovered or pinned band changed: in the next frame its outline alone
- * is drawn again (viewer.render_selection, O(columns)), or the whole plot
- * where the view draws the outline with its bands. A hover used to redraw
- * the plot: 24-47 ms on the 2M-event file with every band drawn (issue 13).
- */
+/** The hovered or pinned band changed: its outline alone is drawn in the next frame, or the
+ * plot where the view draws it with its bands. */
 function redrawSelection() {
   if (frame || selectionFrame) return; // that draw draws the outline too
   selectionFrame = requestAnimationFrame(guard(() => {
@@ -818,28 +732,17 @@ function redrawSelection() {
   }));
 }
 
-/**
- * Draws now rather than in the next animation frame: a file just opened is
- * drawn in the task that decoded it, so that its frame is ready at the next
- * vsync instead of being started then (issue 13).
- */
 const drawListeners = [];
 /** fn() after each timeline draw (moment.js moves its t line with the plot). */
-export function onDraw(fn) {
-  drawListeners.push(fn);
-}
+export const onDraw = (fn) => drawListeners.push(fn);
 
+/** Draws in this task: a file just opened is drawn in the task that decoded it (issue 13). */
 function drawNow() {
-  if (frame) cancelAnimationFrame(frame);
-  frame = 0;
+  cancelAnimationFrame(frame);
   guard(draw)();
 }
 
-// The CSS size of each canvas drawn here, as a ResizeObserver last saw it.
-// draw() reads it rather than clientWidth: in the task that opened a file,
-// reading clientWidth forced a style and layout pass (3.4 ms measured on a
-// 0.5 MB file) that the frame then did anyway. A canvas not seen yet, or
-// seen hidden (0 wide), is measured.
+// Each canvas's CSS size as a ResizeObserver last saw it (clientWidth forced a layout: docs/page.md).
 const seenSize = new WeakMap();
 const sizes = new ResizeObserver((entries) => {
   let changed = false; // a canvas drawn at this size already (the first file's) needs no second draw
@@ -865,8 +768,7 @@ const backing = (css) => css.map((x) => Math.max(1, Math.round(x * (window.devic
 /** The worker's part of the last open, for the timings line. */
 function workerTimings() {
   const w = timings.worker;
-  // The finish and the versions come after the first paint.
-  const then = (x) => (x === undefined ? 'to come' : `${x.toFixed(1)} ms`);
+  const then = (x) => (x === undefined ? 'to come' : `${x.toFixed(1)} ms`); // the finish and versions come after the first paint
   return w ? ` (in the worker: read+decode ${w.read.toFixed(1)} ms, finish ${then(w.finish)}; here: model ` +
     `${w.model.toFixed(1)} ms, replay ${w.replay.toFixed(1)} ms, views ${w.views.toFixed(1)} ms, ` +
     `versions ${then(w.versions)}; longest step ${w.longest.toFixed(1)} ms, ${w.longestStep})` : '';
@@ -879,20 +781,13 @@ function draw() {
     const t0 = performance.now();
     detailLabel(command({ cmd: 'set_detail', detail: pendingDetail }));
     pendingDetail = null;
-    // A long set_detail (the band index of 333k bands: 4-10 ms) and the
-    // draw of all those bands (12-18 ms) do not fit one frame together:
-    // the draw comes in the next frame, which takes no new detail.
-    if (performance.now() - t0 > ALONE_MS) {
+    if (performance.now() - t0 > ALONE_MS) { // a long set_detail leaves the draw to the next frame
       detailDeferred = true;
-      redraw();
-      return;
+      return redraw();
     }
   }
   detailDeferred = false;
-  if (viewHooks && viewHooks.draw()) { // drawn by views.js
-    runDrawListeners();
-    return;
-  }
+  if (viewHooks && viewHooks.draw()) return runDrawListeners(); // drawn by views.js
   const canvases = plotCanvases();
   for (const c of canvases) sizeCanvas(c);
   const r0 = performance.now();
@@ -900,30 +795,19 @@ function draw() {
   const st = viewer.render(...canvases);
   const r1 = performance.now();
   performance.measure('memviz:redraw', { start: r0, end: r1 });
-  const redrawMs = r1 - r0;
   performance.clearMarks('memviz:redraw-start');
   performance.clearMeasures('memviz:redraw');
   $('plot').dataset.bandsDrawn = st.bands_drawn;
-  if (firstPaintPending) {
-    firstPaintPending = false;
-    markFirstPaint();
-  }
+  if (firstPaintPending) { firstPaintPending = false; markFirstPaint(); }
   $('timings').textContent =
     `timings: decode+replay ${timings.decode.toFixed(1)} ms${workerTimings()} · first paint ${timings.firstPaint.toFixed(1)} ms after the file arrived · ` +
-    `redraw ${redrawMs.toFixed(1)} ms (bands ${st.bands_ms.toFixed(1)} ms, axes ${st.axes_ms.toFixed(1)} ms) · ` +
+    `redraw ${(r1 - r0).toFixed(1)} ms (bands ${st.bands_ms.toFixed(1)} ms, axes ${st.axes_ms.toFixed(1)} ms) · ` +
     `${st.bands_drawn} bands drawn in ${st.columns} columns`;
   st.free();
-  // A key moved the window: say what is under the keyboard cursor now (the
-  // hit test needs this render's columns).
-  if (kbRehover) {
-    kbRehover = false;
-    if (kb) kbHover();
-  }
+  if (kbRehover && kb) plotKey(''); // a key moved the window: what is under the cursor now
+  kbRehover = false;
   runDrawListeners();
-  // What the first hover needs, built while idle (cheap once built; up to
-  // 40 ms on the 2M-event file with every band drawn): only in an idle
-  // period with room for it, so that a drag of the slider is not held up.
-  if (!prepareScheduled) {
+  if (!prepareScheduled) { // what the first hover needs, built in an idle period with room
     prepareScheduled = true;
     const prepare = (deadline) => {
       if (deadline && deadline.timeRemaining() < 40) return idle(prepare);
@@ -935,12 +819,8 @@ function draw() {
 }
 let prepareScheduled = false; // a prepare_hover is scheduled
 
-/**
- * Runs `fn` in an idle period with room, once the first draw's follow-up
- * (prepare_hover) is done: for ending a large decode worker, as the
- * kernel's unmapping of its memory holds up any memory map change of this
- * page meanwhile (a memory.grow waited 100-150 ms).
- */
+/** Runs `fn` in an idle period with room once prepare_hover is done (ending a large worker holds
+ * up this page's memory map changes: docs/page.md). */
 function whenSettled(fn) {
   idle((deadline) => ((prepareScheduled || (deadline && deadline.timeRemaining() < 40)) ? whenSettled(fn) : fn()));
 }
@@ -948,27 +828,26 @@ function whenSettled(fn) {
 addEventListener('resize', redraw);
 
 // ---- plot: hover, click to pin, wheel zoom, drag pan, keys -----------------
-const plot = $('plot');
-const cursor = $('plot-cursor');
+const plot = $('plot'), cursor = $('plot-cursor'), pinListeners = [];
 let drag = null;
-const pinListeners = [];
-
 /** fn(x) after a band is pinned (a click, or Enter at the keyboard cursor); x: CSS px on the plot. */
-export function onPin(fn) {
-  pinListeners.push(fn);
-}
+export const onPin = (fn) => pinListeners.push(fn);
 
 /** The hover / pinned text: in #context, and said to screen readers (debounced). */
-function showContext(text) {
-  $('context').textContent = text;
-  announce(text);
+function showContext(text) { announce($('context').textContent = text); }
+
+const client = (x, y) => { const r = plot.getBoundingClientRect(); return [r.left + x, r.top + y]; }; // plot px -> client
+
+/** What the pointer (or the keyboard cursor) is over now, at client (cx, cy). @param {import('./types').PointerView} at */
+function hovered(at, cx, cy) {
+  if (at.changed) { showContext(at.context); redrawSelection(); }
+  hoverCard(at, cx, cy);
 }
 
-function pin(x, y) {
-  const p = command({ cmd: 'click', x, y }), at = p.pointer;
-  showContext(at.context);
-  const r = plot.getBoundingClientRect();
-  pinCard(p.pinned != null ? at.card : null, r.left + x, r.top + y);
+/** The page view `p` after a click (or Enter, Escape) at plot (x, y): x < 0 unpinned. */
+function pinned(p, x, y) {
+  showContext(p.pointer.context);
+  pinCard(p.pinned != null ? p.pointer.card : null, ...client(x, y));
   redrawSelection();
   if (x >= 0) for (const f of pinListeners) f(x);
 }
@@ -979,26 +858,17 @@ plot.addEventListener('pointerdown', (e) => {
 });
 plot.addEventListener('pointermove', guard((e) => {
   cursor.hidden = true; // the mouse has taken over from the keyboard cursor
-  if (drag) {
-    if (Math.abs(e.offsetX - drag.x0) > 3) drag.moved = true;
-    if (drag.moved) {
-      command({ cmd: 'pan', dx: e.offsetX - drag.x });
-      drag.x = e.offsetX;
-      redraw();
-    }
-    return;
-  }
-  const at = command({ cmd: 'hover', x: e.offsetX, y: e.offsetY }).pointer;
-  if (at.changed) {
-    showContext(at.context);
-    redrawSelection();
-  }
-  hoverCard(at, e.clientX, e.clientY);
+  if (!drag) return hovered(command({ cmd: 'hover', x: e.offsetX, y: e.offsetY }).pointer, e.clientX, e.clientY);
+  drag.moved ||= Math.abs(e.offsetX - drag.x0) > 3;
+  if (!drag.moved) return;
+  command({ cmd: 'pan', dx: e.offsetX - drag.x });
+  drag.x = e.offsetX;
+  redraw();
 }));
 plot.addEventListener('pointerup', (e) => {
   const d = drag;
   drag = null;
-  if (d && !d.moved) guard(() => pin(e.offsetX, e.offsetY))();
+  if (d && !d.moved) guard(() => pinned(command({ cmd: 'click', x: e.offsetX, y: e.offsetY }), e.offsetX, e.offsetY))();
 });
 plot.addEventListener('pointerleave', guard(() => {
   if (drag) return;
@@ -1008,132 +878,54 @@ plot.addEventListener('pointerleave', guard(() => {
 }));
 plot.addEventListener('wheel', (e) => {
   e.preventDefault();
-  guard(() => {
-    command({ cmd: 'zoom', factor: Math.exp(e.deltaY * 0.0015), x: e.offsetX });
-    redraw();
-  })();
+  guard(() => { command({ cmd: 'zoom', factor: Math.exp(e.deltaY * 0.0015), x: e.offsetX }); redraw(); })();
 }, { passive: false });
 
-// The keyboard cursor: a point on the plot (CSS px) that the keys move and
-// hover at, drawn as a ring (#plot-cursor) while the plot has focus. Keys
-// are taken only while the plot has focus (it is in the tab order):
-//   ←/→ pan by a tenth of the window · +/- zoom at the cursor · Home (or 0)
-//   the whole trace · Shift+←/→ move the cursor · ↑/↓ the next band above /
-//   below the cursor · Enter (or Space) pin the band under it · Esc unpin.
-let kb = null; // {x, y}, or null until a key or a keyboard focus places it
-let kbRehover = false; // hover at the cursor after the next render
-const clamp = (v, a, b) => Math.max(a, Math.min(b, v));
-
-/** The first band from y going in direction dir (-1 up, +1 down) at the cursor's x: its middle y, or null. */
-const nextBand = (y, dir) => command({ cmd: 'next_band', x: kb.x, y, dir, height: plot.clientHeight }).value;
+// The keyboard cursor (memviz_viewer::keys), a ring (#plot-cursor) while the plot has focus.
+let kb = null, kbRehover = false; // its [x, y] as the viewer placed it; hover there after the next render
 
 function placeCursor() {
-  if (!kb || document.activeElement !== plot) { cursor.hidden = true; return; }
-  cursor.hidden = false;
-  cursor.style.left = `${plot.offsetLeft + kb.x}px`;
-  cursor.style.top = `${plot.offsetTop + kb.y}px`;
+  if ((cursor.hidden = !kb || document.activeElement !== plot)) return;
+  cursor.style.left = `${plot.offsetLeft + kb[0]}px`;
+  cursor.style.top = `${plot.offsetTop + kb[1]}px`;
 }
 
-/** Hovers at the keyboard cursor: the band's text in #context, said aloud. */
-function kbHover() {
-  const at = command({ cmd: 'hover', x: kb.x, y: kb.y }).pointer;
-  if (at.changed) showContext(at.context);
-  const r = plot.getBoundingClientRect();
-  hoverCard(at, r.left + kb.x, r.top + kb.y);
+/** Key `key` ("" hovers) at the keyboard cursor; whether it was the plot's. */
+function plotKey(key, shift = false) {
+  const p = command({ cmd: 'plot_key', key, shift, width: plot.clientWidth, height: plot.clientHeight });
+  const { did, at } = p.key;
+  if (did === 'none') return false;
+  kb = at;
+  if (did === 'moved') { kbRehover = true; redraw(); }
+  else if (did === 'hover') hovered(p.pointer, ...client(...at));
+  else pinned(p, did === 'pin' ? at[0] : -1, at[1]);
   placeCursor();
-  redrawSelection();
+  return true;
 }
 
-/** Places the keyboard cursor the first time: mid-window, on the top band there. */
-function ensureCursor() {
-  const w = plot.clientWidth, h = plot.clientHeight;
-  if (kb) { kb.x = clamp(kb.x, 0, w - 1); kb.y = clamp(kb.y, 0, h - 1); return; }
-  kb = { x: Math.round(w / 2), y: 0 };
-  kb.y = nextBand(-1, 1) ?? Math.round(h / 2);
-}
-
-const hasFile = () => viewer && viewer.file_count() > 0 && !$('plot-box').hidden &&
-  plot.clientWidth > 0;
-
-plot.addEventListener('focus', guard(() => {
-  // Focus from the keyboard (Tab): show the cursor and what is under it.
-  if (!hasFile() || !plot.matches(':focus-visible')) return;
-  ensureCursor();
-  kbHover();
-}));
+const hasFile = () => viewer && viewer.file_count() > 0 && !$('plot-box').hidden && plot.clientWidth > 0;
+// Focus from the keyboard (Tab): show the cursor and what is under it.
+plot.addEventListener('focus', guard(() => { if (hasFile() && plot.matches(':focus-visible')) plotKey(''); }));
 plot.addEventListener('blur', () => { cursor.hidden = true; });
-
 plot.addEventListener('keydown', guard((e) => {
-  if (e.altKey || e.ctrlKey || e.metaKey || !hasFile()) return;
-  const w = plot.clientWidth;
-  const moveWindow = (f) => { f(); kbRehover = true; redraw(); };
-  ensureCursor();
-  switch (e.key) {
-    case 'ArrowLeft':
-    case 'ArrowRight': {
-      const dir = e.key === 'ArrowLeft' ? -1 : 1;
-      if (e.shiftKey) {
-        kb.x = clamp(kb.x + dir * Math.max(1, Math.round(w / 50)), 0, w - 1);
-        kbHover();
-      } else {
-        moveWindow(() => command({ cmd: 'pan', dx: -dir * w / 10 }));
-      }
-      break;
-    }
-    case 'ArrowUp':
-    case 'ArrowDown': {
-      const y = nextBand(kb.y, e.key === 'ArrowUp' ? -1 : 1);
-      if (y != null) kb.y = y;
-      kbHover();
-      break;
-    }
-    case '+':
-    case '=':
-      moveWindow(() => command({ cmd: 'zoom', factor: 1 / 1.5, x: kb.x }));
-      break;
-    case '-':
-    case '_':
-      moveWindow(() => command({ cmd: 'zoom', factor: 1.5, x: kb.x }));
-      break;
-    case 'Home':
-    case '0':
-      moveWindow(() => command({ cmd: 'reset_window' }));
-      break;
-    case 'Enter':
-    case ' ':
-      pin(kb.x, kb.y);
-      placeCursor();
-      break;
-    case 'Escape':
-      pin(-1, -1); // a click on nothing unpins
-      break;
-    default:
-      return;
-  }
-  e.preventDefault();
+  if (!e.altKey && !e.ctrlKey && !e.metaKey && hasFile() && plotKey(e.key, e.shiftKey)) e.preventDefault();
 }));
 addEventListener('resize', () => { if (kb) placeCursor(); });
 
-// ---- minimap: drag a window (brush), click to center ------------------------
-const mini = $('minimap');
+// ---- minimap: drag a window (brush), click to center (the viewer maps its fractions) ----
+const mini = $('minimap'), miniAt = (e) => e.offsetX / mini.clientWidth;
 let brush = null;
-// The minimap follows the x axis (steps or time): the viewer maps its fractions.
-const miniAt = (e) => e.offsetX / mini.clientWidth;
 mini.addEventListener('pointerdown', guard((e) => {
   brush = { a: miniAt(e), moved: false };
   mini.setPointerCapture(e.pointerId);
 }));
 mini.addEventListener('pointermove', guard((e) => {
-  if (!brush) return;
-  if (!command({ cmd: 'brush', from: brush.a, to: miniAt(e) }).value) return;
+  if (!brush || !command({ cmd: 'brush', from: brush.a, to: miniAt(e) }).value) return;
   brush.moved = true;
   redraw();
 }));
 mini.addEventListener('pointerup', (e) => {
   const b = brush;
   brush = null;
-  if (b && !b.moved) guard(() => {
-    command({ cmd: 'center', at: miniAt(e) });
-    redraw();
-  })();
+  if (b && !b.moved) guard(() => { command({ cmd: 'center', at: miniAt(e) }); redraw(); })();
 });

@@ -1,11 +1,7 @@
 // @ts-check
-// The hover card (#hover-card, its template in index.html): what the band
-// under the pointer is, beside the pointer and inside the viewport (the full
-// memory_viz text stays in #context under the plot). The user's frames come
-// first; PyTorch's and C++ frames are folded behind one button: the core's
-// rule (memviz-core format.rs: fold_frames, hover_card). A pinned card stays
-// where the band was pinned and takes the pointer (its fold can be opened);
-// an unpinned one follows the pointer.
+// The hover card (#hover-card, its template in index.html): what the band under the pointer
+// is, beside it and inside the viewport; the user's frames first, torch and C++ folded (the
+// core's rule: format.rs hover_card). A pinned card stays and takes the pointer.
 import { fill } from './bind.js';
 
 /** @returns {any} */
@@ -33,7 +29,7 @@ fold.addEventListener('click', () => {
   place(at[0], at[1]); // taller or shorter: still inside the viewport
 });
 
-/** Puts the card beside client point (x, y): right and below, else left / above, always inside the viewport. */
+/** Puts the card beside client point (x, y): right and below, else left / above, inside the viewport. */
 function place(x, y) {
   at = [x, y];
   const [w, h] = size, vw = document.documentElement.clientWidth, vh = window.innerHeight;
@@ -42,21 +38,20 @@ function place(x, y) {
   Object.assign(card.style, { left: `${left}px`, top: `${top}px` });
 }
 
-/** The pointer is at client (x, y) over what `at` says (no element: its
- * text shown plainly). A pinned card stays. @param {import('./types').PointerView} p */
+/** The pointer is at client (x, y) over what `p` says (no element: its text). @param {import('./types').PointerView} p */
 export function hoverCard(p, x, y) {
   if (pinned || (p.changed && !show(p.card, p.context))) return;
   if (!card.hidden) place(x, y);
 }
 
-/** A band was pinned at client (x, y) (`c` null: unpinned): the card stays there. @param {import('./types').Card | null} c */
+/** A band was pinned at client (x, y) (`c` null: unpinned). @param {import('./types').Card | null} c */
 export function pinCard(c, x, y) {
   pinned = !!c && show(c, '');
   card.classList.toggle('pinned', pinned);
   if (pinned) place(x, y); else card.hidden = true;
 }
 
-/** The pointer left the plot, or the plot changed: an unpinned card goes. */
+/** The pointer left the plot, or the plot changed: an unpinned card goes (`all`: a pinned one too). */
 export function hideCard(all = false) {
   if (all) { pinned = false; card.classList.remove('pinned'); }
   if (!pinned) card.hidden = true;

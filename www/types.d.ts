@@ -470,7 +470,7 @@ export type ViewCommand = { "cmd": "get" } | { "cmd": "set_file", file: number,
 /**
  * A device to show (else the file's default).
  */
-device: number | null, } | { "cmd": "set_device", device: number, } | { "cmd": "set_view", view: ViewId, } | { "cmd": "set_detail", detail: number, } | { "cmd": "set_window", x0: number, x1: number, } | { "cmd": "zoom", factor: number, x: number, } | { "cmd": "pan", dx: number, } | { "cmd": "reset_window" } | { "cmd": "center", at: number, } | { "cmd": "hover", x: number, y: number, } | { "cmd": "leave" } | { "cmd": "click", x: number, y: number, } | { "cmd": "show_element", element: number, } | { "cmd": "search", by: SearchBy, text: string, } | { "cmd": "search_next", backwards: boolean, } | { "cmd": "search_show", index: number, } | { "cmd": "state_select", event: number, } | { "cmd": "state_step", delta: number, } | { "cmd": "state_rows", first: number, count: number, } | { "cmd": "state_event", event: number, } | { "cmd": "show_in_state" } | { "cmd": "show_in_timeline" } | { "cmd": "hit_at", x: number, y: number, } | { "cmd": "step_at_x", x: number, } | { "cmd": "x_of_step", step: number, } | { "cmd": "element", element: number, } | { "cmd": "locate", element: number, } | { "cmd": "prepare_hover" } | { "cmd": "analysis_step", budget: number, state: boolean, } | { "cmd": "numbers" } | { "cmd": "next_band", x: number, y: number, dir: number, height: number, } | { "cmd": "brush", from: number, to: number, } | { "cmd": "state_scroll", dy: number, } | { "cmd": "state_hover", x: number, y: number, } | { "cmd": "state_locate", block: boolean, };
+device: number | null, } | { "cmd": "set_device", device: number, } | { "cmd": "set_view", view: ViewId, } | { "cmd": "set_detail", detail: number, } | { "cmd": "set_window", x0: number, x1: number, } | { "cmd": "zoom", factor: number, x: number, } | { "cmd": "pan", dx: number, } | { "cmd": "reset_window" } | { "cmd": "center", at: number, } | { "cmd": "hover", x: number, y: number, } | { "cmd": "leave" } | { "cmd": "click", x: number, y: number, } | { "cmd": "show_element", element: number, } | { "cmd": "search", by: SearchBy, text: string, } | { "cmd": "search_next", backwards: boolean, } | { "cmd": "search_show", index: number, } | { "cmd": "state_select", event: number, } | { "cmd": "state_step", delta: number, } | { "cmd": "state_rows", first: number, count: number, } | { "cmd": "state_event", event: number, } | { "cmd": "show_in_state" } | { "cmd": "show_in_timeline" } | { "cmd": "hit_at", x: number, y: number, } | { "cmd": "step_at_x", x: number, } | { "cmd": "x_of_step", step: number, } | { "cmd": "element", element: number, } | { "cmd": "locate", element: number, } | { "cmd": "prepare_hover" } | { "cmd": "analysis_step", budget: number, state: boolean, } | { "cmd": "numbers" } | { "cmd": "next_band", x: number, y: number, dir: number, height: number, } | { "cmd": "brush", from: number, to: number, } | { "cmd": "state_scroll", dy: number, } | { "cmd": "state_hover", x: number, y: number, } | { "cmd": "state_locate", block: boolean, } | { "cmd": "plot_key", key: string, shift: boolean, width: number, height: number, } | { "cmd": "state_list", scroll_top: number, height: number, follow: boolean, } | { "cmd": "state_key", key: string, height: number, };
 
 export type Choice = { value: number, label: string, };
 
@@ -532,7 +532,25 @@ text: string, selected: boolean,
 /**
  * Among the last search's matches.
  */
-matched: boolean, };
+matched: boolean, 
+/**
+ * The row's class: "sel", "match" or "".
+ */
+mark: string, };
+
+export type StateListView = { 
+/**
+ * The spacer's height ("342000px").
+ */
+spacer: string, 
+/**
+ * The rows' offset in the list ("translateY(1800px)").
+ */
+transform: string, first: number, 
+/**
+ * Where the page scrolls the list to (`follow`), else null.
+ */
+scroll_top: number | null, };
 
 export type StateSummary = { 
 /**
@@ -540,9 +558,13 @@ export type StateSummary = {
  */
 len: number, selected: number | null, 
 /**
- * The rows asked for (StateRows), else none.
+ * The rows asked for (StateRows, StateList), else none.
  */
-rows: Array<StateRow>, totals: string, fragmentation: string, 
+rows: Array<StateRow>, 
+/**
+ * The list's geometry (StateList).
+ */
+list: StateListView | null, totals: string, fragmentation: string, 
 /**
  * "rows a-b of n" when the map scrolls.
  */
@@ -556,6 +578,14 @@ event_text: string,
  * The selected state's numbers as `memviz state --json` names them.
  */
 numbers: { event: number | null, reserved_bytes: number, allocated_bytes: number, segments: number, blocks: number, pending_free_blocks: number, free_bytes: number, largest_free_bytes: number, free_pieces: number, rows: number, rects: number } | Record<string, never>, };
+
+export type KeyDid = "none" | "hover" | "pin" | "unpin" | "moved";
+
+export type KeyView = { did: KeyDid, 
+/**
+ * The cursor, CSS `[x, y]` of the plot.
+ */
+at: [number, number], };
 
 export type PageView = { 
 /**
@@ -631,6 +661,10 @@ text: string | null,
  * The answer of Locate, StateLocate: CSS `[x, y]`.
  */
 point: [number, number] | null, 
+/**
+ * What PlotKey did.
+ */
+key: KeyView | null, 
 /**
  * The answer of Numbers: `memviz summary --json`'s numbers of the
  * current device, the timeline's totals under `timeline`.

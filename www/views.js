@@ -1,192 +1,105 @@
 //# allFunctionsCalledOnLoad
 // @ts-check
-// memviz page: the views beyond the two timelines (Allocated Memory incl.
-// Private Pools, Allocator State History, Allocator Settings), search, and
-// the jumps between the timeline and the state history. It registers with
-// app.js (addViewHooks): app.js calls changed() when the view changes and
-// draw() before drawing a timeline (true: this file drew the view).
+// memviz page: the state history and settings views, search, and the jumps between the timeline
+// and the state history. app.js calls changed() on a view change, draw() before drawing (true: drawn here).
 import { getViewer as V, guard as G, redraw, addViewHooks, onPin, showView, command, getPage, sizeCanvas } from './app.js';
 import { announce } from './announce.js';
+import { fill } from './bind.js';
 
 /** @returns {any} */
 const $ = (id) => document.getElementById(id);
-// G is app.js's guard: a handler does nothing while no viewer, and a trap
-// in the wasm code (a panic) ends in the page's internal-error path.
-const ROW = 18; // px per event row (CSS: #event-rows div)
-// Browsers cap element heights (Chrome at about 33.5M px); past this the
-// spacer stays this tall and scrolling maps proportionally onto rows.
-const MAX_SPACER = 4e6;
-let kind = 'timeline';
-let stateLen = 0; // events in the list, as the last page view said
-const rows = []; // reused row elements
-let mapHover = '';
+let kind = 'timeline', mapHover = ''; // the view's kind; the segment map's hover text
 const stats = { lastMs: 0, maxMs: 0, count: 0 };
 
-// ---- view changes ----------------------------------------------------------
-/** @param {import('./types').PageView} p */
+/** @param {import('./types').PageView | null} p */
 function changed(p) {
-  kind = p.kind;
+  kind = p ? p.kind : 'timeline';
   document.body.dataset.kind = kind;
   $('settings').hidden = kind !== 'settings';
   $('state-box').hidden = kind !== 'state';
-  if (p.settings != null) $('settings').textContent = p.settings;
-  if (p.state) stateLen = p.state.len;
   mapHover = '';
+  if (!p) return;
+  if (p.settings != null) $('settings').textContent = p.settings;
   rerunSearch();
-  if (kind === 'state') {
-    scrollToSelected();
-    drawState();
-  }
+  if (kind === 'state') drawState(true);
   updateJump(p);
 }
 
 /** After an internal error: no file, the timeline view's layout. */
 function reset() {
-  kind = 'timeline';
-  document.body.dataset.kind = kind;
-  $('settings').hidden = true;
-  $('state-box').hidden = true;
-  mapHover = '';
+  changed(null);
   for (const id of ['search-count', 'state-totals', 'state-frag', 'state-rows', 'state-issues']) $(id).textContent = '';
   delete $('search-count').dataset.n;
-  $('search-list').replaceChildren();
-  $('search-list').hidden = true;
-  $('to-state').hidden = true;
-  $('to-timeline').hidden = true;
+  fill($('search-list'), { matches: [] });
+  $('search-list').hidden = $('to-state').hidden = $('to-timeline').hidden = true;
 }
 
 /** Draws the state history or settings; false for timeline views. */
-function draw() {
-  if (kind === 'settings') return true;
-  if (kind !== 'state') return false;
-  drawState();
-  return true;
-}
+const draw = () => (kind === 'state' ? (drawState(), true) : kind === 'settings');
 
-// ---- Allocator State History -------------------------------------------------
-function listGeom() {
+// ---- Allocator State History: a virtualized list (the viewer places its rows) and the segment map
+/** Fills the list's visible rows (`follow`: scrolled to the selected event first); reused rows:
+ * the list's mouseover is delegated, and a row replaced under the pointer gets none. */
+function renderRows(follow = false) {
   const el = $('event-list');
-  const n = stateLen;
-  const vis = Math.max(1, Math.ceil(el.clientHeight / ROW));
-  const total = n * ROW;
-  const H = Math.min(total, MAX_SPACER);
-  return { n, vis, H, scaled: total > H, el };
-}
-
-function firstRow(g) {
-  if (!g.scaled) return Math.floor(g.el.scrollTop / ROW);
-  const maxTop = Math.max(1, g.H - g.el.clientHeight);
-  return Math.round((g.el.scrollTop / maxTop) * Math.max(0, g.n - g.vis));
-}
-
-/** Fills the visible rows; returns the state history's panel as the viewer has it. */
-function renderRows() {
-  const g = listGeom();
-  $('event-spacer').style.height = `${g.H}px`;
-  const first = Math.max(0, Math.min(firstRow(g), g.n - g.vis));
-  const count = Math.min(g.vis + 1, g.n - first);
+  const st = command({ cmd: 'state_list', scroll_top: el.scrollTop, height: el.clientHeight, follow }).state;
+  $('event-spacer').style.height = st.list.spacer;
+  if (st.list.scroll_top != null) el.scrollTop = st.list.scroll_top;
   const box = $('event-rows');
-  box.style.transform = `translateY(${g.scaled ? g.el.scrollTop : first * ROW}px)`;
-  while (rows.length < count) {
-    const d = document.createElement('div');
-    box.append(d);
-    rows.push(d);
-  }
-  const st = command({ cmd: 'state_rows', first, count: Math.max(0, count) }).state;
-  stateLen = st.len;
-  for (let k = 0; k < rows.length; k++) {
-    const d = rows[k], r = st.rows[k];
-    d.hidden = !r;
-    if (!r) continue;
-    d.textContent = r.text;
-    d.dataset.i = String(r.index);
-    d.className = r.selected ? 'sel' : (r.matched ? 'match' : '');
-  }
-  box.dataset.first = first;
+  box.style.transform = st.list.transform;
+  while (box.children.length < st.rows.length) box.append(document.createElement('div'));
+  [...box.children].forEach((d, k) => {
+    const r = st.rows[k];
+    if ((d.hidden = !r)) return;
+    Object.assign(d, { textContent: r.text, className: r.mark });
+    d.dataset.i = r.index;
+  });
   return st;
 }
 
-/** Scrolls the list so that the selected event is visible. */
-function scrollToSelected() {
-  const p = getPage();
-  const sel = p && p.state && p.state.selected != null ? p.state.selected : -1;
-  if (sel < 0) return;
-  const g = listGeom();
-  $('event-spacer').style.height = `${g.H}px`;
-  const first = firstRow(g);
-  if (sel >= first + 1 && sel < first + g.vis - 1) return;
-  if (!g.scaled) {
-    const top = sel * ROW;
-    if (top < g.el.scrollTop) g.el.scrollTop = top;
-    else g.el.scrollTop = top + ROW - g.el.clientHeight;
-  } else {
-    const target = sel < first ? sel : sel - g.vis + 2;
-    const maxFirst = Math.max(1, g.n - g.vis);
-    g.el.scrollTop = (Math.max(0, target) / maxFirst) * Math.max(1, g.H - g.el.clientHeight);
-  }
-}
-
-function drawState() {
-  const v = V();
+function drawState(follow = false) {
+  const v = V(), t0 = performance.now(), c = $('segment-map');
   if (!v) return;
-  const t0 = performance.now();
-  const c = $('segment-map');
   sizeCanvas(c);
   const mapMs = v.state_render(c);
-  const st = renderRows();
+  const st = renderRows(follow);
   const sel = st.selected ?? -1;
-  $('state-totals').textContent = st.totals;
-  $('state-frag').textContent = st.fragmentation;
-  $('state-rows').textContent = st.map_rows;
-  $('state-issues').textContent = st.issues;
+  fill($('state-head'), st);
   if (!mapHover) $('context').textContent = st.event_text;
-  const ms = performance.now() - t0;
-  stats.lastMs = ms;
-  c.dataset.selected = sel;
-  c.dataset.redrawMs = ms.toFixed(2);
-  $('timings').textContent = `state redraw ${ms.toFixed(1)} ms (segment map ${mapMs.toFixed(1)} ms) · ` +
-    `event ${sel} of ${st.len}`;
+  const ms = stats.lastMs = performance.now() - t0;
+  Object.assign(c.dataset, { selected: sel, redrawMs: ms.toFixed(2) });
+  $('timings').textContent = `state redraw ${ms.toFixed(1)} ms (segment map ${mapMs.toFixed(1)} ms) · event ${sel} of ${st.len}`;
   updateJump(getPage());
 }
 
-/** Selects event i (or moves by delta) and redraws at once. */
-function select(i, delta) {
+/** Selects event i (or runs `cmd`, a key of the list: false when not its) and redraws at once.
+ * @param {number} i @param {import('./types').ViewCommand} [cmd] */
+function select(i, cmd = { cmd: 'state_select', event: Math.max(0, i) }) {
   const t0 = performance.now();
-  if (delta !== undefined) command({ cmd: 'state_step', delta });
-  else command({ cmd: 'state_select', event: Math.max(0, i) });
+  if (command(cmd).value === 0) return false;
   mapHover = '';
-  scrollToSelected();
-  drawState();
+  drawState(true);
   announce($('context').textContent);
-  const ms = performance.now() - t0;
-  stats.lastMs = ms;
-  stats.maxMs = Math.max(stats.maxMs, ms);
-  stats.count++;
+  const ms = stats.lastMs = performance.now() - t0;
+  [stats.maxMs, stats.count] = [Math.max(stats.maxMs, ms), stats.count + 1];
+  return true;
 }
 
-// Keys are taken while the event list or the segment map has focus (both
-// are in the tab order), not from the whole document.
-function onKey(e) {
-  if (kind !== 'state' || !V() || e.altKey || e.ctrlKey || e.metaKey) return;
-  const page = Math.max(1, listGeom().vis - 1);
-  const moves = { ArrowDown: 1, ArrowUp: -1, PageDown: page, PageUp: -page };
-  if (e.key in moves) select(0, moves[e.key]);
-  else if (e.key === 'Home') select(0);
-  else if (e.key === 'End') select(stateLen - 1);
-  else return;
-  e.preventDefault();
-}
-$('event-list').addEventListener('keydown', G(onKey));
-$('segment-map').addEventListener('keydown', G(onKey));
-
+// Keys are taken while the event list or the segment map has focus (both in the tab order).
+for (const id of ['event-list', 'segment-map']) $(id).addEventListener('keydown', G((e) => {
+  if (kind === 'state' && !e.altKey && !e.ctrlKey && !e.metaKey &&
+    select(0, { cmd: 'state_key', key: e.key, height: $('event-list').clientHeight })) e.preventDefault();
+}));
 $('event-list').addEventListener('scroll', G(() => { if (kind === 'state') renderRows(); }));
+/** The event of a list row under `e`, or null. */
+const rowOf = (e) => (e.target.dataset && e.target.dataset.i !== undefined ? +e.target.dataset.i : null);
 $('event-rows').addEventListener('click', G((e) => {
-  const i = e.target.dataset && e.target.dataset.i;
-  if (i !== undefined) { $('event-list').focus(); select(+i); }
+  const i = rowOf(e);
+  if (i !== null) { $('event-list').focus(); select(i); }
 }));
 $('event-rows').addEventListener('mouseover', G((e) => {
-  const i = e.target.dataset && e.target.dataset.i;
-  if (i !== undefined) $('context').textContent = command({ cmd: 'state_event', event: +i }).state.event_text;
+  const i = rowOf(e);
+  if (i !== null) $('context').textContent = command({ cmd: 'state_event', event: i }).state.event_text;
 }));
 $('event-list').addEventListener('mouseleave', G(() => {
   if (kind === 'state') $('context').textContent = command({ cmd: 'get' }).state.event_text;
@@ -194,51 +107,37 @@ $('event-list').addEventListener('mouseleave', G(() => {
 
 const map = $('segment-map');
 map.addEventListener('pointermove', G((e) => {
-  const v = V();
-  if (!v || kind !== 'state') return;
+  if (kind !== 'state') return;
   const p = command({ cmd: 'state_hover', x: e.offsetX, y: e.offsetY }), text = p.text ?? '';
-  if (text !== mapHover) {
-    mapHover = text;
-    $('context').textContent = text || p.state?.event_text || '';
-    if (text) announce(text);
-    v.state_render(map);
-  }
+  if (text === mapHover) return;
+  mapHover = text;
+  $('context').textContent = text || p.state?.event_text || '';
+  if (text) announce(text);
+  V().state_render(map);
 }));
+/** The map without hover, drawn again. */
+const unhoverMap = () => { mapHover = ''; command({ cmd: 'state_hover', x: -1, y: -1 }); drawState(); };
 map.addEventListener('wheel', (e) => {
   if (!V() || kind !== 'state') return;
   e.preventDefault();
-  G(() => {
-    if (command({ cmd: 'state_scroll', dy: e.deltaY }).value) {
-      mapHover = '';
-      command({ cmd: 'state_hover', x: -1, y: -1 });
-      drawState();
-    }
-  })();
+  G(() => { if (command({ cmd: 'state_scroll', dy: e.deltaY }).value) unhoverMap(); })();
 }, { passive: false });
-map.addEventListener('pointerleave', G(() => {
-  const v = V();
-  if (!v || kind !== 'state') return;
-  mapHover = '';
-  command({ cmd: 'state_hover', x: -1, y: -1 });
-  drawState();
-}));
+map.addEventListener('pointerleave', G(() => { if (kind === 'state') unhoverMap(); }));
 
 // ---- jumps -------------------------------------------------------------------
-/** Selects view `i` as the selector does, then `then()` once it is shown
- * (a State History is built a slice a frame first on a long trace). */
-function setView(i, then) {
+/** Shows view `id` as the selector does, then `then()` (a state history may be built first). */
+function setView(id, then) {
+  const i = getPage().views.findIndex((v) => v.id === id);
   $('view-select').value = String(i);
   showView(i, then);
 }
 
 /** @param {import('./types').PageView | null} p */
 function updateJump(p) {
-  if (!p) return;
-  $('to-state').hidden = !p.to_state;
-  $('to-timeline').hidden = !p.to_timeline;
+  if (p) [$('to-state').hidden, $('to-timeline').hidden] = [!p.to_state, !p.to_timeline];
 }
 
-/** @param {import('./types').PageView} p the page view after a ShowElement or SearchShow */
+/** @param {import('./types').PageView} p the page view after a ShowElement */
 function shownElement(p) {
   $('detail').value = p.detail;
   $('detail-label').textContent = p.detail_text;
@@ -247,22 +146,14 @@ function shownElement(p) {
   updateJump(p);
 }
 
-/** The selector's index of view `id`. */
-const viewIndex = (id) => getPage().views.findIndex((v) => v.id === id);
-
 $('to-state').addEventListener('click', G(() => {
   const p = command({ cmd: 'show_in_state' });
-  if (p.note) { $('context').textContent = p.note; return; }
-  if (p.target == null) return;
-  setView(viewIndex('state'), () => {
-    select(p.target);
-    $('event-list').focus();
-  });
+  if (p.note) $('context').textContent = p.note;
+  else if (p.target != null) setView('state', () => { select(p.target); $('event-list').focus(); });
 }));
 $('to-timeline').addEventListener('click', G(() => {
   const e = command({ cmd: 'show_in_timeline' }).target;
-  if (e == null) return;
-  setView(viewIndex('active_memory'), () => shownElement(command({ cmd: 'show_element', element: e })));
+  if (e != null) setView('active_memory', () => shownElement(command({ cmd: 'show_element', element: e })));
 }));
 onPin(G(() => updateJump(getPage()))); // a band pinned in the timeline: Show in state history
 
@@ -270,62 +161,45 @@ onPin(G(() => updateJump(getPage()))); // a band pinned in the timeline: Show in
 /** @type {import('./types').SearchBy} */
 let searchKind = 'address';
 let searchTimer = 0;
+const query = () => (searchKind === 'frame' ? $('search-frame') : $('search-addr')).value;
 
 function runSearch() {
   searchTimer = 0;
   if (!V()) return;
-  const text = (searchKind === 'frame' ? $('search-frame') : $('search-addr')).value;
-  const s = command({ cmd: 'search', by: searchKind, text }).search;
-  const n = s.count;
-  const count = $('search-count');
-  count.dataset.n = String(n);
-  count.textContent = s.count_text;
-  const item = (text, m) => {
-    const li = document.createElement('li');
-    li.textContent = text;
-    if (m != null) li.dataset.m = String(m); else li.className = 'more';
-    return li;
-  };
-  const list = $('search-list');
-  list.replaceChildren(...s.matches.map((m) => item(m.text, m.index)), ...(s.more ? [item(s.more, null)] : []));
-  list.hidden = !n;
+  const s = command({ cmd: 'search', by: searchKind, text: query() }).search, list = $('search-list');
+  Object.assign($('search-count'), { textContent: s.count_text }).dataset.n = String(s.count);
+  fill(list, s);
+  if (s.more) list.append(Object.assign(document.createElement('li'), { className: 'more', textContent: s.more }));
+  list.hidden = !s.count;
   if (kind === 'state') renderRows();
   else if (kind !== 'settings') redraw();
 }
 
-function rerunSearch() {
-  const q = (searchKind === 'frame' ? $('search-frame') : $('search-addr')).value;
-  if (q.trim() || $('search-count').dataset.n) runSearch();
-}
+const rerunSearch = () => { if (query().trim() || $('search-count').dataset.n) runSearch(); };
 
-/** Shows match `m` (null: none); `p`: the page view that showed it. */
-function showMatch(m, p = command({ cmd: 'search_show', index: m })) {
+/** Shows match `m` (null: none); `show`: not shown by the viewer yet. */
+function showMatch(m, show = true) {
   if (m == null) return;
+  if (show) command({ cmd: 'search_show', index: m });
   for (const li of $('search-list').children) li.classList.toggle('cur', li.dataset.m === String(m));
-  if (kind === 'state') {
-    scrollToSelected();
-    drawState();
-  } else {
-    shownElement(command({ cmd: 'show_element', element: m }));
-  }
+  if (kind === 'state') drawState(true);
+  else shownElement(command({ cmd: 'show_element', element: m }));
 }
 
 /** @type {[string, import('./types').SearchBy, string][]} */
 const searchBoxes = [['search-addr', 'address', 'search-frame'], ['search-frame', 'frame', 'search-addr']];
 for (const [id, k, other] of searchBoxes) {
-  const input = $(id);
-  input.addEventListener('input', () => {
+  $(id).addEventListener('input', () => {
     searchKind = k;
     $(other).value = '';
     clearTimeout(searchTimer);
     searchTimer = setTimeout(G(runSearch), 150);
   });
-  input.addEventListener('keydown', G((e) => {
-    if (e.key !== 'Enter' || !V()) return;
+  $(id).addEventListener('keydown', G((e) => {
+    if (e.key !== 'Enter') return;
     e.preventDefault();
-    if (searchKind !== k || searchTimer) { clearTimeout(searchTimer); searchTimer = 0; searchKind = k; runSearch(); }
-    const p = command({ cmd: 'search_next', backwards: e.shiftKey });
-    showMatch(p.search.current, p);
+    if (searchKind !== k || searchTimer) { clearTimeout(searchTimer); searchKind = k; runSearch(); }
+    showMatch(command({ cmd: 'search_next', backwards: e.shiftKey }).search.current, false);
   }));
 }
 $('search-list').addEventListener('click', G((e) => {
@@ -335,4 +209,4 @@ $('search-list').addEventListener('click', G((e) => {
 
 addViewHooks({ changed, draw, reset });
 // main.js puts these on its test/debug handle (window.memviz.views).
-export { select, stats, runSearch, renderRows };
+export { select, stats };

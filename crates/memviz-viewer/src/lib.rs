@@ -29,6 +29,7 @@ pub mod boundary;
 pub mod context;
 pub mod explain;
 mod files;
+pub mod keys;
 pub mod moment;
 pub mod page;
 pub mod phases;
@@ -90,6 +91,8 @@ pub struct Viewer {
     /// The hit of the last pointer command (page.rs: the card and outline
     /// change only when it does).
     last_hit: Option<i32>,
+    /// The plot's keyboard cursor, CSS px (keys.rs).
+    kb_cursor: Option<[f64; 2]>,
 }
 
 /// The selector index of a timeline.

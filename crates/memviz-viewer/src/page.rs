@@ -218,6 +218,30 @@ pub enum ViewCommand {
     StateLocate {
         block: bool,
     },
+    /// Key `key` on a plot of `width` x `height` CSS px, at the keyboard
+    /// cursor (placed on first use): what it did in `key`, the hover or pin
+    /// at the cursor in `pointer`. "" hovers at the cursor (a focus, a draw
+    /// after the window moved).
+    PlotKey {
+        key: String,
+        shift: bool,
+        width: f64,
+        height: f64,
+    },
+    /// The state history's event list, `height` CSS px tall and scrolled to
+    /// `scroll_top`: its visible rows and geometry in `state` (`follow`:
+    /// scrolled first so that the selected event shows).
+    StateList {
+        scroll_top: f64,
+        height: f64,
+        follow: bool,
+    },
+    /// Key `key` on the state history's list (`height` CSS px tall) or map:
+    /// `value` 1 when it moved the selection.
+    StateKey {
+        key: String,
+        height: f64,
+    },
 }
 
 /// An item of a selector.
@@ -306,6 +330,21 @@ pub struct StateRow {
     pub selected: bool,
     /// Among the last search's matches.
     pub matched: bool,
+    /// The row's class: "sel", "match" or "".
+    pub mark: String,
+}
+
+/// Where the state history's list is scrolled (StateList), as CSS values.
+#[derive(Serialize, TS, Debug, Clone, PartialEq)]
+pub struct StateListView {
+    /// The spacer's height ("342000px").
+    pub spacer: String,
+    /// The rows' offset in the list ("translateY(1800px)").
+    pub transform: String,
+    #[ts(type = "number")]
+    pub first: usize,
+    /// Where the page scrolls the list to (`follow`), else null.
+    pub scroll_top: Option<f64>,
 }
 
 /// The state history's panel.
@@ -316,8 +355,10 @@ pub struct StateSummary {
     pub len: usize,
     #[ts(type = "number | null")]
     pub selected: Option<usize>,
-    /// The rows asked for (StateRows), else none.
+    /// The rows asked for (StateRows, StateList), else none.
     pub rows: Vec<StateRow>,
+    /// The list's geometry (StateList).
+    pub list: Option<StateListView>,
     pub totals: String,
     pub fragmentation: String,
     /// "rows a-b of n" when the map scrolls.
@@ -389,6 +430,8 @@ pub struct PageView {
     pub text: Option<String>,
     /// The answer of Locate, StateLocate: CSS `[x, y]`.
     pub point: Option<[f64; 2]>,
+    /// What PlotKey did.
+    pub key: Option<crate::keys::KeyView>,
     /// The answer of Numbers: `memviz summary --json`'s numbers of the
     /// current device, the timeline's totals under `timeline`.
     #[ts(type = "{ file: string, device: number, device_name: string, view: string, trace_events: number, \
@@ -424,6 +467,8 @@ impl Viewer {
                 | ViewCommand::StateScroll { .. }
                 | ViewCommand::StateHover { .. }
                 | ViewCommand::StateLocate { .. }
+                | ViewCommand::PlotKey { .. }
+                | ViewCommand::StateKey { .. }
         );
         if self.cx.file().is_none() && !harmless {
             return Err(PageError::no_file());
@@ -435,6 +480,7 @@ impl Viewer {
         let mut note = None;
         let mut target = None;
         let mut asked = true;
+        let (mut key, mut list) = (None, None);
         let (mut value, mut text, mut point, mut numbers) = (None, None, None, None);
         let pt = |v: Vec<f64>| (v.len() == 2).then(|| [v[0], v[1]]);
         match cmd {
@@ -460,25 +506,12 @@ impl Viewer {
             ViewCommand::Pan { dx } => self.pan_by(dx),
             ViewCommand::ResetWindow => self.reset_window(),
             ViewCommand::Center { at } => self.center_window(self.minimap_step(at)),
-            ViewCommand::Hover { x, y } => {
-                let hit = self.hit_at(x, y);
-                let changed = Some(hit) != self.last_hit;
-                self.last_hit = Some(hit);
-                let context = if changed { self.hover(x, y) } else { String::new() };
-                let card = if changed { self.card(hit) } else { None };
-                pointer = Some(PointerView { hit, changed, context, card });
-            }
+            ViewCommand::Hover { x, y } => pointer = Some(self.hover_pointer(x, y)),
             ViewCommand::Leave => {
                 self.last_hit = Some(-1);
                 pointer = Some(PointerView { hit: -1, changed: true, context: self.leave(), card: None });
             }
-            ViewCommand::Click { x, y } => {
-                let context = self.click(x, y);
-                let hit = self.hit_at(x, y);
-                self.last_hit = Some(hit);
-                let card = self.pinned_element().and_then(|e| self.card(e as i32));
-                pointer = Some(PointerView { hit, changed: true, context, card });
-            }
+            ViewCommand::Click { x, y } => pointer = Some(self.click_pointer(x, y)),
             ViewCommand::ShowElement { element } => {
                 self.show_element(element);
                 let context = self.element_text(element);
@@ -537,25 +570,75 @@ impl Viewer {
             ViewCommand::StateScroll { dy } => value = Some(self.views.state.scroll(&self.cx, dy) as u8 as f64),
             ViewCommand::StateHover { x, y } => text = Some(self.views.state.hover(&self.cx, x, y)),
             ViewCommand::StateLocate { block } => point = pt(self.views.state.locate(&self.cx, block)),
+            ViewCommand::PlotKey { key: k, shift, width, height } => {
+                use crate::keys::KeyDid;
+                let kv = self.plot_key(&k, shift, width, height);
+                let [x, y] = kv.at;
+                pointer = match kv.did {
+                    KeyDid::Hover => Some(self.hover_pointer(x, y)),
+                    KeyDid::Pin => Some(self.click_pointer(x, y)),
+                    // A click on nothing unpins.
+                    KeyDid::Unpin => Some(self.click_pointer(-1.0, -1.0)),
+                    KeyDid::None | KeyDid::Moved => None,
+                };
+                key = Some(kv);
+            }
+            ViewCommand::StateList { scroll_top, height, follow } => {
+                let (len, sel) = (self.views.state.len(&self.cx), self.views.state.selected(&self.cx));
+                let g = crate::views::state::ListGeom::new(len, height);
+                let top = if follow { sel.and_then(|s| g.follow(s, scroll_top)) } else { None };
+                let (first, count) = g.rows(top.unwrap_or(scroll_top));
+                rows = Some((first, count));
+                list = Some(StateListView {
+                    spacer: format!("{}px", g.spacer),
+                    transform: format!("translateY({}px)", g.offset(first, top.unwrap_or(scroll_top))),
+                    first,
+                    scroll_top: top,
+                });
+            }
+            ViewCommand::StateKey { key: k, height } => {
+                let mine = self.cx.file().is_some() && self.view_kind() == ViewKind::State;
+                value = Some((mine && self.views.state.key(&self.cx, &k, height)) as u8 as f64)
+            }
         }
         let mut page = self.page_view();
         page.pointer = pointer;
         page.note = note;
         page.target = target;
+        page.key = key;
         (page.value, page.text, page.point, page.numbers) = (value, text, point, numbers);
         if search {
             page.search = Some(self.search_view(asked));
         }
         if page.kind == ViewKind::State {
-            page.state = Some(self.state_summary(rows, event));
+            page.state = Some(StateSummary { list, ..self.state_summary(rows, event) });
             page.to_timeline = self.state_linked_element().is_some();
         }
         Ok(page)
     }
 
+    /// Hover at CSS (x, y): the text and card only when the hit changed.
+    fn hover_pointer(&mut self, x: f64, y: f64) -> PointerView {
+        let hit = self.hit_at(x, y);
+        let changed = Some(hit) != self.last_hit;
+        self.last_hit = Some(hit);
+        let context = if changed { self.hover(x, y) } else { String::new() };
+        let card = if changed { self.card(hit) } else { None };
+        PointerView { hit, changed, context, card }
+    }
+
+    /// A click at CSS (x, y): pins what is there (nothing: unpins).
+    fn click_pointer(&mut self, x: f64, y: f64) -> PointerView {
+        let context = self.click(x, y);
+        let hit = self.hit_at(x, y);
+        self.last_hit = Some(hit);
+        let card = self.pinned_element().and_then(|e| self.card(e as i32));
+        PointerView { hit, changed: true, context, card }
+    }
+
     /// The middle y of the first band other than the one at (x, y) going
     /// `dir`, scanning CSS pixels down the column of x.
-    fn next_band(&mut self, x: f64, y: f64, dir: f64, height: f64) -> Option<f64> {
+    pub(crate) fn next_band(&mut self, x: f64, y: f64, dir: f64, height: f64) -> Option<f64> {
         let inside = |a: f64| a >= 0.0 && a < height;
         let cur = self.hit_at(x, y);
         let mut a = y + dir;
@@ -627,6 +710,7 @@ impl Viewer {
             text: None,
             point: None,
             numbers: None,
+            key: None,
         }
     }
 
@@ -726,14 +810,18 @@ impl Viewer {
             .enumerate()
             .map(|(k, text)| {
                 let index = first + k;
-                StateRow {
-                    index,
-                    text: format!("{index}  {text}"),
-                    selected: Some(index) == selected,
-                    matched: self.search_is_match(index as u32),
+                let (selected, matched) = (Some(index) == selected, self.search_is_match(index as u32));
+                let mark = if selected {
+                    "sel"
+                } else if matched {
+                    "match"
+                } else {
+                    ""
                 }
+                .into();
+                StateRow { index, text: format!("{index}  {text}"), selected, matched, mark }
             })
             .collect();
-        StateSummary { len, selected, rows, totals, fragmentation, map_rows, issues, event_text, numbers }
+        StateSummary { len, selected, rows, list: None, totals, fragmentation, map_rows, issues, event_text, numbers }
     }
 }

@@ -204,3 +204,90 @@ fn questions_answered_by_command() {
     assert_eq!(p.window[0], 0.0);
     assert!((p.window[1] - p.steps as f64 / 2.0).abs() <= 1.0, "{:?} of {}", p.window, p.steps);
 }
+
+#[test]
+fn plot_keys_move_the_keyboard_cursor_and_the_window() {
+    use memviz_viewer::keys::KeyDid;
+    let mut v = open(FULLSTEP);
+    // devicePixelRatio 1: CSS px are device px.
+    let cols = v.render_plot(W, H).unwrap().rect.w as f64;
+    let (w, h) = (W as f64, H as f64);
+    let key = |v: &mut memviz_viewer::Viewer, k: &str, shift: bool| {
+        v.command(C::PlotKey { key: k.into(), shift, width: w, height: h }).unwrap()
+    };
+    // The cursor starts mid-plot on the first band from the top there.
+    let p = key(&mut v, "", false);
+    let k = p.key.unwrap();
+    assert_eq!((k.did, k.at[0]), (KeyDid::Hover, 600.0));
+    let top = p.pointer.unwrap().hit;
+    assert!(top >= 0, "on a band: {top}");
+    assert!((0..k.at[1] as i32).all(|y| [-1, top].contains(&v.hit_at(600.0, y as f64))));
+    // + zooms in 1.5x around the cursor, → pans, Home: the whole trace.
+    let n = p.steps as f64;
+    let p = key(&mut v, "+", false);
+    assert_eq!(p.key.unwrap().did, KeyDid::Moved);
+    let span = p.window[1] - p.window[0];
+    assert!((span - n / 1.5).abs() < 1e-6 * n, "{:?} of {n}", p.window);
+    let q = key(&mut v, "ArrowRight", false);
+    // A tenth of the canvas: 120 px of the plot's columns.
+    assert!((q.window[0] - p.window[0] - span * 120.0 / cols).abs() < 1e-6 * n, "{:?} -> {:?}", p.window, q.window);
+    assert_eq!(key(&mut v, "Home", false).window, [0.0, n]);
+    v.render_plot(W, H).unwrap();
+    // Shift+→ moves the cursor a 50th of the plot; ↓ to the next band below.
+    let a = key(&mut v, "ArrowRight", true).key.unwrap().at;
+    assert_eq!(a[0], 624.0);
+    let h1 = v.hit_at(a[0], a[1]);
+    let p = key(&mut v, "ArrowDown", false);
+    let b = p.key.unwrap().at;
+    let h2 = p.pointer.unwrap().hit;
+    assert!(b[1] > a[1] && h2 >= 0 && h2 != h1, "{h1}@{a:?} -> {h2}@{b:?}");
+    // Enter pins the band under the cursor, Escape unpins; other keys are not the plot's.
+    assert_eq!(key(&mut v, "Enter", false).pinned, Some(h2 as u32));
+    let p = key(&mut v, "Escape", false);
+    assert_eq!((p.key.unwrap().did, p.pinned), (KeyDid::Unpin, None));
+    assert_eq!(key(&mut v, "a", false).key.unwrap().did, KeyDid::None);
+}
+
+#[test]
+fn state_list_rows_scroll_and_keys() {
+    use memviz_viewer::views::state::ListGeom;
+    let mut v = open(FULLSTEP);
+    v.command(C::SetView { view: ViewId::State }).unwrap();
+    let list = |v: &mut memviz_viewer::Viewer, top: f64, follow: bool| {
+        v.command(C::StateList { scroll_top: top, height: 400.0, follow }).unwrap().state.unwrap()
+    };
+    // 19342 events (len(device_traces[0]) in Python), 18 px a row: 348156 px.
+    let s = list(&mut v, 0.0, false);
+    let l = s.list.unwrap();
+    assert_eq!((l.spacer.as_str(), l.first, l.scroll_top), ("348156px", 0, None));
+    // 400 px hold 23 rows (22.2), and one more for the cut one.
+    assert_eq!(s.rows.iter().map(|r| r.index).collect::<Vec<_>>(), (0..24).collect::<Vec<_>>());
+    // Following the selection, the last event (memory_viz starts there):
+    // its row's bottom at the list's, 19342 * 18 - 400.
+    let s = list(&mut v, 0.0, true);
+    let l = s.list.unwrap();
+    assert_eq!((l.scroll_top, l.first), (Some(347756.0), 19319));
+    assert_eq!(l.transform, "translateY(347742px)");
+    let last = s.rows.last().unwrap();
+    assert_eq!((last.index, last.mark.as_str()), (19341, "sel"));
+    // Keys: Home the first event, PageDown a screen less a row, End the last.
+    let key = |v: &mut memviz_viewer::Viewer, k: &str| {
+        let p = v.command(C::StateKey { key: k.into(), height: 400.0 }).unwrap();
+        (p.value, p.state.unwrap().selected)
+    };
+    assert_eq!(key(&mut v, "Home"), (Some(1.0), Some(0)));
+    assert_eq!(key(&mut v, "PageDown"), (Some(1.0), Some(22)));
+    assert_eq!(key(&mut v, "ArrowUp"), (Some(1.0), Some(21)));
+    assert_eq!(key(&mut v, "End"), (Some(1.0), Some(19341)));
+    assert_eq!(key(&mut v, "x"), (Some(0.0), Some(19341)));
+    // Not in the state history: the keys are not its.
+    v.command(C::SetView { view: ViewId::ActiveMemory }).unwrap();
+    assert_eq!(v.command(C::StateKey { key: "Home".into(), height: 400.0 }).unwrap().value, Some(0.0));
+    // 2,000,000 events pass the browsers' height cap: the 4,000,000 px
+    // spacer maps its scroll onto rows, the bottom onto the last screen.
+    let g = ListGeom::new(2_000_000, 400.0);
+    assert_eq!(g.spacer, 4e6);
+    assert_eq!(g.rows(4e6 - 400.0), (2_000_000 - 23, 23));
+    assert_eq!(g.rows(0.0), (0, 24));
+    assert_eq!(g.follow(1_000_000, 0.0), Some((1_000_000 - 21) as f64 / (2_000_000 - 23) as f64 * (4e6 - 400.0)));
+}

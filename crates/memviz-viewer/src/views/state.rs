@@ -29,6 +29,86 @@ pub struct StateHistoryView {
     building: Option<((usize, u32), Box<StateHistoryBuilder>)>,
 }
 
+/// CSS px of a row of the event list (style.css: `#event-rows div`).
+pub const ROW: f64 = 18.0;
+/// Browsers cap element heights (Chrome at about 33.5M px): past this the
+/// list's spacer stays this tall and the scroll maps proportionally onto rows.
+pub const MAX_SPACER: f64 = 4e6;
+
+/// The virtualized event list: `n` rows in a list `height` CSS px tall.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ListGeom {
+    n: usize,
+    /// Rows a screen holds.
+    pub vis: usize,
+    height: f64,
+    /// The spacer's CSS height.
+    pub spacer: f64,
+    /// The spacer is capped: a scroll top maps onto rows proportionally.
+    scaled: bool,
+}
+
+impl ListGeom {
+    pub fn new(n: usize, height: f64) -> ListGeom {
+        let height = if height.is_finite() { height.max(0.0) } else { 0.0 };
+        let total = n as f64 * ROW;
+        let spacer = total.min(MAX_SPACER);
+        ListGeom { n, vis: ((height / ROW).ceil() as usize).max(1), height, spacer, scaled: total > spacer }
+    }
+
+    /// The highest scroll top.
+    fn max_top(&self) -> f64 {
+        (self.spacer - self.height).max(0.0)
+    }
+
+    /// The row at the top at scroll top `top`.
+    fn first_at(&self, top: f64) -> usize {
+        let top = if top.is_finite() { top.max(0.0) } else { 0.0 };
+        if self.scaled {
+            (top / self.max_top().max(1.0) * self.n.saturating_sub(self.vis) as f64).round() as usize
+        } else {
+            (top / ROW).floor() as usize
+        }
+    }
+
+    /// The rows to fill at scroll top `top`: (first, count), a row more
+    /// than a screen for the one cut at the bottom.
+    pub fn rows(&self, top: f64) -> (usize, usize) {
+        let first = self.first_at(top).min(self.n.saturating_sub(self.vis));
+        (first, (self.vis + 1).min(self.n - first))
+    }
+
+    /// Where the rows from `first` go at scroll top `top`, CSS px.
+    pub fn offset(&self, first: usize, top: f64) -> f64 {
+        if self.scaled {
+            top
+        } else {
+            first as f64 * ROW
+        }
+    }
+
+    /// The scroll top that shows row `sel` from scroll top `top`, None
+    /// when it shows already (not in the first or last row, which may be cut).
+    pub fn follow(&self, sel: usize, top: f64) -> Option<f64> {
+        let first = self.first_at(top);
+        if sel > first && sel + 1 < first + self.vis {
+            return None;
+        }
+        let to = if !self.scaled {
+            let y = sel as f64 * ROW;
+            if y < top {
+                y
+            } else {
+                y + ROW - self.height
+            }
+        } else {
+            let target = if sel < first { sel } else { (sel + 2).saturating_sub(self.vis) };
+            target as f64 / self.n.saturating_sub(self.vis).max(1) as f64 * self.max_top().max(1.0)
+        };
+        Some(to.clamp(0.0, self.max_top()))
+    }
+}
+
 /// Appends a multi-line event line as one row: the continuation lines
 /// (`(stream N)`) after two spaces, their indentation dropped.
 pub(crate) fn one_line(out: &mut String, text: &str) {
@@ -122,6 +202,25 @@ impl StateHistoryView {
         if let Some(sv) = self.view(cx) {
             sv.step(&f.snap, delta);
         }
+    }
+
+    /// Key `key` on the list (`height` CSS px tall) or the map: whether it
+    /// was theirs (↑/↓ an event, PageUp/PageDown a screen, Home/End).
+    pub fn key(&mut self, cx: &Context, key: &str, height: f64) -> bool {
+        let page = ListGeom::new(0, height).vis.saturating_sub(1).max(1) as i64;
+        match key {
+            "ArrowDown" | "ArrowUp" | "PageDown" | "PageUp" => {
+                let delta = if key.starts_with("Page") { page } else { 1 };
+                self.step(cx, if matches!(key, "ArrowUp" | "PageUp") { -delta } else { delta })
+            }
+            "Home" => self.select(cx, 0),
+            "End" => {
+                let n = self.len(cx);
+                self.select(cx, n.saturating_sub(1))
+            }
+            _ => return false,
+        }
+        true
     }
 
     /// Scrolls the segment map by `dy` CSS pixels; whether it moved.
