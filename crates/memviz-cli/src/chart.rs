@@ -21,7 +21,7 @@ use memviz_core::Snapshot;
 use memviz_render::axis::{size_ticks, step_ticks, GivenAxis};
 use memviz_render::mapped_x::pick_columns_at;
 use memviz_render::{self as render, BandIndex, BandSource, Image, PlotStyle, TimelineBands, Window, NO_STEP};
-use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged, ValueFormatter};
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::element::DashedPathElement;
@@ -393,19 +393,25 @@ fn svg_bands<DB: DrawingBackend>(
     Ok(drawn.len() as u32)
 }
 
-/// Axes, grid, title, the peak marker and the OOM markers, over the bands.
-fn decorate<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    info: &Info,
-    req: &Request,
-    axis: &StepAxis,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let [px, py, pw, ph] = info.plot;
-    let (w, h) = (info.width, info.height);
-    let n = info.n_steps as f64;
-    let y_max = info.y_max as f64;
+/// A chart whose y axis is bytes ([`size_chart`]).
+pub(crate) type SizeChart<'a, DB, X> = ChartContext<'a, DB, Cartesian2d<X, GivenAxis>>;
+
+/// A chart over `plot` of `root` (`size`: the image's): `x` as given, y in
+/// bytes from 0 to `y_max` on size ticks, every label in the unit of the
+/// largest (one rule: format::axis_unit), the grid and both axes drawn. The
+/// timeline's and the profiler's charts share it.
+pub(crate) fn size_chart<'a, DB: DrawingBackend, X: Ranged<ValueType = f64> + ValueFormatter<f64>>(
+    root: &'a DrawingArea<DB, Shift>,
+    plot: [u32; 4],
+    size: (u32, u32),
+    y_max: f64,
+    x: X,
+    x_label: &dyn Fn(&f64) -> String,
+    x_desc: &str,
+) -> Result<SizeChart<'a, DB, X>, DrawingAreaErrorKind<DB::ErrorType>> {
+    let [px, py, pw, ph] = plot;
+    let (w, h) = size;
     let ticks = size_ticks(y_max, (ph as f64 / 60.0).clamp(2.0, 10.0) as usize);
-    // Every label in the unit of the largest tick (one rule: format::axis_unit).
     let unit = memviz_core::format::axis_unit(ticks.last().copied().unwrap_or(0.0));
     let label = (FONT, 13).into_font().color(&TEXT);
     let mut chart = ChartBuilder::on(root)
@@ -413,7 +419,34 @@ fn decorate<DB: DrawingBackend>(
         .margin_right(w - px - pw)
         .y_label_area_size(px)
         .x_label_area_size(h - py - ph)
-        .build_cartesian_2d(StepAxis { n, time: axis.time }, GivenAxis { range: 0.0..y_max, ticks })?;
+        .build_cartesian_2d(x, GivenAxis { range: 0.0..y_max, ticks })?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .bold_line_style(RGBColor(0, 0, 0).mix(0.12).stroke_width(1))
+        .light_line_style(TRANSPARENT)
+        .y_label_formatter(&|v| memviz_core::format::format_size_in(*v, unit))
+        .x_label_formatter(x_label)
+        .x_labels((pw as usize / 110).max(2))
+        .x_desc(x_desc)
+        .label_style(label.clone())
+        .axis_desc_style(label)
+        .axis_style(RGBColor(120, 120, 120).stroke_width(1))
+        .draw()?;
+    Ok(chart)
+}
+
+/// Axes, grid, title, the peak marker and the OOM markers, over the bands.
+fn decorate<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    info: &Info,
+    req: &Request,
+    axis: &StepAxis,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let [px, py, _, _] = info.plot;
+    let w = info.width;
+    let n = info.n_steps as f64;
+    let y_max = info.y_max as f64;
     let x_desc = match (req.kind, axis.time.is_some()) {
         (_, true) => "time from the first event (idle gaps compressed)",
         (_, false) if req.x_time => "alloc / free action (step): the file has no time_us",
@@ -425,19 +458,8 @@ fn decorate<DB: DrawingBackend>(
         Some(t) => crate::profiler_chart::fmt_time(t.seconds_at(t.x_of_step(*v)), t.seconds_at(t.span())),
         None => format!("{}", v.round() as i64),
     };
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .bold_line_style(RGBColor(0, 0, 0).mix(0.12).stroke_width(1))
-        .light_line_style(TRANSPARENT)
-        .y_label_formatter(&|v| memviz_core::format::format_size_in(*v, unit))
-        .x_label_formatter(&x_label)
-        .x_labels((pw as usize / 110).max(2))
-        .x_desc(x_desc)
-        .label_style(label.clone())
-        .axis_desc_style(label.clone())
-        .axis_style(RGBColor(120, 120, 120).stroke_width(1))
-        .draw()?;
+    let mut chart =
+        size_chart(root, info.plot, (w, info.height), y_max, StepAxis { n, time: axis.time }, &x_label, x_desc)?;
     marks(root, info)?;
     // OOM: a solid line at the step boundary where it happened.
     let oom = RGBColor(OOM[0], OOM[1], OOM[2]);

@@ -11,7 +11,6 @@ use std::collections::HashMap;
 
 use memviz_core::format::format_size;
 use memviz_core::profiler::{Chart, ProfilerFile};
-use memviz_render::axis::size_ticks;
 use memviz_render::profiler::{curve_color, render_chart};
 use memviz_render::{Image, BACKGROUND};
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
@@ -22,9 +21,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::Serialize;
 
-use crate::chart::{check_size, encode_png, register_font, Format, FONT, MARGIN, PEAK, TEXT};
+use crate::chart::{check_size, encode_png, register_font, size_chart, Format, FONT, MARGIN, PEAK, TEXT};
 use crate::glyphs::GlyphText;
-use memviz_render::axis::GivenAxis;
 
 #[derive(Debug, Serialize)]
 pub struct Info {
@@ -218,37 +216,11 @@ fn decorate<DB: DrawingBackend>(
     span: f64,
     title: &str,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let [px, py, pw, ph] = info.plot;
-    let (w, h) = (info.width, info.height);
+    let [px, py, _, _] = info.plot;
     let y_max = info.y_max as f64;
-    let ticks = size_ticks(y_max, (ph as f64 / 60.0).clamp(2.0, 10.0) as usize);
-    // Every label in the unit of the largest tick (one rule: format::axis_unit).
-    let unit = memviz_core::format::axis_unit(ticks.last().copied().unwrap_or(0.0));
-    let label = (FONT, 13).into_font().color(&TEXT);
-    let mut c = ChartBuilder::on(root)
-        .margin_top(py)
-        .margin_right(w - px - pw)
-        .y_label_area_size(px)
-        .x_label_area_size(h - py - ph)
-        .build_cartesian_2d(TimeAxis { span }, GivenAxis { range: 0.0..y_max, ticks })?;
-    c.configure_mesh()
-        .disable_x_mesh()
-        .bold_line_style(RGBColor(0, 0, 0).mix(0.12).stroke_width(1))
-        .light_line_style(TRANSPARENT)
-        .y_label_formatter(&|v| memviz_core::format::format_size_in(*v, unit))
-        .x_label_formatter(&|v| {
-            if chart.x_steps {
-                format!("{}", (v * 1e6).round() as i64)
-            } else {
-                fmt_time(*v, span)
-            }
-        })
-        .x_labels((pw as usize / 110).max(2))
-        .x_desc(if chart.x_steps { "alloc / free action (step)" } else { "time from the first event" })
-        .label_style(label.clone())
-        .axis_desc_style(label.clone())
-        .axis_style(RGBColor(120, 120, 120).stroke_width(1))
-        .draw()?;
+    let x_label = |v: &f64| if chart.x_steps { format!("{}", (v * 1e6).round() as i64) } else { fmt_time(*v, span) };
+    let x_desc = if chart.x_steps { "alloc / free action (step)" } else { "time from the first event" };
+    let mut c = size_chart(root, info.plot, (info.width, info.height), y_max, TimeAxis { span }, &x_label, x_desc)?;
     // OOM: a solid line where each happened, labelled above the plot.
     let oom = RGBColor(crate::chart::OOM[0], crate::chart::OOM[1], crate::chart::OOM[2]);
     for &o in &info.ooms {

@@ -419,19 +419,25 @@ pub fn pick_columns<S: BandSource>(src: &S, win: Window, width: u32) -> Columns 
             continue;
         }
         let (lo, hi) = (lo as u32, (hi.min(n as f64)) as u32);
-        let mut best = lo;
-        let mut best_total = src.total(lo);
-        for s in lo + 1..hi {
-            let t = src.total(s);
-            if t > best_total {
-                best = s;
-                best_total = t;
-            }
-        }
+        let (best, best_total) = tallest_step(src, lo, hi);
         cols.step[c as usize] = best;
         cols.max_total = cols.max_total.max(best_total);
     }
     cols
+}
+
+/// The step of `lo..hi` (`lo < hi`) with the largest total, the first on
+/// ties, and that total: one column's pick, for every x axis.
+#[inline]
+pub(crate) fn tallest_step<S: BandSource>(src: &S, lo: u32, hi: u32) -> (u32, u64) {
+    let mut best = (lo, src.total(lo));
+    for s in lo + 1..hi {
+        let t = src.total(s);
+        if t > best.1 {
+            best = (s, t);
+        }
+    }
+    best
 }
 
 /// An RGBA image, row-major, top row first.

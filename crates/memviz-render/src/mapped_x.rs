@@ -7,7 +7,7 @@
 //! gaps are veiled and their edges zigzagged ([`veil_gap`]) on the page's
 //! plot.
 
-use crate::{BandSource, Columns, Image, Rgba, NO_STEP};
+use crate::{tallest_step, BandSource, Columns, Image, Rgba, NO_STEP};
 use memviz_core::phases::TimeAxis;
 
 /// Left edges (fractional steps) of `width` columns showing display
@@ -34,15 +34,7 @@ pub fn pick_columns_at<S: BandSource>(src: &S, edges: &[f64]) -> Columns {
         }
         let hi = edges[c + 1].ceil().max(lo + 1.0).min(n as f64);
         let (lo, hi) = (lo as u32, hi as u32);
-        let mut best = lo;
-        let mut best_total = src.total(lo);
-        for s in lo + 1..hi {
-            let t = src.total(s);
-            if t > best_total {
-                best = s;
-                best_total = t;
-            }
-        }
+        let (best, best_total) = tallest_step(src, lo, hi);
         cols.step[c] = best;
         cols.max_total = cols.max_total.max(best_total);
     }
