@@ -380,7 +380,7 @@ impl<'a> Replay<'a> {
 
     /// The self-check under a given limit (garbage collection depends on the cap's value).
     pub fn self_check_with(snap: &'a Snapshot, rec: &'a Recording, limit: Limit) -> Replay<'a> {
-        let mut r = Self::start(snap, rec, rec.settings.clone(), limit, Vec::new());
+        let mut r = Self::predict(snap, rec, rec.settings.clone(), limit, Vec::new());
         r.run.check = Some(Check { recorded_reserved: rec.initial_reserved, ..Check::default() });
         r
     }
@@ -388,16 +388,6 @@ impl<'a> Replay<'a> {
     /// A prediction under `settings` and `limit`; `empty_cache_at` from the
     /// self-check's [`Outcome::empty_cache_at`].
     pub fn predict(
-        snap: &'a Snapshot,
-        rec: &'a Recording,
-        settings: Settings,
-        limit: Limit,
-        empty_cache_at: Vec<usize>,
-    ) -> Replay<'a> {
-        Self::start(snap, rec, settings, limit, empty_cache_at)
-    }
-
-    fn start(
         snap: &'a Snapshot,
         rec: &'a Recording,
         settings: Settings,

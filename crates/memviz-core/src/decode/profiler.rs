@@ -219,6 +219,18 @@ pub fn decode_json(buf: &[u8]) -> Option<Result<ProfilerFile>> {
     }
 }
 
+/// The one chart of the memory timeline exports: memory by category over time.
+fn by_category(format: ProfilerFormat, times_us: Vec<f64>, rows: Vec<[i64; 8]>) -> ProfilerFile {
+    let chart = Chart {
+        title: "memory by category".into(),
+        times_us,
+        curves: category_curves(rows),
+        stacked: true,
+        x_steps: false,
+    };
+    ProfilerFile { format, charts: vec![chart], warnings: Vec::new() }
+}
+
 fn category_curves(rows: Vec<[i64; 8]>) -> Vec<Curve> {
     (0..8).map(|c| Curve { name: CATEGORIES[c].to_string(), values: rows.iter().map(|r| r[c]).collect() }).collect()
 }
@@ -261,14 +273,7 @@ fn memory_timeline(top: &[Value]) -> Result<ProfilerFile> {
         }
         rows.push(r);
     }
-    let chart = Chart {
-        title: "memory by category".into(),
-        times_us,
-        curves: category_curves(rows),
-        stacked: true,
-        x_steps: false,
-    };
-    Ok(ProfilerFile { format: f, charts: vec![chart], warnings: Vec::new() })
+    Ok(by_category(f, times_us, rows))
 }
 
 fn memory_timeline_raw(top: &[Value]) -> Result<ProfilerFile> {
@@ -317,14 +322,7 @@ fn memory_timeline_raw(top: &[Value]) -> Result<ProfilerFile> {
     }
     let t_min = t_min.unwrap_or(0);
     let times_us: Vec<f64> = times.iter().map(|&t| if t < 0 { t_min } else { t } as f64).collect();
-    let chart = Chart {
-        title: "memory by category".into(),
-        times_us,
-        curves: category_curves(rows),
-        stacked: true,
-        x_steps: false,
-    };
-    Ok(ProfilerFile { format: f, charts: vec![chart], warnings: Vec::new() })
+    Ok(by_category(f, times_us, rows))
 }
 
 /// Device label of a `[memory]` event: `cuda:0`, `cpu`, or the raw numbers.
