@@ -5,7 +5,7 @@
 // the peak explained, the leak report, and a redraw in each Color by mode.
 // Prints a markdown table and writes it to benches/browser/EXPLAIN.md.
 //
-//   node benches/browser/explain.mjs [--no-write] [FILE...]
+//   node benches/browser/explain.mjs [--dist DIR] [--no-write] [FILE...]
 //
 // Defaults: the real ctx128 and OOM files and the 2,000,000-event synthetic
 // file that scripts/bench-web.sh makes (target/bench-data/gen_2000000.pickle,
@@ -16,7 +16,9 @@ import { join, basename } from 'node:path';
 import { cpus, loadavg } from 'node:os';
 import { ROOT, serveDist, launchChromium } from './page.mjs';
 
-const DIST = join(ROOT, 'dist');
+// --dist DIR: another build than dist/ (to compare builds: run once each).
+const distAt = process.argv.indexOf('--dist');
+const DIST = distAt >= 0 ? process.argv.splice(distAt, 2)[1] : join(ROOT, 'dist');
 const argv = process.argv.slice(2);
 const write = !argv.includes('--no-write');
 let files = argv.filter((a) => !a.startsWith('--'));
@@ -83,7 +85,7 @@ for (const path of files) {
       const t0 = performance.now();
       // The work of the move: the call, then the style and layout it left
       // (forced here; the browser would do them before the frame's paint).
-      step.push(time(() => { mm.setMoment('step:' + s); void document.body.offsetHeight; }));
+      step.push(time(() => { mm.setMoment({ step: s }); void document.body.offsetHeight; }));
       await new Promise((res) => requestAnimationFrame(() => setTimeout(res)));
       painted.push(performance.now() - t0);
       icicles.push(Math.max(...await icicleMs())); // its longest frame
@@ -91,7 +93,7 @@ for (const path of files) {
     out.painted = painted;
     for (let i = 0; i < MOVES; i++) {
       const s = Math.floor(((i * 7919) % MOVES + 0.5) / MOVES * out.steps);
-      jump.push(time(() => { mm.setMoment('step:' + s); void document.body.offsetHeight; }));
+      jump.push(time(() => { mm.setMoment({ step: s }); void document.body.offsetHeight; }));
       query.push(time(() => { // as moment.js asks: the moment, then the table's first rows
         v.panel({ cmd: 'moment', moment: { step: s } });
         v.panel({ cmd: 'rows', by: 'user_frame', filter: '', sort: 'bytes', descending: true, offset: 0, limit: 30 });
@@ -110,7 +112,7 @@ for (const path of files) {
     // long the frame's callbacks took since the frame began (its
     // timestamp), without the wait for that frame.
     const redraw = async (mode) => {
-      v.set_color_by(mode);
+      v.panel({ cmd: 'color_by', mode });
       await frame();
       const t0 = performance.now();
       m.redraw();

@@ -146,10 +146,11 @@ for (const files of sets) {
     const failed = () => document.querySelector('#diff-out').dataset.totalB === undefined;
     for (let i = 0; i < clicks; i++) {
       atA.value = 'peak';
-      atB.value = 'step:' + Math.floor(((i * 7919) % clicks + 0.5) / clicks * steps);
+      atB.value = 'step';
+      document.querySelector('#diff-step-b').value = String(Math.floor(((i * 7919) % clicks + 0.5) / clicks * steps));
       delete document.querySelector('#diff-out').dataset.totalB;
       out.diff.push(await click(document.querySelector('#diff-run')));
-      if (failed()) throw new Error(`the diff at B ${atB.value} failed: ${document.body.innerText.slice(0, 300)}`);
+      if (failed()) throw new Error(`the diff at B step ${document.querySelector('#diff-step-b').value} failed: ${document.body.innerText.slice(0, 300)}`);
     }
     out.firstDiffSlices = window.__firstBuild ?? [];
     // The wasm linear memory only grows: its peak over the clicks.

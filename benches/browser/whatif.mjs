@@ -8,7 +8,7 @@
 // Timings are the page's own (www/whatif.js: data-whatif-replay-ms,
 // data-whatif-ms, data-whatif-slices).
 //
-//   node benches/browser/whatif.mjs [FILE...]
+//   node benches/browser/whatif.mjs [--dist DIR] [FILE...]
 //
 // Default: target/bench-data/gen_2000000.pickle (scripts/bench-web.sh makes it:
 // gen_snapshot.py --events 2000000 --devices 2 --oom) and the real OOM recording.
@@ -16,7 +16,9 @@ import { existsSync } from 'node:fs';
 import { join, basename } from 'node:path';
 import { ROOT, serveDist, launchChromium } from './page.mjs';
 
-const DIST = join(ROOT, 'dist');
+// --dist DIR: another build than dist/ (to compare builds: run once each).
+const distAt = process.argv.indexOf('--dist');
+const DIST = distAt >= 0 ? process.argv.splice(distAt, 2)[1] : join(ROOT, 'dist');
 let files = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 if (!files.length) {
   files = [join(ROOT, 'target/bench-data/gen_2000000.pickle'), join(ROOT, '../shared/recordings/oom_fragmentation_2gib.pickle')];
