@@ -2,39 +2,15 @@
 //! for byte through Python's base64 + gzip; bad input gets a message. (The
 //! page itself, in a browser: tests/e2e/share.test.mjs.)
 
-use serde_json::Value;
+mod common;
+
+use common::{fails, memviz, python, tmp};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 fn snapshot(name: &str) -> PathBuf {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/snapshots").join(name);
     assert!(p.is_file(), "{} is missing (../shared/snapshots beside the repository)", p.display());
     p
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("memviz-cli-html-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
-fn memviz(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_memviz")).args(args).output().unwrap()
-}
-
-#[track_caller]
-fn python(args: &[&str]) -> Value {
-    let out = Command::new("python3").args(args).output().expect("python3 is needed by these tests");
-    assert!(out.status.success(), "python3 {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-#[track_caller]
-fn fails(args: &[&str], msg: &str) {
-    let o = memviz(args);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
-    assert!(err.starts_with("memviz: ") && err.contains(msg) && err.lines().count() <= 4, "{args:?}: {err}");
 }
 
 /// A minimal page with what `memviz html` needs from a viewer.

@@ -6,9 +6,11 @@
 //! missing data or python3 fails the tests.
 #![cfg(feature = "render")]
 
+mod common;
+
+use common::{fails, json_of, memviz, python, tmp};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 /// Colors the chart promises: the peak (memviz-render's PEAK), OOM lines.
 const PEAK: [u8; 3] = [0xd6, 0x27, 0x28];
@@ -24,29 +26,6 @@ fn snapshot(name: &str) -> PathBuf {
     let p = root().join("../shared/snapshots").join(name);
     assert!(p.is_file(), "{} is missing (../shared/snapshots beside the repository)", p.display());
     p
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("memviz-cli-render-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
-fn memviz(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_memviz")).args(args).output().unwrap()
-}
-
-#[track_caller]
-fn json_of(out: Output) -> Value {
-    assert!(out.status.success(), "failed: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-#[track_caller]
-fn python(args: &[&str]) -> Value {
-    let out = Command::new("python3").args(args).output().expect("python3 is needed by these tests");
-    assert!(out.status.success(), "python3 {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 /// memory_viz's numbers for device 0: {"active_memory": {.., "peak_step"}, "segment_memory": ..}.
@@ -261,14 +240,6 @@ fn every_real_snapshot_renders_both_views() {
         }
     }
     assert!(n >= 18, "{n} charts");
-}
-
-#[track_caller]
-fn fails(args: &[&str], msg: &str) {
-    let o = memviz(args);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
-    assert!(err.starts_with("memviz: ") && err.contains(msg) && err.lines().count() <= 4, "{args:?}: {err}");
 }
 
 #[test]

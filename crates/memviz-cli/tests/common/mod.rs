@@ -37,3 +37,36 @@ pub fn json(args: &[&str]) -> Value {
     assert!(out.status.success(), "memviz {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("memviz {args:?} printed no JSON: {e}"))
 }
+
+/// `path` in this test binary's own temporary directory (made on first use).
+pub fn tmp(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let stem = exe.file_stem().unwrap().to_string_lossy().into_owned();
+    let dir = std::env::temp_dir().join(format!("memviz-cli-{stem}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// The JSON a successful `memviz` run printed.
+#[track_caller]
+pub fn json_of(out: Output) -> Value {
+    assert!(out.status.success(), "failed: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// `python3 ARGS` must succeed and print JSON: that JSON (the independent reference).
+#[track_caller]
+pub fn python(args: &[&str]) -> Value {
+    let out = Command::new("python3").args(args).output().expect("python3 is needed by these tests");
+    assert!(out.status.success(), "python3 {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// `memviz ARGS` must fail with status 1 and a short message (at most 4 lines) that says `msg`.
+#[track_caller]
+pub fn fails(args: &[&str], msg: &str) {
+    let o = memviz(args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+    assert!(err.starts_with("memviz: ") && err.contains(msg) && err.lines().count() <= 4, "{args:?}: {err}");
+}
