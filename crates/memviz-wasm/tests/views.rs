@@ -8,16 +8,11 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-wasm_bindgen_test_configure!(run_in_browser);
+mod common;
 
-fn canvas(w: u32, h: u32) -> HtmlCanvasElement {
-    let doc = web_sys::window().unwrap().document().unwrap();
-    let c: HtmlCanvasElement = doc.create_element("canvas").unwrap().dyn_into().unwrap();
-    c.set_width(w);
-    c.set_height(h);
-    doc.body().unwrap().append_child(&c).unwrap();
-    c
-}
+use common::canvas;
+
+wasm_bindgen_test_configure!(run_in_browser);
 
 fn inked(c: &HtmlCanvasElement) -> usize {
     let ctx: CanvasRenderingContext2d = c.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
