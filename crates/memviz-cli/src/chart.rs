@@ -274,15 +274,7 @@ pub fn render(snap: &Snapshot, req: &Request) -> Result<(Vec<u8>, Info), String>
             let mut img = Image::new(plot[2], plot[3]);
             let style = PlotStyle { y_max, selected: None, outline: 1 };
             info.bands_drawn = render::render_plot(&src, &cols, style, &mut img).bands_drawn;
-            let (w, h) = (req.width as usize, req.height as usize);
-            let mut rgb = vec![255u8; w * h * 3];
-            for y in 0..plot[3] as usize {
-                let row = &img.rgba[y * plot[2] as usize * 4..(y + 1) * plot[2] as usize * 4];
-                let at = ((plot[1] as usize + y) * w + plot[0] as usize) * 3;
-                for (i, px) in row.chunks_exact(4).enumerate() {
-                    rgb[at + i * 3..at + i * 3 + 3].copy_from_slice(&px[..3]);
-                }
-            }
+            let mut rgb = plot_on_white(&img, plot, req.width, req.height);
             {
                 let backend = BitMapBackend::with_buffer(&mut rgb, (req.width, req.height));
                 let root = GlyphText(backend).into_drawing_area();
@@ -391,6 +383,20 @@ fn svg_bands<DB: DrawingBackend>(
         root.draw(&Rectangle::new([(x0, y0), (x1, y1)], color.filled()))?;
     }
     Ok(drawn.len() as u32)
+}
+
+/// A `width` x `height` RGB image, white, with the plot's pixels `img` at `plot` (x, y, w, h).
+pub(crate) fn plot_on_white(img: &Image, plot: [u32; 4], width: u32, height: u32) -> Vec<u8> {
+    let (w, h) = (width as usize, height as usize);
+    let mut rgb = vec![255u8; w * h * 3];
+    for y in 0..plot[3] as usize {
+        let row = &img.rgba[y * plot[2] as usize * 4..(y + 1) * plot[2] as usize * 4];
+        let at = ((plot[1] as usize + y) * w + plot[0] as usize) * 3;
+        for (i, px) in row.chunks_exact(4).enumerate() {
+            rgb[at + i * 3..at + i * 3 + 3].copy_from_slice(&px[..3]);
+        }
+    }
+    rgb
 }
 
 /// A chart whose y axis is bytes ([`size_chart`]).

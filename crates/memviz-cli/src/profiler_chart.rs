@@ -21,7 +21,9 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::Serialize;
 
-use crate::chart::{check_size, encode_png, register_font, size_chart, Format, FONT, MARGIN, PEAK, TEXT};
+use crate::chart::{
+    check_size, encode_png, plot_on_white, register_font, size_chart, Format, FONT, MARGIN, PEAK, TEXT,
+};
 use crate::glyphs::GlyphText;
 
 #[derive(Debug, Serialize)]
@@ -137,15 +139,7 @@ pub fn render_with(
     let err = |e: &dyn std::fmt::Display| format!("drawing the chart: {e}");
     let bytes = match format {
         Format::Png => {
-            let (w, h) = (width as usize, height as usize);
-            let mut rgb = vec![255u8; w * h * 3];
-            for y in 0..plot[3] as usize {
-                let row = &img.rgba[y * plot[2] as usize * 4..(y + 1) * plot[2] as usize * 4];
-                let at = ((plot[1] as usize + y) * w + plot[0] as usize) * 3;
-                for (i, px) in row.chunks_exact(4).enumerate() {
-                    rgb[at + i * 3..at + i * 3 + 3].copy_from_slice(&px[..3]);
-                }
-            }
+            let mut rgb = plot_on_white(&img, plot, width, height);
             {
                 let root = GlyphText(BitMapBackend::with_buffer(&mut rgb, (width, height))).into_drawing_area();
                 decorate(&root, chart, &info, span, title).map_err(|e| err(&e))?;
