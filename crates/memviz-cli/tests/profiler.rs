@@ -3,8 +3,11 @@
 //! script (expected.json), the pixels are read back from the PNG.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Command;
 
+mod common;
+
+use common::{json_of, memviz, Rgb};
 use serde_json::Value;
 
 fn root() -> PathBuf {
@@ -25,15 +28,6 @@ fn tmp(name: &str) -> String {
     dir.join(name).to_str().unwrap().to_string()
 }
 
-fn memviz(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_memviz")).args(args).output().unwrap()
-}
-
-fn json_of(out: Output) -> Value {
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
 #[test]
 fn summary_gives_the_reference_peaks() {
     for (name, want) in expected().as_object().unwrap() {
@@ -48,25 +42,6 @@ fn summary_gives_the_reference_peaks() {
     let text = memviz(&["summary", &fixture("train.raw.json.gz")]);
     let text = String::from_utf8(text.stdout).unwrap();
     assert!(text.contains("raw memory timeline") && text.contains("optimizer state"), "{text}");
-}
-
-struct Rgb {
-    w: u32,
-    h: u32,
-    px: Vec<u8>,
-}
-
-impl Rgb {
-    fn decode(bytes: &[u8]) -> Rgb {
-        let mut dec = png::Decoder::new(std::io::Cursor::new(bytes)).read_info().unwrap();
-        let mut px = vec![0; dec.output_buffer_size().unwrap()];
-        let info = dec.next_frame(&mut px).unwrap();
-        Rgb { w: info.width, h: info.height, px }
-    }
-    fn at(&self, x: u32, y: u32) -> [u8; 3] {
-        let i = (y * self.w + x) as usize * 3;
-        [self.px[i], self.px[i + 1], self.px[i + 2]]
-    }
 }
 
 #[test]

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{fails, json_of, memviz, python, tmp};
+use common::{fails, json_of, memviz, python, tmp, Rgb};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -45,25 +45,6 @@ fn png_size(bytes: &[u8]) -> (u32, u32) {
     assert_eq!(&bytes[12..16], b"IHDR");
     let be = |o: usize| u32::from_be_bytes(bytes[o..o + 4].try_into().unwrap());
     (be(16), be(20))
-}
-
-struct Rgb {
-    w: u32,
-    px: Vec<u8>,
-}
-
-impl Rgb {
-    fn decode(bytes: &[u8]) -> Rgb {
-        let mut dec = png::Decoder::new(std::io::Cursor::new(bytes)).read_info().unwrap();
-        let mut px = vec![0; dec.output_buffer_size().unwrap()];
-        let info = dec.next_frame(&mut px).unwrap();
-        assert_eq!(info.color_type, png::ColorType::Rgb);
-        Rgb { w: info.width, px }
-    }
-    fn at(&self, x: u32, y: u32) -> [u8; 3] {
-        let i = (y * self.w + x) as usize * 3;
-        [self.px[i], self.px[i + 1], self.px[i + 2]]
-    }
 }
 
 /// The plot rectangle the CLI reports: left, top, width, height.

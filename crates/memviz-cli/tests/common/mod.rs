@@ -70,3 +70,27 @@ pub fn fails(args: &[&str], msg: &str) {
     assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
     assert!(err.starts_with("memviz: ") && err.contains(msg) && err.lines().count() <= 4, "{args:?}: {err}");
 }
+
+/// A PNG the CLI wrote, as RGB pixels.
+#[cfg(feature = "render")]
+pub struct Rgb {
+    pub w: u32,
+    pub h: u32,
+    pub px: Vec<u8>,
+}
+
+#[cfg(feature = "render")]
+impl Rgb {
+    pub fn decode(bytes: &[u8]) -> Rgb {
+        let mut dec = png::Decoder::new(std::io::Cursor::new(bytes)).read_info().unwrap();
+        let mut px = vec![0; dec.output_buffer_size().unwrap()];
+        let info = dec.next_frame(&mut px).unwrap();
+        assert_eq!(info.color_type, png::ColorType::Rgb);
+        Rgb { w: info.width, h: info.height, px }
+    }
+
+    pub fn at(&self, x: u32, y: u32) -> [u8; 3] {
+        let i = (y * self.w + x) as usize * 3;
+        [self.px[i], self.px[i + 1], self.px[i + 2]]
+    }
+}
