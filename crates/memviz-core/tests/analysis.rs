@@ -9,6 +9,9 @@
 //! Needs python3 and ../shared (override with MEMVIZ_SHARED); both missing
 //! fail the tests, they do not skip them.
 
+mod common;
+
+use common::{repo_root, shared_dir};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -18,21 +21,6 @@ use memviz_core::state::StateHistory;
 use memviz_core::timeline::{Timeline, TimelineKind};
 use memviz_core::Snapshot;
 use serde_json::Value;
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn shared_dir() -> PathBuf {
-    let dir = std::env::var_os("MEMVIZ_SHARED").map(PathBuf::from).unwrap_or_else(|| repo_root().join("../shared"));
-    assert!(
-        dir.join("snapshots").is_dir() && dir.join("tools/gen_snapshot.py").is_file(),
-        "the shared data directory {} (snapshots/ and tools/gen_snapshot.py) is missing: clone it beside the \
-         repository as ../shared, or point MEMVIZ_SHARED at it",
-        dir.display()
-    );
-    dir
-}
 
 fn run(cmd: &mut Command) -> Vec<u8> {
     let shown = format!("{cmd:?}");

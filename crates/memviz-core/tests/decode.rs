@@ -3,32 +3,14 @@
 //! the model the facts that tests/reference/decode_facts.py reads with
 //! Python.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::{real_pickles, repo_root as root, shared_dir as shared};
+use std::path::Path;
 use std::process::Command;
 
 use memviz_core::model::{Action, BlockState, Snapshot};
 use serde_json::Value as J;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn shared() -> PathBuf {
-    let p = root().join("../shared");
-    assert!(p.join("snapshots").is_dir(), "../shared/snapshots is missing beside the repository: {}", p.display());
-    p
-}
-
-fn snapshots() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(shared().join("snapshots"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "pickle" || e == "pkl"))
-        .collect();
-    v.sort();
-    assert!(v.len() >= 8, "expected the 8 real snapshots, found {}", v.len());
-    v
-}
 
 fn python(args: &[&str]) -> String {
     let out = Command::new("python3")
@@ -116,7 +98,7 @@ fn check(snap: &Snapshot, facts: &J, what: &str) -> usize {
 
 #[test]
 fn real_snapshots_match_python() {
-    for path in snapshots() {
+    for path in real_pickles(&[("snapshots", 8)]) {
         let snap = load(&path);
         let n = check(&snap, &facts(&path), &path.display().to_string());
         assert!(n > 8, "{}: only {n} values compared", path.display());

@@ -8,6 +8,9 @@
 //! Needs python3 and ../shared (override with MEMVIZ_SHARED); missing,
 //! the tests fail.
 
+mod common;
+
+use common::{repo_root, shared_dir};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -17,21 +20,6 @@ use memviz_core::state::StateHistory;
 use memviz_core::timeline::{ElementSource, Timeline, TimelineKind};
 use memviz_core::Snapshot;
 use serde_json::Value;
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn shared_dir() -> PathBuf {
-    let dir = std::env::var_os("MEMVIZ_SHARED").map(PathBuf::from).unwrap_or_else(|| repo_root().join("../shared"));
-    assert!(
-        dir.join("snapshots").is_dir() && dir.join("recordings").is_dir(),
-        "the shared data directory {} (snapshots/ and recordings/) is missing: clone it beside the repository as \
-         ../shared, or point MEMVIZ_SHARED at it",
-        dir.display()
-    );
-    dir
-}
 
 fn python(args: &[&str]) -> Value {
     let out = Command::new("python3")

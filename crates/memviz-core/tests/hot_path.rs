@@ -4,27 +4,11 @@
 //! feedings of the same bytes must give the same model, and the same error
 //! with the same message and offset.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::real_pickles;
 
 use memviz_core::{Error, Loader, Snapshot};
-
-/// The real snapshots and the H100 recordings (PyTorch 2.11's 8-key
-/// events: the decoder reads them as one unit too).
-fn snapshots() -> Vec<PathBuf> {
-    let mut v = Vec::new();
-    for (sub, least) in [("snapshots", 8), ("recordings", 10)] {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared").join(sub);
-        let mut found: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .unwrap_or_else(|e| panic!("{}: {e} (../shared must sit beside the repository)", dir.display()))
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "pickle" || e == "pkl"))
-            .collect();
-        found.sort();
-        assert!(found.len() >= least, "expected the real files of {}, found {}", dir.display(), found.len());
-        v.extend(found);
-    }
-    v
-}
 
 fn load_in_chunks(bytes: &[u8], chunk: usize) -> Result<Snapshot, Error> {
     let mut l = Loader::new();
@@ -53,7 +37,7 @@ fn same_both_ways(bytes: &[u8]) -> Result<Snapshot, Error> {
 
 #[test]
 fn real_snapshots_give_the_same_model_through_the_hot_loop_and_step() {
-    for path in snapshots() {
+    for path in real_pickles(&[("snapshots", 8), ("recordings", 10)]) {
         let bytes = std::fs::read(&path).unwrap();
         let whole = same_both_ways(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         // Chunk ends in the middle of hot runs, and tails shorter than the

@@ -3,19 +3,14 @@
 //! equals undoing from the dump, and states match independent Python
 //! computations (tests/reference/state_*.py).
 
+mod common;
+
+use common::{real_pickles, repo_root as repo, shared_dir as shared};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use memviz_core::state::{Cursor, State, StateHistory, Totals};
 use memviz_core::Snapshot;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn shared() -> PathBuf {
-    repo().join("../shared")
-}
 
 fn load(path: &Path) -> Snapshot {
     memviz_core::load(&std::fs::read(path).unwrap()).unwrap()
@@ -42,17 +37,6 @@ const GEN: &[(&str, &[&str])] = &[
     ("p5_expandable", &["--events", "3000", "--protocol", "5", "--expandable", "--seed", "2"]),
     ("p4_expandable_oom_2dev", &["--events", "3000", "--devices", "2", "--expandable", "--oom", "--seed", "3"]),
 ];
-
-fn real_files() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(shared().join("snapshots"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "pickle" || e == "pkl"))
-        .collect();
-    v.sort();
-    assert!(v.len() >= 8, "snapshots missing: {v:?}");
-    v
-}
 
 /// Invariants of one state, checked cheaply: blocks inside segments, no
 /// overlaps, allocated <= reserved, totals add up.
@@ -191,7 +175,7 @@ fn check_python(path: &Path, h: &StateHistory, snap: &Snapshot, back: &[Totals])
 fn real_snapshots_replay_consistently_and_match_python() {
     let mut positions = 0;
     let mut devices = 0;
-    for path in real_files() {
+    for path in real_pickles(&[("snapshots", 8)]) {
         let snap = load(&path);
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         for d in snap.devices() {
@@ -314,7 +298,7 @@ fn generated_snapshots_replay_consistently() {
 /// `versions::compute` (memory_viz's `_N` suffixes).
 #[test]
 fn own_versions_match_versions_module() {
-    let mut files = real_files();
+    let mut files = real_pickles(&[("snapshots", 8)]);
     files.push(gen("p4_oom_2dev_versions", &["--events", "3000", "--devices", "2", "--oom", "--seed", "4"]));
     let (mut compared, mut max_version) = (0, 0);
     for path in files {
