@@ -1,7 +1,6 @@
 //# allFunctionsCalledOnLoad
-// memviz page glue: wires DOM events to the wasm Viewer (crates/memviz-wasm);
-// decoding, replay, drawing, hit testing and text are Rust's. Modules built on
-// this one register hooks here (addViewHooks, addFormatHook, setOpenMany): no cycle.
+// memviz page glue: DOM events to the wasm Viewer; decoding, drawing and text are Rust's.
+// Modules built on this one register hooks here (addViewHooks, addFormatHook, setOpenMany): no cycle.
 import { wasmLoaded, reinstantiate } from './boot.js';
 import { announce, silence } from './announce.js';
 import { fill } from './bind.js';
@@ -12,36 +11,28 @@ const $ = (id) => document.getElementById(id);
 // ?decode=worker or ?decode=page forces one way whatever the size (tests, benchmarks).
 const DECODE = new URLSearchParams(location.search).get('decode');
 let viewer = null, bindings = null; // the Viewer, the wasm module's exports (a fresh copy after a trap)
-let queue = Promise.resolve(); // files are read one after the other
-let lastHit = -1, firstPaintPending = false;
+let queue = Promise.resolve(), lastHit = -1, firstPaintPending = false; // files are read one after the other
 export const timings = {};
-let viewHooks = null; // views.js: {changed, draw (true: it drew the view), reset}
-let formatHook = null; // profiler.js: (file) -> a promise once its chart shows
+let viewHooks = null, formatHook = null; // views.js: {changed, draw, reset}; profiler.js: (file) -> promise
 
 /** The current wasm Viewer, or null (before the wasm loads, while it restarts). */
 export const getViewer = () => viewer;
 /** A promise while a fresh wasm instance starts after a trap, else null. */
 export const getRecovering = () => recovering;
-/** profiler.js: shows the files a sniff says are torch.profiler exports. */
 export const addFormatHook = (fn) => { formatHook = fn; };
 export const addViewHooks = (hooks) => { viewHooks = hooks; };
-
 let markReady;
 /** Resolves once the first Viewer exists (share.js opens files then). */
 export const ready = new Promise((r) => { markReady = r; });
-
-// After every module of the page ran (a promise reaction): share.js's #file=
-// fetches start before the CSP below forbids any connection.
+// After every module ran (a promise reaction): share.js's #file= fetches start before the CSP forbids them.
 wasmLoaded.then((b) => {
-  bindings = b;
-  viewer = new b.Viewer();
+  [bindings, viewer] = [b, new b.Viewer()];
   document.head.append(Object.assign(document.createElement('meta'), { httpEquiv: 'Content-Security-Policy', content: "connect-src 'none'" }));
   document.body.dataset.ready = '1';
   markReady();
 });
 
-// ---- the idle warm-up (docs/open.md): V8 compiles wasm lazily, and the first
-// file paid for it; Rust runs a round of the open and draw paths a call.
+// ---- the idle warm-up (docs/open.md): V8 compiles wasm lazily; Rust runs the open and draw paths a round a call.
 const WARM_ROUNDS = 40;
 const idle = window.requestIdleCallback || ((f) => setTimeout(f, 50));
 /** The next step of memory written ahead for `plan` (files.rs MemoryAhead); true once written. */
@@ -55,8 +46,7 @@ const warmRound = () => {
     document.body.dataset.warmError = String(e.message); // for the tests: the code stays cold
   }
 };
-// Text in a font not used yet (2-3 ms of layout the first time), laid out once
-// while idle, hidden. The snapshot page itself waits laid out (style.css).
+// Text in a font not used yet (2-3 ms of layout the first time), laid out once while idle, hidden.
 function warmFonts() {
   const d = Object.assign(document.createElement('div'), { ariaHidden: 'true' });
   d.style.cssText = 'position:absolute;left:-9999px;visibility:hidden';
@@ -67,9 +57,8 @@ function warmFonts() {
   void d.offsetWidth;
   d.remove();
 }
-// The plot's canvases, transparent, for three frames under a cover (style.css
-// body.warming): their compositor buffers are made before a file (painted 7-10
-// ms sooner on files under 4 MB, benches/browser/RESULTS.md).
+// The plot's canvases, transparent, three frames under a cover (style.css body.warming): their
+// compositor buffers exist before a file (painted 7-10 ms sooner under 4 MB, docs/open.md).
 async function warmCanvases() {
   document.body.classList.add('warming');
   try {
@@ -108,36 +97,24 @@ wasmLoaded.then(() => {
 function showMessage(cls, msg, err) {
   const div = Object.assign(document.createElement('div'), { className: cls });
   if (err && err.kind) Object.assign(div.dataset, { errorKind: err.kind, errorOffset: err.offset ?? '' });
-  const close = Object.assign(document.createElement('button'), { textContent: '×', title: 'Dismiss', onclick: () => div.remove() });
-  div.append(close, document.createTextNode(msg));
+  div.append(Object.assign(document.createElement('button'), { textContent: '×', title: 'Dismiss', onclick: () => div.remove() }), msg);
   $('errors').append(div);
 }
 export const showError = (msg, err) => showMessage('error', msg, err);
 
-/**
- * Runs a command of the viewer core (memviz_viewer::page); returns the page view it leaves.
- * @param {import('./types').ViewCommand} cmd
- * @returns {import('./types').PageView}
- */
+/** Runs a command of the viewer core (memviz_viewer::page). @param {import('./types').ViewCommand} cmd @returns {import('./types').PageView} */
 export function command(cmd) {
   page = viewer.command(cmd);
   if (page.pointer) lastHit = page.pointer.hit;
   return page;
 }
-/** @type {import('./types').PageView | null} the last page view */
-let page = null;
-/** The last page view (null before a file). */
+/** @type {import('./types').PageView | null} the last page view; during the draw listeners, one for all of them */
+let page = null, listenersPage = null;
 export const getPage = () => page;
-/** The page view now; during the draw listeners, one asked for all of them (0.2-0.3 ms each). */
 export const pageNow = () => listenersPage ?? command({ cmd: 'get' });
-/** @type {import('./types').PageView | null} */
-let listenersPage = null;
 let listenersGen = -1, listenersLater = false;
-/**
- * The draw listeners (panels, markers, rows); for another file or device,
- * after the frame that first shows its timeline and the frame after it: the
- * timeline is on screen 10-20 ms sooner, the panels 16 ms later.
- */
+// The draw listeners (panels, markers); for another file or device, after the frame that first shows
+// its timeline and the next: the timeline is on screen 10-20 ms sooner, the panels 16 ms later.
 function runDrawListeners() {
   if (viewer.generation() !== listenersGen) {
     if (!listenersLater) {
@@ -154,35 +131,23 @@ function runDrawListeners() {
     listenersPage = null;
   }
 }
-/**
- * Runs now the draw listeners a new file or device still waits for: a call
- * right after an open (the page's API, a notebook) must not be undone by
- * their reset a frame later.
- */
+/** Runs now the listeners a new file waits for: a call right after an open must not be undone by their reset. */
 export function settleListeners() {
   if (viewer && viewer.generation() !== listenersGen) { listenersGen = viewer.generation(); runDrawListeners(); }
 }
 /** CSS x on the plot of timeline step `step` (NaN: off the window or no timeline). */
 export const xOfStep = (step) => command({ cmd: 'x_of_step', step }).value ?? NaN;
 
-// A task of its own by a message: setTimeout(0) is clamped to 4 ms after five
-// hops, and scheduler.yield() goes ahead of the frames (docs/open.md).
-const hop = new MessageChannel();
-const hopWaiting = [];
+// A task of its own by a message: setTimeout(0) is clamped to 4 ms after five hops (docs/open.md).
+const hop = new MessageChannel(), hopWaiting = [];
 hop.port1.onmessage = () => hopWaiting.shift()();
 const nextTask = () => new Promise((r) => { hopWaiting.push(r); hop.port2.postMessage(0); });
-/** Trace events the first timeline's replay takes a step (a few ms of wasm). */
-const REPLAY_STEP = 1 << 17;
-/** The longest a task of a long job runs before the page has a turn. */
-const SLICE_MS = 8;
-/** Work of a frame past this leaves what it shows to the next frame (the slider's draw, an icicle, the leak tables). */
+// Trace events a replay step; a long job's slice before the page has a turn; a frame's work past
+// ALONE_MS leaves what it shows to the next frame; an adopt task's limit when its time can be guessed.
+const REPLAY_STEP = 1 << 17, SLICE_MS = 8, TASK_MS = 12;
 export const ALONE_MS = SLICE_MS / 2;
-/** The longest an adopt task may run when the next step's time can be guessed. */
-const TASK_MS = 12;
 
-// ---- performance marks: memviz:file-received, :decoded, :first-paint per open,
-// a memviz:redraw measure per redraw; cleared at once (benchmarks and tests
-// read them through a PerformanceObserver).
+// ---- performance marks per open (file-received, decoded, first-paint), cleared at once: observers read them.
 let openT0 = 0;
 const mark = (name) => { performance.mark(name); performance.clearMarks(name); };
 function markReceived() {
@@ -198,8 +163,7 @@ function markFirstPaint() {
   mark('memviz:first-paint');
 }
 
-// ---- a trap in the wasm (a panic or out of memory): that instance is not to be
-// trusted; the page names the panic, starts a fresh instance, and the next file opens.
+// ---- a trap in the wasm (a panic, out of memory): the page names it and starts a fresh instance.
 let currentName = '', recovering = null, crashes = 0; // the file read or shown; a promise while the fresh instance starts
 const isTrap = (e) => e instanceof WebAssembly.RuntimeError;
 
@@ -225,7 +189,7 @@ function crashed(e) {
     .finally(() => { recovering = null; });
 }
 
-/** The busy note of a build a slice a frame, by `owner` (its cancelled()): its text, `done` (0 to 1). */
+/** The busy note of a build by `owner` (its cancelled()), `done` 0 to 1; hidden unless a later build shows its own. */
 let busyOwner = null;
 function showBusy(text, done, owner) {
   busyOwner = owner;
@@ -233,19 +197,14 @@ function showBusy(text, done, owner) {
   $('busy').querySelector('progress').value = done;
   $('busy').hidden = false;
 }
-/** Hides the busy note unless a later build shows its own. */
 function hideBusy(owner) {
   if (owner !== busyOwner) return;
   $('busy').hidden = true;
   $('busy').querySelector('progress').removeAttribute('value'); // indeterminate again, as index.html has it
 }
 
-/**
- * Runs `fn` once the file's analysis (memviz_core::analysis) and, unless `state` is false,
- * its state history are built: at once when small or built, else a slice a frame (build()).
- * Calls made meanwhile wait for the same build (which takes the state history on when one
- * needs it) and run in order; another file or device cancels it and its calls.
- */
+// Runs `fn` once the analysis and (unless `state` is false) the state history are built: at once, or
+// a slice a frame; calls meanwhile wait for the same build, in order; another file or device cancels it.
 let analysisBuild = null; // { v, k, fns, state } while a build runs
 export function withAnalysis(fn, { state = true } = {}) {
   if (!viewer) return;
@@ -271,13 +230,7 @@ export function withAnalysis(fn, { state = true } = {}) {
 export function guard(fn) {
   return function (...args) {
     if (!viewer) return undefined;
-    try {
-      return fn.apply(this, args);
-    } catch (e) {
-      if (!isTrap(e)) throw e;
-      crashed(e);
-      return undefined;
-    }
+    try { return fn.apply(this, args); } catch (e) { if (!isTrap(e)) throw e; crashed(e); }
   };
 }
 
@@ -313,13 +266,9 @@ function route(file, head) {
   if (k.profiler) throw new ProfilerFile(file.name);
 }
 
-/**
- * Reads `file` into the viewer (it becomes the current file); resolves to its index.
- * Where is files.rs `plan`'s rule: in the worker (its model adopted here) or here
- * as its pieces arrive, a task hop every CHUNK. `onProgress(read)`
- * after each CHUNK; `onBuild()` before the model is adopted or finished; `job.cancel`
- * stops the read. Rejects with the decoder's PageError, a Cancelled, a WorkerTrap or a trap.
- */
+// Reads `file` into the viewer (the current file); resolves to its index. files.rs `plan` says where:
+// the worker (its model adopted here) or here, a task every CHUNK. onProgress(read) each CHUNK, onBuild()
+// before the build, job.cancel stops the read; rejects with a PageError, Cancelled, WorkerTrap or a trap.
 export async function loadFile(file, onProgress, onBuild, job = {}) {
   readHere = false;
   const plan = viewer.open({ cmd: 'plan', size: file.size, force: DECODE }).plan;
@@ -368,14 +317,10 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
   }
   return viewer.open({ cmd: 'finish' }).file;
 }
-/** Whether the last file loadFile read was read on this thread, not in the worker. */
-let readHere = false;
+let readHere = false; // the last file loadFile read was read on this thread
 
-/**
- * Opens the model the worker decoded in tasks of at most SLICE_MS (TASK_MS when the
- * next step's time, guessed from the last, fits): its chunks as they come, the first
- * timeline's replay REPLAY_STEP events a step, then its views. `timings.worker`: ms a step.
- */
+// Opens the model the worker decoded in tasks of at most SLICE_MS (TASK_MS when the next step's
+// guessed time fits): its chunks as they come, the replay, its views. timings.worker: ms a step.
 async function adopt(file, got, job, onBuild) {
   job.cancel = null;
   document.body.dataset.decodedIn = 'worker'; // for tests
@@ -414,8 +359,7 @@ async function adopt(file, got, job, onBuild) {
     throw e;
   }
   timings.worker = ms;
-  // The address versions, computed by the worker once the file is painted, read a
-  // piece per idle callback; until then a band's text names its address without them.
+  // The address versions, made by the worker once the file is painted, read a piece an idle callback.
   const v = viewer;
   afterPaint().then(() => got.versionsNow());
   got.info().then(async (info) => {
@@ -441,9 +385,8 @@ async function adopt(file, got, job, onBuild) {
   return i;
 }
 
-// While the worker decodes, this idle thread writes (a fresh page's first write
-// costs ~0.7 ms a MB), TOUCH_TASK_MS a task, `pool` bytes of buffers for the worker
-// to copy the model's chunks into, then the memory this page's model will take.
+// While the worker decodes, this idle thread writes (a first write costs ~0.7 ms a MB), TOUCH_TASK_MS
+// a task, `pool` bytes of buffers for the worker's chunks, then the memory this page's model will take.
 const TOUCH_TASK_MS = 4, POOL_BUFFER = 8 << 20, POOL_STEP = 2 << 20;
 function touchAhead(size, pool, give) {
   const v = viewer;
@@ -486,8 +429,7 @@ async function readFile(file) {
   const shown = currentName;
   currentName = file.name;
   markReceived();
-  const big = file.size > CHUNK; // else it opens in one go: no progress line
-  // The progress line: files.rs `progress`.
+  const big = file.size > CHUNK; // else it opens in one go: no progress line (its text: files.rs `progress`)
   const say = (read, building = false) => {
     $('progress-text').textContent = viewer.open({ cmd: 'progress', name: file.name, size: file.size, read, building, waiting }).text;
   };
@@ -525,8 +467,7 @@ async function readFile(file) {
   if (readHere) afterPaint().then(() => noFileCame(whenSettled));
 }
 
-let openMany = null; // ranks.js: how several files opened at once are read
-/** ranks.js registers here: it reads several files opened at once (overview, per-file progress). */
+let openMany = null; // ranks.js: reads several files opened at once (overview, per-file progress)
 export const setOpenMany = (fn) => { openMany = fn; };
 
 /** Opens File objects one after the other; resolves when all are read. */
@@ -566,7 +507,7 @@ function fillSelect(sel, items, current) {
   sel.disabled = items.length === 0;
 }
 
-/** A file was opened: its warnings (what the reader left out, as `memviz` prints them), then its controls. */
+/** A file was opened: its warnings (what the reader left out), then its controls. */
 const opened = guard(function () {
   const p = command({ cmd: 'get' });
   if (p.warnings.length) showMessage('warning', p.warnings.join('\n'));

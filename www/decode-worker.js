@@ -1,22 +1,16 @@
-// memviz decode worker: decodes a large file off the main thread (the page
-// answers input, shows progress, can cancel) in a Viewer of the same compiled
-// wasm; sends the model's wire form column by column into buffers the page
-// wrote ahead, then the address versions once the page painted. Its script is
-// a blob: URL (worker-src blob:, so file:// works). docs/open.md has the protocol.
+// memviz decode worker: decodes a large file off the main thread in a Viewer of the same wasm, sends
+// the model's wire form into buffers the page wrote ahead, then the address versions once the page
+// painted. Its script is a blob: URL (file:// works). docs/open.md has the protocol.
 import { workerSetup } from './boot.js';
 
-/** Bytes between progress steps (files.rs CHUNK). */
+// Bytes between progress steps (files.rs CHUNK); copied into wasm a call; a worker that decoded more
+// than KEEP_BELOW is ended, not kept; a file expected and none come in AHEAD_WAIT_MS: its memory let go.
 export const CHUNK = 4 << 20;
-/** Bytes copied into wasm memory a call. */
-export const FEED = 1 << 20;
-/** A worker that decoded more than this is ended, not kept; a file expected and none come in AHEAD_WAIT_MS: its memory let go. */
+export const FEED = 1 << 20; // (one name an export: scripts/finish-dist.mjs bundles them so)
 const KEEP_BELOW = 32 << 20, AHEAD_WAIT_MS = 60_000;
 
-/**
- * Feeds `file` to `feed(bytes)` (FEED bytes a call) as its stream reads it, awaiting
- * `step(read)` after each CHUNK and the last; one reused "byob" buffer where the
- * browser can. Page and worker both read this way (it goes into the blob).
- */
+// Feeds `file` to feed(bytes) (FEED bytes a call) as its stream reads it, awaiting step(read) each
+// CHUNK and at the end; one reused "byob" buffer where the browser can. Page and worker read this way.
 export async function feedStream(file, feed, step, CHUNK, FEED) {
   const stream = file.stream();
   let reader = null, buf = null;
@@ -121,7 +115,7 @@ function workerMain(loadGlue, feedStream, CHUNK, FEED) {
 
 let blobUrl = null, debugNext = null, spare = null, aheadTimer = 0;
 
-/** Tests of the recovery from a trap: the next decode panics with `msg` (or, with 'oom', runs out of memory) after its first CHUNK. */
+/** Tests of the recovery from a trap: the next decode panics with `msg` (or runs out of memory) after a CHUNK. */
 export const debugPanicNext = (msg) => { debugNext = msg; };
 export const debugOomNext = () => { debugNext = 'oom'; };
 
@@ -157,11 +151,8 @@ export function prewarm() {
   spare ||= spawn();
 }
 
-/**
- * The user is about to pick a file: the spare worker writes memory ahead (MemoryAhead's
- * 'decode' plan; `onWritten(bytes)` once done), which its decoder takes again without the
- * first write's cost; ended if none comes (`noFile`, AHEAD_WAIT_MS). Not on a small device.
- */
+// The user is about to pick a file: the spare worker writes memory ahead (MemoryAhead 'decode';
+// onWritten(bytes) once done) for its decoder; ended if none comes (noFile). Not on a small device.
 export function expectFile(onWritten = () => {}) {
   if ((navigator.deviceMemory ?? 8) < 4) return;
   prewarm();
@@ -206,13 +197,10 @@ function deferred() {
   return Object.assign(p, settle);
 }
 
-/**
- * Decodes `file` in a worker; null when none can run. Else `{done, cancel, give}`: `done`
- * resolves once decoded to `{readMs, nextChunk, info, versionsNow, release}` (`nextChunk()`:
- * the next wire chunk, null after the last; `info()`: `{versions, finishMs, memory, pooled}`
- * once the page called `versionsNow()`; `release()` ends the worker). Rejections: a PageError,
- * Cancelled, WorkerTrap, or `unavailable` (no worker started). `give(buffers)`: for the chunks.
- */
+// Decodes `file` in a worker (null: none can run): {done, cancel, give}. `done` resolves once decoded to
+// {readMs, nextChunk (the next wire chunk, null after the last), info ({versions, finishMs, memory,
+// pooled} once versionsNow() was called), versionsNow, release (ends the worker)}; rejects with a
+// PageError, Cancelled, WorkerTrap or `unavailable` (no worker started). give(buffers): for the chunks.
 export function decodeInWorker(file, onProgress) {
   const w = spare || spawn();
   spare = null;
