@@ -1,17 +1,13 @@
 // @ts-check
 //# allFunctionsCalledOnLoad
-// "Alive at" panel (templates in index.html): what is alive at one moment t
-// of the Active Memory Timeline, from Viewer.panel (memviz-viewer's
-// moment.rs, every string formatted there). A click on the plot or Enter at
-// its cursor, or Peak, sets t; [ and ] move it a step. Totals, a table by
-// innermost user frame or any frame (sortable, filterable, 30 rows a page),
-// the icicle (a click zooms into a frame and highlights its allocations). A
-// view model of another generation (another file or device) is dropped.
+// "Alive at" panel (templates in index.html): what is alive at one moment t of the Active Memory Timeline, from
+// Viewer.panel (memviz-viewer's moment.rs, every string formatted there). A click on the plot or Enter at its
+// cursor, or Peak, sets t; [ and ] move it a step. Totals, a table (sortable, filterable, a page at a time) and
+// the icicle (drawn in Rust; a click zooms into a frame and highlights its allocations). A view model of another
+// generation (another file or device) is dropped.
 import { ALONE_MS, getViewer, guard, onPin, onDraw, redraw, withAnalysis, command, pageNow, xOfStep } from './app.js';
-import * as icicle from './icicle.js';
 import { fill, add, clear } from './bind.js';
 
-/** @typedef {import('./types').MomentPanelView & { tree?: any[] | null }} MomentView */
 /** @returns {any} */
 const $ = (id) => document.getElementById(id);
 /** One command of the analysis panels. @param {import('./types').PanelCommand} cmd @returns {any} */
@@ -20,13 +16,12 @@ export const ask = (cmd) => getViewer().panel(cmd);
 export const generation = () => /** @type {number} */ (ask({ cmd: 'generation' }).generation);
 
 const panel = $('moment-panel'), plot = $('plot'), ici = $('moment-icicle'), line = $('moment-line'), table = $('moment-table');
-const body = table.tBodies[0];
-(window.requestIdleCallback || setTimeout)(() => icicle.warm(ici));
-/** @type {MomentView | null} */
+const body = table.tBodies[0], tip = $('moment-icicle-tip');
+(window.requestIdleCallback || setTimeout)(() => ici.getContext('2d')); // the first getContext took 2-8 ms
+/** @type {import('./types').MomentPanelView | null} */
 let view = null;
 /** @type {{ key: import('./types').RowsSort, dir: number }} */
 let sort = { key: 'bytes', dir: -1 };
-let zoom = null; // icicle node zoomed into (and highlighted in the timeline)
 let icicleFrame = 0;
 const listeners = [];
 /** fn() after t moved or the panel was cleared (explain.js's legend). */
@@ -50,28 +45,31 @@ export function setMoment(m) {
   });
 }
 
-// The icicle a frame after the table: its tree fetched, drawn in the same
-// frame when that took under ALONE_MS, else in the next (the 2M-event file:
-// 36 ms in one frame otherwise).
+// The icicle a frame after the table: its tree built, drawn in the same frame when that took under ALONE_MS,
+// else in the next (the 2M-event file: 36 ms in one frame otherwise).
 let work = [];
 function icicleStep() {
   icicleFrame = 0;
   guard(() => {
     if (!current()) return;
     const t0 = performance.now();
-    if (!view.tree) {
-      // Nodes of at least 1/1500 of the peak, about a pixel of the canvas.
-      const t = ask({ cmd: 'tree', min_bytes: Math.floor((command({ cmd: 'numbers' }).numbers?.timeline.peak_bytes ?? 0) / 1500) }), n = t.nodes;
-      view.tree = [];
-      for (let i = 0; i < n.length; i += 6) view.tree.push({ id: n[i], parent: n[i + 1], depth: n[i + 2], frame: t.frames[n[i + 3]], bytes: n[i + 4], count: n[i + 5] });
+    if (ici.dataset.icicle === 'pending') {
+      ask({ cmd: 'icicle_tree' });
       work = [performance.now() - t0];
-      if (work[0] > ALONE_MS) { icicleFrame = requestAnimationFrame(icicleStep); return; }
+      ici.dataset.icicle = 'tree';
+      if (work[0] > ALONE_MS) return void (icicleFrame = requestAnimationFrame(icicleStep));
     }
-    icicle.draw(ici, view.tree, zoom);
-    work.push(performance.now() - t0);
-    ici.dataset.icicle = 'drawn';
-    ici.dataset.icicleMs = work.map((x) => x.toFixed(2)).join(','); // benches/browser/explain.mjs
+    drawIcicle();
+    ici.dataset.icicleMs = [...work, performance.now() - t0].map((x) => x.toFixed(2)).join(','); // benches/browser/explain.mjs
   })();
+}
+
+function drawIcicle() {
+  ici.hidden = false; // its width is its box's
+  /** @type {import('./types').PanelDrawn} */
+  const d = getViewer().panel_draw(ici, { cmd: 'icicle', width: ici.clientWidth });
+  Object.assign(ici, { hidden: !d.drawn }).style.height = d.height + 'px';
+  ici.dataset.icicle = 'drawn';
 }
 
 /** The table's next page (`fresh`: from its first row). */
@@ -95,7 +93,7 @@ function placeLine() {
 onDraw(() => {
   try {
     if (view && !current()) {
-      view = zoom = null;
+      view = null;
       panel.dataset.step = $('moment-more').textContent = '';
       fill(panel, { at_text: '—' });
       clear(body);
@@ -108,21 +106,17 @@ onDraw(() => {
 });
 
 ici.addEventListener('pointermove', guard((e) => {
-  const b = current() && icicle.hit(e.offsetX, e.offsetY), tip = $('moment-icicle-tip');
-  if ((tip.hidden = !b)) return;
-  tip.textContent = ask({ cmd: 'tree_tip', node: b.n.id, zoomed: b.y === 0 && b.n.parent !== 0xffffffff }).text;
+  const text = current() ? ask({ cmd: 'icicle_tip', x: e.offsetX, y: e.offsetY }).tip : '';
+  if ((tip.hidden = !text)) return;
+  tip.textContent = text;
   Object.assign(tip.style, { left: Math.min(e.offsetX + 12, ici.clientWidth - 300) + 'px', top: (e.offsetY + 14) + 'px' });
 }));
-ici.addEventListener('pointerleave', () => { $('moment-icicle-tip').hidden = true; });
-addEventListener('resize', () => { if (view?.tree) icicle.draw(ici, view.tree, zoom); });
-// A click zooms into the frame (its top row: back out) and highlights its allocations.
+ici.addEventListener('pointerleave', () => { tip.hidden = true; });
+addEventListener('resize', guard(() => { if (current() && ici.dataset.icicle === 'drawn') drawIcicle(); }));
 ici.addEventListener('click', guard((e) => {
-  const b = icicle.hit(e.offsetX, e.offsetY);
-  if (!b || !current() || !view.tree) return;
-  zoom = b.y === 0 || b.n.parent === 0xffffffff ? null : b.n.id;
-  ici.dataset.zoom = zoom ?? '';
-  ask({ cmd: 'highlight', node: zoom });
-  icicle.draw(ici, view.tree, zoom);
+  if (!current() || ici.dataset.icicle !== 'drawn') return;
+  ici.dataset.zoom = ask({ cmd: 'icicle_click', x: e.offsetX, y: e.offsetY }).zoom ?? '';
+  drawIcicle();
   redraw();
 }));
 $('moment-peak').addEventListener('click', guard(() => setMoment('peak')));

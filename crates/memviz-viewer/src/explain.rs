@@ -198,7 +198,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::boundary::{ErrorKind, PageError};
-use crate::whatif::{WhatIfCommand, WhatIfFields, WhatIfOverlay, WhatIfView};
+use crate::whatif::{WhatIfCommand, WhatIfFields, WhatIfView};
 
 fn size(b: u64) -> String {
     format_size(b, false)
@@ -283,6 +283,12 @@ pub enum PanelCommand {
     Highlight {
         node: Option<u32>,
     },
+    /// Color by's legend at the moment shown.
+    Legend,
+    /// Where each marker of the timeline shown goes on the plot, `width` CSS px wide.
+    MarkerPlaces {
+        width: f64,
+    },
     /// The stacked area's hover text at CSS (x, y) on the plot.
     AreaText {
         x: f64,
@@ -297,15 +303,24 @@ pub enum PanelCommand {
     Moment {
         moment: MomentArg,
     },
-    /// The icicle tree at the moment shown: nodes of at least `min_bytes`.
+    /// The icicle tree at the moment shown: nodes of at least `min_bytes`
+    /// (null: the icicle's own, about a pixel of it); the icicle draws it.
     Tree {
-        #[ts(type = "number")]
-        min_bytes: u64,
+        #[ts(type = "number | null")]
+        min_bytes: Option<u64>,
     },
-    /// The icicle's tooltip of node `node` (the tree's root is its first).
-    TreeTip {
-        node: u32,
-        zoomed: bool,
+    /// The icicle's tree built for the moment shown (its drawing comes after).
+    IcicleTree,
+    /// The icicle's tooltip at CSS (x, y) on it ("": none).
+    IcicleTip {
+        x: f64,
+        y: f64,
+    },
+    /// A click at CSS (x, y) on the icicle: zooms into the frame there (its
+    /// top row: out) and highlights its allocations.
+    IcicleClick {
+        x: f64,
+        y: f64,
     },
     /// The table's rows at the moment shown.
     Rows {
@@ -327,8 +342,57 @@ pub enum PanelCommand {
         budget: u32,
     },
     WhatIfView,
-    /// The prediction over the segment timeline as last drawn.
-    WhatIfOverlay,
+}
+
+/// What the page asks drawn into one of the panels' canvases (sizes in CSS px).
+#[derive(Debug, Clone, PartialEq, Deserialize, TS)]
+#[serde(tag = "cmd", rename_all = "snake_case")]
+pub enum PanelDraw {
+    /// The "Alive at" icicle, `width` wide (its height is its levels').
+    Icicle { width: f64 },
+    /// The What if chart: recorded and predicted reserved memory, the capacity and the OOMs.
+    WhatIfChart { width: f64, height: f64 },
+    /// The prediction over the Active Cached Segment Timeline, the plot's size.
+    WhatIfOverlay { width: f64, height: f64 },
+}
+
+/// What a [`PanelDraw`] drew.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, TS)]
+pub struct PanelDrawn {
+    pub generation: u32,
+    /// False: nothing to show (the page hides the canvas).
+    pub drawn: bool,
+    /// CSS pixels.
+    pub height: f64,
+    /// Boxes of the icicle, predicted columns of the chart, points of the overlay.
+    pub count: u32,
+    /// The overlay's legend ("" when none).
+    pub label: String,
+}
+
+/// A panel's drawing: pixels, then texts over them by the page's canvas.
+#[derive(Debug, Clone)]
+pub struct Picture {
+    /// Device pixels; transparent where nothing is drawn.
+    pub image: memviz_render::Image,
+    /// At CSS (x, y): left edge, middle.
+    pub texts: Vec<memviz_render::icicle::Label>,
+    /// A CSS font family, at [`memviz_render::icicle::FONT_PX`] CSS px.
+    pub font: &'static str,
+    /// A CSS colour.
+    pub color: &'static str,
+    /// Device pixels a CSS pixel.
+    pub dpr: f64,
+}
+
+impl Picture {
+    pub(crate) fn empty() -> Picture {
+        Picture::empty_with(memviz_render::Image::new(0, 0))
+    }
+    /// `image` with no texts.
+    pub(crate) fn empty_with(image: memviz_render::Image) -> Picture {
+        Picture { image, texts: Vec::new(), font: "sans-serif", color: "#333", dpr: 1.0 }
+    }
 }
 
 /// A marker on the timeline shown: its own peak, or an OOM.
@@ -346,6 +410,21 @@ pub struct MarkerView {
     /// What a click explains.
     pub moment: MomentArg,
 }
+
+/// Where a marker goes: CSS px from the plot's left; its label's top (a
+/// label closer than [`MARKER_GAP`] px to one before goes a row lower).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, TS)]
+pub struct MarkerPlace {
+    pub x: f64,
+    pub top: f64,
+}
+
+/// The legend's note before t is set.
+const LEGEND_NOTE: &str = "(click the timeline for bytes at t)";
+/// Labels closer than this (CSS px) stack: an OOM just after the peak had covered its button.
+const MARKER_GAP: f64 = 48.0;
+/// A stacked label's row height (CSS px).
+const MARKER_ROW: f64 = 16.0;
 
 /// A button of the OOM list.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
@@ -599,9 +678,21 @@ pub enum PanelView {
         done: f64,
     },
     WhatIf(Box<WhatIfView>),
-    Overlay {
+    Legend {
         generation: u32,
-        overlay: Option<WhatIfOverlay>,
+        rows: Vec<Row>,
+        note: String,
+    },
+    /// A marker's place on the plot, in its order (null: off the plot).
+    Places {
+        generation: u32,
+        places: Vec<Option<MarkerPlace>>,
+    },
+    /// After a hover or click on the icicle: its tooltip ("": none) and the node zoomed into.
+    Icicle {
+        generation: u32,
+        tip: String,
+        zoom: Option<u32>,
     },
 }
 
@@ -638,14 +729,23 @@ impl Viewer {
                 self.highlight_node(node);
                 PanelView::Done { generation }
             }
+            PanelCommand::Legend => self.legend(),
+            PanelCommand::MarkerPlaces { width } => PanelView::Places { generation, places: self.marker_places(width) },
             PanelCommand::AreaText { x, y } => PanelView::Text { generation, text: self.area_text(x, y) },
             PanelCommand::Explain { moment } => PanelView::Explain(self.explain_view(moment)?),
             PanelCommand::Findings => PanelView::Findings(self.findings_view()?),
             PanelCommand::Leaks => PanelView::Leaks(self.leaks_view()?),
             PanelCommand::Moment { moment } => PanelView::Moment(self.moment_view(moment)?),
             PanelCommand::Tree { min_bytes } => PanelView::Tree(self.tree_view(min_bytes)?),
-            PanelCommand::TreeTip { node, zoomed } => {
-                PanelView::Text { generation, text: self.tree_tip(node, zoomed)? }
+            PanelCommand::IcicleTree => {
+                self.icicle_tree()?;
+                PanelView::Done { generation }
+            }
+            PanelCommand::IcicleTip { x, y } => {
+                PanelView::Icicle { generation, tip: self.icicle_tip(x, y), zoom: self.icicle_zoom() }
+            }
+            PanelCommand::IcicleClick { x, y } => {
+                PanelView::Icicle { generation, tip: String::new(), zoom: self.icicle_click(x, y) }
             }
             PanelCommand::Rows { by, filter, sort, descending, offset, limit } => {
                 PanelView::Rows(self.rows_view(by, &filter, sort, descending, offset, limit)?)
@@ -662,8 +762,69 @@ impl Viewer {
                 PanelView::Progress { generation, done: self.whatif_step(budget as usize) }
             }
             PanelCommand::WhatIfView => PanelView::WhatIf(Box::new(self.whatif_view()?)),
-            PanelCommand::WhatIfOverlay => PanelView::Overlay { generation, overlay: self.whatif_overlay() },
         })
+    }
+
+    /// Draws one of the panels' canvases (the page puts the picture and its texts).
+    pub fn panel_draw(&mut self, cmd: PanelDraw, char_w: f64) -> Result<(Picture, PanelDrawn), PageError> {
+        let generation = self.generation();
+        let none = || (Picture::empty(), PanelDrawn { generation, ..PanelDrawn::default() });
+        if self.cx.file().is_none() {
+            return Ok(none());
+        }
+        let dpr = self.cx.dpr;
+        let (mut pic, drawn) = match cmd {
+            PanelDraw::Icicle { width } => self.icicle_picture(width, char_w)?.unwrap_or_else(none),
+            PanelDraw::WhatIfChart { width, height } => self.whatif_chart_picture(width, height, dpr).unwrap_or_else(none),
+            PanelDraw::WhatIfOverlay { width, height } => {
+                self.whatif_overlay_picture(width, height, dpr).unwrap_or_else(none)
+            }
+        };
+        pic.dpr = dpr;
+        Ok((pic, drawn))
+    }
+
+    /// Color by's legend: the kinds or frames at the moment shown, else the kinds' colours alone.
+    fn legend(&self) -> PanelView {
+        let generation = self.generation();
+        let shown = self.moment.shown.as_ref().filter(|v| v.generation == generation);
+        let (rows, note) = match (self.explain.color_by, shown) {
+            (ColorBy::Allocation, _) => (Vec::new(), String::new()),
+            (ColorBy::Frame, Some(v)) => (v.frames.clone(), v.note.clone()),
+            (_, Some(v)) => (v.kinds.clone(), v.note.clone()),
+            (ColorBy::Frame, None) => (Vec::new(), LEGEND_NOTE.into()),
+            (_, None) => {
+                let row = |(k, c): (&Kind, [u8; 4])| Row {
+                    key: k.name().into(),
+                    text: k.name().into(),
+                    bytes: 0,
+                    size: String::new(),
+                    count: 0,
+                    share: String::new(),
+                    css: css(c),
+                };
+                (Kind::ALL.iter().zip(KIND_COLORS).map(row).collect(), LEGEND_NOTE.into())
+            }
+        };
+        PanelView::Legend { generation, rows, note }
+    }
+
+    /// [`MarkerPlace`]s of the timeline shown's markers on a plot `width` CSS px wide.
+    fn marker_places(&mut self, width: f64) -> Vec<Option<MarkerPlace>> {
+        let on = self.view_kind() == crate::ViewKind::Timeline && self.n_steps() > 0;
+        let mut placed: Vec<(f64, f64)> = Vec::new();
+        let mut place = |x: f64| {
+            if !(on && (0.0..=width).contains(&x)) {
+                return None;
+            }
+            let mut row = 0.0;
+            while placed.iter().any(|&(px, r)| r == row && (px - x).abs() < MARKER_GAP) {
+                row += 1.0;
+            }
+            placed.push((x, row));
+            Some(MarkerPlace { x, top: row * MARKER_ROW - 2.0 })
+        };
+        self.view_markers().iter().map(|m| place(self.x_of_step(m.x))).collect()
     }
 
     fn overview(&mut self) -> OverviewView {
@@ -694,7 +855,7 @@ impl Viewer {
             list,
             list_more,
             kinds,
-            legend_note: "(click the timeline for bytes at t)".into(),
+            legend_note: LEGEND_NOTE.into(),
             findings_now: events <= FINDINGS_NOW_EVENTS,
         }
     }
@@ -809,6 +970,10 @@ impl Viewer {
                 kind: "none".into(),
                 text: "No advice: the numbers show no allocator problem here.".into(),
             });
+        }
+        if x.what == "oom" {
+            // The What if replay's verdict of this OOM: filled by the page once its replay is done.
+            advice.push(AdviceLine { kind: "whatif".into(), text: String::new() });
         }
         let ev = x.at.event.map_or("before the first event".into(), |e| format!("trace event {e}"));
         let what = match moment {
