@@ -1,44 +1,30 @@
 // @ts-check
 //# allFunctionsCalledOnLoad
-// "Explain the memory" (templates in index.html; view models from
-// Viewer.panel, memviz-viewer's explain.rs): Color by with its legend at t;
-// on each timeline one marker for its own peak (issue 43) and one per OOM;
-// the OOM or peak explained (picking one sets t); leaks and growth. A view
-// model of another generation (another file or device) is dropped.
+// "Explain the memory" (templates in index.html; view models from Viewer.panel, memviz-viewer's explain.rs):
+// Color by with its legend at t; on each timeline one marker for its own peak (issue 43) and one per OOM; the
+// OOM or peak explained (picking one sets t); leaks and growth. A view model of another generation is dropped.
 import { hoverCard } from './card.js';
-import { ALONE_MS, getViewer, guard, redraw, onDraw, withAnalysis, afterPaint, pageNow, xOfStep, settleListeners } from './app.js';
-import { ask, generation, setMoment, momentView, onMoment } from './moment.js';
+import { ALONE_MS, getViewer, guard, redraw, onDraw, withAnalysis, afterPaint, pageNow, settleListeners } from './app.js';
+import { $, ask, generation, setMoment, onMoment } from './moment.js';
 import { fill, onCmd } from './bind.js';
 
-/** @returns {any} */
-const $ = (id) => document.getElementById(id);
 const plot = $('plot'), markerBox = $('explain-markers');
 /** @type {import('./types').OverviewView | null} */
 let over = null;
 /** @type {import('./types').MomentArg | null} */
 let shown = null; // the moment explained
 let gen = -1; // the generation the panels show
-/** @type {string} the view the markers are of */
-let markerView = '';
+let markerView = ''; // the view the markers are of
 
-function legend() {
-  const mode = $('color-by').value, mv = momentView();
-  const rows = mode === 'allocation' ? [] : mv ? (mode === 'frame' ? mv.frames : mv.kinds)
-    : mode === 'frame' ? [] : (over?.kinds ?? []).map((k) => ({ key: k.name, text: k.name, css: k.css, bytes: 0 }));
-  fill($('explain-legend'), { rows, note: mode === 'allocation' ? '' : mv ? mv.note : over?.legend_note });
-}
+const legend = () => fill($('explain-legend'), ask({ cmd: 'legend' }));
 
 function placeMarkers() {
-  const p = pageNow(), ms = over?.markers ?? [], on = p.kind === 'timeline' && p.steps > 0;
-  const placed = []; // labels closer than 48 px go a row lower: an OOM just after the peak had covered its button
+  const places = over ? ask({ cmd: 'marker_places', width: plot.clientWidth }).places : [];
   [...markerBox.children].forEach((el, i) => {
-    const x = on ? xOfStep(ms[i].x) : NaN;
-    if ((el.hidden = !(x >= 0 && x <= plot.clientWidth))) return;
-    let row = 0;
-    while (placed.some(([px, r]) => r === row && Math.abs(px - x) < 48)) row++;
-    placed.push([x, row]);
-    Object.assign(el.style, { left: (plot.offsetLeft + x) + 'px', top: plot.offsetTop + 'px', height: plot.clientHeight + 'px' });
-    el.firstElementChild.style.top = (row * 16 - 2) + 'px';
+    const p = places[i];
+    if ((el.hidden = !p)) return;
+    Object.assign(el.style, { left: (plot.offsetLeft + p.x) + 'px', top: plot.offsetTop + 'px', height: plot.clientHeight + 'px' });
+    el.firstElementChild.style.top = p.top + 'px';
   });
 }
 
@@ -63,11 +49,11 @@ export function explain(moment) {
   });
 }
 
-// The leak report walks every allocation: computed when opened; laid out a
-// frame later when it took over ALONE_MS (the 2M-event file: one 22 ms frame).
+// The leak report walks every allocation: computed when opened; laid out a frame later when it took over
+// ALONE_MS (the 2M-event file: one 22 ms frame).
 function showLeaks() {
-  const v = getViewer(), t0 = performance.now();
-  if (!v.file_count() || !$('leaks-details').open) return fill($('leaks-body'), null);
+  const t0 = performance.now();
+  if (!getViewer().file_count() || !$('leaks-details').open) return fill($('leaks-body'), null);
   if (!pageNow().analysis_built) return withAnalysis(showLeaks, { state: false });
   /** @type {import('./types').LeaksView} */
   const r = ask({ cmd: 'leaks' });
@@ -75,26 +61,19 @@ function showLeaks() {
   if (performance.now() - t0 < ALONE_MS) put(); else requestAnimationFrame(guard(put));
 }
 
-// Each draw: another generation clears what belonged to the old file or
-// device, and the new one's overview comes after the frame that shows it
-// (landmarks only: the analysis waits until something asks for it);
-// another view gets its own markers.
+// Each draw: another generation clears what belonged to the old file or device, and the new one's overview comes
+// after the frame that shows it (landmarks only: the analysis waits until asked for); another view gets its markers.
 onDraw(() => {
   try {
-    const v = getViewer(), g = generation();
+    const v = getViewer(), g = generation(), p = pageNow();
     if (g !== gen) {
-      gen = g;
-      shown = null;
+      [gen, shown] = [g, null];
       overview(false);
       fill($('explain-body'), null);
       fill($('leaks-body'), null);
-      if (v.file_count()) {
-        ask({ cmd: 'highlight', node: null });
-        afterPaint().then(guard(() => { if (generation() === g) { overview(); showLeaks(); legend(); } }));
-      }
+      if (v.file_count()) ask({ cmd: 'highlight', node: null }), afterPaint().then(guard(() => { if (generation() === g) { overview(); showLeaks(); legend(); } }));
       return;
     }
-    const p = pageNow();
     if (over && p.view !== markerView) overview();
     // Color by acts on the Active Memory Timeline only; its room is kept.
     $('explain-bar').style.visibility = v.file_count() && p.color_by_acts ? '' : 'hidden';
@@ -103,8 +82,7 @@ onDraw(() => {
 });
 onMoment(() => legend());
 $('color-by').addEventListener('change', guard(() => {
-  const mode = $('color-by').value;
-  const apply = () => { ask({ cmd: 'color_by', mode }); legend(); redraw(); };
+  const mode = $('color-by').value, apply = () => { ask({ cmd: 'color_by', mode }); legend(); redraw(); };
   if (mode === 'allocation') apply(); else withAnalysis(apply, { state: false }); // kinds and frames read the analysis
 }));
 onCmd($('explain-list'), guard(explain));

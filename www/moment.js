@@ -1,15 +1,15 @@
 // @ts-check
 //# allFunctionsCalledOnLoad
-// "Alive at" panel (templates in index.html): what is alive at one moment t of the Active Memory Timeline, from
-// Viewer.panel (memviz-viewer's moment.rs, every string formatted there). A click on the plot or Enter at its
-// cursor, or Peak, sets t; [ and ] move it a step. Totals, a table (sortable, filterable, a page at a time) and
-// the icicle (drawn in Rust; a click zooms into a frame and highlights its allocations). A view model of another
-// generation (another file or device) is dropped.
+// "Alive at" (templates in index.html; Viewer.panel over memviz-viewer's moment.rs): what is alive at a moment t
+// of the Active Memory Timeline: totals, a table by frame (sortable, filterable, a page at a time) and the icicle
+// (drawn in Rust; a click zooms into a frame and highlights its allocations). Click the plot, Enter at its cursor
+// or Peak sets t; [ and ] move it a step. A view model of another generation (file or device) is dropped.
 import { ALONE_MS, getViewer, guard, onPin, onDraw, redraw, withAnalysis, command, pageNow, xOfStep } from './app.js';
 import { fill, add, clear } from './bind.js';
 
 /** @returns {any} */
 const $ = (id) => document.getElementById(id);
+export { $ };
 /** One command of the analysis panels. @param {import('./types').PanelCommand} cmd @returns {any} */
 export const ask = (cmd) => getViewer().panel(cmd);
 /** The generation the viewer is at (what a view model must carry to be shown). */
@@ -22,7 +22,7 @@ const body = table.tBodies[0], tip = $('moment-icicle-tip');
 let view = null;
 /** @type {{ key: import('./types').RowsSort, dir: number }} */
 let sort = { key: 'bytes', dir: -1 };
-let icicleFrame = 0;
+let icicleFrame = 0, work = [];
 const listeners = [];
 /** fn() after t moved or the panel was cleared (explain.js's legend). */
 export const onMoment = (fn) => listeners.push(fn);
@@ -40,19 +40,18 @@ export function setMoment(m) {
     rows(true);
     placeLine();
     ici.dataset.icicle = 'pending';
-    if (!icicleFrame) icicleFrame = requestAnimationFrame(icicleStep);
+    icicleFrame ||= requestAnimationFrame(icicleStep);
     for (const f of listeners) f();
   });
 }
 
-// The icicle a frame after the table: its tree built, drawn in the same frame when that took under ALONE_MS,
-// else in the next (the 2M-event file: 36 ms in one frame otherwise).
-let work = [];
+// The icicle a frame after the table: its tree, then its drawing in the same frame, or in the next when the tree
+// took over ALONE_MS (the 2M-event file: 36 ms in one frame otherwise).
 function icicleStep() {
   icicleFrame = 0;
+  const t0 = performance.now();
   guard(() => {
     if (!current()) return;
-    const t0 = performance.now();
     if (ici.dataset.icicle === 'pending') {
       ask({ cmd: 'icicle_tree' });
       work = [performance.now() - t0];
@@ -60,7 +59,7 @@ function icicleStep() {
       if (work[0] > ALONE_MS) return void (icicleFrame = requestAnimationFrame(icicleStep));
     }
     drawIcicle();
-    ici.dataset.icicleMs = [...work, performance.now() - t0].map((x) => x.toFixed(2)).join(','); // benches/browser/explain.mjs
+    ici.dataset.icicleMs = [...work, performance.now() - t0].map((x) => x.toFixed(2)).join(','); // benches/browser
   })();
 }
 
@@ -77,8 +76,8 @@ function rows(fresh) {
   if (!current()) return;
   if (fresh) { clear(body); body.scrollTop = 0; }
   /** @type {import('./types').RowsView} */
-  const r = ask({ cmd: 'rows', by: $('moment-by').value === 'frame' ? 'frame' : 'user_frame', filter: $('moment-filter').value, sort: sort.key,
-    descending: sort.dir < 0, offset: body.rows.length, limit: PAGE_ROWS });
+  const r = ask({ cmd: 'rows', by: $('moment-by').value === 'frame' ? 'frame' : 'user_frame', filter: $('moment-filter').value,
+    sort: sort.key, descending: sort.dir < 0, offset: body.rows.length, limit: PAGE_ROWS });
   add(body, r.rows);
   $('moment-key-head').textContent = r.head;
   Object.assign(table.dataset, { more: r.matched - body.rows.length, matched: r.matched });
@@ -87,7 +86,8 @@ function rows(fresh) {
 
 function placeLine() {
   const x = current() && view.at.step != null && pageNow().active_memory ? xOfStep(view.at.step + 0.5) : NaN;
-  if (!(line.hidden = !(x >= 0 && x <= plot.clientWidth))) Object.assign(line.style, { left: (plot.offsetLeft + x) + 'px', top: plot.offsetTop + 'px', height: plot.clientHeight + 'px' });
+  if ((line.hidden = !(x >= 0 && x <= plot.clientWidth))) return;
+  Object.assign(line.style, { left: (plot.offsetLeft + x) + 'px', top: plot.offsetTop + 'px', height: plot.clientHeight + 'px' });
 }
 // Each draw: the line follows; another file or device clears the panel.
 onDraw(() => {
@@ -127,8 +127,9 @@ body.addEventListener('scroll', guard(() => {
 }));
 panel.querySelector('thead').addEventListener('click', guard((e) => {
   const key = e.target.closest('th')?.dataset.key;
-  if (key) sort = { key, dir: sort.key === key ? -sort.dir : (key === 'key' ? 1 : -1) };
-  if (key) rows(true);
+  if (!key) return;
+  sort = { key, dir: sort.key === key ? -sort.dir : (key === 'key' ? 1 : -1) };
+  rows(true);
 }));
 onPin(guard((x) => { if (pageNow().active_memory) setMoment({ step: command({ cmd: 'step_at_x', x }).value }); }));
 // [ and ] on the focused plot move t by one step (the arrows pan, app.js).

@@ -140,7 +140,7 @@ export type RowsBy = "user_frame" | "frame";
 
 export type RowsSort = "bytes" | "count" | "key";
 
-export type PanelCommand = { "cmd": "generation" } | { "cmd": "overview" } | { "cmd": "color_by", mode: ColorMode, } | { "cmd": "highlight", node: number | null, } | { "cmd": "area_text", x: number, y: number, } | { "cmd": "explain", moment: MomentArg, } | { "cmd": "findings" } | { "cmd": "leaks" } | { "cmd": "moment", moment: MomentArg, } | { "cmd": "tree", min_bytes: number | null, } | { "cmd": "icicle_tree" } | { "cmd": "icicle_tip", x: number, y: number, } | { "cmd": "icicle_click", x: number, y: number, } | { "cmd": "rows", by: RowsBy, filter: string, sort: RowsSort, descending: boolean, offset: number, limit: number, } | { "cmd": "what_if_set", fields: WhatIfFields | null, } | { "cmd": "what_if_advise" } | { "cmd": "what_if_step", budget: number, } | { "cmd": "what_if_view" };
+export type PanelCommand = { "cmd": "generation" } | { "cmd": "overview" } | { "cmd": "color_by", mode: ColorMode, } | { "cmd": "highlight", node: number | null, } | { "cmd": "legend" } | { "cmd": "marker_places", width: number, } | { "cmd": "area_text", x: number, y: number, } | { "cmd": "explain", moment: MomentArg, } | { "cmd": "findings" } | { "cmd": "leaks" } | { "cmd": "moment", moment: MomentArg, } | { "cmd": "tree", min_bytes: number | null, } | { "cmd": "icicle_tree" } | { "cmd": "icicle_tip", x: number, y: number, } | { "cmd": "icicle_click", x: number, y: number, } | { "cmd": "rows", by: RowsBy, filter: string, sort: RowsSort, descending: boolean, offset: number, limit: number, } | { "cmd": "what_if_set", fields: WhatIfFields | null, } | { "cmd": "what_if_advise" } | { "cmd": "what_if_step", budget: number, } | { "cmd": "what_if_view" };
 
 export type MarkerView = { 
 /**
@@ -155,6 +155,8 @@ x: number,
  * What a click explains.
  */
 moment: MomentArg, };
+
+export type MarkerPlace = { x: number, top: number, };
 
 export type ListItem = { label: string, moment: MomentArg, };
 
@@ -254,7 +256,7 @@ export type RowsView = { generation: number, head: string, rows: Array<Row>, mat
  */
 more: string, };
 
-export type PanelView = { "view": "overview" } & OverviewView | { "view": "done", generation: number, } | { "view": "text", generation: number, text: string, } | { "view": "explain" } & ExplainView | { "view": "findings" } & FindingsView | { "view": "leaks" } & LeaksView | { "view": "moment" } & MomentPanelView | { "view": "tree" } & TreeView | { "view": "rows" } & RowsView | { "view": "progress", generation: number, done: number, } | { "view": "what_if" } & WhatIfView | { "view": "icicle", generation: number, tip: string, zoom: number | null, };
+export type PanelView = { "view": "overview" } & OverviewView | { "view": "done", generation: number, } | { "view": "text", generation: number, text: string, } | { "view": "explain" } & ExplainView | { "view": "findings" } & FindingsView | { "view": "leaks" } & LeaksView | { "view": "moment" } & MomentPanelView | { "view": "tree" } & TreeView | { "view": "rows" } & RowsView | { "view": "progress", generation: number, done: number, } | { "view": "what_if" } & WhatIfView | { "view": "legend", generation: number, rows: Array<Row>, note: string, } | { "view": "places", generation: number, places: Array<MarkerPlace | null>, } | { "view": "icicle", generation: number, tip: string, zoom: number | null, };
 
 export type PanelDraw = { "cmd": "icicle", width: number, } | { "cmd": "what_if_chart", width: number, height: number, } | { "cmd": "what_if_overlay", width: number, height: number, };
 

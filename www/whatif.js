@@ -3,11 +3,9 @@
 // allocator settings in, the trace replayed under them a slice a frame; every string, the chart and the line over
 // the segment timeline drawn in Rust. The OOM panel gets the replay's verdict of its OOM as one more line of advice.
 import { getViewer, guard, inSlices, onDraw, afterPaint, settleListeners } from './app.js';
-import { ask, generation } from './moment.js';
+import { $, ask, generation } from './moment.js';
 import { fill } from './bind.js';
 
-/** @returns {any} */
-const $ = (id) => document.getElementById(id);
 // Trace events a call: the state history walks them at ~1 µs each in wasm, the replay faster.
 const STEP = 4096;
 const SETTINGS = ['max_split_size_mb', 'roundup_power2_divisions', 'garbage_collection_threshold', 'capacity_bytes'];
@@ -82,18 +80,14 @@ function drawChart() {
   cv.dataset.predicted = draw(cv, { cmd: 'what_if_chart', width: cv.clientWidth, height: cv.clientHeight }).count;
 }
 
-/** The replay's verdict of the OOM the OOM panel shows, as one more line of its advice. */
+/** The replay's verdict of the OOM the OOM panel explains, in its advice (its line is in the panel's template). */
 function placeAdvice() {
-  const h = /** @type {HTMLElement} */ (document.querySelector('#explain-body h3[data-what=oom]'));
-  if (!h) return;
-  // An OOM explained and nothing replayed yet for this file: the advice replays by itself (in slices, like the panel).
+  const p = $('explain-body').querySelector('[data-advice=whatif]'), event = $('explain-body').querySelector('h3')?.dataset.event;
+  if (!p) return;
+  // Nothing replayed yet for this file: the advice replays by itself (in slices, like the panel).
   if (!view && !panel.dataset.stage) return start('advise');
-  const o = view?.ooms.find((x) => String(x.event) === h.dataset.event), last = [...document.querySelectorAll('#explain-body .advice')].pop();
-  let p = document.querySelector('#explain-body .advice[data-advice=whatif]');
-  if (!o || view.stage !== 'done' || !last) return p?.remove();
-  if (!p) last.after((p = Object.assign(document.createElement('p'), { className: 'advice' })));
-  p.setAttribute('data-advice', 'whatif');
-  if (p.textContent !== o.text) p.textContent = o.text;
+  const text = (view?.stage === 'done' && view.ooms.find((o) => String(o.event) === event)?.text) || '';
+  if (p.textContent !== text) Object.assign(p, { textContent: text, hidden: !text });
 }
 new MutationObserver(guard(placeAdvice)).observe($('explain-body'), { childList: true });
 

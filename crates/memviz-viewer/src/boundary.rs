@@ -111,6 +111,7 @@ pub fn typescript() -> String {
         RowsSort,
         PanelCommand,
         MarkerView,
+        MarkerPlace,
         ListItem,
         KindColor,
         OverviewView,

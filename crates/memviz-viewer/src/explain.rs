@@ -710,7 +710,7 @@ impl Viewer {
     /// The analysis panels' one command (www/explain.js, findings.js, moment.js).
     pub fn panel(&mut self, cmd: PanelCommand) -> Result<PanelView, PageError> {
         let generation = self.generation();
-        if self.cx.file().is_none() && cmd != PanelCommand::Generation {
+        if self.cx.file().is_none() && !matches!(cmd, PanelCommand::Generation | PanelCommand::Legend) {
             return Err(PageError::no_file());
         }
         Ok(match cmd {

@@ -12,7 +12,7 @@ use std::process::Command;
 use common::{open, repo, snapshot, FULLSTEP};
 use memviz_core::format::format_size;
 use memviz_viewer::boundary::ErrorKind;
-use memviz_viewer::explain::{MomentArg, PanelCommand, PanelView};
+use memviz_viewer::explain::{MomentArg, PanelCommand, PanelDraw, PanelView};
 use memviz_viewer::Viewer;
 use serde_json::{json, Value};
 
@@ -153,16 +153,32 @@ fn moment_rows_tree_and_tip_at_the_peak() {
         peak["groups"]["user_frame"].as_array().unwrap().iter().map(|g| g["bytes"].as_u64().unwrap()).collect();
     assert_eq!(bytes_of(&users["rows"]), want);
     // The icicle: 6 numbers a node, the root first and holding everything.
-    let t = panel(&mut v, json!({"cmd": "tree", "min_bytes": 0}));
+    let t = panel(&mut v, json!({"cmd": "tree", "min_bytes": null}));
     let nodes = t["nodes"].as_array().unwrap();
     assert_eq!(nodes.len() % 6, 0);
     assert_eq!(nodes[4].as_u64(), Some(total));
-    let tip = panel(&mut v, json!({"cmd": "tree_tip", "node": nodes[0], "zoomed": false}));
+    // Drawn 1000 CSS px wide at 2 device px a CSS px: the root ("all") is
+    // the top row, its tooltip the whole; a click on the second row's first
+    // box zooms into that node (a depth-1 node of the tree) and back out.
+    v.set_dpr(2.0);
+    let (pic, drawn) = v.panel_draw(PanelDraw::Icicle { width: 1000.0 }, 6.6).unwrap();
+    assert!(drawn.drawn && drawn.height >= 36.0 && drawn.height <= 28.0 * 18.0, "{drawn:?}");
+    assert_eq!((pic.image.width, pic.image.height), (2000, (drawn.height * 2.0) as u32));
+    assert_eq!(pic.image.get(1000, 10), [0xbb, 0xbb, 0xbb, 255], "the root's gray");
+    let tip = panel(&mut v, json!({"cmd": "icicle_tip", "x": 500.0, "y": 5.0}));
     let count = nodes[5].as_u64().unwrap();
-    assert!(tip["text"]
-        .as_str()
-        .unwrap()
-        .contains(&format!("\n{} · {count} allocations · 100.0%\n", format_size(total, false))));
+    assert!(tip["tip"].as_str().unwrap().starts_with(&format!(
+        "all\n{} · {count} allocations · 100.0%\n",
+        format_size(total, false)
+    )));
+    let depth1: Vec<u64> = nodes.chunks(6).filter(|n| n[2] == 1).map(|n| n[0].as_u64().unwrap()).collect();
+    let z = panel(&mut v, json!({"cmd": "icicle_click", "x": 1.0, "y": 20.0}));
+    assert_eq!(z["zoom"].as_u64(), depth1.first().copied());
+    let (_, zoomed) = v.panel_draw(PanelDraw::Icicle { width: 1000.0 }, 6.6).unwrap();
+    assert!(zoomed.count < drawn.count);
+    assert!(panel(&mut v, json!({"cmd": "icicle_tip", "x": 1.0, "y": 5.0}))["tip"].as_str().unwrap().ends_with("click: zoom out"));
+    assert_eq!(panel(&mut v, json!({"cmd": "icicle_click", "x": 1.0, "y": 5.0}))["zoom"], Value::Null);
+    assert_eq!(panel(&mut v, json!({"cmd": "icicle_tip", "x": 1.0, "y": 999.0}))["tip"], "");
 }
 
 #[test]
