@@ -115,9 +115,12 @@ pub fn hit(l: &Layout, x: f64, y: f64) -> Option<&NodeBox> {
 pub fn color(frame: &str) -> Rgba {
     let tail = &frame.as_bytes()[frame.len().saturating_sub(32)..];
     let h = tail.iter().fold(0u32, |h, &c| h.wrapping_mul(31).wrapping_add(c as u32));
+    // Saturation and lightness from the hash read as a signed 32-bit number
+    // (as the page's JavaScript had it: the colours stay as they were).
+    let signed = h as i32;
     let hue = 20.0 + (h % 40) as f64;
-    let s = (60 + (h >> 8) % 30) as f64 / 100.0;
-    let l = (55 + (h >> 16) % 20) as f64 / 100.0;
+    let s = (60 + (signed >> 8) % 30) as f64 / 100.0;
+    let l = (55 + (signed >> 16) % 20) as f64 / 100.0;
     hsl(hue, s, l)
 }
 
@@ -146,7 +149,11 @@ pub fn draw(tree: &[Node], l: &Layout, width: f64, dpr: f64, img: &mut Image) {
 /// center is; at least one pixel wide and high).
 pub fn fill_rect(img: &mut Image, x: f64, y: f64, w: f64, h: f64, c: Rgba) {
     let span = |a: f64, len: f64, max: u32| {
-        let a0 = a.round().max(0.0);
+        if a + len < 0.0 || a > max as f64 {
+            return (0, 0); // off the image (an overlay zoomed in)
+        }
+        // A line on the far edge (an OOM at the last event) stays in sight.
+        let a0 = a.round().clamp(0.0, (max as f64 - 1.0).max(0.0));
         let a1 = (a + len).round().max(a0 + 1.0).min(max as f64);
         (a0 as u32, a1.max(a0) as u32)
     };
@@ -232,8 +239,10 @@ mod tests {
         // The gap after a box, and below the deepest row's boxes.
         assert_eq!(img.get(599, 40)[3], 0);
         assert_eq!(img.get(500, 80)[3], 0);
-        // hsl(20, 60%, 55%) as CSS computes it.
+        // hsl(20, 60%, 55%) as Python's colorsys computes it; the frame's
+        // colour as the page's JavaScript had it: hsl(34, 41%, 40%).
         assert_eq!(hsl(20.0, 0.6, 0.55), [209, 117, 71, 255]);
+        assert_eq!(color("??:0:__libc_init_first"), [144, 108, 60, 255]);
     }
 
     #[test]
@@ -245,5 +254,12 @@ mod tests {
         assert_eq!(img.get(10, 10), [1, 2, 3, 255]);
         assert_eq!(img.get(15, 15), [1, 2, 3, 255]);
         assert_eq!(img.get(5, 10)[3], 0);
+        // Off the image: nothing; on its far edge: its last column.
+        let mut off = Image::new(20, 20);
+        off.reset(20, 20, [0, 0, 0, 0]);
+        step_line(&mut off, &[(-30.0, 5.0), (-10.0, 5.0), (-10.0, 15.0)], 2.0, [1, 2, 3, 255], None);
+        assert!(off.rgba.iter().all(|&b| b == 0));
+        fill_rect(&mut off, 19.5, 0.0, 1.0, 20.0, [1, 2, 3, 255]);
+        assert_eq!(off.get(19, 10), [1, 2, 3, 255]);
     }
 }
