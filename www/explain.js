@@ -1,30 +1,29 @@
 // @ts-check
 //# allFunctionsCalledOnLoad
-// "Explain the memory" (templates in index.html; view models from Viewer.panel, memviz-viewer's explain.rs):
-// Color by with its legend at t; on each timeline one marker for its own peak (issue 43) and one per OOM; the
-// OOM or peak explained (picking one sets t); leaks and growth. A view model of another generation is dropped.
+// "Explain the memory" (templates in index.html; Viewer.panel over memviz-viewer's explain.rs): Color by and its
+// legend at t; on each timeline a marker for its own peak (issue 43) and one per OOM; the OOM or peak explained
+// (picking one sets t); leaks and growth. A view model of another generation (file or device) is dropped.
 import { hoverCard } from './card.js';
 import { ALONE_MS, getViewer, guard, redraw, onDraw, withAnalysis, afterPaint, pageNow, settleListeners } from './app.js';
 import { $, ask, generation, setMoment, onMoment } from './moment.js';
 import { fill, onCmd } from './bind.js';
 
-const plot = $('plot'), markerBox = $('explain-markers');
+const plot = $('plot'), markers = $('explain-markers');
 /** @type {import('./types').OverviewView | null} */
 let over = null;
 /** @type {import('./types').MomentArg | null} */
 let shown = null; // the moment explained
-let gen = -1; // the generation the panels show
-let markerView = ''; // the view the markers are of
+let gen = -1, markerView = ''; // the generation the panels show, the view the markers are of
 
 const legend = () => fill($('explain-legend'), ask({ cmd: 'legend' }));
 
 function placeMarkers() {
   const places = over ? ask({ cmd: 'marker_places', width: plot.clientWidth }).places : [];
-  [...markerBox.children].forEach((el, i) => {
-    const p = places[i];
-    if ((el.hidden = !p)) return;
-    Object.assign(el.style, { left: (plot.offsetLeft + p.x) + 'px', top: plot.offsetTop + 'px', height: plot.clientHeight + 'px' });
-    el.firstElementChild.style.top = p.top + 'px';
+  [...markers.children].forEach((el, i) => {
+    const at = places[i];
+    if ((el.hidden = !at)) return;
+    el.style.left = at.x + 'px'; // its top and height: style.css
+    el.firstElementChild.style.top = at.top + 'px';
   });
 }
 
@@ -32,7 +31,7 @@ function placeMarkers() {
 function overview(show = true) {
   over = show ? ask({ cmd: 'overview' }) : null;
   markerView = pageNow().view;
-  fill(markerBox, over ?? {});
+  fill(markers, over ?? {});
   fill($('explain-list'), over ?? {});
   placeMarkers();
 }
@@ -61,8 +60,8 @@ function showLeaks() {
   if (performance.now() - t0 < ALONE_MS) put(); else requestAnimationFrame(guard(put));
 }
 
-// Each draw: another generation clears what belonged to the old file or device, and the new one's overview comes
-// after the frame that shows it (landmarks only: the analysis waits until asked for); another view gets its markers.
+// Each draw: another generation clears what was the old file's or device's, and the new one's overview comes
+// after the frame that shows it (landmarks only: the analysis waits until asked for); another view, its markers.
 onDraw(() => {
   try {
     const v = getViewer(), g = generation(), p = pageNow();
@@ -71,14 +70,13 @@ onDraw(() => {
       overview(false);
       fill($('explain-body'), null);
       fill($('leaks-body'), null);
-      if (v.file_count()) ask({ cmd: 'highlight', node: null }), afterPaint().then(guard(() => { if (generation() === g) { overview(); showLeaks(); legend(); } }));
-      return;
-    }
-    if (over && p.view !== markerView) overview();
-    // Color by acts on the Active Memory Timeline only; its room is kept.
-    $('explain-bar').style.visibility = v.file_count() && p.color_by_acts ? '' : 'hidden';
+      if (!v.file_count()) return;
+      ask({ cmd: 'highlight', node: null });
+      afterPaint().then(guard(() => { if (generation() === g) { overview(); showLeaks(); legend(); } }));
+    } else if (over && p.view !== markerView) overview();
+    $('explain-bar').style.visibility = v.file_count() && p.color_by_acts ? '' : 'hidden'; // Color by acts here; its room is kept
     placeMarkers();
-  } catch (_) { markerBox.replaceChildren(); } // a trap: app.js restarts the viewer
+  } catch (_) { markers.replaceChildren(); } // a trap: app.js restarts the viewer
 });
 onMoment(() => legend());
 $('color-by').addEventListener('change', guard(() => {
@@ -86,10 +84,10 @@ $('color-by').addEventListener('change', guard(() => {
   if (mode === 'allocation') apply(); else withAnalysis(apply, { state: false }); // kinds and frames read the analysis
 }));
 onCmd($('explain-list'), guard(explain));
-onCmd(markerBox, guard(explain));
-// In the stacked area a pixel is a kind, not a band: the hover line says which.
+onCmd(markers, guard(explain));
+// In the stacked area a pixel is a kind, not a band: the hover line says which ("" in any other mode).
 plot.addEventListener('pointermove', guard((e) => {
-  const text = $('color-by').value === 'area' && getViewer().file_count() ? ask({ cmd: 'area_text', x: e.offsetX, y: e.offsetY }).text : '';
+  const text = ask({ cmd: 'area_text', x: e.offsetX, y: e.offsetY }).text;
   if (text) { $('context').textContent = text; hoverCard({ hit: -2, changed: true, context: text, card: null }, e.clientX, e.clientY); }
 }));
 $('leaks-details').addEventListener('toggle', guard(showLeaks));

@@ -20,8 +20,6 @@ const body = table.tBodies[0], tip = $('moment-icicle-tip');
 (window.requestIdleCallback || setTimeout)(() => ici.getContext('2d')); // the first getContext took 2-8 ms
 /** @type {import('./types').MomentPanelView | null} */
 let view = null;
-/** @type {{ key: import('./types').RowsSort, dir: number }} */
-let sort = { key: 'bytes', dir: -1 };
 let icicleFrame = 0, work = [];
 const listeners = [];
 /** fn() after t moved or the panel was cleared (explain.js's legend). */
@@ -35,7 +33,6 @@ export function setMoment(m) {
   const moment = /** @type {import('./types').MomentArg} */ (typeof m === 'string' && m.startsWith('step:') ? { step: Number(m.slice(5)) } : m);
   withAnalysis(() => {
     view = ask({ cmd: 'moment', moment });
-    panel.dataset.step = view.at.step ?? '';
     fill(panel, { ...view, kinds: view.kinds.filter((k) => k.bytes > 0) });
     rows(true);
     placeLine();
@@ -71,13 +68,13 @@ function drawIcicle() {
   ici.dataset.icicle = 'drawn';
 }
 
-/** The table's next page (`fresh`: from its first row). */
-function rows(fresh) {
+/** The table's next page (`fresh`: from its first row), after a click on column `sort`'s head if given. */
+function rows(fresh, sort = null) {
   if (!current()) return;
   if (fresh) { clear(body); body.scrollTop = 0; }
   /** @type {import('./types').RowsView} */
   const r = ask({ cmd: 'rows', by: $('moment-by').value === 'frame' ? 'frame' : 'user_frame', filter: $('moment-filter').value,
-    sort: sort.key, descending: sort.dir < 0, offset: body.rows.length, limit: PAGE_ROWS });
+    sort, offset: body.rows.length, limit: PAGE_ROWS });
   add(body, r.rows);
   $('moment-key-head').textContent = r.head;
   Object.assign(table.dataset, { more: r.matched - body.rows.length, matched: r.matched });
@@ -86,15 +83,14 @@ function rows(fresh) {
 
 function placeLine() {
   const x = current() && view.at.step != null && pageNow().active_memory ? xOfStep(view.at.step + 0.5) : NaN;
-  if ((line.hidden = !(x >= 0 && x <= plot.clientWidth))) return;
-  Object.assign(line.style, { left: (plot.offsetLeft + x) + 'px', top: plot.offsetTop + 'px', height: plot.clientHeight + 'px' });
+  if (!(line.hidden = !(x >= 0 && x <= plot.clientWidth))) line.style.left = x + 'px'; // over the plot: style.css
 }
 // Each draw: the line follows; another file or device clears the panel.
 onDraw(() => {
   try {
     if (view && !current()) {
       view = null;
-      panel.dataset.step = $('moment-more').textContent = '';
+      $('moment-more').textContent = '';
       fill(panel, { at_text: '—' });
       clear(body);
       ici.hidden = true;
@@ -127,9 +123,7 @@ body.addEventListener('scroll', guard(() => {
 }));
 panel.querySelector('thead').addEventListener('click', guard((e) => {
   const key = e.target.closest('th')?.dataset.key;
-  if (!key) return;
-  sort = { key, dir: sort.key === key ? -sort.dir : (key === 'key' ? 1 : -1) };
-  rows(true);
+  if (key) rows(true, key);
 }));
 onPin(guard((x) => { if (pageNow().active_memory) setMoment({ step: command({ cmd: 'step_at_x', x }).value }); }));
 // [ and ] on the focused plot move t by one step (the arrows pan, app.js).

@@ -323,11 +323,12 @@ pub enum PanelCommand {
         y: f64,
     },
     /// The table's rows at the moment shown.
+    /// `sort`: a click on that column's head: sorts by it, a second click the
+    /// other way (null: as before; at first by bytes, largest first).
     Rows {
         by: RowsBy,
         filter: String,
-        sort: RowsSort,
-        descending: bool,
+        sort: Option<RowsSort>,
         offset: u32,
         limit: u32,
     },
@@ -710,7 +711,8 @@ impl Viewer {
     /// The analysis panels' one command (www/explain.js, findings.js, moment.js).
     pub fn panel(&mut self, cmd: PanelCommand) -> Result<PanelView, PageError> {
         let generation = self.generation();
-        if self.cx.file().is_none() && !matches!(cmd, PanelCommand::Generation | PanelCommand::Legend) {
+        let fileless = matches!(cmd, PanelCommand::Generation | PanelCommand::Legend | PanelCommand::AreaText { .. });
+        if self.cx.file().is_none() && !fileless {
             return Err(PageError::no_file());
         }
         Ok(match cmd {
@@ -747,8 +749,12 @@ impl Viewer {
             PanelCommand::IcicleClick { x, y } => {
                 PanelView::Icicle { generation, tip: String::new(), zoom: self.icicle_click(x, y) }
             }
-            PanelCommand::Rows { by, filter, sort, descending, offset, limit } => {
-                PanelView::Rows(self.rows_view(by, &filter, sort, descending, offset, limit)?)
+            PanelCommand::Rows { by, filter, sort, offset, limit } => {
+                if let Some(k) = sort {
+                    self.moment.sort = self.moment.sort.click(k);
+                }
+                let s = self.moment.sort;
+                PanelView::Rows(self.rows_view(by, &filter, s.key, s.descending, offset, limit)?)
             }
             PanelCommand::WhatIfSet { fields } => {
                 self.whatif_set(WhatIfCommand { fields })?;
@@ -775,7 +781,9 @@ impl Viewer {
         let dpr = self.cx.dpr;
         let (mut pic, drawn) = match cmd {
             PanelDraw::Icicle { width } => self.icicle_picture(width, char_w)?.unwrap_or_else(none),
-            PanelDraw::WhatIfChart { width, height } => self.whatif_chart_picture(width, height, dpr).unwrap_or_else(none),
+            PanelDraw::WhatIfChart { width, height } => {
+                self.whatif_chart_picture(width, height, dpr).unwrap_or_else(none)
+            }
             PanelDraw::WhatIfOverlay { width, height } => {
                 self.whatif_overlay_picture(width, height, dpr).unwrap_or_else(none)
             }

@@ -9,9 +9,11 @@ use memviz_core::analysis::{Analysis, AnalysisBuilder, Group, GroupBy, Landmarks
 use memviz_core::format::format_size;
 
 use crate::boundary::PageError;
-use crate::explain::{MomentArg, MomentPanelView, Picture, PanelDrawn, Piece, Row, RowsBy, RowsSort, RowsView, TreeView};
-use memviz_render::icicle;
+use crate::explain::{
+    MomentArg, MomentPanelView, PanelDrawn, Picture, Piece, Row, RowsBy, RowsSort, RowsView, TreeView,
+};
 use memviz_core::timeline::{Timeline, TimelineBuilder, TimelineKind};
+use memviz_render::icicle;
 
 use crate::{OpenFile, Viewer};
 
@@ -34,10 +36,37 @@ pub(crate) struct MomentCache {
     zoom: Option<(u32, u32)>,
     /// The icicle as last drawn (its hover and clicks).
     layout: Option<(MomentKey, icicle::Layout)>,
+    /// The "Alive at" table's order.
+    pub(crate) sort: TableSort,
     /// The "Alive at" panel as last shown (Color by's legend).
     pub(crate) shown: Option<MomentPanelView>,
     /// The live bytes of the moment last shown (the table's shares).
     at_bytes: u64,
+}
+
+/// The "Alive at" table's order: a column and its direction.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct TableSort {
+    pub key: RowsSort,
+    pub descending: bool,
+}
+
+impl Default for TableSort {
+    fn default() -> TableSort {
+        TableSort { key: RowsSort::Bytes, descending: true }
+    }
+}
+
+impl TableSort {
+    /// After a click on column `key`'s head: the other way when it is the
+    /// column sorted by, else by it, frames A to Z and numbers largest first.
+    pub(crate) fn click(self, key: RowsSort) -> TableSort {
+        if key == self.key {
+            TableSort { key, descending: !self.descending }
+        } else {
+            TableSort { key, descending: key != RowsSort::Key }
+        }
+    }
 }
 
 /// (file, device), position.
@@ -521,7 +550,11 @@ impl Viewer {
 
     /// The icicle `width` CSS px wide from the node zoomed into, labels at
     /// `char_w` px a character; None when nothing is alive.
-    pub(crate) fn icicle_picture(&mut self, width: f64, char_w: f64) -> Result<Option<(Picture, PanelDrawn)>, PageError> {
+    pub(crate) fn icicle_picture(
+        &mut self,
+        width: f64,
+        char_w: f64,
+    ) -> Result<Option<(Picture, PanelDrawn)>, PageError> {
         self.icicle_tree()?;
         let (zoom, dpr) = (self.icicle_zoom(), self.cx.dpr);
         let (key, tree) = self.moment.tree.as_ref().expect("icicle_tree: built");

@@ -719,10 +719,19 @@ impl Viewer {
         // A level per column, joined by vertical steps.
         let steps = |ys: &[f32]| -> Vec<(f64, f64)> {
             let n = ys.len() as f64;
-            ys.iter().enumerate().flat_map(|(i, &s)| [(i as f64 / n * w, y(s)), ((i + 1) as f64 / n * w, y(s))]).collect()
+            ys.iter()
+                .enumerate()
+                .flat_map(|(i, &s)| [(i as f64 / n * w, y(s)), ((i + 1) as f64 / n * w, y(s))])
+                .collect()
         };
         for &x in &c.ooms {
-            step_line(&mut image, &[(x as f64 * w, top), (x as f64 * w, bottom)], dpr, CAP, Some((2.0 * dpr, 2.0 * dpr)));
+            step_line(
+                &mut image,
+                &[(x as f64 * w, top), (x as f64 * w, bottom)],
+                dpr,
+                CAP,
+                Some((2.0 * dpr, 2.0 * dpr)),
+            );
         }
         if let Some(cap) = c.cap {
             step_line(&mut image, &[(0.0, y(cap)), (w, y(cap))], 1.5 * dpr, CAP, Some((6.0 * dpr, 4.0 * dpr)));
@@ -748,11 +757,17 @@ impl Viewer {
     pub(crate) fn whatif_overlay_picture(&self, width: f64, height: f64, dpr: f64) -> Option<(Picture, PanelDrawn)> {
         let o = self.whatif_overlay()?;
         let mut image = canvas(width, height, dpr);
-        let points: Vec<(f64, f64)> = o.points.chunks_exact(2).map(|p| (p[0] as f64 * dpr, p[1] as f64 * dpr)).collect();
+        let points: Vec<(f64, f64)> =
+            o.points.chunks_exact(2).map(|p| (p[0] as f64 * dpr, p[1] as f64 * dpr)).collect();
         step_line(&mut image, &points, 4.0 * dpr, [255, 255, 255, 230], None);
         step_line(&mut image, &points, 2.0 * dpr, [0x11, 0x11, 0x11, 255], None);
-        let drawn =
-            PanelDrawn { generation: self.generation(), drawn: true, height, count: points.len() as u32, label: o.label };
+        let drawn = PanelDrawn {
+            generation: self.generation(),
+            drawn: true,
+            height,
+            count: points.len() as u32,
+            label: o.label,
+        };
         Some((Picture::empty_with(image), drawn))
     }
 }

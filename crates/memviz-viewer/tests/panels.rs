@@ -132,10 +132,7 @@ fn moment_rows_tree_and_tip_at_the_peak() {
     // The table by any frame, 30 a page, all of the reference's frames.
     let frames = peak["groups"]["frame"].as_array().unwrap().len();
     let page = |v: &mut Viewer, offset: u32| {
-        panel(
-            v,
-            json!({"cmd": "rows", "by": "frame", "filter": "", "sort": "bytes", "descending": true, "offset": offset, "limit": 30}),
-        )
+        panel(v, json!({"cmd": "rows", "by": "frame", "filter": "", "sort": null, "offset": offset, "limit": 30}))
     };
     let first = page(&mut v, 0);
     assert_eq!(first["matched"].as_u64(), Some(frames as u64));
@@ -147,11 +144,29 @@ fn moment_rows_tree_and_tip_at_the_peak() {
     assert_eq!(got, frames);
     let users = panel(
         &mut v,
-        json!({"cmd": "rows", "by": "user_frame", "filter": "", "sort": "bytes", "descending": true, "offset": 0, "limit": 1000}),
+        json!({"cmd": "rows", "by": "user_frame", "filter": "", "sort": null, "offset": 0, "limit": 1000}),
     );
     let want: Vec<u64> =
         peak["groups"]["user_frame"].as_array().unwrap().iter().map(|g| g["bytes"].as_u64().unwrap()).collect();
     assert_eq!(bytes_of(&users["rows"]), want);
+    // A click on a column's head sorts by it, a second one the other way;
+    // frames sort A to Z first (orders from the reference's groups).
+    let sorted = |v: &mut Viewer, sort: &str, field: &str| -> Vec<Value> {
+        let r = panel(
+            v,
+            json!({"cmd": "rows", "by": "user_frame", "filter": "", "sort": sort, "offset": 0, "limit": 1000}),
+        );
+        r["rows"].as_array().unwrap().iter().map(|x| x[field].clone()).collect()
+    };
+    let groups = peak["groups"]["user_frame"].as_array().unwrap();
+    let mut counts: Vec<u64> = groups.iter().map(|g| g["count"].as_u64().unwrap()).collect();
+    counts.sort_unstable_by(|a, b| b.cmp(a));
+    assert_eq!(sorted(&mut v, "count", "count"), counts.iter().map(|&c| json!(c)).collect::<Vec<_>>());
+    counts.reverse();
+    assert_eq!(sorted(&mut v, "count", "count"), counts.iter().map(|&c| json!(c)).collect::<Vec<_>>());
+    let mut keys: Vec<&str> = groups.iter().map(|g| g["key"].as_str().unwrap()).collect();
+    keys.sort_unstable();
+    assert_eq!(sorted(&mut v, "key", "key"), keys.iter().map(|&k| json!(k)).collect::<Vec<_>>());
     // The icicle: 6 numbers a node, the root first and holding everything.
     let t = panel(&mut v, json!({"cmd": "tree", "min_bytes": null}));
     let nodes = t["nodes"].as_array().unwrap();
@@ -167,16 +182,19 @@ fn moment_rows_tree_and_tip_at_the_peak() {
     assert_eq!(pic.image.get(1000, 10), [0xbb, 0xbb, 0xbb, 255], "the root's gray");
     let tip = panel(&mut v, json!({"cmd": "icicle_tip", "x": 500.0, "y": 5.0}));
     let count = nodes[5].as_u64().unwrap();
-    assert!(tip["tip"].as_str().unwrap().starts_with(&format!(
-        "all\n{} · {count} allocations · 100.0%\n",
-        format_size(total, false)
-    )));
+    assert!(tip["tip"]
+        .as_str()
+        .unwrap()
+        .starts_with(&format!("all\n{} · {count} allocations · 100.0%\n", format_size(total, false))));
     let depth1: Vec<u64> = nodes.chunks(6).filter(|n| n[2] == 1).map(|n| n[0].as_u64().unwrap()).collect();
     let z = panel(&mut v, json!({"cmd": "icicle_click", "x": 1.0, "y": 20.0}));
     assert_eq!(z["zoom"].as_u64(), depth1.first().copied());
     let (_, zoomed) = v.panel_draw(PanelDraw::Icicle { width: 1000.0 }, 6.6).unwrap();
     assert!(zoomed.count < drawn.count);
-    assert!(panel(&mut v, json!({"cmd": "icicle_tip", "x": 1.0, "y": 5.0}))["tip"].as_str().unwrap().ends_with("click: zoom out"));
+    assert!(panel(&mut v, json!({"cmd": "icicle_tip", "x": 1.0, "y": 5.0}))["tip"]
+        .as_str()
+        .unwrap()
+        .ends_with("click: zoom out"));
     assert_eq!(panel(&mut v, json!({"cmd": "icicle_click", "x": 1.0, "y": 5.0}))["zoom"], Value::Null);
     assert_eq!(panel(&mut v, json!({"cmd": "icicle_tip", "x": 1.0, "y": 999.0}))["tip"], "");
 }
