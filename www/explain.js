@@ -9,16 +9,16 @@ import { $, ask, generation, setMoment, onMoment } from './moment.js';
 import { fill, onCmd } from './bind.js';
 
 const plot = $('plot'), markers = $('explain-markers');
-/** @type {import('./types').OverviewView | null} */
-let over = null;
 /** @type {import('./types').MomentArg | null} */
 let shown = null; // the moment explained
-let gen = -1, markerView = ''; // the generation the panels show, the view the markers are of
+let gen = -1; // the generation the panels show
 
 const legend = () => fill($('explain-legend'), ask({ cmd: 'legend' }));
 
+/** Places the markers on the plot (another view: its own first). */
 function placeMarkers() {
-  const places = over ? ask({ cmd: 'marker_places', width: plot.clientWidth }).places : [];
+  const { places, stale } = ask({ cmd: 'marker_places', width: plot.clientWidth });
+  if (stale) return overview();
   [...markers.children].forEach((el, i) => {
     const at = places[i];
     if ((el.hidden = !at)) return;
@@ -29,8 +29,7 @@ function placeMarkers() {
 
 /** The markers, the OOM list and the kinds of the timeline shown (nothing: all cleared). */
 function overview(show = true) {
-  over = show ? ask({ cmd: 'overview' }) : null;
-  markerView = pageNow().view;
+  const over = show ? ask({ cmd: 'overview' }) : null;
   fill(markers, over ?? {});
   fill($('explain-list'), over ?? {});
   placeMarkers();
@@ -73,7 +72,7 @@ onDraw(() => {
       if (!v.file_count()) return;
       ask({ cmd: 'highlight', node: null });
       afterPaint().then(guard(() => { if (generation() === g) { overview(); showLeaks(); legend(); } }));
-    } else if (over && p.view !== markerView) overview();
+    }
     $('explain-bar').style.visibility = v.file_count() && p.color_by_acts ? '' : 'hidden'; // Color by acts here; its room is kept
     placeMarkers();
   } catch (_) { markers.replaceChildren(); } // a trap: app.js restarts the viewer

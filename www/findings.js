@@ -10,8 +10,6 @@ import { fill, onCmd } from './bind.js';
 
 const strip = $('findings');
 let gen = -1;
-const show = (findings = [], compute = false) => fill(strip, { shown: compute || findings.length > 0, compute, findings });
-show();
 
 /** Finds them (the analysis built first, a slice a frame). */
 function computeFindings() {
@@ -19,7 +17,7 @@ function computeFindings() {
   withAnalysis(() => {
     /** @type {import('./types').FindingsView} */
     const r = ask({ cmd: 'findings' });
-    if (r.generation === g && generation() === g) show(r.findings);
+    if (r.generation === g && generation() === g) fill(strip, r);
   });
 }
 
@@ -35,7 +33,7 @@ onCmd(strip, guard((/** @type {import('./types').FindingView} */ f) => {
 onDraw(() => {
   if (!getViewer() || generation() === gen) return;
   const g = (gen = generation());
-  show();
+  fill(strip, {});
   if (!getViewer().file_count()) return;
-  afterPaint().then(guard(() => { if (generation() === g) ask({ cmd: 'overview' }).findings_now ? computeFindings() : show([], true); }));
+  afterPaint().then(guard(() => { if (generation() === g) ask({ cmd: 'overview' }).findings_now ? computeFindings() : fill(strip, { shown: true, compute: true }); }));
 });

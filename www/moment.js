@@ -1,9 +1,8 @@
 // @ts-check
 //# allFunctionsCalledOnLoad
-// "Alive at" (templates in index.html; Viewer.panel over memviz-viewer's moment.rs): what is alive at a moment t
-// of the Active Memory Timeline: totals, a table by frame (sortable, filterable, a page at a time) and the icicle
-// (drawn in Rust; a click zooms into a frame and highlights its allocations). Click the plot, Enter at its cursor
-// or Peak sets t; [ and ] move it a step. A view model of another generation (file or device) is dropped.
+// "Alive at" (templates in index.html; Viewer.panel over memviz-viewer's moment.rs): what is alive at a moment t:
+// totals, a table by frame and the icicle (Rust pixels; a click zooms into a frame and highlights its allocations).
+// A click on the plot, Enter at its cursor or Peak sets t; [ and ] move it a step.
 import { ALONE_MS, getViewer, guard, onPin, onDraw, redraw, withAnalysis, command, pageNow, xOfStep } from './app.js';
 import { fill, add, clear } from './bind.js';
 
@@ -33,7 +32,7 @@ export function setMoment(m) {
   const moment = /** @type {import('./types').MomentArg} */ (typeof m === 'string' && m.startsWith('step:') ? { step: Number(m.slice(5)) } : m);
   withAnalysis(() => {
     view = ask({ cmd: 'moment', moment });
-    fill(panel, { ...view, kinds: view.kinds.filter((k) => k.bytes > 0) });
+    fill(panel, view);
     rows(true);
     placeLine();
     ici.dataset.icicle = 'pending';
@@ -90,9 +89,7 @@ onDraw(() => {
   try {
     if (view && !current()) {
       view = null;
-      $('moment-more').textContent = '';
-      fill(panel, { at_text: '—' });
-      clear(body);
+      fill(panel, { at_text: '—' }); // the table's rows too
       ici.hidden = true;
       Object.assign(ici.dataset, { zoom: '', icicle: '' });
       for (const f of listeners) f();

@@ -216,7 +216,15 @@ open: string,
  */
 moment: MomentArg | null, };
 
-export type FindingsView = { generation: number, findings: Array<FindingView>, };
+export type FindingsView = { generation: number, 
+/**
+ * The strip shows: there are findings.
+ */
+shown: boolean, 
+/**
+ * False: found (the strip's "find them" link is for a long trace not yet analysed).
+ */
+compute: boolean, findings: Array<FindingView>, };
 
 export type GrowthRow = { key: string, text: string, growth_bytes: number, growth: string, 
 /**
@@ -240,6 +248,10 @@ at_text: string, totals: Array<Piece>,
  */
 kinds: Array<Row>, 
 /**
+ * The kinds alive then (the panel's "by kind" line).
+ */
+alive_kinds: Array<Row>, 
+/**
  * The largest innermost user frames, with their band colors.
  */
 frames: Array<Row>, 
@@ -256,7 +268,7 @@ export type RowsView = { generation: number, head: string, rows: Array<Row>, mat
  */
 more: string, };
 
-export type PanelView = { "view": "overview" } & OverviewView | { "view": "done", generation: number, } | { "view": "text", generation: number, text: string, } | { "view": "explain" } & ExplainView | { "view": "findings" } & FindingsView | { "view": "leaks" } & LeaksView | { "view": "moment" } & MomentPanelView | { "view": "tree" } & TreeView | { "view": "rows" } & RowsView | { "view": "progress", generation: number, done: number, } | { "view": "what_if" } & WhatIfView | { "view": "legend", generation: number, rows: Array<Row>, note: string, } | { "view": "places", generation: number, places: Array<MarkerPlace | null>, } | { "view": "icicle", generation: number, tip: string, zoom: number | null, };
+export type PanelView = { "view": "overview" } & OverviewView | { "view": "done", generation: number, } | { "view": "text", generation: number, text: string, } | { "view": "explain" } & ExplainView | { "view": "findings" } & FindingsView | { "view": "leaks" } & LeaksView | { "view": "moment" } & MomentPanelView | { "view": "tree" } & TreeView | { "view": "rows" } & RowsView | { "view": "progress", generation: number, done: number, } | { "view": "what_if" } & WhatIfView | { "view": "legend", generation: number, rows: Array<Row>, note: string, } | { "view": "places", generation: number, places: Array<MarkerPlace | null>, stale: boolean, } | { "view": "icicle", generation: number, tip: string, zoom: number | null, };
 
 export type PanelDraw = { "cmd": "icicle", width: number, } | { "cmd": "what_if_chart", width: number, height: number, } | { "cmd": "what_if_overlay", width: number, height: number, };
 

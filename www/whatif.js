@@ -1,7 +1,6 @@
 // @ts-check
-// "What if" (template in index.html; Viewer.panel's what_if_* commands, memviz-viewer's whatif.rs): the form's
-// allocator settings in, the trace replayed under them a slice a frame, the texts, the chart and the line over the
-// segment timeline from Rust. The OOM panel's advice gets the replay's verdict of its OOM.
+// "What if" (template in index.html; Viewer.panel's what_if_* commands, memviz-viewer's whatif.rs): allocator
+// settings in, the trace replayed under them a slice a frame; texts, chart and the line over the plot from Rust.
 import { getViewer, guard, inSlices, onDraw, afterPaint, settleListeners } from './app.js';
 import { $, ask, generation } from './moment.js';
 import { fill } from './bind.js';
@@ -22,10 +21,9 @@ const draw = (canvas, cmd) => getViewer().panel_draw(canvas, cmd);
 
 // The prediction over the Active Cached Segment Timeline (the overlay has the plot's box: style.css).
 function placeOverlay() {
-  const size = { width: plot.clientWidth, height: plot.clientHeight };
-  const o = getViewer()?.file_count() ? draw(overlay, { cmd: 'what_if_overlay', ...size }) : null;
-  fill(legend, o?.drawn ? o : {});
-  overlay.dataset.points = String(o?.drawn ? o.count : 0);
+  const o = getViewer()?.file_count() ? draw(overlay, { cmd: 'what_if_overlay', width: plot.clientWidth, height: plot.clientHeight }) : null;
+  fill(legend, o ?? {});
+  overlay.dataset.points = String(o?.count ?? 0);
   overlay.hidden = !o?.drawn;
 }
 
@@ -65,8 +63,7 @@ function start(settings) {
 function show() {
   if (!getViewer()?.file_count()) return;
   try { view = ask({ cmd: 'what_if_view' }); } catch (e) { return refused(e); }
-  panel.dataset.stage = view.stage;
-  fill(panel, { ...view, busy: view.stage === 'done' ? '' : view.busy });
+  fill(panel, view); // its data-stage too
   for (const f of fields) if (f !== document.activeElement) Object.assign(f, { [prop(f)]: view.fields[f.name] });
   drawChart();
   placeAdvice();
@@ -103,6 +100,5 @@ onDraw(() => {
   run++;
   fill(panel, {});
   $('whatif-error').textContent = '';
-  delete panel.dataset.stage;
   if (v.file_count() && $('whatif-details').open) afterPaint().then(guard(() => start(null))); else drawChart();
 });

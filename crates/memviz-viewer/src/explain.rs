@@ -27,6 +27,8 @@ pub(crate) struct ExplainState {
     /// What `Context::colors` holds now.
     colors_for: Option<(Key, ColorBy, Option<u32>)>,
     series: Option<(Key, KindSeries)>,
+    /// The generation and view the page's markers are of (its last Overview).
+    overview_of: Option<(u32, usize)>,
 }
 
 pub(crate) fn css(c: [u8; 4]) -> String {
@@ -562,6 +564,10 @@ pub struct FindingView {
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct FindingsView {
     pub generation: u32,
+    /// The strip shows: there are findings.
+    pub shown: bool,
+    /// False: found (the strip's "find them" link is for a long trace not yet analysed).
+    pub compute: bool,
     pub findings: Vec<FindingView>,
 }
 
@@ -619,6 +625,8 @@ pub struct MomentPanelView {
     pub totals: Vec<Piece>,
     /// Bytes by kind, every kind (the legend's), in KIND_COLORS order.
     pub kinds: Vec<Row>,
+    /// The kinds alive then (the panel's "by kind" line).
+    pub alive_kinds: Vec<Row>,
     /// The largest innermost user frames, with their band colors.
     pub frames: Vec<Row>,
     /// The legend's note ("(at step 5; click the timeline to move t)").
@@ -684,10 +692,12 @@ pub enum PanelView {
         rows: Vec<Row>,
         note: String,
     },
-    /// A marker's place on the plot, in its order (null: off the plot).
+    /// A marker's place on the plot, in its order (null: off the plot);
+    /// `stale`: the markers shown are of another view (the page asks the Overview).
     Places {
         generation: u32,
         places: Vec<Option<MarkerPlace>>,
+        stale: bool,
     },
     /// After a hover or click on the icicle: its tooltip ("": none) and the node zoomed into.
     Icicle {
@@ -711,13 +721,22 @@ impl Viewer {
     /// The analysis panels' one command (www/explain.js, findings.js, moment.js).
     pub fn panel(&mut self, cmd: PanelCommand) -> Result<PanelView, PageError> {
         let generation = self.generation();
-        let fileless = matches!(cmd, PanelCommand::Generation | PanelCommand::Legend | PanelCommand::AreaText { .. });
+        let fileless = matches!(
+            cmd,
+            PanelCommand::Generation
+                | PanelCommand::Legend
+                | PanelCommand::AreaText { .. }
+                | PanelCommand::MarkerPlaces { .. }
+        );
         if self.cx.file().is_none() && !fileless {
             return Err(PageError::no_file());
         }
         Ok(match cmd {
             PanelCommand::Generation => PanelView::Done { generation },
-            PanelCommand::Overview => PanelView::Overview(self.overview()),
+            PanelCommand::Overview => {
+                self.explain.overview_of = Some((generation, self.view()));
+                PanelView::Overview(self.overview())
+            }
             PanelCommand::ColorBy { mode } => {
                 self.explain.area = mode == ColorMode::Area;
                 self.explain.color_by = match mode {
@@ -732,7 +751,15 @@ impl Viewer {
                 PanelView::Done { generation }
             }
             PanelCommand::Legend => self.legend(),
-            PanelCommand::MarkerPlaces { width } => PanelView::Places { generation, places: self.marker_places(width) },
+            PanelCommand::MarkerPlaces { width } => match self.explain.overview_of {
+                Some((g, view)) if g == generation && view != self.view() => {
+                    PanelView::Places { generation, places: Vec::new(), stale: true }
+                }
+                Some((g, _)) if g == generation => {
+                    PanelView::Places { generation, places: self.marker_places(width), stale: false }
+                }
+                _ => PanelView::Places { generation, places: Vec::new(), stale: false },
+            },
             PanelCommand::AreaText { x, y } => PanelView::Text { generation, text: self.area_text(x, y) },
             PanelCommand::Explain { moment } => PanelView::Explain(self.explain_view(moment)?),
             PanelCommand::Findings => PanelView::Findings(self.findings_view()?),
@@ -1015,7 +1042,7 @@ impl Viewer {
         }
         let Some(h) = self.views.state.history(&self.cx) else { return Err(recording("the recording has no trace")) };
         let (Some(f), Some(a)) = (self.cx.file(), self.moment.get()) else { return Err(PageError::no_file()) };
-        let findings = a
+        let findings: Vec<FindingView> = a
             .findings(&f.snap, h)
             .findings
             .into_iter()
@@ -1041,7 +1068,7 @@ impl Viewer {
                 }
             })
             .collect();
-        Ok(FindingsView { generation, findings })
+        Ok(FindingsView { generation, shown: !findings.is_empty(), compute: false, findings })
     }
 
     fn leaks_view(&mut self) -> Result<LeaksView, PageError> {

@@ -466,7 +466,7 @@ impl Viewer {
             Some(s) => format!("step {s}"),
             None => format!("position {}", v.at.position),
         };
-        let kinds = memviz_core::analysis::Kind::ALL
+        let kinds: Vec<Row> = memviz_core::analysis::Kind::ALL
             .iter()
             .zip(memviz_render::explain::KIND_COLORS)
             .map(|(k, c)| {
@@ -492,6 +492,7 @@ impl Viewer {
             note: format!("(at {at}; click the timeline to move t)"),
             at_text: at,
             totals,
+            alive_kinds: kinds.iter().filter(|k| k.bytes > 0).cloned().collect(),
             kinds,
             frames,
         };
