@@ -1,14 +1,14 @@
 // @ts-check
 //# allFunctionsCalledOnLoad
-// "Explain the memory" (templates in index.html; Viewer.panel over memviz-viewer's explain.rs): Color by and its
-// legend at t; on each timeline a marker for its own peak (issue 43) and one per OOM; the OOM or peak explained
-// (picking one sets t); leaks and growth. A view model of another generation (file or device) is dropped.
+// "Explain the memory" (templates in index.html; Viewer.panel over memviz-viewer's explain.rs): the Findings strip
+// (issue 40), Color by and its legend at t, on each timeline a marker for its own peak (issue 43) and one per OOM,
+// the OOM or peak explained (picking one sets t), leaks and growth. Another generation's view models are dropped.
 import { hoverCard } from './card.js';
 import { ALONE_MS, getViewer, guard, redraw, onDraw, withAnalysis, afterPaint, pageNow, settleListeners } from './app.js';
 import { $, ask, generation, setMoment, onMoment } from './moment.js';
 import { fill, onCmd } from './bind.js';
 
-const plot = $('plot'), markers = $('explain-markers');
+const plot = $('plot'), markers = $('explain-markers'), strip = $('findings');
 /** @type {import('./types').MomentArg | null} */
 let shown = null; // the moment explained
 let gen = -1; // the generation the panels show
@@ -29,10 +29,22 @@ function placeMarkers() {
 
 /** The markers, the OOM list and the kinds of the timeline shown (nothing: all cleared). */
 function overview(show = true) {
+  /** @type {import('./types').OverviewView | null} */
   const over = show ? ask({ cmd: 'overview' }) : null;
   fill(markers, over ?? {});
   fill($('explain-list'), over ?? {});
   placeMarkers();
+  return over;
+}
+
+/** The findings, most important first (the analysis built first, a slice a frame). */
+function findings() {
+  const g = gen;
+  withAnalysis(() => {
+    /** @type {import('./types').FindingsView} */
+    const r = ask({ cmd: 'findings' });
+    if (r.generation === g && generation() === g) fill(strip, r);
+  });
 }
 
 /** Explains `moment` (an OOM: {oom: K}; 'peak'; {event: E}) and sets t there. @param {import('./types').MomentArg} moment */
@@ -69,9 +81,15 @@ onDraw(() => {
       overview(false);
       fill($('explain-body'), null);
       fill($('leaks-body'), null);
+      fill(strip, {});
       if (!v.file_count()) return;
       ask({ cmd: 'highlight', node: null });
-      afterPaint().then(guard(() => { if (generation() === g) { overview(); showLeaks(); legend(); } }));
+      afterPaint().then(guard(() => {
+        if (generation() !== g) return;
+        if (overview()?.findings_now) findings(); else fill(strip, { shown: true, compute: true }); // a long trace: on a click
+        showLeaks();
+        legend();
+      }));
     }
     $('explain-bar').style.visibility = v.file_count() && p.color_by_acts ? '' : 'hidden'; // Color by acts here; its room is kept
     placeMarkers();
@@ -83,6 +101,14 @@ $('color-by').addEventListener('change', guard(() => {
   if (mode === 'allocation') apply(); else withAnalysis(apply, { state: false }); // kinds and frames read the analysis
 }));
 onCmd($('explain-list'), guard(explain));
+$('findings-compute').addEventListener('click', guard((e) => { e.preventDefault(); findings(); }));
+// A finding links to its evidence: memviz-viewer's explain.rs says which panel and where t goes.
+onCmd(strip, guard((/** @type {import('./types').FindingView} */ f) => {
+  if (f.open === 'explain') explain(f.moment ?? 'peak');
+  else if (f.moment) setMoment(f.moment);
+  if (f.open === 'leaks') $('leaks-details').open = true; // its toggle shows the report
+  $(`${f.open}-panel`)?.scrollIntoView({ block: 'start' });
+}));
 onCmd(markers, guard(explain));
 // In the stacked area a pixel is a kind, not a band: the hover line says which ("" in any other mode).
 plot.addEventListener('pointermove', guard((e) => {

@@ -44,13 +44,11 @@ function start(settings) {
   panel.dataset.stage = 'busy';
   delete body.whatifReplayMs;
   const r = inSlices(guard(() => {
-    const share = ask({ cmd: 'what_if_step', budget: STEP }).done;
-    if (share >= 0.6) body.whatifReplayMs ||= ms(); // benches/browser: the prediction's replay (the line) done
-    return share;
-  }), {
-    cancelled: () => me !== run || getViewer() !== v || generation() !== k,
-    progress: (share) => { $('whatif-busy').textContent = `${view?.busy || 'replaying'}: ${Math.round(share * 100)}%`; },
-  });
+    const p = ask({ cmd: 'what_if_step', budget: STEP });
+    $('whatif-busy').textContent = p.text;
+    if (p.done >= 0.6) body.whatifReplayMs ||= ms(); // benches/browser: the prediction's replay (the line) done
+    return p.done;
+  }), { cancelled: () => me !== run || getViewer() !== v || generation() !== k });
   const done = (slices) => {
     if (me !== run) return;
     if (slices) Object.assign(body, { whatifMs: ms(), whatifSlices: slices.map((x) => x.toFixed(1)).join(',') });

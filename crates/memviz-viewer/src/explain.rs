@@ -681,10 +681,11 @@ pub enum PanelView {
     Moment(MomentPanelView),
     Tree(TreeView),
     Rows(RowsView),
-    /// The share of the work done (1: done).
+    /// The share of the work done (1: done), and the busy line saying it.
     Progress {
         generation: u32,
         done: f64,
+        text: String,
     },
     WhatIf(Box<WhatIfView>),
     Legend {
@@ -792,9 +793,15 @@ impl Viewer {
                 PanelView::Done { generation }
             }
             PanelCommand::WhatIfStep { budget } => {
-                PanelView::Progress { generation, done: self.whatif_step(budget as usize) }
+                let done = self.whatif_step(budget as usize);
+                let busy = if self.whatif.busy.is_empty() { "replaying" } else { &self.whatif.busy };
+                PanelView::Progress { generation, done, text: format!("{busy}: {}%", (done * 100.0).round()) }
             }
-            PanelCommand::WhatIfView => PanelView::WhatIf(Box::new(self.whatif_view()?)),
+            PanelCommand::WhatIfView => {
+                let v = self.whatif_view()?;
+                self.whatif.busy = v.busy.clone();
+                PanelView::WhatIf(Box::new(v))
+            }
         })
     }
 

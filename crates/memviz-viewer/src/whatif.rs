@@ -197,6 +197,8 @@ struct Session {
 #[derive(Default)]
 pub(crate) struct WhatIfState {
     sessions: Vec<Session>,
+    /// The busy line of the view last shown (the replay's progress says it).
+    pub(crate) busy: String,
 }
 
 /// How many (file, device) sessions stay cached.
