@@ -5,15 +5,13 @@
 // the OOM or peak explained (picking one sets t), leaks and growth. Another generation's view models are dropped.
 import { hoverCard } from './card.js';
 import { ALONE_MS, getViewer, guard, redraw, onDraw, withAnalysis, afterPaint, pageNow, settleListeners } from './app.js';
-import { $, ask, generation, setMoment, onMoment } from './moment.js';
+import { $, ask, generation, setMoment, legend } from './moment.js';
 import { fill, onCmd } from './bind.js';
 
 const plot = $('plot'), markers = $('explain-markers'), strip = $('findings');
 /** @type {import('./types').MomentArg | null} */
 let shown = null; // the moment explained
 let gen = -1; // the generation the panels show
-
-const legend = () => fill($('explain-legend'), ask({ cmd: 'legend' }));
 
 /** Places the markers on the plot (another view: its own first). */
 function placeMarkers() {
@@ -27,12 +25,11 @@ function placeMarkers() {
   });
 }
 
-/** The markers, the OOM list and the kinds of the timeline shown (nothing: all cleared). */
-function overview(show = true) {
-  /** @type {import('./types').OverviewView | null} */
-  const over = show ? ask({ cmd: 'overview' }) : null;
-  fill(markers, over ?? {});
-  fill($('explain-list'), over ?? {});
+/** The markers and the OOM list of the timeline shown. */
+function overview() {
+  const over = /** @type {import('./types').OverviewView} */ (ask({ cmd: 'overview' }));
+  fill(markers, over);
+  fill($('explain-list'), over);
   placeMarkers();
   return over;
 }
@@ -41,8 +38,7 @@ function overview(show = true) {
 function findings() {
   const g = gen;
   withAnalysis(() => {
-    /** @type {import('./types').FindingsView} */
-    const r = ask({ cmd: 'findings' });
+    const r = /** @type {import('./types').FindingsView} */ (ask({ cmd: 'findings' }));
     if (r.generation === g && generation() === g) fill(strip, r);
   });
 }
@@ -51,8 +47,7 @@ function findings() {
 export function explain(moment) {
   settleListeners();
   withAnalysis(() => {
-    /** @type {import('./types').ExplainView} */
-    const x = ask({ cmd: 'explain', moment });
+    const x = /** @type {import('./types').ExplainView} */ (ask({ cmd: 'explain', moment }));
     setMoment((shown = moment));
     for (const b of $('explain-list').querySelectorAll('button')) b.classList.toggle('on', b.dataset.payload === JSON.stringify(moment));
     fill($('explain-body'), x);
@@ -62,13 +57,12 @@ export function explain(moment) {
 // The leak report walks every allocation: computed when opened; laid out a frame later when it took over
 // ALONE_MS (the 2M-event file: one 22 ms frame).
 function showLeaks() {
-  const t0 = performance.now();
   if (!getViewer().file_count() || !$('leaks-details').open) return fill($('leaks-body'), null);
-  if (!pageNow().analysis_built) return withAnalysis(showLeaks, { state: false });
-  /** @type {import('./types').LeaksView} */
-  const r = ask({ cmd: 'leaks' });
-  const put = () => { if (generation() === r.generation && $('leaks-details').open) fill($('leaks-body'), r); };
-  if (performance.now() - t0 < ALONE_MS) put(); else requestAnimationFrame(guard(put));
+  withAnalysis(() => {
+    const t0 = performance.now(), r = /** @type {import('./types').LeaksView} */ (ask({ cmd: 'leaks' }));
+    const put = () => { if (generation() === r.generation && $('leaks-details').open) fill($('leaks-body'), r); };
+    if (performance.now() - t0 < ALONE_MS) put(); else requestAnimationFrame(guard(put));
+  }, { state: false });
 }
 
 // Each draw: another generation clears what was the old file's or device's, and the new one's overview comes
@@ -78,15 +72,12 @@ onDraw(() => {
     const v = getViewer(), g = generation(), p = pageNow();
     if (g !== gen) {
       [gen, shown] = [g, null];
-      overview(false);
-      fill($('explain-body'), null);
-      fill($('leaks-body'), null);
-      fill(strip, {});
+      for (const id of ['explain-markers', 'explain-list', 'explain-body', 'leaks-body', 'findings']) fill($(id), null);
       if (!v.file_count()) return;
       ask({ cmd: 'highlight', node: null });
       afterPaint().then(guard(() => {
         if (generation() !== g) return;
-        if (overview()?.findings_now) findings(); else fill(strip, { shown: true, compute: true }); // a long trace: on a click
+        if (overview().findings_now) findings(); else fill(strip, { shown: true, compute: true }); // a long trace: on a click
         showLeaks();
         legend();
       }));
@@ -95,12 +86,11 @@ onDraw(() => {
     placeMarkers();
   } catch (_) { markers.replaceChildren(); } // a trap: app.js restarts the viewer
 });
-onMoment(() => legend());
 $('color-by').addEventListener('change', guard(() => {
   const mode = $('color-by').value, apply = () => { ask({ cmd: 'color_by', mode }); legend(); redraw(); };
   if (mode === 'allocation') apply(); else withAnalysis(apply, { state: false }); // kinds and frames read the analysis
 }));
-onCmd($('explain-list'), guard(explain));
+for (const el of [$('explain-list'), markers]) onCmd(el, guard(explain));
 $('findings-compute').addEventListener('click', guard((e) => { e.preventDefault(); findings(); }));
 // A finding links to its evidence: memviz-viewer's explain.rs says which panel and where t goes.
 onCmd(strip, guard((/** @type {import('./types').FindingView} */ f) => {
@@ -109,7 +99,6 @@ onCmd(strip, guard((/** @type {import('./types').FindingView} */ f) => {
   if (f.open === 'leaks') $('leaks-details').open = true; // its toggle shows the report
   $(`${f.open}-panel`)?.scrollIntoView({ block: 'start' });
 }));
-onCmd(markers, guard(explain));
 // In the stacked area a pixel is a kind, not a band: the hover line says which ("" in any other mode).
 plot.addEventListener('pointermove', guard((e) => {
   const text = ask({ cmd: 'area_text', x: e.offsetX, y: e.offsetY }).text;

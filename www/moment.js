@@ -13,17 +13,16 @@ export { $ };
 export const ask = (cmd) => getViewer().panel(cmd);
 /** The generation the viewer is at (what a view model must carry to be shown). */
 export const generation = () => /** @type {number} */ (ask({ cmd: 'generation' }).generation);
+/** Color by's legend (explain.js), of the moment shown. */
+export const legend = () => fill($('explain-legend'), ask({ cmd: 'legend' }));
 
 const panel = $('moment-panel'), plot = $('plot'), ici = $('moment-icicle'), line = $('moment-line'), table = $('moment-table');
 const body = table.tBodies[0], tip = $('moment-icicle-tip');
+const PAGE_ROWS = 30; // a few more than the table's box shows; scrolling adds as many
 (window.requestIdleCallback || setTimeout)(() => ici.getContext('2d')); // the first getContext took 2-8 ms
 /** @type {import('./types').MomentPanelView | null} */
 let view = null;
 let icicleFrame = 0, work = [];
-const listeners = [];
-/** fn() after t moved or the panel was cleared (explain.js's legend). */
-export const onMoment = (fn) => listeners.push(fn);
-const PAGE_ROWS = 30; // a few more than the table's box shows; scrolling adds as many
 const current = () => view && getViewer() && generation() === view.generation;
 
 /** Sets t. @param {import('./types').MomentArg | string} m (ranks.js still sends 'step:N') */
@@ -31,13 +30,12 @@ export function setMoment(m) {
   if (!getViewer()?.file_count()) return;
   const moment = /** @type {import('./types').MomentArg} */ (typeof m === 'string' && m.startsWith('step:') ? { step: Number(m.slice(5)) } : m);
   withAnalysis(() => {
-    view = ask({ cmd: 'moment', moment });
-    fill(panel, view);
+    fill(panel, (view = ask({ cmd: 'moment', moment })));
     rows(true);
     placeLine();
     ici.dataset.icicle = 'pending';
     icicleFrame ||= requestAnimationFrame(icicleStep);
-    for (const f of listeners) f();
+    legend();
   });
 }
 
@@ -50,8 +48,7 @@ function icicleStep() {
     if (!current()) return;
     if (ici.dataset.icicle === 'pending') {
       ask({ cmd: 'icicle_tree' });
-      work = [performance.now() - t0];
-      ici.dataset.icicle = 'tree';
+      [work, ici.dataset.icicle] = [[performance.now() - t0], 'tree'];
       if (work[0] > ALONE_MS) return void (icicleFrame = requestAnimationFrame(icicleStep));
     }
     drawIcicle();
@@ -61,8 +58,7 @@ function icicleStep() {
 
 function drawIcicle() {
   ici.hidden = false; // its width is its box's
-  /** @type {import('./types').PanelDrawn} */
-  const d = getViewer().panel_draw(ici, { cmd: 'icicle', width: ici.clientWidth });
+  const d = /** @type {import('./types').PanelDrawn} */ (getViewer().panel_draw(ici, { cmd: 'icicle', width: ici.clientWidth }));
   Object.assign(ici, { hidden: !d.drawn }).style.height = d.height + 'px';
   ici.dataset.icicle = 'drawn';
 }
@@ -71,9 +67,8 @@ function drawIcicle() {
 function rows(fresh, sort = null) {
   if (!current()) return;
   if (fresh) { clear(body); body.scrollTop = 0; }
-  /** @type {import('./types').RowsView} */
-  const r = ask({ cmd: 'rows', by: $('moment-by').value === 'frame' ? 'frame' : 'user_frame', filter: $('moment-filter').value,
-    sort, offset: body.rows.length, limit: PAGE_ROWS });
+  const r = /** @type {import('./types').RowsView} */ (ask({ cmd: 'rows', by: $('moment-by').value, filter: $('moment-filter').value,
+    sort, offset: body.rows.length, limit: PAGE_ROWS }));
   add(body, r.rows);
   $('moment-key-head').textContent = r.head;
   Object.assign(table.dataset, { more: r.matched - body.rows.length, matched: r.matched });
@@ -92,7 +87,7 @@ onDraw(() => {
       fill(panel, { at_text: '—' }); // the table's rows too
       ici.hidden = true;
       Object.assign(ici.dataset, { zoom: '', icicle: '' });
-      for (const f of listeners) f();
+      legend();
     }
     placeLine();
   } catch (_) { line.hidden = true; } // a trap: app.js restarts the viewer
@@ -113,15 +108,11 @@ ici.addEventListener('click', guard((e) => {
   redraw();
 }));
 $('moment-peak').addEventListener('click', guard(() => setMoment('peak')));
-$('moment-filter').addEventListener('input', guard(() => rows(true)));
-$('moment-by').addEventListener('change', guard(() => rows(true)));
+for (const id of ['moment-filter', 'moment-by']) $(id).addEventListener('input', guard(() => rows(true)));
 body.addEventListener('scroll', guard(() => {
   if (+table.dataset.more > 0 && body.scrollTop + body.clientHeight > body.scrollHeight - 200) rows(false);
 }));
-panel.querySelector('thead').addEventListener('click', guard((e) => {
-  const key = e.target.closest('th')?.dataset.key;
-  if (key) rows(true, key);
-}));
+table.tHead.addEventListener('click', guard((e) => rows(true, e.target.closest('th')?.dataset.key ?? null)));
 onPin(guard((x) => { if (pageNow().active_memory) setMoment({ step: command({ cmd: 'step_at_x', x }).value }); }));
 // [ and ] on the focused plot move t by one step (the arrows pan, app.js).
 plot.addEventListener('keydown', guard((e) => {

@@ -16,19 +16,20 @@ let run = 0; // the replay under way; a later one cancels it
 let view = null; // the last one shown
 
 const prop = (f) => (f.type === 'checkbox' ? 'checked' : 'value');
-/** Draws `cmd` into `canvas`. @returns {import('./types').PanelDrawn} */
+/** Draws `cmd` into `canvas` (Rust pixels). @returns {import('./types').PanelDrawn} */
 const draw = (canvas, cmd) => getViewer().panel_draw(canvas, cmd);
 
 // The prediction over the Active Cached Segment Timeline (the overlay has the plot's box: style.css).
 function placeOverlay() {
-  const o = getViewer()?.file_count() ? draw(overlay, { cmd: 'what_if_overlay', width: plot.clientWidth, height: plot.clientHeight }) : null;
+  const size = { width: plot.clientWidth, height: plot.clientHeight };
+  const o = getViewer()?.file_count() ? draw(overlay, { cmd: 'what_if_overlay', ...size }) : null;
   fill(legend, o ?? {});
   overlay.dataset.points = String(o?.count ?? 0);
   overlay.hidden = !o?.drawn;
 }
 
-/** Shows a refusal (a PageError); anything else is a trap (app.js restarts the viewer). */
-const refused = (e) => { if (!e || !e.kind) throw e; $('whatif-error').textContent = e.message; panel.dataset.error = e.kind; };
+/** Shows a refusal (a PageError; null: none); anything else is a trap (app.js restarts the viewer). */
+const refused = (e) => { if (e && !e.kind) throw e; $('whatif-error').textContent = e?.message ?? ''; panel.dataset.error = e?.kind ?? ''; };
 
 /** Replays under `settings` (null: the recording's; 'advise': the OOM panel's, the recording's with
  * expandable_segments:True) a slice a frame. */
@@ -37,8 +38,7 @@ function start(settings) {
   if (!v?.file_count()) return;
   settleListeners();
   try { ask(settings === 'advise' ? { cmd: 'what_if_advise' } : { cmd: 'what_if_set', fields: settings }); } catch (e) { return refused(e); }
-  $('whatif-error').textContent = '';
-  delete panel.dataset.error;
+  refused(null);
   const me = ++run, k = generation(), t0 = performance.now(), body = document.body.dataset;
   const ms = () => (performance.now() - t0).toFixed(1);
   panel.dataset.stage = 'busy';
@@ -97,6 +97,6 @@ onDraw(() => {
   [key, view] = [generation(), null];
   run++;
   fill(panel, {});
-  $('whatif-error').textContent = '';
+  refused(null);
   if (v.file_count() && $('whatif-details').open) afterPaint().then(guard(() => start(null))); else drawChart();
 });

@@ -237,7 +237,7 @@ test('Alive at: the table by any frame, the icicle zooms and highlights, all cle
   assert.deepEqual(rows.map((r) => r[1]), [...want].sort(order).map((r) => r[1]));
   assert.equal(await page.$eval('#moment-table', (e) => e.dataset.more), '0');
   assert.equal(await page.$eval('#moment-more', (e) => e.textContent), '');
-  await page.selectOption('#moment-by', 'user');
+  await page.selectOption('#moment-by', 'user_frame');
   const userRows = await page.$$eval('#moment-table tbody td[data-bytes]', (els) => els.map((e) => Number(e.dataset.bytes)));
   assert.deepEqual(userRows, peak.groups.user_frame.map((g) => g.bytes));
 
