@@ -93,12 +93,7 @@ onDraw(() => {
   } catch (_) { line.hidden = true; } // a trap: app.js restarts the viewer
 });
 
-ici.addEventListener('pointermove', guard((e) => {
-  const text = current() ? ask({ cmd: 'icicle_tip', x: e.offsetX, y: e.offsetY }).tip : '';
-  if ((tip.hidden = !text)) return;
-  tip.textContent = text;
-  Object.assign(tip.style, { left: Math.min(e.offsetX + 12, ici.clientWidth - 300) + 'px', top: (e.offsetY + 14) + 'px' });
-}));
+ici.addEventListener('pointermove', guard((e) => fill(tip, current() ? ask({ cmd: 'icicle_tip', x: e.offsetX, y: e.offsetY }) : {})));
 ici.addEventListener('pointerleave', () => { tip.hidden = true; });
 addEventListener('resize', guard(() => { if (current() && ici.dataset.icicle === 'drawn') drawIcicle(); }));
 ici.addEventListener('click', guard((e) => {

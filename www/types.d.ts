@@ -128,7 +128,8 @@ fields: WhatIfFields, recorded_settings: string, self_check: string | null, self
  */
 headline: string | null, ooms: Array<OomVerdict>, new_ooms: string | null, needs: string | null, needs_bytes: number | null, 
 /**
- * For the OOM panel: the first recorded OOM's verdict.
+ * For the OOM panel: the verdict of the OOM it explains (Viewer.panel;
+ * the first recorded OOM's here).
  */
 advice: string | null, assumption: string, chart: WhatIfChart | null, };
 
@@ -268,7 +269,7 @@ export type RowsView = { generation: number, head: string, rows: Array<Row>, mat
  */
 more: string, };
 
-export type PanelView = { "view": "overview" } & OverviewView | { "view": "done", generation: number, } | { "view": "text", generation: number, text: string, } | { "view": "explain" } & ExplainView | { "view": "findings" } & FindingsView | { "view": "leaks" } & LeaksView | { "view": "moment" } & MomentPanelView | { "view": "tree" } & TreeView | { "view": "rows" } & RowsView | { "view": "progress", generation: number, done: number, text: string, } | { "view": "what_if" } & WhatIfView | { "view": "legend", generation: number, rows: Array<Row>, note: string, } | { "view": "places", generation: number, places: Array<MarkerPlace | null>, stale: boolean, } | { "view": "icicle", generation: number, tip: string, zoom: number | null, };
+export type PanelView = { "view": "overview" } & OverviewView | { "view": "done", generation: number, } | { "view": "text", generation: number, text: string, } | { "view": "explain" } & ExplainView | { "view": "findings" } & FindingsView | { "view": "leaks" } & LeaksView | { "view": "moment" } & MomentPanelView | { "view": "tree" } & TreeView | { "view": "rows" } & RowsView | { "view": "progress", generation: number, done: number, text: string, } | { "view": "what_if" } & WhatIfView | { "view": "legend", generation: number, rows: Array<Row>, note: string, } | { "view": "places", generation: number, places: Array<MarkerPlace | null>, stale: boolean, } | { "view": "icicle", generation: number, tip: string, left: string, top: string, zoom: number | null, };
 
 export type PanelDraw = { "cmd": "icicle", width: number, } | { "cmd": "what_if_chart", width: number, height: number, } | { "cmd": "what_if_overlay", width: number, height: number, };
 

@@ -75,10 +75,9 @@ function drawChart() {
 
 /** The replay's verdict of the OOM the OOM panel explains, on its advice line (in the panel's template). */
 function placeAdvice() {
-  const p = $('explain-body').querySelector('[data-advice=whatif]'), event = $('explain-body').querySelector('h3')?.dataset.event;
+  const p = $('explain-body').querySelector('[data-advice=whatif]'), text = view?.advice ?? '';
   if (!p) return;
   if (!view && !panel.dataset.stage) return start('advise'); // nothing replayed for this file yet: it replays by itself
-  const text = (view?.stage === 'done' && view.ooms.find((o) => String(o.event) === event)?.text) || '';
   if (p.textContent !== text) Object.assign(p, { textContent: text, hidden: !text });
 }
 new MutationObserver(guard(placeAdvice)).observe($('explain-body'), { childList: true });

@@ -27,6 +27,8 @@ pub(crate) struct ExplainState {
     /// What `Context::colors` holds now.
     colors_for: Option<(Key, ColorBy, Option<u32>)>,
     series: Option<(Key, KindSeries)>,
+    /// The generation and trace event of the OOM last explained (the What if verdict for its advice).
+    explained_oom: Option<(u32, u32)>,
     /// The generation and view the page's markers are of (its last Overview).
     overview_of: Option<(u32, usize)>,
 }
@@ -700,10 +702,13 @@ pub enum PanelView {
         places: Vec<Option<MarkerPlace>>,
         stale: bool,
     },
-    /// After a hover or click on the icicle: its tooltip ("": none) and the node zoomed into.
+    /// After a hover or click on the icicle: its tooltip ("": none) and
+    /// where it goes (CSS `left` and `top` on the icicle), the node zoomed into.
     Icicle {
         generation: u32,
         tip: String,
+        left: String,
+        top: String,
         zoom: Option<u32>,
     },
 }
@@ -772,10 +777,14 @@ impl Viewer {
                 PanelView::Done { generation }
             }
             PanelCommand::IcicleTip { x, y } => {
-                PanelView::Icicle { generation, tip: self.icicle_tip(x, y), zoom: self.icicle_zoom() }
+                // Beside the pointer, kept off the icicle's right edge (the tip is about 300 px wide).
+                let right = self.icicle_width() - 300.0;
+                let (left, top) = (format!("{}px", (x + 12.0).min(right)), format!("{}px", y + 14.0));
+                PanelView::Icicle { generation, tip: self.icicle_tip(x, y), left, top, zoom: self.icicle_zoom() }
             }
             PanelCommand::IcicleClick { x, y } => {
-                PanelView::Icicle { generation, tip: String::new(), zoom: self.icicle_click(x, y) }
+                let zoom = self.icicle_click(x, y);
+                PanelView::Icicle { generation, tip: String::new(), left: String::new(), top: String::new(), zoom }
             }
             PanelCommand::Rows { by, filter, sort, offset, limit } => {
                 if let Some(k) = sort {
@@ -798,8 +807,12 @@ impl Viewer {
                 PanelView::Progress { generation, done, text: format!("{busy}: {}%", (done * 100.0).round()) }
             }
             PanelCommand::WhatIfView => {
-                let v = self.whatif_view()?;
+                let mut v = self.whatif_view()?;
                 self.whatif.busy = v.busy.clone();
+                // The OOM panel's advice: the verdict of the OOM it explains.
+                if let Some((_, e)) = self.explain.explained_oom.filter(|o| o.0 == generation) {
+                    v.advice = v.ooms.iter().find(|o| o.event == e as usize).map(|o| o.text.clone());
+                }
                 PanelView::WhatIf(Box::new(v))
             }
         })
@@ -1028,7 +1041,8 @@ impl Viewer {
             heading.push_str(&format!(" ({} UTC)", format_time_us(us).replace('T', " ").trim_end_matches('Z')));
         }
         let whole = t.allocated_bytes;
-        Ok(ExplainView {
+        let oom = (x.what == "oom").then_some(x.at.event).flatten().map(|e| (generation, e));
+        let view = ExplainView {
             generation,
             moment,
             what: x.what.into(),
@@ -1039,7 +1053,9 @@ impl Viewer {
             by_category: rows(&x.by_category, whole, false),
             by_user_frame: rows(&x.by_user_frame, whole, false),
             by_stack: rows(&x.by_stack, whole, true),
-        })
+        };
+        self.explain.explained_oom = oom;
+        Ok(view)
     }
 
     fn findings_view(&mut self) -> Result<FindingsView, PageError> {

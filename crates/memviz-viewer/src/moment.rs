@@ -590,6 +590,11 @@ impl Viewer {
         Some((n, b.y == 0.0 && n.parent != u32::MAX))
     }
 
+    /// The icicle's width as last drawn (CSS px).
+    pub(crate) fn icicle_width(&self) -> f64 {
+        self.moment.layout.as_ref().and_then(|l| l.1.boxes.first()).map_or(0.0, |b| b.w)
+    }
+
     /// The icicle's tooltip at CSS (x, y) ("": no node there).
     pub(crate) fn icicle_tip(&self, x: f64, y: f64) -> String {
         let Some((n, zoomed)) = self.icicle_hit(x, y) else { return String::new() };

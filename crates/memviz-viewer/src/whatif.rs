@@ -120,7 +120,8 @@ pub struct WhatIfView {
     pub needs: Option<String>,
     #[ts(type = "number | null")]
     pub needs_bytes: Option<u64>,
-    /// For the OOM panel: the first recorded OOM's verdict.
+    /// For the OOM panel: the verdict of the OOM it explains (Viewer.panel;
+    /// the first recorded OOM's here).
     pub advice: Option<String>,
     pub assumption: &'static str,
     pub chart: Option<WhatIfChart>,
