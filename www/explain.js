@@ -9,9 +9,7 @@ import { $, ask, generation, setMoment, legend } from './moment.js';
 import { fill, onCmd } from './bind.js';
 
 const plot = $('plot'), markers = $('explain-markers'), strip = $('findings');
-/** @type {import('./types').MomentArg | null} */
-let shown = null; // the moment explained
-let gen = -1; // the generation the panels show
+let gen = -1, shown = null; // the generation the panels show, the moment explained
 
 /** Places the markers on the plot (another view: its own first). */
 function placeMarkers() {
@@ -34,13 +32,9 @@ function overview() {
   return over;
 }
 
-/** The findings, most important first (the analysis built first, a slice a frame). */
+/** The findings, most important first (the analysis built first, a slice a frame; another generation cancels it). */
 function findings() {
-  const g = gen;
-  withAnalysis(() => {
-    const r = /** @type {import('./types').FindingsView} */ (ask({ cmd: 'findings' }));
-    if (r.generation === g && generation() === g) fill(strip, r);
-  });
+  withAnalysis(() => fill(strip, /** @type {import('./types').FindingsView} */ (ask({ cmd: 'findings' }))));
 }
 
 /** Explains `moment` (an OOM: {oom: K}; 'peak'; {event: E}) and sets t there. @param {import('./types').MomentArg} moment */
@@ -64,7 +58,6 @@ function showLeaks() {
     if (performance.now() - t0 < ALONE_MS) put(); else requestAnimationFrame(guard(put));
   }, { state: false });
 }
-
 // Each draw: another generation clears what was the old file's or device's, and the new one's overview comes
 // after the frame that shows it (landmarks only: the analysis waits until asked for); another view, its markers.
 onDraw(() => {

@@ -18,7 +18,6 @@ export const legend = () => fill($('explain-legend'), ask({ cmd: 'legend' }));
 
 const panel = $('moment-panel'), plot = $('plot'), ici = $('moment-icicle'), line = $('moment-line'), table = $('moment-table');
 const body = table.tBodies[0], tip = $('moment-icicle-tip');
-const PAGE_ROWS = 30; // a few more than the table's box shows; scrolling adds as many
 (window.requestIdleCallback || setTimeout)(() => ici.getContext('2d')); // the first getContext took 2-8 ms
 /** @type {import('./types').MomentPanelView | null} */
 let view = null;
@@ -28,7 +27,7 @@ const current = () => view && getViewer() && generation() === view.generation;
 /** Sets t. @param {import('./types').MomentArg | string} m (ranks.js still sends 'step:N') */
 export function setMoment(m) {
   if (!getViewer()?.file_count()) return;
-  const moment = /** @type {import('./types').MomentArg} */ (typeof m === 'string' && m.startsWith('step:') ? { step: Number(m.slice(5)) } : m);
+  const moment = /** @type {any} */ (typeof m === 'string' && m.startsWith('step:') ? { step: Number(m.slice(5)) } : m);
   withAnalysis(() => {
     fill(panel, (view = ask({ cmd: 'moment', moment })));
     rows(true);
@@ -68,7 +67,7 @@ function rows(fresh, sort = null) {
   if (!current()) return;
   if (fresh) { clear(body); body.scrollTop = 0; }
   const r = /** @type {import('./types').RowsView} */ (ask({ cmd: 'rows', by: $('moment-by').value, filter: $('moment-filter').value,
-    sort, offset: body.rows.length, limit: PAGE_ROWS }));
+    sort, offset: body.rows.length, limit: null }));
   add(body, r.rows);
   $('moment-key-head').textContent = r.head;
   Object.assign(table.dataset, { more: r.matched - body.rows.length, matched: r.matched });

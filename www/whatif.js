@@ -10,26 +10,23 @@ const panel = $('whatif-panel'), form = $('whatif-form'), plot = $('plot');
 const overlay = $('whatif-overlay'), legend = $('whatif-overlay-legend');
 /** @type {HTMLInputElement[]} the settings' fields, each named as WhatIfFields' key */
 const fields = [...form.elements].filter((e) => e.name);
-let key = -1; // the generation shown
-let run = 0; // the replay under way; a later one cancels it
+let key = -1, run = 0; // the generation shown; the replay under way (a later one cancels it)
 /** @type {import('./types').WhatIfView | null} */
 let view = null; // the last one shown
 
 const prop = (f) => (f.type === 'checkbox' ? 'checked' : 'value');
-/** Draws `cmd` into `canvas` (Rust pixels). @returns {import('./types').PanelDrawn} */
-const draw = (canvas, cmd) => getViewer().panel_draw(canvas, cmd);
+/** Draws `cmd` into `canvas` (Rust pixels) at `box`'s size. @returns {import('./types').PanelDrawn} */
+const draw = (canvas, cmd, box = canvas) => getViewer().panel_draw(canvas, { cmd, width: box.clientWidth, height: box.clientHeight });
 
 // The prediction over the Active Cached Segment Timeline (the overlay has the plot's box: style.css).
 function placeOverlay() {
-  const size = { width: plot.clientWidth, height: plot.clientHeight };
-  const o = getViewer()?.file_count() ? draw(overlay, { cmd: 'what_if_overlay', ...size }) : null;
+  const o = getViewer()?.file_count() ? draw(overlay, 'what_if_overlay', plot) : null;
   fill(legend, o ?? {});
   overlay.dataset.points = String(o?.count ?? 0);
   overlay.hidden = !o?.drawn;
 }
-
 /** Shows a refusal (a PageError; null: none); anything else is a trap (app.js restarts the viewer). */
-const refused = (e) => { if (e && !e.kind) throw e; $('whatif-error').textContent = e?.message ?? ''; panel.dataset.error = e?.kind ?? ''; };
+const refused = (e) => { if (e && !e.kind) throw e; fill($('whatif-error'), e ?? {}); panel.dataset.error = e?.kind ?? ''; };
 
 /** Replays under `settings` (null: the recording's; 'advise': the OOM panel's, the recording's with
  * expandable_segments:True) a slice a frame. */
@@ -37,8 +34,8 @@ function start(settings) {
   const v = getViewer();
   if (!v?.file_count()) return;
   settleListeners();
-  try { ask(settings === 'advise' ? { cmd: 'what_if_advise' } : { cmd: 'what_if_set', fields: settings }); } catch (e) { return refused(e); }
-  refused(null);
+  const cmd = settings === 'advise' ? { cmd: 'what_if_advise' } : { cmd: 'what_if_set', fields: settings };
+  try { ask(/** @type {import('./types').PanelCommand} */ (cmd)); refused(null); } catch (e) { return refused(e); }
   const me = ++run, k = generation(), t0 = performance.now(), body = document.body.dataset;
   const ms = () => (performance.now() - t0).toFixed(1);
   panel.dataset.stage = 'busy';
@@ -68,10 +65,7 @@ function show() {
   placeOverlay();
 }
 
-function drawChart() {
-  const cv = $('whatif-chart');
-  cv.dataset.predicted = draw(cv, { cmd: 'what_if_chart', width: cv.clientWidth, height: cv.clientHeight }).count;
-}
+const drawChart = (cv = $('whatif-chart')) => (cv.dataset.predicted = String(draw(cv, 'what_if_chart').count));
 
 /** The replay's verdict of the OOM the OOM panel explains, on its advice line (in the panel's template). */
 function placeAdvice() {
@@ -82,20 +76,16 @@ function placeAdvice() {
 }
 new MutationObserver(guard(placeAdvice)).observe($('explain-body'), { childList: true });
 
-form.addEventListener('submit', (e) => e.preventDefault()); // Enter in a field: its change event replays
 form.addEventListener('change', guard(() => start(Object.fromEntries(fields.map((f) => [f.name, f[prop(f)]])))));
 $('whatif-reset').addEventListener('click', guard(() => start(null)));
 $('whatif-details').addEventListener('toggle', guard(() => { if ($('whatif-details').open && !view) start(null); }));
-
 // Each draw: the overlay follows; another file or device drops what was the old one's, and an open panel
 // replays the new one (its own settings) after the frame that shows it.
 onDraw(() => {
   const v = getViewer();
   try { placeOverlay(); } catch (_) { overlay.hidden = true; } // a trap: app.js restarts the viewer
   if (!v || generation() === key) return;
-  [key, view] = [generation(), null];
-  run++;
-  fill(panel, {});
-  refused(null);
+  [key, view, run] = [generation(), null, run + 1];
+  fill(panel, {}); // its error too
   if (v.file_count() && $('whatif-details').open) afterPaint().then(guard(() => start(null))); else drawChart();
 });

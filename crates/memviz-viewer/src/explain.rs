@@ -329,12 +329,13 @@ pub enum PanelCommand {
     /// The table's rows at the moment shown.
     /// `sort`: a click on that column's head: sorts by it, a second click the
     /// other way (null: as before; at first by bytes, largest first).
+    /// `limit`: rows at most (null: a page, [`TABLE_PAGE`]).
     Rows {
         by: RowsBy,
         filter: String,
         sort: Option<RowsSort>,
         offset: u32,
-        limit: u32,
+        limit: Option<u32>,
     },
     /// The settings the What if panel replays under (null: the recording's own).
     WhatIfSet {
@@ -716,6 +717,8 @@ pub enum PanelView {
 /// Findings are found at once on a trace of at most this many events; a
 /// longer one waits for a click (the analysis is built first).
 const FINDINGS_NOW_EVENTS: usize = 100_000;
+/// Rows of the "Alive at" table a page: a few more than its box shows; scrolling adds as many.
+pub const TABLE_PAGE: u32 = 30;
 /// OOM buttons in the list.
 const LIST_OOMS: u32 = 50;
 
@@ -791,6 +794,7 @@ impl Viewer {
                     self.moment.sort = self.moment.sort.click(k);
                 }
                 let s = self.moment.sort;
+                let limit = limit.unwrap_or(TABLE_PAGE);
                 PanelView::Rows(self.rows_view(by, &filter, s.key, s.descending, offset, limit)?)
             }
             PanelCommand::WhatIfSet { fields } => {
