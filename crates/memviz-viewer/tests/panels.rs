@@ -68,6 +68,27 @@ fn overview_markers_are_each_timelines_own_peak_and_the_ooms() {
         ["OOM 0", "Peak"]
     );
     assert_eq!(o["kinds"].as_array().unwrap().len(), 7);
+    // Their places on a plot drawn 1200 CSS px wide: both on it, the OOM
+    // (a later event, by the reference) right of the peak; a label closer
+    // than 48 px to the one before goes a row (16 px) lower.
+    assert!(peak["event"].as_u64() < oom["event"].as_u64());
+    v.render_plot(1200, 500).unwrap();
+    let p = panel(&mut v, json!({"cmd": "marker_places", "width": 1200.0}));
+    assert_eq!(p["stale"], false);
+    let xs: Vec<(f64, f64)> = p["places"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| (x["x"].as_f64().unwrap(), x["top"].as_f64().unwrap()))
+        .collect();
+    assert_eq!(xs.len(), 2);
+    assert!(xs.iter().all(|&(x, _)| (0.0..=1200.0).contains(&x)), "{xs:?}");
+    assert!(xs[1].0 > xs[0].0, "{xs:?}");
+    assert_eq!(xs[0].1, -2.0);
+    assert_eq!(xs[1].1, if xs[1].0 - xs[0].0 < 48.0 { 14.0 } else { -2.0 }, "{xs:?}");
+    // Another view: the markers shown are stale until its overview.
+    v.set_view(1);
+    assert_eq!(panel(&mut v, json!({"cmd": "marker_places", "width": 1200.0}))["stale"], true);
 
     // The segment timeline: its own peak is the reserved one (issue 43).
     let reserved: Vec<u64> =
@@ -77,6 +98,7 @@ fn overview_markers_are_each_timelines_own_peak_and_the_ooms() {
     assert_ne!(Some(event), peak["event"].as_u64(), "the file tells the two peaks apart");
     v.set_view(1);
     let o = panel(&mut v, json!({"cmd": "overview"}));
+    assert_eq!(panel(&mut v, json!({"cmd": "marker_places", "width": 1200.0}))["stale"], false);
     let m = &o["markers"];
     assert_eq!(
         (m[0]["what"].as_str(), m[0]["event"].as_u64(), m[0]["bytes"].as_u64()),
@@ -129,6 +151,14 @@ fn moment_rows_tree_and_tip_at_the_peak() {
     assert_eq!(totals[0]["value"].as_u64(), Some(total));
     assert_eq!(totals[0]["text"], format!("allocated {}", format_size(total, false)));
     assert_eq!(bytes_of(&m["kinds"]).iter().sum::<u64>(), total);
+    // Color by category's legend: the kinds at t; the line of the panel: those alive.
+    panel(&mut v, json!({"cmd": "color_by", "mode": "category"}));
+    let l = panel(&mut v, json!({"cmd": "legend"}));
+    assert_eq!(bytes_of(&l["rows"]), bytes_of(&m["kinds"]));
+    let alive: Vec<u64> = bytes_of(&m["kinds"]).into_iter().filter(|&b| b > 0).collect();
+    assert_eq!(bytes_of(&m["alive_kinds"]), alive);
+    panel(&mut v, json!({"cmd": "color_by", "mode": "allocation"}));
+    assert_eq!(panel(&mut v, json!({"cmd": "legend"}))["rows"], json!([]));
     // The table by any frame, 30 a page, all of the reference's frames.
     let frames = peak["groups"]["frame"].as_array().unwrap().len();
     let page = |v: &mut Viewer, offset: u32| {
