@@ -1,117 +1,100 @@
 // @ts-check
 //# allFunctionsCalledOnLoad
-// "Explain the memory" (templates in index.html; view models from
-// Viewer.panel, memviz-viewer's explain.rs): Color by with its legend at t;
-// on each timeline one marker for its own peak (issue 43) and one per OOM;
-// the OOM or peak explained (picking one sets t); leaks and growth. A view
-// model of another generation (another file or device) is dropped.
+// "Explain the memory" (templates in index.html; Viewer.panel over memviz-viewer's explain.rs): the Findings strip
+// (issue 40), Color by and its legend at t, on each timeline a marker for its own peak (issue 43) and one per OOM,
+// the OOM or peak explained (picking one sets t), leaks and growth. Another generation's view models are dropped.
 import { hoverCard } from './card.js';
-import { ALONE_MS, getViewer, guard, redraw, onDraw, withAnalysis, afterPaint, pageNow, xOfStep, settleListeners } from './app.js';
-import { ask, generation, setMoment, momentView, onMoment } from './moment.js';
+import { ALONE_MS, getViewer, guard, redraw, onDraw, withAnalysis, afterPaint, pageNow, settleListeners } from './app.js';
+import { $, ask, generation, setMoment, legend } from './moment.js';
 import { fill, onCmd } from './bind.js';
 
-/** @returns {any} */
-const $ = (id) => document.getElementById(id);
-const plot = $('plot'), markerBox = $('explain-markers');
-/** @type {import('./types').OverviewView | null} */
-let over = null;
-/** @type {import('./types').MomentArg | null} */
-let shown = null; // the moment explained
-let gen = -1; // the generation the panels show
-/** @type {string} the view the markers are of */
-let markerView = '';
+const plot = $('plot'), markers = $('explain-markers'), strip = $('findings');
+let gen = -1, shown = null; // the generation the panels show, the moment explained
 
-function legend() {
-  const mode = $('color-by').value, mv = momentView();
-  const rows = mode === 'allocation' ? [] : mv ? (mode === 'frame' ? mv.frames : mv.kinds)
-    : mode === 'frame' ? [] : (over?.kinds ?? []).map((k) => ({ key: k.name, text: k.name, css: k.css, bytes: 0 }));
-  fill($('explain-legend'), { rows, note: mode === 'allocation' ? '' : mv ? mv.note : over?.legend_note });
-}
-
+/** Places the markers on the plot (another view: its own first). */
 function placeMarkers() {
-  const p = pageNow(), ms = over?.markers ?? [], on = p.kind === 'timeline' && p.steps > 0;
-  const placed = []; // labels closer than 48 px go a row lower: an OOM just after the peak had covered its button
-  [...markerBox.children].forEach((el, i) => {
-    const x = on ? xOfStep(ms[i].x) : NaN;
-    if ((el.hidden = !(x >= 0 && x <= plot.clientWidth))) return;
-    let row = 0;
-    while (placed.some(([px, r]) => r === row && Math.abs(px - x) < 48)) row++;
-    placed.push([x, row]);
-    Object.assign(el.style, { left: (plot.offsetLeft + x) + 'px', top: plot.offsetTop + 'px', height: plot.clientHeight + 'px' });
-    el.firstElementChild.style.top = (row * 16 - 2) + 'px';
+  const { places, stale } = ask({ cmd: 'marker_places', width: plot.clientWidth });
+  if (stale) return overview();
+  [...markers.children].forEach((el, i) => {
+    const at = places[i];
+    if ((el.hidden = !at)) return;
+    el.style.left = at.x + 'px'; // its top and height: style.css
+    el.firstElementChild.style.top = at.top + 'px';
   });
 }
 
-/** The markers, the OOM list and the kinds of the timeline shown (nothing: all cleared). */
-function overview(show = true) {
-  over = show ? ask({ cmd: 'overview' }) : null;
-  markerView = pageNow().view;
-  fill(markerBox, over ?? {});
-  fill($('explain-list'), over ?? {});
+/** The markers and the OOM list of the timeline shown. */
+function overview() {
+  const over = /** @type {import('./types').OverviewView} */ (ask({ cmd: 'overview' }));
+  fill(markers, over);
+  fill($('explain-list'), over);
   placeMarkers();
+  return over;
+}
+
+/** The findings, most important first (the analysis built first, a slice a frame; another generation cancels it). */
+function findings() {
+  withAnalysis(() => fill(strip, /** @type {import('./types').FindingsView} */ (ask({ cmd: 'findings' }))));
 }
 
 /** Explains `moment` (an OOM: {oom: K}; 'peak'; {event: E}) and sets t there. @param {import('./types').MomentArg} moment */
 export function explain(moment) {
   settleListeners();
   withAnalysis(() => {
-    /** @type {import('./types').ExplainView} */
-    const x = ask({ cmd: 'explain', moment });
+    const x = /** @type {import('./types').ExplainView} */ (ask({ cmd: 'explain', moment }));
     setMoment((shown = moment));
     for (const b of $('explain-list').querySelectorAll('button')) b.classList.toggle('on', b.dataset.payload === JSON.stringify(moment));
     fill($('explain-body'), x);
   });
 }
 
-// The leak report walks every allocation: computed when opened; laid out a
-// frame later when it took over ALONE_MS (the 2M-event file: one 22 ms frame).
+// The leak report walks every allocation: computed when opened; laid out a frame later when it took over
+// ALONE_MS (the 2M-event file: one 22 ms frame).
 function showLeaks() {
-  const v = getViewer(), t0 = performance.now();
-  if (!v.file_count() || !$('leaks-details').open) return fill($('leaks-body'), null);
-  if (!pageNow().analysis_built) return withAnalysis(showLeaks, { state: false });
-  /** @type {import('./types').LeaksView} */
-  const r = ask({ cmd: 'leaks' });
-  const put = () => { if (generation() === r.generation && $('leaks-details').open) fill($('leaks-body'), r); };
-  if (performance.now() - t0 < ALONE_MS) put(); else requestAnimationFrame(guard(put));
+  if (!getViewer().file_count() || !$('leaks-details').open) return fill($('leaks-body'), null);
+  withAnalysis(() => {
+    const t0 = performance.now(), r = /** @type {import('./types').LeaksView} */ (ask({ cmd: 'leaks' }));
+    const put = () => { if (generation() === r.generation && $('leaks-details').open) fill($('leaks-body'), r); };
+    if (performance.now() - t0 < ALONE_MS) put(); else requestAnimationFrame(guard(put));
+  }, { state: false });
 }
-
-// Each draw: another generation clears what belonged to the old file or
-// device, and the new one's overview comes after the frame that shows it
-// (landmarks only: the analysis waits until something asks for it);
-// another view gets its own markers.
+// Each draw: another generation clears what was the old file's or device's, and the new one's overview comes
+// after the frame that shows it (landmarks only: the analysis waits until asked for); another view, its markers.
 onDraw(() => {
   try {
-    const v = getViewer(), g = generation();
+    const v = getViewer(), g = generation(), p = pageNow();
     if (g !== gen) {
-      gen = g;
-      shown = null;
-      overview(false);
-      fill($('explain-body'), null);
-      fill($('leaks-body'), null);
-      if (v.file_count()) {
-        ask({ cmd: 'highlight', node: null });
-        afterPaint().then(guard(() => { if (generation() === g) { overview(); showLeaks(); legend(); } }));
-      }
-      return;
+      [gen, shown] = [g, null];
+      for (const id of ['explain-markers', 'explain-list', 'explain-body', 'leaks-body', 'findings']) fill($(id), null);
+      if (!v.file_count()) return;
+      ask({ cmd: 'highlight', node: null });
+      afterPaint().then(guard(() => {
+        if (generation() !== g) return;
+        if (overview().findings_now) findings(); else fill(strip, { shown: true, compute: true }); // a long trace: on a click
+        showLeaks();
+        legend();
+      }));
     }
-    const p = pageNow();
-    if (over && p.view !== markerView) overview();
-    // Color by acts on the Active Memory Timeline only; its room is kept.
-    $('explain-bar').style.visibility = v.file_count() && p.color_by_acts ? '' : 'hidden';
+    $('explain-bar').style.visibility = v.file_count() && p.color_by_acts ? '' : 'hidden'; // Color by acts here; its room is kept
     placeMarkers();
-  } catch (_) { markerBox.replaceChildren(); } // a trap: app.js restarts the viewer
+  } catch (_) { markers.replaceChildren(); } // a trap: app.js restarts the viewer
 });
-onMoment(() => legend());
 $('color-by').addEventListener('change', guard(() => {
-  const mode = $('color-by').value;
-  const apply = () => { ask({ cmd: 'color_by', mode }); legend(); redraw(); };
+  const mode = $('color-by').value, apply = () => { ask({ cmd: 'color_by', mode }); legend(); redraw(); };
   if (mode === 'allocation') apply(); else withAnalysis(apply, { state: false }); // kinds and frames read the analysis
 }));
-onCmd($('explain-list'), guard(explain));
-onCmd(markerBox, guard(explain));
-// In the stacked area a pixel is a kind, not a band: the hover line says which.
+for (const el of [$('explain-list'), markers]) onCmd(el, guard(explain));
+$('findings-compute').addEventListener('click', guard((e) => { e.preventDefault(); findings(); }));
+// A finding links to its evidence: memviz-viewer's explain.rs says which panel and where t goes.
+onCmd(strip, guard((/** @type {import('./types').FindingView} */ f) => {
+  if (f.open === 'explain') explain(f.moment ?? 'peak');
+  else if (f.moment) setMoment(f.moment);
+  if (f.open === 'leaks') $('leaks-details').open = true; // its toggle shows the report
+  $(`${f.open}-panel`)?.scrollIntoView({ block: 'start' });
+}));
+// In the stacked area a pixel is a kind, not a band: the hover line says which ("" in any other mode).
 plot.addEventListener('pointermove', guard((e) => {
-  const text = $('color-by').value === 'area' && getViewer().file_count() ? ask({ cmd: 'area_text', x: e.offsetX, y: e.offsetY }).text : '';
+  const text = ask({ cmd: 'area_text', x: e.offsetX, y: e.offsetY }).text;
   if (text) { $('context').textContent = text; hoverCard({ hit: -2, changed: true, context: text, card: null }, e.clientX, e.clientY); }
 }));
 $('leaks-details').addEventListener('toggle', guard(showLeaks));

@@ -5,7 +5,6 @@ import { debugPanicNext, debugOomNext } from './decode-worker.js';
 import * as views from './views.js';
 import * as moment from './moment.js';
 import * as explain from './explain.js';
-import './findings.js';
 import './whatif.js';
 import './share.js';
 import * as ranks from './ranks.js';

@@ -1,86 +1,73 @@
 // @ts-check
 //# allFunctionsCalledOnLoad
-// "Alive at" panel (templates in index.html): what is alive at one moment t
-// of the Active Memory Timeline, from Viewer.panel (memviz-viewer's
-// moment.rs, every string formatted there). A click on the plot or Enter at
-// its cursor, or Peak, sets t; [ and ] move it a step. Totals, a table by
-// innermost user frame or any frame (sortable, filterable, 30 rows a page),
-// the icicle (a click zooms into a frame and highlights its allocations). A
-// view model of another generation (another file or device) is dropped.
+// "Alive at" (templates in index.html; Viewer.panel over memviz-viewer's moment.rs): what is alive at a moment t:
+// totals, a table by frame and the icicle (Rust pixels; a click zooms into a frame and highlights its allocations).
+// A click on the plot, Enter at its cursor or Peak sets t; [ and ] move it a step.
 import { ALONE_MS, getViewer, guard, onPin, onDraw, redraw, withAnalysis, command, pageNow, xOfStep } from './app.js';
-import * as icicle from './icicle.js';
 import { fill, add, clear } from './bind.js';
 
-/** @typedef {import('./types').MomentPanelView & { tree?: any[] | null }} MomentView */
 /** @returns {any} */
 const $ = (id) => document.getElementById(id);
+export { $ };
 /** One command of the analysis panels. @param {import('./types').PanelCommand} cmd @returns {any} */
 export const ask = (cmd) => getViewer().panel(cmd);
 /** The generation the viewer is at (what a view model must carry to be shown). */
 export const generation = () => /** @type {number} */ (ask({ cmd: 'generation' }).generation);
+/** Color by's legend (explain.js), of the moment shown. */
+export const legend = () => fill($('explain-legend'), ask({ cmd: 'legend' }));
 
 const panel = $('moment-panel'), plot = $('plot'), ici = $('moment-icicle'), line = $('moment-line'), table = $('moment-table');
-const body = table.tBodies[0];
-(window.requestIdleCallback || setTimeout)(() => icicle.warm(ici));
-/** @type {MomentView | null} */
+const body = table.tBodies[0], tip = $('moment-icicle-tip');
+(window.requestIdleCallback || setTimeout)(() => ici.getContext('2d')); // the first getContext took 2-8 ms
+/** @type {import('./types').MomentPanelView | null} */
 let view = null;
-/** @type {{ key: import('./types').RowsSort, dir: number }} */
-let sort = { key: 'bytes', dir: -1 };
-let zoom = null; // icicle node zoomed into (and highlighted in the timeline)
-let icicleFrame = 0;
-const listeners = [];
-/** fn() after t moved or the panel was cleared (explain.js's legend). */
-export const onMoment = (fn) => listeners.push(fn);
-const PAGE_ROWS = 30; // a few more than the table's box shows; scrolling adds as many
+let icicleFrame = 0, work = [];
 const current = () => view && getViewer() && generation() === view.generation;
 
 /** Sets t. @param {import('./types').MomentArg | string} m (ranks.js still sends 'step:N') */
 export function setMoment(m) {
   if (!getViewer()?.file_count()) return;
-  const moment = /** @type {import('./types').MomentArg} */ (typeof m === 'string' && m.startsWith('step:') ? { step: Number(m.slice(5)) } : m);
+  const moment = /** @type {any} */ (typeof m === 'string' && m.startsWith('step:') ? { step: Number(m.slice(5)) } : m);
   withAnalysis(() => {
-    view = ask({ cmd: 'moment', moment });
-    panel.dataset.step = view.at.step ?? '';
-    fill(panel, { ...view, kinds: view.kinds.filter((k) => k.bytes > 0) });
+    fill(panel, (view = ask({ cmd: 'moment', moment })));
     rows(true);
     placeLine();
     ici.dataset.icicle = 'pending';
-    if (!icicleFrame) icicleFrame = requestAnimationFrame(icicleStep);
-    for (const f of listeners) f();
+    icicleFrame ||= requestAnimationFrame(icicleStep);
+    legend();
   });
 }
 
-// The icicle a frame after the table: its tree fetched, drawn in the same
-// frame when that took under ALONE_MS, else in the next (the 2M-event file:
-// 36 ms in one frame otherwise).
-let work = [];
+// The icicle a frame after the table: its tree, then its drawing in the same frame, or in the next when the tree
+// took over ALONE_MS (the 2M-event file: 36 ms in one frame otherwise).
 function icicleStep() {
   icicleFrame = 0;
+  const t0 = performance.now();
   guard(() => {
     if (!current()) return;
-    const t0 = performance.now();
-    if (!view.tree) {
-      // Nodes of at least 1/1500 of the peak, about a pixel of the canvas.
-      const t = ask({ cmd: 'tree', min_bytes: Math.floor((command({ cmd: 'numbers' }).numbers?.timeline.peak_bytes ?? 0) / 1500) }), n = t.nodes;
-      view.tree = [];
-      for (let i = 0; i < n.length; i += 6) view.tree.push({ id: n[i], parent: n[i + 1], depth: n[i + 2], frame: t.frames[n[i + 3]], bytes: n[i + 4], count: n[i + 5] });
-      work = [performance.now() - t0];
-      if (work[0] > ALONE_MS) { icicleFrame = requestAnimationFrame(icicleStep); return; }
+    if (ici.dataset.icicle === 'pending') {
+      ask({ cmd: 'icicle_tree' });
+      [work, ici.dataset.icicle] = [[performance.now() - t0], 'tree'];
+      if (work[0] > ALONE_MS) return void (icicleFrame = requestAnimationFrame(icicleStep));
     }
-    icicle.draw(ici, view.tree, zoom);
-    work.push(performance.now() - t0);
-    ici.dataset.icicle = 'drawn';
-    ici.dataset.icicleMs = work.map((x) => x.toFixed(2)).join(','); // benches/browser/explain.mjs
+    drawIcicle();
+    ici.dataset.icicleMs = [...work, performance.now() - t0].map((x) => x.toFixed(2)).join(','); // benches/browser
   })();
 }
 
-/** The table's next page (`fresh`: from its first row). */
-function rows(fresh) {
+function drawIcicle() {
+  ici.hidden = false; // its width is its box's
+  const d = /** @type {import('./types').PanelDrawn} */ (getViewer().panel_draw(ici, { cmd: 'icicle', width: ici.clientWidth }));
+  Object.assign(ici, { hidden: !d.drawn }).style.height = d.height + 'px';
+  ici.dataset.icicle = 'drawn';
+}
+
+/** The table's next page (`fresh`: from its first row), after a click on column `sort`'s head if given. */
+function rows(fresh, sort = null) {
   if (!current()) return;
   if (fresh) { clear(body); body.scrollTop = 0; }
-  /** @type {import('./types').RowsView} */
-  const r = ask({ cmd: 'rows', by: $('moment-by').value === 'frame' ? 'frame' : 'user_frame', filter: $('moment-filter').value, sort: sort.key,
-    descending: sort.dir < 0, offset: body.rows.length, limit: PAGE_ROWS });
+  const r = /** @type {import('./types').RowsView} */ (ask({ cmd: 'rows', by: $('moment-by').value, filter: $('moment-filter').value,
+    sort, offset: body.rows.length, limit: null }));
   add(body, r.rows);
   $('moment-key-head').textContent = r.head;
   Object.assign(table.dataset, { more: r.matched - body.rows.length, matched: r.matched });
@@ -89,53 +76,37 @@ function rows(fresh) {
 
 function placeLine() {
   const x = current() && view.at.step != null && pageNow().active_memory ? xOfStep(view.at.step + 0.5) : NaN;
-  if (!(line.hidden = !(x >= 0 && x <= plot.clientWidth))) Object.assign(line.style, { left: (plot.offsetLeft + x) + 'px', top: plot.offsetTop + 'px', height: plot.clientHeight + 'px' });
+  if (!(line.hidden = !(x >= 0 && x <= plot.clientWidth))) line.style.left = x + 'px'; // over the plot: style.css
 }
 // Each draw: the line follows; another file or device clears the panel.
 onDraw(() => {
   try {
     if (view && !current()) {
-      view = zoom = null;
-      panel.dataset.step = $('moment-more').textContent = '';
-      fill(panel, { at_text: '—' });
-      clear(body);
+      view = null;
+      fill(panel, { at_text: '—' }); // the table's rows too
       ici.hidden = true;
       Object.assign(ici.dataset, { zoom: '', icicle: '' });
-      for (const f of listeners) f();
+      legend();
     }
     placeLine();
   } catch (_) { line.hidden = true; } // a trap: app.js restarts the viewer
 });
 
-ici.addEventListener('pointermove', guard((e) => {
-  const b = current() && icicle.hit(e.offsetX, e.offsetY), tip = $('moment-icicle-tip');
-  if ((tip.hidden = !b)) return;
-  tip.textContent = ask({ cmd: 'tree_tip', node: b.n.id, zoomed: b.y === 0 && b.n.parent !== 0xffffffff }).text;
-  Object.assign(tip.style, { left: Math.min(e.offsetX + 12, ici.clientWidth - 300) + 'px', top: (e.offsetY + 14) + 'px' });
-}));
-ici.addEventListener('pointerleave', () => { $('moment-icicle-tip').hidden = true; });
-addEventListener('resize', () => { if (view?.tree) icicle.draw(ici, view.tree, zoom); });
-// A click zooms into the frame (its top row: back out) and highlights its allocations.
+ici.addEventListener('pointermove', guard((e) => fill(tip, current() ? ask({ cmd: 'icicle_tip', x: e.offsetX, y: e.offsetY }) : {})));
+ici.addEventListener('pointerleave', () => { tip.hidden = true; });
+addEventListener('resize', guard(() => { if (current() && ici.dataset.icicle === 'drawn') drawIcicle(); }));
 ici.addEventListener('click', guard((e) => {
-  const b = icicle.hit(e.offsetX, e.offsetY);
-  if (!b || !current() || !view.tree) return;
-  zoom = b.y === 0 || b.n.parent === 0xffffffff ? null : b.n.id;
-  ici.dataset.zoom = zoom ?? '';
-  ask({ cmd: 'highlight', node: zoom });
-  icicle.draw(ici, view.tree, zoom);
+  if (!current() || ici.dataset.icicle !== 'drawn') return;
+  ici.dataset.zoom = ask({ cmd: 'icicle_click', x: e.offsetX, y: e.offsetY }).zoom ?? '';
+  drawIcicle();
   redraw();
 }));
 $('moment-peak').addEventListener('click', guard(() => setMoment('peak')));
-$('moment-filter').addEventListener('input', guard(() => rows(true)));
-$('moment-by').addEventListener('change', guard(() => rows(true)));
+for (const id of ['moment-filter', 'moment-by']) $(id).addEventListener('input', guard(() => rows(true)));
 body.addEventListener('scroll', guard(() => {
   if (+table.dataset.more > 0 && body.scrollTop + body.clientHeight > body.scrollHeight - 200) rows(false);
 }));
-panel.querySelector('thead').addEventListener('click', guard((e) => {
-  const key = e.target.closest('th')?.dataset.key;
-  if (key) sort = { key, dir: sort.key === key ? -sort.dir : (key === 'key' ? 1 : -1) };
-  if (key) rows(true);
-}));
+table.tHead.addEventListener('click', guard((e) => rows(true, e.target.closest('th')?.dataset.key ?? null)));
 onPin(guard((x) => { if (pageNow().active_memory) setMoment({ step: command({ cmd: 'step_at_x', x }).value }); }));
 // [ and ] on the focused plot move t by one step (the arrows pan, app.js).
 plot.addEventListener('keydown', guard((e) => {

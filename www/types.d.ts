@@ -128,16 +128,10 @@ fields: WhatIfFields, recorded_settings: string, self_check: string | null, self
  */
 headline: string | null, ooms: Array<OomVerdict>, new_ooms: string | null, needs: string | null, needs_bytes: number | null, 
 /**
- * For the OOM panel: the first recorded OOM's verdict.
+ * For the OOM panel: the verdict of the OOM it explains (Viewer.panel;
+ * the first recorded OOM's here).
  */
 advice: string | null, assumption: string, chart: WhatIfChart | null, };
-
-export type WhatIfOverlay = { 
-/**
- * x, y pairs: a level per chart column, from the step after its first
- * event to the step after its last.
- */
-points: Array<number>, label: string, };
 
 export type MomentArg = "start" | "peak" | "end" | { "step": number } | { "event": number } | { "oom": number };
 
@@ -147,7 +141,7 @@ export type RowsBy = "user_frame" | "frame";
 
 export type RowsSort = "bytes" | "count" | "key";
 
-export type PanelCommand = { "cmd": "generation" } | { "cmd": "overview" } | { "cmd": "color_by", mode: ColorMode, } | { "cmd": "highlight", node: number | null, } | { "cmd": "area_text", x: number, y: number, } | { "cmd": "explain", moment: MomentArg, } | { "cmd": "findings" } | { "cmd": "leaks" } | { "cmd": "moment", moment: MomentArg, } | { "cmd": "tree", min_bytes: number, } | { "cmd": "tree_tip", node: number, zoomed: boolean, } | { "cmd": "rows", by: RowsBy, filter: string, sort: RowsSort, descending: boolean, offset: number, limit: number, } | { "cmd": "what_if_set", fields: WhatIfFields | null, } | { "cmd": "what_if_advise" } | { "cmd": "what_if_step", budget: number, } | { "cmd": "what_if_view" } | { "cmd": "what_if_overlay" };
+export type PanelCommand = { "cmd": "generation" } | { "cmd": "overview" } | { "cmd": "color_by", mode: ColorMode, } | { "cmd": "highlight", node: number | null, } | { "cmd": "legend" } | { "cmd": "marker_places", width: number, } | { "cmd": "area_text", x: number, y: number, } | { "cmd": "explain", moment: MomentArg, } | { "cmd": "findings" } | { "cmd": "leaks" } | { "cmd": "moment", moment: MomentArg, } | { "cmd": "tree", min_bytes: number | null, } | { "cmd": "icicle_tree" } | { "cmd": "icicle_tip", x: number, y: number, } | { "cmd": "icicle_click", x: number, y: number, } | { "cmd": "rows", by: RowsBy, filter: string, sort: RowsSort | null, offset: number, limit: number | null, } | { "cmd": "what_if_set", fields: WhatIfFields | null, } | { "cmd": "what_if_advise" } | { "cmd": "what_if_step", budget: number, } | { "cmd": "what_if_view" };
 
 export type MarkerView = { 
 /**
@@ -162,6 +156,8 @@ x: number,
  * What a click explains.
  */
 moment: MomentArg, };
+
+export type MarkerPlace = { x: number, top: number, };
 
 export type ListItem = { label: string, moment: MomentArg, };
 
@@ -221,7 +217,15 @@ open: string,
  */
 moment: MomentArg | null, };
 
-export type FindingsView = { generation: number, findings: Array<FindingView>, };
+export type FindingsView = { generation: number, 
+/**
+ * The strip shows: there are findings.
+ */
+shown: boolean, 
+/**
+ * False: found (the strip's "find them" link is for a long trace not yet analysed).
+ */
+compute: boolean, findings: Array<FindingView>, };
 
 export type GrowthRow = { key: string, text: string, growth_bytes: number, growth: string, 
 /**
@@ -245,6 +249,10 @@ at_text: string, totals: Array<Piece>,
  */
 kinds: Array<Row>, 
 /**
+ * The kinds alive then (the panel's "by kind" line).
+ */
+alive_kinds: Array<Row>, 
+/**
  * The largest innermost user frames, with their band colors.
  */
 frames: Array<Row>, 
@@ -261,7 +269,27 @@ export type RowsView = { generation: number, head: string, rows: Array<Row>, mat
  */
 more: string, };
 
-export type PanelView = { "view": "overview" } & OverviewView | { "view": "done", generation: number, } | { "view": "text", generation: number, text: string, } | { "view": "explain" } & ExplainView | { "view": "findings" } & FindingsView | { "view": "leaks" } & LeaksView | { "view": "moment" } & MomentPanelView | { "view": "tree" } & TreeView | { "view": "rows" } & RowsView | { "view": "progress", generation: number, done: number, } | { "view": "what_if" } & WhatIfView | { "view": "overlay", generation: number, overlay: WhatIfOverlay | null, };
+export type PanelView = { "view": "overview" } & OverviewView | { "view": "done", generation: number, } | { "view": "text", generation: number, text: string, } | { "view": "explain" } & ExplainView | { "view": "findings" } & FindingsView | { "view": "leaks" } & LeaksView | { "view": "moment" } & MomentPanelView | { "view": "tree" } & TreeView | { "view": "rows" } & RowsView | { "view": "progress", generation: number, done: number, text: string, } | { "view": "what_if" } & WhatIfView | { "view": "legend", generation: number, rows: Array<Row>, note: string, } | { "view": "places", generation: number, places: Array<MarkerPlace | null>, stale: boolean, } | { "view": "icicle", generation: number, tip: string, left: string, top: string, zoom: number | null, };
+
+export type PanelDraw = { "cmd": "icicle", width: number, } | { "cmd": "what_if_chart", width: number, height: number, } | { "cmd": "what_if_overlay", width: number, height: number, };
+
+export type PanelDrawn = { generation: number, 
+/**
+ * False: nothing to show (the page hides the canvas).
+ */
+drawn: boolean, 
+/**
+ * CSS pixels.
+ */
+height: number, 
+/**
+ * Boxes of the icicle, predicted columns of the chart, points of the overlay.
+ */
+count: number, 
+/**
+ * The overlay's legend ("" when none).
+ */
+label: string, };
 
 export type RanksCommand = { "do": "order", names: Array<string>, } | { "do": "overview", file: number, } | { "do": "trim" } | { "do": "memory" } | { "do": "prepare_show", file: number, device: number | null, budget: number, } | { "do": "prepare_side", file: number, device: number, budget: number, } | { "do": "diff" } & DiffCommand | { "do": "snapshots", names: Array<string>, folder: string | null, } | { "do": "peaks", peaks: number[], };
 

@@ -237,7 +237,7 @@ test('Alive at: the table by any frame, the icicle zooms and highlights, all cle
   assert.deepEqual(rows.map((r) => r[1]), [...want].sort(order).map((r) => r[1]));
   assert.equal(await page.$eval('#moment-table', (e) => e.dataset.more), '0');
   assert.equal(await page.$eval('#moment-more', (e) => e.textContent), '');
-  await page.selectOption('#moment-by', 'user');
+  await page.selectOption('#moment-by', 'user_frame');
   const userRows = await page.$$eval('#moment-table tbody td[data-bytes]', (els) => els.map((e) => Number(e.dataset.bytes)));
   assert.deepEqual(userRows, peak.groups.user_frame.map((g) => g.bytes));
 
@@ -248,7 +248,11 @@ test('Alive at: the table by any frame, the icicle zooms and highlights, all cle
   await page.$eval('#moment-icicle', (e) => e.scrollIntoView());
   const ib = await page.$eval('#moment-icicle', (e) => { const r = e.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; });
   assert.ok(ib[3] <= 28 * 18, `icicle height ${ib[3]}`);
-  const tree = await page.evaluate(() => window.memviz.moment.view.tree);
+  const tree = await page.evaluate(() => {
+    const t = window.memviz.viewer.panel({ cmd: 'tree', min_bytes: null }), n = t.nodes, out = []; // the icicle's own tree
+    for (let i = 0; i < n.length; i += 6) out.push({ id: n[i], parent: n[i + 1], depth: n[i + 2], frame: t.frames[n[i + 3]], bytes: n[i + 4], count: n[i + 5] });
+    return out;
+  });
   const child = tree.filter((n) => n.depth === 1).sort((a, b) => b.bytes - a.bytes)[0];
   const sub = tree.filter((n) => n.parent === child.id).sort((a, b) => b.bytes - a.bytes)[0] || child;
   await page.mouse.click(ib[0] + 3, ib[1] + 18 + 9); // the largest node of the second row starts at x = 0

@@ -1,4 +1,4 @@
-// Browser test of the Findings strip (www/findings.js, issue 40) on three
+// Browser test of the Findings strip (www/explain.js, issue 40) on three
 // H100 recordings: the lines under the summary, their kinds and numbers
 // against tests/reference/findings_reference.py and memviz_reference.py
 // (standard-library Python, no code shared with memviz), and each link

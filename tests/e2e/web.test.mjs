@@ -63,7 +63,7 @@ test('the page loads only its own files and then forbids every connection', asyn
   const { page, context, requests, blocked, errors } = await openPage();
   assert.deepEqual(blocked, []);
   const own = new Set(requests.map((u) => new URL(u).pathname));
-  for (const p of own) assert.match(p, /^\/(|index\.html|main\.js|app\.js|announce\.js|views\.js|moment\.js|icicle\.js|explain\.js|card\.js|bind\.js|findings\.js|whatif\.js|profiler\.js|phases\.js|share\.js|ranks\.js|boot\.js|decode-worker\.js|style-[0-9a-f]+\.css|views-[0-9a-f]+\.css|memviz-wasm-[0-9a-f]+(_bg\.wasm|\.js))$/);
+  for (const p of own) assert.match(p, /^\/(|index\.html|main\.js|app\.js|announce\.js|views\.js|moment\.js|icicle\.js|explain\.js|card\.js|bind\.js|whatif\.js|profiler\.js|phases\.js|share\.js|ranks\.js|boot\.js|decode-worker\.js|style-[0-9a-f]+\.css|views-[0-9a-f]+\.css|memviz-wasm-[0-9a-f]+(_bg\.wasm|\.js))$/);
   assert.ok([...own].some((p) => p.endsWith('.wasm')), 'wasm loaded');
   // After load the page's CSP has connect-src 'none': even its own origin is refused.
   const fetched = await page.evaluate(() => fetch('index.html').then(() => 'fetched', (e) => 'refused: ' + e));

@@ -13,6 +13,7 @@ use memviz_core::timeline::{DetailView, Timeline};
 
 pub mod axis;
 pub mod explain;
+pub mod icicle;
 pub mod legend;
 pub mod mapped_x;
 pub mod pools;

@@ -27,6 +27,10 @@ pub(crate) struct ExplainState {
     /// What `Context::colors` holds now.
     colors_for: Option<(Key, ColorBy, Option<u32>)>,
     series: Option<(Key, KindSeries)>,
+    /// The generation and trace event of the OOM last explained (the What if verdict for its advice).
+    explained_oom: Option<(u32, u32)>,
+    /// The generation and view the page's markers are of (its last Overview).
+    overview_of: Option<(u32, usize)>,
 }
 
 pub(crate) fn css(c: [u8; 4]) -> String {
@@ -198,7 +202,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::boundary::{ErrorKind, PageError};
-use crate::whatif::{WhatIfCommand, WhatIfFields, WhatIfOverlay, WhatIfView};
+use crate::whatif::{WhatIfCommand, WhatIfFields, WhatIfView};
 
 fn size(b: u64) -> String {
     format_size(b, false)
@@ -283,6 +287,12 @@ pub enum PanelCommand {
     Highlight {
         node: Option<u32>,
     },
+    /// Color by's legend at the moment shown.
+    Legend,
+    /// Where each marker of the timeline shown goes on the plot, `width` CSS px wide.
+    MarkerPlaces {
+        width: f64,
+    },
     /// The stacked area's hover text at CSS (x, y) on the plot.
     AreaText {
         x: f64,
@@ -297,24 +307,35 @@ pub enum PanelCommand {
     Moment {
         moment: MomentArg,
     },
-    /// The icicle tree at the moment shown: nodes of at least `min_bytes`.
+    /// The icicle tree at the moment shown: nodes of at least `min_bytes`
+    /// (null: the icicle's own, about a pixel of it); the icicle draws it.
     Tree {
-        #[ts(type = "number")]
-        min_bytes: u64,
+        #[ts(type = "number | null")]
+        min_bytes: Option<u64>,
     },
-    /// The icicle's tooltip of node `node` (the tree's root is its first).
-    TreeTip {
-        node: u32,
-        zoomed: bool,
+    /// The icicle's tree built for the moment shown (its drawing comes after).
+    IcicleTree,
+    /// The icicle's tooltip at CSS (x, y) on it ("": none).
+    IcicleTip {
+        x: f64,
+        y: f64,
+    },
+    /// A click at CSS (x, y) on the icicle: zooms into the frame there (its
+    /// top row: out) and highlights its allocations.
+    IcicleClick {
+        x: f64,
+        y: f64,
     },
     /// The table's rows at the moment shown.
+    /// `sort`: a click on that column's head: sorts by it, a second click the
+    /// other way (null: as before; at first by bytes, largest first).
+    /// `limit`: rows at most (null: a page, [`TABLE_PAGE`]).
     Rows {
         by: RowsBy,
         filter: String,
-        sort: RowsSort,
-        descending: bool,
+        sort: Option<RowsSort>,
         offset: u32,
-        limit: u32,
+        limit: Option<u32>,
     },
     /// The settings the What if panel replays under (null: the recording's own).
     WhatIfSet {
@@ -327,8 +348,57 @@ pub enum PanelCommand {
         budget: u32,
     },
     WhatIfView,
-    /// The prediction over the segment timeline as last drawn.
-    WhatIfOverlay,
+}
+
+/// What the page asks drawn into one of the panels' canvases (sizes in CSS px).
+#[derive(Debug, Clone, PartialEq, Deserialize, TS)]
+#[serde(tag = "cmd", rename_all = "snake_case")]
+pub enum PanelDraw {
+    /// The "Alive at" icicle, `width` wide (its height is its levels').
+    Icicle { width: f64 },
+    /// The What if chart: recorded and predicted reserved memory, the capacity and the OOMs.
+    WhatIfChart { width: f64, height: f64 },
+    /// The prediction over the Active Cached Segment Timeline, the plot's size.
+    WhatIfOverlay { width: f64, height: f64 },
+}
+
+/// What a [`PanelDraw`] drew.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, TS)]
+pub struct PanelDrawn {
+    pub generation: u32,
+    /// False: nothing to show (the page hides the canvas).
+    pub drawn: bool,
+    /// CSS pixels.
+    pub height: f64,
+    /// Boxes of the icicle, predicted columns of the chart, points of the overlay.
+    pub count: u32,
+    /// The overlay's legend ("" when none).
+    pub label: String,
+}
+
+/// A panel's drawing: pixels, then texts over them by the page's canvas.
+#[derive(Debug, Clone)]
+pub struct Picture {
+    /// Device pixels; transparent where nothing is drawn.
+    pub image: memviz_render::Image,
+    /// At CSS (x, y): left edge, middle.
+    pub texts: Vec<memviz_render::icicle::Label>,
+    /// A CSS font family, at [`memviz_render::icicle::FONT_PX`] CSS px.
+    pub font: &'static str,
+    /// A CSS colour.
+    pub color: &'static str,
+    /// Device pixels a CSS pixel.
+    pub dpr: f64,
+}
+
+impl Picture {
+    pub(crate) fn empty() -> Picture {
+        Picture::empty_with(memviz_render::Image::new(0, 0))
+    }
+    /// `image` with no texts.
+    pub(crate) fn empty_with(image: memviz_render::Image) -> Picture {
+        Picture { image, texts: Vec::new(), font: "sans-serif", color: "#333", dpr: 1.0 }
+    }
 }
 
 /// A marker on the timeline shown: its own peak, or an OOM.
@@ -346,6 +416,21 @@ pub struct MarkerView {
     /// What a click explains.
     pub moment: MomentArg,
 }
+
+/// Where a marker goes: CSS px from the plot's left; its label's top (a
+/// label closer than [`MARKER_GAP`] px to one before goes a row lower).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, TS)]
+pub struct MarkerPlace {
+    pub x: f64,
+    pub top: f64,
+}
+
+/// The legend's note before t is set.
+const LEGEND_NOTE: &str = "(click the timeline for bytes at t)";
+/// Labels closer than this (CSS px) stack: an OOM just after the peak had covered its button.
+const MARKER_GAP: f64 = 48.0;
+/// A stacked label's row height (CSS px).
+const MARKER_ROW: f64 = 16.0;
 
 /// A button of the OOM list.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
@@ -482,6 +567,10 @@ pub struct FindingView {
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct FindingsView {
     pub generation: u32,
+    /// The strip shows: there are findings.
+    pub shown: bool,
+    /// False: found (the strip's "find them" link is for a long trace not yet analysed).
+    pub compute: bool,
     pub findings: Vec<FindingView>,
 }
 
@@ -539,6 +628,8 @@ pub struct MomentPanelView {
     pub totals: Vec<Piece>,
     /// Bytes by kind, every kind (the legend's), in KIND_COLORS order.
     pub kinds: Vec<Row>,
+    /// The kinds alive then (the panel's "by kind" line).
+    pub alive_kinds: Vec<Row>,
     /// The largest innermost user frames, with their band colors.
     pub frames: Vec<Row>,
     /// The legend's note ("(at step 5; click the timeline to move t)").
@@ -593,21 +684,41 @@ pub enum PanelView {
     Moment(MomentPanelView),
     Tree(TreeView),
     Rows(RowsView),
-    /// The share of the work done (1: done).
+    /// The share of the work done (1: done), and the busy line saying it.
     Progress {
         generation: u32,
         done: f64,
+        text: String,
     },
     WhatIf(Box<WhatIfView>),
-    Overlay {
+    Legend {
         generation: u32,
-        overlay: Option<WhatIfOverlay>,
+        rows: Vec<Row>,
+        note: String,
+    },
+    /// A marker's place on the plot, in its order (null: off the plot);
+    /// `stale`: the markers shown are of another view (the page asks the Overview).
+    Places {
+        generation: u32,
+        places: Vec<Option<MarkerPlace>>,
+        stale: bool,
+    },
+    /// After a hover or click on the icicle: its tooltip ("": none) and
+    /// where it goes (CSS `left` and `top` on the icicle), the node zoomed into.
+    Icicle {
+        generation: u32,
+        tip: String,
+        left: String,
+        top: String,
+        zoom: Option<u32>,
     },
 }
 
 /// Findings are found at once on a trace of at most this many events; a
 /// longer one waits for a click (the analysis is built first).
 const FINDINGS_NOW_EVENTS: usize = 100_000;
+/// Rows of the "Alive at" table a page: a few more than its box shows; scrolling adds as many.
+pub const TABLE_PAGE: u32 = 30;
 /// OOM buttons in the list.
 const LIST_OOMS: u32 = 50;
 
@@ -619,12 +730,22 @@ impl Viewer {
     /// The analysis panels' one command (www/explain.js, findings.js, moment.js).
     pub fn panel(&mut self, cmd: PanelCommand) -> Result<PanelView, PageError> {
         let generation = self.generation();
-        if self.cx.file().is_none() && cmd != PanelCommand::Generation {
+        let fileless = matches!(
+            cmd,
+            PanelCommand::Generation
+                | PanelCommand::Legend
+                | PanelCommand::AreaText { .. }
+                | PanelCommand::MarkerPlaces { .. }
+        );
+        if self.cx.file().is_none() && !fileless {
             return Err(PageError::no_file());
         }
         Ok(match cmd {
             PanelCommand::Generation => PanelView::Done { generation },
-            PanelCommand::Overview => PanelView::Overview(self.overview()),
+            PanelCommand::Overview => {
+                self.explain.overview_of = Some((generation, self.view()));
+                PanelView::Overview(self.overview())
+            }
             PanelCommand::ColorBy { mode } => {
                 self.explain.area = mode == ColorMode::Area;
                 self.explain.color_by = match mode {
@@ -638,17 +759,43 @@ impl Viewer {
                 self.highlight_node(node);
                 PanelView::Done { generation }
             }
+            PanelCommand::Legend => self.legend(),
+            PanelCommand::MarkerPlaces { width } => match self.explain.overview_of {
+                Some((g, view)) if g == generation && view != self.view() => {
+                    PanelView::Places { generation, places: Vec::new(), stale: true }
+                }
+                Some((g, _)) if g == generation => {
+                    PanelView::Places { generation, places: self.marker_places(width), stale: false }
+                }
+                _ => PanelView::Places { generation, places: Vec::new(), stale: false },
+            },
             PanelCommand::AreaText { x, y } => PanelView::Text { generation, text: self.area_text(x, y) },
             PanelCommand::Explain { moment } => PanelView::Explain(self.explain_view(moment)?),
             PanelCommand::Findings => PanelView::Findings(self.findings_view()?),
             PanelCommand::Leaks => PanelView::Leaks(self.leaks_view()?),
             PanelCommand::Moment { moment } => PanelView::Moment(self.moment_view(moment)?),
             PanelCommand::Tree { min_bytes } => PanelView::Tree(self.tree_view(min_bytes)?),
-            PanelCommand::TreeTip { node, zoomed } => {
-                PanelView::Text { generation, text: self.tree_tip(node, zoomed)? }
+            PanelCommand::IcicleTree => {
+                self.icicle_tree()?;
+                PanelView::Done { generation }
             }
-            PanelCommand::Rows { by, filter, sort, descending, offset, limit } => {
-                PanelView::Rows(self.rows_view(by, &filter, sort, descending, offset, limit)?)
+            PanelCommand::IcicleTip { x, y } => {
+                // Beside the pointer, kept off the icicle's right edge (the tip is about 300 px wide).
+                let right = self.icicle_width() - 300.0;
+                let (left, top) = (format!("{}px", (x + 12.0).min(right)), format!("{}px", y + 14.0));
+                PanelView::Icicle { generation, tip: self.icicle_tip(x, y), left, top, zoom: self.icicle_zoom() }
+            }
+            PanelCommand::IcicleClick { x, y } => {
+                let zoom = self.icicle_click(x, y);
+                PanelView::Icicle { generation, tip: String::new(), left: String::new(), top: String::new(), zoom }
+            }
+            PanelCommand::Rows { by, filter, sort, offset, limit } => {
+                if let Some(k) = sort {
+                    self.moment.sort = self.moment.sort.click(k);
+                }
+                let s = self.moment.sort;
+                let limit = limit.unwrap_or(TABLE_PAGE);
+                PanelView::Rows(self.rows_view(by, &filter, s.key, s.descending, offset, limit)?)
             }
             PanelCommand::WhatIfSet { fields } => {
                 self.whatif_set(WhatIfCommand { fields })?;
@@ -659,11 +806,84 @@ impl Viewer {
                 PanelView::Done { generation }
             }
             PanelCommand::WhatIfStep { budget } => {
-                PanelView::Progress { generation, done: self.whatif_step(budget as usize) }
+                let done = self.whatif_step(budget as usize);
+                let busy = if self.whatif.busy.is_empty() { "replaying" } else { &self.whatif.busy };
+                PanelView::Progress { generation, done, text: format!("{busy}: {}%", (done * 100.0).round()) }
             }
-            PanelCommand::WhatIfView => PanelView::WhatIf(Box::new(self.whatif_view()?)),
-            PanelCommand::WhatIfOverlay => PanelView::Overlay { generation, overlay: self.whatif_overlay() },
+            PanelCommand::WhatIfView => {
+                let mut v = self.whatif_view()?;
+                self.whatif.busy = v.busy.clone();
+                // The OOM panel's advice: the verdict of the OOM it explains.
+                if let Some((_, e)) = self.explain.explained_oom.filter(|o| o.0 == generation) {
+                    v.advice = v.ooms.iter().find(|o| o.event == e as usize).map(|o| o.text.clone());
+                }
+                PanelView::WhatIf(Box::new(v))
+            }
         })
+    }
+
+    /// Draws one of the panels' canvases (the page puts the picture and its texts).
+    pub fn panel_draw(&mut self, cmd: PanelDraw, char_w: f64) -> Result<(Picture, PanelDrawn), PageError> {
+        let generation = self.generation();
+        let none = || (Picture::empty(), PanelDrawn { generation, ..PanelDrawn::default() });
+        if self.cx.file().is_none() {
+            return Ok(none());
+        }
+        let dpr = self.cx.dpr;
+        let (mut pic, drawn) = match cmd {
+            PanelDraw::Icicle { width } => self.icicle_picture(width, char_w)?.unwrap_or_else(none),
+            PanelDraw::WhatIfChart { width, height } => {
+                self.whatif_chart_picture(width, height, dpr).unwrap_or_else(none)
+            }
+            PanelDraw::WhatIfOverlay { width, height } => {
+                self.whatif_overlay_picture(width, height, dpr).unwrap_or_else(none)
+            }
+        };
+        pic.dpr = dpr;
+        Ok((pic, drawn))
+    }
+
+    /// Color by's legend: the kinds or frames at the moment shown, else the kinds' colours alone.
+    fn legend(&self) -> PanelView {
+        let generation = self.generation();
+        let shown = self.moment.shown.as_ref().filter(|v| v.generation == generation);
+        let (rows, note) = match (self.explain.color_by, shown) {
+            (ColorBy::Allocation, _) => (Vec::new(), String::new()),
+            (ColorBy::Frame, Some(v)) => (v.frames.clone(), v.note.clone()),
+            (_, Some(v)) => (v.kinds.clone(), v.note.clone()),
+            (ColorBy::Frame, None) => (Vec::new(), LEGEND_NOTE.into()),
+            (_, None) => {
+                let row = |(k, c): (&Kind, [u8; 4])| Row {
+                    key: k.name().into(),
+                    text: k.name().into(),
+                    bytes: 0,
+                    size: String::new(),
+                    count: 0,
+                    share: String::new(),
+                    css: css(c),
+                };
+                (Kind::ALL.iter().zip(KIND_COLORS).map(row).collect(), LEGEND_NOTE.into())
+            }
+        };
+        PanelView::Legend { generation, rows, note }
+    }
+
+    /// [`MarkerPlace`]s of the timeline shown's markers on a plot `width` CSS px wide.
+    fn marker_places(&mut self, width: f64) -> Vec<Option<MarkerPlace>> {
+        let on = self.view_kind() == crate::ViewKind::Timeline && self.n_steps() > 0;
+        let mut placed: Vec<(f64, f64)> = Vec::new();
+        let mut place = |x: f64| {
+            if !(on && (0.0..=width).contains(&x)) {
+                return None;
+            }
+            let mut row = 0.0;
+            while placed.iter().any(|&(px, r)| r == row && (px - x).abs() < MARKER_GAP) {
+                row += 1.0;
+            }
+            placed.push((x, row));
+            Some(MarkerPlace { x, top: row * MARKER_ROW - 2.0 })
+        };
+        self.view_markers().iter().map(|m| place(self.x_of_step(m.x))).collect()
     }
 
     fn overview(&mut self) -> OverviewView {
@@ -694,7 +914,7 @@ impl Viewer {
             list,
             list_more,
             kinds,
-            legend_note: "(click the timeline for bytes at t)".into(),
+            legend_note: LEGEND_NOTE.into(),
             findings_now: events <= FINDINGS_NOW_EVENTS,
         }
     }
@@ -810,6 +1030,10 @@ impl Viewer {
                 text: "No advice: the numbers show no allocator problem here.".into(),
             });
         }
+        if x.what == "oom" {
+            // The What if replay's verdict of this OOM: filled by the page once its replay is done.
+            advice.push(AdviceLine { kind: "whatif".into(), text: String::new() });
+        }
         let ev = x.at.event.map_or("before the first event".into(), |e| format!("trace event {e}"));
         let what = match moment {
             MomentArg::Oom(_) => "OOM",
@@ -821,7 +1045,8 @@ impl Viewer {
             heading.push_str(&format!(" ({} UTC)", format_time_us(us).replace('T', " ").trim_end_matches('Z')));
         }
         let whole = t.allocated_bytes;
-        Ok(ExplainView {
+        let oom = (x.what == "oom").then_some(x.at.event).flatten().map(|e| (generation, e));
+        let view = ExplainView {
             generation,
             moment,
             what: x.what.into(),
@@ -832,7 +1057,9 @@ impl Viewer {
             by_category: rows(&x.by_category, whole, false),
             by_user_frame: rows(&x.by_user_frame, whole, false),
             by_stack: rows(&x.by_stack, whole, true),
-        })
+        };
+        self.explain.explained_oom = oom;
+        Ok(view)
     }
 
     fn findings_view(&mut self) -> Result<FindingsView, PageError> {
@@ -842,7 +1069,7 @@ impl Viewer {
         }
         let Some(h) = self.views.state.history(&self.cx) else { return Err(recording("the recording has no trace")) };
         let (Some(f), Some(a)) = (self.cx.file(), self.moment.get()) else { return Err(PageError::no_file()) };
-        let findings = a
+        let findings: Vec<FindingView> = a
             .findings(&f.snap, h)
             .findings
             .into_iter()
@@ -868,7 +1095,7 @@ impl Viewer {
                 }
             })
             .collect();
-        Ok(FindingsView { generation, findings })
+        Ok(FindingsView { generation, shown: !findings.is_empty(), compute: false, findings })
     }
 
     fn leaks_view(&mut self) -> Result<LeaksView, PageError> {

@@ -9,8 +9,11 @@ use memviz_core::analysis::{Analysis, AnalysisBuilder, Group, GroupBy, Landmarks
 use memviz_core::format::format_size;
 
 use crate::boundary::PageError;
-use crate::explain::{MomentArg, MomentPanelView, Piece, Row, RowsBy, RowsSort, RowsView, TreeView};
+use crate::explain::{
+    MomentArg, MomentPanelView, PanelDrawn, Picture, Piece, Row, RowsBy, RowsSort, RowsView, TreeView,
+};
 use memviz_core::timeline::{Timeline, TimelineBuilder, TimelineKind};
+use memviz_render::icicle;
 
 use crate::{OpenFile, Viewer};
 
@@ -27,10 +30,43 @@ pub(crate) struct MomentCache {
     /// grouped once, not sent to the page (thousands of rows, most never
     /// shown).
     groups: Option<(MomentGroupsKey, Vec<Group>)>,
-    /// The icicle tree of that moment as last sent (its tooltips).
+    /// The icicle's tree of that moment.
     tree: Option<(MomentKey, Vec<TreeNode>)>,
+    /// The icicle's node zoomed into, of a generation: kept across moments.
+    zoom: Option<(u32, u32)>,
+    /// The icicle as last drawn (its hover and clicks).
+    layout: Option<(MomentKey, icicle::Layout)>,
+    /// The "Alive at" table's order.
+    pub(crate) sort: TableSort,
+    /// The "Alive at" panel as last shown (Color by's legend).
+    pub(crate) shown: Option<MomentPanelView>,
     /// The live bytes of the moment last shown (the table's shares).
     at_bytes: u64,
+}
+
+/// The "Alive at" table's order: a column and its direction.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct TableSort {
+    pub key: RowsSort,
+    pub descending: bool,
+}
+
+impl Default for TableSort {
+    fn default() -> TableSort {
+        TableSort { key: RowsSort::Bytes, descending: true }
+    }
+}
+
+impl TableSort {
+    /// After a click on column `key`'s head: the other way when it is the
+    /// column sorted by, else by it, frames A to Z and numbers largest first.
+    pub(crate) fn click(self, key: RowsSort) -> TableSort {
+        if key == self.key {
+            TableSort { key, descending: !self.descending }
+        } else {
+            TableSort { key, descending: key != RowsSort::Key }
+        }
+    }
 }
 
 /// (file, device), position.
@@ -47,6 +83,7 @@ impl MomentCache {
         self.at = None;
         self.groups = None;
         self.tree = None;
+        self.layout = None;
     }
 
     /// The analysis as built last (of whichever (file, device) it was).
@@ -429,7 +466,7 @@ impl Viewer {
             Some(s) => format!("step {s}"),
             None => format!("position {}", v.at.position),
         };
-        let kinds = memviz_core::analysis::Kind::ALL
+        let kinds: Vec<Row> = memviz_core::analysis::Kind::ALL
             .iter()
             .zip(memviz_render::explain::KIND_COLORS)
             .map(|(k, c)| {
@@ -448,58 +485,140 @@ impl Viewer {
                 ..panel_row(g, v.bytes)
             })
             .collect();
-        Ok(MomentPanelView {
+        let v = MomentPanelView {
             generation,
             moment,
             at: crate::explain::AtView { position: v.at.position, step: v.at.step, event: v.at.event },
             note: format!("(at {at}; click the timeline to move t)"),
             at_text: at,
             totals,
+            alive_kinds: kinds.iter().filter(|k| k.bytes > 0).cloned().collect(),
             kinds,
             frames,
-        })
+        };
+        self.moment.shown = Some(v.clone());
+        Ok(v)
     }
 
-    /// The icicle tree at the moment last shown (nodes of at least `min_bytes`).
-    pub(crate) fn tree_view(&mut self, min_bytes: u64) -> Result<TreeView, PageError> {
-        let pos = self.moment_position().map_err(PageError::bad_command)?;
-        let a = self.moment.get().expect("moment_position: analysis built");
-        let tree = a.tree(&a.live(pos), min_bytes);
+    /// The icicle tree at the moment last shown: nodes of at least
+    /// `min_bytes` (None: the icicle's own); the icicle draws it from now on.
+    pub(crate) fn tree_view(&mut self, min_bytes: Option<u64>) -> Result<TreeView, PageError> {
+        let own;
+        let tree = match min_bytes {
+            None => {
+                self.icicle_tree()?;
+                &self.moment.tree.as_ref().expect("icicle_tree: built").1
+            }
+            Some(min) => {
+                let pos = self.moment_position().map_err(PageError::bad_command)?;
+                let a = self.moment.get().expect("moment_position: analysis built");
+                own = a.tree(&a.live(pos), min);
+                &own
+            }
+        };
         let mut frames: Vec<String> = Vec::new();
         let mut index: std::collections::HashMap<&str, u64> = std::collections::HashMap::new();
         let mut nodes = Vec::with_capacity(tree.len() * 6);
-        for n in &tree {
+        for n in tree {
             let f = *index.entry(n.frame.as_str()).or_insert_with(|| {
                 frames.push(n.frame.clone());
                 frames.len() as u64 - 1
             });
             nodes.extend([n.id.into(), n.parent.into(), n.depth.into(), f, n.bytes, n.count]);
         }
-        self.moment.tree = Some(((self.cx.key(), pos), tree));
         Ok(TreeView { generation: self.generation(), frames, nodes })
     }
 
-    /// The icicle's tooltip of node `node` of the tree last sent; `zoomed`:
-    /// the node is the top row of a zoom (a click zooms out).
-    pub(crate) fn tree_tip(&self, node: u32, zoomed: bool) -> Result<String, PageError> {
-        let tree = match &self.moment.tree {
-            Some((k, t)) if k.0 == self.cx.key() => t,
-            _ => return Err(PageError::bad_command("no icicle tree on this file and device")),
-        };
-        let n = tree
+    /// The icicle's tree at the moment shown, built unless it is: nodes of
+    /// at least 1/1500 of the peak, about a pixel of the icicle.
+    pub(crate) fn icicle_tree(&mut self) -> Result<(), PageError> {
+        let pos = self.moment_position().map_err(PageError::bad_command)?;
+        let key = (self.cx.key(), pos);
+        if self.moment.tree.as_ref().is_some_and(|t| t.0 == key) {
+            return Ok(());
+        }
+        let min = self.peak_bytes() / 1500;
+        let a = self.moment.get().expect("moment_position: analysis built");
+        self.moment.tree = Some((key, a.tree(&a.live(pos), min)));
+        self.moment.layout = None;
+        Ok(())
+    }
+
+    /// The node zoomed into (None: the whole tree), of this generation.
+    pub(crate) fn icicle_zoom(&self) -> Option<u32> {
+        self.moment.zoom.filter(|z| z.0 == self.generation()).map(|z| z.1)
+    }
+
+    /// The icicle `width` CSS px wide from the node zoomed into, labels at
+    /// `char_w` px a character; None when nothing is alive.
+    pub(crate) fn icicle_picture(
+        &mut self,
+        width: f64,
+        char_w: f64,
+    ) -> Result<Option<(Picture, PanelDrawn)>, PageError> {
+        self.icicle_tree()?;
+        let (zoom, dpr) = (self.icicle_zoom(), self.cx.dpr);
+        let (key, tree) = self.moment.tree.as_ref().expect("icicle_tree: built");
+        let nodes: Vec<icicle::Node> = tree
             .iter()
-            .find(|n| n.id == node)
-            .ok_or_else(|| PageError::bad_command(format!("no icicle node {node}")))?;
-        let total = tree.first().map_or(0, |r| r.bytes);
+            .map(|n| icicle::Node { id: n.id, parent: n.parent, depth: n.depth, frame: &n.frame, bytes: n.bytes })
+            .collect();
+        let Some(layout) = icicle::layout(&nodes, zoom, width, char_w) else { return Ok(None) };
+        let mut image = memviz_render::Image::new(0, 0);
+        icicle::draw(&nodes, &layout, width, dpr, &mut image);
+        let drawn = PanelDrawn {
+            generation: self.generation(),
+            drawn: true,
+            height: layout.height,
+            count: layout.boxes.len() as u32,
+            label: String::new(),
+        };
+        let picture = Picture { image, texts: layout.labels.clone(), font: "monospace", color: "#000", dpr };
+        self.moment.layout = Some((*key, layout));
+        Ok(Some((picture, drawn)))
+    }
+
+    /// The icicle's node at CSS (x, y) as last drawn on this file and device,
+    /// and whether it is the top row of a zoom.
+    fn icicle_hit(&self, x: f64, y: f64) -> Option<(&TreeNode, bool)> {
+        let ((k, layout), (tk, tree)) = (self.moment.layout.as_ref()?, self.moment.tree.as_ref()?);
+        if k.0 != self.cx.key() || k != tk {
+            return None;
+        }
+        let b = icicle::hit(layout, x, y)?;
+        let n = tree.get(b.node)?;
+        Some((n, b.y == 0.0 && n.parent != u32::MAX))
+    }
+
+    /// The icicle's width as last drawn (CSS px).
+    pub(crate) fn icicle_width(&self) -> f64 {
+        self.moment.layout.as_ref().and_then(|l| l.1.boxes.first()).map_or(0.0, |b| b.w)
+    }
+
+    /// The icicle's tooltip at CSS (x, y) ("": no node there).
+    pub(crate) fn icicle_tip(&self, x: f64, y: f64) -> String {
+        let Some((n, zoomed)) = self.icicle_hit(x, y) else { return String::new() };
+        let total = self.moment.tree.as_ref().and_then(|t| t.1.first()).map_or(0, |r| r.bytes);
         let click =
             if zoomed { "click: zoom out" } else { "click: zoom in, highlight its allocations in the timeline" };
-        Ok(format!(
+        format!(
             "{}\n{} · {} allocations · {:.1}%\n{click}",
             n.frame,
             format_size(n.bytes, false),
             n.count,
             100.0 * n.bytes as f64 / total.max(1) as f64
-        ))
+        )
+    }
+
+    /// A click at CSS (x, y) on the icicle: zooms into the node there and
+    /// highlights its allocations (its top row or the root: out, none);
+    /// the node zoomed into after.
+    pub(crate) fn icicle_click(&mut self, x: f64, y: f64) -> Option<u32> {
+        let Some((n, zoomed)) = self.icicle_hit(x, y) else { return self.icicle_zoom() };
+        let zoom = (!zoomed && n.parent != u32::MAX).then_some(n.id);
+        self.moment.zoom = zoom.map(|z| (self.generation(), z));
+        self.highlight_node(zoom);
+        zoom
     }
 
     /// A page of the "Alive at" table at the moment last shown.

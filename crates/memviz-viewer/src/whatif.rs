@@ -27,6 +27,10 @@ use crate::boundary::{ErrorKind, PageError};
 use crate::{ViewKind, Viewer};
 use memviz_core::analysis::series::steps_through_event;
 use memviz_core::timeline::TimelineKind;
+use memviz_render::icicle::{step_line, Label};
+use memviz_render::{Image, Rgba};
+
+use crate::explain::{PanelDrawn, Picture};
 
 /// 1 MiB: what PyTorch's `*_mb` settings count in.
 const MIB: u64 = 1 << 20;
@@ -116,7 +120,8 @@ pub struct WhatIfView {
     pub needs: Option<String>,
     #[ts(type = "number | null")]
     pub needs_bytes: Option<u64>,
-    /// For the OOM panel: the first recorded OOM's verdict.
+    /// For the OOM panel: the verdict of the OOM it explains (Viewer.panel;
+    /// the first recorded OOM's here).
     pub advice: Option<String>,
     pub assumption: &'static str,
     pub chart: Option<WhatIfChart>,
@@ -193,6 +198,8 @@ struct Session {
 #[derive(Default)]
 pub(crate) struct WhatIfState {
     sessions: Vec<Session>,
+    /// The busy line of the view last shown (the replay's progress says it).
+    pub(crate) busy: String,
 }
 
 /// How many (file, device) sessions stay cached.
@@ -689,6 +696,82 @@ impl Viewer {
             points.extend([x0, y(b), x(last), y(b)]);
         }
         Some(WhatIfOverlay { points, label: format!("predicted with {}", conf_name(settings)) })
+    }
+}
+
+/// The chart's colours, as style.css's #whatif-legend.
+const RECORDED: Rgba = [0x4e, 0x79, 0xa7, 255];
+const PREDICTED: Rgba = [0xf2, 0x8e, 0x2c, 255];
+const CAP: Rgba = [0xd6, 0x27, 0x28, 255];
+
+/// An image `width` × `height` CSS px at `dpr`, transparent.
+fn canvas(width: f64, height: f64, dpr: f64) -> Image {
+    let mut img = Image::new(0, 0);
+    img.reset((width * dpr).round().max(0.0) as u32, (height * dpr).round().max(0.0) as u32, [0, 0, 0, 0]);
+    img
+}
+
+impl Viewer {
+    /// The What if chart `width` × `height` CSS px: recorded and predicted
+    /// reserved memory, the capacity and the recorded OOMs on one y axis.
+    pub(crate) fn whatif_chart_picture(&mut self, width: f64, height: f64, dpr: f64) -> Option<(Picture, PanelDrawn)> {
+        let c = self.whatif_view().ok()?.chart?;
+        let mut image = canvas(width, height, dpr);
+        let (w, top, bottom) = (width * dpr, 14.0 * dpr, (height - 14.0) * dpr);
+        let y = |share: f32| bottom - share as f64 * (bottom - top);
+        // A level per column, joined by vertical steps.
+        let steps = |ys: &[f32]| -> Vec<(f64, f64)> {
+            let n = ys.len() as f64;
+            ys.iter()
+                .enumerate()
+                .flat_map(|(i, &s)| [(i as f64 / n * w, y(s)), ((i + 1) as f64 / n * w, y(s))])
+                .collect()
+        };
+        for &x in &c.ooms {
+            step_line(
+                &mut image,
+                &[(x as f64 * w, top), (x as f64 * w, bottom)],
+                dpr,
+                CAP,
+                Some((2.0 * dpr, 2.0 * dpr)),
+            );
+        }
+        if let Some(cap) = c.cap {
+            step_line(&mut image, &[(0.0, y(cap)), (w, y(cap))], 1.5 * dpr, CAP, Some((6.0 * dpr, 4.0 * dpr)));
+        }
+        step_line(&mut image, &steps(&c.recorded), 1.5 * dpr, RECORDED, None);
+        step_line(&mut image, &steps(&c.predicted), 1.5 * dpr, PREDICTED, None);
+        let texts = vec![
+            Label { text: c.top.clone(), x: 3.0, y: 7.0 },
+            Label { text: c.x_label.clone(), x: 3.0, y: height - 7.0 },
+        ];
+        let drawn = PanelDrawn {
+            generation: self.generation(),
+            drawn: true,
+            height,
+            count: c.predicted.len() as u32,
+            label: String::new(),
+        };
+        Some((Picture { image, texts, font: "sans-serif", color: "#333", dpr }, drawn))
+    }
+
+    /// [`WhatIfOverlay`]'s line over the plot (`width` × `height` CSS px):
+    /// dark, on a white halo (a colour none of the bands has).
+    pub(crate) fn whatif_overlay_picture(&self, width: f64, height: f64, dpr: f64) -> Option<(Picture, PanelDrawn)> {
+        let o = self.whatif_overlay()?;
+        let mut image = canvas(width, height, dpr);
+        let points: Vec<(f64, f64)> =
+            o.points.chunks_exact(2).map(|p| (p[0] as f64 * dpr, p[1] as f64 * dpr)).collect();
+        step_line(&mut image, &points, 4.0 * dpr, [255, 255, 255, 230], None);
+        step_line(&mut image, &points, 2.0 * dpr, [0x11, 0x11, 0x11, 255], None);
+        let drawn = PanelDrawn {
+            generation: self.generation(),
+            drawn: true,
+            height,
+            count: points.len() as u32,
+            label: o.label,
+        };
+        Some((Picture::empty_with(image), drawn))
     }
 }
 

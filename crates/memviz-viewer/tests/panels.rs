@@ -12,7 +12,7 @@ use std::process::Command;
 use common::{open, repo, snapshot, FULLSTEP};
 use memviz_core::format::format_size;
 use memviz_viewer::boundary::ErrorKind;
-use memviz_viewer::explain::{MomentArg, PanelCommand, PanelView};
+use memviz_viewer::explain::{MomentArg, PanelCommand, PanelDraw, PanelView};
 use memviz_viewer::Viewer;
 use serde_json::{json, Value};
 
@@ -68,6 +68,27 @@ fn overview_markers_are_each_timelines_own_peak_and_the_ooms() {
         ["OOM 0", "Peak"]
     );
     assert_eq!(o["kinds"].as_array().unwrap().len(), 7);
+    // Their places on a plot drawn 1200 CSS px wide: both on it, the OOM
+    // (a later event, by the reference) right of the peak; a label closer
+    // than 48 px to the one before goes a row (16 px) lower.
+    assert!(peak["event"].as_u64() < oom["event"].as_u64());
+    v.render_plot(1200, 500).unwrap();
+    let p = panel(&mut v, json!({"cmd": "marker_places", "width": 1200.0}));
+    assert_eq!(p["stale"], false);
+    let xs: Vec<(f64, f64)> = p["places"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| (x["x"].as_f64().unwrap(), x["top"].as_f64().unwrap()))
+        .collect();
+    assert_eq!(xs.len(), 2);
+    assert!(xs.iter().all(|&(x, _)| (0.0..=1200.0).contains(&x)), "{xs:?}");
+    assert!(xs[1].0 > xs[0].0, "{xs:?}");
+    assert_eq!(xs[0].1, -2.0);
+    assert_eq!(xs[1].1, if xs[1].0 - xs[0].0 < 48.0 { 14.0 } else { -2.0 }, "{xs:?}");
+    // Another view: the markers shown are stale until its overview.
+    v.set_view(1);
+    assert_eq!(panel(&mut v, json!({"cmd": "marker_places", "width": 1200.0}))["stale"], true);
 
     // The segment timeline: its own peak is the reserved one (issue 43).
     let reserved: Vec<u64> =
@@ -77,6 +98,7 @@ fn overview_markers_are_each_timelines_own_peak_and_the_ooms() {
     assert_ne!(Some(event), peak["event"].as_u64(), "the file tells the two peaks apart");
     v.set_view(1);
     let o = panel(&mut v, json!({"cmd": "overview"}));
+    assert_eq!(panel(&mut v, json!({"cmd": "marker_places", "width": 1200.0}))["stale"], false);
     let m = &o["markers"];
     assert_eq!(
         (m[0]["what"].as_str(), m[0]["event"].as_u64(), m[0]["bytes"].as_u64()),
@@ -129,13 +151,18 @@ fn moment_rows_tree_and_tip_at_the_peak() {
     assert_eq!(totals[0]["value"].as_u64(), Some(total));
     assert_eq!(totals[0]["text"], format!("allocated {}", format_size(total, false)));
     assert_eq!(bytes_of(&m["kinds"]).iter().sum::<u64>(), total);
+    // Color by category's legend: the kinds at t; the line of the panel: those alive.
+    panel(&mut v, json!({"cmd": "color_by", "mode": "category"}));
+    let l = panel(&mut v, json!({"cmd": "legend"}));
+    assert_eq!(bytes_of(&l["rows"]), bytes_of(&m["kinds"]));
+    let alive: Vec<u64> = bytes_of(&m["kinds"]).into_iter().filter(|&b| b > 0).collect();
+    assert_eq!(bytes_of(&m["alive_kinds"]), alive);
+    panel(&mut v, json!({"cmd": "color_by", "mode": "allocation"}));
+    assert_eq!(panel(&mut v, json!({"cmd": "legend"}))["rows"], json!([]));
     // The table by any frame, 30 a page, all of the reference's frames.
     let frames = peak["groups"]["frame"].as_array().unwrap().len();
     let page = |v: &mut Viewer, offset: u32| {
-        panel(
-            v,
-            json!({"cmd": "rows", "by": "frame", "filter": "", "sort": "bytes", "descending": true, "offset": offset, "limit": 30}),
-        )
+        panel(v, json!({"cmd": "rows", "by": "frame", "filter": "", "sort": null, "offset": offset, "limit": 30}))
     };
     let first = page(&mut v, 0);
     assert_eq!(first["matched"].as_u64(), Some(frames as u64));
@@ -147,22 +174,59 @@ fn moment_rows_tree_and_tip_at_the_peak() {
     assert_eq!(got, frames);
     let users = panel(
         &mut v,
-        json!({"cmd": "rows", "by": "user_frame", "filter": "", "sort": "bytes", "descending": true, "offset": 0, "limit": 1000}),
+        json!({"cmd": "rows", "by": "user_frame", "filter": "", "sort": null, "offset": 0, "limit": 1000}),
     );
     let want: Vec<u64> =
         peak["groups"]["user_frame"].as_array().unwrap().iter().map(|g| g["bytes"].as_u64().unwrap()).collect();
     assert_eq!(bytes_of(&users["rows"]), want);
+    // A click on a column's head sorts by it, a second one the other way;
+    // frames sort A to Z first (orders from the reference's groups).
+    let sorted = |v: &mut Viewer, sort: &str, field: &str| -> Vec<Value> {
+        let r = panel(
+            v,
+            json!({"cmd": "rows", "by": "user_frame", "filter": "", "sort": sort, "offset": 0, "limit": 1000}),
+        );
+        r["rows"].as_array().unwrap().iter().map(|x| x[field].clone()).collect()
+    };
+    let groups = peak["groups"]["user_frame"].as_array().unwrap();
+    let mut counts: Vec<u64> = groups.iter().map(|g| g["count"].as_u64().unwrap()).collect();
+    counts.sort_unstable_by(|a, b| b.cmp(a));
+    assert_eq!(sorted(&mut v, "count", "count"), counts.iter().map(|&c| json!(c)).collect::<Vec<_>>());
+    counts.reverse();
+    assert_eq!(sorted(&mut v, "count", "count"), counts.iter().map(|&c| json!(c)).collect::<Vec<_>>());
+    let mut keys: Vec<&str> = groups.iter().map(|g| g["key"].as_str().unwrap()).collect();
+    keys.sort_unstable();
+    assert_eq!(sorted(&mut v, "key", "key"), keys.iter().map(|&k| json!(k)).collect::<Vec<_>>());
     // The icicle: 6 numbers a node, the root first and holding everything.
-    let t = panel(&mut v, json!({"cmd": "tree", "min_bytes": 0}));
+    let t = panel(&mut v, json!({"cmd": "tree", "min_bytes": null}));
     let nodes = t["nodes"].as_array().unwrap();
     assert_eq!(nodes.len() % 6, 0);
     assert_eq!(nodes[4].as_u64(), Some(total));
-    let tip = panel(&mut v, json!({"cmd": "tree_tip", "node": nodes[0], "zoomed": false}));
+    // Drawn 1000 CSS px wide at 2 device px a CSS px: the root ("all") is
+    // the top row, its tooltip the whole; a click on the second row's first
+    // box zooms into that node (a depth-1 node of the tree) and back out.
+    v.set_dpr(2.0);
+    let (pic, drawn) = v.panel_draw(PanelDraw::Icicle { width: 1000.0 }, 6.6).unwrap();
+    assert!(drawn.drawn && drawn.height >= 36.0 && drawn.height <= 28.0 * 18.0, "{drawn:?}");
+    assert_eq!((pic.image.width, pic.image.height), (2000, (drawn.height * 2.0) as u32));
+    assert_eq!(pic.image.get(1000, 10), [0xbb, 0xbb, 0xbb, 255], "the root's gray");
+    let tip = panel(&mut v, json!({"cmd": "icicle_tip", "x": 500.0, "y": 5.0}));
     let count = nodes[5].as_u64().unwrap();
-    assert!(tip["text"]
+    assert!(tip["tip"]
         .as_str()
         .unwrap()
-        .contains(&format!("\n{} · {count} allocations · 100.0%\n", format_size(total, false))));
+        .starts_with(&format!("all\n{} · {count} allocations · 100.0%\n", format_size(total, false))));
+    let depth1: Vec<u64> = nodes.chunks(6).filter(|n| n[2] == 1).map(|n| n[0].as_u64().unwrap()).collect();
+    let z = panel(&mut v, json!({"cmd": "icicle_click", "x": 1.0, "y": 20.0}));
+    assert_eq!(z["zoom"].as_u64(), depth1.first().copied());
+    let (_, zoomed) = v.panel_draw(PanelDraw::Icicle { width: 1000.0 }, 6.6).unwrap();
+    assert!(zoomed.count < drawn.count);
+    assert!(panel(&mut v, json!({"cmd": "icicle_tip", "x": 1.0, "y": 5.0}))["tip"]
+        .as_str()
+        .unwrap()
+        .ends_with("click: zoom out"));
+    assert_eq!(panel(&mut v, json!({"cmd": "icicle_click", "x": 1.0, "y": 5.0}))["zoom"], Value::Null);
+    assert_eq!(panel(&mut v, json!({"cmd": "icicle_tip", "x": 1.0, "y": 999.0}))["tip"], "");
 }
 
 #[test]
