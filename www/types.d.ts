@@ -362,7 +362,7 @@ a_step: number | null, b_step: number | null, total_a: number, total_b: number,
  */
 totals: string, changed: number, group_count: number, only_in_a: number, only_in_b: number, rows: Array<DiffRow>, tree: Array<DiffTreeNode>, };
 
-export type ProfilerZoom = { factor: number, frac: number, };
+export type ProfilerZoom = { factor: number, x: number, };
 
 export type ProfilerCommand = { 
 /**
@@ -374,7 +374,7 @@ chart: number | null,
  */
 reset: boolean, zoom: ProfilerZoom | null, width: number, height: number, dpr: number, 
 /**
- * The pixel column hovered (as last rendered).
+ * The CSS x of the pointer on the canvas.
  */
 hover_x: number | null, 
 /**
@@ -392,9 +392,21 @@ color: string, max: number,
  */
 label: string, };
 
-export type ProfilerTick = { pos: number, label: string, };
+export type ProfilerTick = { 
+/**
+ * Where on the axis, 0..1.
+ */
+pos: number, label: string, 
+/**
+ * Its place over the canvas (CSS px), anchored at its end (y) or middle (x).
+ */
+style: string, };
 
 export type ProfilerModel = { 
+/**
+ * The file's name and what it is.
+ */
+title: string, 
 /**
  * What the file is, in words.
  */
@@ -430,9 +442,17 @@ hover_x: number | null,
  */
 peek: boolean, };
 
-export type PhaseBox = { name: string, x0: number, x1: number, step0: number, step1: number, title: string, };
+export type PhaseBox = { 
+/**
+ * "phase", "phase phase-dense" (no free lane for its label) or "annotate-marker".
+ */
+class: string, style: string, name: string, step0: number, step1: number, title: string, 
+/**
+ * Its label, in a free lane (none: a thin dense one, or a marker).
+ */
+label: PhaseLabel | null, };
 
-export type MarkerBox = { x: number, title: string, };
+export type PhaseLabel = { name: string, style: string, };
 
 export type AxisTick = { x: number, label: string, };
 
@@ -450,7 +470,11 @@ axis: string,
 /**
  * Why the time axis is not available; "" when it is.
  */
-reason: string, phases: Array<PhaseBox>, markers: Array<MarkerBox>, 
+reason: string, 
+/**
+ * The phases shown, then the markers, laid out on the plot as last drawn.
+ */
+boxes: Array<PhaseBox>, 
 /**
  * "3 of 5 shown", or that there are none.
  */

@@ -151,7 +151,7 @@ pub fn typescript() -> String {
         AxisName,
         PhasesCommand,
         PhaseBox,
-        MarkerBox,
+        PhaseLabel,
         AxisTick,
         AxisGap,
         PhasesView,
