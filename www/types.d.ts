@@ -263,7 +263,7 @@ more: string, };
 
 export type PanelView = { "view": "overview" } & OverviewView | { "view": "done", generation: number, } | { "view": "text", generation: number, text: string, } | { "view": "explain" } & ExplainView | { "view": "findings" } & FindingsView | { "view": "leaks" } & LeaksView | { "view": "moment" } & MomentPanelView | { "view": "tree" } & TreeView | { "view": "rows" } & RowsView | { "view": "progress", generation: number, done: number, } | { "view": "what_if" } & WhatIfView | { "view": "overlay", generation: number, overlay: WhatIfOverlay | null, };
 
-export type RanksCommand = { "do": "order", names: Array<string>, } | { "do": "overview", file: number, } | { "do": "trim" } | { "do": "memory" } | { "do": "prepare_show", file: number, device: number | null, budget: number, } | { "do": "prepare_side", file: number, device: number, budget: number, } | { "do": "diff" } & DiffCommand | { "do": "snapshots", names: Array<string>, folder: string | null, } | { "do": "peaks", peaks: number[], };
+export type RanksCommand = { "do": "order", names: Array<string>, } | { "do": "overview", file: number, } | { "do": "trim" } | { "do": "memory" } | { "do": "prepare_show", file: number, device: number | null, budget: number, } | { "do": "prepare_side", file: number, device: number, budget: number, } | { "do": "diff" } & DiffCommand | { "do": "snapshots", names: Array<string>, folder: string | null, };
 
 export type PeakCell = { distance: number, fill: string, title: string, };
 
@@ -271,12 +271,15 @@ export type RanksReply = { order: Array<number>,
 /**
  * The rank each name carries, in `names`' order.
  */
-ranks: Array<number | null>, overview: RankOverview | null, timeline_bytes: number[], done: number, peaks: Array<PeakCell>, 
+ranks: Array<number | null>, 
 /**
- * Per row: the row a click on it sets A to (the one nearest the
- * median peak, another one where there is).
+ * The overview's rows (`Overview`).
  */
-median: Array<number>, diff: DiffView | null, 
+rows: Array<RankTableRow>, 
+/**
+ * "(4 rows)".
+ */
+status: string, timeline_bytes: number[], done: number, diff: DiffView | null, 
 /**
  * Why nothing was kept (`Snapshots`), else "".
  */
@@ -305,6 +308,34 @@ export type RankOverview = { generation: number, name: string,
  * The rank its name carries.
  */
 rank: number | null, rows: Array<RankRow>, };
+
+export type RankTableRow = { 
+/**
+ * The row a click on this one sets the diff's A to (the one nearest
+ * the median peak, another one where there is).
+ */
+median: number, 
+/**
+ * Its Active Memory Timeline: an SVG path in a [`SPARK_W`] x
+ * [`SPARK_H`] box, on the y scale of the whole table.
+ */
+spark: string, file: number, device: number, device_name: string, peak_active_bytes: number, peak_reserved_bytes: number, end_bytes: number, peak_active: string, peak_reserved: string, end: string, ooms: number, steps: number, 
+/**
+ * The file's name and the rank it carries ("–": none).
+ */
+name: string, rank: number | null, rank_text: string, 
+/**
+ * The OOM cell's class: "oom" where there were any.
+ */
+oom: string, 
+/**
+ * The diff's side pickers' text: "rank 3: name · device cuda:0".
+ */
+label: string, 
+/**
+ * The Active Memory Timeline's largest totals in [`SAMPLES`] buckets.
+ */
+sparkline: number[], distance: number, fill: string, title: string, };
 
 export type MomentSpec = { "kind": "start" } | { "kind": "peak" } | { "kind": "end" } | { "kind": "step", step: number, };
 
@@ -344,6 +375,14 @@ dir: string, };
 
 export type DiffTreeNode = { x: number, w: number, depth: number, frame: string, fill: string, 
 /**
+ * Its box in the icicle (index.html's template #diff-box).
+ */
+style: string, 
+/**
+ * The frame's file basename on (CSS cuts it to the box).
+ */
+label: string, 
+/**
  * The hover text.
  */
 tip: string, };
@@ -356,11 +395,20 @@ a_title: string, b_title: string,
 /**
  * The steps marked on the two timelines.
  */
-a_step: number | null, b_step: number | null, total_a: number, total_b: number, 
+a_step: number | null, b_step: number | null, 
+/**
+ * The sides' timelines (SVG paths as [`RankTableRow::spark`], on one
+ * scale) and the x of their moment on them.
+ */
+a_spark: string, b_spark: string, a_mark: string, b_mark: string, total_a: number, total_b: number, 
 /**
  * The totals line.
  */
-totals: string, changed: number, group_count: number, only_in_a: number, only_in_b: number, rows: Array<DiffRow>, tree: Array<DiffTreeNode>, };
+totals: string, changed: number, group_count: number, only_in_a: number, only_in_b: number, rows: Array<DiffRow>, tree: Array<DiffTreeNode>, 
+/**
+ * The icicle's height (CSS): its rows, at most [`ICICLE_ROWS`].
+ */
+tree_height: string, };
 
 export type ProfilerZoom = { factor: number, x: number, };
 

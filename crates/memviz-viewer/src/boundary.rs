@@ -135,6 +135,7 @@ pub fn typescript() -> String {
         RanksReply,
         RankRow,
         RankOverview,
+        RankTableRow,
         MomentSpec,
         SideSpec,
         DiffBy,
