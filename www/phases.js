@@ -1,11 +1,9 @@
 // @ts-check
 //# allFunctionsCalledOnLoad
-// Phases and time over the timelines (crates/memviz-viewer/src/phases.rs lays
-// them out): record_function ranges as labelled bands along the top of the
-// plot, `annotate` markers, a click on a phase zooms to it; the hovered
-// step's time; the "x: steps | time" control. After each draw (onDraw) it
-// lays them out again where they moved; a timeline just shown gets its
-// phases in the next task (its first paint waits for nothing but the plot).
+// Phases and time over the timelines, laid out by crates/memviz-viewer/src/phases.rs:
+// record_function ranges along the top of the plot (a click zooms to one), `annotate`
+// markers, the hovered step's time, the "x: steps | time" control. Laid out again
+// after a draw that moved them; a timeline just shown gets them in the next task.
 import { getViewer, guard, redraw, onDraw, afterPaint, command } from './app.js';
 import { add } from './bind.js';
 

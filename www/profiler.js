@@ -21,7 +21,7 @@ const update = guard(function (cmd = {}, drawPlot = true) {
   /** @type {import('./types').ProfilerModel} */
   const m = pv.update({ ...cmd, width: w, height: h, dpr, draw: drawPlot }, drawPlot ? plot : null);
   $('profiler-hover').textContent = m.hover;
-  if (drawPlot) { fill($('profiler-legend'), m); fill($('profiler-box'), m); plot.dataset.drawn = '1'; }
+  if (drawPlot) { fill(panel, m); plot.dataset.drawn = '1'; } // the title, legend and ticks (index.html)
   return m;
 });
 
@@ -42,7 +42,6 @@ async function open(file) {
   $('hint').hidden = true;
   const m = update();
   if (!m) return;
-  $('profiler-title').textContent = m.title;
   $('profiler-chart').replaceChildren(...m.charts.map((t, i) => new Option(t, String(i))));
   $('profiler-chart').disabled = m.charts.length < 2;
   for (const w of m.warnings) showError(`${file.name}: warning: ${w}`);

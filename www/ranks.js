@@ -197,9 +197,8 @@ function spec(slot) {
 }
 
 let diffToken = 0; // the last Compare: a build or an icicle of an older one goes no further
-// A side's analysis not yet built (~170 ms a side on the 2M-event file) is built
-// first, a slice a frame; data-build on #diff-out: 'pending', then those slices'
-// work, ms, the last the diff's table (benches/browser).
+// A side's analysis not yet built is built first, a slice a frame (docs/ranks.md);
+// data-build on #diff-out: 'pending', then the slices' work, ms, the last the table's.
 const runDiff = guard(() => {
   const v = getViewer(), ra = rows[+$('diff-a').value], rb = rows[+$('diff-b').value];
   if (!ra || !rb) return;
@@ -255,8 +254,7 @@ function compare(v, token) {
   }));
 }
 
-// 40 rows laid out, as many again when scrolled near the end (200 rows of
-// stacks took ~16 ms to lay out on the 2M-event file).
+// 40 rows laid out, as many again when scrolled near the end (docs/ranks.md).
 function moreDiffRows() {
   const body = $('diff-table').tBodies[0], shown = body.rows.length;
   add(body, diffRows.slice(shown, shown + 40), shown); // index.html's template #diff-row
@@ -274,5 +272,4 @@ $('diff-table-box').addEventListener('scroll', (e) => {
 setOpenMany(openMany);
 
 /** The diff table's groups, in its rows' order (`data-i`): tests read their keys. */
-const diffGroups = () => diffRows;
-export { openMany, rows as rankRows, diffGroups };
+export const diffGroups = () => diffRows;

@@ -296,7 +296,7 @@ pub fn spark_path(samples: &[u64], y_max: u64) -> String {
 /// Where step `mark` of `steps` is on a sparkline (none: left of the box).
 fn spark_mark(mark: Option<u32>, steps: u32) -> String {
     match mark {
-        Some(m) if steps > 0 => format!("{:.1}", m as f64 / steps as f64 * SPARK_W - 0.5),
+        Some(m) if steps > 0 => format!("{:.1}", m as f64 / steps as f64 * SPARK_W),
         _ => "-9".to_string(),
     }
 }
