@@ -1,32 +1,26 @@
 // @ts-check
 // Many snapshots at once (the ranks of one run) and what changed between two
-// moments (crates/memviz-viewer/src/ranks.rs, memviz_core::analysis::diff).
-//
-// Several files opened at once are read one after the other, in rank order,
-// into the one Viewer; the overview has a row per file and device (peaks,
-// end, OOMs, a sparkline on one y scale; the peak's colour: its distance
-// from the median peak). A row clicked shows that rank (the zoom and t stay)
-// and sets the diff's B to it, A to the median rank. The Diff works with one
-// file too: two moments (A ← t, B ← t, or a step) or two devices of it.
+// moments (crates/memviz-viewer/src/ranks.rs builds the table, the diff and
+// its icicle; index.html's templates show them). Files opened together are
+// read one after the other, in rank order, into the one Viewer. A row clicked
+// shows that rank (the zoom and t stay) and sets the diff's B to it, A to the
+// median rank. The Diff works with one file too (two moments or devices).
 import { getViewer, guard, showError, redraw, openFiles, setOpenMany, showFile, loadFile, inSlices, onDraw, command, pageNow } from './app.js';
 import { setMoment, momentView } from './moment.js';
-import * as icicle from './icicle.js';
-import { add, onCmd } from './bind.js';
+import { add, fill, onCmd } from './bind.js';
 
 /** @returns {any} */ const $ = (id) => document.getElementById(id);
-const panel = $('ranks-panel');
+const panel = $('ranks-panel'), tbody = $('ranks-table').tBodies[0];
 
 // ---- Open folder… (which names are snapshots: ranks.rs) ---------------------------
 const openSnapshots = guard((files, folder) => {
-  const v = getViewer();
-  if (!v) return;
   /** @type {import('./types').RanksReply} */
-  const r = v.ranks({ do: 'snapshots', names: files.map((f) => f.name), folder });
-  if (r.order.length) openFiles(r.order.map((i) => files[i])); else showError(r.message);
+  const r = getViewer()?.ranks({ do: 'snapshots', names: files.map((f) => f.name), folder });
+  if (r?.order.length) openFiles(r.order.map((i) => files[i])); else if (r) showError(r.message);
 });
 $('open-folder').addEventListener('click', async () => {
   const w = /** @type {any} */ (window);
-  if (!w.showDirectoryPicker) { $('dir-input').click(); return; }
+  if (!w.showDirectoryPicker) return $('dir-input').click();
   let dir;
   try { dir = await w.showDirectoryPicker(); } catch (_) { return; } // cancelled
   const files = [];
@@ -40,8 +34,7 @@ $('dir-input').addEventListener('change', () => {
 });
 
 // ---- opening many files --------------------------------------------------------
-// Rows of the open files (the overview's, and the diff's sides): {file
-// (viewer index), name, rank, device, device_name, peak_active_bytes, ...}.
+/** @type {import('./types').RankTableRow[]} the overview's rows (and the diff's sides) */
 let rows = [];
 let rowsOf = null; // the Viewer the rows are of
 let loading = 0;
@@ -64,13 +57,11 @@ async function readMany(files) {
   /** @type {import('./types').RanksReply} */
   const o = v.ranks({ do: 'order', names: files.map((f) => f.name) });
   const pending = o.order.map((i) => {
-    const f = files[i], r = o.ranks[i], tr = document.createElement('tr');
-    tr.className = 'loading';
-    tr.innerHTML = '<td></td><td></td><td colspan="6"><progress max="1" value="0"></progress> <span></span></td>';
-    tr.cells[0].textContent = String(r ?? '–');
-    tr.cells[1].textContent = f.name;
-    $('ranks-table').tBodies[0].append(tr);
-    return { f, tr };
+    const row = /** @type {DocumentFragment} */ ($('rank-loading').content.cloneNode(true));
+    fill(row, { rank: String(o.ranks[i] ?? '–'), name: files[i].name });
+    const tr = row.firstElementChild;
+    tbody.append(row);
+    return { f: files[i], tr };
   });
   loading += pending.length;
   status();
@@ -97,71 +88,50 @@ async function readMany(files) {
   if (first != null) show(first, null, false);
 }
 
-/** The overview rows of open file `idx`, added to the table and the diff's sides. */
+/** Open file `idx`'s rows join the table and the diff's sides (ranks.rs keeps them). */
 function addRows(idx) {
-  const v = getViewer();
-  if (rowsOf !== v) { rows = []; rowsOf = v; }
-  /** @type {import('./types').RankOverview} */
-  const o = v.ranks({ do: 'overview', file: idx }).overview;
-  rows.push(...o.rows);
-  render();
-  fillSides();
+  /** @type {import('./types').RanksReply} */
+  const r = (rowsOf = getViewer()).ranks({ do: 'overview', file: idx });
+  rows = r.rows;
+  tbody.querySelectorAll('tr:not(.loading)').forEach((tr) => tr.remove());
+  add(tbody, rows); // index.html's template #rank-row
+  tbody.append(...tbody.querySelectorAll('tr.loading')); // rows still reading stay last
+  marked();
+  status(r.status);
+  for (const id of ['diff-a', 'diff-b']) {
+    const sel = $(id), old = sel.value;
+    sel.replaceChildren(...rows.map((r, i) => new Option(r.label, String(i))));
+    sel.value = old !== '' && +old < rows.length ? old : String(id === 'diff-b' ? Math.min(1, rows.length - 1) : 0);
+  }
 }
 
 // One file opened (no batch): its rows, for the diff of two moments or devices.
 onDraw(() => {
   const v = getViewer();
   if (loading || !v || !v.file_count() || document.body.dataset.page !== 'snapshot') return;
-  const f = pageNow().file;
-  if (rowsOf === v && rows.some((r) => r.file === f)) return;
+  if (rowsOf === v && rows.some((r) => r.file === pageNow().file)) return;
   $('diff-panel').hidden = false;
-  try { addRows(f); } catch (_) { /* the viewer is restarting */ }
+  try { addRows(pageNow().file); } catch (_) { /* the viewer is restarting */ }
 });
 
-function status() {
-  panel.dataset.rows = rows.length;
-  panel.dataset.loading = loading;
-  $('ranks-status').textContent = loading ? `(reading ${loading} more…)` : `(${rows.length} rows)`;
+let shownStatus = '';
+function status(text = shownStatus) {
+  shownStatus = text;
+  Object.assign(panel.dataset, { rows: rows.length, loading });
+  $('ranks-status').textContent = loading ? `(reading ${loading} more…)` : text;
 }
 
 // ---- the overview table ----------------------------------------------------------
-/** @type {import('./types').PeakCell[]} */
-let peaks = [];
-/** Per row: the row a click on it sets A to (ranks.rs: nearest the median peak). */
-let median = [];
-function render() {
-  const tbody = $('ranks-table').tBodies[0];
-  ({ peaks, median } = getViewer().ranks({ do: 'peaks', peaks: rows.map((r) => r.peak_active_bytes) }));
-  const yMax = Math.max(1, ...rows.map((r) => r.peak_active_bytes));
-  tbody.querySelectorAll('tr:not(.loading)').forEach((tr) => tr.remove());
-  add(tbody, rows.map((r, i) => ({ ...r, ...peaks[i] }))); // index.html's template #rank-row
-  tbody.append(...tbody.querySelectorAll('tr.loading')); // rows still reading stay last
-  tbody.querySelectorAll('canvas.spark').forEach((c, i) => spark(c, rows[i], yMax, null));
-  marked();
-}
-onCmd($('ranks-table'), (i, tr) => { pickMedian(i); showRank(rows[i], tr); });
-
-/** The row's Active Memory Timeline, scaled to `yMax`; `mark`: a step to draw a line at. */
-function spark(canvas, row, yMax, mark) {
-  const dpr = window.devicePixelRatio || 1;
-  const W = canvas.clientWidth || 160, H = canvas.clientHeight || 24;
-  canvas.width = Math.round(W * dpr);
-  canvas.height = Math.round(H * dpr);
-  const ctx = canvas.getContext('2d');
-  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  ctx.fillStyle = '#4a7fc1';
-  ctx.beginPath();
-  ctx.moveTo(0, H);
-  row.sparkline.forEach((b, i, s) => ctx.lineTo((i / Math.max(1, s.length - 1)) * W, H - (b / yMax) * H));
-  ctx.lineTo(W, H);
-  ctx.fill();
-  if (mark != null && row.steps > 0) ctx.fillStyle = '#d22', ctx.fillRect((mark / row.steps) * W - 0.5, 0, 1, H);
-}
+onCmd($('ranks-table'), (i, tr) => {
+  $('diff-b').value = String(i);
+  $('diff-a').value = String(rows[i].median);
+  showRank(rows[i], tr);
+});
 
 /** Marks the row shown; data-shown: "file/device" for tests. */
 function marked() {
   const { file: f, device: d } = pageNow();
-  for (const tr of $('ranks-table').tBodies[0].rows) tr.classList.toggle('current', +tr.dataset.file === f && +tr.dataset.device === d);
+  for (const tr of tbody.rows) tr.classList.toggle('current', +tr.dataset.file === f && +tr.dataset.device === d);
   panel.dataset.shown = `${f}/${d}`;
 }
 
@@ -182,17 +152,15 @@ const show = guard((file, device, keep) => {
   marked();
 });
 
-// A row clicked: shown at once when its timeline was kept, else replayed
-// first, a slice a frame (a later click cancels it). data-replay on the
-// panel: the slices' work, ms, the last one showing the rank.
+// A row clicked: shown at once when its timeline was kept, else replayed first,
+// a slice a frame (a later click cancels it). data-replay: the slices' work, ms.
 let rankClick = 0;
 async function showRank(row, tr) {
   const v = getViewer(), token = ++rankClick;
   let slices;
   try {
-    slices = inSlices(guard(() => v.ranks({ do: 'prepare_show', file: row.file, device: row.device, budget: 1 << 15 }).done >= 1), {
+    slices = await inSlices(guard(() => v.ranks({ do: 'prepare_show', file: row.file, device: row.device, budget: 1 << 15 }).done >= 1), {
       cancelled: () => token !== rankClick || getViewer() !== v, progress: () => tr.classList.add('replaying') });
-    if (slices instanceof Promise) slices = await slices;
   } catch (e) {
     return showError(`Could not show ${row.name}: ${e.message || e}`);
   } finally {
@@ -209,20 +177,6 @@ async function showRank(row, tr) {
 }
 
 // ---- the diff ----------------------------------------------------------------
-function fillSides() {
-  for (const id of ['diff-a', 'diff-b']) {
-    const sel = $(id), old = sel.value;
-    sel.replaceChildren(...rows.map((r, i) => new Option(r.label, String(i))));
-    sel.value = old !== '' && +old < rows.length ? old : String(id === 'diff-b' ? Math.min(1, rows.length - 1) : 0);
-  }
-}
-
-/** B: row `i`; A: the row whose peak is nearest the median (another one where there is). */
-function pickMedian(i) {
-  $('diff-b').value = String(i);
-  $('diff-a').value = String(median[i]);
-}
-
 /** Side `slot` ('a' or 'b') at the moment t of the row shown. */
 function sideAtT(slot) {
   const step = momentView()?.at?.step, p = pageNow();
@@ -243,9 +197,8 @@ function spec(slot) {
 }
 
 let diffToken = 0; // the last Compare: a build or an icicle of an older one goes no further
-// A side's analysis not yet built (~170 ms a side on the 2M-event file) is
-// built first, a slice a frame; data-build on #diff-out: 'pending', then
-// those slices' work, ms, the last the diff's table (benches/browser).
+// A side's analysis not yet built is built first, a slice a frame (docs/ranks.md);
+// data-build on #diff-out: 'pending', then the slices' work, ms, the last the table's.
 const runDiff = guard(() => {
   const v = getViewer(), ra = rows[+$('diff-a').value], rb = rows[+$('diff-b').value];
   if (!ra || !rb) return;
@@ -255,13 +208,13 @@ const runDiff = guard(() => {
   const bar = $('diff-progress'), out = $('diff-out');
   const slices = inSlices(guard(step), {
     cancelled: () => token !== diffToken || getViewer() !== v, progress: (done) => { bar.hidden = false; bar.value = done; } });
-  if (!(slices instanceof Promise)) { if (slices) compare(v, ra, rb, token); return; }
+  if (!(slices instanceof Promise)) { if (slices) compare(v, token); return; }
   out.dataset.build = 'pending';
   slices.then((s) => {
     if (token === diffToken) bar.hidden = true;
     if (!s) { if (token === diffToken) delete out.dataset.build; return; }
     const t0 = performance.now();
-    guard(() => compare(v, ra, rb, token))();
+    guard(() => compare(v, token))();
     void document.body.offsetHeight; // its style and layout, counted in its slice
     s.push(performance.now() - t0);
     out.dataset.build = s.map((x) => x.toFixed(1)).join(',');
@@ -269,51 +222,39 @@ const runDiff = guard(() => {
 });
 $('diff-run').addEventListener('click', runDiff);
 
+/** @type {import('./types').DiffRow[]} */
+let diffRows = [];
 /** The table now, the icicle in the next frame (each frame's work within its budget). */
-function compare(v, ra, rb, token) {
-  const cmd = { a: spec('a'), b: spec('b'), by: $('diff-by').value, limit: 200, part: 'table' };
+function compare(v, token) {
+  const cmd = { a: spec('a'), b: spec('b'), by: $('diff-by').value, limit: 200, part: 'table' }, out = $('diff-out');
+  /** @type {import('./types').DiffView} */
+  let d;
   try {
-    showDiff(v.ranks({ do: 'diff', ...cmd }).diff, ra, rb);
+    d = v.ranks({ do: 'diff', ...cmd }).diff;
   } catch (e) {
     if (e instanceof WebAssembly.RuntimeError) throw e;
     return showError(`Diff: ${e.message || e}`);
   }
-  $('diff-out').dataset.icicle = 'pending';
+  out.hidden = false;
+  fill(out, d); // the titles, timelines, totals; the icicle emptied
+  Object.assign(out.dataset, { totalA: d.total_a, totalB: d.total_b, changed: d.changed, groups: d.group_count, onlyA: d.only_in_a, onlyB: d.only_in_b });
+  diffRows = d.rows;
+  $('diff-table').tBodies[0].replaceChildren();
+  $('diff-table-box').scrollTop = 0;
+  moreDiffRows();
+  out.dataset.icicle = 'pending';
   requestAnimationFrame(guard(() => {
     if (token !== diffToken || getViewer() !== v) return;
     const t0 = performance.now();
     /** @type {import('./types').DiffView} */
     const t = v.ranks({ do: 'diff', ...cmd, part: 'tree' }).diff;
     const t1 = performance.now();
-    diffTree = t.tree;
-    drawIcicle($('diff-icicle'), diffTree);
-    Object.assign($('diff-out').dataset, { icicle: 'drawn', icicleMs: (performance.now() - t0).toFixed(2), icicleDrawMs: (performance.now() - t1).toFixed(2) });
+    fill($('diff-icicle'), t); // index.html: a box per stack frame, its tip the title
+    Object.assign(out.dataset, { icicle: 'drawn', icicleMs: (performance.now() - t0).toFixed(2), icicleDrawMs: (performance.now() - t1).toFixed(2) });
   }));
 }
 
-/** @type {import('./types').DiffRow[]} */
-let diffRows = [];
-/** @type {import('./types').DiffTreeNode[]} */
-let diffTree = [];
-/** @param {import('./types').DiffView} d */
-function showDiff(d, ra, rb) {
-  const out = $('diff-out');
-  out.hidden = false;
-  const yMax = Math.max(1, ra.peak_active_bytes, rb.peak_active_bytes);
-  $('diff-name-a').textContent = d.a_title;
-  $('diff-name-b').textContent = d.b_title;
-  spark($('diff-tl-a'), ra, yMax, d.a_step);
-  spark($('diff-tl-b'), rb, yMax, d.b_step);
-  Object.assign(out.dataset, { totalA: d.total_a, totalB: d.total_b, changed: d.changed, groups: d.group_count, onlyA: d.only_in_a, onlyB: d.only_in_b });
-  $('diff-totals').textContent = d.totals;
-  diffRows = d.rows;
-  $('diff-table').tBodies[0].innerHTML = '';
-  $('diff-table-box').scrollTop = 0;
-  moreDiffRows();
-}
-
-// 40 rows laid out, as many again when scrolled near the end (200 rows of
-// stacks took ~16 ms to lay out on the 2M-event file).
+// 40 rows laid out, as many again when scrolled near the end (docs/ranks.md).
 function moreDiffRows() {
   const body = $('diff-table').tBodies[0], shown = body.rows.length;
   add(body, diffRows.slice(shown, shown + 40), shown); // index.html's template #diff-row
@@ -328,48 +269,7 @@ $('diff-table-box').addEventListener('scroll', (e) => {
   if ($('diff-table').tBodies[0].rows.length < diffRows.length && b.scrollTop + b.clientHeight > b.scrollHeight - 200) moreDiffRows();
 });
 
-// The two-colour icicle, laid out in Rust (x, w: fractions of the width).
-const ROW = 18;
-let boxes = [];
-function drawIcicle(canvas, tree) {
-  boxes = [];
-  canvas.hidden = !tree.length;
-  if (!tree.length) return;
-  const dpr = window.devicePixelRatio || 1, W = canvas.clientWidth;
-  const H = Math.min(tree.reduce((d, n) => Math.max(d, n.depth), 0) + 1, 40) * ROW;
-  canvas.style.height = H + 'px';
-  canvas.width = Math.round(W * dpr);
-  canvas.height = Math.round(H * dpr);
-  const ctx = canvas.getContext('2d');
-  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  ctx.font = '11px monospace';
-  ctx.textBaseline = 'middle';
-  const charW = ctx.measureText('M').width || 6.6;
-  for (const n of tree) {
-    const x = n.x * W, w = n.w * W, y = n.depth * ROW;
-    if (y >= H) continue;
-    boxes.push({ x, y, w, n });
-    if (w < 0.5) continue;
-    ctx.fillStyle = n.fill;
-    ctx.fillRect(x, y, Math.max(w - 1, 0.5), ROW - 1);
-    if (w > 30) ctx.fillStyle = '#000', ctx.fillText(icicle.label(n.frame, w, charW), x + 3, y + ROW / 2);
-  }
-}
-const ici = $('diff-icicle');
-ici.addEventListener('pointermove', (e) => {
-  const b = boxes.find((q) => e.offsetX >= q.x && e.offsetX < q.x + q.w && e.offsetY >= q.y && e.offsetY < q.y + ROW);
-  const tip = $('diff-icicle-tip');
-  tip.hidden = !b;
-  if (!b) return;
-  tip.textContent = b.n.tip;
-  tip.style.left = Math.min(e.offsetX + 12, ici.clientWidth - 300) + 'px';
-  tip.style.top = (e.offsetY + 14) + 'px';
-});
-ici.addEventListener('pointerleave', () => { $('diff-icicle-tip').hidden = true; });
-addEventListener('resize', () => { if (!$('diff-out').hidden) drawIcicle(ici, diffTree); });
-
 setOpenMany(openMany);
 
 /** The diff table's groups, in its rows' order (`data-i`): tests read their keys. */
-const diffGroups = () => diffRows;
-export { openMany, rows as rankRows, diffGroups };
+export const diffGroups = () => diffRows;

@@ -291,7 +291,7 @@ count: number,
  */
 label: string, };
 
-export type RanksCommand = { "do": "order", names: Array<string>, } | { "do": "overview", file: number, } | { "do": "trim" } | { "do": "memory" } | { "do": "prepare_show", file: number, device: number | null, budget: number, } | { "do": "prepare_side", file: number, device: number, budget: number, } | { "do": "diff" } & DiffCommand | { "do": "snapshots", names: Array<string>, folder: string | null, } | { "do": "peaks", peaks: number[], };
+export type RanksCommand = { "do": "order", names: Array<string>, } | { "do": "overview", file: number, } | { "do": "trim" } | { "do": "memory" } | { "do": "prepare_show", file: number, device: number | null, budget: number, } | { "do": "prepare_side", file: number, device: number, budget: number, } | { "do": "diff" } & DiffCommand | { "do": "snapshots", names: Array<string>, folder: string | null, };
 
 export type PeakCell = { distance: number, fill: string, title: string, };
 
@@ -299,12 +299,15 @@ export type RanksReply = { order: Array<number>,
 /**
  * The rank each name carries, in `names`' order.
  */
-ranks: Array<number | null>, overview: RankOverview | null, timeline_bytes: number[], done: number, peaks: Array<PeakCell>, 
+ranks: Array<number | null>, 
 /**
- * Per row: the row a click on it sets A to (the one nearest the
- * median peak, another one where there is).
+ * The overview's rows (`Overview`).
  */
-median: Array<number>, diff: DiffView | null, 
+rows: Array<RankTableRow>, 
+/**
+ * "(4 rows)".
+ */
+status: string, timeline_bytes: number[], done: number, diff: DiffView | null, 
 /**
  * Why nothing was kept (`Snapshots`), else "".
  */
@@ -333,6 +336,34 @@ export type RankOverview = { generation: number, name: string,
  * The rank its name carries.
  */
 rank: number | null, rows: Array<RankRow>, };
+
+export type RankTableRow = { 
+/**
+ * The row a click on this one sets the diff's A to (the one nearest
+ * the median peak, another one where there is).
+ */
+median: number, 
+/**
+ * Its Active Memory Timeline: an SVG path in a [`SPARK_W`] x
+ * [`SPARK_H`] box, on the y scale of the whole table.
+ */
+spark: string, file: number, device: number, device_name: string, peak_active_bytes: number, peak_reserved_bytes: number, end_bytes: number, peak_active: string, peak_reserved: string, end: string, ooms: number, steps: number, 
+/**
+ * The file's name and the rank it carries ("–": none).
+ */
+name: string, rank: number | null, rank_text: string, 
+/**
+ * The OOM cell's class: "oom" where there were any.
+ */
+oom: string, 
+/**
+ * The diff's side pickers' text: "rank 3: name · device cuda:0".
+ */
+label: string, 
+/**
+ * The Active Memory Timeline's largest totals in [`SAMPLES`] buckets.
+ */
+sparkline: number[], distance: number, fill: string, title: string, };
 
 export type MomentSpec = { "kind": "start" } | { "kind": "peak" } | { "kind": "end" } | { "kind": "step", step: number, };
 
@@ -372,6 +403,14 @@ dir: string, };
 
 export type DiffTreeNode = { x: number, w: number, depth: number, frame: string, fill: string, 
 /**
+ * Its box in the icicle (index.html's template #diff-box).
+ */
+style: string, 
+/**
+ * The frame's file basename on (CSS cuts it to the box).
+ */
+label: string, 
+/**
  * The hover text.
  */
 tip: string, };
@@ -384,13 +423,22 @@ a_title: string, b_title: string,
 /**
  * The steps marked on the two timelines.
  */
-a_step: number | null, b_step: number | null, total_a: number, total_b: number, 
+a_step: number | null, b_step: number | null, 
+/**
+ * The sides' timelines (SVG paths as [`RankTableRow::spark`], on one
+ * scale) and the x of their moment on them.
+ */
+a_spark: string, b_spark: string, a_mark: string, b_mark: string, total_a: number, total_b: number, 
 /**
  * The totals line.
  */
-totals: string, changed: number, group_count: number, only_in_a: number, only_in_b: number, rows: Array<DiffRow>, tree: Array<DiffTreeNode>, };
+totals: string, changed: number, group_count: number, only_in_a: number, only_in_b: number, rows: Array<DiffRow>, tree: Array<DiffTreeNode>, 
+/**
+ * The icicle's height (CSS): its rows, at most [`ICICLE_ROWS`].
+ */
+tree_height: string, };
 
-export type ProfilerZoom = { factor: number, frac: number, };
+export type ProfilerZoom = { factor: number, x: number, };
 
 export type ProfilerCommand = { 
 /**
@@ -402,7 +450,7 @@ chart: number | null,
  */
 reset: boolean, zoom: ProfilerZoom | null, width: number, height: number, dpr: number, 
 /**
- * The pixel column hovered (as last rendered).
+ * The CSS x of the pointer on the canvas.
  */
 hover_x: number | null, 
 /**
@@ -420,9 +468,21 @@ color: string, max: number,
  */
 label: string, };
 
-export type ProfilerTick = { pos: number, label: string, };
+export type ProfilerTick = { 
+/**
+ * Where on the axis, 0..1.
+ */
+pos: number, label: string, 
+/**
+ * Its place over the canvas (CSS px), anchored at its end (y) or middle (x).
+ */
+style: string, };
 
 export type ProfilerModel = { 
+/**
+ * The file's name and what it is.
+ */
+title: string, 
 /**
  * What the file is, in words.
  */
@@ -458,9 +518,17 @@ hover_x: number | null,
  */
 peek: boolean, };
 
-export type PhaseBox = { name: string, x0: number, x1: number, step0: number, step1: number, title: string, };
+export type PhaseBox = { 
+/**
+ * "phase", "phase phase-dense" (no free lane for its label) or "annotate-marker".
+ */
+class: string, style: string, name: string, step0: number, step1: number, title: string, 
+/**
+ * Its label, in a free lane (none: a thin dense one, or a marker).
+ */
+label: PhaseLabel | null, };
 
-export type MarkerBox = { x: number, title: string, };
+export type PhaseLabel = { name: string, style: string, };
 
 export type AxisTick = { x: number, label: string, };
 
@@ -478,7 +546,11 @@ axis: string,
 /**
  * Why the time axis is not available; "" when it is.
  */
-reason: string, phases: Array<PhaseBox>, markers: Array<MarkerBox>, 
+reason: string, 
+/**
+ * The phases shown, then the markers, laid out on the plot as last drawn.
+ */
+boxes: Array<PhaseBox>, 
 /**
  * "3 of 5 shown", or that there are none.
  */

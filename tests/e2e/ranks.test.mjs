@@ -60,7 +60,11 @@ test('four ranks at once: overview, row click keeps zoom and t, diff', async () 
   const far = peaks.map((p) => Math.abs(p - median)).reduce((m, d, i, a) => (d > a[m] ? i : m), 0);
   const colours = await page.$$eval('#ranks-table tbody td.peak', (tds) => tds.map((t) => t.style.background));
   assert.ok(colours[far] && colours[far] !== 'transparent', `the outlier rank ${far} is coloured: ${colours}`);
-  assert.equal(await page.$$eval('#ranks-table canvas.spark', (c) => c.filter((x) => x.width > 0).length), 4);
+  // Sparklines (SVG paths from ranks.rs) on one y scale: the largest peak's reaches highest.
+  const sparks = await page.$$eval('#ranks-table svg.spark path', (ps) => ps.map((p) => ({ h: p.getBoundingClientRect().height,
+    top: Math.min(...p.getAttribute('d').split('L').slice(1).map((q) => Number(q.split(',')[1]))) })));
+  assert.equal(sparks.filter((s) => s.h > 0).length, 4);
+  assert.equal(sparks[peaks.indexOf(Math.max(...peaks))].top, Math.min(...sparks.map((s) => s.top)), JSON.stringify(sparks));
   const plotBox = await page.$eval('#minimap', (e) => e.getBoundingClientRect().bottom + window.scrollY);
   await page.screenshot({ path: join(OUT, 'screenshot-ranks.png'), fullPage: true, clip: { x: 0, y: 0, width: 1400, height: Math.ceil(plotBox) + 8 } });
 
@@ -139,7 +143,10 @@ test('four ranks at once: overview, row click keeps zoom and t, diff', async () 
   assert.deepEqual(deltas, [...deltas].sort((x, y) => y - x), 'largest change first');
   // The icicle comes in the frame after the table.
   await page.waitForFunction(() => document.querySelector('#diff-out').dataset.icicle === 'drawn');
-  assert.ok(await page.$eval('#diff-icicle', (c) => !c.hidden && c.height > 0));
+  const icicle = await page.$eval('#diff-icicle', (c) => ({ h: c.getBoundingClientRect().height, boxes: c.querySelectorAll(':scope > div').length,
+    tip: c.querySelector(':scope > div')?.title }));
+  assert.ok(icicle.h > 0 && icicle.boxes > 0, JSON.stringify(icicle));
+  assert.match(icicle.tip, /\nA .* · B .* · B − A /);
 
   // A rank against itself: no change.
   await page.selectOption('#diff-b', '0');

@@ -88,6 +88,8 @@ pub struct Viewer {
     whatif: whatif::WhatIfState,
     /// The Diff panel's two sides (ranks.rs).
     diff_sides: ranks::DiffSides,
+    /// The rank overview's rows, in the order their files were read (ranks.rs).
+    rank_rows: Vec<ranks::RankRow>,
     /// The hit of the last pointer command (page.rs: the card and outline
     /// change only when it does).
     last_hit: Option<i32>,

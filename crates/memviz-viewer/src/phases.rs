@@ -43,22 +43,26 @@ pub struct PhasesCommand {
     pub peek: bool,
 }
 
-/// A phase placed on the plot as last drawn (CSS x).
-#[derive(Serialize, TS, Debug, Clone)]
+/// A phase or `annotate` marker laid out over the plot (CSS px from the
+/// plot's left edge), for index.html's template #phase-box.
+#[derive(Serialize, TS, Debug, Clone, Default)]
 pub struct PhaseBox {
+    /// "phase", "phase phase-dense" (no free lane for its label) or "annotate-marker".
+    pub class: String,
+    pub style: String,
     pub name: String,
-    pub x0: f64,
-    pub x1: f64,
     pub step0: u32,
     pub step1: u32,
     pub title: String,
+    /// Its label, in a free lane (none: a thin dense one, or a marker).
+    pub label: Option<PhaseLabel>,
 }
 
-/// An `annotate` marker at CSS x.
+/// A phase's label: which end of the phase it sticks to.
 #[derive(Serialize, TS, Debug, Clone)]
-pub struct MarkerBox {
-    pub x: f64,
-    pub title: String,
+pub struct PhaseLabel {
+    pub name: String,
+    pub style: String,
 }
 
 /// A tick of the time axis (CSS x).
@@ -87,8 +91,8 @@ pub struct PhasesView {
     pub axis: String,
     /// Why the time axis is not available; "" when it is.
     pub reason: String,
-    pub phases: Vec<PhaseBox>,
-    pub markers: Vec<MarkerBox>,
+    /// The phases shown, then the markers, laid out on the plot as last drawn.
+    pub boxes: Vec<PhaseBox>,
     /// "3 of 5 shown", or that there are none.
     pub count: String,
     /// The time of the hovered step, or what the file lacks.
@@ -239,7 +243,7 @@ impl Viewer {
         let filter = cmd.filter.trim().to_lowercase();
         let all = data["phases"].as_array().cloned().unwrap_or_default();
         let f = |v: &serde_json::Value| v.as_f64().unwrap_or(0.0);
-        let phases: Vec<PhaseBox> = all
+        let placed: Vec<Placed> = all
             .iter()
             .filter(|p| cmd.internal || !p["internal"].as_bool().unwrap_or(false))
             .filter(|p| filter.is_empty() || p["name"].as_str().unwrap_or("").to_lowercase().contains(&filter))
@@ -247,7 +251,7 @@ impl Viewer {
                 let (s0, s1, t0, t1) = (f(&p["step0"]), f(&p["step1"]), f(&p["start_s"]), f(&p["end_s"]));
                 let name = p["name"].as_str().unwrap_or("").to_string();
                 let open = if p["open"].as_bool().unwrap_or(false) { " (no END)" } else { "" };
-                PhaseBox {
+                Placed {
                     x0: if time { self.x_of_seconds(t0) } else { self.x_of_step(s0) },
                     x1: if time { self.x_of_seconds(t1) } else { self.x_of_step(s1) },
                     step0: s0 as u32,
@@ -257,22 +261,29 @@ impl Viewer {
                 }
             })
             .collect();
-        let markers = data["markers"]
-            .as_array()
-            .map(|m| {
-                m.iter()
-                    .map(|m| MarkerBox {
-                        x: self.x_of_step(f(&m["step"])),
+        // The plot canvas' CSS width: the phases may cover its margins too.
+        let dpr = self.cx.dpr.max(0.1);
+        let width = self.cx.rect.map_or(0.0, |r| ((r.x + r.w) as f64 / dpr + crate::context::MARGIN.1).round());
+        let shown = placed.len();
+        let mut boxes = lay_out(placed, width);
+        if let Some(m) = data["markers"].as_array() {
+            for m in m {
+                let x = self.x_of_step(f(&m["step"]));
+                if x >= 0.0 && x <= width {
+                    boxes.push(PhaseBox {
+                        class: "annotate-marker".into(),
+                        style: format!("left:{:.1}px", x - 4.0),
                         title: format!("annotate event {}", m["event"]),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+                        ..PhaseBox::default()
+                    });
+                }
+            }
+        }
         let has_time = data["has_time"].as_bool().unwrap_or(false);
         let count = if all.is_empty() {
             "no record_function phases in this file".to_string()
         } else {
-            format!("{} of {} shown", phases.len(), all.len())
+            format!("{shown} of {} shown", all.len())
         };
         let mut readout =
             if has_time { "time: hover the plot" } else { "this file has no time_us: steps only" }.to_string();
@@ -306,8 +317,7 @@ impl Viewer {
             has_time,
             axis: self.x_axis().as_str().into(),
             reason: self.x_axis_reason(),
-            phases,
-            markers,
+            boxes,
             count,
             readout,
             ticks,
@@ -363,5 +373,111 @@ impl Viewer {
         }
         let (f, tl) = (self.cx.file()?, self.cx.timeline()?);
         self.step_times.as_ref()?.seconds_at(&f.snap, tl, s)
+    }
+}
+
+/// A phase at CSS x on the plot, before its lane is chosen.
+struct Placed {
+    name: String,
+    x0: f64,
+    x1: f64,
+    step0: u32,
+    step1: u32,
+    title: String,
+}
+
+/// Rows of labels over the plot, and their height (CSS px).
+const LANES: usize = 3;
+const LANE_PX: usize = 16;
+const COLORS: [&str; 4] = ["#2b6c3f", "#1f4e9a", "#8a4b08", "#6b2d7a"];
+
+/// Advance widths (tenths of a CSS px, rounded up) of ASCII 32..=126 in 11px
+/// sans-serif as Chromium on Linux measures it (DejaVu Sans); other fonts'
+/// (Arial, Helvetica) are narrower, so a label is never wider than this says.
+const ADVANCE: [u8; 95] = [
+    35, 45, 51, 93, 70, 105, 86, 31, 43, 43, 55, 93, 35, 40, 35, 38, 70, 70, 70, 70, 70, 70, 70, 70, 70, 70, 38, 38,
+    93, 93, 93, 59, 110, 76, 76, 77, 85, 70, 64, 86, 83, 33, 33, 73, 62, 95, 83, 87, 67, 87, 77, 70, 68, 81, 76, 109,
+    76, 68, 76, 43, 38, 43, 93, 55, 55, 68, 70, 61, 70, 68, 39, 70, 70, 31, 31, 64, 31, 108, 70, 68, 70, 70, 46, 58,
+    44, 70, 66, 90, 66, 66, 58, 70, 38, 70, 93,
+];
+
+/// A label's width in CSS px, its padding included (at least what the page draws).
+pub fn label_width(name: &str) -> f64 {
+    let tenths: u32 =
+        name.chars().map(|c| ADVANCE.get((c as usize).wrapping_sub(32)).map_or(110, |&a| u32::from(a))).sum();
+    (tenths as f64 / 10.0).ceil() + 6.0
+}
+
+/// The phases in view laid out on a plot `width` CSS px wide: a label is
+/// never cut and never leaves the plot (at the right edge it ends at its
+/// phase's end); one that finds no free lane of [`LANES`] is drawn thin,
+/// without a label (zoom in, or click it, to read it).
+fn lay_out(placed: Vec<Placed>, width: f64) -> Vec<PhaseBox> {
+    let mut ends = [f64::NEG_INFINITY; LANES]; // where each lane is taken up to
+    let mut out = Vec::new();
+    for (i, p) in placed.into_iter().enumerate() {
+        if !(p.x1 >= 0.0 && p.x0 <= width) {
+            continue;
+        }
+        let left = p.x0.min(width - 2.0).max(0.0);
+        let right = p.x1.max(left + 2.0).min(width);
+        let lw = label_width(&p.name);
+        let at_end = left + lw > width;
+        let from = if at_end { left.min(right - lw) } else { left };
+        let to = if at_end { right } else { right.max(left + lw) };
+        let lane = if from >= 0.0 { ends.iter().position(|&e| e + 3.0 <= from) } else { None };
+        if let Some(l) = lane {
+            ends[l] = to;
+        }
+        let c = COLORS[i % COLORS.len()];
+        let top = lane.unwrap_or(LANES) * LANE_PX;
+        out.push(PhaseBox {
+            class: if lane.is_some() { "phase" } else { "phase phase-dense" }.into(),
+            style: format!(
+                "top:{top}px;left:{left:.1}px;width:{:.1}px;background:{c}22;border-left:2px solid {c};color:{c}",
+                right - left
+            ),
+            label: lane
+                .map(|_| PhaseLabel { name: p.name.clone(), style: if at_end { "right:0" } else { "left:0" }.into() }),
+            name: p.name,
+            step0: p.step0,
+            step1: p.step1,
+            title: p.title,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn placed(name: &str, x0: f64, x1: f64) -> Placed {
+        Placed { name: name.into(), x0, x1, step0: 0, step1: 0, title: String::new() }
+    }
+
+    #[test]
+    fn labels_take_free_lanes_and_stay_inside_the_plot() {
+        // "Optimizer.step": 80.1 px by Chromium's measureText in 11px sans-serif; the
+        // advances add up to 81.8 (kerning left out), 6 px padding.
+        assert_eq!(label_width("Optimizer.step"), 88.0);
+        let b = lay_out(
+            vec![
+                placed("a", 0.0, 10.0),
+                placed("b", 5.0, 10.0),
+                placed("c", 6.0, 10.0),
+                placed("d", 7.0, 10.0),
+                placed("Optimizer.step", 390.0, 400.0),
+                placed("gone", 500.0, 600.0),
+            ],
+            400.0,
+        );
+        let lanes: Vec<&str> = b.iter().map(|b| b.style.split(';').next().unwrap()).collect();
+        assert_eq!(lanes, ["top:0px", "top:16px", "top:32px", "top:48px", "top:0px"]);
+        assert_eq!(b[3].class, "phase phase-dense");
+        assert!(b[3].label.is_none());
+        // At the right edge: the label ends at the phase's end.
+        assert_eq!(b[4].label.as_ref().map(|l| l.style.as_str()), Some("right:0"));
+        assert!(b[4].style.contains("left:390.0px;width:10.0px"));
     }
 }

@@ -14,15 +14,27 @@ use memviz_render::Image;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-/// Wheel zoom: by `factor` (<1: in) around `frac` of the plot's width.
+/// Wheel zoom: by `factor` (<1: in) around the pointer at CSS `x` on the canvas.
 #[derive(Deserialize, TS, Debug, Clone, Copy)]
 pub struct ProfilerZoom {
     pub factor: f64,
-    pub frac: f64,
+    pub x: f64,
 }
 
-/// The chart panel's command: what changed, and the plot's size (device
-/// pixels, `dpr` of them a CSS pixel) the ticks are laid out for.
+/// The chart's margins around the plot, CSS px (left, right, top, bottom):
+/// the tick labels' room.
+const MARGIN: (f64, f64, f64, f64) = (70.0, 12.0, 8.0, 26.0);
+
+/// The plot inside a canvas `w` x `h` device pixels (`dpr` a CSS pixel):
+/// x, y, width, height in device pixels.
+fn plot_rect(w: u32, h: u32, dpr: f64) -> (u32, u32, u32, u32) {
+    let m = |v: f64| (v * dpr).round() as u32;
+    let (l, r, t, b) = MARGIN;
+    (m(l), m(t), w.saturating_sub(m(l + r)).max(1), h.saturating_sub(m(t + b)).max(1))
+}
+
+/// The chart panel's command: what changed, and the canvas' size (device
+/// pixels, `dpr` of them a CSS pixel) the plot and ticks are laid out for.
 #[derive(Deserialize, TS, Debug, Clone, Default)]
 pub struct ProfilerCommand {
     /// Another chart (a trace's device), shown whole.
@@ -36,9 +48,9 @@ pub struct ProfilerCommand {
     pub width: u32,
     pub height: u32,
     pub dpr: f64,
-    /// The pixel column hovered (as last rendered).
+    /// The CSS x of the pointer on the canvas.
     #[serde(default)]
-    pub hover_x: Option<u32>,
+    pub hover_x: Option<f64>,
     /// The plot's pixels wanted too (a hover only moves the readout).
     #[serde(default)]
     pub draw: bool,
@@ -59,13 +71,18 @@ pub struct LegendItem {
 /// An axis tick: `pos` 0..1 along the axis (y: from the bottom).
 #[derive(Serialize, TS, Debug, Clone)]
 pub struct ProfilerTick {
+    /// Where on the axis, 0..1.
     pub pos: f64,
     pub label: String,
+    /// Its place over the canvas (CSS px), anchored at its end (y) or middle (x).
+    pub style: String,
 }
 
 /// The chart panel's view model.
 #[derive(Serialize, TS, Debug, Clone)]
 pub struct ProfilerModel {
+    /// The file's name and what it is.
+    pub title: String,
     /// What the file is, in words.
     pub format: String,
     pub charts: Vec<String>,
@@ -94,6 +111,7 @@ fn time_label(s: f64, span: f64) -> String {
 /// One profiler export: the chart shown, its time window and y scale, the
 /// columns last drawn (for hover).
 pub struct ProfilerView {
+    name: String,
     file: ProfilerFile,
     chart: usize,
     /// The window in seconds from the chart's first point.
@@ -121,8 +139,16 @@ impl ProfilerView {
             Ok(Loaded::Snapshot(_)) => return Err(format!("{name}: a snapshot, not a profiler export")),
             Err(e) => return Err(format!("{name}: {e}")),
         };
-        let mut v =
-            ProfilerView { file, chart: 0, t0: 0.0, t1: 1.0, y_max: 1.0, cols: Vec::new(), img: Image::new(1, 1) };
+        let mut v = ProfilerView {
+            name: name.to_string(),
+            file,
+            chart: 0,
+            t0: 0.0,
+            t1: 1.0,
+            y_max: 1.0,
+            cols: Vec::new(),
+            img: Image::new(1, 1),
+        };
         v.set_chart(0);
         Ok(v)
     }
@@ -199,6 +225,44 @@ impl ProfilerView {
         &self.img
     }
 
+    /// The y axis' ticks (bytes) for a plot `rh` device pixels high: about one per 50 CSS px.
+    fn y_ticks(&self, rh: u32, dpr: f64) -> Vec<f64> {
+        memviz_render::axis::size_ticks(self.y_max, ((rh as f64 / (50.0 * dpr)) as usize).max(2))
+    }
+
+    /// The whole canvas (`w` x `h` device pixels, `dpr` a CSS pixel): the
+    /// plot inside its margins (left transparent: the page's labels go
+    /// there) and a light grid line at each y tick.
+    pub fn render_canvas(&mut self, w: u32, h: u32, dpr: f64) -> Image {
+        let (w, h) = (w.clamp(1, 16384), h.clamp(1, 16384));
+        let dpr = if dpr > 0.0 { dpr } else { 1.0 };
+        let (rx, ry, rw, rh) = plot_rect(w, h, dpr);
+        let mut out = Image::new(w, h);
+        out.reset(w, h, [0, 0, 0, 0]);
+        let plot = self.render(rw, rh);
+        let n = (plot.width.min(w.saturating_sub(rx)) * 4) as usize;
+        for y in 0..plot.height.min(h.saturating_sub(ry)) {
+            let src = (y * plot.width * 4) as usize;
+            let dst = (((ry + y) * w + rx) * 4) as usize;
+            out.rgba[dst..dst + n].copy_from_slice(&plot.rgba[src..src + n]);
+        }
+        for v in self.y_ticks(rh, dpr) {
+            let y = ((ry + rh) as f64 - v / self.y_max * rh as f64).round() as u32;
+            for x in rx..(rx + rw).min(w) {
+                // rgba(0,0,0,0.15) over what is there.
+                if y < h {
+                    let i = ((y * w + x) * 4) as usize;
+                    let p = &mut out.rgba[i..i + 4];
+                    for c in &mut p[..3] {
+                        *c = (*c as f64 * 0.85).round() as u8;
+                    }
+                    p[3] = p[3].max(38);
+                }
+            }
+        }
+        out
+    }
+
     /// Applies the panel's command and returns what it shows.
     pub fn update(&mut self, cmd: &ProfilerCommand) -> ProfilerModel {
         if let Some(c) = cmd.chart {
@@ -207,23 +271,44 @@ impl ProfilerView {
         if cmd.reset {
             self.reset_window();
         }
-        if let Some(z) = cmd.zoom {
-            self.zoom_at(z.factor, z.frac);
-        }
         let dpr = if cmd.dpr > 0.0 { cmd.dpr } else { 1.0 };
-        let y_target = ((cmd.height as f64 / (50.0 * dpr)) as usize).max(2);
-        let ticks = memviz_render::axis::size_ticks(self.y_max, y_target);
+        let (rx, ry, rw, rh) = plot_rect(cmd.width, cmd.height, dpr);
+        // CSS x on the canvas to the plot's pixel column.
+        let column = |x: f64| (x * dpr - rx as f64).floor();
+        if let Some(z) = cmd.zoom {
+            self.zoom_at(z.factor, (column(z.x) / rw as f64).clamp(0.0, 1.0));
+        }
+        let ticks = self.y_ticks(rh, dpr);
         let unit = memviz_core::format::axis_unit(ticks.last().copied().unwrap_or(0.0));
+        let css = |v: f64| v / dpr;
         let y_ticks = ticks
             .iter()
-            .map(|&v| ProfilerTick { pos: v / self.y_max, label: memviz_core::format::format_size_in(v, unit) })
+            .map(|&v| {
+                let y = (ry + rh) as f64 - v / self.y_max * rh as f64;
+                ProfilerTick {
+                    pos: v / self.y_max,
+                    label: memviz_core::format::format_size_in(v, unit),
+                    style: format!(
+                        "left:{:.1}px;top:{:.1}px;transform:translate(-100%,-50%)",
+                        css(rx as f64) - 6.0,
+                        css(y)
+                    ),
+                }
+            })
             .collect();
-        let n = ((cmd.width as f64 / (110.0 * dpr)) as usize).max(2);
+        let n = ((rw as f64 / (110.0 * dpr)) as usize).max(2);
         let span = self.duration_s().max(1e-9);
         let x_ticks = (0..=n)
             .map(|i| {
                 let f = i as f64 / n as f64;
-                ProfilerTick { pos: f, label: time_label(self.t0 + (self.t1 - self.t0) * f, span) }
+                // The last label ends at the plot's edge.
+                let shift = if i == n { "-100%" } else { "-50%" };
+                let (x, y) = (css(rx as f64 + rw as f64 * f), css((ry + rh) as f64) + 6.0);
+                ProfilerTick {
+                    pos: f,
+                    label: time_label(self.t0 + (self.t1 - self.t0) * f, span),
+                    style: format!("left:{x:.1}px;top:{y:.1}px;transform:translateX({shift})"),
+                }
             })
             .collect();
         let c = &self.file.charts[self.chart];
@@ -243,7 +328,9 @@ impl ProfilerView {
                 }
             })
             .collect();
+        let hover = cmd.hover_x.map(column).filter(|&c| c >= 0.0 && c < rw as f64);
         ProfilerModel {
+            title: format!("{}: {}", self.name, self.format()),
             format: self.format(),
             charts: self.chart_titles(),
             chart: self.chart as u32,
@@ -251,7 +338,7 @@ impl ProfilerView {
             legend,
             y_ticks,
             x_ticks,
-            hover: cmd.hover_x.map(|x| self.hover(x)).unwrap_or_default(),
+            hover: hover.map(|c| self.hover(c as u32)).unwrap_or_default(),
         }
     }
 

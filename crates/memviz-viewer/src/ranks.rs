@@ -174,7 +174,15 @@ impl Viewer {
                 r.order = rank_order(names);
                 r.ranks = names.iter().map(|n| rank_of(n)).collect();
             }
-            RanksCommand::Overview { file } => r.overview = Some(self.rank_overview(*file as usize)?),
+            RanksCommand::Overview { file } => {
+                let f = *file;
+                if !self.rank_rows.iter().any(|r| r.file == f) {
+                    let o = self.rank_overview(f as usize)?;
+                    self.rank_rows.extend(o.rows);
+                }
+                r.rows = table_rows(&self.rank_rows);
+                r.status = format!("({} rows)", r.rows.len());
+            }
             RanksCommand::Trim => self.trim_hidden_views(),
             RanksCommand::Memory => {
                 r.timeline_bytes = (0..self.cx.files.len()).map(|i| self.timeline_bytes(i) as u64).collect();
@@ -196,22 +204,6 @@ impl Viewer {
                     };
                 }
             }
-            RanksCommand::Peaks { peaks } => {
-                let d = ranks::distance_from_median(peaks);
-                r.median = median_partners(&d);
-                r.peaks = d
-                    .into_iter()
-                    .map(|d| {
-                        let c = (d.abs() / 0.25).min(1.0) * 0.55;
-                        let fill = if d >= 0.0 {
-                            format!("rgba(220,40,40,{c:.3})")
-                        } else {
-                            format!("rgba(40,90,220,{c:.3})")
-                        };
-                        PeakCell { distance: d, fill, title: format!("{:.1}% from the median peak", d * 100.0) }
-                    })
-                    .collect();
-            }
         }
         Ok(r)
     }
@@ -224,12 +216,21 @@ impl Viewer {
             return Err(PageError::no_file());
         };
         let generation = self.generation();
+        let row = |s: &SideSpec| self.rank_rows.iter().find(|r| r.file == s.file && r.device == s.device);
         Ok(match cmd.part {
-            DiffPart::Table => diff_view(a, b, cmd.by.group_by(), cmd.limit as usize, generation),
-            DiffPart::Tree => {
-                let mut v = DiffView { generation, ..DiffView::default() };
-                v.tree = diff_tree_view(a, b);
+            DiffPart::Table => {
+                let mut v = diff_view(a, b, cmd.by.group_by(), cmd.limit as usize, generation);
+                if let (Some(ra), Some(rb)) = (row(&cmd.a), row(&cmd.b)) {
+                    let y_max = ra.peak_active_bytes.max(rb.peak_active_bytes);
+                    (v.a_spark, v.b_spark) = (spark_path(&ra.sparkline, y_max), spark_path(&rb.sparkline, y_max));
+                    (v.a_mark, v.b_mark) = (spark_mark(v.a_step, ra.steps), spark_mark(v.b_step, rb.steps));
+                }
                 v
+            }
+            DiffPart::Tree => {
+                let tree = diff_tree_view(a, b);
+                let rows = tree.iter().map(|n| n.depth + 1).max().unwrap_or(0);
+                DiffView { generation, tree, tree_height: format!("{}px", rows * ICICLE_ROW_PX), ..DiffView::default() }
             }
         })
     }
@@ -241,7 +242,8 @@ impl Viewer {
 pub enum RanksCommand {
     /// The order to read files in (`names`: as picked), and their ranks.
     Order { names: Vec<String> },
-    /// A file read: its overview rows.
+    /// A file read (or shown alone): its rows join the overview; `rows`
+    /// answers with all of them.
     Overview { file: u32 },
     /// Frees the timelines of the files not shown but the last shown.
     Trim,
@@ -257,11 +259,70 @@ pub enum RanksCommand {
     /// Which of a folder's file `names` are snapshots (indices in `order`);
     /// none: `message` says so (`folder`: its name where known).
     Snapshots { names: Vec<String>, folder: Option<String> },
-    /// How far each row's peak is from the median peak, and its colour.
-    Peaks {
-        #[ts(type = "number[]")]
-        peaks: Vec<u64>,
-    },
+}
+
+/// A row of the overview table (index.html's template #rank-row).
+#[derive(Serialize, TS, Debug, Clone)]
+pub struct RankTableRow {
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub row: RankRow,
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub peak: PeakCell,
+    /// The row a click on this one sets the diff's A to (the one nearest
+    /// the median peak, another one where there is).
+    pub median: u32,
+    /// Its Active Memory Timeline: an SVG path in a [`SPARK_W`] x
+    /// [`SPARK_H`] box, on the y scale of the whole table.
+    pub spark: String,
+}
+
+/// The sparklines' SVG box (index.html: `viewBox`).
+pub const SPARK_W: f64 = 160.0;
+pub const SPARK_H: f64 = 24.0;
+
+/// A sparkline's area under `samples` (bytes), scaled to `y_max`.
+pub fn spark_path(samples: &[u64], y_max: u64) -> String {
+    let n = samples.len().saturating_sub(1).max(1) as f64;
+    let y = |b: u64| SPARK_H - (b as f64 / y_max.max(1) as f64) * SPARK_H;
+    let mut d = format!("M0,{SPARK_H}");
+    for (i, &b) in samples.iter().enumerate() {
+        d += &format!("L{:.1},{:.2}", i as f64 / n * SPARK_W, y(b));
+    }
+    d + &format!("L{SPARK_W},{SPARK_H}Z")
+}
+
+/// Where step `mark` of `steps` is on a sparkline (none: left of the box).
+fn spark_mark(mark: Option<u32>, steps: u32) -> String {
+    match mark {
+        Some(m) if steps > 0 => format!("{:.1}", m as f64 / steps as f64 * SPARK_W),
+        _ => "-9".to_string(),
+    }
+}
+
+/// The overview table of `rows`: each peak against the median peak (red
+/// above, blue below, full at 25 %), the median pick, sparklines on one scale.
+pub fn table_rows(rows: &[RankRow]) -> Vec<RankTableRow> {
+    let peaks: Vec<u64> = rows.iter().map(|r| r.peak_active_bytes).collect();
+    let y_max = peaks.iter().copied().max().unwrap_or(1);
+    let d = ranks::distance_from_median(&peaks);
+    let median = median_partners(&d);
+    rows.iter()
+        .zip(d)
+        .zip(median)
+        .map(|((r, d), median)| {
+            let c = (d.abs() / 0.25).min(1.0) * 0.55;
+            let fill = if d >= 0.0 { format!("rgba(220,40,40,{c:.3})") } else { format!("rgba(40,90,220,{c:.3})") };
+            let title = format!("{:.1}% from the median peak", d * 100.0);
+            RankTableRow {
+                spark: spark_path(&r.sparkline, y_max),
+                row: r.clone(),
+                peak: PeakCell { distance: d, fill, title },
+                median,
+            }
+        })
+        .collect()
 }
 
 /// A peak cell of the overview: its distance from the median peak (a
@@ -279,14 +340,13 @@ pub struct RanksReply {
     pub order: Vec<u32>,
     /// The rank each name carries, in `names`' order.
     pub ranks: Vec<Option<i32>>,
-    pub overview: Option<RankOverview>,
+    /// The overview's rows (`Overview`).
+    pub rows: Vec<RankTableRow>,
+    /// "(4 rows)".
+    pub status: String,
     #[ts(type = "number[]")]
     pub timeline_bytes: Vec<u64>,
     pub done: f64,
-    pub peaks: Vec<PeakCell>,
-    /// Per row: the row a click on it sets A to (the one nearest the
-    /// median peak, another one where there is).
-    pub median: Vec<u32>,
     pub diff: Option<DiffView>,
     /// Why nothing was kept (`Snapshots`), else "".
     pub message: String,
@@ -440,6 +500,10 @@ pub struct DiffTreeNode {
     pub depth: u32,
     pub frame: String,
     pub fill: String,
+    /// Its box in the icicle (index.html's template #diff-box).
+    pub style: String,
+    /// The frame's file basename on (CSS cuts it to the box).
+    pub label: String,
     /// The hover text.
     pub tip: String,
 }
@@ -454,6 +518,12 @@ pub struct DiffView {
     /// The steps marked on the two timelines.
     pub a_step: Option<u32>,
     pub b_step: Option<u32>,
+    /// The sides' timelines (SVG paths as [`RankTableRow::spark`], on one
+    /// scale) and the x of their moment on them.
+    pub a_spark: String,
+    pub b_spark: String,
+    pub a_mark: String,
+    pub b_mark: String,
     #[ts(type = "number")]
     pub total_a: u64,
     #[ts(type = "number")]
@@ -466,6 +536,8 @@ pub struct DiffView {
     pub only_in_b: u32,
     pub rows: Vec<DiffRow>,
     pub tree: Vec<DiffTreeNode>,
+    /// The icicle's height (CSS): its rows, at most [`ICICLE_ROWS`].
+    pub tree_height: String,
 }
 
 /// A size, signed: "+1.5MiB", "-2.0KiB", "±0B".
@@ -549,7 +621,7 @@ pub fn diff_view(a: &Side, b: &Side, by: GroupBy, limit: usize, generation: u32)
         only_in_a: d.only_in_a as u32,
         only_in_b: d.only_in_b as u32,
         rows,
-        tree: Vec::new(),
+        ..DiffView::default()
     }
 }
 
@@ -566,6 +638,10 @@ fn diff_fill(rel: f64) -> String {
         "hsl(0, 0%, 85%)".to_string()
     }
 }
+
+/// The diff icicle's rows: at most this many, this high (CSS px).
+pub const ICICLE_ROWS: u32 = 40;
+pub const ICICLE_ROW_PX: u32 = 18;
 
 /// The merged stack tree of A and B, laid out as an icicle (width: the
 /// larger side); nodes under 1/1500 of the root (about a pixel) are left out.
@@ -589,13 +665,24 @@ pub fn diff_tree_view(a: &Side, b: &Side) -> Vec<DiffTreeNode> {
             x
         };
         pos.insert(n.id, (x, x));
+        if n.depth >= ICICLE_ROWS {
+            continue;
+        }
         let d = n.bytes_b as i64 - n.bytes_a as i64;
+        let fill = diff_fill(if size(n) > 0.0 { d as f64 / size(n) } else { 0.0 });
         out.push(DiffTreeNode {
+            style: format!(
+                "left:{:.3}%;width:{:.3}%;top:{}px;background:{fill}",
+                x * 100.0,
+                w * 100.0,
+                n.depth * ICICLE_ROW_PX
+            ),
+            label: n.frame[n.frame.rfind('/').map_or(0, |i| i + 1)..].to_string(),
             x,
             w,
             depth: n.depth,
             frame: n.frame.clone(),
-            fill: diff_fill(if size(n) > 0.0 { d as f64 / size(n) } else { 0.0 }),
+            fill,
             tip: format!(
                 "{}\nA {} · B {} · B − A {}",
                 n.frame,

@@ -48,6 +48,18 @@ fn every_generated_file_opens_draws_and_hovers() {
             .collect();
         assert_eq!(legend, want_max, "{name}");
         assert!(m.y_ticks.len() >= 2 && m.x_ticks.len() >= 3, "{name}");
+        assert!(m.title.starts_with(&format!("{name}: torch.profiler ")), "{}", m.title);
+        // The canvas: its margins (70 and 12 CSS px) left for the labels, the plot (318 px) between.
+        let img = v.render_canvas(400, 200, 1.0);
+        assert_eq!(img.rgba[..4], [0, 0, 0, 0], "{name}");
+        assert_eq!(img.rgba[399 * 4 + 3], 0, "{name}");
+        let row = &img.rgba[100 * 400 * 4..101 * 400 * 4];
+        assert!(row[70 * 4..388 * 4].chunks(4).all(|p| p[3] > 0), "{name}: the plot opaque");
+        // A hover at CSS x on the canvas: the plot's column 60% in; none over the margin.
+        let mut at =
+            |x: f64| v.update(&memviz_viewer::profiler::ProfilerCommand { hover_x: Some(x), ..cmd.clone() }).hover;
+        assert!(at(70.0 + 318.0 * 0.6).starts_with("t = "), "{name}");
+        assert_eq!(at(30.0), "");
     }
 }
 

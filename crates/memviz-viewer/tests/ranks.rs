@@ -212,9 +212,23 @@ fn folder_names_median_pick_side_labels_and_the_diff_command() {
     // is A's peak: B's partner is the first A, each A's the other A.
     let (pa, pb) = (peak(A), peak(B));
     assert_ne!(pa, pb);
-    let r = v.ranks(&RanksCommand::Peaks { peaks: vec![pa, pb, pa] }).unwrap();
-    assert_eq!(r.median, vec![2, 0, 0]);
-    assert_eq!(v.ranks(&RanksCommand::Peaks { peaks: vec![pa] }).unwrap().median, vec![0]);
+    let (ra, rb) = (v.rank_overview(0).unwrap().rows, v.rank_overview(1).unwrap().rows);
+    assert_eq!((ra[0].peak_active_bytes, rb[0].peak_active_bytes), (pa, pb));
+    let t = ranks::table_rows(&[ra[0].clone(), rb[0].clone(), ra[0].clone()]);
+    assert_eq!(t.iter().map(|r| r.median).collect::<Vec<_>>(), vec![2, 0, 0]);
+    assert_eq!(ranks::table_rows(&ra[..1])[0].median, 0);
+    // The table through the command: both files' rows, once each, the sparklines on one scale.
+    for f in [0, 1, 0] {
+        v.ranks(&RanksCommand::Overview { file: f }).unwrap();
+    }
+    let r = v.ranks(&RanksCommand::Overview { file: 1 }).unwrap();
+    assert_eq!(r.rows.iter().map(|r| r.row.file).collect::<Vec<_>>(), vec![0, 1]);
+    assert_eq!(r.status, "(2 rows)");
+    let top =
+        |p: &str| p.split('L').skip(1).filter_map(|q| q.split(',').nth(1)?.parse::<f64>().ok()).fold(24.0, f64::min);
+    let (big, small) = if pa > pb { (0, 1) } else { (1, 0) };
+    assert_eq!(top(&r.rows[big].spark), 0.0, "the larger peak reaches the top");
+    assert!(top(&r.rows[small].spark) > 0.0);
 
     let o = v.rank_overview(0).unwrap();
     assert_eq!(o.rows[0].label, format!("rank 1: rank1_{A} · device {}", o.rows[0].device_name));

@@ -1,10 +1,11 @@
 //! The page's API for torch.profiler memory exports (www/profiler.js):
 //! `ProfilerView`, apart from `Viewer`, which holds snapshots; the page
 //! falls back to it when the snapshot loader says the file is one of these.
-//! Forwards to memviz_viewer's profiler.rs and moves the chart's pixels out.
+//! Forwards to memviz_viewer's profiler.rs and puts the chart's pixels.
 
 use crate::boundary::{from_js, to_js};
 use wasm_bindgen::prelude::*;
+use web_sys::HtmlCanvasElement;
 
 #[wasm_bindgen]
 pub struct ProfilerView(memviz_viewer::ProfilerView);
@@ -19,15 +20,13 @@ impl ProfilerView {
     }
 
     /// The panel's command (`ProfilerCommand`: chart, zoom, reset, size,
-    /// hover, draw) and what it shows (`ProfilerModel`); with `draw`, also
-    /// `pixels`: the plot's RGBA (`width` x `height`) for `putImageData`.
-    pub fn update(&mut self, cmd: JsValue) -> Result<JsValue, JsValue> {
+    /// hover, draw) and what it shows (`ProfilerModel`); with `draw`, the
+    /// chart is drawn into `canvas` (sized `width` x `height` by the page).
+    pub fn update(&mut self, cmd: JsValue, canvas: Option<HtmlCanvasElement>) -> Result<JsValue, JsValue> {
         let cmd: memviz_viewer::profiler::ProfilerCommand = from_js(&cmd)?;
         let out = to_js(&self.0.update(&cmd));
-        if cmd.draw {
-            let px = js_sys::Uint8Array::from(&self.0.render(cmd.width, cmd.height).rgba[..]);
-            // Setting a property on a fresh plain object cannot fail.
-            let _ = js_sys::Reflect::set(&out, &JsValue::from_str("pixels"), &px);
+        if let (true, Some(c)) = (cmd.draw, canvas) {
+            crate::put(&c, &self.0.render_canvas(cmd.width, cmd.height, cmd.dpr), 0, 0)?;
         }
         Ok(out)
     }
