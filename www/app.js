@@ -5,7 +5,7 @@ import { wasmLoaded, reinstantiate } from './boot.js';
 import { announce, silence } from './announce.js';
 import { fill } from './bind.js';
 import { hoverCard, pinCard, hideCard } from './card.js';
-import { decodeInWorker, feedStream, prewarm, expectFile, noFile, Cancelled, WorkerTrap, CHUNK, FEED } from './decode-worker.js';
+import { decodeInWorker, feedStream, prewarm, expectFile, noFile, failed, CHUNK, FEED } from './decode-worker.js';
 
 const $ = (id) => document.getElementById(id);
 // ?decode=worker or ?decode=page forces one way whatever the size (tests, benchmarks).
@@ -46,13 +46,9 @@ const warmRound = () => {
     document.body.dataset.warmError = String(e.message); // for the tests: the code stays cold
   }
 };
-// Text in a font not used yet (2-3 ms of layout the first time), laid out once while idle, hidden.
+// Text in a font not used yet (2-3 ms of layout the first time), laid out once while idle, hidden (index.html).
 function warmFonts() {
-  const d = Object.assign(document.createElement('div'), { ariaHidden: 'true' });
-  d.style.cssText = 'position:absolute;left:-9999px;visibility:hidden';
-  d.innerHTML = '<b>0</b><b style="font-weight:600">0</b><i>0</i><h2>0</h2><h3>0</h3><span style="font:10px sans-serif">0</span>' +
-    '<span style="font:11px sans-serif">0</span>' + ['ui-monospace, SFMono-Regular, Menlo, Consolas, monospace', 'ui-monospace, monospace',
-    'monospace'].map((f) => `<span style="font-family:${f}">0<b>0</b><i>0</i></span>`).join('');
+  const d = $('warm-fonts').content.firstElementChild.cloneNode(true);
   document.body.append(d);
   void d.offsetWidth;
   d.remove();
@@ -255,20 +251,18 @@ function resetControls() {
 const plotCanvases = () => ['plot', 'plot-select', 'axes', 'minimap'].map($);
 
 // ---- opening files -------------------------------------------------------
-/** A torch.profiler export: its chart reads it (profiler.js), not the snapshot reader. */
-class ProfilerFile extends Error {
-  constructor(name) { super(`${name}: not a memory snapshot but a torch.profiler export: open it alone to see its chart`); }
-}
-/** Routes a file on its first bytes (files.rs `sniff`), before any decode. */
+/** The line files.rs `failed` words for file `name`'s failed open (`e`: a PageError, a `failed` one or an Error). */
+const failedLine = (name, e) => viewer.open({ cmd: 'failed', name, failure: e.failure ?? 'refused', detail: e.detail ?? e.message }).failed;
+/** Routes a file on its first bytes (files.rs `sniff`), before any decode: a torch.profiler export goes to its chart. */
 function route(file, head) {
   const k = viewer.open({ cmd: 'sniff' }, head).sniff;
   document.body.dataset.fileKind = k.kind; // for tests
-  if (k.profiler) throw new ProfilerFile(file.name);
+  if (k.profiler) throw Object.assign(new Error(failedLine(file.name, { failure: 'profiler' }).text), { profiler: true });
 }
 
 // Reads `file` into the viewer (the current file); resolves to its index. files.rs `plan` says where:
 // the worker (its model adopted here) or here, a task every CHUNK. onProgress(read) each CHUNK, onBuild()
-// before the build, job.cancel stops the read; rejects with a PageError, Cancelled, WorkerTrap or a trap.
+// before the build, job.cancel stops the read; rejects with a PageError, a `failed` one, a profiler export or a trap.
 export async function loadFile(file, onProgress, onBuild, job = {}) {
   readHere = false;
   const plan = viewer.open({ cmd: 'plan', size: file.size, force: DECODE }).plan;
@@ -294,7 +288,7 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
   job.cancel = () => { cancelled = true; };
   readHere = true;
   viewer.open({ cmd: 'begin', name: file.name });
-  const stop = () => { if (cancelled) throw new Cancelled(file.name); };
+  const stop = () => { if (cancelled) throw failed(file.name, 'cancelled'); };
   let first = !plan.worker;
   await feedStream(file, (bytes) => {
     stop();
@@ -443,17 +437,14 @@ async function readFile(file) {
   } catch (e) {
     if (isTrap(e)) return crashed(e);
     currentName = shown; // the file shown before stays
-    if (e instanceof ProfilerFile && formatHook) return formatHook(file);
-    if (e instanceof Cancelled) {
-      showMessage('notice', `Opening ${file.name}: cancelled`);
-      return announce(`Opening ${file.name} cancelled`);
-    }
-    // The worker's instance is gone (a fresh worker replaces it); this page's viewer is fine.
-    if (e instanceof WorkerTrap) {
-      return showError(e.oom ? `${e.message}; the file could not be shown. The file shown before stays.`
-        : `internal error in memviz: ${e.detail}; the file could not be shown (${file.name}).`);
-    }
-    return showError(`Could not open ${e.message}`, e); // a PageError names the file and the byte offset
+    if (e.profiler && formatHook) return formatHook(file);
+    if (recovering) await recovering; // another call trapped meanwhile: the fresh viewer words it
+    if (!viewer) return;
+    // A worker's trap leaves this page's viewer fine; a PageError names the file and the byte offset.
+    const line = failedLine(file.name, e);
+    showMessage(line.announce ? 'notice' : 'error', line.text, e);
+    if (line.announce) announce(line.announce);
+    return;
   } finally {
     reading = null;
     if (big) $('progress-box').hidden = true;

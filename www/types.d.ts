@@ -23,7 +23,7 @@ export type OpenCommand = { "cmd": "begin", name: string, } | { "cmd": "finish" 
 /**
  * `model`: the size of the file the worker decodes.
  */
-file_bytes: number, } | { "cmd": "debug_panic", message: string, } | { "cmd": "plan", size: number, force: string | null, } | { "cmd": "progress", name: string, size: number, read: number | null, building: boolean, waiting: number, };
+file_bytes: number, } | { "cmd": "debug_panic", message: string, } | { "cmd": "plan", size: number, force: string | null, } | { "cmd": "progress", name: string, size: number, read: number | null, building: boolean, waiting: number, } | { "cmd": "failed", name: string, failure: OpenFailure, detail: string, };
 
 export type OpenReply = { 
 /**
@@ -59,7 +59,11 @@ plan: OpenPlan | null,
 /**
  * `progress`: the line.
  */
-text: string | null, };
+text: string | null, 
+/**
+ * `failed`: the line and how it is shown.
+ */
+failed: FailedLine | null, };
 
 export type FileKind = "pickle" | "json" | "profiler_timeline" | "profiler_trace" | "profiler_picture";
 
@@ -83,6 +87,14 @@ sniff_head: number,
  * model's chunks into (its wire form is 0.41-0.43x the file).
  */
 pool: number, };
+
+export type OpenFailure = "cancelled" | "worker_trap" | "worker_oom" | "refused";
+
+export type FailedLine = { text: string, 
+/**
+ * A notice (the user's own doing), announced as `announce`; else an error.
+ */
+announce: string | null, };
 
 export type WhatIfFields = { expandable_segments: boolean, max_split_size_mb: string, roundup_power2_divisions: string, garbage_collection_threshold: string, 
 /**

@@ -101,6 +101,8 @@ pub fn typescript() -> String {
         FileKind,
         FileSniff,
         OpenPlan,
+        OpenFailure,
+        FailedLine,
         WhatIfFields,
         OomVerdict,
         WhatIfChart,

@@ -400,6 +400,56 @@ pub enum OpenCommand {
         #[ts(type = "number")]
         waiting: u32,
     },
+    /// The line the page shows for file `name`'s open that failed (`failed`
+    /// in the reply); `detail`: the refusal's or the trap's message.
+    Failed {
+        name: String,
+        failure: OpenFailure,
+        #[serde(default)]
+        detail: String,
+    },
+}
+
+/// Why an open failed, as the page tells it (`OpenCommand::Failed`).
+#[derive(Deserialize, TS, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum OpenFailure {
+    /// The user cancelled the read.
+    Cancelled,
+    /// The worker's wasm panicked (`detail`); this page's viewer is fine.
+    WorkerTrap,
+    /// The worker's wasm ran out of memory.
+    WorkerOom,
+    /// A `PageError` (it names the file and offset) or the browser's refusal to read.
+    Refused,
+    /// A torch.profiler export among snapshots: its chart reads it, alone (profiler.js).
+    Profiler,
+}
+
+/// What the page shows for a failed open (see `OpenCommand::Failed`).
+#[derive(Serialize, TS, Debug, Clone, PartialEq, Eq)]
+pub struct FailedLine {
+    pub text: String,
+    /// A notice (the user's own doing), announced as `announce`; else an error.
+    pub announce: Option<String>,
+}
+
+/// The line for file `name`'s failed open (see [`OpenFailure`]).
+pub fn failed(name: &str, failure: OpenFailure, detail: &str) -> FailedLine {
+    let text = match failure {
+        OpenFailure::Cancelled => format!("Opening {name}: cancelled"),
+        OpenFailure::WorkerTrap => format!("internal error in memviz: {detail}; the file could not be shown ({name})."),
+        OpenFailure::WorkerOom => format!(
+            "{name}: out of memory in the decoder (wasm is limited to 4 GB); the file could not be shown. \
+             The file shown before stays."
+        ),
+        OpenFailure::Refused => format!("Could not open {detail}"),
+        OpenFailure::Profiler => {
+            format!("{name}: not a memory snapshot but a torch.profiler export: open it alone to see its chart")
+        }
+    };
+    let announce = (failure == OpenFailure::Cancelled).then(|| format!("Opening {name} cancelled"));
+    FailedLine { text, announce }
 }
 
 /// Bytes read between two progress steps (and, on the page, two task hops).
@@ -479,6 +529,8 @@ pub struct OpenReply {
     pub plan: Option<OpenPlan>,
     /// `progress`: the line.
     pub text: Option<String>,
+    /// `failed`: the line and how it is shown.
+    pub failed: Option<FailedLine>,
 }
 
 /// memory_viz's view names (trace_plot's `--segments`) that are not this viewer's.
@@ -525,6 +577,7 @@ impl crate::Viewer {
             OpenCommand::Progress { name, size, read, building, waiting } => {
                 reply.text = Some(progress(&name, size, read, building, waiting));
             }
+            OpenCommand::Failed { name, failure, detail } => reply.failed = Some(failed(&name, failure, &detail)),
             other => return Err(PageError::bad_command(format!("{other:?} is not the viewer's"))),
         }
         reply.generation = self.generation();

@@ -154,3 +154,27 @@ fn a_file_is_read_by_size_and_its_progress_line_names_it() {
     assert_eq!(line(Some(1 << 20), false, 2), "Reading ctx128.pickle: 1.0MiB of 3.1MiB (2 more to open)");
     assert_eq!(line(Some(size), true, 0), "Building the timeline of ctx128.pickle…");
 }
+
+/// A failed open's line: a cancel is a notice (announced), the rest errors
+/// that name the file; the wording the e2e tests match.
+#[test]
+fn a_failed_open_is_worded_once() {
+    use memviz_viewer::{failed, OpenFailure};
+    let c = failed("big.pickle", OpenFailure::Cancelled, "");
+    assert_eq!(
+        (c.text.as_str(), c.announce.as_deref()),
+        ("Opening big.pickle: cancelled", Some("Opening big.pickle cancelled"))
+    );
+    let t = failed("big.pickle", OpenFailure::WorkerTrap, "boom (at x.rs:1)");
+    assert_eq!(t.text, "internal error in memviz: boom (at x.rs:1); the file could not be shown (big.pickle).");
+    assert_eq!(t.announce, None);
+    let o = failed("big.pickle", OpenFailure::WorkerOom, "").text;
+    assert!(
+        o.starts_with("big.pickle: out of memory in the decoder") && o.ends_with("The file shown before stays."),
+        "{o}"
+    );
+    assert_eq!(
+        failed("a", OpenFailure::Refused, "a: truncated at byte offset 3").text,
+        "Could not open a: truncated at byte offset 3"
+    );
+}
