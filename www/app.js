@@ -314,45 +314,39 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
 let readHere = false; // the last file loadFile read was read on this thread
 
 // Opens the model the worker decoded in tasks of at most SLICE_MS (TASK_MS when the next step's
-// guessed time fits): its chunks as they come, the replay, its views. timings.worker: ms a step.
+// guessed time fits): its chunks as they come, the replay, its views. Rust times each step (`worker`).
 async function adopt(file, got, job, onBuild) {
   job.cancel = null;
   document.body.dataset.decodedIn = 'worker'; // for tests
   delete document.body.dataset.versionsFrom;
   if (file.size > CHUNK) onBuild();
-  const ms = { read: got.readMs, longest: 0 };
-  let last = 0, since = performance.now();
-  const step = (name, cmd) => {
+  let since = performance.now(), r = null;
+  const step = (cmd, bytes) => {
     if (!viewer) throw new Error(`${file.name}: the viewer restarted`);
-    const t0 = performance.now();
-    const r = typeof cmd === 'function' ? cmd() : cmd instanceof Uint8Array ? viewer.feed(cmd) : viewer.open(cmd);
-    const dt = last = performance.now() - t0;
-    ms[name] = (ms[name] || 0) + dt;
-    if (dt > ms.longest) [ms.longest, ms.longestStep] = [dt, name];
-    return r;
+    return (r = viewer.open(cmd, bytes));
   };
   const slice = async () => {
     const ran = performance.now() - since;
-    if (ran < SLICE_MS && ran + last < TASK_MS) return;
+    if (ran < SLICE_MS && ran + r.worker.last < TASK_MS) return;
     await nextTask();
     since = performance.now();
   };
   let i;
   try {
-    step('model', { cmd: 'adopt_begin', name: file.name });
+    step({ cmd: 'adopt_begin', name: file.name, read_ms: got.readMs });
     for (let c = await got.nextChunk(); c; c = await got.nextChunk()) {
-      step('model', c);
+      step({ cmd: 'adopt_chunk' }, c);
       await slice();
     }
-    step('model', { cmd: 'adopt_end' });
-    while (!step('replay', { cmd: 'adopt_replay', budget: REPLAY_STEP }).done) await slice();
+    step({ cmd: 'adopt_end' });
+    while (!step({ cmd: 'adopt_replay', budget: REPLAY_STEP }).done) await slice();
     await slice();
-    i = step('views', { cmd: 'adopt_finish' }).file;
+    i = step({ cmd: 'adopt_finish' }).file;
   } catch (e) {
     got.release();
     throw e;
   }
-  timings.worker = ms;
+  const ms = timings.worker = r.worker; // the versions' steps and the worker's finish are added below
   // The address versions, made by the worker once the file is painted, read a piece an idle callback.
   const v = viewer;
   afterPaint().then(() => got.versionsNow());
@@ -360,11 +354,11 @@ async function adopt(file, got, job, onBuild) {
     ms.finish = info.finishMs;
     document.body.dataset.workerMemory = info.memory; // for the benchmarks
     for (const b of info.versions) {
-      await new Promise((r) => idle(r));
+      await new Promise((ok) => idle(ok));
       if (viewer !== v) return;
-      step('versions', () => v.open({ cmd: 'versions_chunk', file: i }, new Uint8Array(b)));
+      Object.assign(ms, v.open({ cmd: 'versions_chunk', file: i }, new Uint8Array(b)).worker);
     }
-    step('versions', { cmd: 'versions_end', file: i });
+    Object.assign(ms, v.open({ cmd: 'versions_end', file: i }).worker);
     document.body.dataset.versionsFrom = 'worker'; // for tests
     if (pageNow().file === i && lastHit >= 0 && $('context').textContent.includes('_…')) {
       showContext(command({ cmd: 'element', element: lastHit }).text);

@@ -19,7 +19,7 @@ offset: number | null,
  */
 field: string | null, };
 
-export type OpenCommand = { "cmd": "begin", name: string, } | { "cmd": "finish" } | { "cmd": "adopt_begin", name: string, } | { "cmd": "adopt_end" } | { "cmd": "adopt_replay", budget: number, } | { "cmd": "adopt_finish" } | { "cmd": "sniff" } | { "cmd": "versions_chunk", file: number, } | { "cmd": "decode", name: string, size: number | null, debug: string | null, } | { "cmd": "decode_finish" } | { "cmd": "versions_end", file: number, } | { "cmd": "versions_lost", file: number, } | { "cmd": "has_versions", file: number, } | { "cmd": "select_file", file: number, } | { "cmd": "view_named", name: string, } | { "cmd": "example" } | { "cmd": "warm" } | { "cmd": "ahead", plan: AheadPlan, 
+export type OpenCommand = { "cmd": "begin", name: string, } | { "cmd": "finish" } | { "cmd": "adopt_begin", name: string, read_ms: number, } | { "cmd": "adopt_chunk" } | { "cmd": "adopt_end" } | { "cmd": "adopt_replay", budget: number, } | { "cmd": "adopt_finish" } | { "cmd": "sniff" } | { "cmd": "versions_chunk", file: number, } | { "cmd": "decode", name: string, size: number | null, debug: string | null, } | { "cmd": "decode_finish" } | { "cmd": "versions_end", file: number, } | { "cmd": "versions_lost", file: number, } | { "cmd": "has_versions", file: number, } | { "cmd": "select_file", file: number, } | { "cmd": "view_named", name: string, } | { "cmd": "example" } | { "cmd": "warm" } | { "cmd": "ahead", plan: AheadPlan, 
 /**
  * `model`: the size of the file the worker decodes.
  */
@@ -63,7 +63,11 @@ text: string | null,
 /**
  * `failed`: the line and how it is shown.
  */
-failed: FailedLine | null, };
+failed: FailedLine | null, 
+/**
+ * An adopt step's: the time so far (memviz-wasm's).
+ */
+worker: WorkerTimings | null, };
 
 export type FileKind = "pickle" | "json" | "profiler_timeline" | "profiler_trace" | "profiler_picture";
 
@@ -88,13 +92,31 @@ sniff_head: number,
  */
 pool: number, };
 
-export type OpenFailure = "cancelled" | "worker_trap" | "worker_oom" | "refused";
+export type OpenFailure = "cancelled" | "worker_trap" | "worker_oom" | "refused" | "profiler";
 
 export type FailedLine = { text: string, 
 /**
  * A notice (the user's own doing), announced as `announce`; else an error.
  */
 announce: string | null, };
+
+export type WorkerTimings = { 
+/**
+ * The worker's read and decode.
+ */
+read: number, model: number, replay: number, views: number, 
+/**
+ * After the first paint: absent until the first of them.
+ */
+versions?: number, 
+/**
+ * The longest step, and its kind.
+ */
+longest: number, longestStep: string, 
+/**
+ * The last step's: the page guesses the next one's time from it.
+ */
+last: number, };
 
 export type WhatIfFields = { expandable_segments: boolean, max_split_size_mb: string, roundup_power2_divisions: string, garbage_collection_threshold: string, 
 /**

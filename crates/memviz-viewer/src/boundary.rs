@@ -103,6 +103,7 @@ pub fn typescript() -> String {
         OpenPlan,
         OpenFailure,
         FailedLine,
+        WorkerTimings,
         WhatIfFields,
         OomVerdict,
         WhatIfChart,

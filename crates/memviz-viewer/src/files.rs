@@ -305,11 +305,16 @@ pub enum OpenCommand {
         name: String,
     },
     Finish,
-    /// A file the page's worker decoded: its model's chunks follow (`feed`),
-    /// then `adopt_end`, `adopt_replay` until done, `adopt_finish`.
+    /// A file the page's worker decoded (`read_ms`: its read and decode
+    /// there): its model's chunks follow (`adopt_chunk`, the bytes given),
+    /// then `adopt_end`, `adopt_replay` until done, `adopt_finish`. Their
+    /// replies say where the time went (`worker`).
     AdoptBegin {
         name: String,
+        #[serde(default)]
+        read_ms: f64,
     },
+    AdoptChunk,
     AdoptEnd,
     AdoptReplay {
         #[ts(type = "number")]
@@ -491,6 +496,69 @@ pub fn progress(name: &str, size: u64, read: Option<u64>, building: bool, waitin
     }
 }
 
+/// A step of adopting a worker's decode, as the timings line names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AdoptStep {
+    Model,
+    Replay,
+    Views,
+    Versions,
+}
+
+impl OpenCommand {
+    /// The adopt step this command is, if any (memviz-wasm times it).
+    pub fn adopt_step(&self) -> Option<AdoptStep> {
+        Some(match self {
+            OpenCommand::AdoptBegin { .. } | OpenCommand::AdoptChunk | OpenCommand::AdoptEnd => AdoptStep::Model,
+            OpenCommand::AdoptReplay { .. } => AdoptStep::Replay,
+            OpenCommand::AdoptFinish => AdoptStep::Views,
+            OpenCommand::VersionsChunk { .. } | OpenCommand::VersionsEnd { .. } => AdoptStep::Versions,
+            _ => return None,
+        })
+    }
+}
+
+/// Where this page's time went adopting a worker's decode, ms a step (the
+/// timings line; benches/browser read it as `memviz.timings.worker`).
+#[derive(Serialize, TS, Debug, Clone, Default, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkerTimings {
+    /// The worker's read and decode.
+    pub read: f64,
+    pub model: f64,
+    pub replay: f64,
+    pub views: f64,
+    /// After the first paint: absent until the first of them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub versions: Option<f64>,
+    /// The longest step, and its kind.
+    pub longest: f64,
+    pub longest_step: String,
+    /// The last step's: the page guesses the next one's time from it.
+    pub last: f64,
+}
+
+impl WorkerTimings {
+    pub fn new(read: f64) -> WorkerTimings {
+        WorkerTimings { read, ..WorkerTimings::default() }
+    }
+
+    pub fn add(&mut self, step: AdoptStep, ms: f64) {
+        let (sum, name) = match step {
+            AdoptStep::Model => (&mut self.model, "model"),
+            AdoptStep::Replay => (&mut self.replay, "replay"),
+            AdoptStep::Views => (&mut self.views, "views"),
+            AdoptStep::Versions => (self.versions.get_or_insert(0.0), "versions"),
+        };
+        *sum += ms;
+        if ms > self.longest {
+            (self.longest, self.longest_step) = (ms, name.to_string());
+        }
+        self.last = ms;
+    }
+}
+
 /// What memory written ahead is for (the sizes: [`MemoryAhead::step`]).
 #[derive(Deserialize, TS, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -531,6 +599,8 @@ pub struct OpenReply {
     pub text: Option<String>,
     /// `failed`: the line and how it is shown.
     pub failed: Option<FailedLine>,
+    /// An adopt step's: the time so far (memviz-wasm's).
+    pub worker: Option<WorkerTimings>,
 }
 
 /// memory_viz's view names (trace_plot's `--segments`) that are not this viewer's.
@@ -561,7 +631,7 @@ impl crate::Viewer {
         match cmd {
             OpenCommand::Begin { name } => self.begin(&name),
             OpenCommand::Finish => reply.file = Some(self.finish()?),
-            OpenCommand::AdoptBegin { name } => self.adopt_begin(&name),
+            OpenCommand::AdoptBegin { name, .. } => self.adopt_begin(&name),
             OpenCommand::AdoptEnd => self.adopt_end()?,
             OpenCommand::AdoptReplay { budget } => reply.done = self.adopt_replay(budget)?,
             OpenCommand::AdoptFinish => reply.file = Some(self.adopt_finish()?),

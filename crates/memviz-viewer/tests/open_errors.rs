@@ -103,7 +103,7 @@ fn a_read_left_unfinished_does_not_take_the_next_files_bytes() {
     let snap = loader.finish().unwrap();
     let mut model = Vec::new();
     snap.wire_chunks(&mut |c| model.push(c));
-    v.open_command(OpenCommand::AdoptBegin { name: "adopted.pickle".into() }).unwrap();
+    v.open_command(OpenCommand::AdoptBegin { name: "adopted.pickle".into(), read_ms: 0.0 }).unwrap();
     for c in &model {
         v.feed_any(c).unwrap();
     }
@@ -177,4 +177,27 @@ fn a_failed_open_is_worded_once() {
         failed("a", OpenFailure::Refused, "a: truncated at byte offset 3").text,
         "Could not open a: truncated at byte offset 3"
     );
+}
+
+/// The adopt's timings: each command's step kind, summed; the versions
+/// absent until the first of them; the longest step named.
+#[test]
+fn adopt_steps_are_timed_by_kind() {
+    use memviz_viewer::WorkerTimings;
+    let step = |json: &str| serde_json::from_str::<OpenCommand>(json).unwrap().adopt_step().unwrap();
+    let mut t = WorkerTimings::new(50.0);
+    t.add(step(r#"{"cmd": "adopt_begin", "name": "a"}"#), 1.0);
+    t.add(step(r#"{"cmd": "adopt_chunk"}"#), 2.0);
+    t.add(step(r#"{"cmd": "adopt_replay", "budget": 1}"#), 7.0);
+    t.add(step(r#"{"cmd": "adopt_finish"}"#), 3.0);
+    let json = serde_json::to_value(&t).unwrap();
+    assert_eq!(json["model"], 3.0);
+    assert_eq!(
+        (json["longest"].as_f64(), json["longestStep"].as_str(), json["last"].as_f64()),
+        (Some(7.0), Some("replay"), Some(3.0))
+    );
+    assert!(json.get("versions").is_none(), "{json}");
+    t.add(step(r#"{"cmd": "versions_end", "file": 0}"#), 0.5);
+    assert_eq!((t.versions, t.read), (Some(0.5), 50.0));
+    assert_eq!(serde_json::from_str::<OpenCommand>(r#"{"cmd": "plan", "size": 1}"#).unwrap().adopt_step(), None);
 }
