@@ -21,15 +21,12 @@ export const getViewer = () => viewer;
 export const getRecovering = () => recovering;
 export const addFormatHook = (fn) => { formatHook = fn; };
 export const addViewHooks = (hooks) => { viewHooks = hooks; };
-let markReady;
-/** Resolves once the first Viewer exists (share.js opens files then). */
-export const ready = new Promise((r) => { markReady = r; });
-// After every module ran (a promise reaction): share.js's #file= fetches start before the CSP forbids them.
-wasmLoaded.then((b) => {
+/** Resolves once the first Viewer exists (share.js opens files then). After every module ran (a promise
+ * reaction): share.js's #file= fetches start before the CSP forbids them. */
+export const ready = wasmLoaded.then((b) => {
   [bindings, viewer] = [b, new b.Viewer()];
   document.head.append(Object.assign(document.createElement('meta'), { httpEquiv: 'Content-Security-Policy', content: "connect-src 'none'" }));
   document.body.dataset.ready = '1';
-  markReady();
 });
 
 // ---- the idle warm-up (docs/open.md): V8 compiles wasm lazily; Rust runs the open and draw paths a round a call.
@@ -251,8 +248,9 @@ function resetControls() {
 const plotCanvases = () => ['plot', 'plot-select', 'axes', 'minimap'].map($);
 
 // ---- opening files -------------------------------------------------------
-/** The line files.rs `failed` words for file `name`'s failed open (`e`: a PageError, a `failed` one or an Error). */
-const failedLine = (name, e) => viewer.open({ cmd: 'failed', name, failure: e.failure ?? 'refused', detail: e.detail ?? e.message }).failed;
+/** The line files.rs `failed` words for `name`'s failed open: `e` a PageError, a `failed` one, else an Error of kind `failure`. */
+export const failedLine = (name, e, failure = 'refused') =>
+  viewer.open({ cmd: 'failed', name, failure: e.failure ?? failure, detail: e.detail ?? String(e.message ?? e) }).failed;
 /** Routes a file on its first bytes (files.rs `sniff`), before any decode: a torch.profiler export goes to its chart. */
 function route(file, head) {
   const k = viewer.open({ cmd: 'sniff' }, head).sniff;

@@ -92,7 +92,7 @@ sniff_head: number,
  */
 pool: number, };
 
-export type OpenFailure = "cancelled" | "worker_trap" | "worker_oom" | "refused" | "profiler";
+export type OpenFailure = "cancelled" | "worker_trap" | "worker_oom" | "refused" | "profiler" | "hash_empty" | "hash_not_relative" | "hash_from_file" | "hash_other_origin" | "hash_encoding" | "hash_status" | "hash_fetch" | "embedded";
 
 export type FailedLine = { text: string, 
 /**

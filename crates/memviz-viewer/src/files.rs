@@ -429,6 +429,22 @@ pub enum OpenFailure {
     Refused,
     /// A torch.profiler export among snapshots: its chart reads it, alone (profiler.js).
     Profiler,
+    /// A `#file=` path (share.js; `name` is the path) that is empty, ...
+    HashEmpty,
+    /// ... that is not relative to the page (a scheme, a leading / or a backslash), ...
+    HashNotRelative,
+    /// ... on a page opened from file:// (the browser lets it read nothing), ...
+    HashFromFile,
+    /// ... that resolves to another origin, ...
+    HashOtherOrigin,
+    /// ... that is not valid percent-encoding, ...
+    HashEncoding,
+    /// ... that the server answered with an error status (`detail`), ...
+    HashStatus,
+    /// ... or whose fetch failed (`detail`).
+    HashFetch,
+    /// The snapshot a `memviz html` page embeds (`name`): its base64 is damaged (`detail`).
+    Embedded,
 }
 
 /// What the page shows for a failed open (see `OpenCommand::Failed`).
@@ -451,6 +467,23 @@ pub fn failed(name: &str, failure: OpenFailure, detail: &str) -> FailedLine {
         OpenFailure::Refused => format!("Could not open {detail}"),
         OpenFailure::Profiler => {
             format!("{name}: not a memory snapshot but a torch.profiler export: open it alone to see its chart")
+        }
+        OpenFailure::Embedded => format!("Could not open the embedded {name}: its base64 is damaged ({detail})"),
+        hash => {
+            let why = match hash {
+                OpenFailure::HashEmpty => "the path is empty".to_string(),
+                OpenFailure::HashNotRelative => {
+                    "only a path relative to this page is allowed (no scheme, no leading /)".to_string()
+                }
+                OpenFailure::HashFromFile => "a page opened from file:// may not read other files; serve the folder \
+                    (python3 -m http.server, or memviz open FILE) and open its index.html#file=…"
+                    .to_string(),
+                OpenFailure::HashOtherOrigin => "it is not on this page's server".to_string(),
+                OpenFailure::HashEncoding => "the path is not valid percent-encoding".to_string(),
+                OpenFailure::HashStatus => format!("the server answered {detail}"),
+                _ => detail.to_string(),
+            };
+            format!("Could not open #file={name}: {why}")
         }
     };
     let announce = (failure == OpenFailure::Cancelled).then(|| format!("Opening {name} cancelled"));

@@ -201,3 +201,25 @@ fn adopt_steps_are_timed_by_kind() {
     assert_eq!((t.versions, t.read), (Some(0.5), 50.0));
     assert_eq!(serde_json::from_str::<OpenCommand>(r#"{"cmd": "plan", "size": 1}"#).unwrap().adopt_step(), None);
 }
+
+/// share.js's refusals of a `#file=` path and of an embedded snapshot, worded here.
+#[test]
+fn shared_files_refused_say_why() {
+    use memviz_viewer::{failed, OpenFailure};
+    let line = |f, d| failed("runs/a.pickle", f, d).text;
+    assert_eq!(
+        line(OpenFailure::HashNotRelative, ""),
+        "Could not open #file=runs/a.pickle: only a path relative to this page is allowed (no scheme, no leading /)"
+    );
+    assert_eq!(
+        line(OpenFailure::HashStatus, "404 Not Found"),
+        "Could not open #file=runs/a.pickle: the server answered 404 Not Found"
+    );
+    assert_eq!(line(OpenFailure::HashFetch, "Failed to fetch"), "Could not open #file=runs/a.pickle: Failed to fetch");
+    assert!(line(OpenFailure::HashFromFile, "")
+        .ends_with("serve the folder (python3 -m http.server, or memviz open FILE) and open its index.html#file=…"));
+    assert_eq!(
+        failed("s.pickle", OpenFailure::Embedded, "bad").text,
+        "Could not open the embedded s.pickle: its base64 is damaged (bad)"
+    );
+}
