@@ -476,7 +476,7 @@ function openExample() {
   try {
     viewer.open({ cmd: 'example' });
   } catch (e) {
-    return isTrap(e) ? crashed(e) : showError(`Could not open the example: ${e.message}`, e);
+    return isTrap(e) ? crashed(e) : showError(failedLine('the example', e).text, e);
   }
   markDecoded();
   opened();
