@@ -53,7 +53,7 @@ for (const f of fromHash) f.bytes.catch(() => {}); // reported in order below
 async function openFromHash() {
   if (fromHash.length === 0) return;
   $('progress-box').hidden = false;
-  $('progress-text').textContent = `Fetching ${fromHash.map((f) => f.path).join(', ')}…`;
+  $('progress-text').textContent = getViewer().open({ cmd: 'fetching', paths: fromHash.map((f) => f.path) }).text;
   const files = [];
   for (const f of fromHash) {
     try {

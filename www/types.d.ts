@@ -23,7 +23,7 @@ export type OpenCommand = { "cmd": "begin", name: string, } | { "cmd": "finish" 
 /**
  * `model`: the size of the file the worker decodes.
  */
-file_bytes: number, } | { "cmd": "debug_panic", message: string, } | { "cmd": "plan", size: number, force: string | null, } | { "cmd": "progress", name: string, size: number, read: number | null, building: boolean, waiting: number, } | { "cmd": "failed", name: string, failure: OpenFailure, detail: string, };
+file_bytes: number, } | { "cmd": "debug_panic", message: string, } | { "cmd": "plan", size: number, force: string | null, } | { "cmd": "fetching", paths: Array<string>, } | { "cmd": "progress", name: string, size: number, read: number | null, building: boolean, waiting: number, } | { "cmd": "failed", name: string, failure: OpenFailure, detail: string, };
 
 export type OpenReply = { 
 /**

@@ -392,6 +392,11 @@ pub enum OpenCommand {
         #[serde(default)]
         force: Option<String>,
     },
+    /// The progress line (`text` in the reply) while share.js fetches the
+    /// `#file=` paths.
+    Fetching {
+        paths: Vec<String>,
+    },
     /// The open's progress line (`text` in the reply): `read` bytes of
     /// `size` (none: not yet), or the model being built; `waiting` files after it.
     Progress {
@@ -677,6 +682,7 @@ impl crate::Viewer {
                 reply.view = self.view_names().iter().position(|n| n == name);
             }
             OpenCommand::Plan { size, force } => reply.plan = Some(plan(size, force.as_deref())),
+            OpenCommand::Fetching { paths } => reply.text = Some(format!("Fetching {}…", paths.join(", "))),
             OpenCommand::Progress { name, size, read, building, waiting } => {
                 reply.text = Some(progress(&name, size, read, building, waiting));
             }

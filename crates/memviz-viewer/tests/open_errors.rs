@@ -223,3 +223,10 @@ fn shared_files_refused_say_why() {
         "Could not open the embedded s.pickle: its base64 is damaged (bad)"
     );
 }
+
+#[test]
+fn the_fetch_of_shared_paths_is_a_progress_line() {
+    let mut v = Viewer::new();
+    let r = v.open_command(OpenCommand::Fetching { paths: vec!["runs/a.pickle".into(), "b.pickle".into()] }).unwrap();
+    assert_eq!(r.text.as_deref(), Some("Fetching runs/a.pickle, b.pickle…"));
+}
