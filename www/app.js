@@ -5,7 +5,7 @@ import { wasmLoaded, reinstantiate } from './boot.js';
 import { announce, silence } from './announce.js';
 import { fill } from './bind.js';
 import { hoverCard, pinCard, hideCard } from './card.js';
-import { decodeInWorker, feedStream, prewarm, expectFile, noFile, Cancelled, WorkerTrap, CHUNK, FEED } from './decode-worker.js';
+import { decodeInWorker, feedStream, prewarm, expectFile, noFile, failed, CHUNK, FEED } from './decode-worker.js';
 
 const $ = (id) => document.getElementById(id);
 // ?decode=worker or ?decode=page forces one way whatever the size (tests, benchmarks).
@@ -21,15 +21,12 @@ export const getViewer = () => viewer;
 export const getRecovering = () => recovering;
 export const addFormatHook = (fn) => { formatHook = fn; };
 export const addViewHooks = (hooks) => { viewHooks = hooks; };
-let markReady;
-/** Resolves once the first Viewer exists (share.js opens files then). */
-export const ready = new Promise((r) => { markReady = r; });
-// After every module ran (a promise reaction): share.js's #file= fetches start before the CSP forbids them.
-wasmLoaded.then((b) => {
+/** Resolves once the first Viewer exists (share.js opens files then). After every module ran (a promise
+ * reaction): share.js's #file= fetches start before the CSP forbids them. */
+export const ready = wasmLoaded.then((b) => {
   [bindings, viewer] = [b, new b.Viewer()];
   document.head.append(Object.assign(document.createElement('meta'), { httpEquiv: 'Content-Security-Policy', content: "connect-src 'none'" }));
   document.body.dataset.ready = '1';
-  markReady();
 });
 
 // ---- the idle warm-up (docs/open.md): V8 compiles wasm lazily; Rust runs the open and draw paths a round a call.
@@ -46,13 +43,9 @@ const warmRound = () => {
     document.body.dataset.warmError = String(e.message); // for the tests: the code stays cold
   }
 };
-// Text in a font not used yet (2-3 ms of layout the first time), laid out once while idle, hidden.
+// Text in a font not used yet (2-3 ms of layout the first time), laid out once while idle, hidden (index.html).
 function warmFonts() {
-  const d = Object.assign(document.createElement('div'), { ariaHidden: 'true' });
-  d.style.cssText = 'position:absolute;left:-9999px;visibility:hidden';
-  d.innerHTML = '<b>0</b><b style="font-weight:600">0</b><i>0</i><h2>0</h2><h3>0</h3><span style="font:10px sans-serif">0</span>' +
-    '<span style="font:11px sans-serif">0</span>' + ['ui-monospace, SFMono-Regular, Menlo, Consolas, monospace', 'ui-monospace, monospace',
-    'monospace'].map((f) => `<span style="font-family:${f}">0<b>0</b><i>0</i></span>`).join('');
+  const d = $('warm-fonts').content.firstElementChild.cloneNode(true);
   document.body.append(d);
   void d.offsetWidth;
   d.remove();
@@ -255,20 +248,19 @@ function resetControls() {
 const plotCanvases = () => ['plot', 'plot-select', 'axes', 'minimap'].map($);
 
 // ---- opening files -------------------------------------------------------
-/** A torch.profiler export: its chart reads it (profiler.js), not the snapshot reader. */
-class ProfilerFile extends Error {
-  constructor(name) { super(`${name}: not a memory snapshot but a torch.profiler export: open it alone to see its chart`); }
-}
-/** Routes a file on its first bytes (files.rs `sniff`), before any decode. */
+/** The line files.rs `failed` words for `name`'s failed open: `e` a PageError, a `failed` one, else an Error of kind `failure`. */
+export const failedLine = (name, e, failure = 'refused') =>
+  viewer.open({ cmd: 'failed', name, failure: e.failure ?? failure, detail: e.detail ?? String(e.message ?? e) }).failed;
+/** Routes a file on its first bytes (files.rs `sniff`), before any decode: a torch.profiler export goes to its chart. */
 function route(file, head) {
   const k = viewer.open({ cmd: 'sniff' }, head).sniff;
   document.body.dataset.fileKind = k.kind; // for tests
-  if (k.profiler) throw new ProfilerFile(file.name);
+  if (k.profiler) throw Object.assign(new Error(failedLine(file.name, { failure: 'profiler' }).text), { profiler: true });
 }
 
 // Reads `file` into the viewer (the current file); resolves to its index. files.rs `plan` says where:
 // the worker (its model adopted here) or here, a task every CHUNK. onProgress(read) each CHUNK, onBuild()
-// before the build, job.cancel stops the read; rejects with a PageError, Cancelled, WorkerTrap or a trap.
+// before the build, job.cancel stops the read; rejects with a PageError, a `failed` one, a profiler export or a trap.
 export async function loadFile(file, onProgress, onBuild, job = {}) {
   readHere = false;
   const plan = viewer.open({ cmd: 'plan', size: file.size, force: DECODE }).plan;
@@ -294,7 +286,7 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
   job.cancel = () => { cancelled = true; };
   readHere = true;
   viewer.open({ cmd: 'begin', name: file.name });
-  const stop = () => { if (cancelled) throw new Cancelled(file.name); };
+  const stop = () => { if (cancelled) throw failed(file.name, 'cancelled'); };
   let first = !plan.worker;
   await feedStream(file, (bytes) => {
     stop();
@@ -320,45 +312,39 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
 let readHere = false; // the last file loadFile read was read on this thread
 
 // Opens the model the worker decoded in tasks of at most SLICE_MS (TASK_MS when the next step's
-// guessed time fits): its chunks as they come, the replay, its views. timings.worker: ms a step.
+// guessed time fits): its chunks as they come, the replay, its views. Rust times each step (`worker`).
 async function adopt(file, got, job, onBuild) {
   job.cancel = null;
   document.body.dataset.decodedIn = 'worker'; // for tests
   delete document.body.dataset.versionsFrom;
   if (file.size > CHUNK) onBuild();
-  const ms = { read: got.readMs, longest: 0 };
-  let last = 0, since = performance.now();
-  const step = (name, cmd) => {
+  let since = performance.now(), r = null;
+  const step = (cmd, bytes) => {
     if (!viewer) throw new Error(`${file.name}: the viewer restarted`);
-    const t0 = performance.now();
-    const r = typeof cmd === 'function' ? cmd() : cmd instanceof Uint8Array ? viewer.feed(cmd) : viewer.open(cmd);
-    const dt = last = performance.now() - t0;
-    ms[name] = (ms[name] || 0) + dt;
-    if (dt > ms.longest) [ms.longest, ms.longestStep] = [dt, name];
-    return r;
+    return (r = viewer.open(cmd, bytes));
   };
   const slice = async () => {
     const ran = performance.now() - since;
-    if (ran < SLICE_MS && ran + last < TASK_MS) return;
+    if (ran < SLICE_MS && ran + r.worker.last < TASK_MS) return;
     await nextTask();
     since = performance.now();
   };
   let i;
   try {
-    step('model', { cmd: 'adopt_begin', name: file.name });
+    step({ cmd: 'adopt_begin', name: file.name, read_ms: got.readMs });
     for (let c = await got.nextChunk(); c; c = await got.nextChunk()) {
-      step('model', c);
+      step({ cmd: 'adopt_chunk' }, c);
       await slice();
     }
-    step('model', { cmd: 'adopt_end' });
-    while (!step('replay', { cmd: 'adopt_replay', budget: REPLAY_STEP }).done) await slice();
+    step({ cmd: 'adopt_end' });
+    while (!step({ cmd: 'adopt_replay', budget: REPLAY_STEP }).done) await slice();
     await slice();
-    i = step('views', { cmd: 'adopt_finish' }).file;
+    i = step({ cmd: 'adopt_finish' }).file;
   } catch (e) {
     got.release();
     throw e;
   }
-  timings.worker = ms;
+  const ms = timings.worker = r.worker; // the versions' steps and the worker's finish are added below
   // The address versions, made by the worker once the file is painted, read a piece an idle callback.
   const v = viewer;
   afterPaint().then(() => got.versionsNow());
@@ -366,11 +352,11 @@ async function adopt(file, got, job, onBuild) {
     ms.finish = info.finishMs;
     document.body.dataset.workerMemory = info.memory; // for the benchmarks
     for (const b of info.versions) {
-      await new Promise((r) => idle(r));
+      await new Promise((ok) => idle(ok));
       if (viewer !== v) return;
-      step('versions', () => v.open({ cmd: 'versions_chunk', file: i }, new Uint8Array(b)));
+      Object.assign(ms, v.open({ cmd: 'versions_chunk', file: i }, new Uint8Array(b)).worker);
     }
-    step('versions', { cmd: 'versions_end', file: i });
+    Object.assign(ms, v.open({ cmd: 'versions_end', file: i }).worker);
     document.body.dataset.versionsFrom = 'worker'; // for tests
     if (pageNow().file === i && lastHit >= 0 && $('context').textContent.includes('_…')) {
       showContext(command({ cmd: 'element', element: lastHit }).text);
@@ -443,17 +429,14 @@ async function readFile(file) {
   } catch (e) {
     if (isTrap(e)) return crashed(e);
     currentName = shown; // the file shown before stays
-    if (e instanceof ProfilerFile && formatHook) return formatHook(file);
-    if (e instanceof Cancelled) {
-      showMessage('notice', `Opening ${file.name}: cancelled`);
-      return announce(`Opening ${file.name} cancelled`);
-    }
-    // The worker's instance is gone (a fresh worker replaces it); this page's viewer is fine.
-    if (e instanceof WorkerTrap) {
-      return showError(e.oom ? `${e.message}; the file could not be shown. The file shown before stays.`
-        : `internal error in memviz: ${e.detail}; the file could not be shown (${file.name}).`);
-    }
-    return showError(`Could not open ${e.message}`, e); // a PageError names the file and the byte offset
+    if (e.profiler && formatHook) return formatHook(file);
+    if (recovering) await recovering; // another call trapped meanwhile: the fresh viewer words it
+    if (!viewer) return;
+    // A worker's trap leaves this page's viewer fine; a PageError names the file and the byte offset.
+    const line = failedLine(file.name, e);
+    showMessage(line.announce ? 'notice' : 'error', line.text, e);
+    if (line.announce) announce(line.announce);
+    return;
   } finally {
     reading = null;
     if (big) $('progress-box').hidden = true;
@@ -493,7 +476,7 @@ function openExample() {
   try {
     viewer.open({ cmd: 'example' });
   } catch (e) {
-    return isTrap(e) ? crashed(e) : showError(`Could not open the example: ${e.message}`, e);
+    return isTrap(e) ? crashed(e) : showError(failedLine('the example', e).text, e);
   }
   markDecoded();
   opened();

@@ -106,7 +106,7 @@ function workerMain(loadGlue, feedStream, CHUNK, FEED) {
       // A PageError (it has a kind) is the file's; else a trap (no panic message: out of memory).
       let panic = null;
       if (!e.kind) try { panic = glue.panic_message(); } catch (_) { /* that instance is gone too */ }
-      post(e.kind ? { error: { ...e } } : { trap: String(e.message || e), panic });
+      post(e.kind ? { error: { ...e } } : { trap: panic || '' });
     } finally {
       pool = [];
     }
@@ -174,20 +174,8 @@ export function noFile(later = (end) => end()) {
   later(() => w.worker.terminate());
 }
 
-export class Cancelled extends Error {
-  constructor(name) { super(`${name}: cancelled`); }
-}
-
-const OUT_OF_MEMORY = 'out of memory in the decoder (wasm is limited to 4 GB)';
-
-/** The worker's wasm trapped: `detail` is the panic's message, or OUT_OF_MEMORY when `oom`. */
-export class WorkerTrap extends Error {
-  constructor(name, detail, oom = false) {
-    super(`${name}: ${oom ? OUT_OF_MEMORY : `internal error in memviz: ${detail}`}`);
-    this.detail = oom ? OUT_OF_MEMORY : detail;
-    this.oom = oom;
-  }
-}
+/** A failed open: `failure` (files.rs OpenFailure, which words it) and `detail`; the message names the file. */
+export const failed = (name, failure, detail = failure) => Object.assign(new Error(`${name}: ${detail}`), { failure, detail });
 
 /** A promise with its `ok` / `no`; a rejection nobody awaits is no error. */
 function deferred() {
@@ -200,7 +188,7 @@ function deferred() {
 // Decodes `file` in a worker (null: none can run): {done, cancel, give}. `done` resolves once decoded to
 // {readMs, nextChunk (the next wire chunk, null after the last), info ({versions, finishMs, memory,
 // pooled} once versionsNow() was called), versionsNow, release (ends the worker)}; rejects with a
-// PageError, Cancelled, WorkerTrap or `unavailable` (no worker started). give(buffers): for the chunks.
+// PageError, a `failed` one or `unavailable` (no worker started). give(buffers): for the chunks.
 export function decodeInWorker(file, onProgress) {
   const w = spare || spawn();
   spare = null;
@@ -240,13 +228,13 @@ export function decodeInWorker(file, onProgress) {
         fail(m.error);
       } else if (m.trap != null) {
         end(false);
-        fail(new WorkerTrap(file.name, m.panic || m.trap, !m.panic));
+        fail(m.trap ? failed(file.name, 'worker_trap', m.trap) : failed(file.name, 'worker_oom', 'out of memory'));
       }
     };
     w.worker.onerror = (ev) => {
       ev.preventDefault();
       end(false);
-      fail(new WorkerTrap(file.name, ev.message || 'the decode worker failed'));
+      fail(failed(file.name, 'worker_trap', ev.message || 'the decode worker failed'));
     };
     w.worker.postMessage({ file, debug: debugNext });
     debugNext = null;
@@ -256,7 +244,7 @@ export function decodeInWorker(file, onProgress) {
   });
   return {
     done,
-    cancel: () => { if (!over) { end(false); fail(new Cancelled(file.name)); } },
+    cancel: () => { if (!over) { end(false); fail(failed(file.name, 'cancelled')); } },
     give: (buffers) => { if (!over) w.worker.postMessage({ pool: buffers }, buffers); },
   };
 }

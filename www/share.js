@@ -1,7 +1,8 @@
 // Snapshots given rather than dropped: embedded by `memviz html` (base64, data-name),
 // #file=PATH (repeatable, relative, fetched as this module runs: before app.js's CSP
 // forbids it), and files MemoryViz.js posts into this frame.
-import { getViewer, openFiles, showError, ready } from './app.js';
+import { getViewer, openFiles, showError, ready, failedLine } from './app.js';
+import { failed } from './decode-worker.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -22,18 +23,12 @@ function selectView(name) {
   }
 }
 
-/** Why a #file= path is refused, or null. */
+/** Why a #file= path is refused (files.rs OpenFailure, worded once the wasm runs), or null. */
 function refusal(path) {
-  if (!path) return 'the path is empty';
-  if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('/') || path.includes('\\')) {
-    return 'only a path relative to this page is allowed (no scheme, no leading /)';
-  }
-  if (location.protocol === 'file:') {
-    return 'a page opened from file:// may not read other files; serve the folder ' +
-      '(python3 -m http.server, or memviz open FILE) and open its index.html#file=…';
-  }
-  if (new URL(path, location.href).origin !== location.origin) return 'it is not on this page\'s server';
-  return null;
+  if (!path) return 'hash_empty';
+  if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('/') || path.includes('\\')) return 'hash_not_relative';
+  if (location.protocol === 'file:') return 'hash_from_file';
+  return new URL(path, location.href).origin !== location.origin ? 'hash_other_origin' : null;
 }
 const fromHash = location.hash.slice(1).split('&')
   .filter((kv) => kv.startsWith('file='))
@@ -42,13 +37,13 @@ const fromHash = location.hash.slice(1).split('&')
     try {
       path = decodeURIComponent(kv.slice(5));
     } catch {
-      return { path: kv.slice(5), bytes: Promise.reject(new Error('the path is not valid percent-encoding')) };
+      return { path: kv.slice(5), bytes: Promise.reject(failed(kv.slice(5), 'hash_encoding')) };
     }
     const why = refusal(path);
-    if (why) return { path, bytes: Promise.reject(new Error(why)) };
+    if (why) return { path, bytes: Promise.reject(failed(path, why)) };
     const url = new URL(path, location.href);
     const bytes = fetch(url, { credentials: 'same-origin', redirect: 'error' }).then((r) => {
-      if (!r.ok) throw new Error(`the server answered ${r.status} ${r.statusText}`);
+      if (!r.ok) throw failed(path, 'hash_status', `${r.status} ${r.statusText}`);
       return r.arrayBuffer();
     });
     return { path, name: decodeURIComponent(url.pathname.split('/').pop()) || path, bytes };
@@ -58,13 +53,13 @@ for (const f of fromHash) f.bytes.catch(() => {}); // reported in order below
 async function openFromHash() {
   if (fromHash.length === 0) return;
   $('progress-box').hidden = false;
-  $('progress-text').textContent = `Fetching ${fromHash.map((f) => f.path).join(', ')}…`;
+  $('progress-text').textContent = getViewer().open({ cmd: 'fetching', paths: fromHash.map((f) => f.path) }).text;
   const files = [];
   for (const f of fromHash) {
     try {
       files.push(new File([await f.bytes], f.name));
     } catch (e) {
-      showError(`Could not open #file=${f.path}: ${e.message || e}`);
+      showError(failedLine(f.path, e, 'hash_fetch').text);
     }
   }
   $('progress-box').hidden = true;
@@ -77,7 +72,7 @@ async function openEmbedded() {
   const name = el.dataset.name || 'snapshot.pickle';
   let bytes;
   try { bytes = decodeBase64(el.textContent); } catch (e) {
-    return showError(`Could not open the embedded ${name}: its base64 is damaged (${e.message || e})`);
+    return showError(failedLine(name, e, 'embedded').text);
   }
   await openFiles([new File([bytes], name)]);
 }

@@ -19,11 +19,11 @@ offset: number | null,
  */
 field: string | null, };
 
-export type OpenCommand = { "cmd": "begin", name: string, } | { "cmd": "finish" } | { "cmd": "adopt_begin", name: string, } | { "cmd": "adopt_end" } | { "cmd": "adopt_replay", budget: number, } | { "cmd": "adopt_finish" } | { "cmd": "sniff" } | { "cmd": "versions_chunk", file: number, } | { "cmd": "decode", name: string, size: number | null, debug: string | null, } | { "cmd": "decode_finish" } | { "cmd": "versions_end", file: number, } | { "cmd": "versions_lost", file: number, } | { "cmd": "has_versions", file: number, } | { "cmd": "select_file", file: number, } | { "cmd": "view_named", name: string, } | { "cmd": "example" } | { "cmd": "warm" } | { "cmd": "ahead", plan: AheadPlan, 
+export type OpenCommand = { "cmd": "begin", name: string, } | { "cmd": "finish" } | { "cmd": "adopt_begin", name: string, read_ms: number, } | { "cmd": "adopt_chunk" } | { "cmd": "adopt_end" } | { "cmd": "adopt_replay", budget: number, } | { "cmd": "adopt_finish" } | { "cmd": "sniff" } | { "cmd": "versions_chunk", file: number, } | { "cmd": "decode", name: string, size: number | null, debug: string | null, } | { "cmd": "decode_finish" } | { "cmd": "versions_end", file: number, } | { "cmd": "versions_lost", file: number, } | { "cmd": "has_versions", file: number, } | { "cmd": "select_file", file: number, } | { "cmd": "view_named", name: string, } | { "cmd": "example" } | { "cmd": "warm" } | { "cmd": "ahead", plan: AheadPlan, 
 /**
  * `model`: the size of the file the worker decodes.
  */
-file_bytes: number, } | { "cmd": "debug_panic", message: string, } | { "cmd": "plan", size: number, force: string | null, } | { "cmd": "progress", name: string, size: number, read: number | null, building: boolean, waiting: number, };
+file_bytes: number, } | { "cmd": "debug_panic", message: string, } | { "cmd": "plan", size: number, force: string | null, } | { "cmd": "fetching", paths: Array<string>, } | { "cmd": "progress", name: string, size: number, read: number | null, building: boolean, waiting: number, } | { "cmd": "failed", name: string, failure: OpenFailure, detail: string, };
 
 export type OpenReply = { 
 /**
@@ -59,7 +59,15 @@ plan: OpenPlan | null,
 /**
  * `progress`: the line.
  */
-text: string | null, };
+text: string | null, 
+/**
+ * `failed`: the line and how it is shown.
+ */
+failed: FailedLine | null, 
+/**
+ * An adopt step's: the time so far (memviz-wasm's).
+ */
+worker: WorkerTimings | null, };
 
 export type FileKind = "pickle" | "json" | "profiler_timeline" | "profiler_trace" | "profiler_picture";
 
@@ -83,6 +91,32 @@ sniff_head: number,
  * model's chunks into (its wire form is 0.41-0.43x the file).
  */
 pool: number, };
+
+export type OpenFailure = "cancelled" | "worker_trap" | "worker_oom" | "refused" | "profiler" | "hash_empty" | "hash_not_relative" | "hash_from_file" | "hash_other_origin" | "hash_encoding" | "hash_status" | "hash_fetch" | "embedded";
+
+export type FailedLine = { text: string, 
+/**
+ * A notice (the user's own doing), announced as `announce`; else an error.
+ */
+announce: string | null, };
+
+export type WorkerTimings = { 
+/**
+ * The worker's read and decode.
+ */
+read: number, model: number, replay: number, views: number, 
+/**
+ * After the first paint: absent until the first of them.
+ */
+versions?: number, 
+/**
+ * The longest step, and its kind.
+ */
+longest: number, longestStep: string, 
+/**
+ * The last step's: the page guesses the next one's time from it.
+ */
+last: number, };
 
 export type WhatIfFields = { expandable_segments: boolean, max_split_size_mb: string, roundup_power2_divisions: string, garbage_collection_threshold: string, 
 /**

@@ -305,11 +305,16 @@ pub enum OpenCommand {
         name: String,
     },
     Finish,
-    /// A file the page's worker decoded: its model's chunks follow (`feed`),
-    /// then `adopt_end`, `adopt_replay` until done, `adopt_finish`.
+    /// A file the page's worker decoded (`read_ms`: its read and decode
+    /// there): its model's chunks follow (`adopt_chunk`, the bytes given),
+    /// then `adopt_end`, `adopt_replay` until done, `adopt_finish`. Their
+    /// replies say where the time went (`worker`).
     AdoptBegin {
         name: String,
+        #[serde(default)]
+        read_ms: f64,
     },
+    AdoptChunk,
     AdoptEnd,
     AdoptReplay {
         #[ts(type = "number")]
@@ -387,6 +392,11 @@ pub enum OpenCommand {
         #[serde(default)]
         force: Option<String>,
     },
+    /// The progress line (`text` in the reply) while share.js fetches the
+    /// `#file=` paths.
+    Fetching {
+        paths: Vec<String>,
+    },
     /// The open's progress line (`text` in the reply): `read` bytes of
     /// `size` (none: not yet), or the model being built; `waiting` files after it.
     Progress {
@@ -400,6 +410,89 @@ pub enum OpenCommand {
         #[ts(type = "number")]
         waiting: u32,
     },
+    /// The line the page shows for file `name`'s open that failed (`failed`
+    /// in the reply); `detail`: the refusal's or the trap's message.
+    Failed {
+        name: String,
+        failure: OpenFailure,
+        #[serde(default)]
+        detail: String,
+    },
+}
+
+/// Why an open failed, as the page tells it (`OpenCommand::Failed`).
+#[derive(Deserialize, TS, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum OpenFailure {
+    /// The user cancelled the read.
+    Cancelled,
+    /// The worker's wasm panicked (`detail`); this page's viewer is fine.
+    WorkerTrap,
+    /// The worker's wasm ran out of memory.
+    WorkerOom,
+    /// A `PageError` (it names the file and offset) or the browser's refusal to read.
+    Refused,
+    /// A torch.profiler export among snapshots: its chart reads it, alone (profiler.js).
+    Profiler,
+    /// A `#file=` path (share.js; `name` is the path) that is empty, ...
+    HashEmpty,
+    /// ... that is not relative to the page (a scheme, a leading / or a backslash), ...
+    HashNotRelative,
+    /// ... on a page opened from file:// (the browser lets it read nothing), ...
+    HashFromFile,
+    /// ... that resolves to another origin, ...
+    HashOtherOrigin,
+    /// ... that is not valid percent-encoding, ...
+    HashEncoding,
+    /// ... that the server answered with an error status (`detail`), ...
+    HashStatus,
+    /// ... or whose fetch failed (`detail`).
+    HashFetch,
+    /// The snapshot a `memviz html` page embeds (`name`): its base64 is damaged (`detail`).
+    Embedded,
+}
+
+/// What the page shows for a failed open (see `OpenCommand::Failed`).
+#[derive(Serialize, TS, Debug, Clone, PartialEq, Eq)]
+pub struct FailedLine {
+    pub text: String,
+    /// A notice (the user's own doing), announced as `announce`; else an error.
+    pub announce: Option<String>,
+}
+
+/// The line for file `name`'s failed open (see [`OpenFailure`]).
+pub fn failed(name: &str, failure: OpenFailure, detail: &str) -> FailedLine {
+    let text = match failure {
+        OpenFailure::Cancelled => format!("Opening {name}: cancelled"),
+        OpenFailure::WorkerTrap => format!("internal error in memviz: {detail}; the file could not be shown ({name})."),
+        OpenFailure::WorkerOom => format!(
+            "{name}: out of memory in the decoder (wasm is limited to 4 GB); the file could not be shown. \
+             The file shown before stays."
+        ),
+        OpenFailure::Refused => format!("Could not open {detail}"),
+        OpenFailure::Profiler => {
+            format!("{name}: not a memory snapshot but a torch.profiler export: open it alone to see its chart")
+        }
+        OpenFailure::Embedded => format!("Could not open the embedded {name}: its base64 is damaged ({detail})"),
+        hash => {
+            let why = match hash {
+                OpenFailure::HashEmpty => "the path is empty".to_string(),
+                OpenFailure::HashNotRelative => {
+                    "only a path relative to this page is allowed (no scheme, no leading /)".to_string()
+                }
+                OpenFailure::HashFromFile => "a page opened from file:// may not read other files; serve the folder \
+                    (python3 -m http.server, or memviz open FILE) and open its index.html#file=…"
+                    .to_string(),
+                OpenFailure::HashOtherOrigin => "it is not on this page's server".to_string(),
+                OpenFailure::HashEncoding => "the path is not valid percent-encoding".to_string(),
+                OpenFailure::HashStatus => format!("the server answered {detail}"),
+                _ => detail.to_string(),
+            };
+            format!("Could not open #file={name}: {why}")
+        }
+    };
+    let announce = (failure == OpenFailure::Cancelled).then(|| format!("Opening {name} cancelled"));
+    FailedLine { text, announce }
 }
 
 /// Bytes read between two progress steps (and, on the page, two task hops).
@@ -441,6 +534,69 @@ pub fn progress(name: &str, size: u64, read: Option<u64>, building: bool, waitin
     }
 }
 
+/// A step of adopting a worker's decode, as the timings line names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AdoptStep {
+    Model,
+    Replay,
+    Views,
+    Versions,
+}
+
+impl OpenCommand {
+    /// The adopt step this command is, if any (memviz-wasm times it).
+    pub fn adopt_step(&self) -> Option<AdoptStep> {
+        Some(match self {
+            OpenCommand::AdoptBegin { .. } | OpenCommand::AdoptChunk | OpenCommand::AdoptEnd => AdoptStep::Model,
+            OpenCommand::AdoptReplay { .. } => AdoptStep::Replay,
+            OpenCommand::AdoptFinish => AdoptStep::Views,
+            OpenCommand::VersionsChunk { .. } | OpenCommand::VersionsEnd { .. } => AdoptStep::Versions,
+            _ => return None,
+        })
+    }
+}
+
+/// Where this page's time went adopting a worker's decode, ms a step (the
+/// timings line; benches/browser read it as `memviz.timings.worker`).
+#[derive(Serialize, TS, Debug, Clone, Default, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkerTimings {
+    /// The worker's read and decode.
+    pub read: f64,
+    pub model: f64,
+    pub replay: f64,
+    pub views: f64,
+    /// After the first paint: absent until the first of them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub versions: Option<f64>,
+    /// The longest step, and its kind.
+    pub longest: f64,
+    pub longest_step: String,
+    /// The last step's: the page guesses the next one's time from it.
+    pub last: f64,
+}
+
+impl WorkerTimings {
+    pub fn new(read: f64) -> WorkerTimings {
+        WorkerTimings { read, ..WorkerTimings::default() }
+    }
+
+    pub fn add(&mut self, step: AdoptStep, ms: f64) {
+        let (sum, name) = match step {
+            AdoptStep::Model => (&mut self.model, "model"),
+            AdoptStep::Replay => (&mut self.replay, "replay"),
+            AdoptStep::Views => (&mut self.views, "views"),
+            AdoptStep::Versions => (self.versions.get_or_insert(0.0), "versions"),
+        };
+        *sum += ms;
+        if ms > self.longest {
+            (self.longest, self.longest_step) = (ms, name.to_string());
+        }
+        self.last = ms;
+    }
+}
+
 /// What memory written ahead is for (the sizes: [`MemoryAhead::step`]).
 #[derive(Deserialize, TS, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -479,6 +635,10 @@ pub struct OpenReply {
     pub plan: Option<OpenPlan>,
     /// `progress`: the line.
     pub text: Option<String>,
+    /// `failed`: the line and how it is shown.
+    pub failed: Option<FailedLine>,
+    /// An adopt step's: the time so far (memviz-wasm's).
+    pub worker: Option<WorkerTimings>,
 }
 
 /// memory_viz's view names (trace_plot's `--segments`) that are not this viewer's.
@@ -509,7 +669,7 @@ impl crate::Viewer {
         match cmd {
             OpenCommand::Begin { name } => self.begin(&name),
             OpenCommand::Finish => reply.file = Some(self.finish()?),
-            OpenCommand::AdoptBegin { name } => self.adopt_begin(&name),
+            OpenCommand::AdoptBegin { name, .. } => self.adopt_begin(&name),
             OpenCommand::AdoptEnd => self.adopt_end()?,
             OpenCommand::AdoptReplay { budget } => reply.done = self.adopt_replay(budget)?,
             OpenCommand::AdoptFinish => reply.file = Some(self.adopt_finish()?),
@@ -522,9 +682,11 @@ impl crate::Viewer {
                 reply.view = self.view_names().iter().position(|n| n == name);
             }
             OpenCommand::Plan { size, force } => reply.plan = Some(plan(size, force.as_deref())),
+            OpenCommand::Fetching { paths } => reply.text = Some(format!("Fetching {}…", paths.join(", "))),
             OpenCommand::Progress { name, size, read, building, waiting } => {
                 reply.text = Some(progress(&name, size, read, building, waiting));
             }
+            OpenCommand::Failed { name, failure, detail } => reply.failed = Some(failed(&name, failure, &detail)),
             other => return Err(PageError::bad_command(format!("{other:?} is not the viewer's"))),
         }
         reply.generation = self.generation();

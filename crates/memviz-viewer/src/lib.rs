@@ -51,8 +51,8 @@ use memviz_render::{Image, Window, OUTLINE};
 
 pub use context::{Context, PlotRect, DEFAULT_DETAIL_CAP, MARGIN};
 pub use files::{
-    sniff, warm_up, AheadPlan, FileKind, FileSniff, MemoryAhead, OpenCommand, OpenFile, OpenPlan, OpenReply, CHUNK,
-    SNIFF_HEAD,
+    failed, sniff, warm_up, AheadPlan, FailedLine, FileKind, FileSniff, MemoryAhead, OpenCommand, OpenFailure,
+    OpenFile, OpenPlan, OpenReply, WorkerTimings, CHUNK, SNIFF_HEAD,
 };
 pub use profiler::ProfilerView;
 pub use view::{Axes, AxesSpec, PlotFrame, Selection, TimeTicks, View, ViewKind};

@@ -103,7 +103,7 @@ fn a_read_left_unfinished_does_not_take_the_next_files_bytes() {
     let snap = loader.finish().unwrap();
     let mut model = Vec::new();
     snap.wire_chunks(&mut |c| model.push(c));
-    v.open_command(OpenCommand::AdoptBegin { name: "adopted.pickle".into() }).unwrap();
+    v.open_command(OpenCommand::AdoptBegin { name: "adopted.pickle".into(), read_ms: 0.0 }).unwrap();
     for c in &model {
         v.feed_any(c).unwrap();
     }
@@ -153,4 +153,80 @@ fn a_file_is_read_by_size_and_its_progress_line_names_it() {
     assert_eq!(line(None, false, 0), "Reading ctx128.pickle…");
     assert_eq!(line(Some(1 << 20), false, 2), "Reading ctx128.pickle: 1.0MiB of 3.1MiB (2 more to open)");
     assert_eq!(line(Some(size), true, 0), "Building the timeline of ctx128.pickle…");
+}
+
+/// A failed open's line: a cancel is a notice (announced), the rest errors
+/// that name the file; the wording the e2e tests match.
+#[test]
+fn a_failed_open_is_worded_once() {
+    use memviz_viewer::{failed, OpenFailure};
+    let c = failed("big.pickle", OpenFailure::Cancelled, "");
+    assert_eq!(
+        (c.text.as_str(), c.announce.as_deref()),
+        ("Opening big.pickle: cancelled", Some("Opening big.pickle cancelled"))
+    );
+    let t = failed("big.pickle", OpenFailure::WorkerTrap, "boom (at x.rs:1)");
+    assert_eq!(t.text, "internal error in memviz: boom (at x.rs:1); the file could not be shown (big.pickle).");
+    assert_eq!(t.announce, None);
+    let o = failed("big.pickle", OpenFailure::WorkerOom, "").text;
+    assert!(
+        o.starts_with("big.pickle: out of memory in the decoder") && o.ends_with("The file shown before stays."),
+        "{o}"
+    );
+    assert_eq!(
+        failed("a", OpenFailure::Refused, "a: truncated at byte offset 3").text,
+        "Could not open a: truncated at byte offset 3"
+    );
+}
+
+/// The adopt's timings: each command's step kind, summed; the versions
+/// absent until the first of them; the longest step named.
+#[test]
+fn adopt_steps_are_timed_by_kind() {
+    use memviz_viewer::WorkerTimings;
+    let step = |json: &str| serde_json::from_str::<OpenCommand>(json).unwrap().adopt_step().unwrap();
+    let mut t = WorkerTimings::new(50.0);
+    t.add(step(r#"{"cmd": "adopt_begin", "name": "a"}"#), 1.0);
+    t.add(step(r#"{"cmd": "adopt_chunk"}"#), 2.0);
+    t.add(step(r#"{"cmd": "adopt_replay", "budget": 1}"#), 7.0);
+    t.add(step(r#"{"cmd": "adopt_finish"}"#), 3.0);
+    let json = serde_json::to_value(&t).unwrap();
+    assert_eq!(json["model"], 3.0);
+    assert_eq!(
+        (json["longest"].as_f64(), json["longestStep"].as_str(), json["last"].as_f64()),
+        (Some(7.0), Some("replay"), Some(3.0))
+    );
+    assert!(json.get("versions").is_none(), "{json}");
+    t.add(step(r#"{"cmd": "versions_end", "file": 0}"#), 0.5);
+    assert_eq!((t.versions, t.read), (Some(0.5), 50.0));
+    assert_eq!(serde_json::from_str::<OpenCommand>(r#"{"cmd": "plan", "size": 1}"#).unwrap().adopt_step(), None);
+}
+
+/// share.js's refusals of a `#file=` path and of an embedded snapshot, worded here.
+#[test]
+fn shared_files_refused_say_why() {
+    use memviz_viewer::{failed, OpenFailure};
+    let line = |f, d| failed("runs/a.pickle", f, d).text;
+    assert_eq!(
+        line(OpenFailure::HashNotRelative, ""),
+        "Could not open #file=runs/a.pickle: only a path relative to this page is allowed (no scheme, no leading /)"
+    );
+    assert_eq!(
+        line(OpenFailure::HashStatus, "404 Not Found"),
+        "Could not open #file=runs/a.pickle: the server answered 404 Not Found"
+    );
+    assert_eq!(line(OpenFailure::HashFetch, "Failed to fetch"), "Could not open #file=runs/a.pickle: Failed to fetch");
+    assert!(line(OpenFailure::HashFromFile, "")
+        .ends_with("serve the folder (python3 -m http.server, or memviz open FILE) and open its index.html#file=…"));
+    assert_eq!(
+        failed("s.pickle", OpenFailure::Embedded, "bad").text,
+        "Could not open the embedded s.pickle: its base64 is damaged (bad)"
+    );
+}
+
+#[test]
+fn the_fetch_of_shared_paths_is_a_progress_line() {
+    let mut v = Viewer::new();
+    let r = v.open_command(OpenCommand::Fetching { paths: vec!["runs/a.pickle".into(), "b.pickle".into()] }).unwrap();
+    assert_eq!(r.text.as_deref(), Some("Fetching runs/a.pickle, b.pickle…"));
 }

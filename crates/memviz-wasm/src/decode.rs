@@ -2,13 +2,14 @@
 //! `feed` (a file's or a model's chunks), `send` (a worker's model out). A
 //! file is read on the page (`begin`, `feed`, `finish`) or in the page's
 //! Web Worker (www/decode-worker.js: `decode`, `feed`, `decode_finish`,
-//! `send`), whose model the page's Viewer adopts (`adopt_begin`, `feed`,
-//! ...): a large file is decoded off the main thread. Refusals are
-//! `PageError`s (kind and offset kept); anything else is a trap.
+//! `send`), whose model the page's Viewer adopts (`adopt_begin`,
+//! `adopt_chunk`, ..., each step timed here): a large file is decoded off
+//! the main thread. Refusals are `PageError`s (kind and offset kept);
+//! anything else is a trap.
 
 use memviz_core::{versions, Loader, Snapshot};
 use memviz_viewer::boundary::{ErrorKind, PageError};
-use memviz_viewer::{OpenCommand, OpenReply};
+use memviz_viewer::{OpenCommand, OpenReply, WorkerTimings};
 use wasm_bindgen::prelude::*;
 
 use crate::boundary::{error, from_js, to_js};
@@ -86,13 +87,17 @@ fn send(sink: &ChunkSink, write: impl FnOnce(&mut dyn FnMut(Vec<u8>))) -> Result
 
 #[wasm_bindgen]
 impl Viewer {
-    /// One step of opening a file (an `OpenCommand`; `sniff` and
-    /// `versions_chunk` with their `bytes`): its `OpenReply`. Throws a `PageError`.
+    /// One step of opening a file (an `OpenCommand`; `sniff`, `adopt_chunk`
+    /// and `versions_chunk` with their `bytes`): its `OpenReply`. Throws a `PageError`.
     pub fn open(&mut self, cmd: JsValue, bytes: Option<Vec<u8>>) -> Result<JsValue, JsValue> {
+        let t0 = crate::now_ms();
         let mut reply = OpenReply::default();
         let bytes = || bytes.ok_or_else(|| error(PageError::bad_command("the command's bytes are missing")));
-        match from_js::<OpenCommand>(&cmd)? {
+        let cmd = from_js::<OpenCommand>(&cmd)?;
+        let step = cmd.adopt_step();
+        match cmd {
             OpenCommand::Sniff => reply.sniff = Some(memviz_viewer::sniff(&bytes()?)),
+            OpenCommand::AdoptChunk => self.inner.adopt_chunk(&bytes()?).map_err(error)?,
             OpenCommand::VersionsChunk { file } => self.inner.versions_chunk(file, &bytes()?).map_err(error)?,
             OpenCommand::Decode { name, size, debug } => {
                 let mut loader = Loader::new();
@@ -117,18 +122,23 @@ impl Viewer {
             }
             OpenCommand::DebugPanic { message } => panic!("{message}"),
             cmd => {
-                if let OpenCommand::AdoptBegin { .. } = cmd {
+                if let OpenCommand::AdoptBegin { read_ms, .. } = cmd {
                     self.ahead.release();
+                    self.adopted = WorkerTimings::new(read_ms);
                 }
                 reply = self.inner.open_command(cmd).map_err(error)?;
             }
+        }
+        if let Some(step) = step {
+            self.adopted.add(step, crate::now_ms() - t0);
+            reply.worker = Some(self.adopted.clone());
         }
         reply.generation = self.inner.generation();
         Ok(to_js(&reply))
     }
 
     /// The next chunk of what is being read: a file (after `begin` or
-    /// `decode`) or a model decoded elsewhere (after `adopt_begin`).
+    /// `decode`; a model decoded elsewhere comes by `adopt_chunk`).
     pub fn feed(&mut self, bytes: &[u8]) -> Result<(), JsValue> {
         match self.decoder.as_mut() {
             Some(d) => d.feed(bytes),

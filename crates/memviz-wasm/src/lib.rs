@@ -102,6 +102,8 @@ pub struct Viewer {
     ahead: memviz_viewer::MemoryAhead,
     /// In the page's decode worker: the file it decodes (decode.rs).
     decoder: Option<decode::Decoder>,
+    /// Where the time went adopting the last worker's decode (decode.rs).
+    adopted: memviz_viewer::WorkerTimings,
     /// The selection canvas holds an outline (else it is clear and is left
     /// alone: a canvas touched is copied to the compositor at the next frame).
     selection_drawn: bool,
