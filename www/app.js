@@ -706,15 +706,6 @@ export function sizeCanvas(c) {
 /** Device pixels of a canvas of CSS size [w, h] at the devicePixelRatio (at least 1). */
 const backing = (css) => css.map((x) => Math.max(1, Math.round(x * (window.devicePixelRatio || 1))));
 
-/** The worker's part of the last open, for the timings line. */
-function workerTimings() {
-  const w = timings.worker;
-  const then = (x) => (x === undefined ? 'to come' : `${x.toFixed(1)} ms`); // the finish and versions come after the first paint
-  return w ? ` (in the worker: read+decode ${w.read.toFixed(1)} ms, finish ${then(w.finish)}; here: model ` +
-    `${w.model.toFixed(1)} ms, replay ${w.replay.toFixed(1)} ms, views ${w.views.toFixed(1)} ms, ` +
-    `versions ${then(w.versions)}; longest step ${w.longest.toFixed(1)} ms, ${w.longestStep})` : '';
-}
-
 function draw() {
   frame = 0;
   if (!viewer || viewer.file_count() === 0) return;
@@ -740,10 +731,8 @@ function draw() {
   performance.clearMeasures('memviz:redraw');
   $('plot').dataset.bandsDrawn = st.bands_drawn;
   if (firstPaintPending) { firstPaintPending = false; markFirstPaint(); }
-  $('timings').textContent =
-    `timings: decode+replay ${timings.decode.toFixed(1)} ms${workerTimings()} · first paint ${timings.firstPaint.toFixed(1)} ms after the file arrived · ` +
-    `redraw ${(r1 - r0).toFixed(1)} ms (bands ${st.bands_ms.toFixed(1)} ms, axes ${st.axes_ms.toFixed(1)} ms) · ` +
-    `${st.bands_drawn} bands drawn in ${st.columns} columns`;
+  const redrawMs = { redraw_ms: r1 - r0, bands_ms: st.bands_ms, axes_ms: st.axes_ms, bands_drawn: st.bands_drawn, columns: st.columns };
+  $('timings').textContent = viewer.panel({ cmd: 'timings', open: timings, redraw: redrawMs }).text;
   st.free();
   if (kbRehover && kb) plotKey(''); // a key moved the window: what is under the cursor now
   kbRehover = false;

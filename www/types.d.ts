@@ -141,7 +141,13 @@ export type RowsBy = "user_frame" | "frame";
 
 export type RowsSort = "bytes" | "count" | "key";
 
-export type PanelCommand = { "cmd": "generation" } | { "cmd": "overview" } | { "cmd": "color_by", mode: ColorMode, } | { "cmd": "highlight", node: number | null, } | { "cmd": "legend" } | { "cmd": "marker_places", width: number, } | { "cmd": "area_text", x: number, y: number, } | { "cmd": "explain", moment: MomentArg, } | { "cmd": "findings" } | { "cmd": "leaks" } | { "cmd": "moment", moment: MomentArg, } | { "cmd": "tree", min_bytes: number | null, } | { "cmd": "icicle_tree" } | { "cmd": "icicle_tip", x: number, y: number, } | { "cmd": "icicle_click", x: number, y: number, } | { "cmd": "rows", by: RowsBy, filter: string, sort: RowsSort | null, offset: number, limit: number | null, } | { "cmd": "what_if_set", fields: WhatIfFields | null, } | { "cmd": "what_if_advise" } | { "cmd": "what_if_step", budget: number, } | { "cmd": "what_if_view" };
+export type PanelCommand = { "cmd": "generation" } | { "cmd": "overview" } | { "cmd": "color_by", mode: ColorMode, } | { "cmd": "highlight", node: number | null, } | { "cmd": "legend" } | { "cmd": "marker_places", width: number, } | { "cmd": "area_text", x: number, y: number, } | { "cmd": "explain", moment: MomentArg, } | { "cmd": "findings" } | { "cmd": "leaks" } | { "cmd": "moment", moment: MomentArg, } | { "cmd": "tree", min_bytes: number | null, } | { "cmd": "icicle_tree" } | { "cmd": "icicle_tip", x: number, y: number, } | { "cmd": "icicle_click", x: number, y: number, } | { "cmd": "rows", by: RowsBy, filter: string, sort: RowsSort | null, offset: number, limit: number | null, } | { "cmd": "what_if_set", fields: WhatIfFields | null, } | { "cmd": "what_if_advise" } | { "cmd": "what_if_step", budget: number, } | { "cmd": "what_if_view" } | { "cmd": "timings", open: OpenTimings, redraw: RedrawTimings, };
+
+export type WorkerTimings = { read: number, model: number, replay: number, views: number, finish: number | null, versions: number | null, longest: number, longestStep: string, };
+
+export type OpenTimings = { decode: number, firstPaint: number, worker: WorkerTimings | null, };
+
+export type RedrawTimings = { redraw_ms: number, bands_ms: number, axes_ms: number, bands_drawn: number, columns: number, };
 
 export type MarkerView = { 
 /**

@@ -348,6 +348,11 @@ pub enum PanelCommand {
         budget: u32,
     },
     WhatIfView,
+    /// The timings line of the last open and `redraw` (no file needed).
+    Timings {
+        open: crate::timings::OpenTimings,
+        redraw: crate::timings::RedrawTimings,
+    },
 }
 
 /// What the page asks drawn into one of the panels' canvases (sizes in CSS px).
@@ -736,6 +741,7 @@ impl Viewer {
                 | PanelCommand::Legend
                 | PanelCommand::AreaText { .. }
                 | PanelCommand::MarkerPlaces { .. }
+                | PanelCommand::Timings { .. }
         );
         if self.cx.file().is_none() && !fileless {
             return Err(PageError::no_file());
@@ -769,6 +775,9 @@ impl Viewer {
                 }
                 _ => PanelView::Places { generation, places: Vec::new(), stale: false },
             },
+            PanelCommand::Timings { open, redraw } => {
+                PanelView::Text { generation, text: crate::timings::timings_text(&open, &redraw) }
+            }
             PanelCommand::AreaText { x, y } => PanelView::Text { generation, text: self.area_text(x, y) },
             PanelCommand::Explain { moment } => PanelView::Explain(self.explain_view(moment)?),
             PanelCommand::Findings => PanelView::Findings(self.findings_view()?),

@@ -36,6 +36,7 @@ pub mod phases;
 pub mod profiler;
 pub mod ranks;
 pub mod search;
+pub mod timings;
 pub mod view;
 pub mod views;
 pub mod whatif;
