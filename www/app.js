@@ -759,7 +759,6 @@ addEventListener('resize', redraw);
 
 // ---- plot: hover, click to pin, wheel zoom, drag pan, keys -----------------
 const plot = $('plot'), cursor = $('plot-cursor'), pinListeners = [];
-let drag = null;
 /** fn(x) after a band is pinned (a click, or Enter at the keyboard cursor); x: CSS px on the plot. */
 export const onPin = (fn) => pinListeners.push(fn);
 
@@ -782,34 +781,33 @@ function pinned(p, x, y) {
   if (x >= 0) for (const f of pinListeners) f(x);
 }
 
-plot.addEventListener('pointerdown', (e) => {
-  drag = { x: e.offsetX, x0: e.offsetX, moved: false };
-  plot.setPointerCapture(e.pointerId);
+/** Follows up what a key or a pointer event on the plot did (`p.key`; a pointer's at client point `c`);
+ * false: not the plot's. @param {import('./types').PageView} p */
+function did(p, c = null) {
+  const { did, at } = p.key;
+  if (did === 'moved') redraw();
+  else if (did === 'hover') hovered(p.pointer, ...(c ?? client(...at)));
+  else if (did === 'leave') { $('context').textContent = p.pointer.context; hideCard(); redrawSelection(); }
+  else if (did !== 'none') pinned(p, did === 'pin' ? at[0] : -1, at[1]);
+  return did !== 'none';
+}
+
+// The plot's and the minimap's pointer: the viewer keeps the press and says what each event did
+// (memviz_viewer::pointer: a click pins, a drag pans or brushes, the wheel zooms, a minimap click centers).
+const mini = $('minimap');
+/** @param {import('./types').PointerOn} on */
+const pointer = (on, el) => guard((e) => {
+  if (on === 'wheel') e.preventDefault();
+  if (on === 'down') el.setPointerCapture(e.pointerId);
+  if (on === 'move' && el === mini && !e.buttons) return; // no brush under way: nothing to ask
+  if (on === 'move' && el === plot) cursor.hidden = true; // the mouse has taken over from the keyboard cursor
+  const dy = on === 'wheel' ? e.deltaY : 0;
+  did(command({ cmd: 'pointer', on, mini: el === mini, x: e.offsetX, y: e.offsetY, width: el.clientWidth, dy }), [e.clientX, e.clientY]);
 });
-plot.addEventListener('pointermove', guard((e) => {
-  cursor.hidden = true; // the mouse has taken over from the keyboard cursor
-  if (!drag) return hovered(command({ cmd: 'hover', x: e.offsetX, y: e.offsetY }).pointer, e.clientX, e.clientY);
-  drag.moved ||= Math.abs(e.offsetX - drag.x0) > 3;
-  if (!drag.moved) return;
-  command({ cmd: 'pan', dx: e.offsetX - drag.x });
-  drag.x = e.offsetX;
-  redraw();
-}));
-plot.addEventListener('pointerup', (e) => {
-  const d = drag;
-  drag = null;
-  if (d && !d.moved) guard(() => pinned(command({ cmd: 'click', x: e.offsetX, y: e.offsetY }), e.offsetX, e.offsetY))();
-});
-plot.addEventListener('pointerleave', guard(() => {
-  if (drag) return;
-  $('context').textContent = command({ cmd: 'leave' }).pointer.context;
-  hideCard();
-  redrawSelection();
-}));
-plot.addEventListener('wheel', (e) => {
-  e.preventDefault();
-  guard(() => { command({ cmd: 'zoom', factor: Math.exp(e.deltaY * 0.0015), x: e.offsetX }); redraw(); })();
-}, { passive: false });
+for (const on of /** @type {const} */ (['down', 'move', 'up', 'leave'])) {
+  for (const el of [plot, mini]) el.addEventListener(`pointer${on}`, pointer(on, el));
+}
+plot.addEventListener('wheel', pointer('wheel', plot), { passive: false });
 
 // The keyboard cursor (memviz_viewer::keys), a ring (#plot-cursor) while the plot has focus.
 let kb = null, kbRehover = false; // its [x, y] as the viewer placed it; hover there after the next render
@@ -823,12 +821,8 @@ function placeCursor() {
 /** Key `key` ("" hovers) at the keyboard cursor; whether it was the plot's. */
 function plotKey(key, shift = false) {
   const p = command({ cmd: 'plot_key', key, shift, width: plot.clientWidth, height: plot.clientHeight });
-  const { did, at } = p.key;
-  if (did === 'none') return false;
-  kb = at;
-  if (did === 'moved') { kbRehover = true; redraw(); }
-  else if (did === 'hover') hovered(p.pointer, ...client(...at));
-  else pinned(p, did === 'pin' ? at[0] : -1, at[1]);
+  if (!did(p)) return false;
+  [kb, kbRehover] = [p.key.at, kbRehover || p.key.did === 'moved'];
   placeCursor();
   return true;
 }
@@ -841,21 +835,3 @@ plot.addEventListener('keydown', guard((e) => {
   if (!e.altKey && !e.ctrlKey && !e.metaKey && hasFile() && plotKey(e.key, e.shiftKey)) e.preventDefault();
 }));
 addEventListener('resize', () => { if (kb) placeCursor(); });
-
-// ---- minimap: drag a window (brush), click to center (the viewer maps its fractions) ----
-const mini = $('minimap'), miniAt = (e) => e.offsetX / mini.clientWidth;
-let brush = null;
-mini.addEventListener('pointerdown', guard((e) => {
-  brush = { a: miniAt(e), moved: false };
-  mini.setPointerCapture(e.pointerId);
-}));
-mini.addEventListener('pointermove', guard((e) => {
-  if (!brush || !command({ cmd: 'brush', from: brush.a, to: miniAt(e) }).value) return;
-  brush.moved = true;
-  redraw();
-}));
-mini.addEventListener('pointerup', (e) => {
-  const b = brush;
-  brush = null;
-  if (b && !b.moved) guard(() => { command({ cmd: 'center', at: miniAt(e) }); redraw(); })();
-});

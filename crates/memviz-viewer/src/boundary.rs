@@ -164,6 +164,7 @@ pub fn typescript() -> String {
         crate::view::ViewKind,
         ViewId,
         SearchBy,
+        crate::pointer::PointerOn,
         ViewCommand,
         Choice,
         ViewChoice,
