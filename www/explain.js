@@ -5,8 +5,8 @@
 // the OOM or peak explained (picking one sets t), leaks and growth. Another generation's view models are dropped.
 import { hoverCard } from './card.js';
 import { ALONE_MS, getViewer, guard, redraw, onDraw, withAnalysis, afterPaint, pageNow, settleListeners } from './app.js';
-import { $, ask, generation, setMoment, legend } from './moment.js';
-import { fill, onCmd } from './bind.js';
+import { ask, generation, setMoment, legend } from './moment.js';
+import { $, fill, onCmd } from './bind.js';
 
 const plot = $('plot'), markers = $('explain-markers'), strip = $('findings');
 let gen = -1, shown = null; // the generation the panels show, the moment explained

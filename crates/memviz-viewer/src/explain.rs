@@ -353,6 +353,11 @@ pub enum PanelCommand {
         open: crate::timings::OpenTimings,
         redraw: crate::timings::RedrawTimings,
     },
+    /// The state history's timings line: its redraw took `redraw_ms`, `map_ms` of it the segment map.
+    StateTimings {
+        redraw_ms: f64,
+        map_ms: f64,
+    },
 }
 
 /// What the page asks drawn into one of the panels' canvases (sizes in CSS px).
@@ -777,6 +782,10 @@ impl Viewer {
             },
             PanelCommand::Timings { open, redraw } => {
                 PanelView::Text { generation, text: crate::timings::timings_text(&open, &redraw) }
+            }
+            PanelCommand::StateTimings { redraw_ms, map_ms } => {
+                let (sel, len) = (self.views.state.selected(&self.cx), self.views.state.len(&self.cx));
+                PanelView::Text { generation, text: crate::timings::state_timings_text(redraw_ms, map_ms, sel, len) }
             }
             PanelCommand::AreaText { x, y } => PanelView::Text { generation, text: self.area_text(x, y) },
             PanelCommand::Explain { moment } => PanelView::Explain(self.explain_view(moment)?),

@@ -74,6 +74,12 @@ pub fn timings_text(open: &OpenTimings, r: &RedrawTimings) -> String {
     )
 }
 
+/// The state history's timings line: its last redraw, `map_ms` of it the segment map's.
+pub fn state_timings_text(redraw_ms: f64, map_ms: f64, selected: Option<usize>, len: usize) -> String {
+    let sel = selected.map_or("-1".to_string(), |s| s.to_string());
+    format!("state redraw {redraw_ms:.1} ms (segment map {map_ms:.1} ms) · event {sel} of {len}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,5 +97,6 @@ mod tests {
         assert!(t.contains("versions to come; longest step 2.5 ms, replay) · first paint 20.0 ms after"), "{t}");
         assert!(t.ends_with("redraw 3.0 ms (bands 2.0 ms, axes 0.5 ms) · 7 bands drawn in 100 columns"), "{t}");
         assert!(!timings_text(&OpenTimings::default(), &r).contains("worker"));
+        assert_eq!(state_timings_text(1.25, 0.5, None, 9), "state redraw 1.2 ms (segment map 0.5 ms) · event -1 of 9");
     }
 }
