@@ -293,11 +293,6 @@ pub enum PanelCommand {
     MarkerPlaces {
         width: f64,
     },
-    /// The stacked area's hover text at CSS (x, y) on the plot.
-    AreaText {
-        x: f64,
-        y: f64,
-    },
     Explain {
         moment: MomentArg,
     },
@@ -744,7 +739,6 @@ impl Viewer {
             cmd,
             PanelCommand::Generation
                 | PanelCommand::Legend
-                | PanelCommand::AreaText { .. }
                 | PanelCommand::MarkerPlaces { .. }
                 | PanelCommand::Timings { .. }
         );
@@ -787,7 +781,6 @@ impl Viewer {
                 let (sel, len) = (self.views.state.selected(&self.cx), self.views.state.len(&self.cx));
                 PanelView::Text { generation, text: crate::timings::state_timings_text(redraw_ms, map_ms, sel, len) }
             }
-            PanelCommand::AreaText { x, y } => PanelView::Text { generation, text: self.area_text(x, y) },
             PanelCommand::Explain { moment } => PanelView::Explain(self.explain_view(moment)?),
             PanelCommand::Findings => PanelView::Findings(self.findings_view()?),
             PanelCommand::Leaks => PanelView::Leaks(self.leaks_view()?),

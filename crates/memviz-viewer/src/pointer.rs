@@ -1,8 +1,8 @@
 //! The pointer on the plot and on the minimap: the page forwards each event
 //! (the `pointer` page command) and follows up what it did as it does a key's
 //! ([`KeyDid`]). On the plot a press and release in place pins (a click), a
-//! drag pans, the wheel zooms; on the minimap a drag brushes a window and a
-//! click centers it.
+//! drag pans, the wheel zooms, a hover over the stacked area names the kind;
+//! on the minimap a drag brushes a window and a click centers it.
 
 use serde::Deserialize;
 use ts_rs::TS;
@@ -82,7 +82,7 @@ impl Viewer {
                 none(KeyDid::None)
             }
             PointerOn::Move => match drag {
-                None => (KeyView { did: KeyDid::Hover, at: [x, y] }, Some(self.hover_pointer(x, y))),
+                None => (KeyView { did: KeyDid::Hover, at: [x, y] }, Some(self.hover_or_area(x, y))),
                 Some(d) => {
                     let moved = d.moved || (x - d.x0).abs() > DRAG_PX;
                     if !moved {
@@ -112,6 +112,18 @@ impl Viewer {
             }
             _ => none(KeyDid::None),
         }
+    }
+
+    /// The hover at CSS (x, y); in the stacked area (Color by: kinds as
+    /// areas) a pixel is a kind, not a band, and its text says which.
+    fn hover_or_area(&mut self, x: f64, y: f64) -> PointerView {
+        let context = self.area_text(x, y);
+        if context.is_empty() {
+            return self.hover_pointer(x, y);
+        }
+        // No band's: the next hover of a band is a change.
+        self.last_hit = Some(i32::MIN);
+        PointerView { hit: -2, changed: true, context, card: None }
     }
 
     /// The minimap brushed from fraction `from` of its width to `to`: the
