@@ -536,18 +536,12 @@ function viewChanged(p, files = false) {
   slider.disabled = $('reset-zoom').disabled = false;
   $('context').textContent = '';
   hideCard(true);
-  showSummary(p);
-  detailLabel(p);
+  fill($('summary'), p); // data-k / data-v: `memviz summary --json`'s names, exact values (tests)
+  fill($('detail-box'), p); // the detail's text and unit
   if (viewHooks) viewHooks.changed(p); // views.js: pools, state history, settings
   redraw();
 }
 
-/** @param {import('./types').PageView} p */
-function detailLabel(p) {
-  [$('detail-label').textContent, $('detail-unit').textContent] = [p.detail_text, p.detail_unit];
-}
-/** The summary line; data-k / data-v: `memviz summary --json`'s names, exact values (tests). */
-const showSummary = (p) => fill($('summary'), p);
 
 // A real button (focusable, Enter / Space) that opens the hidden file input.
 $('open-files').addEventListener('click', () => $('file-input').click());
@@ -711,7 +705,7 @@ function draw() {
   if (!viewer || viewer.file_count() === 0) return;
   if (pendingDetail !== null && !detailDeferred) {
     const t0 = performance.now();
-    detailLabel(command({ cmd: 'set_detail', detail: pendingDetail }));
+    fill($('detail-box'), command({ cmd: 'set_detail', detail: pendingDetail }));
     pendingDetail = null;
     if (performance.now() - t0 > ALONE_MS) { // a long set_detail leaves the draw to the next frame
       detailDeferred = true;

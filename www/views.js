@@ -138,7 +138,7 @@ function updateJump(p) {
 /** @param {import('./types').PageView} p the page view after a ShowElement */
 function shownElement(p) {
   $('detail').value = p.detail;
-  $('detail-label').textContent = p.detail_text;
+  fill($('detail-box'), p);
   if (p.pointer) $('context').textContent = p.pointer.context;
   redraw();
   updateJump(p);
