@@ -16,7 +16,8 @@ function get(model, path, i) {
 
 /** The element of id `id` (the page's modules share this one). @returns {any} */
 const $ = (id) => document.getElementById(id);
-export { $ }; // not `export const`: scripts/finish-dist.mjs bundles \w+ names only
+// Not `export const`: scripts/finish-dist.mjs bundles \w+ names only.
+export { $ };
 
 const truthy = (v) => (Array.isArray(v) ? v.length > 0 : !!v);
 
