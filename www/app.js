@@ -519,18 +519,12 @@ function viewChanged(p, files = false) {
   slider.disabled = $('reset-zoom').disabled = false;
   $('context').textContent = '';
   hideCard(true);
-  showSummary(p);
-  detailLabel(p);
+  fill($('summary'), p); // data-k / data-v: `memviz summary --json`'s names, exact values (tests)
+  fill($('detail-box'), p); // the detail's text and unit
   if (viewHooks) viewHooks.changed(p); // views.js: pools, state history, settings
   redraw();
 }
 
-/** @param {import('./types').PageView} p */
-function detailLabel(p) {
-  [$('detail-label').textContent, $('detail-unit').textContent] = [p.detail_text, p.detail_unit];
-}
-/** The summary line; data-k / data-v: `memviz summary --json`'s names, exact values (tests). */
-const showSummary = (p) => fill($('summary'), p);
 
 // A real button (focusable, Enter / Space) that opens the hidden file input.
 $('open-files').addEventListener('click', () => $('file-input').click());
@@ -689,21 +683,12 @@ export function sizeCanvas(c) {
 /** Device pixels of a canvas of CSS size [w, h] at the devicePixelRatio (at least 1). */
 const backing = (css) => css.map((x) => Math.max(1, Math.round(x * (window.devicePixelRatio || 1))));
 
-/** The worker's part of the last open, for the timings line. */
-function workerTimings() {
-  const w = timings.worker;
-  const then = (x) => (x === undefined ? 'to come' : `${x.toFixed(1)} ms`); // the finish and versions come after the first paint
-  return w ? ` (in the worker: read+decode ${w.read.toFixed(1)} ms, finish ${then(w.finish)}; here: model ` +
-    `${w.model.toFixed(1)} ms, replay ${w.replay.toFixed(1)} ms, views ${w.views.toFixed(1)} ms, ` +
-    `versions ${then(w.versions)}; longest step ${w.longest.toFixed(1)} ms, ${w.longestStep})` : '';
-}
-
 function draw() {
   frame = 0;
   if (!viewer || viewer.file_count() === 0) return;
   if (pendingDetail !== null && !detailDeferred) {
     const t0 = performance.now();
-    detailLabel(command({ cmd: 'set_detail', detail: pendingDetail }));
+    fill($('detail-box'), command({ cmd: 'set_detail', detail: pendingDetail }));
     pendingDetail = null;
     if (performance.now() - t0 > ALONE_MS) { // a long set_detail leaves the draw to the next frame
       detailDeferred = true;
@@ -723,10 +708,8 @@ function draw() {
   performance.clearMeasures('memviz:redraw');
   $('plot').dataset.bandsDrawn = st.bands_drawn;
   if (firstPaintPending) { firstPaintPending = false; markFirstPaint(); }
-  $('timings').textContent =
-    `timings: decode+replay ${timings.decode.toFixed(1)} ms${workerTimings()} · first paint ${timings.firstPaint.toFixed(1)} ms after the file arrived · ` +
-    `redraw ${(r1 - r0).toFixed(1)} ms (bands ${st.bands_ms.toFixed(1)} ms, axes ${st.axes_ms.toFixed(1)} ms) · ` +
-    `${st.bands_drawn} bands drawn in ${st.columns} columns`;
+  const redrawMs = { redraw_ms: r1 - r0, bands_ms: st.bands_ms, axes_ms: st.axes_ms, bands_drawn: st.bands_drawn, columns: st.columns };
+  $('timings').textContent = viewer.panel({ cmd: 'timings', open: timings, redraw: redrawMs }).text;
   st.free();
   if (kbRehover && kb) plotKey(''); // a key moved the window: what is under the cursor now
   kbRehover = false;
@@ -753,7 +736,6 @@ addEventListener('resize', redraw);
 
 // ---- plot: hover, click to pin, wheel zoom, drag pan, keys -----------------
 const plot = $('plot'), cursor = $('plot-cursor'), pinListeners = [];
-let drag = null;
 /** fn(x) after a band is pinned (a click, or Enter at the keyboard cursor); x: CSS px on the plot. */
 export const onPin = (fn) => pinListeners.push(fn);
 
@@ -776,34 +758,33 @@ function pinned(p, x, y) {
   if (x >= 0) for (const f of pinListeners) f(x);
 }
 
-plot.addEventListener('pointerdown', (e) => {
-  drag = { x: e.offsetX, x0: e.offsetX, moved: false };
-  plot.setPointerCapture(e.pointerId);
+/** Follows up what a key or a pointer event on the plot did (`p.key`; a pointer's at client point `c`);
+ * false: not the plot's. @param {import('./types').PageView} p */
+function did(p, c = null) {
+  const { did, at } = p.key;
+  if (did === 'moved') redraw();
+  else if (did === 'hover') hovered(p.pointer, ...(c ?? client(...at)));
+  else if (did === 'leave') { $('context').textContent = p.pointer.context; hideCard(); redrawSelection(); }
+  else if (did !== 'none') pinned(p, did === 'pin' ? at[0] : -1, at[1]);
+  return did !== 'none';
+}
+
+// The plot's and the minimap's pointer: the viewer keeps the press and says what each event did
+// (memviz_viewer::pointer: a click pins, a drag pans or brushes, the wheel zooms, a minimap click centers).
+const mini = $('minimap');
+/** @param {import('./types').PointerOn} on */
+const pointer = (on, el) => guard((e) => {
+  if (on === 'wheel') e.preventDefault();
+  if (on === 'down') el.setPointerCapture(e.pointerId);
+  if (on === 'move' && el === mini && !e.buttons) return; // no brush under way: nothing to ask
+  if (on === 'move' && el === plot) cursor.hidden = true; // the mouse has taken over from the keyboard cursor
+  const dy = on === 'wheel' ? e.deltaY : 0;
+  did(command({ cmd: 'pointer', on, mini: el === mini, x: e.offsetX, y: e.offsetY, width: el.clientWidth, dy }), [e.clientX, e.clientY]);
 });
-plot.addEventListener('pointermove', guard((e) => {
-  cursor.hidden = true; // the mouse has taken over from the keyboard cursor
-  if (!drag) return hovered(command({ cmd: 'hover', x: e.offsetX, y: e.offsetY }).pointer, e.clientX, e.clientY);
-  drag.moved ||= Math.abs(e.offsetX - drag.x0) > 3;
-  if (!drag.moved) return;
-  command({ cmd: 'pan', dx: e.offsetX - drag.x });
-  drag.x = e.offsetX;
-  redraw();
-}));
-plot.addEventListener('pointerup', (e) => {
-  const d = drag;
-  drag = null;
-  if (d && !d.moved) guard(() => pinned(command({ cmd: 'click', x: e.offsetX, y: e.offsetY }), e.offsetX, e.offsetY))();
-});
-plot.addEventListener('pointerleave', guard(() => {
-  if (drag) return;
-  $('context').textContent = command({ cmd: 'leave' }).pointer.context;
-  hideCard();
-  redrawSelection();
-}));
-plot.addEventListener('wheel', (e) => {
-  e.preventDefault();
-  guard(() => { command({ cmd: 'zoom', factor: Math.exp(e.deltaY * 0.0015), x: e.offsetX }); redraw(); })();
-}, { passive: false });
+for (const on of /** @type {const} */ (['down', 'move', 'up', 'leave'])) {
+  for (const el of [plot, mini]) el.addEventListener(`pointer${on}`, pointer(on, el));
+}
+plot.addEventListener('wheel', pointer('wheel', plot), { passive: false });
 
 // The keyboard cursor (memviz_viewer::keys), a ring (#plot-cursor) while the plot has focus.
 let kb = null, kbRehover = false; // its [x, y] as the viewer placed it; hover there after the next render
@@ -817,12 +798,8 @@ function placeCursor() {
 /** Key `key` ("" hovers) at the keyboard cursor; whether it was the plot's. */
 function plotKey(key, shift = false) {
   const p = command({ cmd: 'plot_key', key, shift, width: plot.clientWidth, height: plot.clientHeight });
-  const { did, at } = p.key;
-  if (did === 'none') return false;
-  kb = at;
-  if (did === 'moved') { kbRehover = true; redraw(); }
-  else if (did === 'hover') hovered(p.pointer, ...client(...at));
-  else pinned(p, did === 'pin' ? at[0] : -1, at[1]);
+  if (!did(p)) return false;
+  [kb, kbRehover] = [p.key.at, kbRehover || p.key.did === 'moved'];
   placeCursor();
   return true;
 }
@@ -835,21 +812,3 @@ plot.addEventListener('keydown', guard((e) => {
   if (!e.altKey && !e.ctrlKey && !e.metaKey && hasFile() && plotKey(e.key, e.shiftKey)) e.preventDefault();
 }));
 addEventListener('resize', () => { if (kb) placeCursor(); });
-
-// ---- minimap: drag a window (brush), click to center (the viewer maps its fractions) ----
-const mini = $('minimap'), miniAt = (e) => e.offsetX / mini.clientWidth;
-let brush = null;
-mini.addEventListener('pointerdown', guard((e) => {
-  brush = { a: miniAt(e), moved: false };
-  mini.setPointerCapture(e.pointerId);
-}));
-mini.addEventListener('pointermove', guard((e) => {
-  if (!brush || !command({ cmd: 'brush', from: brush.a, to: miniAt(e) }).value) return;
-  brush.moved = true;
-  redraw();
-}));
-mini.addEventListener('pointerup', (e) => {
-  const b = brush;
-  brush = null;
-  if (b && !b.moved) guard(() => { command({ cmd: 'center', at: miniAt(e) }); redraw(); })();
-});

@@ -14,6 +14,11 @@ function get(model, path, i) {
   return path.split('.').reduce((o, k) => (o == null ? o : o[k]), model);
 }
 
+/** The element of id `id` (the page's modules share this one). @returns {any} */
+const $ = (id) => document.getElementById(id);
+// Not `export const`: scripts/finish-dist.mjs bundles \w+ names only.
+export { $ };
+
 const truthy = (v) => (Array.isArray(v) ? v.length > 0 : !!v);
 
 /** Fills every bound element of `root` (an element or fragment) from `model`; the copies

@@ -2,10 +2,8 @@
 // The hover card (#hover-card, its template in index.html): what the band under the pointer
 // is, beside it and inside the viewport; the user's frames first, torch and C++ folded (the
 // core's rule: format.rs hover_card). A pinned card stays and takes the pointer.
-import { fill } from './bind.js';
+import { $, fill } from './bind.js';
 
-/** @returns {any} */
-const $ = (id) => document.getElementById(id);
 const card = $('hover-card'), fold = card.querySelector('.card-fold'), more = card.querySelector('.card-folded');
 const GAP = 14; // px between the pointer and the card
 let pinned = false;

@@ -3,10 +3,9 @@
 // "Explain the memory" (templates in index.html; Viewer.panel over memviz-viewer's explain.rs): the Findings strip
 // (issue 40), Color by and its legend at t, on each timeline a marker for its own peak (issue 43) and one per OOM,
 // the OOM or peak explained (picking one sets t), leaks and growth. Another generation's view models are dropped.
-import { hoverCard } from './card.js';
 import { ALONE_MS, getViewer, guard, redraw, onDraw, withAnalysis, afterPaint, pageNow, settleListeners } from './app.js';
-import { $, ask, generation, setMoment, legend } from './moment.js';
-import { fill, onCmd } from './bind.js';
+import { ask, generation, setMoment, legend } from './moment.js';
+import { $, fill, onCmd } from './bind.js';
 
 const plot = $('plot'), markers = $('explain-markers'), strip = $('findings');
 let gen = -1, shown = null; // the generation the panels show, the moment explained
@@ -91,11 +90,6 @@ onCmd(strip, guard((/** @type {import('./types').FindingView} */ f) => {
   else if (f.moment) setMoment(f.moment);
   if (f.open === 'leaks') $('leaks-details').open = true; // its toggle shows the report
   $(`${f.open}-panel`)?.scrollIntoView({ block: 'start' });
-}));
-// In the stacked area a pixel is a kind, not a band: the hover line says which ("" in any other mode).
-plot.addEventListener('pointermove', guard((e) => {
-  const text = ask({ cmd: 'area_text', x: e.offsetX, y: e.offsetY }).text;
-  if (text) { $('context').textContent = text; hoverCard({ hit: -2, changed: true, context: text, card: null }, e.clientX, e.clientY); }
 }));
 $('leaks-details').addEventListener('toggle', guard(showLeaks));
 /** The moment explained (null when none). */

@@ -4,11 +4,8 @@
 // totals, a table by frame and the icicle (Rust pixels; a click zooms into a frame and highlights its allocations).
 // A click on the plot, Enter at its cursor or Peak sets t; [ and ] move it a step.
 import { ALONE_MS, getViewer, guard, onPin, onDraw, redraw, withAnalysis, command, pageNow, xOfStep } from './app.js';
-import { fill, add, clear } from './bind.js';
+import { $, fill, add, clear } from './bind.js';
 
-/** @returns {any} */
-const $ = (id) => document.getElementById(id);
-export { $ };
 /** One command of the analysis panels. @param {import('./types').PanelCommand} cmd @returns {any} */
 export const ask = (cmd) => getViewer().panel(cmd);
 /** The generation the viewer is at (what a view model must carry to be shown). */

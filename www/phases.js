@@ -5,13 +5,9 @@
 // markers, the hovered step's time, the "x: steps | time" control. Laid out again
 // after a draw that moved them; a timeline just shown gets them in the next task.
 import { getViewer, guard, redraw, onDraw, afterPaint, command } from './app.js';
-import { add } from './bind.js';
+import { $, add } from './bind.js';
 
-/** @returns {any} */ const $ = (id) => document.getElementById(id);
-const box = $('plot-box'), plot = $('plot'), bar = $('phase-controls');
-const layer = Object.assign(document.createElement('div'), { id: 'phase-layer' });
-layer.dataset.tpl = 'phase-box'; // index.html
-box.appendChild(layer);
+const box = $('plot-box'), plot = $('plot'), bar = $('phase-controls'), layer = $('phase-layer');
 /** @type {import('./types').PhasesView | null} */
 let data = null;
 let laidOut = '';

@@ -5,21 +5,19 @@
 // hands a file here when the snapshot loader says it is one of these. The
 // pixels, ticks, legend and hover text come from Rust; this file wires events.
 import { wasmLoaded } from './boot.js';
-import { guard, addFormatHook, showError, getViewer } from './app.js';
-import { fill } from './bind.js';
+import { guard, addFormatHook, showError, getViewer, sizeCanvas } from './app.js';
+import { $, fill } from './bind.js';
 
-/** @returns {any} */ const $ = (id) => document.getElementById(id);
 const panel = $('profiler-panel'), plot = $('profiler-plot');
 let pv = null; // the open ProfilerView
 
 /** Sends `cmd` (chart, zoom, reset, hover) and shows what comes back; `drawPlot`: the chart too. */
 const update = guard(function (cmd = {}, drawPlot = true) {
   if (!pv) return null;
+  if (drawPlot) sizeCanvas(plot);
   const dpr = window.devicePixelRatio || 1;
-  const w = Math.max(1, Math.round(plot.clientWidth * dpr)), h = Math.max(1, Math.round(plot.clientHeight * dpr));
-  if (drawPlot && (plot.width !== w || plot.height !== h)) { plot.width = w; plot.height = h; }
   /** @type {import('./types').ProfilerModel} */
-  const m = pv.update({ ...cmd, width: w, height: h, dpr, draw: drawPlot }, drawPlot ? plot : null);
+  const m = pv.update({ ...cmd, width: plot.width, height: plot.height, dpr, draw: drawPlot }, drawPlot ? plot : null);
   $('profiler-hover').textContent = m.hover;
   if (drawPlot) { fill(panel, m); plot.dataset.drawn = '1'; } // the title, legend and ticks (index.html)
   return m;

@@ -7,9 +7,8 @@
 // median rank. The Diff works with one file too (two moments or devices).
 import { getViewer, guard, showError, redraw, openFiles, setOpenMany, showFile, loadFile, inSlices, onDraw, command, pageNow } from './app.js';
 import { setMoment, momentView } from './moment.js';
-import { add, fill, onCmd } from './bind.js';
+import { $, add, fill, onCmd } from './bind.js';
 
-/** @returns {any} */ const $ = (id) => document.getElementById(id);
 const panel = $('ranks-panel'), tbody = $('ranks-table').tBodies[0];
 
 // ---- Open folder… (which names are snapshots: ranks.rs) ---------------------------

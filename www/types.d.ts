@@ -175,7 +175,13 @@ export type RowsBy = "user_frame" | "frame";
 
 export type RowsSort = "bytes" | "count" | "key";
 
-export type PanelCommand = { "cmd": "generation" } | { "cmd": "overview" } | { "cmd": "color_by", mode: ColorMode, } | { "cmd": "highlight", node: number | null, } | { "cmd": "legend" } | { "cmd": "marker_places", width: number, } | { "cmd": "area_text", x: number, y: number, } | { "cmd": "explain", moment: MomentArg, } | { "cmd": "findings" } | { "cmd": "leaks" } | { "cmd": "moment", moment: MomentArg, } | { "cmd": "tree", min_bytes: number | null, } | { "cmd": "icicle_tree" } | { "cmd": "icicle_tip", x: number, y: number, } | { "cmd": "icicle_click", x: number, y: number, } | { "cmd": "rows", by: RowsBy, filter: string, sort: RowsSort | null, offset: number, limit: number | null, } | { "cmd": "what_if_set", fields: WhatIfFields | null, } | { "cmd": "what_if_advise" } | { "cmd": "what_if_step", budget: number, } | { "cmd": "what_if_view" };
+export type PanelCommand = { "cmd": "generation" } | { "cmd": "overview" } | { "cmd": "color_by", mode: ColorMode, } | { "cmd": "highlight", node: number | null, } | { "cmd": "legend" } | { "cmd": "marker_places", width: number, } | { "cmd": "explain", moment: MomentArg, } | { "cmd": "findings" } | { "cmd": "leaks" } | { "cmd": "moment", moment: MomentArg, } | { "cmd": "tree", min_bytes: number | null, } | { "cmd": "icicle_tree" } | { "cmd": "icicle_tip", x: number, y: number, } | { "cmd": "icicle_click", x: number, y: number, } | { "cmd": "rows", by: RowsBy, filter: string, sort: RowsSort | null, offset: number, limit: number | null, } | { "cmd": "what_if_set", fields: WhatIfFields | null, } | { "cmd": "what_if_advise" } | { "cmd": "what_if_step", budget: number, } | { "cmd": "what_if_view" } | { "cmd": "timings", open: OpenTimings, redraw: RedrawTimings, } | { "cmd": "state_timings", redraw_ms: number, map_ms: number, };
+
+export type WorkerTimings = { read: number, model: number, replay: number, views: number, finish: number | null, versions: number | null, longest: number, longestStep: string, };
+
+export type OpenTimings = { decode: number, firstPaint: number, worker: WorkerTimings | null, };
+
+export type RedrawTimings = { redraw_ms: number, bands_ms: number, axes_ms: number, bands_drawn: number, columns: number, };
 
 export type MarkerView = { 
 /**
@@ -600,11 +606,13 @@ export type ViewId = "active_memory" | "cached_segments" | "pools" | "state" | "
 
 export type SearchBy = "address" | "frame";
 
+export type PointerOn = "down" | "move" | "up" | "leave" | "wheel";
+
 export type ViewCommand = { "cmd": "get" } | { "cmd": "set_file", file: number, 
 /**
  * A device to show (else the file's default).
  */
-device: number | null, } | { "cmd": "set_device", device: number, } | { "cmd": "set_view", view: ViewId, } | { "cmd": "set_detail", detail: number, } | { "cmd": "set_window", x0: number, x1: number, } | { "cmd": "zoom", factor: number, x: number, } | { "cmd": "pan", dx: number, } | { "cmd": "reset_window" } | { "cmd": "center", at: number, } | { "cmd": "hover", x: number, y: number, } | { "cmd": "leave" } | { "cmd": "click", x: number, y: number, } | { "cmd": "show_element", element: number, } | { "cmd": "search", by: SearchBy, text: string, } | { "cmd": "search_next", backwards: boolean, } | { "cmd": "search_show", index: number, } | { "cmd": "state_select", event: number, } | { "cmd": "state_step", delta: number, } | { "cmd": "state_rows", first: number, count: number, } | { "cmd": "state_event", event: number, } | { "cmd": "show_in_state" } | { "cmd": "show_in_timeline" } | { "cmd": "hit_at", x: number, y: number, } | { "cmd": "step_at_x", x: number, } | { "cmd": "x_of_step", step: number, } | { "cmd": "element", element: number, } | { "cmd": "locate", element: number, } | { "cmd": "prepare_hover" } | { "cmd": "analysis_step", budget: number, state: boolean, } | { "cmd": "numbers" } | { "cmd": "next_band", x: number, y: number, dir: number, height: number, } | { "cmd": "brush", from: number, to: number, } | { "cmd": "state_scroll", dy: number, } | { "cmd": "state_hover", x: number, y: number, } | { "cmd": "state_locate", block: boolean, } | { "cmd": "plot_key", key: string, shift: boolean, width: number, height: number, } | { "cmd": "state_list", scroll_top: number, height: number, follow: boolean, } | { "cmd": "state_key", key: string, height: number, };
+device: number | null, } | { "cmd": "set_device", device: number, } | { "cmd": "set_view", view: ViewId, } | { "cmd": "set_detail", detail: number, } | { "cmd": "set_window", x0: number, x1: number, } | { "cmd": "zoom", factor: number, x: number, } | { "cmd": "pan", dx: number, } | { "cmd": "reset_window" } | { "cmd": "center", at: number, } | { "cmd": "hover", x: number, y: number, } | { "cmd": "leave" } | { "cmd": "click", x: number, y: number, } | { "cmd": "show_element", element: number, } | { "cmd": "search", by: SearchBy, text: string, } | { "cmd": "search_next", backwards: boolean, } | { "cmd": "search_show", index: number, } | { "cmd": "state_select", event: number, } | { "cmd": "state_step", delta: number, } | { "cmd": "state_rows", first: number, count: number, } | { "cmd": "state_event", event: number, } | { "cmd": "show_in_state" } | { "cmd": "show_in_timeline" } | { "cmd": "hit_at", x: number, y: number, } | { "cmd": "step_at_x", x: number, } | { "cmd": "x_of_step", step: number, } | { "cmd": "element", element: number, } | { "cmd": "locate", element: number, } | { "cmd": "prepare_hover" } | { "cmd": "analysis_step", budget: number, state: boolean, } | { "cmd": "numbers" } | { "cmd": "next_band", x: number, y: number, dir: number, height: number, } | { "cmd": "brush", from: number, to: number, } | { "cmd": "state_scroll", dy: number, } | { "cmd": "state_hover", x: number, y: number, } | { "cmd": "state_locate", block: boolean, } | { "cmd": "plot_key", key: string, shift: boolean, width: number, height: number, } | { "cmd": "state_list", scroll_top: number, height: number, follow: boolean, } | { "cmd": "state_key", key: string, height: number, } | { "cmd": "pointer", on: PointerOn, mini: boolean, x: number, y: number, width: number, dy: number, };
 
 export type Choice = { value: number, label: string, };
 
@@ -713,7 +721,7 @@ event_text: string,
  */
 numbers: { event: number | null, reserved_bytes: number, allocated_bytes: number, segments: number, blocks: number, pending_free_blocks: number, free_bytes: number, largest_free_bytes: number, free_pieces: number, rows: number, rects: number } | Record<string, never>, };
 
-export type KeyDid = "none" | "hover" | "pin" | "unpin" | "moved";
+export type KeyDid = "none" | "hover" | "pin" | "unpin" | "leave" | "moved";
 
 export type KeyView = { did: KeyDid, 
 /**

@@ -4,10 +4,8 @@
 // and the state history. app.js calls changed() on a view change, draw() before drawing (true: drawn here).
 import { getViewer as V, guard as G, redraw, addViewHooks, onPin, showView, command, getPage, sizeCanvas } from './app.js';
 import { announce } from './announce.js';
-import { fill } from './bind.js';
+import { $, fill } from './bind.js';
 
-/** @returns {any} */
-const $ = (id) => document.getElementById(id);
 let kind = 'timeline', mapHover = ''; // the view's kind; the segment map's hover text
 const stats = { lastMs: 0, maxMs: 0, count: 0 };
 
@@ -68,7 +66,7 @@ function drawState(follow = false) {
   if (!mapHover) $('context').textContent = st.event_text;
   const ms = stats.lastMs = performance.now() - t0;
   Object.assign(c.dataset, { selected: sel, redrawMs: ms.toFixed(2) });
-  $('timings').textContent = `state redraw ${ms.toFixed(1)} ms (segment map ${mapMs.toFixed(1)} ms) · event ${sel} of ${st.len}`;
+  $('timings').textContent = v.panel({ cmd: 'state_timings', redraw_ms: ms, map_ms: mapMs }).text;
   updateJump(getPage());
 }
 
@@ -140,7 +138,7 @@ function updateJump(p) {
 /** @param {import('./types').PageView} p the page view after a ShowElement */
 function shownElement(p) {
   $('detail').value = p.detail;
-  $('detail-label').textContent = p.detail_text;
+  fill($('detail-box'), p);
   if (p.pointer) $('context').textContent = p.pointer.context;
   redraw();
   updateJump(p);

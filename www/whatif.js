@@ -2,8 +2,8 @@
 // "What if" (template in index.html; Viewer.panel's what_if_* commands, memviz-viewer's whatif.rs): allocator
 // settings in, the trace replayed under them a slice a frame; texts, chart and the line over the plot from Rust.
 import { getViewer, guard, inSlices, onDraw, afterPaint, settleListeners } from './app.js';
-import { $, ask, generation } from './moment.js';
-import { fill } from './bind.js';
+import { ask, generation } from './moment.js';
+import { $, fill } from './bind.js';
 
 const STEP = 4096; // trace events a call (~1 µs each): inSlices fills a frame's slice with calls
 const panel = $('whatif-panel'), form = $('whatif-form'), plot = $('plot');

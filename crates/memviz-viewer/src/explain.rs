@@ -293,11 +293,6 @@ pub enum PanelCommand {
     MarkerPlaces {
         width: f64,
     },
-    /// The stacked area's hover text at CSS (x, y) on the plot.
-    AreaText {
-        x: f64,
-        y: f64,
-    },
     Explain {
         moment: MomentArg,
     },
@@ -348,6 +343,16 @@ pub enum PanelCommand {
         budget: u32,
     },
     WhatIfView,
+    /// The timings line of the last open and `redraw` (no file needed).
+    Timings {
+        open: crate::timings::OpenTimings,
+        redraw: crate::timings::RedrawTimings,
+    },
+    /// The state history's timings line: its redraw took `redraw_ms`, `map_ms` of it the segment map.
+    StateTimings {
+        redraw_ms: f64,
+        map_ms: f64,
+    },
 }
 
 /// What the page asks drawn into one of the panels' canvases (sizes in CSS px).
@@ -734,8 +739,8 @@ impl Viewer {
             cmd,
             PanelCommand::Generation
                 | PanelCommand::Legend
-                | PanelCommand::AreaText { .. }
                 | PanelCommand::MarkerPlaces { .. }
+                | PanelCommand::Timings { .. }
         );
         if self.cx.file().is_none() && !fileless {
             return Err(PageError::no_file());
@@ -769,7 +774,13 @@ impl Viewer {
                 }
                 _ => PanelView::Places { generation, places: Vec::new(), stale: false },
             },
-            PanelCommand::AreaText { x, y } => PanelView::Text { generation, text: self.area_text(x, y) },
+            PanelCommand::Timings { open, redraw } => {
+                PanelView::Text { generation, text: crate::timings::timings_text(&open, &redraw) }
+            }
+            PanelCommand::StateTimings { redraw_ms, map_ms } => {
+                let (sel, len) = (self.views.state.selected(&self.cx), self.views.state.len(&self.cx));
+                PanelView::Text { generation, text: crate::timings::state_timings_text(redraw_ms, map_ms, sel, len) }
+            }
             PanelCommand::Explain { moment } => PanelView::Explain(self.explain_view(moment)?),
             PanelCommand::Findings => PanelView::Findings(self.findings_view()?),
             PanelCommand::Leaks => PanelView::Leaks(self.leaks_view()?),

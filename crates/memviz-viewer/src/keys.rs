@@ -21,6 +21,8 @@ pub enum KeyDid {
     Pin,
     /// Unpinned.
     Unpin,
+    /// The pointer left the plot (`pointer`: what stays, the pinned band's text).
+    Leave,
     /// The window moved: the page hovers at the cursor after its next draw,
     /// whose columns the hit test needs.
     Moved,

@@ -33,9 +33,11 @@ pub mod keys;
 pub mod moment;
 pub mod page;
 pub mod phases;
+pub mod pointer;
 pub mod profiler;
 pub mod ranks;
 pub mod search;
+pub mod timings;
 pub mod view;
 pub mod views;
 pub mod whatif;
@@ -95,6 +97,8 @@ pub struct Viewer {
     last_hit: Option<i32>,
     /// The plot's keyboard cursor, CSS px (keys.rs).
     kb_cursor: Option<[f64; 2]>,
+    /// A press on the plot or the minimap not yet released (pointer.rs).
+    drag: Option<pointer::Drag>,
 }
 
 /// The selector index of a timeline.

@@ -242,6 +242,17 @@ pub enum ViewCommand {
         key: String,
         height: f64,
     },
+    /// Pointer event `on` at CSS (x, y) of the plot or of the minimap
+    /// (`mini`, `width` CSS px wide), `dy` the wheel's: what it did in `key`
+    /// (as a key's), the hover or pin in `pointer` (pointer.rs).
+    Pointer {
+        on: crate::pointer::PointerOn,
+        mini: bool,
+        x: f64,
+        y: f64,
+        width: f64,
+        dy: f64,
+    },
 }
 
 /// An item of a selector.
@@ -469,6 +480,7 @@ impl Viewer {
                 | ViewCommand::StateLocate { .. }
                 | ViewCommand::PlotKey { .. }
                 | ViewCommand::StateKey { .. }
+                | ViewCommand::Pointer { .. }
         );
         if self.cx.file().is_none() && !harmless {
             return Err(PageError::no_file());
@@ -559,13 +571,10 @@ impl Viewer {
             }
             ViewCommand::Numbers => numbers = serde_json::from_str(&self.summary_json()).ok(),
             ViewCommand::NextBand { x, y, dir, height } => value = self.next_band(x, y, dir.signum() as f64, height),
-            ViewCommand::Brush { from, to } => {
-                let (a, b) = (self.minimap_step(from), self.minimap_step(to));
-                let moved = (b - a).abs() >= 1.0;
-                if moved {
-                    self.set_window(a.min(b), a.max(b));
-                }
-                value = Some(moved as u8 as f64);
+            ViewCommand::Brush { from, to } => value = Some(self.brush(from, to) as u8 as f64),
+            ViewCommand::Pointer { on, mini, x, y, width, dy } => {
+                let (k, p) = self.pointer(on, mini, [x, y], width, dy);
+                (key, pointer) = (Some(k), p);
             }
             ViewCommand::StateScroll { dy } => value = Some(self.views.state.scroll(&self.cx, dy) as u8 as f64),
             ViewCommand::StateHover { x, y } => text = Some(self.views.state.hover(&self.cx, x, y)),
@@ -579,7 +588,7 @@ impl Viewer {
                     KeyDid::Pin => Some(self.click_pointer(x, y)),
                     // A click on nothing unpins.
                     KeyDid::Unpin => Some(self.click_pointer(-1.0, -1.0)),
-                    KeyDid::None | KeyDid::Moved => None,
+                    KeyDid::None | KeyDid::Moved | KeyDid::Leave => None,
                 };
                 key = Some(kv);
             }
@@ -618,7 +627,7 @@ impl Viewer {
     }
 
     /// Hover at CSS (x, y): the text and card only when the hit changed.
-    fn hover_pointer(&mut self, x: f64, y: f64) -> PointerView {
+    pub(crate) fn hover_pointer(&mut self, x: f64, y: f64) -> PointerView {
         let hit = self.hit_at(x, y);
         let changed = Some(hit) != self.last_hit;
         self.last_hit = Some(hit);
@@ -628,7 +637,7 @@ impl Viewer {
     }
 
     /// A click at CSS (x, y): pins what is there (nothing: unpins).
-    fn click_pointer(&mut self, x: f64, y: f64) -> PointerView {
+    pub(crate) fn click_pointer(&mut self, x: f64, y: f64) -> PointerView {
         let context = self.click(x, y);
         let hit = self.hit_at(x, y);
         self.last_hit = Some(hit);

@@ -10,6 +10,7 @@ mod common;
 use common::{expected, json, open, FULLSTEP, H, W};
 
 use memviz_viewer::explain::{MomentArg, PanelCommand, PanelView};
+use memviz_viewer::page::ViewCommand;
 use memviz_viewer::Viewer;
 
 const OOM: &str = "oom_pickle_named_json.json";
@@ -70,6 +71,12 @@ fn the_stacked_area_is_drawn_and_hovered() {
     assert!(t.starts_with("step "), "{t}");
     assert!(t.contains("alive; under the pointer: "), "{t}");
     assert_eq!(v.area_text(-5.0, -5.0), "", "outside the plot");
+    // The page hears of it as the pointer's hover (pointer.rs), no band's card.
+    let on = memviz_viewer::pointer::PointerOn::Move;
+    let p =
+        v.command(ViewCommand::Pointer { on, mini: false, x, y: H as f64 - 60.0, width: W as f64, dy: 0.0 }).unwrap();
+    let p = p.pointer.unwrap();
+    assert_eq!((p.hit, p.changed, p.context, p.card), (-2, true, t, None));
     let PanelView::Overview(o) = v.panel(PanelCommand::Overview).unwrap() else { panic!("an overview") };
     assert!(o.kinds.iter().all(|k| k.css.len() == 7 && k.css.starts_with('#')), "{:?}", o.kinds);
 }
