@@ -548,7 +548,7 @@ $('file-select').addEventListener('change', guard((e) => viewChanged(command({ c
 $('device-select').addEventListener('change', guard((e) => viewChanged(command({ cmd: 'set_device', device: +e.target.value }))));
 $('view-select').addEventListener('change', (e) => showView(+e.target.value));
 
-// ---- long work, a slice a frame (docs/page.md) ---------------------------------
+// ---- long work, a slice a frame (docs/page-code.md) ---------------------------------
 const finished = (done) => done === 1 || done === true;
 const nextFrame = () => new Promise((r) => requestAnimationFrame(r));
 /** Runs `step` (a bounded wasm call: 1 or true once done, undefined after a trap) SLICE_MS a
@@ -607,7 +607,7 @@ export async function showView(i, then = () => {}) {
   if (slices) $('view-select').dataset.viewSlices = slices.map((x) => x.toFixed(1)).join(','); // benches/browser
 }
 
-// The slider's value is applied by the next draw: one set_detail a frame (docs/page.md).
+// The slider's value is applied by the next draw: one set_detail a frame (docs/page-code.md).
 let pendingDetail = null, detailDeferred = false; // the last frame set the detail and left its draw to this one
 $('detail').addEventListener('input', guard((e) => {
   pendingDetail = +e.target.value;
@@ -660,7 +660,7 @@ function drawNow() {
   guard(draw)();
 }
 
-// Each canvas's CSS size as a ResizeObserver last saw it (clientWidth forced a layout: docs/page.md).
+// Each canvas's CSS size as a ResizeObserver last saw it (clientWidth forced a layout: docs/page-code.md).
 const seenSize = new WeakMap();
 const sizes = new ResizeObserver((entries) => {
   let changed = false; // a canvas drawn at this size already (the first file's) needs no second draw
@@ -727,7 +727,7 @@ function draw() {
 let prepareScheduled = false; // a prepare_hover is scheduled
 
 /** Runs `fn` in an idle period with room once prepare_hover is done (ending a large worker holds
- * up this page's memory map changes: docs/page.md). */
+ * up this page's memory map changes: docs/page-code.md). */
 function whenSettled(fn) {
   idle((deadline) => ((prepareScheduled || (deadline && deadline.timeRemaining() < 40)) ? whenSettled(fn) : fn()));
 }

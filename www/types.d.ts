@@ -100,24 +100,6 @@ export type FailedLine = { text: string,
  */
 announce: string | null, };
 
-export type WorkerTimings = { 
-/**
- * The worker's read and decode.
- */
-read: number, model: number, replay: number, views: number, 
-/**
- * After the first paint: absent until the first of them.
- */
-versions?: number, 
-/**
- * The longest step, and its kind.
- */
-longest: number, longestStep: string, 
-/**
- * The last step's: the page guesses the next one's time from it.
- */
-last: number, };
-
 export type WhatIfFields = { expandable_segments: boolean, max_split_size_mb: string, roundup_power2_divisions: string, garbage_collection_threshold: string, 
 /**
  * Bytes; empty: what the trace shows.
@@ -177,7 +159,19 @@ export type RowsSort = "bytes" | "count" | "key";
 
 export type PanelCommand = { "cmd": "generation" } | { "cmd": "overview" } | { "cmd": "color_by", mode: ColorMode, } | { "cmd": "highlight", node: number | null, } | { "cmd": "legend" } | { "cmd": "marker_places", width: number, } | { "cmd": "explain", moment: MomentArg, } | { "cmd": "findings" } | { "cmd": "leaks" } | { "cmd": "moment", moment: MomentArg, } | { "cmd": "tree", min_bytes: number | null, } | { "cmd": "icicle_tree" } | { "cmd": "icicle_tip", x: number, y: number, } | { "cmd": "icicle_click", x: number, y: number, } | { "cmd": "rows", by: RowsBy, filter: string, sort: RowsSort | null, offset: number, limit: number | null, } | { "cmd": "what_if_set", fields: WhatIfFields | null, } | { "cmd": "what_if_advise" } | { "cmd": "what_if_step", budget: number, } | { "cmd": "what_if_view" } | { "cmd": "timings", open: OpenTimings, redraw: RedrawTimings, } | { "cmd": "state_timings", redraw_ms: number, map_ms: number, };
 
-export type WorkerTimings = { read: number, model: number, replay: number, views: number, finish: number | null, versions: number | null, longest: number, longestStep: string, };
+export type WorkerTimings = { 
+/**
+ * The worker's read and decode.
+ */
+read: number, model: number, replay: number, views: number, finish?: number, versions?: number, 
+/**
+ * The longest step, and its kind.
+ */
+longest: number, longestStep: string, 
+/**
+ * The last step's: the page guesses the next one's time from it.
+ */
+last: number, };
 
 export type OpenTimings = { decode: number, firstPaint: number, worker: WorkerTimings | null, };
 

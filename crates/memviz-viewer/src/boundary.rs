@@ -103,7 +103,6 @@ pub fn typescript() -> String {
         OpenPlan,
         OpenFailure,
         FailedLine,
-        WorkerTimings,
         WhatIfFields,
         OomVerdict,
         WhatIfChart,

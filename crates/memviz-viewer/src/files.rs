@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::boundary::{ErrorKind, PageError};
+use crate::timings::WorkerTimings;
 pub use memviz_core::sniff::FileKind;
 
 /// A call out of order (the page's bug, not the file's).
@@ -553,47 +554,6 @@ impl OpenCommand {
             OpenCommand::VersionsChunk { .. } | OpenCommand::VersionsEnd { .. } => AdoptStep::Versions,
             _ => return None,
         })
-    }
-}
-
-/// Where this page's time went adopting a worker's decode, ms a step (the
-/// timings line; benches/browser read it as `memviz.timings.worker`).
-#[derive(Serialize, TS, Debug, Clone, Default, PartialEq)]
-#[serde(rename_all = "camelCase")]
-pub struct WorkerTimings {
-    /// The worker's read and decode.
-    pub read: f64,
-    pub model: f64,
-    pub replay: f64,
-    pub views: f64,
-    /// After the first paint: absent until the first of them.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub versions: Option<f64>,
-    /// The longest step, and its kind.
-    pub longest: f64,
-    pub longest_step: String,
-    /// The last step's: the page guesses the next one's time from it.
-    pub last: f64,
-}
-
-impl WorkerTimings {
-    pub fn new(read: f64) -> WorkerTimings {
-        WorkerTimings { read, ..WorkerTimings::default() }
-    }
-
-    pub fn add(&mut self, step: AdoptStep, ms: f64) {
-        let (sum, name) = match step {
-            AdoptStep::Model => (&mut self.model, "model"),
-            AdoptStep::Replay => (&mut self.replay, "replay"),
-            AdoptStep::Views => (&mut self.views, "views"),
-            AdoptStep::Versions => (self.versions.get_or_insert(0.0), "versions"),
-        };
-        *sum += ms;
-        if ms > self.longest {
-            (self.longest, self.longest_step) = (ms, name.to_string());
-        }
-        self.last = ms;
     }
 }
 

@@ -1,14 +1,18 @@
 //! The page's timings line: how long the last open and the last redraw took
 //! (www/app.js measures, the text is made here).
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+
+use crate::files::AdoptStep;
 use ts_rs::TS;
 
-/// The decode worker's part of an open, ms a step (`finish` and `versions`
-/// come after the first paint: absent until then).
-#[derive(Debug, Clone, PartialEq, Default, Deserialize, TS)]
+/// The decode worker's part of an open, ms a step: memviz-wasm adds up each
+/// adopt step's time (`add`), the page adds the worker's `finish`; `finish`
+/// and `versions` come after the first paint (absent until then).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct WorkerTimings {
+    /// The worker's read and decode.
     pub read: f64,
     #[serde(default)]
     pub model: f64,
@@ -16,11 +20,40 @@ pub struct WorkerTimings {
     pub replay: f64,
     #[serde(default)]
     pub views: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub finish: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub versions: Option<f64>,
+    /// The longest step, and its kind.
+    #[serde(default)]
     pub longest: f64,
     #[serde(default)]
     pub longest_step: String,
+    /// The last step's: the page guesses the next one's time from it.
+    #[serde(default)]
+    pub last: f64,
+}
+
+impl WorkerTimings {
+    pub fn new(read: f64) -> WorkerTimings {
+        WorkerTimings { read, ..WorkerTimings::default() }
+    }
+
+    pub fn add(&mut self, step: AdoptStep, ms: f64) {
+        let (sum, name) = match step {
+            AdoptStep::Model => (&mut self.model, "model"),
+            AdoptStep::Replay => (&mut self.replay, "replay"),
+            AdoptStep::Views => (&mut self.views, "views"),
+            AdoptStep::Versions => (self.versions.get_or_insert(0.0), "versions"),
+        };
+        *sum += ms;
+        if ms > self.longest {
+            (self.longest, self.longest_step) = (ms, name.to_string());
+        }
+        self.last = ms;
+    }
 }
 
 /// The last open, ms from the file's arrival.
