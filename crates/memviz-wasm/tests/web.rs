@@ -342,14 +342,16 @@ fn explain_api_on_the_example() {
     v.render(&c.plot, &c.sel, &c.axes, &c.mini).unwrap();
     let got = colors(&c.plot);
     assert!(got.iter().all(|x| allowed.contains(x)), "{got:?}");
+    // A hover of the stacked area names a kind (hit -2), not a band.
     let area = |v: &mut Viewer, x: f64, y: f64| {
-        let t =
-            v.panel(memviz_wasm::boundary::to_js(&serde_json::json!({"cmd": "area_text", "x": x, "y": y}))).unwrap();
-        memviz_wasm::boundary::from_js::<serde_json::Value>(&t).unwrap()["text"].as_str().unwrap().to_string()
+        let cmd = serde_json::json!({"cmd": "pointer", "on": "move", "mini": false, "x": x, "y": y, "width": 900.0, "dy": 0.0});
+        let p = v.command(memviz_wasm::boundary::to_js(&cmd)).unwrap();
+        let p = &memviz_wasm::boundary::from_js::<serde_json::Value>(&p).unwrap()["pointer"];
+        p["hit"] == -2 && p["context"].as_str().is_some_and(|t| t.contains("under the pointer"))
     };
-    assert!(!area(&mut v, 450.0, 390.0).is_empty() || !area(&mut v, 450.0, 300.0).is_empty());
+    assert!(area(&mut v, 450.0, 390.0) || area(&mut v, 450.0, 300.0));
     color_by(&mut v, "allocation").unwrap();
-    assert!(area(&mut v, 450.0, 300.0).is_empty());
+    assert!(!area(&mut v, 450.0, 390.0) && !area(&mut v, 450.0, 300.0));
     // A stack-tree node holding part of the peak: the rest is grayed, its
     // allocations keep their colors.
     panel(&mut v, serde_json::json!({"cmd": "moment", "moment": "peak"})).unwrap();
