@@ -3,25 +3,17 @@
 //! copied in: a missing one fails the test) and running the `memviz` binary.
 #![allow(dead_code)] // each test file uses a part
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use serde_json::Value;
 
-pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-pub fn shared_dir() -> PathBuf {
-    let dir = std::env::var_os("MEMVIZ_SHARED").map(PathBuf::from).unwrap_or_else(|| repo_root().join("../shared"));
-    assert!(
-        dir.join("snapshots").is_dir(),
-        "the shared data directory {} (with snapshots/ and tools/) is missing: clone it beside the repository as \
-         ../shared, or point MEMVIZ_SHARED at it",
-        dir.display()
-    );
-    dir
-}
+// Where the repository and ../shared are: one rule, the core's tests' (every
+// crate's tests read the same recordings).
+#[path = "../../../memviz-core/tests/common/mod.rs"]
+mod shared;
+#[allow(unused_imports)] // each test file uses a part
+pub use shared::{repo_root, shared_dir};
 
 pub fn snapshot(name: &str) -> String {
     shared_dir().join("snapshots").join(name).to_str().unwrap().to_string()
