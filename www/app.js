@@ -124,6 +124,8 @@ function runDrawListeners() {
     listenersPage = null;
   }
 }
+/** Whether this file's draw listeners (the Findings strip, panels, markers) have run: the layout is settled. */
+export const listenersSettled = () => !!viewer && viewer.generation() === listenersGen;
 /** Runs now the listeners a new file waits for: a call right after an open must not be undone by their reset. */
 export function settleListeners() {
   if (viewer && viewer.generation() !== listenersGen) { listenersGen = viewer.generation(); runDrawListeners(); }

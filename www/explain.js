@@ -8,7 +8,7 @@ import { ask, generation, setMoment, legend } from './moment.js';
 import { $, fill, onCmd } from './bind.js';
 
 const plot = $('plot'), markers = $('explain-markers'), strip = $('findings');
-let gen = -1, shown = null; // the generation the panels show, the moment explained
+let gen = -1, shown = null, placed = -1; // the generation the panels show, the moment explained, the one whose Findings are in place
 
 /** Places the markers on the plot (another view: its own first). */
 function placeMarkers() {
@@ -33,8 +33,11 @@ function overview() {
 
 /** The findings, most important first (the analysis built first, a slice a frame; another generation cancels it). */
 function findings() {
-  withAnalysis(() => fill(strip, /** @type {import('./types').FindingsView} */ (ask({ cmd: 'findings' }))));
+  const g = gen;
+  withAnalysis(() => { fill(strip, /** @type {import('./types').FindingsView} */ (ask({ cmd: 'findings' }))); placed = g; });
 }
+/** Whether the Findings strip (above the plot: it moves it down) is in place for the file shown. */
+export const findingsPlaced = () => placed === gen && gen === generation();
 
 /** Explains `moment` (an OOM: {oom: K}; 'peak'; {event: E}) and sets t there. @param {import('./types').MomentArg} moment */
 export function explain(moment) {
@@ -69,7 +72,8 @@ onDraw(() => {
       ask({ cmd: 'highlight', node: null });
       afterPaint().then(guard(() => {
         if (generation() !== g) return;
-        if (overview().findings_now) findings(); else fill(strip, { shown: true, compute: true }); // a long trace: on a click
+        if (overview().findings_now) findings();
+        else { fill(strip, { shown: true, compute: true }); placed = g; } // a long trace: on a click
         showLeaks();
         legend();
       }));

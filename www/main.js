@@ -1,6 +1,6 @@
 // memviz page entry point (index.html's module script; scripts/finish-dist.mjs
 // bundles the same graph into the standalone file). Imported in the order they run in.
-import { getViewer, getRecovering, guard, redraw, openFiles, showError, timings, command } from './app.js';
+import { getViewer, getRecovering, guard, redraw, openFiles, showError, timings, command, listenersSettled } from './app.js';
 import { debugPanicNext, debugOomNext } from './decode-worker.js';
 import * as views from './views.js';
 import * as moment from './moment.js';
@@ -15,6 +15,7 @@ import './phases.js';
 window.memviz = Object.freeze({
   get viewer() { return getViewer(); },
   get recovering() { return getRecovering(); },
+  get settled() { return listenersSettled() && explain.findingsPlaced(); }, // the plot has stopped moving
   openFiles, showError, timings, redraw, guard, debugPanicNext, debugOomNext, command,
   views: { select: views.select, stats: views.stats },
   moment: { setMoment: moment.setMoment, get view() { return moment.momentView(); } },

@@ -155,7 +155,8 @@ export async function waitOpened(page, name, timeout = 60000) {
     const sel = document.querySelector('#file-select');
     return sel && [...sel.options].some((o) => o.textContent === name) &&
       sel.selectedOptions[0]?.textContent === name &&
-      document.querySelector('#summary [data-k]') && document.querySelector('#plot').dataset.bandsDrawn !== undefined;
+      document.querySelector('#summary [data-k]') && document.querySelector('#plot').dataset.bandsDrawn !== undefined &&
+      window.memviz.settled; // the Findings strip above the plot is in place: plot coordinates hold
   }, name, { timeout });
 }
 
