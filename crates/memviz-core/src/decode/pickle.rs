@@ -1706,16 +1706,15 @@ impl PickleDecoder {
                 let what = match (self.carry.first(), self.stalled) {
                     (None, _) => "the pickle ends before its STOP opcode".to_string(),
                     (Some(&op), Some((_, Some(claim)))) => format!(
-                        "the opcode {} (0x{op:02x}) at byte offset {} claims {claim} bytes of data; the file ends before them",
+                        "the opcode {} (0x{op:02x}) from byte {} claims {claim} bytes of data; the file ends",
                         op_name(op),
                         self.base,
                     ),
-                    (Some(&op), _) => format!(
-                        "the pickle ends inside the opcode {} (0x{op:02x}) that starts at byte offset {}",
-                        op_name(op),
-                        self.base
-                    ),
+                    (Some(&op), _) => {
+                        format!("the opcode {} (0x{op:02x}) from byte {} is cut off", op_name(op), self.base)
+                    }
                 };
+                // Display appends " at byte offset {end}": each wording above ends where it reads on.
                 Err(Error::at(ErrorKind::Truncated, end, format!("truncated file: {what}")))
             }
         }
