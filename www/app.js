@@ -43,13 +43,6 @@ const warmRound = () => {
     document.body.dataset.warmError = String(e.message); // for the tests: the code stays cold
   }
 };
-// Text in a font not used yet (2-3 ms of layout the first time), laid out once while idle, hidden (index.html).
-function warmFonts() {
-  const d = $('warm-fonts').content.firstElementChild.cloneNode(true);
-  document.body.append(d);
-  void d.offsetWidth;
-  d.remove();
-}
 // The plot's canvases, transparent, three frames under a cover (style.css body.warming): their
 // compositor buffers exist before a file (painted 7-10 ms sooner under 4 MB, docs/open.md).
 async function warmCanvases() {
@@ -78,7 +71,6 @@ wasmLoaded.then(() => {
       if (viewer && waitsForFile()) guard(() => ahead(viewer, 'small'))();
       prewarm(); // the decode worker, started ahead
       if (awaitsFile()) fileComing();
-      warmFonts();
       warmCanvases().then(() => Object.assign(document.body.dataset, { warm: '1', warmRounds: round })); // tests and benchmarks: the idle work is done
     });
   };
@@ -184,19 +176,14 @@ function crashed(e) {
     .finally(() => { recovering = null; });
 }
 
-/** The busy note of a build by `owner` (its cancelled()), `done` 0 to 1; hidden unless a later build shows its own. */
+/** The busy note of a build by `owner` (its cancelled()), `done` 0 to 1; hidden unless a later build shows its own
+ * (emptied: its progress without a value is indeterminate again). */
 let busyOwner = null;
 function showBusy(text, done, owner) {
   busyOwner = owner;
-  $('busy-text').textContent = text;
-  $('busy').querySelector('progress').value = done;
-  $('busy').hidden = false;
+  fill($('busy'), { text, done, shown: true });
 }
-function hideBusy(owner) {
-  if (owner !== busyOwner) return;
-  $('busy').hidden = true;
-  $('busy').querySelector('progress').removeAttribute('value'); // indeterminate again, as index.html has it
-}
+const hideBusy = (owner) => { if (owner === busyOwner) fill($('busy'), {}); };
 
 // Runs `fn` once the analysis and (unless `state` is false) the state history are built: at once, or
 // a slice a frame; calls meanwhile wait for the same build, in order; another file or device cancels it.
