@@ -525,7 +525,7 @@ $('file-input').addEventListener('change', (e) => {
 // worker writes memory ahead meanwhile (expectFile); let go if none comes.
 const fileComing = () => expectFile((bytes) => { document.body.dataset.aheadWritten = bytes; }); // for tests
 /** The page waits for the user's file: none open or read, none coming another way (share.js). */
-const awaitsFile = () => !currentName && !(viewer && viewer.file_count() > 0) && window.parent === window &&
+const awaitsFile = () => waitsForFile() && window.parent === window &&
   !document.getElementById('memviz-embedded-snapshot') && !/(^#|&)file=/.test(location.hash);
 /** None came (to the worker): that worker ends after `wait(end)`, then the next is spawned when idle. */
 const noFileCame = (wait = (end) => end()) => noFile((end) => wait(() => { end(); idle(prewarm); }));
