@@ -52,8 +52,7 @@ plot.addEventListener('dblclick', () => update({ reset: true }));
 $('profiler-close').addEventListener('click', () => {
   if (pv) pv.free();
   pv = null;
-  const v = getViewer();
-  document.body.dataset.page = v && v.file_count() > 0 ? 'snapshot' : 'start';
+  document.body.dataset.page = getViewer()?.file_count() > 0 ? 'snapshot' : 'start';
 });
 plot.addEventListener('wheel', (e) => {
   if (!pv) return;

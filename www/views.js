@@ -76,12 +76,10 @@ for (const id of ['event-list', 'segment-map']) $(id).addEventListener('keydown'
     select(0, { cmd: 'state_key', key: e.key, height: $('event-list').clientHeight })) e.preventDefault();
 }));
 $('event-list').addEventListener('scroll', G(() => { if (kind === 'state') renderRows(); }));
-/** The event of a list row under `e`, or null. */
-const rowOf = (e) => (e.target.dataset && e.target.dataset.i !== undefined ? +e.target.dataset.i : null);
 onCmd($('event-rows'), G((i) => { $('event-list').focus(); select(i); }));
 $('event-rows').addEventListener('mouseover', G((e) => {
-  const i = rowOf(e);
-  if (i !== null) $('context').textContent = command({ cmd: 'state_event', event: i }).state.event_text;
+  const i = e.target.dataset?.i; // a shown row's event
+  if (i) $('context').textContent = command({ cmd: 'state_event', event: +i }).state.event_text;
 }));
 $('event-list').addEventListener('mouseleave', G(() => {
   if (kind === 'state') $('context').textContent = command({ cmd: 'get' }).state.event_text;
