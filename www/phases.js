@@ -19,7 +19,7 @@ const ask = (extra = {}) => getViewer().phases({ filter: $('phase-filter').value
 function axisControl(d) {
   $('x-axis').value = d.axis;
   $('x-axis').disabled = d.reason !== '';
-  fill($('x-axis-reason'), d);
+  $('x-axis-reason').textContent = d.reason ? `(${d.reason})` : '';
 }
 $('x-axis').addEventListener('change', guard((e) => { if (getViewer()) { axisControl(ask({ axis: e.target.value })); redraw(); } }));
 

@@ -164,7 +164,8 @@ function showMatch(m, show = true) {
 
 for (const el of boxes) {
   el.addEventListener('input', () => {
-    [searchBox, boxes[+(el === boxes[0])].value] = [el, ''];
+    searchBox = el;
+    boxes[+(el === boxes[0])].value = ''; // the other box
     clearTimeout(searchTimer);
     searchTimer = setTimeout(G(() => runSearch(el)), 150);
   });
