@@ -4,7 +4,7 @@
 // core's rule: format.rs hover_card). A pinned card stays and takes the pointer.
 import { $, fill } from './bind.js';
 
-const card = $('hover-card'), fold = card.querySelector('.card-fold'), more = card.querySelector('.card-folded');
+const card = $('hover-card'), more = /** @type {HTMLDetailsElement} */ (card.querySelector('.card-folded'));
 const GAP = 14; // px between the pointer and the card
 let pinned = false;
 let size = [0, 0]; // [w, h] of the card as last filled: read once per fill, not per move
@@ -16,13 +16,11 @@ function show(c, text) {
   if ((card.hidden = !c && !text)) return false;
   const [first, ...notes] = c ? c.head.split('\n') : [text];
   fill(card, { ...c, first, notes: notes.join('\n') });
-  more.hidden = true;
-  fold.setAttribute('aria-expanded', 'false');
+  more.open = false;
   size = [card.offsetWidth, card.offsetHeight];
   return true;
 }
-fold.addEventListener('click', () => {
-  fold.setAttribute('aria-expanded', String(!(more.hidden = !more.hidden)));
+more.addEventListener('toggle', () => { // the folded frames shown or not
   size = [card.offsetWidth, card.offsetHeight];
   place(at[0], at[1]); // taller or shorter: still inside the viewport
 });

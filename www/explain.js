@@ -15,10 +15,8 @@ function placeMarkers() {
   const { places, stale } = ask({ cmd: 'marker_places', width: plot.clientWidth });
   if (stale) return overview();
   [...markers.children].forEach((el, i) => {
-    const at = places[i];
-    if ((el.hidden = !at)) return;
-    el.style.left = at.x + 'px'; // its top and height: style.css
-    el.firstElementChild.style.top = at.top + 'px';
+    el.hidden = !places[i]; // x and its label's row (--top); its top and height: style.css
+    el.style.cssText = places[i] ? `left: ${places[i].x}px; --top: ${places[i].top}px` : '';
   });
 }
 

@@ -5,7 +5,7 @@
 // markers, the hovered step's time, the "x: steps | time" control. Laid out again
 // after a draw that moved them; a timeline just shown gets them in the next task.
 import { getViewer, guard, redraw, onDraw, afterPaint, command } from './app.js';
-import { $, add } from './bind.js';
+import { $, fill } from './bind.js';
 
 const box = $('plot-box'), plot = $('plot'), bar = $('phase-controls'), layer = $('phase-layer');
 /** @type {import('./types').PhasesView | null} */
@@ -42,7 +42,7 @@ function follow(now = false) {
     if (d.pending) { // a timeline just shown: the old phases go now, its own in the next task
       data = null;
       laidOut = $('phase-count').textContent = $('time-readout').textContent = '';
-      layer.replaceChildren();
+      fill(layer, {});
       if (!later) later = true, afterPaint().then(() => { later = false; follow(true); });
       return;
     }
@@ -51,9 +51,7 @@ function follow(now = false) {
     const key = JSON.stringify(d.boxes);
     if (key === laidOut) return;
     laidOut = key;
-    layer.style.left = plot.offsetLeft + 'px'; // the boxes are placed from the plot's left edge
-    layer.replaceChildren();
-    add(layer, d.boxes);
+    fill(layer, d); // placed from the plot's left edge: the plot fills the box (style.css)
     $('phase-count').textContent = d.count;
   } catch (_) { /* the viewer is restarting */ }
 }

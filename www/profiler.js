@@ -34,10 +34,8 @@ async function open(file) {
   }
   if (pv) pv.free();
   pv = view;
-  panel.hidden = false;
-  document.body.dataset.page = 'profiler'; // style.css: the chart replaces the snapshot's panels
+  document.body.dataset.page = 'profiler'; // style.css: the chart replaces the snapshot's panels and the hint
   panel.dataset.file = file.name;
-  $('hint').hidden = true;
   const m = update();
   if (!m) return;
   $('profiler-chart').replaceChildren(...m.charts.map((t, i) => new Option(t, String(i))));
@@ -54,10 +52,7 @@ plot.addEventListener('dblclick', () => update({ reset: true }));
 $('profiler-close').addEventListener('click', () => {
   if (pv) pv.free();
   pv = null;
-  panel.hidden = true;
-  const v = getViewer();
-  document.body.dataset.page = v && v.file_count() > 0 ? 'snapshot' : 'start';
-  $('hint').hidden = document.body.dataset.page !== 'start';
+  document.body.dataset.page = getViewer()?.file_count() > 0 ? 'snapshot' : 'start';
 });
 plot.addEventListener('wheel', (e) => {
   if (!pv) return;

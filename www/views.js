@@ -4,7 +4,7 @@
 // and the state history. app.js calls changed() on a view change, draw() before drawing (true: drawn here).
 import { getViewer as V, guard as G, redraw, addViewHooks, onPin, showView, command, getPage, sizeCanvas } from './app.js';
 import { announce } from './announce.js';
-import { $, fill } from './bind.js';
+import { $, fill, add, onCmd } from './bind.js';
 
 let kind = 'timeline', mapHover = ''; // the view's kind; the segment map's hover text
 const stats = { lastMs: 0, maxMs: 0, count: 0 };
@@ -12,12 +12,10 @@ const stats = { lastMs: 0, maxMs: 0, count: 0 };
 /** @param {import('./types').PageView | null} p */
 function changed(p) {
   kind = p ? p.kind : 'timeline';
-  document.body.dataset.kind = kind;
-  $('settings').hidden = kind !== 'settings';
-  $('state-box').hidden = kind !== 'state';
+  document.body.dataset.kind = kind; // style.css shows the settings or the state history
   mapHover = '';
   if (!p) return;
-  if (p.settings != null) $('settings').textContent = p.settings;
+  fill($('settings'), p);
   rerunSearch();
   if (kind === 'state') drawState(true);
   updateJump(p);
@@ -26,10 +24,7 @@ function changed(p) {
 /** After an internal error: no file, the timeline view's layout. */
 function reset() {
   changed(null);
-  for (const id of ['search-count', 'state-totals', 'state-frag', 'state-rows', 'state-issues']) $(id).textContent = '';
-  delete $('search-count').dataset.n;
-  fill($('search-list'), { matches: [] });
-  $('search-list').hidden = $('to-state').hidden = $('to-timeline').hidden = true;
+  for (const id of ['search-count', 'search-list', 'state-head', 'to-state', 'to-timeline']) fill($(id), {});
 }
 
 /** Draws the state history or settings; false for timeline views. */
@@ -39,19 +34,12 @@ const draw = () => (kind === 'state' ? (drawState(), true) : kind === 'settings'
 /** Fills the list's visible rows (`follow`: scrolled to the selected event first); reused rows:
  * the list's mouseover is delegated, and a row replaced under the pointer gets none. */
 function renderRows(follow = false) {
-  const el = $('event-list');
+  const el = $('event-list'), box = $('event-rows');
   const st = command({ cmd: 'state_list', scroll_top: el.scrollTop, height: el.clientHeight, follow }).state;
-  $('event-spacer').style.height = st.list.spacer;
+  fill(el, st); // the spacer's height, the rows' offset
   if (st.list.scroll_top != null) el.scrollTop = st.list.scroll_top;
-  const box = $('event-rows');
-  box.style.transform = st.list.transform;
-  while (box.children.length < st.rows.length) box.append(document.createElement('div'));
-  [...box.children].forEach((d, k) => {
-    const r = st.rows[k];
-    if ((d.hidden = !r)) return;
-    Object.assign(d, { textContent: r.text, className: r.mark });
-    d.dataset.i = r.index;
-  });
+  add(box, Array(Math.max(0, st.rows.length - box.children.length)).fill({}));
+  [...box.children].forEach((d, k) => fill(d, st.rows[k] ?? null)); // none: hidden
   return st;
 }
 
@@ -61,11 +49,10 @@ function drawState(follow = false) {
   sizeCanvas(c);
   const mapMs = v.state_render(c);
   const st = renderRows(follow);
-  const sel = st.selected ?? -1;
   fill($('state-head'), st);
   if (!mapHover) $('context').textContent = st.event_text;
   const ms = stats.lastMs = performance.now() - t0;
-  Object.assign(c.dataset, { selected: sel, redrawMs: ms.toFixed(2) });
+  Object.assign(c.dataset, { selected: st.selected ?? -1, redrawMs: ms.toFixed(2) });
   $('timings').textContent = v.panel({ cmd: 'state_timings', redraw_ms: ms, map_ms: mapMs }).text;
   updateJump(getPage());
 }
@@ -89,15 +76,10 @@ for (const id of ['event-list', 'segment-map']) $(id).addEventListener('keydown'
     select(0, { cmd: 'state_key', key: e.key, height: $('event-list').clientHeight })) e.preventDefault();
 }));
 $('event-list').addEventListener('scroll', G(() => { if (kind === 'state') renderRows(); }));
-/** The event of a list row under `e`, or null. */
-const rowOf = (e) => (e.target.dataset && e.target.dataset.i !== undefined ? +e.target.dataset.i : null);
-$('event-rows').addEventListener('click', G((e) => {
-  const i = rowOf(e);
-  if (i !== null) { $('event-list').focus(); select(i); }
-}));
+onCmd($('event-rows'), G((i) => { $('event-list').focus(); select(i); }));
 $('event-rows').addEventListener('mouseover', G((e) => {
-  const i = rowOf(e);
-  if (i !== null) $('context').textContent = command({ cmd: 'state_event', event: i }).state.event_text;
+  const i = e.target.dataset?.i; // a shown row's event
+  if (i) $('context').textContent = command({ cmd: 'state_event', event: +i }).state.event_text;
 }));
 $('event-list').addEventListener('mouseleave', G(() => {
   if (kind === 'state') $('context').textContent = command({ cmd: 'get' }).state.event_text;
@@ -132,7 +114,7 @@ function setView(id, then) {
 
 /** @param {import('./types').PageView | null} p */
 function updateJump(p) {
-  if (p) [$('to-state').hidden, $('to-timeline').hidden] = [!p.to_state, !p.to_timeline];
+  if (p) for (const id of ['to-state', 'to-timeline']) fill($(id), p);
 }
 
 /** @param {import('./types').PageView} p the page view after a ShowElement */
@@ -156,24 +138,20 @@ $('to-timeline').addEventListener('click', G(() => {
 onPin(G(() => updateJump(getPage()))); // a band pinned in the timeline: Show in state history
 
 // ---- search --------------------------------------------------------------------
-/** @type {import('./types').SearchBy} */
-let searchKind = 'address';
-let searchTimer = 0;
-const query = () => (searchKind === 'frame' ? $('search-frame') : $('search-addr')).value;
+const boxes = [$('search-addr'), $('search-frame')]; // searched by address, by frame text: one at a time
+let searchBox = boxes[0], searchTimer = 0; // the box typed in last; its debounce
 
-function runSearch() {
-  searchTimer = 0;
+function runSearch(el = searchBox) {
+  clearTimeout(searchTimer);
+  [searchBox, searchTimer] = [el, 0];
   if (!V()) return;
-  const s = command({ cmd: 'search', by: searchKind, text: query() }).search, list = $('search-list');
-  Object.assign($('search-count'), { textContent: s.count_text }).dataset.n = String(s.count);
-  fill(list, s);
-  if (s.more) list.append(Object.assign(document.createElement('li'), { className: 'more', textContent: s.more }));
-  list.hidden = !s.count;
+  const s = command({ cmd: 'search', by: el === boxes[1] ? 'frame' : 'address', text: el.value }).search;
+  for (const id of ['search-count', 'search-list']) fill($(id), s); // its "… 12 more": views.css
   if (kind === 'state') renderRows();
   else if (kind !== 'settings') redraw();
 }
 
-const rerunSearch = () => { if (query().trim() || $('search-count').dataset.n) runSearch(); };
+const rerunSearch = () => { if (searchBox.value.trim() || $('search-count').dataset.n) runSearch(); };
 
 /** Shows match `m` (null: none); `show`: not shown by the viewer yet. */
 function showMatch(m, show = true) {
@@ -184,26 +162,21 @@ function showMatch(m, show = true) {
   else shownElement(command({ cmd: 'show_element', element: m }));
 }
 
-/** @type {[string, import('./types').SearchBy, string][]} */
-const searchBoxes = [['search-addr', 'address', 'search-frame'], ['search-frame', 'frame', 'search-addr']];
-for (const [id, k, other] of searchBoxes) {
-  $(id).addEventListener('input', () => {
-    searchKind = k;
-    $(other).value = '';
+for (const el of boxes) {
+  el.addEventListener('input', () => {
+    searchBox = el;
+    boxes[+(el === boxes[0])].value = ''; // the other box
     clearTimeout(searchTimer);
-    searchTimer = setTimeout(G(runSearch), 150);
+    searchTimer = setTimeout(G(() => runSearch(el)), 150);
   });
-  $(id).addEventListener('keydown', G((e) => {
+  el.addEventListener('keydown', G((e) => {
     if (e.key !== 'Enter') return;
     e.preventDefault();
-    if (searchKind !== k || searchTimer) { clearTimeout(searchTimer); searchKind = k; runSearch(); }
+    if (searchBox !== el || searchTimer) runSearch(el);
     showMatch(command({ cmd: 'search_next', backwards: e.shiftKey }).search.current, false);
   }));
 }
-$('search-list').addEventListener('click', G((e) => {
-  const m = e.target.dataset && e.target.dataset.m;
-  if (m !== undefined) showMatch(+m);
-}));
+onCmd($('search-list'), G((m) => showMatch(m)));
 
 addViewHooks({ changed, draw, reset });
 // main.js puts these on its test/debug handle (window.memviz.views).

@@ -21,9 +21,7 @@ const draw = (canvas, cmd, box = canvas) => getViewer().panel_draw(canvas, { cmd
 // The prediction over the Active Cached Segment Timeline (the overlay has the plot's box: style.css).
 function placeOverlay() {
   const o = getViewer()?.file_count() ? draw(overlay, 'what_if_overlay', plot) : null;
-  fill(legend, o ?? {});
-  overlay.dataset.points = String(o?.count ?? 0);
-  overlay.hidden = !o?.drawn;
+  for (const el of [legend, overlay]) fill(el, o ?? {}); // the overlay: whether drawn, its points (index.html)
 }
 /** Shows a refusal (a PageError; null: none); anything else is a trap (app.js restarts the viewer). */
 const refused = (e) => { if (e && !e.kind) throw e; fill($('whatif-error'), e ?? {}); panel.dataset.error = e?.kind ?? ''; };

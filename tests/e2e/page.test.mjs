@@ -58,7 +58,7 @@ const cardBox = (page) => page.$eval('#hover-card', (c) => {
     frames: [...c.querySelectorAll('.card-frames .card-frame')].map((f) => f.textContent),
     fold: c.querySelector('.card-fold')?.textContent ?? '',
     folded: [...c.querySelectorAll('.card-folded .card-frame')].map((f) => f.textContent),
-    foldedShown: !(c.querySelector('.card-folded')?.hidden ?? true), pinned: c.classList.contains('pinned') };
+    foldedShown: !!c.querySelector('.card-folded')?.open, pinned: c.classList.contains('pinned') };
 });
 
 function inside(b, what) {
