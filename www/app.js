@@ -218,7 +218,7 @@ export function guard(fn) {
 
 /** Empties the controls, the summary and the canvases (no file open). */
 function resetControls() {
-  for (const id of ['file-select', 'device-select', 'view-select']) fillSelect($(id), [], '');
+  for (const id of ['file-select', 'device-select', 'view-select']) fill($(id), {});
   $('detail').disabled = $('reset-zoom').disabled = true;
   for (const id of ['summary', 'context', 'timings', 'detail-label']) $(id).textContent = '';
   hideCard(true);
@@ -473,12 +473,6 @@ function openExample() {
 }
 
 // ---- controls --------------------------------------------------------------
-function fillSelect(sel, items, current) {
-  sel.replaceChildren(...items.map(([value, text]) => new Option(text, value)));
-  sel.value = String(current);
-  sel.disabled = items.length === 0;
-}
-
 /** A file was opened: its warnings (what the reader left out), then its controls. */
 const opened = guard(function () {
   const p = command({ cmd: 'get' });
@@ -495,13 +489,10 @@ export const showFile = guard(function (i, device) {
 function viewChanged(p, files = false) {
   document.body.dataset.page = 'snapshot'; // style.css: the snapshot's panels show
   $('hint').hidden = true;
-  if (files) {
-    fillSelect($('file-select'), p.files.map((n, i) => [i, n]), p.file);
-    fillSelect($('view-select'), p.views.map((v, i) => [i, v.name]), p.views.findIndex((v) => v.id === p.view));
-  }
+  if (files) for (const id of ['file-select', 'view-select']) fill($(id), p); // index.html's templates
   pendingDetail = null; // the slider now shows this view's detail
   currentName = p.files[p.file] || currentName;
-  fillSelect($('device-select'), p.devices.map((d) => [d.value, d.label]), p.device);
+  fill($('device-select'), p);
   const slider = $('detail');
   slider.max = p.elements;
   slider.value = p.detail;

@@ -2,7 +2,7 @@
 // Fills DOM templates (markup in index.html) from a typed view model. Under `root`:
 //   data-text="path" textContent · data-show="path" ("!path") hidden unless truthy (falsy;
 //   an empty list is falsy) · data-attr-NAME / data-style-NAME="path" an attribute / style
-//   property · data-class="path" adds a class · data-cmd="path" the value as JSON in
+//   property · data-prop-NAME="path" ("!path") a property (value, disabled) · data-class="path" adds a class · data-cmd="path" the value as JSON in
 //   data-payload, read back by `onCmd` · data-each="path" a copy of the template (its
 //   <template> child, or the one data-tpl names) per item (an object: one; null: none).
 // A path is dotted ("at.step"); "." is the model itself, "#" the item's index.
@@ -35,6 +35,7 @@ export function fill(root, model, i = 0) {
     else if (name === 'data-cmd') el.setAttribute('data-payload', JSON.stringify(v() ?? null));
     else if (name === 'data-each') { clear(el); add(/** @type {HTMLElement} */ (el), v(), 0); }
     else if (name.startsWith('data-attr-')) el.setAttribute(name.slice(10), String(v() ?? ''));
+    else if (name.startsWith('data-prop-')) el[name.slice(10)] = value.startsWith('!') ? !truthy(v()) : v();
     else if (name.startsWith('data-style-')) /** @type {HTMLElement} */ (el).style.setProperty(name.slice(11), v() ?? '');
   }
   if (!el || !el.matches('[data-each],[data-tpl]')) for (const c of [...root.children]) fill(c, model, i);

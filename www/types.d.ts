@@ -727,7 +727,11 @@ export type PageView = {
 /**
  * [`Viewer::generation`]: changes with the file or device.
  */
-generation: number, files: Array<string>, file: number, devices: Array<Choice>, device: number, views: Array<ViewChoice>, view: ViewId, kind: ViewKind, 
+generation: number, files: Array<string>, file: number, devices: Array<Choice>, device: number, views: Array<ViewChoice>, view: ViewId, 
+/**
+ * The view selector's value: `view`'s place in `views`.
+ */
+view_index: number, kind: ViewKind, 
 /**
  * Elements of the current view (the detail slider's maximum).
  */

@@ -397,6 +397,8 @@ pub struct PageView {
     pub device: u32,
     pub views: Vec<ViewChoice>,
     pub view: ViewId,
+    /// The view selector's value: `view`'s place in `views`.
+    pub view_index: u32,
     pub kind: ViewKind,
     /// Elements of the current view (the detail slider's maximum).
     pub elements: u32,
@@ -692,6 +694,7 @@ impl Viewer {
                 .map(|i| ViewChoice { id: ViewId::of(i), name: self.views.get(i).name().to_string() })
                 .collect(),
             view: ViewId::of(self.view()),
+            view_index: self.view() as u32,
             kind,
             elements,
             detail,
