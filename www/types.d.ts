@@ -325,7 +325,7 @@ count: number,
  */
 label: string, };
 
-export type RanksCommand = { "do": "order", names: Array<string>, } | { "do": "overview", file: number, } | { "do": "trim" } | { "do": "memory" } | { "do": "prepare_show", file: number, device: number | null, budget: number, } | { "do": "prepare_side", file: number, device: number, budget: number, } | { "do": "diff" } & DiffCommand | { "do": "snapshots", names: Array<string>, folder: string | null, };
+export type RanksCommand = { "do": "order", names: Array<string>, } | { "do": "overview", file: number, } | { "do": "trim" } | { "do": "memory" } | { "do": "status", loading: number, } | { "do": "reading", name: string, size: number, read: number | null, building: boolean, } | { "do": "diff" } & DiffCommand | { "do": "snapshots", names: Array<string>, folder: string | null, };
 
 export type PeakCell = { distance: number, fill: string, title: string, };
 
@@ -339,9 +339,13 @@ ranks: Array<number | null>,
  */
 rows: Array<RankTableRow>, 
 /**
- * "(4 rows)".
+ * "(4 rows)", "(reading 2 more…)".
  */
-status: string, timeline_bytes: number[], done: number, diff: DiffView | null, 
+status: string, 
+/**
+ * `Reading`: the row.
+ */
+reading: ReadingRow | null, timeline_bytes: number[], done: number, diff: DiffView | null, 
 /**
  * Why nothing was kept (`Snapshots`), else "".
  */
@@ -807,7 +811,7 @@ key: KeyView | null,
  */
 numbers: { file: string, device: number, device_name: string, view: string, trace_events: number, segments: number, reserved_bytes: number, allocated_bytes: number, active_blocks: number, timeline: { start_bytes: number, peak_bytes: number, end_bytes: number, elements: number, actions: number, initially_allocated: number }, peak_step: number, steps: number } | null, };
 
-export type Work = { "work": "view", view: ViewId, } | { "work": "analysis", state: boolean, };
+export type Work = { "work": "view", view: ViewId, } | { "work": "analysis", state: boolean, } | { "work": "rank_show", file: number, device: number | null, } | { "work": "diff_sides", a: SideSpec, b: SideSpec, };
 
 export type Progress = { 
 /**

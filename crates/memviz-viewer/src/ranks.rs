@@ -167,7 +167,6 @@ impl Viewer {
 
     /// The rank panel's command (see [`RanksCommand`]).
     pub fn ranks(&mut self, cmd: &RanksCommand) -> Result<RanksReply, PageError> {
-        let refuse = |e: String| PageError::new(ErrorKind::Recording, e);
         let mut r = RanksReply::default();
         match cmd {
             RanksCommand::Order { names } => {
@@ -181,18 +180,15 @@ impl Viewer {
                     self.rank_rows.extend(o.rows);
                 }
                 r.rows = table_rows(&self.rank_rows);
-                r.status = format!("({} rows)", r.rows.len());
+                r.status = self.ranks_status(0);
+            }
+            RanksCommand::Status { loading } => r.status = self.ranks_status(*loading),
+            RanksCommand::Reading { name, size, read, building } => {
+                r.reading = Some(reading_row(name, *size, *read, *building));
             }
             RanksCommand::Trim => self.trim_hidden_views(),
             RanksCommand::Memory => {
                 r.timeline_bytes = (0..self.cx.files.len()).map(|i| self.timeline_bytes(i) as u64).collect();
-            }
-            RanksCommand::PrepareShow { file, device, budget } => {
-                let done = self.prepare_file_step(*file as usize, *device, *budget as usize).map_err(refuse)?;
-                r.done = if done { 1.0 } else { 0.0 };
-            }
-            RanksCommand::PrepareSide { file, device, budget } => {
-                r.done = self.prepare_diff_side_step(*file as usize, *device, *budget as usize).map_err(refuse)?;
             }
             RanksCommand::Diff(c) => r.diff = Some(self.diff(c)?),
             RanksCommand::Snapshots { names, folder } => {
@@ -249,11 +245,19 @@ pub enum RanksCommand {
     Trim,
     /// The bytes each open file's timelines hold (0: freed).
     Memory,
-    /// Replays about `budget` trace events of the timeline showing `file`
-    /// on `device` (none: its default) needs; `done` 1 once built.
-    PrepareShow { file: u32, device: Option<u32>, budget: u32 },
-    /// Builds about `budget` of what a diff side of (`file`, `device`) needs.
-    PrepareSide { file: u32, device: u32, budget: u32 },
+    /// The panel's title line (`status`) while `loading` more files are read.
+    Status { loading: u32 },
+    /// The row of a file being read (`reading`): `read` bytes of `size`
+    /// (none: not yet), or its timeline being built.
+    Reading {
+        name: String,
+        #[ts(type = "number")]
+        size: u64,
+        #[ts(type = "number | null")]
+        read: Option<u64>,
+        #[serde(default)]
+        building: bool,
+    },
     /// The diff (see [`DiffCommand`]); the answer in `diff`.
     Diff(DiffCommand),
     /// Which of a folder's file `names` are snapshots (indices in `order`);
@@ -342,14 +346,82 @@ pub struct RanksReply {
     pub ranks: Vec<Option<i32>>,
     /// The overview's rows (`Overview`).
     pub rows: Vec<RankTableRow>,
-    /// "(4 rows)".
+    /// "(4 rows)", "(reading 2 more…)".
     pub status: String,
+    /// `Reading`: the row.
+    pub reading: Option<ReadingRow>,
     #[ts(type = "number[]")]
     pub timeline_bytes: Vec<u64>,
     pub done: f64,
     pub diff: Option<DiffView>,
     /// Why nothing was kept (`Snapshots`), else "".
     pub message: String,
+}
+
+/// A file being read, as its row in the overview shows it (index.html's
+/// template #rank-loading).
+#[derive(Serialize, TS, Debug, Clone, PartialEq)]
+pub struct ReadingRow {
+    pub name: String,
+    /// The rank its name carries, "–": none.
+    pub rank_text: String,
+    /// The share read, 0 to 1.
+    pub share: f64,
+    /// "42%", "building the timeline…".
+    pub text: String,
+}
+
+/// The row of file `name` being read (see `RanksCommand::Reading`).
+pub fn reading_row(name: &str, size: u64, read: Option<u64>, building: bool) -> ReadingRow {
+    let share = if building { 1.0 } else { read.map_or(0.0, |r| r as f64 / size.max(1) as f64) };
+    let text = match read {
+        _ if building => "building the timeline…".to_string(),
+        None => String::new(),
+        Some(_) => format!("{}%", (share * 100.0).round()),
+    };
+    let rank_text = rank_of(name).map_or("–".to_string(), |k| k.to_string());
+    ReadingRow { name: name.to_string(), rank_text, share, text }
+}
+
+impl Viewer {
+    /// The rank panel's title line: how many files are still read, else
+    /// how many rows there are ("" before the first).
+    fn ranks_status(&self, loading: u32) -> String {
+        match self.rank_rows.len() {
+            _ if loading > 0 => format!("(reading {loading} more…)"),
+            0 => String::new(),
+            n => format!("({n} rows)"),
+        }
+    }
+
+    /// `Work::RankShow`: the share replayed (0 or 1) and the busy note. An
+    /// error (no such file or device) ends the work: showing it says why.
+    pub(crate) fn rank_show_step(&mut self, file: u32, device: Option<u32>, budget: usize) -> (f64, String) {
+        let done = self.prepare_file_step(file as usize, device, budget).unwrap_or(true);
+        let name = self.cx.files.get(file as usize).map_or("", |f| f.name.as_str());
+        (if done { 1.0 } else { 0.0 }, format!("Replaying the timeline of {name}…"))
+    }
+
+    /// `Work::DiffSides`: side A's analysis, then B's (half the share
+    /// each), and the busy note. An error ends the work: the diff says why.
+    pub(crate) fn diff_sides_step(&mut self, a: &SideSpec, b: &SideSpec, budget: usize) -> (f64, String) {
+        let mut step = |s: &SideSpec| self.prepare_diff_side_step(s.file as usize, s.device, budget).unwrap_or(1.0);
+        let share = match step(a) {
+            d if d < 1.0 => 0.5 * d,
+            _ => 0.5 + 0.5 * step(b),
+        };
+        (share, crate::work::building("Diff's sides", &self.diff_names(a, b), share))
+    }
+
+    /// "a.pickle and b.pickle" (one name when both sides are of one file).
+    fn diff_names(&self, a: &SideSpec, b: &SideSpec) -> String {
+        let name = |s: &SideSpec| self.cx.files.get(s.file as usize).map_or(String::new(), |f| f.name.clone());
+        if a.file == b.file {
+            name(a)
+        } else {
+            format!("{} and {}", name(a), name(b))
+        }
+    }
 }
 
 /// Sparkline points of an overview row.
@@ -420,7 +492,7 @@ impl MomentSpec {
 }
 
 /// One side: a device of an open file at a moment.
-#[derive(Deserialize, TS, Debug, Clone, Copy)]
+#[derive(Deserialize, TS, Debug, Clone, Copy, PartialEq)]
 pub struct SideSpec {
     pub file: u32,
     pub device: u32,

@@ -247,3 +247,71 @@ fn folder_names_median_pick_side_labels_and_the_diff_command() {
         assert_eq!(row.dir, if row.bytes_b > row.bytes_a { "up" } else { "down" }, "{}", row.key);
     }
 }
+
+/// The rank panel's long work as `work` kinds of the one tick (issue 42):
+/// a freed rank replayed, then the diff's two sides, each to done with its
+/// busy note; a bad file or device ends the work (the show or the diff says why).
+#[test]
+fn rank_show_and_diff_sides_tick_to_done() {
+    use memviz_viewer::work::Work;
+    let mut v = two();
+    v.open(&format!("rank2_{A}"), &bytes(A)).unwrap();
+    v.open(&format!("rank3_{A}"), &bytes(A)).unwrap();
+    v.trim_hidden_views();
+    assert_eq!(v.timeline_bytes(0), 0, "file 0's timeline freed");
+    let show = Work::RankShow { file: 0, device: None };
+    let mut ticks = 0;
+    loop {
+        let p = v.tick(show);
+        assert_eq!(p.label, format!("Replaying the timeline of rank1_{A}…"));
+        ticks += 1;
+        if !p.busy {
+            break;
+        }
+        assert!(ticks < 100_000, "never done");
+    }
+    assert!(ticks > 1 && v.timeline_bytes(0) > 0, "{ticks} ticks");
+    assert!(!v.tick(Work::RankShow { file: 9, device: None }).busy);
+    assert!(!v.tick(Work::RankShow { file: 0, device: Some(7) }).busy);
+
+    let sides = Work::DiffSides { a: side(0, MomentSpec::Peak), b: side(1, MomentSpec::End) };
+    let mut shares = Vec::new();
+    loop {
+        let p = v.tick(sides);
+        assert!(p.label.starts_with(&format!("Building the Diff's sides of rank1_{A} and rank0_{B}: ")), "{}", p.label);
+        shares.push(p.share);
+        if !p.busy {
+            break;
+        }
+        assert!(shares.len() < 100_000, "never done");
+    }
+    assert!(shares.len() > 2 && shares.windows(2).all(|w| w[0] <= w[1]), "{shares:?}");
+    assert!(shares.iter().any(|&s| s > 0.0 && s < 0.5), "A first: {shares:?}");
+    let bad = Work::DiffSides { a: side(9, MomentSpec::Peak), b: SideSpec { device: 7, ..side(1, MomentSpec::Peak) } };
+    assert_eq!(v.tick(bad).share, 1.0);
+}
+
+/// The overview's title line and the rows of files being read.
+#[test]
+fn ranks_status_and_reading_rows() {
+    use memviz_viewer::ranks::{RanksCommand, ReadingRow};
+    let mut v = two();
+    assert_eq!(v.ranks(&RanksCommand::Status { loading: 0 }).unwrap().status, "");
+    assert_eq!(v.ranks(&RanksCommand::Status { loading: 3 }).unwrap().status, "(reading 3 more…)");
+    assert_eq!(v.ranks(&RanksCommand::Overview { file: 0 }).unwrap().status, "(1 rows)");
+    assert_eq!(v.ranks(&RanksCommand::Status { loading: 0 }).unwrap().status, "(1 rows)");
+    let mut row = |read, building| {
+        let cmd = RanksCommand::Reading { name: "rank12_x.pickle".into(), size: 1000, read, building };
+        v.ranks(&cmd).unwrap().reading.unwrap()
+    };
+    let want = |share, text: &str| ReadingRow {
+        name: "rank12_x.pickle".into(),
+        rank_text: "12".into(),
+        share,
+        text: text.into(),
+    };
+    assert_eq!(row(None, false), want(0.0, ""));
+    assert_eq!(row(Some(425), false), want(0.425, "43%"));
+    assert_eq!(row(Some(1000), true), want(1.0, "building the timeline…"));
+    assert_eq!(ranks::reading_row("x.pickle", 0, Some(0), false).rank_text, "–");
+}
