@@ -5,7 +5,8 @@
 // read one after the other, in rank order, into the one Viewer. A row clicked
 // shows that rank (the zoom and t stay) and sets the diff's B to it, A to the
 // median rank. The Diff works with one file too (two moments or devices).
-import { getViewer, guard, showError, redraw, openFiles, setOpenMany, showFile, loadFile, build, onDraw, command, pageNow } from './app.js';
+import { getViewer, guard, showError, redraw, openFiles, setOpenMany, showFile, loadFile, build, failedLine, onDraw, command, pageNow }
+  from './app.js';
 import { setMoment, momentView } from './moment.js';
 import { $, add, fill, onCmd } from './bind.js';
 
@@ -39,17 +40,6 @@ let rowsOf = null; // the Viewer the rows are of
 let loading = 0;
 
 async function openMany(files) {
-  try {
-    await readMany(files);
-  } catch (e) {
-    loading = 0;
-    if (e instanceof WebAssembly.RuntimeError) guard(() => { throw e; })(); // app.js restarts the viewer
-    else showError(String((e && e.message) || e));
-    status();
-  }
-}
-
-async function readMany(files) {
   const v = getViewer();
   if (!v) return;
   panel.hidden = $('diff-panel').hidden = false;
@@ -66,24 +56,28 @@ async function readMany(files) {
   loading += pending.length;
   status();
   let first = null;
-  for (const { f, tr, at } of pending) {
-    let idx = null;
-    try {
-      idx = await loadFile(f, at, () => at(f.size, true));
-    } catch (e) {
-      if (e instanceof WebAssembly.RuntimeError) throw e;
-      showError(`Could not open ${e.message || e}`);
+  try {
+    for (const { f, tr, at } of pending) {
+      const idx = await loadFile(f, at, () => at(f.size, true)).catch((e) => {
+        if (e instanceof WebAssembly.RuntimeError) throw e;
+        return void showError(failedLine(f.name, e).text);
+      });
+      loading--;
+      tr.remove();
+      if (idx != null) {
+        first ??= idx;
+        addRows(idx);
+        getViewer().ranks({ do: 'trim' });
+      }
+      status();
     }
-    loading--;
-    tr.remove();
-    if (idx != null) {
-      first ??= idx;
-      addRows(idx);
-      getViewer().ranks({ do: 'trim' });
-    }
+    if (first != null) show(first, null, false);
+  } catch (e) {
+    loading = 0;
+    if (e instanceof WebAssembly.RuntimeError) guard(() => { throw e; })(); // app.js restarts the viewer
+    else showError(String((e && e.message) || e));
     status();
   }
-  if (first != null) show(first, null, false);
 }
 
 /** Open file `idx`'s rows join the table and the diff's sides (ranks.rs keeps them). */
