@@ -168,20 +168,16 @@ function sideAtT(slot) {
 $('diff-t-a').addEventListener('click', () => sideAtT('a'));
 $('diff-t-b').addEventListener('click', () => sideAtT('b'));
 
-/** @returns {import('./types').SideSpec} */
-function spec(slot) {
-  const r = rows[+$(`diff-${slot}`).value], kind = $(`diff-at-${slot}`).value;
-  const at = kind === 'step' ? { kind, step: Math.max(0, Math.floor(+$(`diff-step-${slot}`).value || 0)) } : { kind };
-  return { file: r.file, device: r.device, at: /** @type {import('./types').MomentSpec} */ (at) };
-}
+/** The form's values as they are (ranks.rs diff_form reads them). @returns {import('./types').DiffForm} */
+const diffForm = () => /** @type {any} */ (Object.fromEntries(new FormData($('diff-controls'))));
 
 let diffToken = 0; // the last Compare: a build or an icicle of an older one goes no further
 // A side's analysis not yet built is built first, a slice a frame (app.js's build,
 // docs/ranks.md); data-build on #diff-out: 'pending', then the slices' work, ms, the last the table's.
 const runDiff = guard(() => {
   const v = getViewer(), out = $('diff-out');
-  if (!rows[+$('diff-a').value] || !rows[+$('diff-b').value]) return;
-  const token = ++diffToken, w = { work: 'diff_sides', a: spec('a'), b: spec('b') };
+  if (!rows.length) return;
+  const token = ++diffToken, w = { work: 'diff_sides', form: diffForm() };
   let now = false; // compared in this task (no slices): no data-build
   const built = build(() => w, undefined, () => token !== diffToken || getViewer() !== v,
     guard(() => { now = true; compare(v, token); }), false);
@@ -192,17 +188,17 @@ const runDiff = guard(() => {
     else if (token === diffToken) delete out.dataset.build;
   });
 });
-$('diff-run').addEventListener('click', runDiff);
+$('diff-controls').addEventListener('submit', (e) => { e.preventDefault(); runDiff(); }); // Compare, or Enter in a step
 
 /** @type {import('./types').DiffRow[]} */
 let diffRows = [];
 /** The table now, the icicle in the next frame (each frame's work within its budget). */
 function compare(v, token) {
-  const cmd = { a: spec('a'), b: spec('b'), by: $('diff-by').value, limit: 200, part: 'table' }, out = $('diff-out');
+  const cmd = { do: 'compare', form: diffForm(), part: 'table' }, out = $('diff-out');
   /** @type {import('./types').DiffView} */
   let d;
   try {
-    d = v.ranks({ do: 'diff', ...cmd }).diff;
+    d = v.ranks(cmd).diff;
   } catch (e) {
     if (e instanceof WebAssembly.RuntimeError) throw e;
     return showError(`Diff: ${e.message || e}`);
@@ -218,7 +214,7 @@ function compare(v, token) {
     if (token !== diffToken || getViewer() !== v) return;
     const t0 = performance.now();
     /** @type {import('./types').DiffView} */
-    const t = v.ranks({ do: 'diff', ...cmd, part: 'tree' }).diff;
+    const t = v.ranks({ ...cmd, part: 'tree' }).diff;
     const t1 = performance.now();
     fill($('diff-icicle'), t); // index.html: a box per stack frame, its tip the title
     Object.assign(out.dataset, { icicle: 'drawn', icicleMs: (performance.now() - t0).toFixed(2), icicleDrawMs: (performance.now() - t1).toFixed(2) });

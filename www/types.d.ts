@@ -325,7 +325,7 @@ count: number,
  */
 label: string, };
 
-export type RanksCommand = { "do": "order", names: Array<string>, } | { "do": "overview", file: number, } | { "do": "trim" } | { "do": "memory" } | { "do": "status", loading: number, } | { "do": "reading", name: string, size: number, read: number | null, building: boolean, } | { "do": "diff" } & DiffCommand | { "do": "snapshots", names: Array<string>, folder: string | null, };
+export type RanksCommand = { "do": "order", names: Array<string>, } | { "do": "overview", file: number, } | { "do": "trim" } | { "do": "memory" } | { "do": "status", loading: number, } | { "do": "reading", name: string, size: number, read: number | null, building: boolean, } | { "do": "diff" } & DiffCommand | { "do": "compare", form: DiffForm, part: DiffPart, } | { "do": "snapshots", names: Array<string>, folder: string | null, };
 
 export type PeakCell = { distance: number, fill: string, title: string, };
 
@@ -811,7 +811,7 @@ key: KeyView | null,
  */
 numbers: { file: string, device: number, device_name: string, view: string, trace_events: number, segments: number, reserved_bytes: number, allocated_bytes: number, active_blocks: number, timeline: { start_bytes: number, peak_bytes: number, end_bytes: number, elements: number, actions: number, initially_allocated: number }, peak_step: number, steps: number } | null, };
 
-export type Work = { "work": "view", view: ViewId, } | { "work": "analysis", state: boolean, } | { "work": "rank_show", file: number, device: number | null, } | { "work": "diff_sides", a: SideSpec, b: SideSpec, };
+export type Work = { "work": "view", view: ViewId, } | { "work": "analysis", state: boolean, } | { "work": "rank_show", file: number, device: number | null, } | { "work": "diff_sides", form: DiffForm, };
 
 export type Progress = { 
 /**
@@ -830,3 +830,19 @@ label: string,
  * [`Viewer::generation`]: the work is stale once it changes.
  */
 generation: number, };
+
+export type DiffForm = { a: string, at_a: string, step_a: string, b: string, at_b: string, step_b: string, by: DiffBy, };
+
+export type ReadingRow = { name: string, 
+/**
+ * The rank its name carries, "–": none.
+ */
+rank_text: string, 
+/**
+ * The share read, 0 to 1.
+ */
+share: number, 
+/**
+ * "42%", "building the timeline…".
+ */
+text: string, };

@@ -191,6 +191,7 @@ impl Viewer {
                 r.timeline_bytes = (0..self.cx.files.len()).map(|i| self.timeline_bytes(i) as u64).collect();
             }
             RanksCommand::Diff(c) => r.diff = Some(self.diff(c)?),
+            RanksCommand::Compare { form, part } => r.diff = Some(self.diff(&self.diff_form(form, *part)?)?),
             RanksCommand::Snapshots { names, folder } => {
                 r.order = (0..names.len() as u32).filter(|&i| is_snapshot_name(&names[i as usize])).collect();
                 if r.order.is_empty() {
@@ -260,6 +261,8 @@ pub enum RanksCommand {
     },
     /// The diff (see [`DiffCommand`]); the answer in `diff`.
     Diff(DiffCommand),
+    /// The diff of the panel's form (see [`Viewer::diff_form`]).
+    Compare { form: DiffForm, part: DiffPart },
     /// Which of a folder's file `names` are snapshots (indices in `order`);
     /// none: `message` says so (`folder`: its name where known).
     Snapshots { names: Vec<String>, folder: Option<String> },
@@ -404,13 +407,39 @@ impl Viewer {
 
     /// `Work::DiffSides`: side A's analysis, then B's (half the share
     /// each), and the busy note. An error ends the work: the diff says why.
-    pub(crate) fn diff_sides_step(&mut self, a: &SideSpec, b: &SideSpec, budget: usize) -> (f64, String) {
-        let mut step = |s: &SideSpec| self.prepare_diff_side_step(s.file as usize, s.device, budget).unwrap_or(1.0);
-        let share = match step(a) {
-            d if d < 1.0 => 0.5 * d,
-            _ => 0.5 + 0.5 * step(b),
+    pub(crate) fn diff_sides_step(&mut self, form: &DiffForm, budget: usize) -> (f64, String) {
+        let Ok(DiffCommand { a, b, .. }) = self.diff_form(form, DiffPart::Table) else {
+            return (1.0, String::new());
         };
-        (share, crate::work::building("Diff's sides", &self.diff_names(a, b), share))
+        let mut step = |s: &SideSpec| self.prepare_diff_side_step(s.file as usize, s.device, budget).unwrap_or(1.0);
+        let share = match step(&a) {
+            d if d < 1.0 => 0.5 * d,
+            _ => 0.5 + 0.5 * step(&b),
+        };
+        (share, crate::work::building("Diff's sides", &self.diff_names(&a, &b), share))
+    }
+
+    /// The Diff panel's form as a command: each side's row of the overview
+    /// (its file and device), its moment, a step as typed cut to a whole one
+    /// (0 where it is none); the [`DIFF_ROWS`] largest changes.
+    pub fn diff_form(&self, f: &DiffForm, part: DiffPart) -> Result<DiffCommand, PageError> {
+        let side = |row: &str, at: &str, step: &str| {
+            let r = row.parse::<usize>().ok().and_then(|i| self.rank_rows.get(i));
+            let r = r.ok_or_else(|| PageError::bad_command(format!("no row {row:?}")))?;
+            let at = match at {
+                "start" => MomentSpec::Start,
+                "peak" => MomentSpec::Peak,
+                "end" => MomentSpec::End,
+                "step" => {
+                    let s = step.trim().parse::<f64>().ok().filter(|s| s.is_finite()).unwrap_or(0.0);
+                    MomentSpec::Step { step: s.max(0.0) as u32 }
+                }
+                _ => return Err(PageError::bad_command(format!("no moment {at:?}"))),
+            };
+            Ok(SideSpec { file: r.file, device: r.device, at })
+        };
+        let (a, b) = (side(&f.a, &f.at_a, &f.step_a)?, side(&f.b, &f.at_b, &f.step_b)?);
+        Ok(DiffCommand { a, b, by: f.by, limit: DIFF_ROWS, part })
     }
 
     /// "a.pickle and b.pickle" (one name when both sides are of one file).
@@ -498,6 +527,24 @@ pub struct SideSpec {
     pub device: u32,
     pub at: MomentSpec,
 }
+
+/// The Diff panel's form as the page reads it (`FormData`: every value a
+/// string): each side's row of the overview, its moment and step; the grouping.
+#[derive(Deserialize, TS, Debug, Clone, PartialEq)]
+pub struct DiffForm {
+    pub a: String,
+    pub at_a: String,
+    #[serde(default)]
+    pub step_a: String,
+    pub b: String,
+    pub at_b: String,
+    #[serde(default)]
+    pub step_b: String,
+    pub by: DiffBy,
+}
+
+/// The largest changes the panel's table gets.
+pub const DIFF_ROWS: u32 = 200;
 
 /// What the diff's groups are.
 #[derive(Deserialize, TS, Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,11 +9,11 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::page::ViewId;
-use crate::ranks::SideSpec;
+use crate::ranks::DiffForm;
 use crate::Viewer;
 
 /// Something to build ahead of its use.
-#[derive(Deserialize, TS, Debug, Clone, Copy, PartialEq)]
+#[derive(Deserialize, TS, Debug, Clone, PartialEq)]
 #[serde(tag = "work", rename_all = "snake_case")]
 pub enum Work {
     /// What showing `view` needs.
@@ -25,7 +25,7 @@ pub enum Work {
     /// needs, replayed where it was freed (a rank's row clicked).
     RankShow { file: u32, device: Option<u32> },
     /// What the Diff's two sides need (their moments play no part).
-    DiffSides { a: SideSpec, b: SideSpec },
+    DiffSides { form: DiffForm },
 }
 
 /// Where a [`Work`] stands after a tick.
@@ -59,7 +59,7 @@ impl Viewer {
                 (share, building("analysis", &file, share))
             }
             Work::RankShow { file, device } => self.rank_show_step(file, device, TICK_EVENTS << 3),
-            Work::DiffSides { a, b } => self.diff_sides_step(&a, &b, TICK_EVENTS),
+            Work::DiffSides { form } => self.diff_sides_step(&form, TICK_EVENTS),
         };
         Progress { busy: share < 1.0, share, label, generation: self.generation() }
     }

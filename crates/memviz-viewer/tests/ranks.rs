@@ -262,7 +262,7 @@ fn rank_show_and_diff_sides_tick_to_done() {
     let show = Work::RankShow { file: 0, device: None };
     let mut ticks = 0;
     loop {
-        let p = v.tick(show);
+        let p = v.tick(show.clone());
         assert_eq!(p.label, format!("Replaying the timeline of rank1_{A}…"));
         ticks += 1;
         if !p.busy {
@@ -274,10 +274,13 @@ fn rank_show_and_diff_sides_tick_to_done() {
     assert!(!v.tick(Work::RankShow { file: 9, device: None }).busy);
     assert!(!v.tick(Work::RankShow { file: 0, device: Some(7) }).busy);
 
-    let sides = Work::DiffSides { a: side(0, MomentSpec::Peak), b: side(1, MomentSpec::End) };
+    for f in [0, 1] {
+        v.ranks(&ranks::RanksCommand::Overview { file: f }).unwrap();
+    }
+    let sides = Work::DiffSides { form: form(["0", "peak", ""], ["1", "end", ""]) };
     let mut shares = Vec::new();
     loop {
-        let p = v.tick(sides);
+        let p = v.tick(sides.clone());
         assert!(p.label.starts_with(&format!("Building the Diff's sides of rank1_{A} and rank0_{B}: ")), "{}", p.label);
         shares.push(p.share);
         if !p.busy {
@@ -287,8 +290,41 @@ fn rank_show_and_diff_sides_tick_to_done() {
     }
     assert!(shares.len() > 2 && shares.windows(2).all(|w| w[0] <= w[1]), "{shares:?}");
     assert!(shares.iter().any(|&s| s > 0.0 && s < 0.5), "A first: {shares:?}");
-    let bad = Work::DiffSides { a: side(9, MomentSpec::Peak), b: SideSpec { device: 7, ..side(1, MomentSpec::Peak) } };
-    assert_eq!(v.tick(bad).share, 1.0);
+    assert_eq!(v.tick(Work::DiffSides { form: form(["9", "peak", ""], ["1", "peak", ""]) }).share, 1.0);
+}
+
+fn form(a: [&str; 3], b: [&str; 3]) -> ranks::DiffForm {
+    let [a, at_a, step_a] = a.map(String::from);
+    let [b, at_b, step_b] = b.map(String::from);
+    ranks::DiffForm { a, at_a, step_a, b, at_b, step_b, by: DiffBy::User }
+}
+
+/// The Diff panel's form, as FormData gives it: rows of the overview, a
+/// step as typed; `Compare` answers as the diff of the sides it names.
+#[test]
+fn the_diff_form_names_rows_moments_and_steps() {
+    let mut v = two();
+    for f in [1, 0] {
+        v.ranks(&ranks::RanksCommand::Overview { file: f }).unwrap();
+    }
+    let got =
+        |v: &Viewer, a: [&str; 3]| v.diff_form(&form(a, ["0", "end", ""]), DiffPart::Table).map(|c| (c.a.file, c.a.at));
+    let step = |s| Ok((0, MomentSpec::Step { step: s }));
+    assert_eq!(got(&v, ["1", "step", " 12.9 "]).map_err(|e| e.message), step(12));
+    assert_eq!(got(&v, ["1", "step", "-3"]).map_err(|e| e.message), step(0));
+    assert_eq!(got(&v, ["1", "step", ""]).map_err(|e| e.message), step(0));
+    assert_eq!(got(&v, ["0", "peak", "7"]).map_err(|e| e.message), Ok((1, MomentSpec::Peak)));
+    assert!(got(&v, ["2", "peak", ""]).unwrap_err().message.contains("no row \"2\""));
+    assert!(got(&v, ["", "peak", ""]).is_err());
+    assert!(got(&v, ["0", "noon", ""]).unwrap_err().message.contains("no moment"));
+    let c = v.diff_form(&form(["0", "peak", ""], ["1", "start", ""]), DiffPart::Table).unwrap();
+    assert_eq!((c.b.file, c.b.at, c.limit), (0, MomentSpec::Start, ranks::DIFF_ROWS));
+    let cmd = ranks::RanksCommand::Compare { form: form(["1", "peak", ""], ["0", "peak", ""]), part: DiffPart::Table };
+    let via = v.ranks(&cmd).unwrap().diff.unwrap();
+    assert_eq!(
+        via.total_a,
+        diff(&mut v, side(0, MomentSpec::Peak), side(1, MomentSpec::Peak), DiffBy::User, DiffPart::Table).total_a
+    );
 }
 
 /// The overview's title line and the rows of files being read.
