@@ -138,7 +138,7 @@ const show = guard((file, device, keep) => {
     redraw();
   }
   const p = pageNow();
-  if (step != null && p.active_memory && p.steps > 0) setMoment('step:' + Math.min(step, p.steps - 1));
+  if (step != null && p.active_memory && p.steps > 0) setMoment({ step: Math.min(step, p.steps - 1) });
   marked();
 });
 
@@ -201,7 +201,7 @@ function compare(v, token) {
     d = v.ranks(cmd).diff;
   } catch (e) {
     if (e instanceof WebAssembly.RuntimeError) throw e;
-    return showError(`Diff: ${e.message || e}`);
+    return showError(e.message || e); // ranks.rs words it: "Diff: …"
   }
   out.hidden = false;
   fill(out, d); // the titles, timelines, totals and their data-* for tests; the icicle emptied
@@ -217,7 +217,8 @@ function compare(v, token) {
     const t = v.ranks({ ...cmd, part: 'tree' }).diff;
     const t1 = performance.now();
     fill($('diff-icicle'), t); // index.html: a box per stack frame, its tip the title
-    Object.assign(out.dataset, { icicle: 'drawn', icicleMs: (performance.now() - t0).toFixed(2), icicleDrawMs: (performance.now() - t1).toFixed(2) });
+    const ms = (t) => (performance.now() - t).toFixed(2);
+    Object.assign(out.dataset, { icicle: 'drawn', icicleMs: ms(t0), icicleDrawMs: ms(t1) });
   }));
 }
 

@@ -191,7 +191,10 @@ impl Viewer {
                 r.timeline_bytes = (0..self.cx.files.len()).map(|i| self.timeline_bytes(i) as u64).collect();
             }
             RanksCommand::Diff(c) => r.diff = Some(self.diff(c)?),
-            RanksCommand::Compare { form, part } => r.diff = Some(self.diff(&self.diff_form(form, *part)?)?),
+            RanksCommand::Compare { form, part } => {
+                let d = self.diff_form(form, *part).and_then(|c| self.diff(&c));
+                r.diff = Some(d.map_err(|e| PageError { message: format!("Diff: {}", e.message), ..e })?);
+            }
             RanksCommand::Snapshots { names, folder } => {
                 r.order = (0..names.len() as u32).filter(|&i| is_snapshot_name(&names[i as usize])).collect();
                 if r.order.is_empty() {
@@ -261,7 +264,8 @@ pub enum RanksCommand {
     },
     /// The diff (see [`DiffCommand`]); the answer in `diff`.
     Diff(DiffCommand),
-    /// The diff of the panel's form (see [`Viewer::diff_form`]).
+    /// The diff of the panel's form (see [`Viewer::diff_form`]); a refusal
+    /// says "Diff: …".
     Compare { form: DiffForm, part: DiffPart },
     /// Which of a folder's file `names` are snapshots (indices in `order`);
     /// none: `message` says so (`folder`: its name where known).

@@ -321,6 +321,12 @@ fn the_diff_form_names_rows_moments_and_steps() {
     assert_eq!((c.b.file, c.b.at, c.limit), (0, MomentSpec::Start, ranks::DIFF_ROWS));
     let cmd = ranks::RanksCommand::Compare { form: form(["1", "peak", ""], ["0", "peak", ""]), part: DiffPart::Table };
     let via = v.ranks(&cmd).unwrap().diff.unwrap();
+    let cmd = ranks::RanksCommand::Compare {
+        form: form(["1", "step", "99999999"], ["0", "peak", ""]),
+        part: DiffPart::Table,
+    };
+    let e = v.ranks(&cmd).unwrap_err().message;
+    assert!(e.starts_with("Diff: A ") && e.contains("no step 99999999"), "{e}");
     assert_eq!(
         via.total_a,
         diff(&mut v, side(0, MomentSpec::Peak), side(1, MomentSpec::Peak), DiffBy::User, DiffPart::Table).total_a
