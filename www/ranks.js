@@ -156,14 +156,12 @@ async function showRank(row, tr) {
 }
 
 // ---- the diff ----------------------------------------------------------------
-/** Side `slot` ('a' or 'b') at the moment t of the row shown. */
+/** Side `slot` ('a' or 'b') at the moment t of the row shown: ranks.rs picks its fields. */
 function sideAtT(slot) {
-  const step = momentView()?.at?.step, p = pageNow();
-  const i = rows.findIndex((r) => r.file === p.file && r.device === p.device);
-  if (i < 0 || step == null) return showError('Diff: click the timeline first to set t');
-  $(`diff-${slot}`).value = String(i);
-  $(`diff-at-${slot}`).value = 'step';
-  $(`diff-step-${slot}`).value = String(step);
+  const p = pageNow(), step = momentView()?.at?.step ?? null;
+  const r = getViewer().ranks({ do: 'at_t', slot, file: p.file, device: p.device, step });
+  if (r.message) return showError(r.message);
+  for (const [name, value] of Object.entries(r.pick)) $('diff-controls').elements[name].value = value;
 }
 $('diff-t-a').addEventListener('click', () => sideAtT('a'));
 $('diff-t-b').addEventListener('click', () => sideAtT('b'));

@@ -325,7 +325,7 @@ count: number,
  */
 label: string, };
 
-export type RanksCommand = { "do": "order", names: Array<string>, } | { "do": "overview", file: number, } | { "do": "trim" } | { "do": "memory" } | { "do": "status", loading: number, } | { "do": "reading", name: string, size: number, read: number | null, building: boolean, } | { "do": "diff" } & DiffCommand | { "do": "compare", form: DiffForm, part: DiffPart, } | { "do": "snapshots", names: Array<string>, folder: string | null, };
+export type RanksCommand = { "do": "order", names: Array<string>, } | { "do": "overview", file: number, } | { "do": "trim" } | { "do": "memory" } | { "do": "status", loading: number, } | { "do": "reading", name: string, size: number, read: number | null, building: boolean, } | { "do": "at_t", slot: string, file: number, device: number, step: number | null, } | { "do": "diff" } & DiffCommand | { "do": "compare", form: DiffForm, part: DiffPart, } | { "do": "snapshots", names: Array<string>, folder: string | null, };
 
 export type PeakCell = { distance: number, fill: string, title: string, };
 
@@ -347,9 +347,13 @@ status: string,
  */
 reading: ReadingRow | null, timeline_bytes: number[], done: number, diff: DiffView | null, 
 /**
- * Why nothing was kept (`Snapshots`), else "".
+ * Why nothing was kept (`Snapshots`), why t cannot be taken (`AtT`), else "".
  */
-message: string, };
+message: string, 
+/**
+ * `AtT`: the Diff form's fields, by name, and their values.
+ */
+pick: Record<string, string>, };
 
 export type RankRow = { file: number, device: number, device_name: string, peak_active_bytes: number, peak_reserved_bytes: number, end_bytes: number, peak_active: string, peak_reserved: string, end: string, ooms: number, steps: number, 
 /**

@@ -182,6 +182,15 @@ impl Viewer {
                 r.rows = table_rows(&self.rank_rows);
                 r.status = self.ranks_status(0);
             }
+            RanksCommand::AtT { slot, file, device, step } => {
+                match (self.rank_rows.iter().position(|r| r.file == *file && r.device == *device), step) {
+                    (Some(i), Some(s)) => {
+                        r.pick = [(slot.clone(), i.to_string()), (format!("at_{slot}"), "step".into())].into();
+                        r.pick.insert(format!("step_{slot}"), s.to_string());
+                    }
+                    _ => r.message = "Diff: click the timeline first to set t".into(),
+                }
+            }
             RanksCommand::Status { loading } => r.status = self.ranks_status(*loading),
             RanksCommand::Reading { name, size, read, building } => {
                 r.reading = Some(reading_row(name, *size, *read, *building));
@@ -262,6 +271,10 @@ pub enum RanksCommand {
         #[serde(default)]
         building: bool,
     },
+    /// The Diff form's side `slot` ("a" or "b") at t, the `step` the
+    /// "Alive at" panel shows of (`file`, `device`): its fields in `pick`,
+    /// or `message` where t is not set or that device has no row.
+    AtT { slot: String, file: u32, device: u32, step: Option<u32> },
     /// The diff (see [`DiffCommand`]); the answer in `diff`.
     Diff(DiffCommand),
     /// The diff of the panel's form (see [`Viewer::diff_form`]); a refusal
@@ -361,8 +374,11 @@ pub struct RanksReply {
     pub timeline_bytes: Vec<u64>,
     pub done: f64,
     pub diff: Option<DiffView>,
-    /// Why nothing was kept (`Snapshots`), else "".
+    /// Why nothing was kept (`Snapshots`), why t cannot be taken (`AtT`), else "".
     pub message: String,
+    /// `AtT`: the Diff form's fields, by name, and their values.
+    #[ts(type = "Record<string, string>")]
+    pub pick: std::collections::BTreeMap<String, String>,
 }
 
 /// A file being read, as its row in the overview shows it (index.html's

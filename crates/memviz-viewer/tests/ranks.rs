@@ -321,6 +321,14 @@ fn the_diff_form_names_rows_moments_and_steps() {
     assert_eq!((c.b.file, c.b.at, c.limit), (0, MomentSpec::Start, ranks::DIFF_ROWS));
     let cmd = ranks::RanksCommand::Compare { form: form(["1", "peak", ""], ["0", "peak", ""]), part: DiffPart::Table };
     let via = v.ranks(&cmd).unwrap().diff.unwrap();
+    let at_t = |v: &mut Viewer, file, step| {
+        v.ranks(&ranks::RanksCommand::AtT { slot: "b".into(), file, device: 0, step }).unwrap()
+    };
+    let r = at_t(&mut v, 0, Some(400));
+    let want = [("b", "1"), ("at_b", "step"), ("step_b", "400")].map(|(k, x)| (k.to_string(), x.to_string()));
+    assert_eq!((r.pick, r.message), (want.into(), String::new()));
+    assert_eq!(at_t(&mut v, 0, None).message, "Diff: click the timeline first to set t");
+    assert!(at_t(&mut v, 5, Some(1)).pick.is_empty());
     let cmd = ranks::RanksCommand::Compare {
         form: form(["1", "step", "99999999"], ["0", "peak", ""]),
         part: DiffPart::Table,
