@@ -561,7 +561,7 @@ export function inSlices(step, { firstMs = SLICE_MS, cancelled, progress = (_don
 
 /** Builds the viewer's work `w()` (memviz_viewer::work) through inSlices, the busy note saying
  * what; then `then()` unless cancelled (in this task when quick), its ms the last slice. */
-async function build(w, firstMs, cancelled, then, layout) {
+export async function build(w, firstMs, cancelled, then, layout) {
   const v = viewer;
   let label = '';
   const tick = guard(() => { const p = v.tick(w()); label = p.label; return p.busy ? p.share : 1; });

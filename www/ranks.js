@@ -5,7 +5,8 @@
 // read one after the other, in rank order, into the one Viewer. A row clicked
 // shows that rank (the zoom and t stay) and sets the diff's B to it, A to the
 // median rank. The Diff works with one file too (two moments or devices).
-import { getViewer, guard, showError, redraw, openFiles, setOpenMany, showFile, loadFile, inSlices, onDraw, command, pageNow } from './app.js';
+import { getViewer, guard, showError, redraw, openFiles, setOpenMany, showFile, loadFile, build, failedLine, onDraw, command, pageNow }
+  from './app.js';
 import { setMoment, momentView } from './moment.js';
 import { $, add, fill, onCmd } from './bind.js';
 
@@ -39,52 +40,44 @@ let rowsOf = null; // the Viewer the rows are of
 let loading = 0;
 
 async function openMany(files) {
-  try {
-    await readMany(files);
-  } catch (e) {
-    loading = 0;
-    status();
-    if (e instanceof WebAssembly.RuntimeError) guard(() => { throw e; })(); // app.js restarts the viewer
-    else showError(String((e && e.message) || e));
-  }
-}
-
-async function readMany(files) {
   const v = getViewer();
   if (!v) return;
   panel.hidden = $('diff-panel').hidden = false;
   /** @type {import('./types').RanksReply} */
   const o = v.ranks({ do: 'order', names: files.map((f) => f.name) });
   const pending = o.order.map((i) => {
-    const row = /** @type {DocumentFragment} */ ($('rank-loading').content.cloneNode(true));
-    fill(row, { rank: String(o.ranks[i] ?? '–'), name: files[i].name });
-    const tr = row.firstElementChild;
-    tbody.append(row);
-    return { f: files[i], tr };
+    const f = files[i], tr = $('rank-loading').content.firstElementChild.cloneNode(true);
+    // The row as ranks.rs words it: `read` bytes of the file (null: not yet), or its timeline built.
+    const at = guard((read, building = false) => fill(tr, v.ranks({ do: 'reading', name: f.name, size: f.size, read, building }).reading));
+    at(null);
+    tbody.append(tr);
+    return { f, tr, at };
   });
   loading += pending.length;
   status();
   let first = null;
-  for (const { f, tr } of pending) {
-    const bar = tr.querySelector('progress'), text = tr.querySelector('span');
-    let idx = null;
-    try {
-      idx = await loadFile(f, (done) => { bar.value = done / f.size; text.textContent = `${Math.round(100 * done / f.size)}%`; },
-        () => { text.textContent = 'building the timeline…'; });
-    } catch (e) {
-      if (e instanceof WebAssembly.RuntimeError) throw e;
-      showError(`Could not open ${e.message || e}`);
+  try {
+    for (const { f, tr, at } of pending) {
+      const idx = await loadFile(f, at, () => at(f.size, true)).catch((e) => {
+        if (e instanceof WebAssembly.RuntimeError) throw e;
+        return void showError(failedLine(f.name, e).text);
+      });
+      loading--;
+      tr.remove();
+      if (idx != null) {
+        first ??= idx;
+        addRows(idx);
+        getViewer().ranks({ do: 'trim' });
+      }
+      status();
     }
-    loading--;
-    tr.remove();
-    if (idx != null) {
-      first ??= idx;
-      addRows(idx);
-      getViewer().ranks({ do: 'trim' });
-    }
+    if (first != null) show(first, null, false);
+  } catch (e) {
+    loading = 0;
+    if (e instanceof WebAssembly.RuntimeError) guard(() => { throw e; })(); // app.js restarts the viewer
+    else showError(String((e && e.message) || e));
     status();
   }
-  if (first != null) show(first, null, false);
 }
 
 /** Open file `idx`'s rows join the table and the diff's sides (ranks.rs keeps them). */
@@ -96,10 +89,10 @@ function addRows(idx) {
   add(tbody, rows); // index.html's template #rank-row
   tbody.append(...tbody.querySelectorAll('tr.loading')); // rows still reading stay last
   marked();
-  status(r.status);
+  status();
   for (const id of ['diff-a', 'diff-b']) {
     const sel = $(id), old = sel.value;
-    sel.replaceChildren(...rows.map((r, i) => new Option(r.label, String(i))));
+    fill(sel, r); // an option per row (index.html's template #diff-option)
     sel.value = old !== '' && +old < rows.length ? old : String(id === 'diff-b' ? Math.min(1, rows.length - 1) : 0);
   }
 }
@@ -113,11 +106,9 @@ onDraw(() => {
   try { addRows(pageNow().file); } catch (_) { /* the viewer is restarting */ }
 });
 
-let shownStatus = '';
-function status(text = shownStatus) {
-  shownStatus = text;
+function status() {
   Object.assign(panel.dataset, { rows: rows.length, loading });
-  $('ranks-status').textContent = loading ? `(reading ${loading} more…)` : text;
+  $('ranks-status').textContent = getViewer()?.ranks({ do: 'status', loading }).status ?? '';
 }
 
 // ---- the overview table ----------------------------------------------------------
@@ -147,96 +138,71 @@ const show = guard((file, device, keep) => {
     redraw();
   }
   const p = pageNow();
-  if (step != null && p.active_memory && p.steps > 0) setMoment('step:' + Math.min(step, p.steps - 1));
+  if (step != null && p.active_memory && p.steps > 0) setMoment({ step: Math.min(step, p.steps - 1) });
   marked();
 });
 
-// A row clicked: shown at once when its timeline was kept, else replayed first,
-// a slice a frame (a later click cancels it). data-replay: the slices' work, ms.
+// A row clicked: shown at once when its timeline was kept, else replayed first, a slice
+// a frame (app.js's build; a later click cancels it). data-replay: the slices' work, ms
+// ('' when shown at once: build's one slice is then the show's own).
 let rankClick = 0;
 async function showRank(row, tr) {
   const v = getViewer(), token = ++rankClick;
-  let slices;
-  try {
-    slices = await inSlices(guard(() => v.ranks({ do: 'prepare_show', file: row.file, device: row.device, budget: 1 << 15 }).done >= 1), {
-      cancelled: () => token !== rankClick || getViewer() !== v, progress: () => tr.classList.add('replaying') });
-  } catch (e) {
-    return showError(`Could not show ${row.name}: ${e.message || e}`);
-  } finally {
-    tr.classList.remove('replaying');
-  }
-  if (!slices) return;
-  const t0 = performance.now();
-  show(row.file, row.device, true);
-  if (slices.length) {
-    void document.body.offsetHeight; // the browser's style and layout for this frame, counted in the slice
-    slices.push(performance.now() - t0);
-  }
-  panel.dataset.replay = slices.map((x) => x.toFixed(1)).join(',');
+  tr.classList.add('replaying'); // painted only when the replay takes frames
+  const slices = await build(() => ({ work: 'rank_show', file: row.file, device: row.device }), undefined,
+    () => token !== rankClick || getViewer() !== v, () => show(row.file, row.device, true), false)
+    .finally(() => tr.classList.remove('replaying'));
+  if (slices) panel.dataset.replay = slices.length > 1 ? slices.map((x) => x.toFixed(1)).join(',') : '';
 }
 
 // ---- the diff ----------------------------------------------------------------
-/** Side `slot` ('a' or 'b') at the moment t of the row shown. */
+/** Side `slot` ('a' or 'b') at the moment t of the row shown: ranks.rs picks its fields. */
 function sideAtT(slot) {
-  const step = momentView()?.at?.step, p = pageNow();
-  const i = rows.findIndex((r) => r.file === p.file && r.device === p.device);
-  if (i < 0 || step == null) return showError('Diff: click the timeline first to set t');
-  $(`diff-${slot}`).value = String(i);
-  $(`diff-at-${slot}`).value = 'step';
-  $(`diff-step-${slot}`).value = String(step);
+  const p = pageNow(), step = momentView()?.at?.step ?? null;
+  const r = getViewer().ranks({ do: 'at_t', slot, file: p.file, device: p.device, step });
+  if (r.message) return showError(r.message);
+  for (const [name, value] of Object.entries(r.pick)) $('diff-controls').elements[name].value = value;
 }
 $('diff-t-a').addEventListener('click', () => sideAtT('a'));
 $('diff-t-b').addEventListener('click', () => sideAtT('b'));
 
-/** @returns {import('./types').SideSpec} */
-function spec(slot) {
-  const r = rows[+$(`diff-${slot}`).value], kind = $(`diff-at-${slot}`).value;
-  const at = kind === 'step' ? { kind, step: Math.max(0, Math.floor(+$(`diff-step-${slot}`).value || 0)) } : { kind };
-  return { file: r.file, device: r.device, at: /** @type {import('./types').MomentSpec} */ (at) };
-}
+/** The form's values as they are (ranks.rs diff_form reads them). @returns {import('./types').DiffForm} */
+const diffForm = () => /** @type {any} */ (Object.fromEntries(new FormData($('diff-controls'))));
 
 let diffToken = 0; // the last Compare: a build or an icicle of an older one goes no further
-// A side's analysis not yet built is built first, a slice a frame (docs/ranks.md);
-// data-build on #diff-out: 'pending', then the slices' work, ms, the last the table's.
+// A side's analysis not yet built is built first, a slice a frame (app.js's build,
+// docs/ranks.md); data-build on #diff-out: 'pending', then the slices' work, ms, the last the table's.
 const runDiff = guard(() => {
-  const v = getViewer(), ra = rows[+$('diff-a').value], rb = rows[+$('diff-b').value];
-  if (!ra || !rb) return;
-  const token = ++diffToken;
-  const prepare = (r) => { try { return v.ranks({ do: 'prepare_side', file: r.file, device: r.device, budget: 1 << 12 }).done; } catch (e) { if (e instanceof WebAssembly.RuntimeError) throw e; return 1; } };
-  const step = () => { const a = prepare(ra); return a < 1 ? 0.5 * a : 0.5 + 0.5 * prepare(rb); };
-  const bar = $('diff-progress'), out = $('diff-out');
-  const slices = inSlices(guard(step), {
-    cancelled: () => token !== diffToken || getViewer() !== v, progress: (done) => { bar.hidden = false; bar.value = done; } });
-  if (!(slices instanceof Promise)) { if (slices) compare(v, token); return; }
+  const v = getViewer(), out = $('diff-out');
+  if (!rows.length) return;
+  const token = ++diffToken, w = { work: 'diff_sides', form: diffForm() };
+  let now = false; // compared in this task (no slices): no data-build
+  const built = build(() => w, undefined, () => token !== diffToken || getViewer() !== v,
+    guard(() => { now = true; compare(v, token); }), false);
+  if (now) return;
   out.dataset.build = 'pending';
-  slices.then((s) => {
-    if (token === diffToken) bar.hidden = true;
-    if (!s) { if (token === diffToken) delete out.dataset.build; return; }
-    const t0 = performance.now();
-    guard(() => compare(v, token))();
-    void document.body.offsetHeight; // its style and layout, counted in its slice
-    s.push(performance.now() - t0);
-    out.dataset.build = s.map((x) => x.toFixed(1)).join(',');
+  built.then((s) => {
+    if (s) out.dataset.build = s.map((x) => x.toFixed(1)).join(',');
+    else if (token === diffToken) delete out.dataset.build;
   });
 });
-$('diff-run').addEventListener('click', runDiff);
+$('diff-controls').addEventListener('submit', (e) => { e.preventDefault(); runDiff(); }); // Compare, or Enter in a step
 
 /** @type {import('./types').DiffRow[]} */
 let diffRows = [];
 /** The table now, the icicle in the next frame (each frame's work within its budget). */
 function compare(v, token) {
-  const cmd = { a: spec('a'), b: spec('b'), by: $('diff-by').value, limit: 200, part: 'table' }, out = $('diff-out');
+  const cmd = { do: 'compare', form: diffForm(), part: 'table' }, out = $('diff-out');
   /** @type {import('./types').DiffView} */
   let d;
   try {
-    d = v.ranks({ do: 'diff', ...cmd }).diff;
+    d = v.ranks(cmd).diff;
   } catch (e) {
     if (e instanceof WebAssembly.RuntimeError) throw e;
-    return showError(`Diff: ${e.message || e}`);
+    return showError(e.message || e); // ranks.rs words it: "Diff: …"
   }
   out.hidden = false;
-  fill(out, d); // the titles, timelines, totals; the icicle emptied
-  Object.assign(out.dataset, { totalA: d.total_a, totalB: d.total_b, changed: d.changed, groups: d.group_count, onlyA: d.only_in_a, onlyB: d.only_in_b });
+  fill(out, d); // the titles, timelines, totals and their data-* for tests; the icicle emptied
   diffRows = d.rows;
   $('diff-table').tBodies[0].replaceChildren();
   $('diff-table-box').scrollTop = 0;
@@ -246,10 +212,11 @@ function compare(v, token) {
     if (token !== diffToken || getViewer() !== v) return;
     const t0 = performance.now();
     /** @type {import('./types').DiffView} */
-    const t = v.ranks({ do: 'diff', ...cmd, part: 'tree' }).diff;
+    const t = v.ranks({ ...cmd, part: 'tree' }).diff;
     const t1 = performance.now();
     fill($('diff-icicle'), t); // index.html: a box per stack frame, its tip the title
-    Object.assign(out.dataset, { icicle: 'drawn', icicleMs: (performance.now() - t0).toFixed(2), icicleDrawMs: (performance.now() - t1).toFixed(2) });
+    const ms = (t) => (performance.now() - t).toFixed(2);
+    Object.assign(out.dataset, { icicle: 'drawn', icicleMs: ms(t0), icicleDrawMs: ms(t1) });
   }));
 }
 

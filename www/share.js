@@ -1,10 +1,9 @@
 // Snapshots given rather than dropped: embedded by `memviz html` (base64, data-name),
 // #file=PATH (repeatable, relative, fetched as this module runs: before app.js's CSP
 // forbids it), and files MemoryViz.js posts into this frame.
-import { getViewer, openFiles, showError, ready, failedLine } from './app.js';
+import { getViewer, openFiles, showError, ready, failedLine, showView } from './app.js';
 import { failed } from './decode-worker.js';
-
-const $ = (id) => document.getElementById(id);
+import { $ } from './bind.js';
 
 // trace_plot pads the pickle with NULs; the decoder stops at its STOP opcode.
 function decodeBase64(text) {
@@ -16,11 +15,9 @@ function selectView(name) {
   if (!name) return;
   const i = getViewer().open({ cmd: 'view_named', name }).view;
   if (i == null) return console.warn(`memviz: no view named ${JSON.stringify(name)}`);
-  const sel = $('view-select');
-  if (sel.value !== String(i)) {
-    sel.value = String(i);
-    sel.dispatchEvent(new Event('change'));
-  }
+  if ($('view-select').value === String(i)) return;
+  $('view-select').value = String(i); // as the selector's change does
+  showView(i);
 }
 
 /** Why a #file= path is refused (files.rs OpenFailure, worded once the wasm runs), or null. */

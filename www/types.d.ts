@@ -325,7 +325,7 @@ count: number,
  */
 label: string, };
 
-export type RanksCommand = { "do": "order", names: Array<string>, } | { "do": "overview", file: number, } | { "do": "trim" } | { "do": "memory" } | { "do": "prepare_show", file: number, device: number | null, budget: number, } | { "do": "prepare_side", file: number, device: number, budget: number, } | { "do": "diff" } & DiffCommand | { "do": "snapshots", names: Array<string>, folder: string | null, };
+export type RanksCommand = { "do": "order", names: Array<string>, } | { "do": "overview", file: number, } | { "do": "trim" } | { "do": "memory" } | { "do": "status", loading: number, } | { "do": "reading", name: string, size: number, read: number | null, building: boolean, } | { "do": "at_t", slot: string, file: number, device: number, step: number | null, } | { "do": "diff" } & DiffCommand | { "do": "compare", form: DiffForm, part: DiffPart, } | { "do": "snapshots", names: Array<string>, folder: string | null, };
 
 export type PeakCell = { distance: number, fill: string, title: string, };
 
@@ -339,13 +339,21 @@ ranks: Array<number | null>,
  */
 rows: Array<RankTableRow>, 
 /**
- * "(4 rows)".
+ * "(4 rows)", "(reading 2 more…)".
  */
-status: string, timeline_bytes: number[], done: number, diff: DiffView | null, 
+status: string, 
 /**
- * Why nothing was kept (`Snapshots`), else "".
+ * `Reading`: the row.
  */
-message: string, };
+reading: ReadingRow | null, timeline_bytes: number[], done: number, diff: DiffView | null, 
+/**
+ * Why nothing was kept (`Snapshots`), why t cannot be taken (`AtT`), else "".
+ */
+message: string, 
+/**
+ * `AtT`: the Diff form's fields, by name, and their values.
+ */
+pick: Record<string, string>, };
 
 export type RankRow = { file: number, device: number, device_name: string, peak_active_bytes: number, peak_reserved_bytes: number, end_bytes: number, peak_active: string, peak_reserved: string, end: string, ooms: number, steps: number, 
 /**
@@ -811,7 +819,7 @@ key: KeyView | null,
  */
 numbers: { file: string, device: number, device_name: string, view: string, trace_events: number, segments: number, reserved_bytes: number, allocated_bytes: number, active_blocks: number, timeline: { start_bytes: number, peak_bytes: number, end_bytes: number, elements: number, actions: number, initially_allocated: number }, peak_step: number, steps: number } | null, };
 
-export type Work = { "work": "view", view: ViewId, } | { "work": "analysis", state: boolean, };
+export type Work = { "work": "view", view: ViewId, } | { "work": "analysis", state: boolean, } | { "work": "rank_show", file: number, device: number | null, } | { "work": "diff_sides", form: DiffForm, };
 
 export type Progress = { 
 /**
@@ -830,3 +838,19 @@ label: string,
  * [`Viewer::generation`]: the work is stale once it changes.
  */
 generation: number, };
+
+export type DiffForm = { a: string, at_a: string, step_a: string, b: string, at_b: string, step_b: string, by: DiffBy, };
+
+export type ReadingRow = { name: string, 
+/**
+ * The rank its name carries, "–": none.
+ */
+rank_text: string, 
+/**
+ * The share read, 0 to 1.
+ */
+share: number, 
+/**
+ * "42%", "building the timeline…".
+ */
+text: string, };

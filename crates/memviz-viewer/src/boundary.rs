@@ -183,5 +183,7 @@ pub fn typescript() -> String {
         PageView,
         crate::work::Work,
         crate::work::Progress,
+        crate::ranks::DiffForm,
+        crate::ranks::ReadingRow,
     ]
 }

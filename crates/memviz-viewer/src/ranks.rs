@@ -167,7 +167,6 @@ impl Viewer {
 
     /// The rank panel's command (see [`RanksCommand`]).
     pub fn ranks(&mut self, cmd: &RanksCommand) -> Result<RanksReply, PageError> {
-        let refuse = |e: String| PageError::new(ErrorKind::Recording, e);
         let mut r = RanksReply::default();
         match cmd {
             RanksCommand::Order { names } => {
@@ -181,20 +180,30 @@ impl Viewer {
                     self.rank_rows.extend(o.rows);
                 }
                 r.rows = table_rows(&self.rank_rows);
-                r.status = format!("({} rows)", r.rows.len());
+                r.status = self.ranks_status(0);
+            }
+            RanksCommand::AtT { slot, file, device, step } => {
+                match (self.rank_rows.iter().position(|r| r.file == *file && r.device == *device), step) {
+                    (Some(i), Some(s)) => {
+                        r.pick = [(slot.clone(), i.to_string()), (format!("at_{slot}"), "step".into())].into();
+                        r.pick.insert(format!("step_{slot}"), s.to_string());
+                    }
+                    _ => r.message = "Diff: click the timeline first to set t".into(),
+                }
+            }
+            RanksCommand::Status { loading } => r.status = self.ranks_status(*loading),
+            RanksCommand::Reading { name, size, read, building } => {
+                r.reading = Some(reading_row(name, *size, *read, *building));
             }
             RanksCommand::Trim => self.trim_hidden_views(),
             RanksCommand::Memory => {
                 r.timeline_bytes = (0..self.cx.files.len()).map(|i| self.timeline_bytes(i) as u64).collect();
             }
-            RanksCommand::PrepareShow { file, device, budget } => {
-                let done = self.prepare_file_step(*file as usize, *device, *budget as usize).map_err(refuse)?;
-                r.done = if done { 1.0 } else { 0.0 };
-            }
-            RanksCommand::PrepareSide { file, device, budget } => {
-                r.done = self.prepare_diff_side_step(*file as usize, *device, *budget as usize).map_err(refuse)?;
-            }
             RanksCommand::Diff(c) => r.diff = Some(self.diff(c)?),
+            RanksCommand::Compare { form, part } => {
+                let d = self.diff_form(form, *part).and_then(|c| self.diff(&c));
+                r.diff = Some(d.map_err(|e| PageError { message: format!("Diff: {}", e.message), ..e })?);
+            }
             RanksCommand::Snapshots { names, folder } => {
                 r.order = (0..names.len() as u32).filter(|&i| is_snapshot_name(&names[i as usize])).collect();
                 if r.order.is_empty() {
@@ -249,13 +258,28 @@ pub enum RanksCommand {
     Trim,
     /// The bytes each open file's timelines hold (0: freed).
     Memory,
-    /// Replays about `budget` trace events of the timeline showing `file`
-    /// on `device` (none: its default) needs; `done` 1 once built.
-    PrepareShow { file: u32, device: Option<u32>, budget: u32 },
-    /// Builds about `budget` of what a diff side of (`file`, `device`) needs.
-    PrepareSide { file: u32, device: u32, budget: u32 },
+    /// The panel's title line (`status`) while `loading` more files are read.
+    Status { loading: u32 },
+    /// The row of a file being read (`reading`): `read` bytes of `size`
+    /// (none: not yet), or its timeline being built.
+    Reading {
+        name: String,
+        #[ts(type = "number")]
+        size: u64,
+        #[ts(type = "number | null")]
+        read: Option<u64>,
+        #[serde(default)]
+        building: bool,
+    },
+    /// The Diff form's side `slot` ("a" or "b") at t, the `step` the
+    /// "Alive at" panel shows of (`file`, `device`): its fields in `pick`,
+    /// or `message` where t is not set or that device has no row.
+    AtT { slot: String, file: u32, device: u32, step: Option<u32> },
     /// The diff (see [`DiffCommand`]); the answer in `diff`.
     Diff(DiffCommand),
+    /// The diff of the panel's form (see [`Viewer::diff_form`]); a refusal
+    /// says "Diff: …".
+    Compare { form: DiffForm, part: DiffPart },
     /// Which of a folder's file `names` are snapshots (indices in `order`);
     /// none: `message` says so (`folder`: its name where known).
     Snapshots { names: Vec<String>, folder: Option<String> },
@@ -342,14 +366,111 @@ pub struct RanksReply {
     pub ranks: Vec<Option<i32>>,
     /// The overview's rows (`Overview`).
     pub rows: Vec<RankTableRow>,
-    /// "(4 rows)".
+    /// "(4 rows)", "(reading 2 more…)".
     pub status: String,
+    /// `Reading`: the row.
+    pub reading: Option<ReadingRow>,
     #[ts(type = "number[]")]
     pub timeline_bytes: Vec<u64>,
     pub done: f64,
     pub diff: Option<DiffView>,
-    /// Why nothing was kept (`Snapshots`), else "".
+    /// Why nothing was kept (`Snapshots`), why t cannot be taken (`AtT`), else "".
     pub message: String,
+    /// `AtT`: the Diff form's fields, by name, and their values.
+    #[ts(type = "Record<string, string>")]
+    pub pick: std::collections::BTreeMap<String, String>,
+}
+
+/// A file being read, as its row in the overview shows it (index.html's
+/// template #rank-loading).
+#[derive(Serialize, TS, Debug, Clone, PartialEq)]
+pub struct ReadingRow {
+    pub name: String,
+    /// The rank its name carries, "–": none.
+    pub rank_text: String,
+    /// The share read, 0 to 1.
+    pub share: f64,
+    /// "42%", "building the timeline…".
+    pub text: String,
+}
+
+/// The row of file `name` being read (see `RanksCommand::Reading`).
+pub fn reading_row(name: &str, size: u64, read: Option<u64>, building: bool) -> ReadingRow {
+    let share = if building { 1.0 } else { read.map_or(0.0, |r| r as f64 / size.max(1) as f64) };
+    let text = match read {
+        _ if building => "building the timeline…".to_string(),
+        None => String::new(),
+        Some(_) => format!("{}%", (share * 100.0).round()),
+    };
+    let rank_text = rank_of(name).map_or("–".to_string(), |k| k.to_string());
+    ReadingRow { name: name.to_string(), rank_text, share, text }
+}
+
+impl Viewer {
+    /// The rank panel's title line: how many files are still read, else
+    /// how many rows there are ("" before the first).
+    fn ranks_status(&self, loading: u32) -> String {
+        match self.rank_rows.len() {
+            _ if loading > 0 => format!("(reading {loading} more…)"),
+            0 => String::new(),
+            n => format!("({n} rows)"),
+        }
+    }
+
+    /// `Work::RankShow`: the share replayed (0 or 1) and the busy note. An
+    /// error (no such file or device) ends the work: showing it says why.
+    pub(crate) fn rank_show_step(&mut self, file: u32, device: Option<u32>, budget: usize) -> (f64, String) {
+        let done = self.prepare_file_step(file as usize, device, budget).unwrap_or(true);
+        let name = self.cx.files.get(file as usize).map_or("", |f| f.name.as_str());
+        (if done { 1.0 } else { 0.0 }, format!("Replaying the timeline of {name}…"))
+    }
+
+    /// `Work::DiffSides`: side A's analysis, then B's (half the share
+    /// each), and the busy note. An error ends the work: the diff says why.
+    pub(crate) fn diff_sides_step(&mut self, form: &DiffForm, budget: usize) -> (f64, String) {
+        let Ok(DiffCommand { a, b, .. }) = self.diff_form(form, DiffPart::Table) else {
+            return (1.0, String::new());
+        };
+        let mut step = |s: &SideSpec| self.prepare_diff_side_step(s.file as usize, s.device, budget).unwrap_or(1.0);
+        let share = match step(&a) {
+            d if d < 1.0 => 0.5 * d,
+            _ => 0.5 + 0.5 * step(&b),
+        };
+        (share, crate::work::building("Diff's sides", &self.diff_names(&a, &b), share))
+    }
+
+    /// The Diff panel's form as a command: each side's row of the overview
+    /// (its file and device), its moment, a step as typed cut to a whole one
+    /// (0 where it is none); the [`DIFF_ROWS`] largest changes.
+    pub fn diff_form(&self, f: &DiffForm, part: DiffPart) -> Result<DiffCommand, PageError> {
+        let side = |row: &str, at: &str, step: &str| {
+            let r = row.parse::<usize>().ok().and_then(|i| self.rank_rows.get(i));
+            let r = r.ok_or_else(|| PageError::bad_command(format!("no row {row:?}")))?;
+            let at = match at {
+                "start" => MomentSpec::Start,
+                "peak" => MomentSpec::Peak,
+                "end" => MomentSpec::End,
+                "step" => {
+                    let s = step.trim().parse::<f64>().ok().filter(|s| s.is_finite()).unwrap_or(0.0);
+                    MomentSpec::Step { step: s.max(0.0) as u32 }
+                }
+                _ => return Err(PageError::bad_command(format!("no moment {at:?}"))),
+            };
+            Ok(SideSpec { file: r.file, device: r.device, at })
+        };
+        let (a, b) = (side(&f.a, &f.at_a, &f.step_a)?, side(&f.b, &f.at_b, &f.step_b)?);
+        Ok(DiffCommand { a, b, by: f.by, limit: DIFF_ROWS, part })
+    }
+
+    /// "a.pickle and b.pickle" (one name when both sides are of one file).
+    fn diff_names(&self, a: &SideSpec, b: &SideSpec) -> String {
+        let name = |s: &SideSpec| self.cx.files.get(s.file as usize).map_or(String::new(), |f| f.name.clone());
+        if a.file == b.file {
+            name(a)
+        } else {
+            format!("{} and {}", name(a), name(b))
+        }
+    }
 }
 
 /// Sparkline points of an overview row.
@@ -420,12 +541,30 @@ impl MomentSpec {
 }
 
 /// One side: a device of an open file at a moment.
-#[derive(Deserialize, TS, Debug, Clone, Copy)]
+#[derive(Deserialize, TS, Debug, Clone, Copy, PartialEq)]
 pub struct SideSpec {
     pub file: u32,
     pub device: u32,
     pub at: MomentSpec,
 }
+
+/// The Diff panel's form as the page reads it (`FormData`: every value a
+/// string): each side's row of the overview, its moment and step; the grouping.
+#[derive(Deserialize, TS, Debug, Clone, PartialEq)]
+pub struct DiffForm {
+    pub a: String,
+    pub at_a: String,
+    #[serde(default)]
+    pub step_a: String,
+    pub b: String,
+    pub at_b: String,
+    #[serde(default)]
+    pub step_b: String,
+    pub by: DiffBy,
+}
+
+/// The largest changes the panel's table gets.
+pub const DIFF_ROWS: u32 = 200;
 
 /// What the diff's groups are.
 #[derive(Deserialize, TS, Debug, Clone, Copy, PartialEq, Eq)]

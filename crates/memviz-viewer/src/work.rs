@@ -9,10 +9,11 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::page::ViewId;
+use crate::ranks::DiffForm;
 use crate::Viewer;
 
 /// Something to build ahead of its use.
-#[derive(Deserialize, TS, Debug, Clone, Copy, PartialEq)]
+#[derive(Deserialize, TS, Debug, Clone, PartialEq)]
 #[serde(tag = "work", rename_all = "snake_case")]
 pub enum Work {
     /// What showing `view` needs.
@@ -20,6 +21,11 @@ pub enum Work {
     /// The analysis and, when `state`, the state history (the moment's
     /// reserved memory; the leak report and Color by need none).
     Analysis { state: bool },
+    /// The timeline showing open `file` on `device` (none: its default)
+    /// needs, replayed where it was freed (a rank's row clicked).
+    RankShow { file: u32, device: Option<u32> },
+    /// What the Diff's two sides need (their moments play no part).
+    DiffSides { form: DiffForm },
 }
 
 /// Where a [`Work`] stands after a tick.
@@ -41,19 +47,25 @@ pub const TICK_EVENTS: usize = 1 << 12;
 impl Viewer {
     /// One step of `work`, about [`TICK_EVENTS`] trace events.
     pub fn tick(&mut self, work: Work) -> Progress {
-        let (share, what) = match work {
+        let file = self.cx.file().map_or(String::new(), |f| f.name.clone());
+        let (share, label) = match work {
             Work::View { view } => {
                 let i = view.index();
-                (self.prepare_view_step(i, TICK_EVENTS), self.views.get(i).name().to_string())
+                let share = self.prepare_view_step(i, TICK_EVENTS);
+                (share, building(self.views.get(i).name(), &file, share))
             }
-            Work::Analysis { state } => (self.prepare_analysis_step(TICK_EVENTS, state), "analysis".into()),
+            Work::Analysis { state } => {
+                let share = self.prepare_analysis_step(TICK_EVENTS, state);
+                (share, building("analysis", &file, share))
+            }
+            Work::RankShow { file, device } => self.rank_show_step(file, device, TICK_EVENTS << 3),
+            Work::DiffSides { form } => self.diff_sides_step(&form, TICK_EVENTS),
         };
-        let file = self.cx.file().map_or("", |f| f.name.as_str());
-        Progress {
-            busy: share < 1.0,
-            share,
-            label: format!("Building the {what} of {file}: {}%…", (share * 100.0).floor()),
-            generation: self.generation(),
-        }
+        Progress { busy: share < 1.0, share, label, generation: self.generation() }
     }
+}
+
+/// The busy note: "Building the {what} of {file}: 42%…".
+pub(crate) fn building(what: &str, file: &str, share: f64) -> String {
+    format!("Building the {what} of {file}: {}%…", (share * 100.0).floor())
 }

@@ -247,3 +247,121 @@ fn folder_names_median_pick_side_labels_and_the_diff_command() {
         assert_eq!(row.dir, if row.bytes_b > row.bytes_a { "up" } else { "down" }, "{}", row.key);
     }
 }
+
+/// The rank panel's long work as `work` kinds of the one tick (issue 42):
+/// a freed rank replayed, then the diff's two sides, each to done with its
+/// busy note; a bad file or device ends the work (the show or the diff says why).
+#[test]
+fn rank_show_and_diff_sides_tick_to_done() {
+    use memviz_viewer::work::Work;
+    let mut v = two();
+    v.open(&format!("rank2_{A}"), &bytes(A)).unwrap();
+    v.open(&format!("rank3_{A}"), &bytes(A)).unwrap();
+    v.trim_hidden_views();
+    assert_eq!(v.timeline_bytes(0), 0, "file 0's timeline freed");
+    let show = Work::RankShow { file: 0, device: None };
+    let mut ticks = 0;
+    loop {
+        let p = v.tick(show.clone());
+        assert_eq!(p.label, format!("Replaying the timeline of rank1_{A}…"));
+        ticks += 1;
+        if !p.busy {
+            break;
+        }
+        assert!(ticks < 100_000, "never done");
+    }
+    assert!(ticks > 1 && v.timeline_bytes(0) > 0, "{ticks} ticks");
+    assert!(!v.tick(Work::RankShow { file: 9, device: None }).busy);
+    assert!(!v.tick(Work::RankShow { file: 0, device: Some(7) }).busy);
+
+    for f in [0, 1] {
+        v.ranks(&ranks::RanksCommand::Overview { file: f }).unwrap();
+    }
+    let sides = Work::DiffSides { form: form(["0", "peak", ""], ["1", "end", ""]) };
+    let mut shares = Vec::new();
+    loop {
+        let p = v.tick(sides.clone());
+        assert!(p.label.starts_with(&format!("Building the Diff's sides of rank1_{A} and rank0_{B}: ")), "{}", p.label);
+        shares.push(p.share);
+        if !p.busy {
+            break;
+        }
+        assert!(shares.len() < 100_000, "never done");
+    }
+    assert!(shares.len() > 2 && shares.windows(2).all(|w| w[0] <= w[1]), "{shares:?}");
+    assert!(shares.iter().any(|&s| s > 0.0 && s < 0.5), "A first: {shares:?}");
+    assert_eq!(v.tick(Work::DiffSides { form: form(["9", "peak", ""], ["1", "peak", ""]) }).share, 1.0);
+}
+
+fn form(a: [&str; 3], b: [&str; 3]) -> ranks::DiffForm {
+    let [a, at_a, step_a] = a.map(String::from);
+    let [b, at_b, step_b] = b.map(String::from);
+    ranks::DiffForm { a, at_a, step_a, b, at_b, step_b, by: DiffBy::User }
+}
+
+/// The Diff panel's form, as FormData gives it: rows of the overview, a
+/// step as typed; `Compare` answers as the diff of the sides it names.
+#[test]
+fn the_diff_form_names_rows_moments_and_steps() {
+    let mut v = two();
+    for f in [1, 0] {
+        v.ranks(&ranks::RanksCommand::Overview { file: f }).unwrap();
+    }
+    let got =
+        |v: &Viewer, a: [&str; 3]| v.diff_form(&form(a, ["0", "end", ""]), DiffPart::Table).map(|c| (c.a.file, c.a.at));
+    let step = |s| Ok((0, MomentSpec::Step { step: s }));
+    assert_eq!(got(&v, ["1", "step", " 12.9 "]).map_err(|e| e.message), step(12));
+    assert_eq!(got(&v, ["1", "step", "-3"]).map_err(|e| e.message), step(0));
+    assert_eq!(got(&v, ["1", "step", ""]).map_err(|e| e.message), step(0));
+    assert_eq!(got(&v, ["0", "peak", "7"]).map_err(|e| e.message), Ok((1, MomentSpec::Peak)));
+    assert!(got(&v, ["2", "peak", ""]).unwrap_err().message.contains("no row \"2\""));
+    assert!(got(&v, ["", "peak", ""]).is_err());
+    assert!(got(&v, ["0", "noon", ""]).unwrap_err().message.contains("no moment"));
+    let c = v.diff_form(&form(["0", "peak", ""], ["1", "start", ""]), DiffPart::Table).unwrap();
+    assert_eq!((c.b.file, c.b.at, c.limit), (0, MomentSpec::Start, ranks::DIFF_ROWS));
+    let cmd = ranks::RanksCommand::Compare { form: form(["1", "peak", ""], ["0", "peak", ""]), part: DiffPart::Table };
+    let via = v.ranks(&cmd).unwrap().diff.unwrap();
+    let at_t = |v: &mut Viewer, file, step| {
+        v.ranks(&ranks::RanksCommand::AtT { slot: "b".into(), file, device: 0, step }).unwrap()
+    };
+    let r = at_t(&mut v, 0, Some(400));
+    let want = [("b", "1"), ("at_b", "step"), ("step_b", "400")].map(|(k, x)| (k.to_string(), x.to_string()));
+    assert_eq!((r.pick, r.message), (want.into(), String::new()));
+    assert_eq!(at_t(&mut v, 0, None).message, "Diff: click the timeline first to set t");
+    assert!(at_t(&mut v, 5, Some(1)).pick.is_empty());
+    let cmd = ranks::RanksCommand::Compare {
+        form: form(["1", "step", "99999999"], ["0", "peak", ""]),
+        part: DiffPart::Table,
+    };
+    let e = v.ranks(&cmd).unwrap_err().message;
+    assert!(e.starts_with("Diff: A ") && e.contains("no step 99999999"), "{e}");
+    assert_eq!(
+        via.total_a,
+        diff(&mut v, side(0, MomentSpec::Peak), side(1, MomentSpec::Peak), DiffBy::User, DiffPart::Table).total_a
+    );
+}
+
+/// The overview's title line and the rows of files being read.
+#[test]
+fn ranks_status_and_reading_rows() {
+    use memviz_viewer::ranks::{RanksCommand, ReadingRow};
+    let mut v = two();
+    assert_eq!(v.ranks(&RanksCommand::Status { loading: 0 }).unwrap().status, "");
+    assert_eq!(v.ranks(&RanksCommand::Status { loading: 3 }).unwrap().status, "(reading 3 more…)");
+    assert_eq!(v.ranks(&RanksCommand::Overview { file: 0 }).unwrap().status, "(1 rows)");
+    assert_eq!(v.ranks(&RanksCommand::Status { loading: 0 }).unwrap().status, "(1 rows)");
+    let mut row = |read, building| {
+        let cmd = RanksCommand::Reading { name: "rank12_x.pickle".into(), size: 1000, read, building };
+        v.ranks(&cmd).unwrap().reading.unwrap()
+    };
+    let want = |share, text: &str| ReadingRow {
+        name: "rank12_x.pickle".into(),
+        rank_text: "12".into(),
+        share,
+        text: text.into(),
+    };
+    assert_eq!(row(None, false), want(0.0, ""));
+    assert_eq!(row(Some(425), false), want(0.425, "43%"));
+    assert_eq!(row(Some(1000), true), want(1.0, "building the timeline…"));
+    assert_eq!(ranks::reading_row("x.pickle", 0, Some(0), false).rank_text, "–");
+}
