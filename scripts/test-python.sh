@@ -11,7 +11,7 @@
 #      --no-browser` serving two real files.
 # The copy builds into this checkout's target/ (CARGO_TARGET_DIR), so only
 # its own crates compile again; it borrows tests/e2e/node_modules (npm ci
-# gives the same pins). Outputs: target/fresh-checkout, target/wheels,
+# gives the same pins), and is removed at the end. Outputs: target/wheels,
 # target/py-test, target/python-e2e.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +24,9 @@ echo "== fresh checkout: scripts/build-cli.sh"
 fresh="$root/target/fresh-checkout"
 rm -rf "$fresh"
 mkdir -p "$fresh"
+# Gone at the end: its builds leave cargo's fingerprints in target/ naming its files, and while those
+# exist (older than this checkout's), a build here counts this checkout's changed crates as up to date.
+trap 'rm -rf "$fresh"' EXIT
 git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' f; do
   [ -e "$f" ] && printf '%s\0' "$f"
 done | tar --null -T - -cf - | tar -xf - -C "$fresh"

@@ -21,10 +21,9 @@ let view = null;
 let icicleFrame = 0, work = [];
 const current = () => view && getViewer() && generation() === view.generation;
 
-/** Sets t. @param {import('./types').MomentArg | string} m (ranks.js still sends 'step:N') */
-export function setMoment(m) {
+/** Sets t. @param {import('./types').MomentArg} moment */
+export function setMoment(moment) {
   if (!getViewer()?.file_count()) return;
-  const moment = /** @type {any} */ (typeof m === 'string' && m.startsWith('step:') ? { step: Number(m.slice(5)) } : m);
   withAnalysis(() => {
     fill(panel, (view = ask({ cmd: 'moment', moment })));
     rows(true);

@@ -54,7 +54,7 @@ test('one file: two moments set from the timeline, by user frame and by kind', a
   const n = await page.evaluate(() => window.memviz.viewer.command({ cmd: 'get' }).steps);
   const [sa, sb] = [Math.floor(n / 3), n - 1];
   for (const [slot, s] of [['a', sa], ['b', sb]]) {
-    await page.evaluate((s) => window.memviz.moment.setMoment(`step:${s}`), s);
+    await page.evaluate((s) => window.memviz.moment.setMoment({ step: s }), s);
     await page.waitForFunction((s) => window.memviz.moment.view?.at?.step === s, s);
     await page.click(`#diff-t-${slot}`);
   }

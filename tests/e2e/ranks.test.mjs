@@ -73,7 +73,7 @@ test('four ranks at once: overview, row click keeps zoom and t, diff', async () 
     const v = window.memviz.viewer;
     window.memviz.command({ cmd: 'set_window', x0: 100, x1: 700 });
     window.memviz.redraw();
-    window.memviz.moment.setMoment('step:400');
+    window.memviz.moment.setMoment({ step: 400 });
     return v.command({ cmd: 'get' }).window;
   });
   await page.click('#ranks-table tbody tr[data-rank="1"]');
