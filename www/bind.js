@@ -2,9 +2,10 @@
 // Fills DOM templates (markup in index.html) from a typed view model. Under `root`:
 //   data-text="path" textContent · data-show="path" ("!path") hidden unless truthy (falsy;
 //   an empty list is falsy) · data-attr-NAME / data-style-NAME="path" an attribute / style
-//   property · data-prop-NAME="path" ("!path") a property (value, disabled) · data-class="path" adds a class · data-cmd="path" the value as JSON in
-//   data-payload, read back by `onCmd` · data-each="path" a copy of the template (its
-//   <template> child, or the one data-tpl names) per item (an object: one; null: none).
+//   property · data-prop-NAME="path" ("!path") a property (value, disabled) · data-class="path"
+//   adds a class · data-cmd="path" the value as JSON in data-payload, read back by `onCmd` ·
+//   data-each="path" a copy of the template (its <template> child, or the one data-tpl names)
+//   per item (an object: one; null: none).
 // A path is dotted ("at.step"); "." is the model itself, "#" the item's index.
 
 /** @param {any} model @param {string} path @param {number} i */
