@@ -13,18 +13,16 @@
 use std::collections::HashMap;
 use std::sync::Once;
 
-use memviz_core::format::format_size;
 use memviz_core::model::Action;
 use memviz_core::phases::{self, TimeAxis};
 use memviz_core::timeline::{DetailView, Timeline, TimelineKind};
 use memviz_core::Snapshot;
-use memviz_render::axis::{size_ticks, step_ticks, GivenAxis};
+use memviz_render::axis::{peak_marker, size_chart, step_ticks, Look};
 use memviz_render::mapped_x::pick_columns_at;
 use memviz_render::{self as render, BandIndex, BandSource, Image, PlotStyle, TimelineBands, Window, NO_STEP};
-use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged, ValueFormatter};
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
-use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::Serialize;
@@ -59,7 +57,6 @@ pub const MAX_PIXELS: u64 = 32 << 20;
 pub(crate) const MARGIN: (u32, u32, u32, u32) = (84, 28, 40, 48);
 pub(crate) const FONT: &str = "sans-serif";
 pub(crate) const TEXT: RGBColor = RGBColor(60, 60, 60);
-pub(crate) const PEAK: RGBColor = RGBColor(render::PEAK[0], render::PEAK[1], render::PEAK[2]);
 /// OOM markers: a color no band has (Tableau10 has no dark purple).
 pub const OOM: [u8; 3] = [0x5b, 0x1a, 0x8c];
 
@@ -399,48 +396,9 @@ pub(crate) fn plot_on_white(img: &Image, plot: [u32; 4], width: u32, height: u32
     rgb
 }
 
-/// A chart whose y axis is bytes ([`size_chart`]).
-pub(crate) type SizeChart<'a, DB, X> = ChartContext<'a, DB, Cartesian2d<X, GivenAxis>>;
-
-/// A chart over `plot` of `root` (`size`: the image's): `x` as given, y in
-/// bytes from 0 to `y_max` on size ticks, every label in the unit of the
-/// largest (one rule: format::axis_unit), the grid and both axes drawn. The
-/// timeline's and the profiler's charts share it.
-pub(crate) fn size_chart<'a, DB: DrawingBackend, X: Ranged<ValueType = f64> + ValueFormatter<f64>>(
-    root: &'a DrawingArea<DB, Shift>,
-    plot: [u32; 4],
-    size: (u32, u32),
-    y_max: f64,
-    x: X,
-    x_label: &dyn Fn(&f64) -> String,
-    x_desc: &str,
-) -> Result<SizeChart<'a, DB, X>, DrawingAreaErrorKind<DB::ErrorType>> {
-    let [px, py, pw, ph] = plot;
-    let (w, h) = size;
-    let ticks = size_ticks(y_max, (ph as f64 / 60.0).clamp(2.0, 10.0) as usize);
-    let unit = memviz_core::format::axis_unit(ticks.last().copied().unwrap_or(0.0));
-    let label = (FONT, 13).into_font().color(&TEXT);
-    let mut chart = ChartBuilder::on(root)
-        .margin_top(py)
-        .margin_right(w - px - pw)
-        .y_label_area_size(px)
-        .x_label_area_size(h - py - ph)
-        .build_cartesian_2d(x, GivenAxis { range: 0.0..y_max, ticks })?;
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .bold_line_style(RGBColor(0, 0, 0).mix(0.12).stroke_width(1))
-        .light_line_style(TRANSPARENT)
-        .y_label_formatter(&|v| memviz_core::format::format_size_in(*v, unit))
-        .x_label_formatter(x_label)
-        .x_labels((pw as usize / 110).max(2))
-        .x_desc(x_desc)
-        .label_style(label.clone())
-        .axis_desc_style(label)
-        .axis_style(RGBColor(120, 120, 120).stroke_width(1))
-        .draw()?;
-    Ok(chart)
-}
+/// The CLI's images' text: memviz-render's charts in the CLI's font, at one
+/// device pixel a CSS pixel.
+pub(crate) const LOOK: Look = Look { family: FONT, font: 13, label: [60; 3], desc: [60; 3], scale: 1.0 };
 
 /// Axes, grid, title, the peak marker and the OOM markers, over the bands.
 fn decorate<DB: DrawingBackend>(
@@ -464,8 +422,7 @@ fn decorate<DB: DrawingBackend>(
         Some(t) => crate::profiler_chart::fmt_time(t.seconds_at(t.x_of_step(*v)), t.seconds_at(t.span())),
         None => format!("{}", v.round() as i64),
     };
-    let mut chart =
-        size_chart(root, info.plot, (w, info.height), y_max, StepAxis { n, time: axis.time }, &x_label, x_desc)?;
+    let mut chart = size_chart(root, info.plot, y_max, StepAxis { n, time: axis.time }, &x_label, x_desc, &LOOK)?;
     marks(root, info)?;
     // OOM: a solid line at the step boundary where it happened.
     let oom = RGBColor(OOM[0], OOM[1], OOM[2]);
@@ -483,17 +440,8 @@ fn decorate<DB: DrawingBackend>(
         }
     }
     // The peak: a dashed line up to it at the middle of its step, and its value.
-    let (ps, pb) = (info.peak_step as f64 + 0.5, (info.peak_bytes as f64).min(y_max));
-    chart.draw_series(std::iter::once(DashedPathElement::new(
-        vec![(ps, 0.0), (ps, pb)],
-        5,
-        3,
-        PEAK.stroke_width(1),
-    )))?;
-    let right = ps > n * 0.8;
-    let pos = Pos::new(if right { HPos::Right } else { HPos::Left }, VPos::Bottom);
-    let text = format!("peak {}", format_size(info.peak_bytes, false));
-    chart.draw_series(std::iter::once(Text::new(text, (ps, pb), (FONT, 13).into_font().color(&PEAK).pos(pos))))?;
+    let ps = info.peak_step as f64 + 0.5;
+    peak_marker(&mut chart, ps, info.peak_bytes, y_max, "peak", ps > n * 0.8, &LOOK)?;
     // Title: file, device, view.
     let title = format!("{}  ·  cuda:{}  ·  {}", req.title, info.device, info.view);
     root.draw(&Text::new(title, (px as i32, 6), (FONT, 15).into_font().color(&RGBColor(30, 30, 30))))?;

@@ -9,21 +9,18 @@
 
 use std::collections::HashMap;
 
-use memviz_core::format::format_size;
 use memviz_core::profiler::{Chart, ProfilerFile};
+use memviz_render::axis::{peak_marker, size_chart};
 use memviz_render::profiler::{curve_color, render_chart};
 use memviz_render::{Image, BACKGROUND};
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
-use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::Serialize;
 
-use crate::chart::{
-    check_size, encode_png, plot_on_white, register_font, size_chart, Format, FONT, MARGIN, PEAK, TEXT,
-};
+use crate::chart::{check_size, encode_png, plot_on_white, register_font, Format, FONT, LOOK, MARGIN, TEXT};
 use crate::glyphs::GlyphText;
 
 #[derive(Debug, Serialize)]
@@ -214,7 +211,7 @@ fn decorate<DB: DrawingBackend>(
     let y_max = info.y_max as f64;
     let x_label = |v: &f64| if chart.x_steps { format!("{}", (v * 1e6).round() as i64) } else { fmt_time(*v, span) };
     let x_desc = if chart.x_steps { "alloc / free action (step)" } else { "time from the first event" };
-    let mut c = size_chart(root, info.plot, (info.width, info.height), y_max, TimeAxis { span }, &x_label, x_desc)?;
+    let mut c = size_chart(root, info.plot, y_max, TimeAxis { span }, &x_label, x_desc, &LOOK)?;
     // OOM: a solid line where each happened, labelled above the plot.
     let oom = RGBColor(crate::chart::OOM[0], crate::chart::OOM[1], crate::chart::OOM[2]);
     for &o in &info.ooms {
@@ -226,13 +223,9 @@ fn decorate<DB: DrawingBackend>(
         root.draw(&Text::new("OOM", (at.0, py as i32 - 1), style))?;
     }
     // The peak: dashed line at its time up to its value, and the value.
-    let (ps, pb) = (info.peak_s, (info.peak_bytes.max(0) as f64).min(y_max));
-    c.draw_series(std::iter::once(DashedPathElement::new(vec![(ps, 0.0), (ps, pb)], 5, 3, PEAK.stroke_width(1))))?;
-    let right = ps > span * 0.8;
-    let pos = Pos::new(if right { HPos::Right } else { HPos::Left }, VPos::Bottom);
     let what = if chart.stacked { "peak" } else { "peak allocated" };
-    let text = format!("{what} {}", format_size(info.peak_bytes.max(0) as u64, false));
-    c.draw_series(std::iter::once(Text::new(text, (ps, pb), (FONT, 13).into_font().color(&PEAK).pos(pos))))?;
+    let ps = info.peak_s;
+    peak_marker(&mut c, ps, info.peak_bytes.max(0) as u64, y_max, what, ps > span * 0.8, &LOOK)?;
     // Legend: a swatch and the name of each curve drawn, in one row.
     let mut x = px as i32;
     let y = py as i32 - 18;

@@ -136,6 +136,115 @@ impl plotters::coord::ranged1d::Ranged for GivenAxis {
     }
 }
 
+/// How many x labels fit `width` device pixels at `scale` of them a CSS
+/// pixel: one per 110 CSS pixels, at least 2.
+pub fn x_label_count(width: u32, scale: f64) -> usize {
+    ((width as f64 / scale) / 110.0).max(2.0) as usize
+}
+
+/// How a chart's text and lines look: the font family and size (device
+/// pixels), the labels' and the axis descriptions' colours, and the device
+/// pixels per CSS pixel (the page's canvas at its devicePixelRatio; 1 for
+/// the CLI's images). Everything else about the chart is [`size_chart`]'s.
+#[cfg(feature = "plotters")]
+#[derive(Clone, Copy)]
+pub struct Look<'a> {
+    pub family: &'a str,
+    pub font: u32,
+    pub label: [u8; 3],
+    pub desc: [u8; 3],
+    pub scale: f64,
+}
+
+/// A chart whose y axis is bytes ([`size_chart`]).
+#[cfg(feature = "plotters")]
+pub type SizeChart<'a, DB, X> =
+    plotters::chart::ChartContext<'a, DB, plotters::coord::cartesian::Cartesian2d<X, GivenAxis>>;
+
+/// The chart of the page's axes overlay and of the CLI's images: over
+/// `plot` ([x, y, w, h] in `root`'s pixels), `x` as given, y in bytes from
+/// 0 to `y_max` on size ticks (one per 60 CSS pixels, 2 to 10), every label
+/// in the unit of the largest (one rule: format::axis_unit), x labels as
+/// [`x_label_count`] says, the grid and both axes drawn.
+#[cfg(feature = "plotters")]
+pub fn size_chart<'a, DB, X>(
+    root: &'a plotters::drawing::DrawingArea<DB, plotters::coord::Shift>,
+    plot: [u32; 4],
+    y_max: f64,
+    x: X,
+    x_label: &dyn Fn(&f64) -> String,
+    x_desc: &str,
+    look: &Look,
+) -> Result<SizeChart<'a, DB, X>, plotters::drawing::DrawingAreaErrorKind<DB::ErrorType>>
+where
+    DB: plotters::prelude::DrawingBackend,
+    X: plotters::coord::ranged1d::Ranged<ValueType = f64> + plotters::coord::ranged1d::ValueFormatter<f64>,
+{
+    use plotters::prelude::*;
+    let [px, py, pw, ph] = plot;
+    let (w, h) = root.dim_in_pixel();
+    let ticks = size_ticks(y_max, ((ph as f64 / look.scale) / 60.0).clamp(2.0, 10.0) as usize);
+    let unit = memviz_core::format::axis_unit(ticks.last().copied().unwrap_or(0.0));
+    let [l, d] = [look.label, look.desc];
+    let mut chart = ChartBuilder::on(root)
+        .margin_top(py)
+        .margin_right(w.saturating_sub(px + pw))
+        .y_label_area_size(px)
+        .x_label_area_size(h.saturating_sub(py + ph))
+        .build_cartesian_2d(x, GivenAxis { range: 0.0..y_max, ticks })?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .bold_line_style(RGBColor(0, 0, 0).mix(0.12).stroke_width(1))
+        .light_line_style(TRANSPARENT)
+        .y_label_formatter(&|v| memviz_core::format::format_size_in(*v, unit))
+        .x_label_formatter(x_label)
+        .x_labels(x_label_count(pw, look.scale))
+        .x_desc(x_desc)
+        .label_style((look.family, look.font).into_font().color(&RGBColor(l[0], l[1], l[2])))
+        .axis_desc_style((look.family, look.font).into_font().color(&RGBColor(d[0], d[1], d[2])))
+        .axis_style(RGBColor(120, 120, 120).stroke_width(1))
+        .draw()?;
+    Ok(chart)
+}
+
+/// The peak on a [`size_chart`]: a dashed line at `x` up to `bytes` (at
+/// most `y_max`) and "`what` 1.2 GiB" beside its top, on the line's left
+/// when `left`. The page, the CLI's timeline and its profiler chart draw it.
+#[cfg(feature = "plotters")]
+#[allow(clippy::too_many_arguments)]
+pub fn peak_marker<DB, X>(
+    chart: &mut SizeChart<'_, DB, X>,
+    x: f64,
+    bytes: u64,
+    y_max: f64,
+    what: &str,
+    left: bool,
+    look: &Look,
+) -> Result<(), plotters::drawing::DrawingAreaErrorKind<DB::ErrorType>>
+where
+    DB: plotters::prelude::DrawingBackend,
+    X: plotters::coord::ranged1d::Ranged<ValueType = f64> + plotters::coord::ranged1d::ValueFormatter<f64>,
+{
+    use plotters::element::DashedPathElement;
+    use plotters::prelude::*;
+    use plotters::style::text_anchor::{HPos, Pos, VPos};
+    let red = RGBColor(crate::PEAK[0], crate::PEAK[1], crate::PEAK[2]);
+    let top = (bytes as f64).min(y_max);
+    let (dash, gap, width) = ((5.0 * look.scale) as u32, (3.0 * look.scale) as u32, look.scale.round().max(1.0) as u32);
+    chart.draw_series(std::iter::once(DashedPathElement::new(
+        vec![(x, 0.0), (x, top)],
+        dash,
+        gap,
+        red.stroke_width(width),
+    )))?;
+    let label = format!("{what} {}", memviz_core::format::format_size(bytes, false));
+    let pos = Pos::new(if left { HPos::Right } else { HPos::Left }, VPos::Bottom);
+    let style = (look.family, look.font).into_font().color(&red).pos(pos);
+    chart.draw_series(std::iter::once(Text::new(label, (x, top), style)))?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,11 +5,9 @@
 //! size changes: a few ms, against 100-200 ms if plotters drew the bands.
 
 use crate::ctx2d;
-use memviz_core::format::format_size;
-use memviz_render::axis::{size_ticks, step_ticks, GivenAxis};
+use memviz_render::axis::{peak_marker, size_chart, step_ticks, x_label_count, GivenAxis, Look};
 use memviz_viewer::AxesSpec;
-use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
-use plotters::element::DashedPathElement;
+use plotters::coord::ranged1d::{Ranged, ValueFormatter};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters_canvas::CanvasBackend;
@@ -29,7 +27,10 @@ pub fn draw(canvas: &HtmlCanvasElement, spec: &AxesSpec) -> Result<(), JsError> 
             // The peak at the middle of its step, when in view.
             let peak = peak.map(|(s, b)| (s as f64 + 0.5, b)).filter(|(x, _)| *x >= win.x0 && *x <= win.x1);
             let right = |x: f64| x > win.x0 + (win.x1 - win.x0) * 0.8;
-            let x = GivenAxis { range: win.x0..win.x1, ticks: step_ticks(win.x0, win.x1, x_labels(spec)) };
+            let x = GivenAxis {
+                range: win.x0..win.x1,
+                ticks: step_ticks(win.x0, win.x1, x_label_count(spec.rect.w, spec.dpr)),
+            };
             chart(&root, spec, x, &label, peak, &right).map_err(|e| err(&e))?;
         }
         Some(t) => {
@@ -50,68 +51,31 @@ pub fn draw(canvas: &HtmlCanvasElement, spec: &AxesSpec) -> Result<(), JsError> 
     Ok(())
 }
 
-/// About how many x labels fit: one per 110 CSS pixels.
-fn x_labels(spec: &AxesSpec) -> usize {
-    ((spec.rect.w as f64 / spec.dpr) / 110.0).max(2.0) as usize
-}
-
 type Root = DrawingArea<CanvasBackend, plotters::coord::Shift>;
 type DrawResult = Result<(), DrawingAreaErrorKind<<CanvasBackend as DrawingBackend>::ErrorType>>;
 
-/// The mesh, the labels and the peak's dashed line (at `peak`: x, bytes;
-/// its label on the left of the line when `right(x)`).
+/// memviz-render's size chart and peak marker on the page's canvas, at its
+/// devicePixelRatio (at `peak`: x, bytes; its label on the left when `left(x)`).
 fn chart<X>(
     root: &Root,
     spec: &AxesSpec,
     x: X,
     x_label: &dyn Fn(&f64) -> String,
     peak: Option<(f64, u64)>,
-    right: &dyn Fn(f64) -> bool,
+    left: &dyn Fn(f64) -> bool,
 ) -> DrawResult
 where
-    X: AsRangedCoord<Value = f64>,
-    X::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
     let &AxesSpec { rect, dpr, y_max, x_desc, .. } = spec;
-    let (w, h) = root.dim_in_pixel();
+    let look =
+        Look { family: "sans-serif", font: (dpr * 12.0).round() as u32, label: [60; 3], desc: [90; 3], scale: dpr };
     let y_max = y_max as f64;
-    let ticks = size_ticks(y_max, ((rect.h as f64 / dpr) / 60.0).clamp(2.0, 10.0) as usize);
-    // Every label in the unit of the largest tick (one rule: format::axis_unit).
-    let unit = memviz_core::format::axis_unit(ticks.last().copied().unwrap_or(0.0));
-    let font = (dpr * 12.0).round() as u32;
-    let mut chart = ChartBuilder::on(root)
-        .margin_top(rect.y)
-        .margin_right(w.saturating_sub(rect.x + rect.w))
-        .y_label_area_size(rect.x)
-        .x_label_area_size(h.saturating_sub(rect.y + rect.h))
-        .build_cartesian_2d(x, GivenAxis { range: 0.0..y_max, ticks })?;
-    let grid = RGBColor(0, 0, 0).mix(0.12);
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .bold_line_style(grid.stroke_width(1))
-        .light_line_style(TRANSPARENT)
-        .y_label_formatter(&|v| memviz_core::format::format_size_in(*v, unit))
-        .x_label_formatter(x_label)
-        .x_labels(x_labels(spec))
-        .x_desc(x_desc)
-        .label_style(("sans-serif", font).into_font().color(&RGBColor(60, 60, 60)))
-        .axis_desc_style(("sans-serif", font).into_font().color(&RGBColor(90, 90, 90)))
-        .axis_style(RGBColor(120, 120, 120).stroke_width(1))
-        .draw()?;
-    // The peak: a dashed vertical line and its value.
-    if let Some((px, bytes)) = peak {
-        let pb = (bytes as f64).min(y_max);
-        let red = RGBColor(0xd6, 0x27, 0x28);
-        let style = red.stroke_width(dpr.round().max(1.0) as u32);
-        let dash = DashedPathElement::new(vec![(px, 0.0), (px, pb)], (5.0 * dpr) as u32, (3.0 * dpr) as u32, style);
-        chart.draw_series(std::iter::once(dash))?;
-        let label = format!("peak {}", format_size(bytes, false));
-        let pos = Pos::new(if right(px) { HPos::Right } else { HPos::Left }, VPos::Bottom);
-        let style = ("sans-serif", font).into_font().color(&red).pos(pos);
-        chart.draw_series(std::iter::once(Text::new(label, (px, pb), style)))?;
+    let mut chart = size_chart(root, [rect.x, rect.y, rect.w, rect.h], y_max, x, x_label, x_desc, &look)?;
+    match peak {
+        Some((px, bytes)) => peak_marker(&mut chart, px, bytes, y_max, "peak", left(px), &look),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// Each idle gap's real length under it, at the bottom of the plot (the
