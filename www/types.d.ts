@@ -23,7 +23,9 @@ export type OpenCommand = { "cmd": "begin", name: string, } | { "cmd": "finish" 
 /**
  * `model`: the size of the file the worker decodes.
  */
-file_bytes: number, } | { "cmd": "debug_panic", message: string, } | { "cmd": "plan", size: number, force: string | null, } | { "cmd": "fetching", paths: Array<string>, } | { "cmd": "progress", name: string, size: number, read: number | null, building: boolean, waiting: number, } | { "cmd": "failed", name: string, failure: OpenFailure, detail: string, };
+file_bytes: number, } | { "cmd": "debug_panic", message: string, } | { "cmd": "plan", size: number, force: string | null, } | { "cmd": "fetching", paths: Array<string>, } | { "cmd": "progress", waiting: number, name: string, size: number, read: number | null, building: boolean, } | { "cmd": "failed", name: string, failure: OpenFailure, detail: string, };
+
+export type ReadState = { name: string, size: number, read: number | null, building: boolean, };
 
 export type OpenReply = { 
 /**
@@ -325,7 +327,7 @@ count: number,
  */
 label: string, };
 
-export type RanksCommand = { "do": "order", names: Array<string>, } | { "do": "overview", file: number, } | { "do": "trim" } | { "do": "memory" } | { "do": "status", loading: number, } | { "do": "reading", name: string, size: number, read: number | null, building: boolean, } | { "do": "at_t", slot: string, file: number, device: number, step: number | null, } | { "do": "diff" } & DiffCommand | { "do": "compare", form: DiffForm, part: DiffPart, } | { "do": "snapshots", names: Array<string>, folder: string | null, };
+export type RanksCommand = { "do": "order", names: Array<string>, } | { "do": "overview", file: number, } | { "do": "trim" } | { "do": "memory" } | { "do": "status", loading: number, } | { "do": "reading" } & ReadState | { "do": "at_t", slot: string, file: number, device: number, step: number | null, } | { "do": "diff" } & DiffCommand | { "do": "compare", form: DiffForm, part: DiffPart, } | { "do": "snapshots", names: Array<string>, folder: string | null, };
 
 export type PeakCell = { distance: number, fill: string, title: string, };
 

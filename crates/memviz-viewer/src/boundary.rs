@@ -97,6 +97,7 @@ pub fn typescript() -> String {
         ErrorKind,
         PageError,
         OpenCommand,
+        ReadState,
         OpenReply,
         FileKind,
         FileSniff,

@@ -298,6 +298,20 @@ impl Adopting {
 /// One step of opening a file, as the page sends it (`Viewer.open(cmd, bytes?)`).
 /// A file's or a model's chunks go by `feed`; `sniff` and `versions_chunk`
 /// take theirs beside the command.
+/// A file being read, as the page's progress line and the ranks table's
+/// row say it: `read` bytes of `size` (none: not yet), or its model being
+/// built.
+#[derive(Deserialize, TS, Debug, Clone, PartialEq)]
+pub struct ReadState {
+    pub name: String,
+    #[ts(type = "number")]
+    pub size: u64,
+    #[ts(type = "number | null")]
+    pub read: Option<u64>,
+    #[serde(default)]
+    pub building: bool,
+}
+
 #[derive(Deserialize, TS, Debug, Clone, PartialEq)]
 #[serde(tag = "cmd", rename_all = "snake_case")]
 pub enum OpenCommand {
@@ -398,16 +412,12 @@ pub enum OpenCommand {
     Fetching {
         paths: Vec<String>,
     },
-    /// The open's progress line (`text` in the reply): `read` bytes of
-    /// `size` (none: not yet), or the model being built; `waiting` files after it.
+    /// The open's progress line (`text` in the reply): the file's read
+    /// state; `waiting` files after it.
     Progress {
-        name: String,
-        #[ts(type = "number")]
-        size: u64,
-        #[ts(type = "number | null")]
-        read: Option<u64>,
-        #[serde(default)]
-        building: bool,
+        #[serde(flatten)]
+        #[ts(flatten)]
+        file: ReadState,
         #[ts(type = "number")]
         waiting: u32,
     },
@@ -525,13 +535,14 @@ pub fn plan(size: u64, force: Option<&str>) -> OpenPlan {
 }
 
 /// The open's progress line (see `OpenCommand::Progress`).
-pub fn progress(name: &str, size: u64, read: Option<u64>, building: bool, waiting: u32) -> String {
+pub fn progress(file: &ReadState, waiting: u32) -> String {
+    let ReadState { name, size, read, building } = file;
     let more = if waiting > 0 { format!(" ({waiting} more to open)") } else { String::new() };
     let size_of = |b| memviz_core::format::format_size(b, false);
     match read {
-        _ if building => format!("Building the timeline of {name}…"),
+        _ if *building => format!("Building the timeline of {name}…"),
         None => format!("Reading {name}…{more}"),
-        Some(read) => format!("Reading {name}: {} of {}{more}", size_of(read), size_of(size)),
+        Some(read) => format!("Reading {name}: {} of {}{more}", size_of(*read), size_of(*size)),
     }
 }
 
@@ -643,9 +654,7 @@ impl crate::Viewer {
             }
             OpenCommand::Plan { size, force } => reply.plan = Some(plan(size, force.as_deref())),
             OpenCommand::Fetching { paths } => reply.text = Some(format!("Fetching {}…", paths.join(", "))),
-            OpenCommand::Progress { name, size, read, building, waiting } => {
-                reply.text = Some(progress(&name, size, read, building, waiting));
-            }
+            OpenCommand::Progress { file, waiting } => reply.text = Some(progress(&file, waiting)),
             OpenCommand::Failed { name, failure, detail } => reply.failed = Some(failed(&name, failure, &detail)),
             other => return Err(PageError::bad_command(format!("{other:?} is not the viewer's"))),
         }

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::boundary::{ErrorKind, PageError};
+use crate::files::ReadState;
 use crate::{OpenFile, Viewer};
 
 /// The two sides of the last diff, by (file name, device, moment).
@@ -192,9 +193,7 @@ impl Viewer {
                 }
             }
             RanksCommand::Status { loading } => r.status = self.ranks_status(*loading),
-            RanksCommand::Reading { name, size, read, building } => {
-                r.reading = Some(reading_row(name, *size, *read, *building));
-            }
+            RanksCommand::Reading(file) => r.reading = Some(reading_row(file)),
             RanksCommand::Trim => self.trim_hidden_views(),
             RanksCommand::Memory => {
                 r.timeline_bytes = (0..self.cx.files.len()).map(|i| self.timeline_bytes(i) as u64).collect();
@@ -260,17 +259,8 @@ pub enum RanksCommand {
     Memory,
     /// The panel's title line (`status`) while `loading` more files are read.
     Status { loading: u32 },
-    /// The row of a file being read (`reading`): `read` bytes of `size`
-    /// (none: not yet), or its timeline being built.
-    Reading {
-        name: String,
-        #[ts(type = "number")]
-        size: u64,
-        #[ts(type = "number | null")]
-        read: Option<u64>,
-        #[serde(default)]
-        building: bool,
-    },
+    /// The row of a file being read (`reading`).
+    Reading(ReadState),
     /// The Diff form's side `slot` ("a" or "b") at t, the `step` the
     /// "Alive at" panel shows of (`file`, `device`): its fields in `pick`,
     /// or `message` where t is not set or that device has no row.
@@ -395,10 +385,11 @@ pub struct ReadingRow {
 }
 
 /// The row of file `name` being read (see `RanksCommand::Reading`).
-pub fn reading_row(name: &str, size: u64, read: Option<u64>, building: bool) -> ReadingRow {
-    let share = if building { 1.0 } else { read.map_or(0.0, |r| r as f64 / size.max(1) as f64) };
+pub fn reading_row(file: &ReadState) -> ReadingRow {
+    let ReadState { name, size, read, building } = file;
+    let share = if *building { 1.0 } else { read.map_or(0.0, |r| r as f64 / (*size).max(1) as f64) };
     let text = match read {
-        _ if building => "building the timeline…".to_string(),
+        _ if *building => "building the timeline…".to_string(),
         None => String::new(),
         Some(_) => format!("{}%", (share * 100.0).round()),
     };

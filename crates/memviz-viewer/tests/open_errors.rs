@@ -147,7 +147,9 @@ fn a_file_is_read_by_size_and_its_progress_line_names_it() {
     assert_eq!(plan(58985140, None).pool, 26543313);
     assert_eq!(plan(1 << 30, None).pool, 64 << 20);
     let line = |read, building, waiting| {
-        let cmd = OpenCommand::Progress { name: "ctx128.pickle".into(), size, read, building, waiting };
+        // As the page sends it: the read state's fields beside `waiting`.
+        let json = serde_json::json!({"cmd": "progress", "name": "ctx128.pickle", "size": size, "read": read, "building": building, "waiting": waiting});
+        let cmd: OpenCommand = serde_json::from_value(json).unwrap();
         Viewer::new().open_command(cmd).unwrap().text.unwrap()
     };
     assert_eq!(line(None, false, 0), "Reading ctx128.pickle…");

@@ -351,7 +351,12 @@ fn ranks_status_and_reading_rows() {
     assert_eq!(v.ranks(&RanksCommand::Overview { file: 0 }).unwrap().status, "(1 rows)");
     assert_eq!(v.ranks(&RanksCommand::Status { loading: 0 }).unwrap().status, "(1 rows)");
     let mut row = |read, building| {
-        let cmd = RanksCommand::Reading { name: "rank12_x.pickle".into(), size: 1000, read, building };
+        let cmd = RanksCommand::Reading(memviz_viewer::ReadState {
+            name: "rank12_x.pickle".into(),
+            size: 1000,
+            read,
+            building,
+        });
         v.ranks(&cmd).unwrap().reading.unwrap()
     };
     let want = |share, text: &str| ReadingRow {
@@ -363,5 +368,14 @@ fn ranks_status_and_reading_rows() {
     assert_eq!(row(None, false), want(0.0, ""));
     assert_eq!(row(Some(425), false), want(0.425, "43%"));
     assert_eq!(row(Some(1000), true), want(1.0, "building the timeline…"));
-    assert_eq!(ranks::reading_row("x.pickle", 0, Some(0), false).rank_text, "–");
+    assert_eq!(
+        ranks::reading_row(&memviz_viewer::ReadState {
+            name: "x.pickle".into(),
+            size: 0,
+            read: Some(0),
+            building: false
+        })
+        .rank_text,
+        "–"
+    );
 }
