@@ -2,7 +2,11 @@
 // for each file, fresh pages in turn of each memviz build (dist/ or --dist
 // DIRs) and of memory_viz, in headless Debian chromium; medians.
 //
-//   node benches/browser/vs_memory_viz.mjs --memory-viz DIR [--dist DIR]... [--runs N] [--write] [FILE...]
+//   node benches/browser/vs_memory_viz.mjs --memory-viz DIR [--dist DIR]... [--runs N] [--settle MS|warm] [--write] [FILE...]
+//
+// --settle: how long after the page is ready the file is picked (1500 ms);
+// `warm`: once memviz's page says its idle warm-up is done (body[data-warm],
+// at most 20 s; ~2.3 s after ready on a slow VM), memory_viz 1500 ms.
 //
 // DIR holds PyTorch's torch/utils/viz/MemoryViz.js (read from
 // pytorch/pytorch, never committed here) and node_modules/d3 (`npm install
@@ -35,6 +39,7 @@ for (let i = 0; i < argv.length; i++) {
   else if (a === '--dist') opt.dists.push(resolve(argv[++i]));
   else if (a === '--memory-viz') opt.mv = resolve(argv[++i]);
   else if (a === '--write') opt.write = true;
+  else if (a === '--settle') opt.settle = argv[++i] === 'warm' ? 'warm' : +argv[i];
   else if (a.startsWith('--')) { console.error(`unknown option ${a}`); process.exit(2); }
   else opt.files.push(resolve(a));
 }
@@ -126,7 +131,8 @@ async function openOnce(origin, drawn, path, mv) {
   await page.goto(`${origin}/index.html`);
   if (mv) await page.waitForFunction(() => window.d3 && document.querySelector('select'));
   else await page.waitForSelector('body[data-ready="1"]');
-  await new Promise((res) => setTimeout(res, opt.settle)); // the page's idle warm-up
+  if (opt.settle === 'warm' && !mv) await page.waitForSelector('body[data-warm="1"]', { timeout: 20000 });
+  else await new Promise((res) => setTimeout(res, opt.settle === 'warm' ? 1500 : opt.settle)); // the page's idle warm-up
   await page.evaluate(() => { window.__vs.longTasks = []; });
   await page.setInputFiles('#file-input', path);
   const limitMs = Math.max(120_000, (size / 2 ** 20) * 300);
@@ -182,6 +188,7 @@ let commit = '';
 try { commit = execSync('git rev-parse --short HEAD', { cwd: ROOT }).toString().trim(); } catch { /* not a checkout */ }
 const header = `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, commit ${commit}, ${chrome} headless, 1400×900 at DPR 1; ` +
   `${cpus().length} × ${cpus()[0]?.model?.trim()}, shared; medians of ${opt.runs} fresh pages each (3 over 50 MB), builds taken in turn; ` +
+  `the file picked ${opt.settle === 'warm' ? 'once memviz\'s warm-up was done (memory_viz: 1500 ms after ready)' : `${opt.settle} ms after the page was ready`}; ` +
   `load average ${LOAD0} at the start, ${loadavg().map((x) => x.toFixed(2)).join(' ')} at the end.`;
 const out = [header, '', ...lines].join('\n');
 console.log(out);
