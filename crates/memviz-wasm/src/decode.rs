@@ -178,5 +178,12 @@ fn warm_boundary() -> Result<(), JsValue> {
     }
     w.ranks(js(r#"{"do": "overview", "file": 0}"#))?;
     w.phases(js(r#"{"filter": ""}"#))?;
+    // What panel_draw does short of the canvas (whatif.js asks for the
+    // overlay on every draw: its first call cost 6-8 ms in a file's first
+    // listeners).
+    for c in [r#"{"cmd": "what_if_overlay", "width": 400, "height": 160}"#, r#"{"cmd": "icicle", "width": 400}"#] {
+        let cmd = from_js(&js(c))?;
+        to_js(&w.at_dpr().panel_draw(cmd, 6.6).map_err(error)?.1);
+    }
     Ok(())
 }
