@@ -181,9 +181,19 @@ fn warm_boundary() -> Result<(), JsValue> {
     // What panel_draw does short of the canvas (whatif.js asks for the
     // overlay on every draw: its first call cost 6-8 ms in a file's first
     // listeners).
-    for c in [r#"{"cmd": "what_if_overlay", "width": 400, "height": 160}"#, r#"{"cmd": "icicle", "width": 400}"#] {
-        let cmd = from_js(&js(c))?;
-        to_js(&w.at_dpr().panel_draw(cmd, 6.6).map_err(error)?.1);
+    let cmd = from_js(&js(r#"{"cmd": "what_if_overlay", "width": 400, "height": 160}"#))?;
+    to_js(&w.at_dpr().panel_draw(cmd, 6.6).map_err(error)?.1);
+    // A render on canvases of its own, the axes with it (plotters through
+    // plotters-canvas, outside warm_up's pixels): their first draw cost
+    // 10-22 ms of a file's first paint, the later ones 1-3 ms.
+    if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
+        let canvas = || -> Result<web_sys::HtmlCanvasElement, JsValue> {
+            let c: web_sys::HtmlCanvasElement = doc.create_element("canvas")?.unchecked_into();
+            c.set_width(400);
+            c.set_height(160);
+            Ok(c)
+        };
+        w.render(&canvas()?, &canvas()?, &canvas()?, &canvas()?)?;
     }
     Ok(())
 }
