@@ -183,14 +183,14 @@ fn warm_boundary() -> Result<(), JsValue> {
     // listeners).
     let cmd = from_js(&js(r#"{"cmd": "what_if_overlay", "width": 400, "height": 160}"#))?;
     to_js(&w.at_dpr().panel_draw(cmd, 6.6).map_err(error)?.1);
-    // A render on canvases of its own, the axes with it (plotters through
+    // A render on small canvases of its own, the axes with it (plotters through
     // plotters-canvas, outside warm_up's pixels): their first draw cost
     // 10-22 ms of a file's first paint, the later ones 1-3 ms.
     if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
         let canvas = || -> Result<web_sys::HtmlCanvasElement, JsValue> {
             let c: web_sys::HtmlCanvasElement = doc.create_element("canvas")?.unchecked_into();
-            c.set_width(400);
-            c.set_height(160);
+            c.set_width(200);
+            c.set_height(100);
             Ok(c)
         };
         w.render(&canvas()?, &canvas()?, &canvas()?, &canvas()?)?;
