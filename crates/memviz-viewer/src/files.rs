@@ -295,9 +295,6 @@ impl Adopting {
 
 // ---- the open path's typed commands (issue 42) -----------------------------
 
-/// One step of opening a file, as the page sends it (`Viewer.open(cmd, bytes?)`).
-/// A file's or a model's chunks go by `feed`; `sniff` and `versions_chunk`
-/// take theirs beside the command.
 /// A file being read, as the page's progress line and the ranks table's
 /// row say it: `read` bytes of `size` (none: not yet), or its model being
 /// built.
@@ -312,6 +309,9 @@ pub struct ReadState {
     pub building: bool,
 }
 
+/// One step of opening a file, as the page sends it (`Viewer.open(cmd, bytes?)`).
+/// A file's or a model's chunks go by `feed`; `sniff` and `versions_chunk`
+/// take theirs beside the command.
 #[derive(Deserialize, TS, Debug, Clone, PartialEq)]
 #[serde(tag = "cmd", rename_all = "snake_case")]
 pub enum OpenCommand {

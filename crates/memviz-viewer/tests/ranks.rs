@@ -351,12 +351,9 @@ fn ranks_status_and_reading_rows() {
     assert_eq!(v.ranks(&RanksCommand::Overview { file: 0 }).unwrap().status, "(1 rows)");
     assert_eq!(v.ranks(&RanksCommand::Status { loading: 0 }).unwrap().status, "(1 rows)");
     let mut row = |read, building| {
-        let cmd = RanksCommand::Reading(memviz_viewer::ReadState {
-            name: "rank12_x.pickle".into(),
-            size: 1000,
-            read,
-            building,
-        });
+        // As ranks.js sends it.
+        let json = serde_json::json!({"do": "reading", "name": "rank12_x.pickle", "size": 1000, "read": read, "building": building});
+        let cmd: RanksCommand = serde_json::from_value(json).unwrap();
         v.ranks(&cmd).unwrap().reading.unwrap()
     };
     let want = |share, text: &str| ReadingRow {

@@ -34,10 +34,8 @@ impl Viewer {
     ) -> Result<JsValue, JsValue> {
         let cmd: PanelDraw = from_js(&cmd)?;
         let js = |e: JsError| JsValue::from(e);
-        // A font set on a canvas in the page has Chromium bring the page's
-        // style up to date (7-8 ms in a new file's first listeners, for a
-        // what-if overlay with nothing to draw): only the icicle measures
-        // one, and nothing touches the context of a canvas that stays empty.
+        // Only the icicle cuts labels at the font's advance; a picture with
+        // nothing in it (the what-if overlay on most draws) needs no context.
         let char_w = match cmd {
             PanelDraw::Icicle { .. } => {
                 let ctx = ctx2d(canvas).map_err(js)?;
