@@ -394,3 +394,58 @@ fn the_same_list_bytes_after_a_memo_store_are_the_frames_stored() {
     assert_eq!(files(1), ["f0.py", "f1.py"]);
     assert_eq!(files(2), ["f2.py", "f1.py"]);
 }
+
+/// Events of PyTorch 2.11's eight keys, the same memo references each
+/// (`PickleDecoder::shaped_event_at` reads them by the first one's key
+/// bytes): after a BINPUT stores another string at the "addr" key's slot,
+/// the same bytes name that key, no longer addr; and times written as LONG1
+/// of every width from 1 to 8 bytes, negative and positive, read as written.
+#[test]
+fn events_read_by_their_keys_bytes_follow_the_memo_and_every_long1_width() {
+    let mut p = Pickle::new();
+    let keys = ["action", "addr", "size", "stream", "time_us", "compile_context", "user_metadata", "frames"];
+    let k: Vec<u32> = keys.iter().map(|s| p.define(s)).collect();
+    let [action, addr, size, stream, time_us, context, metadata, frames] = k[..] else { unreachable!() };
+    let (alloc, na, empty, other) = (p.define("alloc"), p.define("N/A"), p.define(""), p.define("not_a_key"));
+    p.op(b"}");
+    p.memoize();
+    p.op(b"(").str("segments").op(b"]");
+    p.memoize();
+    p.str("device_traces").op(b"]");
+    p.memoize();
+    p.op(b"]");
+    p.memoize();
+    p.op(b"(");
+    // (width, time): LONG1 two's complement, the extremes of each width.
+    let mut times = Vec::new();
+    for w in 1..=8u32 {
+        let half = 1i128 << (8 * w - 1);
+        times.extend([(w, -half as i64), (w, (half - 1) as i64), (w, -1)]);
+    }
+    let event = |p: &mut Pickle, i: usize, (w, t): (u32, i64)| {
+        p.op(b"}");
+        p.memoize();
+        p.op(b"(").get(action).get(alloc).get(addr).op(b"J").op(&(512 * i as i32).to_le_bytes());
+        p.get(size).op(&[b'K', 8]).get(stream).op(&[b'K', 0]).get(time_us).op(&[0x8a, w as u8]);
+        p.op(&t.to_le_bytes()[..w as usize]);
+        p.get(context).get(na).get(metadata).get(empty).get(frames).op(b"]");
+        p.memoize();
+        p.op(b"u");
+    };
+    for (i, &t) in times.iter().enumerate() {
+        event(&mut p, i, t);
+    }
+    // The "addr" key's slot now holds "not_a_key"; the same bytes follow.
+    p.get(other).op(&[b'q', addr as u8, b'0']);
+    event(&mut p, times.len(), (1, 5));
+    p.op(b"eau.");
+    let snap = same_both_ways(&p.b).unwrap();
+    let tr = snap.trace(0);
+    // i64::MIN is read as MIN + 1 (the model keeps MIN for "no time").
+    let want: Vec<i64> = times.iter().map(|&(_, t)| t.max(i64::MIN + 1)).collect();
+    assert_eq!(tr.time_us, want);
+    assert_eq!(tr.addr_lo[times.len() - 1], 512 * (times.len() as u64 - 1));
+    // The last event's "addr" is not_a_key: an alloc with no addr, left out
+    // (read by the stale keys, it would be a 25th at 512 * 24).
+    assert_eq!(tr.len(), times.len());
+}

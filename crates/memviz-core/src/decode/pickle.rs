@@ -996,13 +996,10 @@ impl Arena {
     #[inline(always)]
     fn plain_row(&mut self, action: StrId, ints: [i64; 4], frames: Value) -> Option<(u32, Row)> {
         let [addr, size, stream, time] = ints;
-        if (addr | size | stream) < 0 {
+        if !self.plain_ok(action, ints) {
             return None;
         }
         let action = self.str_action[action as usize];
-        if action == Action::Other {
-            return None; // its name is copied: push_event
-        }
         let idx = self.event_count() as u32;
         let (stack, found) = self.stack_of(&frames);
         if let Some(f) = found {
@@ -1013,6 +1010,14 @@ impl Arena {
         let row =
             Row { action, addr: addr as u128, size: size as u64, stream: stream as u64, time, stack, pool: NO_POOL };
         Some((idx, row))
+    }
+
+    /// Whether [`Arena::plain_row`] makes a row of these: addr, size and
+    /// stream not negative, an action it knows (another's name is copied by
+    /// [`Arena::push_event`]).
+    #[inline(always)]
+    fn plain_ok(&self, action: StrId, [addr, size, stream, _]: [i64; 4]) -> bool {
+        (addr | size | stream) >= 0 && self.str_action[action as usize] != Action::Other
     }
 
     /// A trace event of PyTorch 2.5 on: the six keys of
@@ -1056,6 +1061,14 @@ impl Arena {
             return None;
         }
         let (idx, row) = self.plain_row(action, [addr, size, stream, time], frames)?;
+        self.push_context_row(row, context);
+        Some(idx)
+    }
+
+    /// Appends the row of a 2.5-on event whose only extra is its
+    /// compile_context `context` (when a str).
+    #[inline(always)]
+    fn push_context_row(&mut self, row: Row, context: Option<StrId>) {
         match context {
             None => self.push_row(row, None, None),
             Some(c) => match self.known_context(c) {
@@ -1066,7 +1079,6 @@ impl Arena {
                 None => self.push_row(row, None, Some(EventExtra { compile_context: Some(c), ..Default::default() })),
             },
         }
-        Some(idx)
     }
 
     /// The shared extra of events whose only extra is compile_context `c`
@@ -1374,6 +1386,7 @@ pub struct PickleDecoder {
     /// it are known to hold no newline.
     line_searched: (u64, usize),
     lists_seen: ListCache,
+    shape: EventShape,
 }
 
 /// The stacks of frames lists written out before, by the list's bytes (its
@@ -1392,6 +1405,42 @@ struct ListCache {
     bytes: Vec<u8>,
     /// `Memo::rewrites` when the entries were read.
     rewrites: u64,
+}
+
+/// The keys of the last trace event [`PickleDecoder::event_at`] read as a
+/// 2.5-on event (`Arena::push_context_event`'s shape, the six plain keys
+/// among them), by their memo references' bytes: PyTorch's pickler writes
+/// every event's keys as the same references in the same order, so the
+/// next event's keys are checked by their bytes and its values read by
+/// what each key is, with no memo lookup, key dispatch or dict check per
+/// pair ([`PickleDecoder::shaped_event_at`]). The bytes name the same keys
+/// while no used memo slot is stored again (`Memo::rewrites`).
+struct EventShape {
+    /// Each key's BINGET / LONG_BINGET opcode as a little-endian word (the
+    /// bytes after it masked off: one compare, not a memcmp call), its
+    /// length, and what it names; `n` of them (0: none).
+    keys: [(u64, u8, Key); EVENT_AT_PAIRS],
+    n: usize,
+    /// `Memo::rewrites` when the keys were read.
+    rewrites: u64,
+}
+
+impl Default for EventShape {
+    fn default() -> Self {
+        EventShape { keys: [(0, 0, Key::None); EVENT_AT_PAIRS], n: 0, rewrites: 0 }
+    }
+}
+
+/// The 8 bytes at `data[p]` as a little-endian word (None: fewer left).
+#[inline(always)]
+fn word_at(data: &[u8], p: usize) -> Option<u64> {
+    Some(u64::from_le_bytes(data.get(p..p + 8)?.try_into().ok()?))
+}
+
+/// The low `len` bytes of a word.
+#[inline(always)]
+fn low_bytes(w: u64, len: u8) -> u64 {
+    w & (u64::MAX >> (64 - 8 * len as u32))
 }
 
 /// At most this many bytes of lists are kept (a file whose stacks are all
@@ -1642,6 +1691,7 @@ impl PickleDecoder {
             open_count: 0,
             line_searched: (u64::MAX, 0),
             lists_seen: ListCache::default(),
+            shape: EventShape::default(),
         }
     }
 
@@ -2119,6 +2169,9 @@ impl PickleDecoder {
         if self.open_count != 0 || data.get(pos + 1..pos + 3)? != [op::MEMOIZE, op::MARK] {
             return None;
         }
+        if let Some(next) = self.shaped_event_at(data, pos) {
+            return Some(next);
+        }
         // First read without a change (a give-up leaves nothing behind):
         // strings and the list are written down and made once it is sure.
         let mut p = pos + 3;
@@ -2130,11 +2183,15 @@ impl PickleDecoder {
         let mut made = [(0u8, 0u32, 0u32, false); EVENT_AT_PAIRS];
         let mut n_made = 0;
         let mut list_frames = None;
+        // Where each key's memo reference is, and its length (the shape).
+        let mut key_at = [(0u32, 0u8); EVENT_AT_PAIRS];
         while data.get(p) != Some(&op::SETITEMS) {
             if n == flat.len() {
                 return None;
             }
+            let kp = p;
             let k @ Value::Str(_) = memo_ref(&self.memo, data, &mut p)? else { return None };
+            key_at[n / 2] = (kp as u32, (p - kp) as u8);
             let v = match *data.get(p)? {
                 op::BINGET | op::LONG_BINGET => memo_ref(&self.memo, data, &mut p)?,
                 op::BININT1 | op::BININT2 | op::BININT | op::LONG1 => inline_int(data, &mut p)?,
@@ -2173,6 +2230,7 @@ impl PickleDecoder {
             // before): `flat` is final, and the plain event needs no
             // classify first.
             if let Some(ev) = self.arena.push_plain_event(&flat[..n]) {
+                self.keep_shape(data, &key_at[..n / 2], &flat[..n]);
                 self.arena.growth.reserve(&mut self.memo.slots, 1);
                 self.memo.push(Value::Event(ev));
                 self.stack.push(Value::Event(ev));
@@ -2192,22 +2250,7 @@ impl PickleDecoder {
         self.memo.push(Value::None);
         for &(at, start, len, memoized) in &made[..n_made] {
             let v = if len == u32::MAX {
-                let rec = match list_frames.flatten() {
-                    Some(ListFrames::Known(sid)) => ListRec::Stack(sid),
-                    Some(ListFrames::Read { hash, key, start, end }) => {
-                        let a = &mut self.arena;
-                        let ids = std::mem::take(&mut a.stack_scratch);
-                        let sid = a.intern_stack_hashed(&ids, hash);
-                        a.stack_scratch = ids;
-                        self.remember_list(&data[start..end], key, sid);
-                        ListRec::Stack(sid)
-                    }
-                    None => ListRec::Empty,
-                };
-                let a = &mut self.arena;
-                a.growth.reserve(&mut a.lists, 1);
-                a.lists.push(rec);
-                Value::List((a.lists.len() - 1) as u32)
+                self.make_list(data, list_frames.flatten())
             } else {
                 self.push_string(&data[start as usize..(start + len) as usize])
             };
@@ -2218,13 +2261,159 @@ impl PickleDecoder {
         }
         let flat = &flat[..n];
         let a = &mut self.arena;
-        let ev = match a.push_plain_event(flat) {
-            Some(ev) => ev,
-            None => match a.push_context_event(flat) {
-                Some(ev) => ev,
-                None => a.push_event(flat),
-            },
+        let ev = match a.push_plain_event(flat).or_else(|| a.push_context_event(flat)) {
+            Some(ev) => {
+                self.keep_shape(data, &key_at[..n / 2], flat);
+                ev
+            }
+            None => a.push_event(flat),
         };
+        let s = self.memo.pack(Value::Event(ev));
+        self.memo.slots[dict_slot] = s;
+        self.stack.push(Value::Event(ev));
+        Some(p + 1)
+    }
+
+    /// The list a frames list read by [`PickleDecoder::frames_at`] makes
+    /// (none read: an empty one), its stack interned and its bytes kept.
+    fn make_list(&mut self, data: &[u8], frames: Option<ListFrames>) -> Value {
+        let rec = match frames {
+            Some(ListFrames::Known(sid)) => ListRec::Stack(sid),
+            Some(ListFrames::Read { hash, key, start, end }) => {
+                let a = &mut self.arena;
+                let ids = std::mem::take(&mut a.stack_scratch);
+                let sid = a.intern_stack_hashed(&ids, hash);
+                a.stack_scratch = ids;
+                self.remember_list(&data[start..end], key, sid);
+                ListRec::Stack(sid)
+            }
+            None => ListRec::Empty,
+        };
+        let a = &mut self.arena;
+        a.growth.reserve(&mut a.lists, 1);
+        a.lists.push(rec);
+        Value::List((a.lists.len() - 1) as u32)
+    }
+
+    /// Keeps the keys of an event read as a 2.5-on one (`flat` its pairs,
+    /// `key_at` where each key's memo reference is) as [`EventShape`].
+    fn keep_shape(&mut self, data: &[u8], key_at: &[(u32, u8)], flat: &[Value]) {
+        let sh = &mut self.shape;
+        sh.n = 0;
+        for (i, &(at, len)) in key_at.iter().enumerate() {
+            let mut w = [0u8; 8];
+            w[..len as usize].copy_from_slice(&data[at as usize..at as usize + len as usize]);
+            sh.keys[i] = (u64::from_le_bytes(w), len, self.arena.key(&flat[2 * i]));
+        }
+        sh.n = key_at.len();
+        sh.rewrites = self.memo.rewrites;
+    }
+
+    /// The trace event at `pos` (after its `EMPTY_DICT MEMOIZE MARK`, which
+    /// the caller checked) when its keys are [`EventShape`]'s: each value
+    /// read by what its key is, the effect that of [`PickleDecoder::event_at`]
+    /// (the same memo slots in the same order, the same row). None, and
+    /// nothing changed, for any other event, or values that
+    /// `Arena::push_context_event` leaves to `Arena::push_event` or
+    /// `plain_row` refuses: `event_at` reads those.
+    #[inline]
+    fn shaped_event_at(&mut self, data: &[u8], pos: usize) -> Option<usize> {
+        let n = self.shape.n;
+        if n == 0 || self.shape.rewrites != self.memo.rewrites {
+            return None;
+        }
+        let mut p = pos + 3;
+        let (mut action, mut ints, mut frames, mut context) = (0, [0i64; 4], Value::None, None);
+        // Values written out here, in order: what each is (0 the frames
+        // list, 1 compile_context, 2 user_metadata), a string's bytes and
+        // whether it is memoized.
+        let mut made = [(0u8, 0u32, 0u32, false); 3];
+        let mut n_made = 0;
+        let mut list_frames = None;
+        for i in 0..n {
+            let (want, len, key) = self.shape.keys[i];
+            if low_bytes(word_at(data, p)?, len) != want {
+                return None;
+            }
+            p += len as usize;
+            let at = *data.get(p)?;
+            match key {
+                Key::Action => {
+                    let Value::Str(a) = memo_ref(&self.memo, data, &mut p)? else { return None };
+                    action = a;
+                }
+                Key::Addr | Key::Size | Key::Stream | Key::TimeUs => {
+                    let Value::Int(i) = inline_int(data, &mut p)? else { return None };
+                    ints[key as usize - Key::Addr as usize] = i;
+                }
+                Key::Frames => match at {
+                    op::BINGET | op::LONG_BINGET => frames = memo_ref(&self.memo, data, &mut p)?,
+                    op::EMPTY_LIST if data.get(p + 1) == Some(&op::MEMOIZE) => {
+                        p += 2;
+                        list_frames = if data.get(p) == Some(&op::MARK) {
+                            p += 1;
+                            Some(self.frames_at(data, &mut p)?)
+                        } else {
+                            None
+                        };
+                        made[n_made] = (0, 0, 0, true);
+                        n_made += 1;
+                    }
+                    _ => return None,
+                },
+                Key::CompileContext | Key::UserMetadata => match at {
+                    op::NONE => p += 1,
+                    op::SHORT_BINUNICODE => {
+                        let len = *data.get(p + 1)? as usize;
+                        data.get(p + 2..p + 2 + len)?;
+                        if key == Key::UserMetadata && len != 0 {
+                            return None;
+                        }
+                        let memoized = data.get(p + 2 + len) == Some(&op::MEMOIZE);
+                        made[n_made] = (1 + (key == Key::UserMetadata) as u8, (p + 2) as u32, len as u32, memoized);
+                        n_made += 1;
+                        p += 2 + len + memoized as usize;
+                    }
+                    _ => match memo_ref(&self.memo, data, &mut p)? {
+                        Value::None => {}
+                        Value::Str(c) if key == Key::CompileContext => context = Some(c),
+                        Value::Str(m) if self.arena.str(m).is_empty() => {}
+                        _ => return None,
+                    },
+                },
+                _ => return None,
+            }
+        }
+        if data.get(p) != Some(&op::SETITEMS) || !self.arena.plain_ok(action, ints) {
+            return None;
+        }
+        let str_bytes: usize = made[..n_made].iter().map(|m| m.2 as usize).sum();
+        if (self.arena.strings.byte_len() + str_bytes) as u64 > MAX_PAYLOAD {
+            return None;
+        }
+        // Sure: as event_at makes them, the dict's memo slot, then the list
+        // and the strings in their order.
+        self.arena.growth.reserve(&mut self.memo.slots, 1 + n_made);
+        let dict_slot = self.memo.len();
+        self.memo.push(Value::None);
+        for &(what, start, len, memoized) in &made[..n_made] {
+            let v = if what == 0 {
+                frames = self.make_list(data, list_frames);
+                frames
+            } else {
+                let v = self.push_string(&data[start as usize..(start + len) as usize]);
+                if let (1, Value::Str(c)) = (what, v) {
+                    context = Some(c);
+                }
+                v
+            };
+            if memoized {
+                self.memo.push(v);
+            }
+        }
+        let a = &mut self.arena;
+        let (ev, row) = a.plain_row(action, ints, frames).expect("plain_ok said so");
+        a.push_context_row(row, context);
         let s = self.memo.pack(Value::Event(ev));
         self.memo.slots[dict_slot] = s;
         self.stack.push(Value::Event(ev));
@@ -2969,7 +3158,13 @@ fn inline_int(data: &[u8], p: &mut usize) -> Option<Value> {
             if n > 8 {
                 return None;
             }
-            (le_signed(data.get(*p + 2..*p + 2 + n)?) as i64, 2 + n)
+            // An address or a time (6 to 8 bytes, one per trace event) from
+            // one word when 8 bytes are there, sign-extended.
+            let v = match word_at(data, *p + 2) {
+                Some(w) if n > 0 => ((w << (64 - 8 * n)) as i64) >> (64 - 8 * n),
+                _ => le_signed(data.get(*p + 2..*p + 2 + n)?) as i64,
+            };
+            (v, 2 + n)
         }
         _ => return None,
     };
