@@ -203,6 +203,19 @@ impl Pickle {
         self.b.push(b'0');
         m
     }
+    /// `{"segments": [], "device_traces": [[` with MARK: device 0's events
+    /// follow (`eau.` ends them).
+    fn open_trace(&mut self) {
+        self.op(b"}");
+        self.memoize();
+        self.op(b"(").str("segments").op(b"]");
+        self.memoize();
+        self.str("device_traces").op(b"]");
+        self.memoize();
+        self.op(b"]");
+        self.memoize();
+        self.op(b"(");
+    }
     /// BINGET or LONG_BINGET.
     fn get(&mut self, m: u32) -> &mut Self {
         if m < 256 {
@@ -242,15 +255,7 @@ fn event_pickle(n: usize) -> Vec<u8> {
     p.op(b"]");
     let shared = p.memoize();
     p.op(b"(").get(fr[0]).get(fr[1]).op(b"e0");
-    p.op(b"}");
-    p.memoize();
-    p.op(b"(").str("segments").op(b"]");
-    p.memoize();
-    p.str("device_traces").op(b"]");
-    p.memoize();
-    p.op(b"]");
-    p.memoize();
-    p.op(b"(");
+    p.open_trace();
     // The frames list the last event of shape 2 wrote out: shape 0 shares
     // it (a memo index counted after the strings and lists memoized since).
     let mut last_list = shared;
@@ -363,15 +368,7 @@ fn the_same_list_bytes_after_a_memo_store_are_the_frames_stored() {
         p.op(b"(").get(filename).str(&format!("f{f}.py")).get(line).op(&[b'K', 10 + f]).get(name).get(empty);
         p.op(b"u0");
     }
-    p.op(b"}");
-    p.memoize();
-    p.op(b"(").str("segments").op(b"]");
-    p.memoize();
-    p.str("device_traces").op(b"]");
-    p.memoize();
-    p.op(b"]");
-    p.memoize();
-    p.op(b"(");
+    p.open_trace();
     let event = |p: &mut Pickle, i: u8| {
         p.op(b"}");
         p.memoize();
@@ -407,15 +404,7 @@ fn events_read_by_their_keys_bytes_follow_the_memo_and_every_long1_width() {
     let k: Vec<u32> = keys.iter().map(|s| p.define(s)).collect();
     let [action, addr, size, stream, time_us, context, metadata, frames] = k[..] else { unreachable!() };
     let (alloc, na, empty, other) = (p.define("alloc"), p.define("N/A"), p.define(""), p.define("not_a_key"));
-    p.op(b"}");
-    p.memoize();
-    p.op(b"(").str("segments").op(b"]");
-    p.memoize();
-    p.str("device_traces").op(b"]");
-    p.memoize();
-    p.op(b"]");
-    p.memoize();
-    p.op(b"(");
+    p.open_trace();
     // (width, time): LONG1 two's complement, the extremes of each width.
     let mut times = Vec::new();
     for w in 1..=8u32 {
