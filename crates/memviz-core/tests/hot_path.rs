@@ -438,3 +438,45 @@ fn events_read_by_their_keys_bytes_follow_the_memo_and_every_long1_width() {
     // (read by the stale keys, it would be a 25th at 512 * 24).
     assert_eq!(tr.len(), times.len());
 }
+
+/// Frames lists written out in a repeating order (the decoder first tries
+/// the list that followed the last one the time before, by its bytes):
+/// a list that is a prefix of the one tried, or has it as a prefix, is its
+/// own stack, not the one tried.
+#[test]
+fn a_list_tried_by_the_order_lists_came_in_is_taken_only_when_whole() {
+    let mut p = Pickle::new();
+    let k: Vec<u32> = ["action", "addr", "size", "stream", "time_us", "frames"].iter().map(|s| p.define(s)).collect();
+    let [action, addr, size, stream, time_us, frames] = k[..] else { unreachable!() };
+    let alloc = p.define("alloc");
+    let (filename, line, name, empty) = (p.define("filename"), p.define("line"), p.define("name"), p.define(""));
+    let mut fr = Vec::new();
+    for f in 0..3u8 {
+        p.op(b"}");
+        fr.push(p.memoize());
+        p.op(b"(").get(filename).str(&format!("f{f}.py")).get(line).op(&[b'K', 10 + f]).get(name).get(empty);
+        p.op(b"u0");
+    }
+    p.open_trace();
+    let lists: [&[usize]; 8] = [&[0, 1], &[0, 1, 2], &[0, 1], &[0, 1, 2], &[0, 1], &[0, 1], &[0, 1, 2, 0], &[0]];
+    for (i, list) in lists.iter().enumerate() {
+        p.op(b"}");
+        p.memoize();
+        p.op(b"(").get(action).get(alloc).get(addr).op(&[b'K', i as u8]).get(size).op(&[b'K', 1]);
+        p.get(stream).op(&[b'K', 0]).get(time_us).op(&[b'K', i as u8]).get(frames).op(b"]");
+        p.memoize();
+        p.op(b"(");
+        for &f in list.iter() {
+            p.get(fr[f]);
+        }
+        p.op(b"eu");
+    }
+    p.op(b"eau.");
+    let snap = same_both_ways(&p.b).unwrap();
+    for (e, list) in lists.iter().enumerate() {
+        let files: Vec<&str> =
+            snap.stack(snap.trace(0).stack[e]).iter().map(|&f| snap.str(snap.frame(f).filename)).collect();
+        let want: Vec<String> = list.iter().map(|f| format!("f{f}.py")).collect();
+        assert_eq!(files, want, "event {e}");
+    }
+}
