@@ -1398,7 +1398,7 @@ pub struct PickleDecoder {
 /// (`Memo::rewrites`: the cache is then emptied); a frame dict stays one.
 /// A training loop writes its stacks in the same order each iteration, so
 /// the list that followed the last one the time before is tried first, by
-/// its bytes alone (70-82% of the lists of the H100 recordings, which then
+/// its bytes alone (69-82% of the lists of the H100 recordings, which then
 /// need no walk over their opcodes and no hash).
 struct ListCache {
     /// Hash of a list's bytes → its entry.
