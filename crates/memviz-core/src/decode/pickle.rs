@@ -2223,22 +2223,13 @@ impl PickleDecoder {
                 op::NEWTRUE => (p += 1, Value::Bool(true)).1,
                 op::NEWFALSE => (p += 1, Value::Bool(false)).1,
                 op::SHORT_BINUNICODE => {
-                    let len = *data.get(p + 1)? as usize;
-                    data.get(p + 2..p + 2 + len)?;
-                    let memoized = data.get(p + 2 + len) == Some(&op::MEMOIZE);
-                    made[n_made] = ((n + 1) as u8, (p + 2) as u32, len as u32, memoized);
+                    let (start, len, memoized) = written_str(data, &mut p)?;
+                    made[n_made] = ((n + 1) as u8, start, len, memoized);
                     n_made += 1;
-                    p += 2 + len + memoized as usize;
                     Value::Str(0)
                 }
                 op::EMPTY_LIST if list_frames.is_none() && data.get(p + 1) == Some(&op::MEMOIZE) => {
-                    p += 2;
-                    list_frames = Some(if data.get(p) == Some(&op::MARK) {
-                        p += 1;
-                        Some(self.frames_at(data, &mut p)?)
-                    } else {
-                        None
-                    });
+                    list_frames = Some(self.written_list(data, &mut p)?);
                     made[n_made] = ((n + 1) as u8, 0, u32::MAX, true);
                     n_made += 1;
                     Value::List(0)
@@ -2296,6 +2287,21 @@ impl PickleDecoder {
         self.memo.slots[dict_slot] = s;
         self.stack.push(Value::Event(ev));
         Some(p + 1)
+    }
+
+    /// A frames list written out in an event (`EMPTY_LIST MEMOIZE` at
+    /// `data[*p]`, which the caller checked, then `MARK`, its frames and
+    /// `APPENDS`, or nothing when empty): its frames as
+    /// [`PickleDecoder::frames_at`] reads them (None: empty), `*p` moved past
+    /// it. None for anything else (the event is then given up).
+    #[inline(always)]
+    fn written_list(&mut self, data: &[u8], p: &mut usize) -> Option<Option<ListFrames>> {
+        *p += 2;
+        if data.get(*p) != Some(&op::MARK) {
+            return Some(None);
+        }
+        *p += 1;
+        Some(Some(self.frames_at(data, p)?))
     }
 
     /// The list a frames list read by [`PickleDecoder::frames_at`] makes
@@ -2373,13 +2379,7 @@ impl PickleDecoder {
                 Key::Frames => match at {
                     op::BINGET | op::LONG_BINGET => frames = memo_ref(&self.memo, data, &mut p)?,
                     op::EMPTY_LIST if data.get(p + 1) == Some(&op::MEMOIZE) => {
-                        p += 2;
-                        list_frames = if data.get(p) == Some(&op::MARK) {
-                            p += 1;
-                            Some(self.frames_at(data, &mut p)?)
-                        } else {
-                            None
-                        };
+                        list_frames = self.written_list(data, &mut p)?;
                         made[n_made] = (0, 0, 0, true);
                         n_made += 1;
                     }
@@ -2388,15 +2388,12 @@ impl PickleDecoder {
                 Key::CompileContext | Key::UserMetadata => match at {
                     op::NONE => p += 1,
                     op::SHORT_BINUNICODE => {
-                        let len = *data.get(p + 1)? as usize;
-                        data.get(p + 2..p + 2 + len)?;
+                        let (start, len, memoized) = written_str(data, &mut p)?;
                         if key == Key::UserMetadata && len != 0 {
                             return None;
                         }
-                        let memoized = data.get(p + 2 + len) == Some(&op::MEMOIZE);
-                        made[n_made] = (1 + (key == Key::UserMetadata) as u8, (p + 2) as u32, len as u32, memoized);
+                        made[n_made] = (1 + (key == Key::UserMetadata) as u8, start, len, memoized);
                         n_made += 1;
-                        p += 2 + len + memoized as usize;
                     }
                     _ => match memo_ref(&self.memo, data, &mut p)? {
                         Value::None => {}
@@ -3182,6 +3179,19 @@ fn memo_ref(memo: &Memo, data: &[u8], p: &mut usize) -> Option<Value> {
     let v = memo.get(idx)?;
     *p += len;
     Some(v)
+}
+
+/// A SHORT_BINUNICODE at `data[*p]` written out in a trace event: where its
+/// text starts, its length and whether a MEMOIZE follows; `*p` moved past
+/// them. None when the bytes are not all there (`PickleDecoder::event_at`).
+#[inline(always)]
+fn written_str(data: &[u8], p: &mut usize) -> Option<(u32, u32, bool)> {
+    let len = *data.get(*p + 1)? as usize;
+    data.get(*p + 2..*p + 2 + len)?;
+    let memoized = data.get(*p + 2 + len) == Some(&op::MEMOIZE);
+    let start = *p + 2;
+    *p = start + len + memoized as usize;
+    Some((start as u32, len as u32, memoized))
 }
 
 /// The int a BININT1, BININT2, BININT or LONG1 of at most 8 bytes at
