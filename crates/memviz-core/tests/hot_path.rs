@@ -203,6 +203,20 @@ impl Pickle {
         self.b.push(b'0');
         m
     }
+    /// Three frame dicts (filename f0.py, f1.py, f2.py; line 10, 11, 12;
+    /// name ""), memoized and popped: their memo indices.
+    fn frame_dicts(&mut self) -> Vec<u32> {
+        let (filename, line, name, empty) =
+            (self.define("filename"), self.define("line"), self.define("name"), self.define(""));
+        let mut fr = Vec::new();
+        for f in 0..3u8 {
+            self.op(b"}");
+            fr.push(self.memoize());
+            self.op(b"(").get(filename).str(&format!("f{f}.py")).get(line).op(&[b'K', 10 + f]).get(name).get(empty);
+            self.op(b"u0");
+        }
+        fr
+    }
     /// `{"segments": [], "device_traces": [[` with MARK: device 0's events
     /// follow (`eau.` ends them).
     fn open_trace(&mut self) {
@@ -242,15 +256,7 @@ fn event_pickle(n: usize) -> Vec<u8> {
     let [action, addr, size, stream, time_us, frames, context, metadata] = k[..] else { unreachable!() };
     let (alloc, free, empty) = (p.define("alloc"), p.define("free_completed"), p.define(""));
     let extra: Vec<u32> = (0..17).map(|j| p.define(&format!("x{j}"))).collect();
-    // Three frame dicts, memoized and popped.
-    let (filename, line, name) = (p.define("filename"), p.define("line"), p.define("name"));
-    let mut fr = Vec::new();
-    for f in 0..3u8 {
-        p.op(b"}");
-        fr.push(p.memoize());
-        p.op(b"(").get(filename).str(&format!("f{f}.py")).get(line).op(&[b'K', 10 + f]).get(name).get(empty);
-        p.op(b"u0");
-    }
+    let fr = p.frame_dicts();
     // A shared frames list.
     p.op(b"]");
     let shared = p.memoize();
@@ -357,39 +363,57 @@ fn a_bad_memo_reference_inside_an_event_keeps_its_error_and_offset() {
 #[test]
 fn the_same_list_bytes_after_a_memo_store_are_the_frames_stored() {
     let mut p = Pickle::new();
-    let k: Vec<u32> = ["action", "addr", "size", "stream", "time_us", "frames"].iter().map(|s| p.define(s)).collect();
-    let [action, addr, size, stream, time_us, frames] = k[..] else { unreachable!() };
-    let alloc = p.define("alloc");
-    let (filename, line, name, empty) = (p.define("filename"), p.define("line"), p.define("name"), p.define(""));
-    let mut fr = Vec::new();
-    for f in 0..3u8 {
-        p.op(b"}");
-        fr.push(p.memoize());
-        p.op(b"(").get(filename).str(&format!("f{f}.py")).get(line).op(&[b'K', 10 + f]).get(name).get(empty);
-        p.op(b"u0");
-    }
-    p.open_trace();
-    let event = |p: &mut Pickle, i: u8| {
-        p.op(b"}");
-        p.memoize();
-        p.op(b"(").get(action).get(alloc).get(addr).op(&[b'K', i]).get(size).op(&[b'K', 1]);
-        p.get(stream).op(&[b'K', 0]).get(time_us).op(&[b'K', i]).get(frames).op(b"]");
-        p.memoize();
-        p.op(b"(").get(fr[0]).get(fr[1]).op(b"eu");
-    };
-    event(&mut p, 1);
-    event(&mut p, 2);
+    let w = PlainEvents::open(&mut p);
+    w.event(&mut p, 1, &[0, 1]);
+    w.event(&mut p, 2, &[0, 1]);
     // Memo slot fr[0] now holds frame f2 (BINPUT), then the same bytes.
-    p.get(fr[2]).op(&[b'q', fr[0] as u8, b'0']);
-    event(&mut p, 3);
+    p.get(w.fr[2]).op(&[b'q', w.fr[0] as u8, b'0']);
+    w.event(&mut p, 3, &[0, 1]);
     p.op(b"eau.");
     let snap = same_both_ways(&p.b).unwrap();
-    let files = |e: usize| -> Vec<&str> {
-        snap.stack(snap.trace(0).stack[e]).iter().map(|&f| snap.str(snap.frame(f).filename)).collect()
-    };
-    assert_eq!(files(0), ["f0.py", "f1.py"]);
-    assert_eq!(files(1), ["f0.py", "f1.py"]);
-    assert_eq!(files(2), ["f2.py", "f1.py"]);
+    assert_eq!(stack_files(&snap, 0), ["f0.py", "f1.py"]);
+    assert_eq!(stack_files(&snap, 1), ["f0.py", "f1.py"]);
+    assert_eq!(stack_files(&snap, 2), ["f2.py", "f1.py"]);
+}
+
+/// A snapshot being written with PyTorch's six plain keys, "alloc" and three
+/// frame dicts (f0.py, f1.py, f2.py) memoized, device 0's events open.
+struct PlainEvents {
+    keys: [u32; 6],
+    alloc: u32,
+    /// The frame dicts' memo indices.
+    fr: Vec<u32>,
+}
+
+impl PlainEvents {
+    fn open(p: &mut Pickle) -> PlainEvents {
+        let keys = ["action", "addr", "size", "stream", "time_us", "frames"].map(|s| p.define(s));
+        let alloc = p.define("alloc");
+        let fr = p.frame_dicts();
+        p.open_trace();
+        PlainEvents { keys, alloc, fr }
+    }
+
+    /// An alloc of 1 byte at addr `i`, time `i`, its frames list written out
+    /// with frame dicts `list` (indices into `fr`).
+    fn event(&self, p: &mut Pickle, i: u8, list: &[usize]) {
+        let [action, addr, size, stream, time_us, frames] = self.keys;
+        p.op(b"}");
+        p.memoize();
+        p.op(b"(").get(action).get(self.alloc).get(addr).op(&[b'K', i]).get(size).op(&[b'K', 1]);
+        p.get(stream).op(&[b'K', 0]).get(time_us).op(&[b'K', i]).get(frames).op(b"]");
+        p.memoize();
+        p.op(b"(");
+        for &f in list {
+            p.get(self.fr[f]);
+        }
+        p.op(b"eu");
+    }
+}
+
+/// The filenames of event `e`'s stack (device 0), innermost first.
+fn stack_files(snap: &Snapshot, e: usize) -> Vec<&str> {
+    snap.stack(snap.trace(0).stack[e]).iter().map(|&f| snap.str(snap.frame(f).filename)).collect()
 }
 
 /// Events of PyTorch 2.11's eight keys, the same memo references each
@@ -446,37 +470,15 @@ fn events_read_by_their_keys_bytes_follow_the_memo_and_every_long1_width() {
 #[test]
 fn a_list_tried_by_the_order_lists_came_in_is_taken_only_when_whole() {
     let mut p = Pickle::new();
-    let k: Vec<u32> = ["action", "addr", "size", "stream", "time_us", "frames"].iter().map(|s| p.define(s)).collect();
-    let [action, addr, size, stream, time_us, frames] = k[..] else { unreachable!() };
-    let alloc = p.define("alloc");
-    let (filename, line, name, empty) = (p.define("filename"), p.define("line"), p.define("name"), p.define(""));
-    let mut fr = Vec::new();
-    for f in 0..3u8 {
-        p.op(b"}");
-        fr.push(p.memoize());
-        p.op(b"(").get(filename).str(&format!("f{f}.py")).get(line).op(&[b'K', 10 + f]).get(name).get(empty);
-        p.op(b"u0");
-    }
-    p.open_trace();
+    let w = PlainEvents::open(&mut p);
     let lists: [&[usize]; 8] = [&[0, 1], &[0, 1, 2], &[0, 1], &[0, 1, 2], &[0, 1], &[0, 1], &[0, 1, 2, 0], &[0]];
     for (i, list) in lists.iter().enumerate() {
-        p.op(b"}");
-        p.memoize();
-        p.op(b"(").get(action).get(alloc).get(addr).op(&[b'K', i as u8]).get(size).op(&[b'K', 1]);
-        p.get(stream).op(&[b'K', 0]).get(time_us).op(&[b'K', i as u8]).get(frames).op(b"]");
-        p.memoize();
-        p.op(b"(");
-        for &f in list.iter() {
-            p.get(fr[f]);
-        }
-        p.op(b"eu");
+        w.event(&mut p, i as u8, list);
     }
     p.op(b"eau.");
     let snap = same_both_ways(&p.b).unwrap();
     for (e, list) in lists.iter().enumerate() {
-        let files: Vec<&str> =
-            snap.stack(snap.trace(0).stack[e]).iter().map(|&f| snap.str(snap.frame(f).filename)).collect();
         let want: Vec<String> = list.iter().map(|f| format!("f{f}.py")).collect();
-        assert_eq!(files, want, "event {e}");
+        assert_eq!(stack_files(&snap, e), want, "event {e}");
     }
 }
