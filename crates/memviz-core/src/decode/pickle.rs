@@ -1482,6 +1482,26 @@ enum ListFrames {
     Read { hash: u64, key: u64, start: usize, end: usize },
 }
 
+/// Whether `a` and `b` hold the same bytes (frames lists, 100-200 bytes).
+/// On wasm32 a slice's `==` is compiler-builtins' memcmp, a byte at a time:
+/// a word at a time there decodes real recordings 10-14% faster; natively
+/// libc's memcmp is faster still (3% fewer instructions than words).
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if cfg!(target_arch = "wasm32") {
+        same_words(a, b)
+    } else {
+        a == b
+    }
+}
+
+#[inline]
+fn same_words(a: &[u8], b: &[u8]) -> bool {
+    let word = |w: &[u8]| u64::from_le_bytes(w.try_into().expect("8 bytes"));
+    let (wa, wb) = (a.chunks_exact(8), b.chunks_exact(8));
+    a.len() == b.len() && wa.remainder() == wb.remainder() && wa.zip(wb).all(|(x, y)| word(x) == word(y))
+}
+
 /// FxHash over the bytes, 8 at a time.
 fn hash_bytes(b: &[u8]) -> u64 {
     const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
@@ -2469,7 +2489,7 @@ impl PickleDecoder {
                 // Its first word first: a miss costs no memcmp call.
                 let head = |b: &[u8]| b.get(..8).map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")));
                 if (len < 8 || head(known) == word_at(data, start))
-                    && data.get(start..end) == Some(known)
+                    && data.get(start..end).is_some_and(|d| same_bytes(d, known))
                     && data.get(end) == Some(&op::APPENDS)
                 {
                     c.last = next;
@@ -2491,7 +2511,7 @@ impl PickleDecoder {
         let key = hash_bytes(body);
         if let Some(&e) = c.index.get(&key) {
             let (at, len, sid, _) = c.entries[e as usize];
-            if c.bytes[at as usize..(at + len) as usize] == *body {
+            if same_bytes(&c.bytes[at as usize..(at + len) as usize], body) {
                 c.came(e);
                 *p = q + 1;
                 return Some(ListFrames::Known(sid));
@@ -3292,6 +3312,24 @@ impl Arena {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The wasm32 comparison agrees with `==` on every length around a word
+    /// and a difference at every position (the word part and the tail).
+    #[test]
+    fn same_words_agrees_with_slice_equality() {
+        for len in 0..=25usize {
+            let a: Vec<u8> = (0..len as u8).map(|i| i.wrapping_mul(37)).collect();
+            assert!(same_words(&a, &a.clone()), "len {len}");
+            for at in 0..len {
+                let mut b = a.clone();
+                b[at] ^= 0x80;
+                assert!(!same_words(&a, &b), "len {len}, differs at {at}");
+            }
+            if len > 0 {
+                assert!(!same_words(&a, &a[..len - 1]), "len {len} against its prefix");
+            }
+        }
+    }
 
     /// Every kind of value comes back out of a memo slot as it went in,
     /// at the edges of what a slot holds inline.
