@@ -2487,8 +2487,7 @@ impl PickleDecoder {
             if let Some(&(at, len, sid, _)) = c.entries.get(next as usize) {
                 let (end, known) = (start + len as usize, &c.bytes[at as usize..(at + len) as usize]);
                 // Its first word first: a miss costs no memcmp call.
-                let head = |b: &[u8]| b.get(..8).map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")));
-                if (len < 8 || head(known) == word_at(data, start))
+                if (len < 8 || word_at(known, 0) == word_at(data, start))
                     && data.get(start..end).is_some_and(|d| same_bytes(d, known))
                     && data.get(end) == Some(&op::APPENDS)
                 {
