@@ -8,19 +8,15 @@
 //
 // Needs the two builds (scripts/build-web.sh, copied aside) and
 // scripts/setup.sh; Debian chromium. decode_rate.mjs is the one-build figure.
-import { readFileSync } from 'node:fs';
-import { join, resolve, basename } from 'node:path';
-import { serveDist, launchChromium } from './page.mjs';
+import { resolve, basename } from 'node:path';
+import { serveDist, launchChromium, pageFeed } from './page.mjs';
 
 const [A, B, PAIRS, ...FILES] = process.argv.slice(2);
 if (!A || !B || !(+PAIRS > 0) || !FILES.length) {
   console.error('usage: node benches/browser/decode_ab.mjs DIST_A DIST_B PAIRS FILE...');
   process.exit(2);
 }
-// The page's FEED, from the build's decode-worker.js (`export const FEED = 1 << 20;`).
-const [, n, shift] = /export const FEED = (\d+) << (\d+);/.exec(readFileSync(join(resolve(A), 'decode-worker.js'), 'utf8')) ?? [];
-if (!n) { console.error(`FEED not found in ${A}/decode-worker.js`); process.exit(1); }
-const FEED = +n << +shift;
+const FEED = pageFeed(resolve(A));
 const browser = await launchChromium();
 const servers = [], pages = [];
 for (const dist of [A, B]) {

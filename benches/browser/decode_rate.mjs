@@ -16,10 +16,10 @@
 // gets), then the median of 5 more. Native: `decode_speed --phases` (the same
 // feed calls), median of 5. Needs dist/ (scripts/build-web.sh) and
 // target/release/decode_speed.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join, resolve, basename } from 'node:path';
-import { ROOT, serveDist, launchChromium, writeResults } from './page.mjs';
+import { ROOT, serveDist, launchChromium, writeResults, pageFeed } from './page.mjs';
 
 const argv = process.argv.slice(2);
 let DIST = join(ROOT, 'dist');
@@ -38,11 +38,7 @@ const NATIVE = join(ROOT, 'target/release/decode_speed');
 for (const p of [join(DIST, 'index.html'), NATIVE, ...files]) {
   if (!existsSync(p)) { console.error(`missing: ${p}`); process.exit(1); }
 }
-// The page's FEED (www/decode-worker.js: `export const FEED = 1 << 20;`), read
-// from its text: the module itself needs a window.
-const feedMatch = /export const FEED = (\d+) << (\d+);/.exec(readFileSync(join(DIST, 'decode-worker.js'), 'utf8'));
-if (!feedMatch) { console.error('FEED not found in decode-worker.js'); process.exit(1); }
-const FEED = +feedMatch[1] << +feedMatch[2];
+const FEED = pageFeed(DIST);
 
 const { server, origin } = await serveDist(DIST);
 const browser = await launchChromium();

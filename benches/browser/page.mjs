@@ -31,6 +31,17 @@ export async function serveDist(dir, answer = null) {
   return { server, origin: `http://127.0.0.1:${server.address().port}` };
 }
 
+/**
+ * The page's FEED (bytes a `feed` call) in the build at `dist`, read from its
+ * decode-worker.js (`export const FEED = 1 << 20;`): the module itself needs
+ * a window. Exits when it is not there.
+ */
+export function pageFeed(dist) {
+  const m = /export const FEED = (\d+) << (\d+);/.exec(readFileSync(join(dist, 'decode-worker.js'), 'utf8'));
+  if (!m) { console.error(`FEED not found in ${dist}/decode-worker.js`); process.exit(1); }
+  return +m[1] << +m[2];
+}
+
 /** Debian's Chromium, headless, never a downloaded one; `args` added to the usual ones. */
 export function launchChromium(args = []) {
   return chromium.launch({
