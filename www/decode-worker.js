@@ -1,6 +1,6 @@
-// memviz decode worker: decodes a large file off the main thread in a Viewer of the same wasm, sends
-// the model's wire form into buffers the page wrote ahead, then the address versions once the page
-// painted. Its script is a blob: URL (file:// works). docs/open.md has the protocol.
+// memviz decode worker, the page's side: spawns the worker (a blob: URL, so file:// works) whose program
+// is Rust's (crates/memviz-worker: a large file decoded off the main thread, the model sent into buffers
+// the page wrote ahead, the address versions once the page painted) and speaks its protocol (docs/open.md).
 import { workerSetup } from './boot.js';
 
 // Bytes between progress steps (files.rs CHUNK); copied into wasm a call; a worker that decoded more
@@ -40,75 +40,26 @@ export async function feedStream(file, feed, step, CHUNK, FEED) {
   }
 }
 
-// The worker's program: refers to nothing outside its arguments.
-function workerMain(loadGlue, feedStream, CHUNK, FEED) {
-  let glue = null, memory = null, v = null, ahead = false, versionsNow = null;
-  let pool = []; // ArrayBuffers the page wrote ahead, for the model's chunks
-  const post = (m, t) => self.postMessage(m, t);
+// The worker's script: loads the module, then its decode_worker (crates/memviz-worker) takes the
+// messages (those come meanwhile too). A trap there ends the module's calls: reported here.
+function workerMain(loadGlue) {
+  const early = [];
+  let glue = null;
+  self.addEventListener('error', (ev) => {
+    ev.preventDefault();
+    let panic = null; // none: out of memory
+    try { panic = glue.panic_message(); } catch (_) { /* that instance is gone too */ }
+    self.postMessage({ trap: panic || '' });
+  });
   self.onmessage = async ({ data: m }) => {
-    if (m.pool) return void pool.push(...m.pool);
-    if (m.versionsNow) return void (versionsNow && versionsNow());
-    if (m.module) {
-      try {
-        glue = await loadGlue();
-        memory = glue.initSync({ module: m.module }).memory;
-        v = new glue.Viewer();
-        post({ ready: true });
-      } catch (e) {
-        post({ failed: String((e && e.message) || e) });
-      }
-      return;
-    }
-    if (m.ahead) {
-      if (!v || ahead) return;
-      ahead = true;
-      try {
-        // A step a task: the file's message is taken between two.
-        let r = null;
-        while (ahead && !(r = v.open({ cmd: 'ahead', plan: 'decode' })).done) await new Promise((ok) => setTimeout(ok, 0));
-        if (ahead) post({ aheadWritten: r.written });
-      } catch (e) {
-        post({ aheadFailed: String(e.message) }); // the page ends this worker
-      }
-      return;
-    }
-    const { file, debug } = m;
-    const start = performance.now();
-    ahead = false;
+    if (!m.module) return void early.push(m);
     try {
-      v.open({ cmd: 'decode', name: file.name, size: file.size, debug });
-      await feedStream(file, (b) => v.feed(b), (read) => post({ progress: read }), CHUNK, FEED);
-      const t0 = performance.now();
-      v.open({ cmd: 'decode_finish' });
-      post({ decoded: true, readMs: t0 - start });
-      // Several chunks to a buffer (a given one, else a fresh one), each moved once full.
-      let buf = null, used = 0, parts = [], pooled = 0;
-      const flush = () => {
-        if (buf) post({ chunk: buf, parts }, [buf]);
-        [buf, used, parts] = [null, 0, []];
-      };
-      v.send((c) => {
-        if (buf && used + c.length > buf.byteLength) flush();
-        if (!buf && pool.length && pool.at(-1).byteLength >= c.length) [buf, pooled] = [pool.pop(), pooled + 1];
-        buf ||= new ArrayBuffer(c.length);
-        new Uint8Array(buf, used, c.length).set(c);
-        parts.push(used, c.length);
-        used += c.length;
-      }, false);
-      flush();
-      pool = [];
-      post({ modelEnd: true });
-      await new Promise((r) => { versionsNow = r; });
-      const versions = [];
-      v.send((c) => versions.push(c.slice().buffer), true);
-      post({ versions, finishMs: performance.now() - t0, memory: memory.buffer.byteLength, pooled }, versions);
+      glue = await loadGlue();
+      glue.initSync({ module: m.module });
+      glue.decode_worker(early);
+      self.postMessage({ ready: true });
     } catch (e) {
-      // A PageError (it has a kind) is the file's; else a trap (no panic message: out of memory).
-      let panic = null;
-      if (!e.kind) try { panic = glue.panic_message(); } catch (_) { /* that instance is gone too */ }
-      post(e.kind ? { error: { ...e } } : { trap: panic || '' });
-    } finally {
-      pool = [];
+      self.postMessage({ failed: String((e && e.message) || e) });
     }
   };
 }
@@ -124,7 +75,7 @@ function spawn() {
   const setup = workerSetup();
   if (!setup || typeof Worker === 'undefined') return null;
   try {
-    blobUrl ||= URL.createObjectURL(new Blob([`${setup.prelude}\n${feedStream}\n(${workerMain})(loadGlue, feedStream, ${CHUNK}, ${FEED});\n`],
+    blobUrl ||= URL.createObjectURL(new Blob([`${setup.prelude}\n(${workerMain})(loadGlue);\n`],
       { type: 'text/javascript' }));
     const worker = new Worker(blobUrl, { type: setup.type, name: 'memviz decode' });
     const w = { worker, ahead: false, onAhead: null };

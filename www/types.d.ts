@@ -19,7 +19,7 @@ offset: number | null,
  */
 field: string | null, };
 
-export type OpenCommand = { "cmd": "begin", name: string, } | { "cmd": "finish" } | { "cmd": "adopt_begin", name: string, read_ms: number, } | { "cmd": "adopt_chunk" } | { "cmd": "adopt_end" } | { "cmd": "adopt_replay", budget: number, } | { "cmd": "adopt_finish" } | { "cmd": "sniff" } | { "cmd": "versions_chunk", file: number, } | { "cmd": "decode", name: string, size: number | null, debug: string | null, } | { "cmd": "decode_finish" } | { "cmd": "versions_end", file: number, } | { "cmd": "versions_lost", file: number, } | { "cmd": "has_versions", file: number, } | { "cmd": "select_file", file: number, } | { "cmd": "view_named", name: string, } | { "cmd": "example" } | { "cmd": "warm" } | { "cmd": "ahead", plan: AheadPlan, 
+export type OpenCommand = { "cmd": "begin", name: string, } | { "cmd": "finish" } | { "cmd": "adopt_begin", name: string, read_ms: number, } | { "cmd": "adopt_chunk" } | { "cmd": "adopt_end" } | { "cmd": "adopt_replay", budget: number, } | { "cmd": "adopt_finish" } | { "cmd": "sniff" } | { "cmd": "versions_chunk", file: number, } | { "cmd": "decode", name: string, size: number | null, } | { "cmd": "decode_finish" } | { "cmd": "versions_end", file: number, } | { "cmd": "versions_lost", file: number, } | { "cmd": "has_versions", file: number, } | { "cmd": "select_file", file: number, } | { "cmd": "view_named", name: string, } | { "cmd": "example" } | { "cmd": "warm" } | { "cmd": "ahead", plan: AheadPlan, 
 /**
  * `model`: the size of the file the worker decodes.
  */

@@ -359,7 +359,7 @@ test('a trap in the worker: the panic and the file are named, the page keeps its
   await page.setInputFiles('#file-input', big);
   await page.waitForFunction(() => /internal error/.test(document.getElementById('errors').textContent), null, { timeout: 60000 });
   assert.match(await page.textContent('#errors'),
-    new RegExp(`internal error in memviz: boom in the worker \\(at crates/memviz-wasm/src/decode\\.rs:\\d+\\); the file could not be shown \\(${BIG}\\)\\.`));
+    new RegExp(`internal error in memviz: boom in the worker \\(at crates/memviz-viewer/src/files\\.rs:\\d+\\); the file could not be shown \\(${BIG}\\)\\.`));
   // The page's own viewer was not touched: no restart, the same file and numbers.
   assert.equal(await page.evaluate(() => document.body.dataset.crashes), undefined);
   assert.deepEqual(await page.$$eval('#file-select option', (o) => o.map((x) => x.textContent)), [SHOWN]);

@@ -345,15 +345,13 @@ pub enum OpenCommand {
         #[ts(type = "number")]
         file: usize,
     },
-    /// The worker's: starts decoding a file for elsewhere (`size`: its
-    /// bytes, so that the decoder's tables grow once; `debug`: memviz-wasm's
-    /// tests of the recovery from a trap); chunks by `feed`, then
-    /// `decode_finish`, then memviz-wasm's `send`.
+    /// A [`Decoder`] of this Viewer's (the browser benches time the wasm
+    /// decoder by it; the decode worker has its own, crates/memviz-worker):
+    /// chunks by `feed`, then `decode_finish`.
     Decode {
         name: String,
         #[ts(type = "number | null")]
         size: Option<f64>,
-        debug: Option<String>,
     },
     DecodeFinish,
     /// File `file`'s address versions are all fed (`versions_chunk`), or
@@ -737,6 +735,57 @@ pub fn warm_up(name: &str, bytes: &[u8]) -> Result<(), PageError> {
 // by the allocator at a second write's cost.
 
 const MIB: u64 = 1 << 20;
+
+/// One file decoded for elsewhere: by the decode worker (crates/memviz-worker),
+/// whose model the page's Viewer adopts, and by the browser benches' `decode`.
+/// Chunks by `feed`, then `finish`; the model is then [`Decoder::snapshot`].
+pub struct Decoder {
+    name: String,
+    loader: Option<Loader>,
+    snap: Option<Snapshot>,
+    /// For the tests of the recovery from a trap: "oom" aborts as running
+    /// out of memory does, another text panics with it, after CHUNK bytes.
+    debug: Option<String>,
+    fed: u64,
+}
+
+impl Decoder {
+    /// `size`: the file's bytes, so that the decoder's tables grow once.
+    pub fn new(name: String, size: Option<u64>, debug: Option<String>) -> Decoder {
+        let mut loader = Loader::new();
+        if let Some(size) = size {
+            loader.expect(size);
+        }
+        Decoder { name, loader: Some(loader), snap: None, debug, fed: 0 }
+    }
+
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<(), PageError> {
+        let loader = self.loader.as_mut().ok_or_else(|| PageError::bad_command("feed after finish"))?;
+        if let Err(e) = loader.feed(chunk) {
+            self.loader = None;
+            return Err(PageError::decode(&self.name, &e));
+        }
+        self.fed += chunk.len() as u64;
+        match self.debug.as_deref() {
+            Some("oom") if self.fed >= CHUNK => {
+                std::alloc::handle_alloc_error(std::alloc::Layout::new::<[u8; 1 << 20]>())
+            }
+            Some(msg) if self.fed >= CHUNK => panic!("{msg}"),
+            _ => Ok(()),
+        }
+    }
+
+    pub fn finish(&mut self) -> Result<(), PageError> {
+        let loader = self.loader.take().ok_or_else(|| PageError::bad_command("finish twice"))?;
+        self.snap = Some(loader.finish().map_err(|e| PageError::decode(&self.name, &e))?);
+        Ok(())
+    }
+
+    /// The model, once `finish` succeeded.
+    pub fn snapshot(&self) -> Option<&Snapshot> {
+        self.snap.as_ref()
+    }
+}
 
 /// Holds the memory written ahead until it is let go.
 #[derive(Default)]

@@ -53,7 +53,7 @@ use memviz_render::{Image, Window, OUTLINE};
 
 pub use context::{Context, PlotRect, DEFAULT_DETAIL_CAP, MARGIN};
 pub use files::{
-    failed, sniff, warm_up, AheadPlan, FailedLine, FileKind, FileSniff, MemoryAhead, OpenCommand, OpenFailure,
+    failed, sniff, warm_up, AheadPlan, Decoder, FailedLine, FileKind, FileSniff, MemoryAhead, OpenCommand, OpenFailure,
     OpenFile, OpenPlan, OpenReply, ReadState, CHUNK, SNIFF_HEAD,
 };
 pub use profiler::ProfilerView;

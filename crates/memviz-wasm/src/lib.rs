@@ -29,6 +29,9 @@ mod profiler;
 mod ranks;
 mod views;
 
+/// The decode worker's entry (www/decode-worker.js), exported from this module.
+pub use memviz_worker::decode_worker;
+
 use memviz_render::Image;
 use memviz_viewer::{Axes, Selection};
 use wasm_bindgen::prelude::*;
@@ -100,8 +103,8 @@ pub struct Viewer {
     /// Memory taken and touched ahead for a file a worker decodes
     /// (`open({cmd: 'ahead'})`); let go when its model comes.
     ahead: memviz_viewer::MemoryAhead,
-    /// In the page's decode worker: the file it decodes (decode.rs).
-    decoder: Option<decode::Decoder>,
+    /// A file the browser benches decode (`open({cmd: 'decode'})`, decode.rs).
+    decoder: Option<memviz_viewer::Decoder>,
     /// Where the time went adopting the last worker's decode (decode.rs).
     adopted: memviz_viewer::WorkerTimings,
     /// The selection canvas holds an outline (else it is clear and is left

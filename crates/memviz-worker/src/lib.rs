@@ -1,0 +1,271 @@
+//! The page's decode worker (docs/open.md): a large file read and decoded in
+//! a Web Worker, off the page's thread; the model's wire form sent to the
+//! page in the buffers the page wrote ahead, then its address versions once
+//! the page has painted. www/decode-worker.js starts a worker of the same
+//! wasm module and hands its messages to [`decode_worker`]; a trap (a panic,
+//! out of memory) ends the module's calls, so that script reports it.
+//!
+//! Messages in: `{pool: [ArrayBuffer]}`, `{ahead: true}`, `{file, debug}`,
+//! `{versionsNow: true}`. Out: `{aheadWritten}` or `{aheadFailed}`,
+//! `{progress}` each CHUNK read, `{decoded, readMs}`, `{chunk, parts}`
+//! (several of the model's chunks to a buffer, moved once full: `parts` their
+//! offsets and lengths), `{modelEnd}`, `{versions, finishMs, memory,
+//! pooled}`; or `{error}` (a `PageError`, or the browser's refusal to read).
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use js_sys::{Array, ArrayBuffer, Function, Object, Promise, Reflect, Uint8Array};
+use memviz_viewer::boundary::PageError;
+use memviz_viewer::{AheadPlan, Decoder, MemoryAhead, CHUNK};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::{spawn_local, JsFuture};
+use web_sys::{DedicatedWorkerGlobalScope, File, MessageEvent};
+
+/// Bytes a decoder call (as the page feeds its own decodes: www/decode-worker.js FEED).
+const FEED: usize = 1 << 20;
+/// The stream's one reused buffer, at most.
+const READ_BUFFER: f64 = (4 << 20) as f64;
+
+#[derive(Default)]
+struct Worker {
+    /// Buffers the page wrote ahead, for the model's chunks.
+    pool: RefCell<Vec<ArrayBuffer>>,
+    /// The decoder's memory, written ahead while the user picks a file.
+    ahead: RefCell<MemoryAhead>,
+    writing_ahead: Cell<bool>,
+    /// Resolves the wait for the page's paint (`versionsNow`).
+    versions_now: RefCell<Option<Function>>,
+}
+
+/// Takes the worker's messages from now on; `early`: those that came while
+/// the module loaded.
+#[wasm_bindgen]
+pub fn decode_worker(early: Array) {
+    let w = Rc::new(Worker::default());
+    let on = {
+        let w = w.clone();
+        Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| message(&w, e.data()))
+    };
+    scope().set_onmessage(Some(on.as_ref().unchecked_ref()));
+    on.forget(); // the worker's for its life
+    for m in early.iter() {
+        message(&w, m);
+    }
+}
+
+fn scope() -> DedicatedWorkerGlobalScope {
+    js_sys::global().unchecked_into()
+}
+
+fn now() -> f64 {
+    scope().performance().map_or(0.0, |p| p.now())
+}
+
+fn get(o: &JsValue, key: &str) -> JsValue {
+    Reflect::get(o, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// A message of `fields` to the page, moving `transfer`'s buffers.
+fn post(fields: &[(&str, JsValue)], transfer: &Array) {
+    let m = Object::new();
+    for (k, v) in fields {
+        let _ = Reflect::set(&m, &JsValue::from_str(k), v); // a fresh plain object
+    }
+    if let Err(e) = scope().post_message_with_transfer(&m, transfer) {
+        web_sys::console::error_2(&"memviz: the decode worker could not post".into(), &e);
+    }
+}
+
+fn message(w: &Rc<Worker>, m: JsValue) {
+    if let Some(pool) = get(&m, "pool").dyn_ref::<Array>() {
+        w.pool.borrow_mut().extend(pool.iter().map(|b| b.unchecked_into::<ArrayBuffer>()));
+    } else if get(&m, "versionsNow").is_truthy() {
+        let resolve = w.versions_now.borrow_mut().take();
+        if let Some(f) = resolve {
+            let _ = f.call0(&JsValue::NULL);
+        }
+    } else if get(&m, "ahead").is_truthy() {
+        if !w.writing_ahead.replace(true) {
+            spawn_local(write_ahead(w.clone()));
+        }
+    } else if let Ok(file) = get(&m, "file").dyn_into::<File>() {
+        spawn_local(decode(w.clone(), file, get(&m, "debug").as_string()));
+    }
+}
+
+/// The next task (a file's message is taken between two).
+async fn next_task() {
+    let p = Promise::new(&mut |resolve, _| {
+        let _ = scope().set_timeout_with_callback(&resolve);
+    });
+    let _ = JsFuture::from(p).await;
+}
+
+/// The memory a decode takes, a step a task until written or a file comes.
+async fn write_ahead(w: Rc<Worker>) {
+    loop {
+        let step = w.ahead.borrow_mut().step(AheadPlan::Decode, 0);
+        match step {
+            Ok(true) => break,
+            Ok(false) => next_task().await,
+            Err(e) => return post(&[("aheadFailed", e.message.into())], &Array::new()), // the page ends this worker
+        }
+        if !w.writing_ahead.get() {
+            return;
+        }
+    }
+    post(&[("aheadWritten", (w.ahead.borrow().written() as f64).into())], &Array::new());
+}
+
+async fn decode(w: Rc<Worker>, file: File, debug: Option<String>) {
+    let start = now();
+    w.writing_ahead.set(false);
+    w.ahead.borrow_mut().release();
+    let out = read_and_send(&w, &file, debug, start).await;
+    w.pool.borrow_mut().clear();
+    if let Err(e) = out {
+        post(&[("error", e)], &Array::new());
+    }
+}
+
+/// A refusal as the page's `PageError` object.
+fn page_error(e: PageError) -> JsValue {
+    serde_json::to_string(&e).ok().and_then(|s| js_sys::JSON::parse(&s).ok()).unwrap_or_else(|| e.message.into())
+}
+
+async fn read_and_send(w: &Worker, file: &File, debug: Option<String>, start: f64) -> Result<(), JsValue> {
+    let mut d = Decoder::new(file.name(), Some(file.size() as u64), debug);
+    read(file, &mut d).await.map_err(|e| match e {
+        Read::Refused(e) => page_error(e),
+        // Not the file's bytes (no kind): the page words it as a refused read.
+        Read::Browser(e) => {
+            let why = get(&e, "message").as_string().unwrap_or_else(|| format!("{e:?}"));
+            let m = Object::new();
+            let _ = Reflect::set(&m, &"message".into(), &format!("{}: {why}", file.name()).into());
+            m.into()
+        }
+    })?;
+    let t0 = now();
+    d.finish().map_err(page_error)?;
+    post(&[("decoded", true.into()), ("readMs", (t0 - start).into())], &Array::new());
+    let snap = d.snapshot().ok_or_else(|| page_error(PageError::bad_command("no model")))?;
+    let mut out = Chunks { pool: std::mem::take(&mut *w.pool.borrow_mut()), ..Chunks::default() };
+    snap.wire_chunks(&mut |c: Vec<u8>| out.push(&c));
+    out.flush();
+    post(&[("modelEnd", true.into())], &Array::new());
+
+    // The address versions, once the page has painted the file.
+    JsFuture::from(Promise::new(&mut |resolve, _| *w.versions_now.borrow_mut() = Some(resolve))).await?;
+    let versions = Array::new();
+    memviz_core::versions::compute(snap).wire_chunks(&mut |c: Vec<u8>| {
+        versions.push(&Uint8Array::from(&c[..]).buffer());
+    });
+    let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
+    let memory = memory.buffer().unchecked_into::<ArrayBuffer>().byte_length();
+    let fields = [
+        ("versions", versions.clone().into()),
+        ("finishMs", (now() - t0).into()),
+        ("memory", memory.into()),
+        ("pooled", out.pooled.into()),
+    ];
+    post(&fields, &versions);
+    Ok(())
+}
+
+enum Read {
+    /// The decoder's: the file's bytes.
+    Refused(PageError),
+    /// The browser's: the file could not be read.
+    Browser(JsValue),
+}
+
+/// Feeds `file` to `d` as its stream reads it (FEED bytes a call), one
+/// reused "byob" buffer where the browser can; `{progress}` each CHUNK.
+async fn read(file: &File, d: &mut Decoder) -> Result<(), Read> {
+    let stream = file.stream();
+    let get_reader: Function = get(&stream, "getReader").unchecked_into();
+    let byob = Object::new();
+    let _ = Reflect::set(&byob, &"mode".into(), &"byob".into());
+    let (reader, mut buf) = match get_reader.call1(&stream, &byob) {
+        Ok(r) => (r, Some(ArrayBuffer::new(file.size().clamp(1.0, READ_BUFFER) as u32))),
+        Err(_) => (get_reader.call0(&stream).map_err(Read::Browser)?, None),
+    };
+    let size = file.size() as u64;
+    let (mut piece, mut read, mut shown) = (vec![0; FEED], 0u64, 0u64);
+    let fed = async {
+        let next: Function = get(&reader, "read").unchecked_into();
+        loop {
+            let p = match &buf {
+                Some(b) => next.call1(&reader, &Uint8Array::new(b)),
+                None => next.call0(&reader),
+            };
+            let r = JsFuture::from(Promise::from(p.map_err(Read::Browser)?)).await.map_err(Read::Browser)?;
+            if get(&r, "done").is_truthy() {
+                return Ok(());
+            }
+            let value: Uint8Array = get(&r, "value").unchecked_into();
+            let n = value.length() as usize;
+            for at in (0..n).step_by(FEED) {
+                let k = FEED.min(n - at);
+                value.subarray(at as u32, (at + k) as u32).copy_to(&mut piece[..k]);
+                d.feed(&piece[..k]).map_err(Read::Refused)?;
+            }
+            read += n as u64;
+            if buf.is_some() {
+                buf = Some(value.buffer());
+            }
+            if read - shown >= CHUNK || read >= size {
+                shown = read;
+                post(&[("progress", (read as f64).into())], &Array::new());
+            }
+        }
+    };
+    let out = fed.await;
+    if out.is_err() {
+        if let Ok(cancel) = get(&reader, "cancel").dyn_into::<Function>() {
+            if let Ok(p) = cancel.call0(&reader) {
+                let ignore = Closure::<dyn FnMut(JsValue)>::new(|_| {}); // a refused cancel is no error
+                let _ = Promise::from(p).catch(&ignore);
+                ignore.forget();
+            }
+        }
+    }
+    out
+}
+
+/// The model's chunks into buffers: several to a buffer (one of the page's
+/// pool where one is large enough, else a fresh one), each moved once full.
+#[derive(Default)]
+struct Chunks {
+    pool: Vec<ArrayBuffer>,
+    buf: Option<ArrayBuffer>,
+    used: u32,
+    parts: Vec<u32>,
+    pooled: u32,
+}
+
+impl Chunks {
+    fn push(&mut self, c: &[u8]) {
+        let len = c.len() as u32;
+        if self.buf.as_ref().is_some_and(|b| self.used + len > b.byte_length()) {
+            self.flush();
+        }
+        if self.buf.is_none() && self.pool.last().is_some_and(|b| b.byte_length() >= len) {
+            self.buf = self.pool.pop();
+            self.pooled += 1;
+        }
+        let buf = self.buf.get_or_insert_with(|| ArrayBuffer::new(len));
+        Uint8Array::new_with_byte_offset_and_length(buf, self.used, len).copy_from(c);
+        self.parts.extend([self.used, len]);
+        self.used += len;
+    }
+
+    fn flush(&mut self) {
+        if let Some(buf) = self.buf.take() {
+            let parts: Array = self.parts.iter().map(|&x| JsValue::from(x)).collect();
+            post(&[("chunk", buf.clone().into()), ("parts", parts.into())], &Array::of1(&buf));
+        }
+        (self.used, self.parts) = (0, Vec::new());
+    }
+}
