@@ -15,7 +15,7 @@ echo "== wasm-bindgen tests (headless Chromium)"
 # --release: the deps are shared with the trunk release build. One test
 # prints (never asserts) a timing, plotters-canvas vs the pixel buffer,
 # which is only meaningful optimized; timings are checked in benches/.
-cargo test --release --target wasm32-unknown-unknown -p memviz-wasm -- --nocapture
+cargo test --release --target wasm32-unknown-unknown -p memviz-wasm -p memviz-worker -- --nocapture
 
 echo "== build dist/"
 scripts/build-web.sh

@@ -13,9 +13,9 @@ scripts/setup.sh
 export PATH="$HOME/.cargo/bin:$PATH"
 echo "== cargo fmt --check (rustfmt.toml)"
 cargo fmt --all --check
-echo "== cargo clippy (native workspace, and the wasm crate for wasm32), warnings are errors"
+echo "== cargo clippy (native workspace, and the wasm crates for wasm32), warnings are errors"
 cargo clippy --workspace --all-targets -- -D warnings
-cargo clippy --target wasm32-unknown-unknown -p memviz-wasm --all-targets -- -D warnings
+cargo clippy --target wasm32-unknown-unknown -p memviz-wasm -p memviz-worker --all-targets -- -D warnings
 echo "== cargo test (workspace)"
 cargo test --workspace
 echo "== the page's modules against the types generated from Rust (tsc)"

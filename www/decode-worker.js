@@ -3,7 +3,7 @@
 // the page wrote ahead, the address versions once the page painted) and speaks its protocol (docs/open.md).
 import { workerSetup } from './boot.js';
 
-// Bytes between progress steps (files.rs CHUNK); copied into wasm a call; a worker that decoded more
+// Bytes between progress steps (files.rs CHUNK); copied into wasm a call (files.rs FEED); a worker that decoded more
 // than KEEP_BELOW is ended, not kept; a file expected and none come in AHEAD_WAIT_MS: its memory let go.
 export const CHUNK = 4 << 20;
 export const FEED = 1 << 20; // (one name an export: scripts/finish-dist.mjs bundles them so)

@@ -506,6 +506,9 @@ pub fn failed(name: &str, failure: OpenFailure, detail: &str) -> FailedLine {
 
 /// Bytes read between two progress steps (and, on the page, two task hops).
 pub const CHUNK: u64 = 4 << 20;
+/// Bytes a decoder call, as a file's stream is read: on the page
+/// (www/decode-worker.js FEED) and in the decode worker (memviz-worker).
+pub const FEED: usize = 1 << 20;
 /// Files larger than this are decoded in the page's worker, smaller ones on
 /// the page (a 3.2 MB file: 124-178 ms in the worker, 92-111 here; docs/open.md).
 /// Read as a stream either way: one `arrayBuffer` and one feed was ~2 ms slower.

@@ -17,13 +17,11 @@ use std::rc::Rc;
 
 use js_sys::{Array, ArrayBuffer, Function, Object, Promise, Reflect, Uint8Array};
 use memviz_viewer::boundary::PageError;
-use memviz_viewer::{AheadPlan, Decoder, MemoryAhead, CHUNK};
+use memviz_viewer::{AheadPlan, Decoder, MemoryAhead, CHUNK, FEED};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
 use web_sys::{DedicatedWorkerGlobalScope, File, MessageEvent};
 
-/// Bytes a decoder call (as the page feeds its own decodes: www/decode-worker.js FEED).
-const FEED: usize = 1 << 20;
 /// The stream's one reused buffer, at most.
 const READ_BUFFER: f64 = (4 << 20) as f64;
 
@@ -136,7 +134,8 @@ fn page_error(e: PageError) -> JsValue {
 
 async fn read_and_send(w: &Worker, file: &File, debug: Option<String>, start: f64) -> Result<(), JsValue> {
     let mut d = Decoder::new(file.name(), Some(file.size() as u64), debug);
-    read(file, &mut d).await.map_err(|e| match e {
+    let progress = |read: u64| post(&[("progress", (read as f64).into())], &Array::new());
+    read(file, &mut d, progress).await.map_err(|e| match e {
         Read::Refused(e) => page_error(e),
         // Not the file's bytes (no kind): the page words it as a refused read.
         Read::Browser(e) => {
@@ -173,7 +172,8 @@ async fn read_and_send(w: &Worker, file: &File, debug: Option<String>, start: f6
     Ok(())
 }
 
-enum Read {
+/// Why [`read`] stopped.
+pub enum Read {
     /// The decoder's: the file's bytes.
     Refused(PageError),
     /// The browser's: the file could not be read.
@@ -181,8 +181,9 @@ enum Read {
 }
 
 /// Feeds `file` to `d` as its stream reads it (FEED bytes a call), one
-/// reused "byob" buffer where the browser can; `{progress}` each CHUNK.
-async fn read(file: &File, d: &mut Decoder) -> Result<(), Read> {
+/// reused "byob" buffer where the browser can; `progress(bytes read)` each
+/// CHUNK and at the end.
+pub async fn read(file: &File, d: &mut Decoder, mut progress: impl FnMut(u64)) -> Result<(), Read> {
     let stream = file.stream();
     let get_reader: Function = get(&stream, "getReader").unchecked_into();
     let byob = Object::new();
@@ -217,7 +218,7 @@ async fn read(file: &File, d: &mut Decoder) -> Result<(), Read> {
             }
             if read - shown >= CHUNK || read >= size {
                 shown = read;
-                post(&[("progress", (read as f64).into())], &Array::new());
+                progress(read);
             }
         }
     };

@@ -1,0 +1,63 @@
+//! The worker's read of a file in headless Chromium (wasm-bindgen-test;
+//! scripts/test-web.sh): the page's built-in example, a real recording
+//! (crates/memviz-wasm/example/README.md), read through a "byob" reader and,
+//! where the stream has none, a plain one. The expected numbers are what
+//! tests/reference/memviz_reference.py (Python's pickle module) reads in it.
+#![cfg(target_arch = "wasm32")]
+
+use js_sys::{Array, Uint8Array};
+use memviz_viewer::Decoder;
+use memviz_worker::{read, Read};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const EXAMPLE: &[u8] = include_bytes!("../../memviz-wasm/example/resnet50_no_zero_grad.pickle.gz");
+
+#[wasm_bindgen(inline_js = "export function without_byob(file) {
+  const stream = file.stream.bind(file);
+  file.stream = () => {
+    const r = stream().getReader();
+    return new ReadableStream({ async pull(c) { const { done, value } = await r.read(); if (done) c.close(); else c.enqueue(value); } });
+  };
+  return file;
+}")]
+extern "C" {
+    /// `file` whose stream is not a byte stream: no byob reader.
+    fn without_byob(file: web_sys::File) -> web_sys::File;
+}
+
+fn file(bytes: &[u8]) -> web_sys::File {
+    let parts = Array::of1(&Uint8Array::from(bytes));
+    web_sys::File::new_with_u8_array_sequence(&parts, "resnet50_no_zero_grad.pickle.gz").unwrap()
+}
+
+/// Reads `f` to the end: the trace events of device 0 and the progress steps.
+async fn decode(f: &web_sys::File) -> Result<(usize, Vec<u64>), String> {
+    let mut d = Decoder::new(f.name(), Some(f.size() as u64), None);
+    let mut steps = vec![];
+    read(f, &mut d, |n| steps.push(n)).await.map_err(|e| match e {
+        Read::Refused(e) => e.message,
+        Read::Browser(e) => format!("{e:?}"),
+    })?;
+    d.finish().map_err(|e| e.message)?;
+    Ok((d.snapshot().unwrap().trace(0).len(), steps))
+}
+
+#[wasm_bindgen_test]
+async fn reads_a_real_recording_through_a_byob_reader_and_a_plain_one() {
+    // memviz_reference.py summary: 9870 trace events.
+    let size = EXAMPLE.len() as u64;
+    assert_eq!(decode(&file(EXAMPLE)).await, Ok((9870, vec![size])));
+    assert_eq!(decode(&without_byob(file(EXAMPLE))).await, Ok((9870, vec![size])));
+}
+
+#[wasm_bindgen_test]
+async fn a_cut_file_is_refused_with_its_kind() {
+    // Cut inside its gzip stream: the decoder says so (the page shows it; the worker posts it).
+    let cut = &EXAMPLE[..EXAMPLE.len() / 2];
+    let e = decode(&file(cut)).await.unwrap_err();
+    assert!(e.starts_with("resnet50_no_zero_grad.pickle.gz: "), "{e}");
+    assert!(e.contains("truncated") || e.contains("cut off"), "{e}");
+}
