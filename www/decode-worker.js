@@ -47,9 +47,9 @@ function workerMain(loadGlue) {
   let glue = null;
   self.addEventListener('error', (ev) => {
     ev.preventDefault();
-    let panic = null; // none: out of memory
+    let panic = null; // none after a trap: out of memory
     try { panic = glue.panic_message(); } catch (_) { /* that instance is gone too */ }
-    self.postMessage({ trap: panic || '' });
+    self.postMessage({ trap: panic || (ev.error instanceof WebAssembly.RuntimeError ? '' : String(ev.message)) });
   });
   self.onmessage = async ({ data: m }) => {
     if (!m.module) return void early.push(m);
