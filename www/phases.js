@@ -52,6 +52,7 @@ function follow(now = false) {
     if (key === laidOut) return;
     laidOut = key;
     fill(layer, d); // placed from the plot's left edge: the plot fills the box (style.css)
+    if (d.redraw) redraw(); // the peak's label below the rows
     $('phase-count').textContent = d.count;
   } catch (_) { /* the viewer is restarting */ }
 }

@@ -602,7 +602,12 @@ count: string,
 /**
  * The time of the hovered step, or what the file lacks.
  */
-readout: string, ticks: Array<AxisTick>, gaps: Array<AxisGap>, };
+readout: string, ticks: Array<AxisTick>, gaps: Array<AxisGap>, 
+/**
+ * The rows now cover another height of the plot's top: draw it again
+ * (the peak's label goes below them).
+ */
+redraw: boolean, };
 
 export type ViewKind = "timeline" | "pools" | "state" | "settings";
 

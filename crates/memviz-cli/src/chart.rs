@@ -441,7 +441,7 @@ fn decorate<DB: DrawingBackend>(
     }
     // The peak: a dashed line up to it at the middle of its step, and its value.
     let ps = info.peak_step as f64 + 0.5;
-    peak_marker(&mut chart, ps, info.peak_bytes, y_max, "peak", ps > n * 0.8, &LOOK)?;
+    peak_marker(&mut chart, ps, info.peak_bytes, y_max, "peak", ps > n * 0.8, None, &LOOK)?;
     // Title: file, device, view.
     let title = format!("{}  ·  cuda:{}  ·  {}", req.title, info.device, info.view);
     root.draw(&Text::new(title, (px as i32, 6), (FONT, 15).into_font().color(&RGBColor(30, 30, 30))))?;

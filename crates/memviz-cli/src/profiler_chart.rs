@@ -225,7 +225,7 @@ fn decorate<DB: DrawingBackend>(
     // The peak: dashed line at its time up to its value, and the value.
     let what = if chart.stacked { "peak" } else { "peak allocated" };
     let ps = info.peak_s;
-    peak_marker(&mut c, ps, info.peak_bytes.max(0) as u64, y_max, what, ps > span * 0.8, &LOOK)?;
+    peak_marker(&mut c, ps, info.peak_bytes.max(0) as u64, y_max, what, ps > span * 0.8, None, &LOOK)?;
     // Legend: a swatch and the name of each curve drawn, in one row.
     let mut x = px as i32;
     let y = py as i32 - 18;

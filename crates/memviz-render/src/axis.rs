@@ -210,7 +210,9 @@ where
 
 /// The peak on a [`size_chart`]: a dashed line at `x` up to `bytes` (at
 /// most `y_max`) and "`what` 1.2 GiB" beside its top, on the line's left
-/// when `left`. The page, the CLI's timeline and its profiler chart draw it.
+/// when `left`; hanging from `hang` (bytes) instead when the line reaches
+/// above it (the page's phase rows cover the plot's top). The page, the
+/// CLI's timeline and its profiler chart draw it.
 #[cfg(feature = "plotters")]
 #[allow(clippy::too_many_arguments)]
 pub fn peak_marker<DB, X>(
@@ -220,6 +222,7 @@ pub fn peak_marker<DB, X>(
     y_max: f64,
     what: &str,
     left: bool,
+    hang: Option<f64>,
     look: &Look,
 ) -> Result<(), plotters::drawing::DrawingAreaErrorKind<DB::ErrorType>>
 where
@@ -239,9 +242,14 @@ where
         red.stroke_width(width),
     )))?;
     let label = format!("{what} {}", memviz_core::format::format_size(bytes, false));
-    let pos = Pos::new(if left { HPos::Right } else { HPos::Left }, VPos::Bottom);
+    // Over the line's top, or hanging from `hang` when the line reaches above it.
+    let (y, v) = match hang {
+        Some(h) if top > h => (h, VPos::Top),
+        _ => (top, VPos::Bottom),
+    };
+    let pos = Pos::new(if left { HPos::Right } else { HPos::Left }, v);
     let style = (look.family, look.font).into_font().color(&red).pos(pos);
-    chart.draw_series(std::iter::once(Text::new(label, (x, top), style)))?;
+    chart.draw_series(std::iter::once(Text::new(label, (x, y), style)))?;
     Ok(())
 }
 

@@ -93,6 +93,9 @@ pub struct Context {
     minimap_cache: Option<MinimapCache>,
     /// What the axes overlay shows now (timeline views).
     pub(crate) axes_key: Option<crate::views::timeline::AxesKey>,
+    /// CSS px from the plot canvas' top that the phase rows cover (phases.rs
+    /// as last laid out; 0: none): the peak's label goes below them.
+    pub(crate) phase_band: f64,
     /// Band under the pointer, and the one pinned by a click.
     pub hovered: Option<Hit>,
     pub pinned: Option<Hit>,
@@ -130,6 +133,7 @@ impl Default for Context {
             minimap: Image::default(),
             minimap_cache: None,
             axes_key: None,
+            phase_band: 0.0,
             hovered: None,
             pinned: None,
             colors: Vec::new(),

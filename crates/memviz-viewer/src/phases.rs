@@ -99,6 +99,9 @@ pub struct PhasesView {
     pub readout: String,
     pub ticks: Vec<AxisTick>,
     pub gaps: Vec<AxisGap>,
+    /// The rows now cover another height of the plot's top: draw it again
+    /// (the peak's label goes below them).
+    pub redraw: bool,
 }
 
 /// The phases of one timeline, found once: (generation, kind, steps) and
@@ -265,7 +268,9 @@ impl Viewer {
         let dpr = self.cx.dpr.max(0.1);
         let width = self.cx.rect.map_or(0.0, |r| ((r.x + r.w) as f64 / dpr + crate::context::MARGIN.1).round());
         let shown = placed.len();
-        let mut boxes = lay_out(placed, width);
+        let (mut boxes, band) = lay_out(placed, width);
+        // The peak's label goes below the rows (axes redrawn when they change).
+        let redraw = band != std::mem::replace(&mut self.cx.phase_band, band);
         if let Some(m) = data["markers"].as_array() {
             for m in m {
                 let x = self.x_of_step(f(&m["step"]));
@@ -322,6 +327,7 @@ impl Viewer {
             readout,
             ticks,
             gaps,
+            redraw,
         }
     }
 
@@ -389,6 +395,9 @@ struct Placed {
 /// Rows of labels over the plot, and their height (CSS px).
 const LANES: usize = 3;
 const LANE_PX: usize = 16;
+/// A phase's height and a dense one's (style.css `#phase-layer .phase`, `.phase-dense`).
+const PHASE_PX: usize = 15;
+const DENSE_PX: usize = 5;
 const COLORS: [&str; 4] = ["#2b6c3f", "#1f4e9a", "#8a4b08", "#6b2d7a"];
 
 /// Advance widths (tenths of a CSS px, rounded up) of ASCII 32..=126 in 11px
@@ -412,9 +421,10 @@ pub fn label_width(name: &str) -> f64 {
 /// never cut and never leaves the plot (at the right edge it ends at its
 /// phase's end); one that finds no free lane of [`LANES`] is drawn thin,
 /// without a label (zoom in, or click it, to read it).
-fn lay_out(placed: Vec<Placed>, width: f64) -> Vec<PhaseBox> {
+/// Also the CSS px from the plot's top that the boxes cover.
+fn lay_out(placed: Vec<Placed>, width: f64) -> (Vec<PhaseBox>, f64) {
     let mut ends = [f64::NEG_INFINITY; LANES]; // where each lane is taken up to
-    let mut out = Vec::new();
+    let (mut out, mut band) = (Vec::new(), 0usize);
     for (i, p) in placed.into_iter().enumerate() {
         if !(p.x1 >= 0.0 && p.x0 <= width) {
             continue;
@@ -431,6 +441,7 @@ fn lay_out(placed: Vec<Placed>, width: f64) -> Vec<PhaseBox> {
         }
         let c = COLORS[i % COLORS.len()];
         let top = lane.unwrap_or(LANES) * LANE_PX;
+        band = band.max(top + if lane.is_some() { PHASE_PX } else { DENSE_PX });
         out.push(PhaseBox {
             class: if lane.is_some() { "phase" } else { "phase phase-dense" }.into(),
             style: format!(
@@ -445,7 +456,7 @@ fn lay_out(placed: Vec<Placed>, width: f64) -> Vec<PhaseBox> {
             title: p.title,
         });
     }
-    out
+    (out, band as f64)
 }
 
 #[cfg(test)]
@@ -461,7 +472,7 @@ mod tests {
         // "Optimizer.step": 80.1 px by Chromium's measureText in 11px sans-serif; the
         // advances add up to 81.8 (kerning left out), 6 px padding.
         assert_eq!(label_width("Optimizer.step"), 88.0);
-        let b = lay_out(
+        let (b, band) = lay_out(
             vec![
                 placed("a", 0.0, 10.0),
                 placed("b", 5.0, 10.0),
@@ -475,6 +486,7 @@ mod tests {
         let lanes: Vec<&str> = b.iter().map(|b| b.style.split(';').next().unwrap()).collect();
         assert_eq!(lanes, ["top:0px", "top:16px", "top:32px", "top:48px", "top:0px"]);
         assert_eq!(b[3].class, "phase phase-dense");
+        assert_eq!(band, 53.0, "the dense row's bottom: 48 + 5");
         assert!(b[3].label.is_none());
         // At the right edge: the label ends at the phase's end.
         assert_eq!(b[4].label.as_ref().map(|l| l.style.as_str()), Some("right:0"));

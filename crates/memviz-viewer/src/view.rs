@@ -83,6 +83,9 @@ pub struct AxesSpec {
     pub x_desc: &'static str,
     /// On the time axis (xaxis.rs): what x shows instead of steps.
     pub time: Option<TimeTicks>,
+    /// CSS px from the canvas' top covered by the phase rows (0: none): the
+    /// peak's label hangs below them rather than under them.
+    pub label_below: f64,
 }
 
 /// The x axis in wall-clock time; positions are fractions of the plot width.

@@ -290,6 +290,6 @@ impl Context {
             (XMode::Time, false) => "alloc / free action (step): the file has no time_us",
             (XMode::Step, false) => steps,
         };
-        AxesSpec { rect, dpr: self.dpr, window: self.window, y_max, peak, x_desc, time }
+        AxesSpec { rect, dpr: self.dpr, window: self.window, y_max, peak, x_desc, time, label_below: self.phase_band }
     }
 }

@@ -67,13 +67,16 @@ fn chart<X>(
 where
     X: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
-    let &AxesSpec { rect, dpr, y_max, x_desc, .. } = spec;
+    let &AxesSpec { rect, dpr, y_max, x_desc, label_below, .. } = spec;
     let look =
         Look { family: "sans-serif", font: (dpr * 12.0).round() as u32, label: [60; 3], desc: [90; 3], scale: dpr };
     let y_max = y_max as f64;
     let mut chart = size_chart(root, [rect.x, rect.y, rect.w, rect.h], y_max, x, x_label, x_desc, &look)?;
+    // The bytes at the phase rows' bottom edge (device px below the plot's top).
+    let below = ((label_below + 2.0) * dpr - rect.y as f64).max(0.0);
+    let hang = (label_below > 0.0).then(|| y_max * (1.0 - below / rect.h.max(1) as f64));
     match peak {
-        Some((px, bytes)) => peak_marker(&mut chart, px, bytes, y_max, "peak", left(px), &look),
+        Some((px, bytes)) => peak_marker(&mut chart, px, bytes, y_max, "peak", left(px), hang, &look),
         None => Ok(()),
     }
 }

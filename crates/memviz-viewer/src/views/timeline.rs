@@ -13,7 +13,7 @@ pub struct TimelineView {
 }
 
 /// What the axes overlay shows now; drawn again only when it changes.
-pub(crate) type AxesKey = (u64, u64, u64, u32, u32, u64, TimelineKind, XMode);
+pub(crate) type AxesKey = (u64, u64, u64, u32, u32, u64, TimelineKind, XMode, u64);
 
 impl TimelineView {
     /// The x axis' title.
@@ -73,7 +73,7 @@ impl View for TimelineView {
         follow_zoom(cx);
         let stats = cx.render_timeline(rect);
         let (x0, x1) = (cx.window.x0.to_bits(), cx.window.x1.to_bits());
-        let key = (x0, x1, cx.y_max, w, h, cx.dpr.to_bits(), cx.kind, cx.x_mode);
+        let key = (x0, x1, cx.y_max, w, h, cx.dpr.to_bits(), cx.kind, cx.x_mode, cx.phase_band.to_bits());
         let axes = if cx.axes_key == Some(key) {
             Axes::Unchanged
         } else {
