@@ -28,7 +28,8 @@ fn bottom(b: &PhaseBox) -> Option<f64> {
 #[test]
 fn the_peaks_label_hangs_below_the_phase_rows() {
     let path = repo().join("../shared/recordings").join(NAME);
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{} (../shared beside the repository): {e}", path.display()));
+    let bytes =
+        std::fs::read(&path).unwrap_or_else(|e| panic!("{} (../shared beside the repository): {e}", path.display()));
     let mut v = Viewer::new();
     v.open(NAME, &bytes).unwrap();
     assert_eq!(axes(&mut v).expect("the first draw's axes").label_below, 0.0, "no rows laid out yet");
