@@ -604,8 +604,8 @@ count: string,
  */
 readout: string, ticks: Array<AxisTick>, gaps: Array<AxisGap>, 
 /**
- * The rows now cover another height of the plot's top: draw it again
- * (the peak's label goes below them).
+ * The rows cover another height of the plot's top than the axes last
+ * drawn took: draw it again (the peak's label goes below them).
  */
 redraw: boolean, };
 

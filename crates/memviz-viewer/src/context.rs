@@ -96,6 +96,8 @@ pub struct Context {
     /// CSS px from the plot canvas' top that the phase rows cover (phases.rs
     /// as last laid out; 0: none): the peak's label goes below them.
     pub(crate) phase_band: f64,
+    /// `phase_band` as the axes last drawn took it (`Viewer::render_plot`).
+    pub(crate) axes_band: f64,
     /// Band under the pointer, and the one pinned by a click.
     pub hovered: Option<Hit>,
     pub pinned: Option<Hit>,
@@ -134,6 +136,7 @@ impl Default for Context {
             minimap_cache: None,
             axes_key: None,
             phase_band: 0.0,
+            axes_band: 0.0,
             hovered: None,
             pinned: None,
             colors: Vec::new(),

@@ -462,6 +462,9 @@ impl Viewer {
             self.explain_colors();
         }
         let frame = self.views.get_mut(self.selected).draw_plot(&mut self.cx, w, h)?;
+        if let Axes::Draw(spec) = &frame.axes {
+            self.cx.axes_band = spec.label_below;
+        }
         if timeline {
             self.explain_area();
             self.tick_matches();

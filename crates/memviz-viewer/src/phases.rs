@@ -99,8 +99,8 @@ pub struct PhasesView {
     pub readout: String,
     pub ticks: Vec<AxisTick>,
     pub gaps: Vec<AxisGap>,
-    /// The rows now cover another height of the plot's top: draw it again
-    /// (the peak's label goes below them).
+    /// The rows cover another height of the plot's top than the axes last
+    /// drawn took: draw it again (the peak's label goes below them).
     pub redraw: bool,
 }
 
@@ -269,8 +269,9 @@ impl Viewer {
         let width = self.cx.rect.map_or(0.0, |r| ((r.x + r.w) as f64 / dpr + crate::context::MARGIN.1).round());
         let shown = placed.len();
         let (mut boxes, band) = lay_out(placed, width);
-        // The peak's label goes below the rows (axes redrawn when they change).
-        let redraw = band != std::mem::replace(&mut self.cx.phase_band, band);
+        // The peak's label goes below the rows: the axes drawn with other rows are drawn again.
+        self.cx.phase_band = band;
+        let redraw = band != self.cx.axes_band;
         if let Some(m) = data["markers"].as_array() {
             for m in m {
                 let x = self.x_of_step(f(&m["step"]));

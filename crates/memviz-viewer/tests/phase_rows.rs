@@ -38,6 +38,8 @@ fn the_peaks_label_hangs_below_the_phase_rows() {
     let rows = p.boxes.iter().filter_map(bottom).fold(0.0, f64::max);
     assert!(rows >= 31.0, "two rows at least on this recording: {rows} ({:?})", p.count);
     assert!(p.redraw, "the rows now cover the plot's top: the page draws again");
+    // Asked again before that draw (the time readout asks at each pointer move): still to draw.
+    assert!(v.phases(&PhasesCommand { hover_x: Some(300.0), ..PhasesCommand::default() }).redraw);
     assert_eq!(axes(&mut v).expect("the axes drawn again").label_below, rows);
     assert!(!v.phases(&PhasesCommand::default()).redraw, "laid out as before");
 
