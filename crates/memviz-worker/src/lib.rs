@@ -64,13 +64,18 @@ fn get(o: &JsValue, key: &str) -> JsValue {
     Reflect::get(o, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
 }
 
-/// A message of `fields` to the page, moving `transfer`'s buffers.
-fn post(fields: &[(&str, JsValue)], transfer: &Array) {
+/// A plain object of `fields`.
+fn object(fields: &[(&str, JsValue)]) -> Object {
     let m = Object::new();
     for (k, v) in fields {
         let _ = Reflect::set(&m, &JsValue::from_str(k), v); // a fresh plain object
     }
-    if let Err(e) = scope().post_message_with_transfer(&m, transfer) {
+    m
+}
+
+/// A message of `fields` to the page, moving `transfer`'s buffers.
+fn post(fields: &[(&str, JsValue)], transfer: &Array) {
+    if let Err(e) = scope().post_message_with_transfer(&object(fields), transfer) {
         web_sys::console::error_2(&"memviz: the decode worker could not post".into(), &e);
     }
 }
@@ -140,9 +145,7 @@ async fn read_and_send(w: &Worker, file: &File, debug: Option<String>, start: f6
         // Not the file's bytes (no kind): the page words it as a refused read.
         Read::Browser(e) => {
             let why = get(&e, "message").as_string().unwrap_or_else(|| format!("{e:?}"));
-            let m = Object::new();
-            let _ = Reflect::set(&m, &"message".into(), &format!("{}: {why}", file.name()).into());
-            m.into()
+            object(&[("message", format!("{}: {why}", file.name()).into())]).into()
         }
     })?;
     let t0 = now();
