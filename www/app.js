@@ -5,12 +5,13 @@ import { wasmLoaded, reinstantiate } from './boot.js';
 import { announce, silence } from './announce.js';
 import { fill } from './bind.js';
 import { hoverCard, pinCard, hideCard } from './card.js';
-import { decodeInWorker, feedStream, prewarm, expectFile, noFile, failed, CHUNK, FEED } from './decode-worker.js';
+import { feedStream, host, failed, CHUNK, FEED } from './decode-worker.js';
 
 const $ = (id) => document.getElementById(id);
 // ?decode=worker or ?decode=page forces one way whatever the size (tests, benchmarks).
 const DECODE = new URLSearchParams(location.search).get('decode');
-let viewer = null, bindings = null; // the Viewer, the wasm module's exports (a fresh copy after a trap)
+// The Viewer, the wasm module's exports (a fresh copy after a trap), its decode workers (memviz-worker page.rs) and their host.
+let viewer = null, bindings = null, workers = null, lent = null;
 let queue = Promise.resolve(), lastHit = -1, firstPaintPending = false; // files are read one after the other
 export const timings = {};
 let viewHooks = null, formatHook = null; // views.js: {changed, draw, reset}; profiler.js: (file) -> promise
@@ -23,8 +24,9 @@ export const addFormatHook = (fn) => { formatHook = fn; };
 export const addViewHooks = (hooks) => { viewHooks = hooks; };
 /** Resolves once the first Viewer exists (share.js opens files then). After every module ran (a promise
  * reaction): share.js's #file= fetches start before the CSP forbids them. */
+const started = (b) => { [bindings, viewer, lent] = [b, new b.Viewer(), host()]; workers = b.decode_workers(lent); };
 export const ready = wasmLoaded.then((b) => {
-  [bindings, viewer] = [b, new b.Viewer()];
+  started(b);
   document.head.append(Object.assign(document.createElement('meta'), { httpEquiv: 'Content-Security-Policy', content: "connect-src 'none'" }));
   document.body.dataset.ready = '1';
 });
@@ -153,6 +155,7 @@ function markFirstPaint() {
 // ---- a trap in the wasm (a panic, out of memory): the page names it and starts a fresh instance.
 let currentName = '', recovering = null, crashes = 0; // the file read or shown; a promise while the fresh instance starts
 const isTrap = (e) => e instanceof WebAssembly.RuntimeError;
+addEventListener('error', (ev) => { if (isTrap(ev.error)) crashed(ev.error); }); // a trap in Rust an event called
 
 function crashed(e) {
   if (recovering) return;
@@ -162,14 +165,15 @@ function crashed(e) {
   const name = currentName;
   // The old Viewer stays borrowed: dropped without a call into it.
   try { if (viewer && viewer.__destroy_into_raw) viewer.__destroy_into_raw(); } catch (_) { /* nothing to do */ }
-  [viewer, currentName] = [null, ''];
+  [viewer, currentName, workers] = [null, '', null];
+  lent.endAll(e); // that instance's workers end, the promises it made reject with its trap
   document.body.dataset.crashes = String(++crashes);
   showError(`internal error in memviz: ${msg}; the file could not be shown${name ? ` (${name})` : ''}. ` +
     'The viewer restarted: open a file again.');
   resetControls();
   recovering = reinstantiate()
     .then((b) => {
-      [bindings, viewer] = [b, new b.Viewer()];
+      started(b);
       document.body.dataset.restarts = String(crashes);
     })
     .catch((err) => showError(`memviz could not restart (${(err && err.message) || err}): reload the page.`))
@@ -255,7 +259,7 @@ export async function loadFile(file, onProgress, onBuild, job = {}) {
   const plan = viewer.open({ cmd: 'plan', size: file.size, force: DECODE }).plan;
   // A large file's head read apart (a few ms); a small one's is looked at as it comes.
   if (plan.worker) route(file, new Uint8Array(await file.slice(0, plan.sniff_head).arrayBuffer()));
-  const w = plan.worker ? decodeInWorker(file, onProgress) : null;
+  const w = plan.worker ? workers.decode(file, onProgress) : null;
   if (w) {
     job.cancel = w.cancel;
     const pool = touchAhead(file.size, plan.pool, w.give);
@@ -391,6 +395,10 @@ function touchAhead(size, pool, give) {
   return { stop() { on = false; } };
 }
 
+const prewarm = () => workers?.prewarm(); // the next file's decode worker, spawned ahead
+/** The next decode in a worker panics with `why` ('oom': runs out of memory): tests of the recovery. */
+export const debugNext = (why) => workers?.debugNext(why);
+export const getWorkers = () => workers;
 /** Resolves after the next frame is painted (the text just set is on screen). */
 export const afterPaint = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
 
@@ -514,12 +522,12 @@ $('file-input').addEventListener('change', (e) => {
 });
 // A file is on its way (the button pressed, files dragged over the page): the decode
 // worker writes memory ahead meanwhile (expectFile); let go if none comes.
-const fileComing = () => expectFile((bytes) => { document.body.dataset.aheadWritten = bytes; }); // for tests
+const fileComing = () => workers?.expectFile((bytes) => { document.body.dataset.aheadWritten = bytes; }); // for tests
 /** The page waits for the user's file: none open or read, none coming another way (share.js). */
 const awaitsFile = () => waitsForFile() && window.parent === window &&
   !document.getElementById('memviz-embedded-snapshot') && !/(^#|&)file=/.test(location.hash);
 /** None came (to the worker): that worker ends after `wait(end)`, then the next is spawned when idle. */
-const noFileCame = (wait = (end) => end()) => noFile((end) => wait(() => { end(); idle(prewarm); }));
+const noFileCame = (wait = (end) => end()) => workers?.noFile((end) => wait(() => { end(); idle(prewarm); }));
 $('open-files').addEventListener('pointerdown', fileComing);
 $('open-files').addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') fileComing(); });
 $('file-input').addEventListener('cancel', () => noFileCame());

@@ -1,7 +1,6 @@
 // memviz page entry point (index.html's module script; scripts/finish-dist.mjs
 // bundles the same graph into the standalone file). Imported in the order they run in.
-import { getViewer, getRecovering, guard, redraw, openFiles, showError, timings, command, listenersSettled } from './app.js';
-import { debugPanicNext, debugOomNext } from './decode-worker.js';
+import { getViewer, getRecovering, getWorkers, guard, redraw, openFiles, showError, timings, command, listenersSettled, debugNext } from './app.js';
 import * as views from './views.js';
 import * as moment from './moment.js';
 import * as explain from './explain.js';
@@ -16,7 +15,9 @@ window.memviz = Object.freeze({
   get viewer() { return getViewer(); },
   get recovering() { return getRecovering(); },
   get settled() { return listenersSettled() && explain.findingsPlaced(); }, // the plot has stopped moving
-  openFiles, showError, timings, redraw, guard, debugPanicNext, debugOomNext, command,
+  get workers() { return getWorkers(); }, // memviz-worker page.rs decode_workers
+  openFiles, showError, timings, redraw, guard, command,
+  debugPanicNext: (why) => debugNext(why), debugOomNext: () => debugNext('oom'),
   views: { select: views.select, stats: views.stats },
   moment: { setMoment: moment.setMoment, get view() { return moment.momentView(); } },
   explain: { explain: explain.explain, get shown() { return explain.shownExplanation(); } },

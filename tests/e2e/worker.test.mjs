@@ -247,9 +247,8 @@ test('the model through buffers the page gave the worker: several chunks to a bu
   await page.setInputFiles('#file-input', big);
   await waitOpened(page, BIG);
   const r = await page.evaluate(async () => {
-    const { decodeInWorker } = await import('./decode-worker.js');
     const file = window.__picked;
-    const w = decodeInWorker(file, () => {});
+    const w = window.memviz.workers.decode(file, () => {}); // memviz-worker page.rs
     const given = [0, 1, 2].map(() => new ArrayBuffer(8 << 20));
     w.give(given);
     const got = await w.done;
@@ -383,6 +382,30 @@ test('the worker out of memory: the page says so and names the file, keeps its f
   assert.equal(await page.isHidden('#progress-box'), true);
   await bigOpensAgain(page);
   assert.deepEqual(errors.filter((e) => !/memory allocation of \d+ bytes failed/.test(e)), []);
+  await context.close();
+});
+
+test('a trap on the page during a worker decode: that instance\'s workers end, its open gives up, the next open works', async () => {
+  const { page, context, errors, before } = await pageShowing();
+  await page.setInputFiles('#file-input', big);
+  await page.waitForFunction(() => document.getElementById('progress').value > 0, null, { timeout: 60000 });
+  const old = page.workers(); // the one decoding (the instance's spare, if any)
+  assert.ok(old.length >= 1, 'a worker decodes');
+  // memviz-worker's page side made the promises the open awaits and spawned the workers:
+  // decode-worker.js's host ends both when that instance traps.
+  await page.evaluate(() => window.memviz.guard(() => window.memviz.viewer.open({ cmd: 'debug_panic', message: 'boom on the page' }))());
+  await page.waitForFunction(() => document.body.dataset.restarts === document.body.dataset.crashes, null, { timeout: 20000 });
+  await page.waitForFunction(() => document.getElementById('progress-box').hidden, null, { timeout: 20000 });
+  for (let i = 0; i < 100 && old.some((w) => page.workers().includes(w)); i++) await page.waitForTimeout(100);
+  assert.deepEqual(old.filter((w) => page.workers().includes(w)), [], 'the trapped instance\'s workers ended');
+  // One line: the restart's, naming the file being read (no second line for its open).
+  assert.deepEqual(await page.$$eval('#errors .error', (d) => d.map((e) => e.lastChild.textContent.replace(/ \(at [^)]*\)/, ''))), [
+    `internal error in memviz: boom on the page; the file could not be shown (${BIG}). The viewer restarted: open a file again.`]);
+  assert.deepEqual(await page.$$eval('#file-select option', (o) => o.map((x) => x.textContent)), []);
+  await bigOpensAgain(page); // through a worker of the fresh instance
+  assert.equal(await page.evaluate(() => document.body.dataset.decodedIn), 'worker');
+  assert.notDeepEqual(await shownSummary(page), before);
+  assert.deepEqual(errors.filter((e) => !/^memviz: internal error: boom on the page/.test(e)), []);
   await context.close();
 });
 

@@ -30,7 +30,7 @@ mod ranks;
 mod views;
 
 /// The decode worker's entry (www/decode-worker.js), exported from this module.
-pub use memviz_worker::decode_worker;
+pub use memviz_worker::{decode_worker, decode_workers};
 
 use memviz_render::Image;
 use memviz_viewer::{Axes, Selection};

@@ -1,9 +1,11 @@
 //! The page's decode worker (docs/open.md): a large file read and decoded in
 //! a Web Worker, off the page's thread; the model's wire form sent to the
 //! page in the buffers the page wrote ahead, then its address versions once
-//! the page has painted. www/decode-worker.js starts a worker of the same
-//! wasm module and hands its messages to [`decode_worker`]; a trap (a panic,
-//! out of memory) ends the module's calls, so that script reports it.
+//! the page has painted. Both sides of its protocol: the worker's here
+//! ([`decode_worker`]: www/decode-worker.js starts a worker of the same wasm
+//! module and hands it its messages; a trap, a panic or out of memory, ends
+//! the module's calls, so that script reports it), the page's in [`page`]
+//! ([`decode_workers`]).
 //!
 //! Messages in: `{pool: [ArrayBuffer]}`, `{ahead: true}`, `{file, debug}`,
 //! `{versionsNow: true}`. Out: `{aheadWritten}` or `{aheadFailed}`,
@@ -21,6 +23,9 @@ use memviz_viewer::{AheadPlan, Decoder, MemoryAhead, CHUNK, FEED};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
 use web_sys::{DedicatedWorkerGlobalScope, File, MessageEvent};
+
+pub mod page;
+pub use page::decode_workers;
 
 /// The stream's one reused buffer, at most.
 const READ_BUFFER: f64 = (4 << 20) as f64;
