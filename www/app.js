@@ -5,7 +5,7 @@ import { wasmLoaded, reinstantiate } from './boot.js';
 import { announce, silence } from './announce.js';
 import { fill } from './bind.js';
 import { hoverCard, pinCard, hideCard } from './card.js';
-import { feedStream, host, failed, CHUNK, FEED } from './decode-worker.js';
+import { host, CHUNK } from './decode-worker.js';
 
 const $ = (id) => document.getElementById(id);
 // ?decode=worker or ?decode=page forces one way whatever the size (tests, benchmarks).
@@ -24,7 +24,8 @@ export const addFormatHook = (fn) => { formatHook = fn; };
 export const addViewHooks = (hooks) => { viewHooks = hooks; };
 /** Resolves once the first Viewer exists (share.js opens files then). After every module ran (a promise
  * reaction): share.js's #file= fetches start before the CSP forbids them. */
-const started = (b) => { [bindings, viewer, lent] = [b, new b.Viewer(), host()]; workers = b.decode_workers(lent); };
+const tell = (e) => (isTrap(e) ? crashed(e) : console.error('memviz:', e));
+const started = (b) => { [bindings, viewer, lent] = [b, new b.Viewer(), host({ nextTask, afterPaint, tell })]; workers = b.decode_workers(lent); };
 export const ready = wasmLoaded.then((b) => {
   started(b);
   document.head.append(Object.assign(document.createElement('meta'), { httpEquiv: 'Content-Security-Policy', content: "connect-src 'none'" }));
@@ -34,8 +35,6 @@ export const ready = wasmLoaded.then((b) => {
 // ---- the idle warm-up (docs/open.md): V8 compiles wasm lazily; Rust runs the open and draw paths a round a call.
 const WARM_ROUNDS = 40;
 const idle = window.requestIdleCallback || ((f) => setTimeout(f, 50));
-/** The next step of memory written ahead for `plan` (files.rs MemoryAhead); true once written. */
-const ahead = (v, plan, fileBytes = 0) => v.open({ cmd: 'ahead', plan, file_bytes: fileBytes }).done;
 const waitsForFile = () => !currentName && !(viewer && viewer.file_count() > 0);
 const warmRound = () => {
   try {
@@ -70,7 +69,7 @@ wasmLoaded.then(() => {
     if (more) return idle(step);
     idle(() => {
       // A small file is decoded here: its tables take these pages again without their first write's cost.
-      if (viewer && waitsForFile()) guard(() => ahead(viewer, 'small'))();
+      if (viewer && waitsForFile()) guard(() => viewer.open({ cmd: 'ahead', plan: 'small', file_bytes: 0 }))();
       prewarm(); // the decode worker, started ahead
       if (awaitsFile()) fileComing();
       warmCanvases().then(() => Object.assign(document.body.dataset, { warm: '1', warmRounds: round })); // tests and benchmarks: the idle work is done
@@ -131,9 +130,8 @@ export const xOfStep = (step) => command({ cmd: 'x_of_step', step }).value ?? Na
 const hop = new MessageChannel(), hopWaiting = [];
 hop.port1.onmessage = () => hopWaiting.shift()();
 const nextTask = () => new Promise((r) => { hopWaiting.push(r); hop.port2.postMessage(0); });
-// Trace events a replay step; a long job's slice before the page has a turn; a frame's work past
-// ALONE_MS leaves what it shows to the next frame; an adopt task's limit when its time can be guessed.
-const REPLAY_STEP = 1 << 17, SLICE_MS = 8, TASK_MS = 12;
+// A long job's slice before the page has a turn; a frame's work past ALONE_MS leaves what it shows to the next frame.
+const SLICE_MS = 8;
 export const ALONE_MS = SLICE_MS / 2;
 
 // ---- performance marks per open (file-received, decoded, first-paint), cleared at once: observers read them.
@@ -244,101 +242,29 @@ const plotCanvases = () => ['plot', 'plot-select', 'axes', 'minimap'].map($);
 /** The line files.rs `failed` words for `name`'s failed open: `e` a PageError, a `failed` one, else an Error of kind `failure`. */
 export const failedLine = (name, e, failure = 'refused') =>
   viewer.open({ cmd: 'failed', name, failure: e.failure ?? failure, detail: e.detail ?? String(e.message ?? e) }).failed;
-/** Routes a file on its first bytes (files.rs `sniff`), before any decode: a torch.profiler export goes to its chart. */
-function route(file, head) {
-  const k = viewer.open({ cmd: 'sniff' }, head).sniff;
-  document.body.dataset.fileKind = k.kind; // for tests
-  if (k.profiler) throw Object.assign(new Error(failedLine(file.name, { failure: 'profiler' }).text), { profiler: true });
-}
-
-// Reads `file` into the viewer (the current file); resolves to its index. files.rs `plan` says where:
-// the worker (its model adopted here) or here, a task every CHUNK. onProgress(read) each CHUNK, onBuild()
-// before the build, job.cancel stops the read; rejects with a PageError, a `failed` one, a profiler export or a trap.
+// Reads `file` into the viewer (the current file); resolves to its index. memviz-worker's open.rs does it: files.rs's
+// plan, then the worker's decode (its model adopted here a task at a time) or a read here, a task every CHUNK.
+// onProgress(read) each CHUNK, onBuild() before the build, job.cancel stops the read; rejects with a PageError, a
+// failed open (a profiler export: `profiler`), or the trap.
 export async function loadFile(file, onProgress, onBuild, job = {}) {
-  readHere = false;
-  const plan = viewer.open({ cmd: 'plan', size: file.size, force: DECODE }).plan;
-  // A large file's head read apart (a few ms); a small one's is looked at as it comes.
-  if (plan.worker) route(file, new Uint8Array(await file.slice(0, plan.sniff_head).arrayBuffer()));
-  const w = plan.worker ? workers.decode(file, onProgress) : null;
-  if (w) {
-    job.cancel = w.cancel;
-    const pool = touchAhead(file.size, plan.pool, w.give);
-    let got = null;
-    try {
-      got = await w.done;
-    } catch (e) {
-      if (!e.unavailable) throw e;
-      console.debug('memviz: decoding on the page', e);
-    } finally {
-      pool.stop();
-      if (!got && viewer) guard(() => ahead(viewer, 'release'))();
-    }
-    if (got) return adopt(file, got, job, onBuild);
-  }
-  let cancelled = false;
-  job.cancel = () => { cancelled = true; };
-  readHere = true;
-  viewer.open({ cmd: 'begin', name: file.name });
-  const stop = () => { if (cancelled) throw failed(file.name, 'cancelled'); };
-  let first = !plan.worker;
-  await feedStream(file, (bytes) => {
-    stop();
-    if (first) route(file, bytes.subarray(0, plan.sniff_head));
-    first = false;
-    viewer.feed(bytes);
-  }, async (read) => {
-    if (file.size <= CHUNK) return; // a small file: no progress, no yield
-    onProgress(read);
-    await nextTask();
-    stop();
-  }, CHUNK, FEED);
-  stop();
+  const kind = (k) => { document.body.dataset.fileKind = k; }; // for tests
+  const o = workers.open(viewer, file, { progress: onProgress, building: onBuild, kind, force: DECODE });
+  job.cancel = o.cancel;
+  delete document.body.dataset.versionsFrom;
+  const { file: i, decodedIn, got, worker } = await o.done;
   job.cancel = null;
-  document.body.dataset.decodedIn = 'page'; // for tests
-  if (file.size > CHUNK) {
-    onBuild();
-    await afterPaint(); // its text on screen before the long task
-    if (!viewer) throw new Error(`${file.name}: the viewer restarted`);
+  document.body.dataset.decodedIn = decodedIn; // for tests
+  readHere = !got;
+  if (got) {
+    versionsOf(i, got, timings.worker = worker); // the versions' steps and the worker's finish are added to it
+    await nextTask(); // the first draw in a task of its own too
   }
-  return viewer.open({ cmd: 'finish' }).file;
+  return i;
 }
 let readHere = false; // the last file loadFile read was read on this thread
 
-// Opens the model the worker decoded in tasks of at most SLICE_MS (TASK_MS when the next step's
-// guessed time fits): its chunks as they come, the replay, its views. Rust times each step (`worker`).
-async function adopt(file, got, job, onBuild) {
-  job.cancel = null;
-  document.body.dataset.decodedIn = 'worker'; // for tests
-  delete document.body.dataset.versionsFrom;
-  if (file.size > CHUNK) onBuild();
-  let since = performance.now(), r = null;
-  const step = (cmd, bytes) => {
-    if (!viewer) throw new Error(`${file.name}: the viewer restarted`);
-    return (r = viewer.open(cmd, bytes));
-  };
-  const slice = async () => {
-    const ran = performance.now() - since;
-    if (ran < SLICE_MS && ran + r.worker.last < TASK_MS) return;
-    await nextTask();
-    since = performance.now();
-  };
-  let i;
-  try {
-    step({ cmd: 'adopt_begin', name: file.name, read_ms: got.readMs });
-    for (let c = await got.nextChunk(); c; c = await got.nextChunk()) {
-      step({ cmd: 'adopt_chunk' }, c);
-      await slice();
-    }
-    step({ cmd: 'adopt_end' });
-    while (!step({ cmd: 'adopt_replay', budget: REPLAY_STEP }).done) await slice();
-    await slice();
-    i = step({ cmd: 'adopt_finish' }).file;
-  } catch (e) {
-    got.release();
-    throw e;
-  }
-  const ms = timings.worker = r.worker; // the versions' steps and the worker's finish are added below
-  // The address versions, made by the worker once the file is painted, read a piece an idle callback.
+// The address versions of file `i`, made by the worker once the file is painted, read a piece an idle callback.
+function versionsOf(i, got, ms) {
   const v = viewer;
   afterPaint().then(() => got.versionsNow());
   got.info().then(async (info) => {
@@ -360,39 +286,6 @@ async function adopt(file, got, job, onBuild) {
     console.warn('memviz: the address versions will be computed on the page', e);
     guard(() => v.open({ cmd: 'versions_lost', file: i }))();
   }).finally(() => whenSettled(() => got.release())); // the worker ends once the page settled
-  await nextTask(); // the first draw in a task of its own too
-  return i;
-}
-
-// While the worker decodes, this idle thread writes (a first write costs ~0.7 ms a MB), TOUCH_TASK_MS
-// a task, `pool` bytes of buffers for the worker's chunks, then the memory this page's model will take.
-const TOUCH_TASK_MS = 4, POOL_BUFFER = 8 << 20, POOL_STEP = 2 << 20;
-function touchAhead(size, pool, give) {
-  const v = viewer;
-  let on = pool > 0 && !!v, pooled = 0, b = null, written = 0;
-  const step = guard(() => {
-    if (!on || viewer !== v) return;
-    const t0 = performance.now();
-    let more = true;
-    try {
-      do {
-        if (pooled < pool) {
-          b ||= new ArrayBuffer(POOL_BUFFER);
-          new Uint8Array(b, written, POOL_STEP).fill(0);
-          if ((written += POOL_STEP) === POOL_BUFFER) {
-            give([b]);
-            [b, written, pooled] = [null, 0, pooled + POOL_BUFFER];
-          }
-        } else more = !ahead(v, 'model', size);
-      } while (more && performance.now() - t0 < TOUCH_TASK_MS);
-    } catch (e) {
-      if (isTrap(e)) throw e;
-      return console.debug('memviz: memory ahead stopped', e); // ahead of need: the open goes on
-    }
-    if (more) nextTask().then(step);
-  });
-  if (on) nextTask().then(step);
-  return { stop() { on = false; } };
 }
 
 const prewarm = () => workers?.prewarm(); // the next file's decode worker, spawned ahead

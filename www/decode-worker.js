@@ -2,40 +2,8 @@
 // worker's script, its spawn (a blob: URL, so file:// works), and what outlives a trap on the page (`host`).
 import { workerSetup } from './boot.js';
 
-// Bytes between progress steps (files.rs CHUNK); copied into wasm a call (files.rs FEED).
+// Bytes between progress steps (files.rs CHUNK).
 export const CHUNK = 4 << 20;
-export const FEED = 1 << 20; // (one name an export: scripts/finish-dist.mjs bundles them so)
-
-// Feeds `file` to feed(bytes) (FEED bytes a call) as its stream reads it, awaiting step(read) each
-// CHUNK and at the end; one reused "byob" buffer where the browser can. Page and worker read this way.
-export async function feedStream(file, feed, step, CHUNK, FEED) {
-  const stream = file.stream();
-  let reader = null, buf = null;
-  try {
-    reader = stream.getReader({ mode: 'byob' });
-    buf = new ArrayBuffer(Math.max(1, Math.min(file.size, 4 << 20)));
-  } catch (_) {
-    reader = stream.getReader();
-  }
-  // Held while reading: Chromium collected a stream with a read pending.
-  const live = (feedStream.live ||= new Set()), held = { stream, reader };
-  live.add(held);
-  try {
-    for (let read = 0, shown = 0; ;) {
-      const { done, value } = await (buf ? reader.read(new Uint8Array(buf)) : reader.read());
-      if (done) return;
-      for (let p = 0; p < value.length; p += FEED) feed(value.subarray(p, p + FEED));
-      read += value.length;
-      if (buf) buf = value.buffer;
-      if (read - shown >= CHUNK || read >= file.size) await step(shown = read);
-    }
-  } catch (e) {
-    reader.cancel().catch(() => {});
-    throw e;
-  } finally {
-    live.delete(held);
-  }
-}
 
 // The worker's script: loads the module, then its decode_worker (crates/memviz-worker) takes the
 // messages (those come meanwhile too). A trap there ends the module's calls: reported here.
@@ -67,11 +35,13 @@ let blobUrl = null;
 export const failed = (name, failure, detail = failure) => Object.assign(new Error(`${name}: ${detail}`), { failure, detail });
 
 /** What memviz-worker's page side (page.rs `Host`) borrows for one wasm instance: a trap there ends its
- * calls, so the workers it spawned and the promises it made are kept here, and `endAll(why)` ends them. */
-export function host() {
+ * calls, so the workers it spawned and the promises it made (its waits for `page`'s next task and paint
+ * too) are kept here, and `endAll(why)` ends them. `page.tell(e)`: what the page's code called from there threw. */
+export function host(page) {
   const workers = new Set(), pending = new Set();
   let over = false;
-  return {
+  const track = (p) => { const d = h.deferred(); p.then(d.ok, d.no); return d; };
+  const h = {
     spawn() {
       const setup = workerSetup();
       if (over || !setup || typeof Worker === 'undefined') return null;
@@ -96,10 +66,14 @@ export function host() {
       return d;
     },
     failed,
+    tell: (e) => page.tell(e),
+    nextTask: () => track(page.nextTask()),
+    afterPaint: () => track(page.afterPaint()),
     endAll(why) {
       over = true;
       workers.forEach((w) => w.terminate());
       pending.forEach((d) => d.no(why));
     },
   };
+  return h;
 }

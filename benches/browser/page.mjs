@@ -32,13 +32,15 @@ export async function serveDist(dir, answer = null) {
 }
 
 /**
- * The page's FEED (bytes a `feed` call) in the build at `dist`, read from its
- * decode-worker.js (`export const FEED = 1 << 20;`): the module itself needs
- * a window. Exits when it is not there.
+ * The page's FEED (bytes a `feed` call) in the build at `dist`: an older
+ * build's decode-worker.js says it (`export const FEED = 1 << 20;`), since
+ * the read is Rust's, memviz-viewer's files.rs (`pub const FEED: usize = 1 << 20;`).
+ * Exits when neither does.
  */
 export function pageFeed(dist) {
-  const m = /export const FEED = (\d+) << (\d+);/.exec(readFileSync(join(dist, 'decode-worker.js'), 'utf8'));
-  if (!m) { console.error(`FEED not found in ${dist}/decode-worker.js`); process.exit(1); }
+  const m = /export const FEED = (\d+) << (\d+);/.exec(readFileSync(join(dist, 'decode-worker.js'), 'utf8')) ??
+    /pub const FEED: usize = (\d+) << (\d+);/.exec(readFileSync(new URL('../../crates/memviz-viewer/src/files.rs', import.meta.url), 'utf8'));
+  if (!m) { console.error(`FEED not found in ${dist}/decode-worker.js nor files.rs`); process.exit(1); }
   return +m[1] << +m[2];
 }
 

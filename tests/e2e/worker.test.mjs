@@ -198,47 +198,8 @@ test('the open button: the worker writes its memory ahead while the dialog is op
   await context.close();
 });
 
-test('feedStream hands over every byte in order, in FEED pieces, through a byob reader and without one', async () => {
-  const { page, context, errors } = await openPage();
-  const r = await page.evaluate(async () => {
-    const { feedStream, CHUNK, FEED } = await import('./decode-worker.js');
-    const bytes = new Uint8Array((9 << 20) + 12345);
-    for (let i = 0; i < bytes.length; i++) bytes[i] = Math.imul(i, 2654435761) >>> 24;
-    const file = new File([bytes], 'x.pickle');
-    const orig = ReadableStream.prototype.getReader;
-    const run = async (byob) => {
-      const modes = [];
-      ReadableStream.prototype.getReader = function (o) {
-        modes.push((o && o.mode) || 'default');
-        if (!byob && o && o.mode === 'byob') throw new TypeError('no byob reader here');
-        return orig.call(this, o);
-      };
-      const got = new Uint8Array(bytes.length);
-      let n = 0, maxFeed = 0, bad = -1;
-      const steps = [];
-      try {
-        await feedStream(file, (b) => { got.set(b, n); n += b.length; maxFeed = Math.max(maxFeed, b.length); },
-          (read) => { steps.push(read); }, CHUNK, FEED);
-      } finally {
-        ReadableStream.prototype.getReader = orig;
-      }
-      for (let i = 0; i < n && bad < 0; i++) if (got[i] !== bytes[i]) bad = i;
-      return { n, bad, maxFeed, steps, modes };
-    };
-    return { size: bytes.length, FEED, CHUNK, byob: await run(true), plain: await run(false) };
-  });
-  for (const [how, x] of [['byob', r.byob], ['plain', r.plain]]) {
-    assert.equal(x.n, r.size, `${how}: bytes fed`);
-    assert.equal(x.bad, -1, `${how}: first wrong byte at ${x.bad}`);
-    assert.ok(x.maxFeed <= r.FEED, `${how}: a feed of ${x.maxFeed} bytes`);
-    assert.equal(x.steps.at(-1), r.size, `${how}: the last step has the whole file`);
-    assert.ok(x.steps.length >= 2 && x.steps.every((v, i) => i === 0 || v - x.steps[i - 1] >= r.CHUNK || v === r.size), `${how}: steps ${x.steps}`);
-  }
-  assert.deepEqual(r.byob.modes, ['byob'], 'a byob reader where the browser has one');
-  assert.deepEqual(r.plain.modes, ['byob', 'default'], 'else the default reader');
-  assert.deepEqual(errors, []);
-  await context.close();
-});
+// The read itself (every byte in order, in FEED pieces, through a byob reader and a plain one) is
+// memviz-worker's `read`, the page's and the worker's: crates/memviz-worker/tests/read.rs.
 
 test('the model through buffers the page gave the worker: several chunks to a buffer, the same file as Python reads it', async () => {
   const { page, context, errors } = await openPage();

@@ -53,8 +53,8 @@ use memviz_render::{Image, Window, OUTLINE};
 
 pub use context::{Context, PlotRect, DEFAULT_DETAIL_CAP, MARGIN};
 pub use files::{
-    failed, sniff, warm_up, AheadPlan, Decoder, FailedLine, FileKind, FileSniff, MemoryAhead, OpenCommand, OpenFailure,
-    OpenFile, OpenPlan, OpenReply, ReadState, CHUNK, FEED, SNIFF_HEAD,
+    failed, plan, sniff, warm_up, AheadPlan, Decoder, FailedLine, FileKind, FileSniff, MemoryAhead, OpenCommand,
+    OpenFailure, OpenFile, OpenPlan, OpenReply, ReadState, CHUNK, FEED, SNIFF_HEAD,
 };
 pub use profiler::ProfilerView;
 pub use timings::WorkerTimings;

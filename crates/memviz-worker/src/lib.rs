@@ -24,6 +24,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
 use web_sys::{DedicatedWorkerGlobalScope, File, MessageEvent};
 
+mod open;
 pub mod page;
 pub use page::decode_workers;
 
@@ -61,8 +62,9 @@ fn scope() -> DedicatedWorkerGlobalScope {
     js_sys::global().unchecked_into()
 }
 
+/// The clock of the thread it runs on (a worker's or the page's).
 fn now() -> f64 {
-    scope().performance().map_or(0.0, |p| p.now())
+    get(&js_sys::global(), "performance").unchecked_into::<web_sys::Performance>().now()
 }
 
 fn get(o: &JsValue, key: &str) -> JsValue {
@@ -138,14 +140,17 @@ async fn decode(w: Rc<Worker>, file: File, debug: Option<String>) {
 }
 
 /// A refusal as the page's `PageError` object.
-fn page_error(e: PageError) -> JsValue {
+pub(crate) fn page_error(e: PageError) -> JsValue {
     serde_json::to_string(&e).ok().and_then(|s| js_sys::JSON::parse(&s).ok()).unwrap_or_else(|| e.message.into())
 }
 
 async fn read_and_send(w: &Worker, file: &File, debug: Option<String>, start: f64) -> Result<(), JsValue> {
     let mut d = Decoder::new(file.name(), Some(file.size() as u64), debug);
-    let progress = |read: u64| post(&[("progress", (read as f64).into())], &Array::new());
-    read(file, &mut d, progress).await.map_err(|e| match e {
+    let progress = async |read: u64| {
+        post(&[("progress", (read as f64).into())], &Array::new());
+        Ok(())
+    };
+    read(file, feed_decoder(&mut d), progress).await.map_err(|e| match e {
         Read::Refused(e) => page_error(e),
         // Not the file's bytes (no kind): the page words it as a refused read.
         Read::Browser(e) => {
@@ -188,20 +193,25 @@ pub enum Read {
     Browser(JsValue),
 }
 
-/// Feeds `file` to `d` as its stream reads it (FEED bytes a call), one
-/// reused "byob" buffer where the browser can; `progress(bytes read)` each
-/// CHUNK and at the end.
-pub async fn read(file: &File, d: &mut Decoder, mut progress: impl FnMut(u64)) -> Result<(), Read> {
+/// Feeds `file` to `feed` as its stream reads it, FEED bytes a call (views
+/// of the stream's buffer, valid during the call), one reused "byob" buffer
+/// where the browser can; awaits `step(bytes read)` each CHUNK and at the
+/// end. The worker feeds its `Decoder` ([`feed_decoder`]), the page its
+/// Viewer (crate::open).
+pub async fn read(
+    file: &File,
+    mut feed: impl FnMut(&Uint8Array) -> Result<(), Read>,
+    mut step: impl AsyncFnMut(u64) -> Result<(), Read>,
+) -> Result<(), Read> {
     let stream = file.stream();
     let get_reader: Function = get(&stream, "getReader").unchecked_into();
-    let byob = Object::new();
-    let _ = Reflect::set(&byob, &"mode".into(), &"byob".into());
+    let byob = object(&[("mode", "byob".into())]);
     let (reader, mut buf) = match get_reader.call1(&stream, &byob) {
         Ok(r) => (r, Some(ArrayBuffer::new(file.size().clamp(1.0, READ_BUFFER) as u32))),
         Err(_) => (get_reader.call0(&stream).map_err(Read::Browser)?, None),
     };
     let size = file.size() as u64;
-    let (mut piece, mut read, mut shown) = (vec![0; FEED], 0u64, 0u64);
+    let (mut read, mut shown) = (0u64, 0u64);
     let fed = async {
         let next: Function = get(&reader, "read").unchecked_into();
         loop {
@@ -214,11 +224,9 @@ pub async fn read(file: &File, d: &mut Decoder, mut progress: impl FnMut(u64)) -
                 return Ok(());
             }
             let value: Uint8Array = get(&r, "value").unchecked_into();
-            let n = value.length() as usize;
+            let n = value.length();
             for at in (0..n).step_by(FEED) {
-                let k = FEED.min(n - at);
-                value.subarray(at as u32, (at + k) as u32).copy_to(&mut piece[..k]);
-                d.feed(&piece[..k]).map_err(Read::Refused)?;
+                feed(&value.subarray(at, (at + FEED as u32).min(n)))?;
             }
             read += n as u64;
             if buf.is_some() {
@@ -226,7 +234,7 @@ pub async fn read(file: &File, d: &mut Decoder, mut progress: impl FnMut(u64)) -
             }
             if read - shown >= CHUNK || read >= size {
                 shown = read;
-                progress(read);
+                step(read).await?;
             }
         }
     };
@@ -241,6 +249,16 @@ pub async fn read(file: &File, d: &mut Decoder, mut progress: impl FnMut(u64)) -
         }
     }
     out
+}
+
+/// A `read` feed into `d`, through one reused piece of this module's memory.
+pub fn feed_decoder(d: &mut Decoder) -> impl FnMut(&Uint8Array) -> Result<(), Read> + '_ {
+    let mut piece = vec![0; FEED];
+    move |bytes: &Uint8Array| {
+        let k = bytes.length() as usize;
+        bytes.copy_to(&mut piece[..k]);
+        d.feed(&piece[..k]).map_err(Read::Refused)
+    }
 }
 
 /// The model's chunks into buffers: several to a buffer (one of the page's

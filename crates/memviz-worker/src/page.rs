@@ -40,42 +40,73 @@ extern "C" {
     fn end(this: &Host, worker: &Worker);
     /// A promise with its `ok` / `no`; a rejection nobody awaits is no error.
     #[wasm_bindgen(method)]
-    fn deferred(this: &Host) -> Deferred;
+    pub(crate) fn deferred(this: &Host) -> Deferred;
     /// A failed open's error (files.rs `OpenFailure` words it).
     #[wasm_bindgen(method)]
-    fn failed(this: &Host, name: &str, failure: &str, detail: &str) -> JsValue;
+    pub(crate) fn failed(this: &Host, name: &str, failure: &str, detail: &str) -> JsValue;
+    /// What the page's code called from here threw: a trap restarts the
+    /// page (app.js `crashed`), anything else is logged.
+    #[wasm_bindgen(method)]
+    fn tell(this: &Host, error: &JsValue);
+    /// Resolves in the next task (the page's message hop).
+    #[wasm_bindgen(method, js_name = nextTask)]
+    pub(crate) fn next_task(this: &Host) -> js_sys::Promise;
+    /// Resolves after the next frame is painted.
+    #[wasm_bindgen(method, js_name = afterPaint)]
+    pub(crate) fn after_paint(this: &Host) -> js_sys::Promise;
 
     #[derive(Clone)]
-    type Deferred;
+    pub(crate) type Deferred;
     #[wasm_bindgen(method)]
-    fn ok(this: &Deferred, value: &JsValue);
+    pub(crate) fn ok(this: &Deferred, value: &JsValue);
     #[wasm_bindgen(method)]
-    fn no(this: &Deferred, error: &JsValue);
+    pub(crate) fn no(this: &Deferred, error: &JsValue);
 }
 
-/// A method of [`decode_workers`]' object: its two arguments, its result.
-type Method = fn(&Rc<Page>, JsValue, JsValue) -> JsValue;
+impl Host {
+    /// Calls the page's `f` with `args`; what it throws goes to `tell`.
+    pub(crate) fn call(&self, f: &Function, args: &[JsValue]) {
+        if let Err(e) = f.apply(&JsValue::NULL, &args.iter().collect::<Array>()) {
+            self.tell(&e);
+        }
+    }
 
-/// The page's decode workers, for `host`'s page: `{prewarm, expectFile,
-/// noFile, decode, debugNext}`, each a method of [`Page`] below.
+    /// A trap (the page's Viewer called from here trapped) goes to `tell`:
+    /// whether `e` was one.
+    pub(crate) fn trapped(&self, e: &JsValue) -> bool {
+        let trap = e.is_instance_of::<js_sys::WebAssembly::RuntimeError>();
+        if trap {
+            self.tell(e);
+        }
+        trap
+    }
+}
+
+/// A method of [`decode_workers`]' object: its arguments, its result.
+type Method = fn(&Rc<Page>, JsValue, JsValue, JsValue) -> JsValue;
+
+/// The page's decode workers and open path, for `host`'s page:
+/// `{prewarm, expectFile, noFile, decode, open, debugNext}`, each a method
+/// of [`Page`] (`open`: crate::open).
 #[wasm_bindgen]
 pub fn decode_workers(host: Host) -> Object {
     let p = Rc::new(Page { host, spare: RefCell::default(), timer: Cell::new(0), debug: RefCell::default() });
     let on = |f: Method| {
         let p = p.clone();
-        Closure::<dyn Fn(JsValue, JsValue) -> JsValue>::new(move |a, b| f(&p, a, b)).into_js_value()
+        Closure::<dyn Fn(JsValue, JsValue, JsValue) -> JsValue>::new(move |a, b, c| f(&p, a, b, c)).into_js_value()
     };
     object(&[
-        ("prewarm", on(|p, _, _| p.prewarm().into())),
-        ("expectFile", on(|p, f, _| p.expect_file(f.dyn_into().ok()).into())),
-        ("noFile", on(|p, later, _| p.no_file(later.dyn_into().ok()).into())),
-        ("decode", on(|p, file, progress| p.decode(file, progress))),
-        ("debugNext", on(|p, why, _| p.debug.replace(why.as_string()).is_some().into())),
+        ("prewarm", on(|p, _, _, _| p.prewarm().into())),
+        ("expectFile", on(|p, f, _, _| p.expect_file(f.dyn_into().ok()).into())),
+        ("noFile", on(|p, later, _, _| p.no_file(later.dyn_into().ok()).into())),
+        ("decode", on(|p, file, progress, _| p.decode(file, progress))),
+        ("open", on(|p, viewer, file, ui| p.open_file(viewer, file, ui))),
+        ("debugNext", on(|p, why, _, _| p.debug.replace(why.as_string()).is_some().into())),
     ])
 }
 
-struct Page {
-    host: Host,
+pub(crate) struct Page {
+    pub(crate) host: Host,
     /// The worker spawned ahead, for the next file.
     spare: RefCell<Option<Rc<Spawned>>>,
     /// The wait for a file expected (`expectFile`).
@@ -102,7 +133,7 @@ struct Spawned {
 }
 
 /// A file's decode in a worker.
-struct Job {
+pub(crate) struct Job {
     page: Weak<Page>,
     host: Host,
     w: Rc<Spawned>,
@@ -204,8 +235,8 @@ impl Page {
         let (host, worker) = (self.host.clone(), w.worker.clone());
         let end = Closure::once_into_js(move || host.end(&worker));
         match later {
-            Some(later) => drop(later.call1(&JsValue::NULL, &end)),
-            None => drop(end.unchecked_ref::<Function>().call0(&JsValue::NULL)),
+            Some(later) => self.host.call(&later, &[end]),
+            None => self.host.call(end.unchecked_ref(), &[]),
         }
         true
     }
@@ -216,12 +247,22 @@ impl Page {
     /// it rejects with a `PageError`, a failed open, or an
     /// error marked `unavailable` when the worker did not start.
     fn decode(self: &Rc<Self>, file: JsValue, on_progress: JsValue) -> JsValue {
-        window().clear_timeout_with_handle(self.timer.get());
         let (Ok(file), Ok(on_progress)) = (file.dyn_into::<File>(), on_progress.dyn_into::<Function>()) else {
             return JsValue::NULL;
         };
+        let Some(job) = self.decode_job(file, on_progress) else { return JsValue::NULL };
+        let (cancel, give) = (job.clone(), job.clone());
+        let cancel = Closure::<dyn Fn()>::new(move || cancel.cancel());
+        let give = Closure::<dyn Fn(Array)>::new(move |buffers: Array| give.give(&buffers));
+        let fields = [("done", job.done()), ("cancel", cancel.into_js_value()), ("give", give.into_js_value())];
+        object(&fields).into()
+    }
+
+    /// `file`'s decode in the spare worker (or a new one); none where no worker can run.
+    pub(crate) fn decode_job(self: &Rc<Self>, file: File, on_progress: Function) -> Option<Rc<Job>> {
+        window().clear_timeout_with_handle(self.timer.get());
         let spare = self.spare.borrow_mut().take();
-        let Some(w) = spare.or_else(|| self.spawn()) else { return JsValue::NULL };
+        let w = spare.or_else(|| self.spawn())?;
         let last = Rc::new(self.host.deferred());
         let job = Rc::new(Job {
             page: Rc::downgrade(self),
@@ -239,21 +280,7 @@ impl Page {
         *w.job.borrow_mut() = Some(job.clone());
         let ready = std::mem::replace(&mut *w.start.borrow_mut(), Start::Starting);
         self.started(&w, ready);
-        let (cancel, give) = (job.clone(), job.clone());
-        let cancel = Closure::<dyn Fn()>::new(move || {
-            if !cancel.over.get() {
-                cancel.end(false);
-                cancel.fail(&cancel.failed("cancelled", "cancelled"));
-            }
-        });
-        let give = Closure::<dyn Fn(Array)>::new(move |buffers: Array| {
-            if !give.over.get() {
-                post(&give.w.worker, &[("pool", buffers.clone().into())], &buffers);
-            }
-        });
-        let fields =
-            [("done", job.done.clone().into()), ("cancel", cancel.into_js_value()), ("give", give.into_js_value())];
-        object(&fields).into()
+        Some(job)
     }
 
     /// Worker `w`'s start is known (`Starting`: not yet): a job waiting
@@ -297,7 +324,7 @@ impl Page {
         let job = w.job.borrow().clone();
         if let Some(n) = get(&m, "aheadWritten").as_f64() {
             if let Some(f) = w.on_ahead.borrow().as_ref() {
-                let _ = f.call1(&JsValue::NULL, &n.into());
+                self.host.call(f, &[n.into()]);
             }
         } else if get(&m, "aheadFailed").as_string().is_some() {
             self.no_file(None); // ends this worker
@@ -312,6 +339,27 @@ impl Page {
 }
 
 impl Job {
+    /// Resolves once decoded to `{readMs, nextChunk, info, versionsNow,
+    /// release}` ([`Job::got`]).
+    pub(crate) fn done(&self) -> JsValue {
+        self.done.clone().into()
+    }
+
+    /// Stops the decode: the worker ends, `done` rejects with "cancelled".
+    pub(crate) fn cancel(&self) {
+        if !self.over.get() {
+            self.end(false);
+            self.fail(&self.failed("cancelled", "cancelled"));
+        }
+    }
+
+    /// `buffers` (moved) for the worker to copy the model's chunks into.
+    pub(crate) fn give(&self, buffers: &Array) {
+        if !self.over.get() {
+            post(&self.w.worker, &[("pool", buffers.clone().into())], buffers);
+        }
+    }
+
     fn failed(&self, failure: &str, detail: &str) -> JsValue {
         self.host.failed(&self.file.name(), failure, detail)
     }
@@ -343,7 +391,7 @@ impl Job {
 
     fn message(self: &Rc<Self>, m: &JsValue) {
         if let Some(read) = get(m, "progress").as_f64() {
-            let _ = self.on_progress.call1(&JsValue::NULL, &read.into());
+            self.host.call(&self.on_progress, &[read.into()]);
         } else if let Ok(chunk) = get(m, "chunk").dyn_into::<ArrayBuffer>() {
             let parts: Array = get(m, "parts").unchecked_into();
             for i in (0..parts.length()).step_by(2) {

@@ -1,5 +1,6 @@
-//! The worker's read of a file in headless Chromium (wasm-bindgen-test;
-//! scripts/test-web.sh): the page's built-in example, a real recording
+//! The read of a file (the worker's and the page's) in headless Chromium
+//! (wasm-bindgen-test; scripts/test-web.sh): every byte in order through
+//! either reader, and the page's built-in example, a real recording
 //! (crates/memviz-wasm/example/README.md), read through a "byob" reader and,
 //! where the stream has none, a plain one. The expected numbers are what
 //! tests/reference/memviz_reference.py (Python's pickle module) reads in it.
@@ -7,7 +8,8 @@
 
 use js_sys::{Array, Uint8Array};
 use memviz_viewer::Decoder;
-use memviz_worker::{read, Read};
+use memviz_viewer::{CHUNK, FEED};
+use memviz_worker::{feed_decoder, read, Read};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
 
@@ -37,7 +39,11 @@ fn file(bytes: &[u8]) -> web_sys::File {
 async fn decode(f: &web_sys::File) -> Result<(usize, Vec<u64>), String> {
     let mut d = Decoder::new(f.name(), Some(f.size() as u64), None);
     let mut steps = vec![];
-    read(f, &mut d, |n| steps.push(n)).await.map_err(|e| match e {
+    let step = async |n| {
+        steps.push(n);
+        Ok(())
+    };
+    read(f, feed_decoder(&mut d), step).await.map_err(|e| match e {
         Read::Refused(e) => e.message,
         Read::Browser(e) => format!("{e:?}"),
     })?;
@@ -60,4 +66,36 @@ async fn a_cut_file_is_refused_with_its_kind() {
     let e = decode(&file(cut)).await.unwrap_err();
     assert!(e.starts_with("resnet50_no_zero_grad.pickle.gz: "), "{e}");
     assert!(e.contains("truncated") || e.contains("cut off"), "{e}");
+}
+
+/// Every byte of `bytes`, read as a file: in order, in pieces of at most
+/// FEED, a step at least CHUNK after the one before, the last at the end.
+async fn feeds_in_order(f: web_sys::File, bytes: &[u8]) {
+    let (mut got, mut largest, mut steps) = (Vec::new(), 0, Vec::new());
+    let feed = |b: &Uint8Array| {
+        largest = largest.max(b.length() as usize);
+        got.extend(b.to_vec());
+        Ok(())
+    };
+    let step = async |n| {
+        steps.push(n);
+        Ok(())
+    };
+    assert!(read(&f, feed, step).await.is_ok());
+    assert!(got == bytes, "{} bytes fed of {}", got.len(), bytes.len());
+    assert!(largest <= FEED, "a piece of {largest} bytes");
+    let size = bytes.len() as u64;
+    assert_eq!(steps.last(), Some(&size));
+    assert!(steps.len() >= 2, "{steps:?}");
+    assert!(steps.windows(2).all(|w| w[1] - w[0] >= CHUNK || w[1] == size), "{steps:?}");
+}
+
+#[wasm_bindgen_test]
+async fn hands_over_every_byte_in_order_through_a_byob_reader_and_a_plain_one() {
+    // 9 MiB and a bit: three steps, the bytes a hash of their offset.
+    let bytes: Vec<u8> = (0..(9u32 << 20) + 12345).map(|i| (i.wrapping_mul(2654435761) >> 24) as u8).collect();
+    let f =
+        || web_sys::File::new_with_u8_array_sequence(&Array::of1(&Uint8Array::from(&bytes[..])), "x.pickle").unwrap();
+    feeds_in_order(f(), &bytes).await;
+    feeds_in_order(without_byob(f()), &bytes).await;
 }

@@ -1,0 +1,284 @@
+//! The page's open of one file (docs/open.md), from files.rs's plan to the
+//! file's index in the page's Viewer: a large file decoded in a worker
+//! ([`crate::page`]) while the idle page writes memory ahead, its model
+//! adopted a task at a time; a small one read here, a task every CHUNK.
+//!
+//! It runs as a Rust future on the page. Every wait is on a promise the
+//! page's host made (decode-worker.js), so a trap ends them all at once;
+//! the Viewer is the page's object, called as the page calls it.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use js_sys::{Array, ArrayBuffer, Function, Promise, Reflect, Uint8Array};
+use memviz_viewer::{plan, sniff, CHUNK};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::{spawn_local, JsFuture};
+use web_sys::File;
+
+use crate::page::{Job, Page};
+use crate::{get, now, object, read, Read};
+
+/// A long step's slice before the page has a turn; a task's limit when the
+/// next step's time can be guessed; trace events a replay step.
+const SLICE_MS: f64 = 8.0;
+const TASK_MS: f64 = 12.0;
+const REPLAY_STEP: u32 = 1 << 17;
+/// While the worker decodes, the idle page writes memory ahead (a first
+/// write costs ~0.7 ms a MB) this long a task: the worker's chunk buffers
+/// (`POOL_BUFFER` each, `POOL_STEP` at a time), then the model's memory.
+const TOUCH_TASK_MS: f64 = 4.0;
+const POOL_BUFFER: u32 = 8 << 20;
+const POOL_STEP: u32 = 2 << 20;
+
+#[wasm_bindgen]
+extern "C" {
+    /// The page's Viewer (memviz-wasm `Viewer`): its open command and feed.
+    #[derive(Clone)]
+    pub type PageViewer;
+    #[wasm_bindgen(method, catch)]
+    fn open(this: &PageViewer, cmd: &JsValue, bytes: Option<Uint8Array>) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn feed(this: &PageViewer, bytes: &Uint8Array) -> Result<(), JsValue>;
+}
+
+/// What the page hears of an open (www/app.js `loadFile`).
+struct Ui {
+    /// `(bytes read)` each CHUNK of a large file.
+    progress: Function,
+    /// Called once the read is over and the timeline is built.
+    building: Function,
+    /// `(kind)`: files.rs `FileKind`, once the file's start is seen.
+    kind: Function,
+    /// "worker" or "page" read it whatever its size (tests, benchmarks).
+    force: Option<String>,
+}
+
+impl Ui {
+    fn from(o: &JsValue) -> Option<Ui> {
+        let f = |k| get(o, k).dyn_into::<Function>().ok();
+        let force = get(o, "force").as_string();
+        Some(Ui { progress: f("progress")?, building: f("building")?, kind: f("kind")?, force })
+    }
+}
+
+impl Page {
+    /// Opens `file` into `viewer`: `{done, cancel}`, `done` resolving to
+    /// `{file, decodedIn, got}` (`got`: the worker's decode, for its address
+    /// versions: [`Job::got`]; null when read on the page) or rejecting with
+    /// a `PageError`, a failed open (a profiler export marked `profiler`),
+    /// or the trap.
+    pub(crate) fn open_file(self: &Rc<Self>, viewer: JsValue, file: JsValue, ui: JsValue) -> JsValue {
+        let (Ok(file), Some(ui)) = (file.dyn_into::<File>(), Ui::from(&ui)) else { return JsValue::NULL };
+        let viewer: PageViewer = viewer.unchecked_into();
+        let done = self.host.deferred();
+        let cancelled = Rc::new(Cell::new(false));
+        let job: Rc<Cell<Option<Rc<Job>>>> = Rc::default();
+        let (p, d, c, j) = (self.clone(), done.clone(), cancelled.clone(), job.clone());
+        spawn_local(async move {
+            match p.load(&viewer, &file, &ui, &c, &j).await {
+                Ok(v) => d.ok(&v),
+                Err(e) => d.no(&e),
+            }
+        });
+        let cancel = Closure::<dyn Fn()>::new(move || {
+            cancelled.set(true); // the page's read stops at its next piece
+            if let Some(job) = job.take() {
+                job.cancel();
+            }
+        });
+        object(&[("done", done.into()), ("cancel", cancel.into_js_value())]).into()
+    }
+
+    async fn load(
+        self: &Rc<Self>,
+        viewer: &PageViewer,
+        file: &File,
+        ui: &Ui,
+        cancelled: &Rc<Cell<bool>>,
+        job: &Rc<Cell<Option<Rc<Job>>>>,
+    ) -> Result<JsValue, JsValue> {
+        let size = file.size() as u64;
+        let plan = plan(size, ui.force.as_deref());
+        if plan.worker {
+            // A large file's head read apart (a few ms); a small one's is seen as it comes.
+            let head = file.slice_with_f64_and_f64(0.0, plan.sniff_head as f64)?;
+            let head = JsFuture::from(head.array_buffer()).await?;
+            self.route(file, ui, &Uint8Array::new(&head).to_vec())?;
+            if let Some(w) = self.decode_job(file.clone(), ui.progress.clone()) {
+                job.set(Some(w.clone()));
+                let on = Rc::new(Cell::new(true));
+                spawn_local(self.clone().touch_ahead(viewer.clone(), size, plan.pool, w.clone(), on.clone()));
+                let got = JsFuture::from(w.done().unchecked_into::<Promise>()).await;
+                on.set(false);
+                job.set(None);
+                let e = match got {
+                    Ok(got) => return self.adopt(viewer, file, ui, got).await,
+                    Err(e) => e,
+                };
+                let release = object(&[("cmd", "ahead".into()), ("plan", "release".into())]);
+                if let Err(e) = viewer.open(&release.into(), None) {
+                    self.host.trapped(&e);
+                }
+                if !get(&e, "unavailable").is_truthy() {
+                    return Err(e);
+                }
+                web_sys::console::debug_2(&"memviz: decoding on the page".into(), &e);
+            }
+        }
+        self.read_here(viewer, file, ui, !plan.worker, plan.sniff_head, cancelled).await
+    }
+
+    /// Routes a file on its first bytes (files.rs `sniff`): a torch.profiler
+    /// export goes to its chart (a failed open marked `profiler`).
+    fn route(&self, file: &File, ui: &Ui, head: &[u8]) -> Result<(), JsValue> {
+        let s = sniff(head);
+        let kind = serde_json::to_value(s.kind).ok().and_then(|k| k.as_str().map(String::from)).unwrap_or_default();
+        self.host.call(&ui.kind, &[kind.into()]);
+        if !s.profiler {
+            return Ok(());
+        }
+        let e = self.host.failed(&file.name(), "profiler", "profiler");
+        let _ = Reflect::set(&e, &"profiler".into(), &true.into());
+        Err(e)
+    }
+
+    /// Reads `file` on this thread into the Viewer (`begin`, `feed`, `finish`).
+    async fn read_here(
+        &self,
+        viewer: &PageViewer,
+        file: &File,
+        ui: &Ui,
+        mut sniff_first: bool,
+        sniff_head: usize,
+        cancelled: &Rc<Cell<bool>>,
+    ) -> Result<JsValue, JsValue> {
+        let size = file.size() as u64;
+        let stop = || match cancelled.get() {
+            true => Err(self.host.failed(&file.name(), "cancelled", "cancelled")),
+            false => Ok(()),
+        };
+        viewer.open(&object(&[("cmd", "begin".into()), ("name", file.name().into())]).into(), None)?;
+        let feed = |bytes: &Uint8Array| -> Result<(), Read> {
+            stop().map_err(Read::Browser)?;
+            if std::mem::take(&mut sniff_first) {
+                let head = bytes.subarray(0, (sniff_head as u32).min(bytes.length()));
+                self.route(file, ui, &head.to_vec()).map_err(Read::Browser)?;
+            }
+            viewer.feed(bytes).map_err(Read::Browser)
+        };
+        let step = async |read: u64| -> Result<(), Read> {
+            if size <= CHUNK {
+                return Ok(()); // a small file: no progress, no yield
+            }
+            self.host.call(&ui.progress, &[(read as f64).into()]);
+            self.task().await.map_err(Read::Browser)?;
+            stop().map_err(Read::Browser)
+        };
+        read(file, feed, step).await.map_err(|e| match e {
+            Read::Refused(e) => crate::page_error(e),
+            Read::Browser(e) => e,
+        })?;
+        stop()?;
+        if size > CHUNK {
+            self.host.call(&ui.building, &[]);
+            JsFuture::from(self.host.after_paint()).await?; // its text on screen before the long task
+        }
+        let r = viewer.open(&object(&[("cmd", "finish".into())]).into(), None)?;
+        Ok(object(&[("file", get(&r, "file")), ("decodedIn", "page".into()), ("got", JsValue::NULL)]).into())
+    }
+
+    /// The next task (a message to the page: docs/open.md "Task hops").
+    async fn task(&self) -> Result<JsValue, JsValue> {
+        JsFuture::from(self.host.next_task()).await
+    }
+
+    /// Opens the model the worker decoded in tasks of at most SLICE_MS
+    /// (TASK_MS when the next step's guessed time fits): its chunks as they
+    /// come, the replay, its views. The Viewer times each step (`worker`).
+    async fn adopt(&self, viewer: &PageViewer, file: &File, ui: &Ui, got: JsValue) -> Result<JsValue, JsValue> {
+        if file.size() as u64 > CHUNK {
+            self.host.call(&ui.building, &[]);
+        }
+        let mut since = now();
+        let cmd = |fields: &[(&str, JsValue)]| -> JsValue { object(fields).into() };
+        let step = |c: JsValue, bytes: Option<Uint8Array>| viewer.open(&c, bytes);
+        let slice = async |since: &mut f64, r: &JsValue| -> Result<(), JsValue> {
+            let ran = now() - *since;
+            let last = get(&get(r, "worker"), "last").as_f64().unwrap_or(0.0);
+            if ran < SLICE_MS && ran + last < TASK_MS {
+                return Ok(());
+            }
+            self.task().await?;
+            *since = now();
+            Ok(())
+        };
+        let begin =
+            cmd(&[("cmd", "adopt_begin".into()), ("name", file.name().into()), ("read_ms", get(&got, "readMs"))]);
+        step(begin, None)?;
+        let next: Function = get(&got, "nextChunk").unchecked_into();
+        let mut r;
+        loop {
+            let c = next.call0(&JsValue::NULL)?;
+            let c = if c.is_null() { c } else { JsFuture::from(Promise::from(c)).await? };
+            if c.is_null() {
+                break;
+            }
+            r = step(cmd(&[("cmd", "adopt_chunk".into())]), Some(c.unchecked_into()))?;
+            slice(&mut since, &r).await?;
+        }
+        step(cmd(&[("cmd", "adopt_end".into())]), None)?;
+        let mut r;
+        loop {
+            r = step(cmd(&[("cmd", "adopt_replay".into()), ("budget", REPLAY_STEP.into())]), None)?;
+            if get(&r, "done").is_truthy() {
+                break;
+            }
+            slice(&mut since, &r).await?;
+        }
+        slice(&mut since, &r).await?;
+        r = step(cmd(&[("cmd", "adopt_finish".into())]), None)?;
+        let out =
+            [("file", get(&r, "file")), ("decodedIn", "worker".into()), ("got", got), ("worker", get(&r, "worker"))];
+        Ok(object(&out).into())
+    }
+
+    /// While the worker decodes, this idle thread writes, TOUCH_TASK_MS a
+    /// task, `pool` bytes of buffers for the worker's chunks, then the
+    /// memory this page's model will take (files.rs `MemoryAhead`).
+    async fn touch_ahead(self: Rc<Self>, viewer: PageViewer, size: u64, pool: u64, job: Rc<Job>, on: Rc<Cell<bool>>) {
+        if pool == 0 {
+            return;
+        }
+        let (mut pooled, mut buf, mut written) = (0u64, None::<ArrayBuffer>, 0u32);
+        let model = object(&[("cmd", "ahead".into()), ("plan", "model".into()), ("file_bytes", (size as f64).into())]);
+        loop {
+            if self.task().await.is_err() || !on.get() {
+                return;
+            }
+            let t0 = now();
+            loop {
+                if pooled < pool {
+                    let b = buf.get_or_insert_with(|| ArrayBuffer::new(POOL_BUFFER));
+                    Uint8Array::new_with_byte_offset_and_length(b, written, POOL_STEP).fill(0, 0, POOL_STEP);
+                    written += POOL_STEP;
+                    if written == POOL_BUFFER {
+                        job.give(&Array::of1(&buf.take().expect("just filled")));
+                        (written, pooled) = (0, pooled + POOL_BUFFER as u64);
+                    }
+                } else {
+                    match viewer.open(&model.clone().into(), None) {
+                        Ok(r) if get(&r, "done").is_truthy() => return,
+                        Ok(_) => {}
+                        Err(e) if self.host.trapped(&e) => return,
+                        // Ahead of need: the open goes on.
+                        Err(e) => return web_sys::console::debug_2(&"memviz: memory ahead stopped".into(), &e),
+                    }
+                }
+                if now() - t0 >= TOUCH_TASK_MS {
+                    break;
+                }
+            }
+        }
+    }
+}
