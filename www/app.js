@@ -63,6 +63,7 @@ async function warmCanvases() {
 wasmLoaded.then(() => {
   let round = 0;
   const step = (deadline) => {
+    if (!round) workers?.warm(); // the open path's code, compiled on a small file of zeros
     let more;
     do more = !currentName && warmRound() && ++round < WARM_ROUNDS;
     while (more && deadline && deadline.timeRemaining() > 8);

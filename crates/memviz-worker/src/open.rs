@@ -90,6 +90,25 @@ impl Page {
         object(&[("done", done.into()), ("cancel", cancel.into_js_value())]).into()
     }
 
+    /// The open path run once, idle, on a small file of zeros into a
+    /// stand-in Viewer: V8 compiles wasm lazily, so the user's first open
+    /// would otherwise compile this code (docs/open.md "The idle warm-up").
+    pub(crate) fn warm(self: &Rc<Self>) -> JsValue {
+        let zeros = Uint8Array::new_with_length(64 << 10);
+        let Ok(file) = File::new_with_u8_array_sequence(&Array::of1(&zeros), "warm.pickle") else {
+            return JsValue::NULL;
+        };
+        let answer = Closure::<dyn Fn() -> JsValue>::new(|| js_sys::Object::new().into()).into_js_value();
+        let viewer = object(&[("open", answer.clone()), ("feed", answer.clone())]);
+        let ui = object(&[
+            ("progress", answer.clone()),
+            ("building", answer.clone()),
+            ("kind", answer),
+            ("force", "page".into()),
+        ]);
+        self.open_file(viewer.into(), file.into(), ui.into())
+    }
+
     async fn load(
         self: &Rc<Self>,
         viewer: &PageViewer,

@@ -86,7 +86,7 @@ impl Host {
 type Method = fn(&Rc<Page>, JsValue, JsValue, JsValue) -> JsValue;
 
 /// The page's decode workers and open path, for `host`'s page:
-/// `{prewarm, expectFile, noFile, decode, open, debugNext}`, each a method
+/// `{prewarm, expectFile, noFile, decode, open, warm, debugNext}`, each a method
 /// of [`Page`] (`open`: crate::open).
 #[wasm_bindgen]
 pub fn decode_workers(host: Host) -> Object {
@@ -101,6 +101,7 @@ pub fn decode_workers(host: Host) -> Object {
         ("noFile", on(|p, later, _, _| p.no_file(later.dyn_into().ok()).into())),
         ("decode", on(|p, file, progress, _| p.decode(file, progress))),
         ("open", on(|p, viewer, file, ui| p.open_file(viewer, file, ui))),
+        ("warm", on(|p, _, _, _| p.warm())),
         ("debugNext", on(|p, why, _, _| p.debug.replace(why.as_string()).is_some().into())),
     ])
 }
