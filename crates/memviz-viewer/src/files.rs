@@ -298,7 +298,7 @@ impl Adopting {
 /// A file being read, as the page's progress line and the ranks table's
 /// row say it: `read` bytes of `size` (none: not yet), or its model being
 /// built.
-#[derive(Deserialize, TS, Debug, Clone, PartialEq)]
+#[derive(Serialize, Deserialize, TS, Debug, Clone, PartialEq)]
 pub struct ReadState {
     pub name: String,
     #[ts(type = "number")]
@@ -312,7 +312,8 @@ pub struct ReadState {
 /// One step of opening a file, as the page sends it (`Viewer.open(cmd, bytes?)`).
 /// A file's or a model's chunks go by `feed`; `sniff` and `versions_chunk`
 /// take theirs beside the command.
-#[derive(Deserialize, TS, Debug, Clone, PartialEq)]
+// Serialize too: memviz-worker's open path sends these to the page's Viewer.
+#[derive(Serialize, Deserialize, TS, Debug, Clone, PartialEq)]
 #[serde(tag = "cmd", rename_all = "snake_case")]
 pub enum OpenCommand {
     /// A file decoded on the page: its chunks follow (`feed`), then `finish`.
@@ -430,7 +431,7 @@ pub enum OpenCommand {
 }
 
 /// Why an open failed, as the page tells it (`OpenCommand::Failed`).
-#[derive(Deserialize, TS, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, TS, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum OpenFailure {
     /// The user cancelled the read.
@@ -462,7 +463,7 @@ pub enum OpenFailure {
 }
 
 /// What the page shows for a failed open (see `OpenCommand::Failed`).
-#[derive(Serialize, TS, Debug, Clone, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, TS, Debug, Clone, PartialEq, Eq)]
 pub struct FailedLine {
     pub text: String,
     /// A notice (the user's own doing), announced as `announce`; else an error.
@@ -515,7 +516,7 @@ pub const FEED: usize = 1 << 20;
 pub const WORKER_MIN: u64 = 4 << 20;
 
 /// How the page reads a file (`OpenCommand::Plan`).
-#[derive(Serialize, TS, Debug, Clone, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, TS, Debug, Clone, PartialEq, Eq)]
 pub struct OpenPlan {
     /// Decoded in the worker, its model adopted; else decoded on the page.
     pub worker: bool,
@@ -570,7 +571,7 @@ impl OpenCommand {
 }
 
 /// What memory written ahead is for (the sizes: [`MemoryAhead::step`]).
-#[derive(Deserialize, TS, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, TS, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum AheadPlan {
     /// This page's model of a file the worker decodes (`file_bytes`).
@@ -583,8 +584,9 @@ pub enum AheadPlan {
     Release,
 }
 
-/// What an open command did.
-#[derive(Serialize, TS, Debug, Clone, PartialEq, Default)]
+/// What an open command did (read back by memviz-worker's open path).
+#[derive(Serialize, Deserialize, TS, Debug, Clone, PartialEq, Default)]
+#[serde(default)]
 pub struct OpenReply {
     /// The file opened (it is the current file now), for `finish`,
     /// `adopt_finish`, `example`.
@@ -616,7 +618,7 @@ pub struct OpenReply {
 /// memory_viz's view names (trace_plot's `--segments`) that are not this viewer's.
 const VIEW_ALIASES: [(&str, &str); 1] = [("Active Cached Memory Timeline", "Active Cached Segment Timeline")];
 
-#[derive(Serialize, TS, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, TS, Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FileSniff {
     pub kind: FileKind,
     pub gzip: bool,

@@ -11,7 +11,7 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use js_sys::{Array, ArrayBuffer, Function, Promise, Reflect, Uint8Array};
-use memviz_viewer::{plan, sniff, CHUNK};
+use memviz_viewer::{plan, sniff, AheadPlan, OpenCommand, OpenReply, CHUNK};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
 use web_sys::File;
@@ -23,7 +23,7 @@ use crate::{get, now, object, read, Read};
 /// next step's time can be guessed; trace events a replay step.
 const SLICE_MS: f64 = 8.0;
 const TASK_MS: f64 = 12.0;
-const REPLAY_STEP: u32 = 1 << 17;
+const REPLAY_STEP: usize = 1 << 17;
 /// While the worker decodes, the idle page writes memory ahead (a first
 /// write costs ~0.7 ms a MB) this long a task: the worker's chunk buffers
 /// (`POOL_BUFFER` each, `POOL_STEP` at a time), then the model's memory.
@@ -40,6 +40,20 @@ extern "C" {
     fn open(this: &PageViewer, cmd: &JsValue, bytes: Option<Uint8Array>) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch)]
     fn feed(this: &PageViewer, bytes: &Uint8Array) -> Result<(), JsValue>;
+}
+
+/// `cmd` to the page's Viewer, its reply read back: files.rs's types both
+/// ways (through JSON, as the Viewer's boundary takes them), so a renamed
+/// command or field breaks this crate's build, not the page.
+fn open(viewer: &PageViewer, cmd: &OpenCommand, bytes: Option<Uint8Array>) -> Result<OpenReply, JsValue> {
+    let reply = viewer.open(&to_js(cmd)?, bytes)?;
+    let text = js_sys::JSON::stringify(&reply)?.as_string().unwrap_or_default();
+    serde_json::from_str(&text).map_err(|e| js_sys::Error::new(&format!("the Viewer's open reply: {e}")).into())
+}
+
+fn to_js(v: &impl serde::Serialize) -> Result<JsValue, JsValue> {
+    let text = serde_json::to_string(v).map_err(|e| js_sys::Error::new(&e.to_string()))?;
+    js_sys::JSON::parse(&text)
 }
 
 /// What the page hears of an open (www/app.js `loadFile`).
@@ -135,8 +149,8 @@ impl Page {
                     Ok(got) => return self.adopt(viewer, file, ui, got).await,
                     Err(e) => e,
                 };
-                let release = object(&[("cmd", "ahead".into()), ("plan", "release".into())]);
-                if let Err(e) = viewer.open(&release.into(), None) {
+                let release = OpenCommand::Ahead { plan: AheadPlan::Release, file_bytes: 0 };
+                if let Err(e) = open(viewer, &release, None) {
                     self.host.trapped(&e);
                 }
                 if !get(&e, "unavailable").is_truthy() {
@@ -152,8 +166,7 @@ impl Page {
     /// export goes to its chart (a failed open marked `profiler`).
     fn route(&self, file: &File, ui: &Ui, head: &[u8]) -> Result<(), JsValue> {
         let s = sniff(head);
-        let kind = serde_json::to_value(s.kind).ok().and_then(|k| k.as_str().map(String::from)).unwrap_or_default();
-        self.host.call(&ui.kind, &[kind.into()]);
+        self.host.call(&ui.kind, &[to_js(&s.kind)?]);
         if !s.profiler {
             return Ok(());
         }
@@ -177,7 +190,7 @@ impl Page {
             true => Err(self.host.failed(&file.name(), "cancelled", "cancelled")),
             false => Ok(()),
         };
-        viewer.open(&object(&[("cmd", "begin".into()), ("name", file.name().into())]).into(), None)?;
+        open(viewer, &OpenCommand::Begin { name: file.name() }, None)?;
         let feed = |bytes: &Uint8Array| -> Result<(), Read> {
             stop().map_err(Read::Browser)?;
             if std::mem::take(&mut sniff_first) {
@@ -203,8 +216,8 @@ impl Page {
             self.host.call(&ui.building, &[]);
             JsFuture::from(self.host.after_paint()).await?; // its text on screen before the long task
         }
-        let r = viewer.open(&object(&[("cmd", "finish".into())]).into(), None)?;
-        Ok(object(&[("file", get(&r, "file")), ("decodedIn", "page".into()), ("got", JsValue::NULL)]).into())
+        let file = open(viewer, &OpenCommand::Finish, None)?.file;
+        Ok(object(&[("file", to_js(&file)?), ("decodedIn", "page".into()), ("got", JsValue::NULL)]).into())
     }
 
     /// The next task (a message to the page: docs/open.md "Task hops").
@@ -220,11 +233,10 @@ impl Page {
             self.host.call(&ui.building, &[]);
         }
         let mut since = now();
-        let cmd = |fields: &[(&str, JsValue)]| -> JsValue { object(fields).into() };
-        let step = |c: JsValue, bytes: Option<Uint8Array>| viewer.open(&c, bytes);
-        let slice = async |since: &mut f64, r: &JsValue| -> Result<(), JsValue> {
+        let step = |c: OpenCommand, bytes: Option<Uint8Array>| open(viewer, &c, bytes);
+        let slice = async |since: &mut f64, r: &OpenReply| -> Result<(), JsValue> {
             let ran = now() - *since;
-            let last = get(&get(r, "worker"), "last").as_f64().unwrap_or(0.0);
+            let last = r.worker.as_ref().map_or(0.0, |w| w.last);
             if ran < SLICE_MS && ran + last < TASK_MS {
                 return Ok(());
             }
@@ -232,9 +244,8 @@ impl Page {
             *since = now();
             Ok(())
         };
-        let begin =
-            cmd(&[("cmd", "adopt_begin".into()), ("name", file.name().into()), ("read_ms", get(&got, "readMs"))]);
-        step(begin, None)?;
+        let read_ms = get(&got, "readMs").as_f64().unwrap_or(0.0);
+        step(OpenCommand::AdoptBegin { name: file.name(), read_ms }, None)?;
         let next: Function = get(&got, "nextChunk").unchecked_into();
         let mut r;
         loop {
@@ -243,22 +254,22 @@ impl Page {
             if c.is_null() {
                 break;
             }
-            r = step(cmd(&[("cmd", "adopt_chunk".into())]), Some(c.unchecked_into()))?;
+            r = step(OpenCommand::AdoptChunk, Some(c.unchecked_into()))?;
             slice(&mut since, &r).await?;
         }
-        step(cmd(&[("cmd", "adopt_end".into())]), None)?;
+        step(OpenCommand::AdoptEnd, None)?;
         let mut r;
         loop {
-            r = step(cmd(&[("cmd", "adopt_replay".into()), ("budget", REPLAY_STEP.into())]), None)?;
-            if get(&r, "done").is_truthy() {
+            r = step(OpenCommand::AdoptReplay { budget: REPLAY_STEP }, None)?;
+            if r.done {
                 break;
             }
             slice(&mut since, &r).await?;
         }
         slice(&mut since, &r).await?;
-        r = step(cmd(&[("cmd", "adopt_finish".into())]), None)?;
+        r = step(OpenCommand::AdoptFinish, None)?;
         let out =
-            [("file", get(&r, "file")), ("decodedIn", "worker".into()), ("got", got), ("worker", get(&r, "worker"))];
+            [("file", to_js(&r.file)?), ("decodedIn", "worker".into()), ("got", got), ("worker", to_js(&r.worker)?)];
         Ok(object(&out).into())
     }
 
@@ -270,7 +281,7 @@ impl Page {
             return;
         }
         let (mut pooled, mut buf, mut written) = (0u64, None::<ArrayBuffer>, 0u32);
-        let model = object(&[("cmd", "ahead".into()), ("plan", "model".into()), ("file_bytes", (size as f64).into())]);
+        let model = OpenCommand::Ahead { plan: AheadPlan::Model, file_bytes: size };
         loop {
             if self.task().await.is_err() || !on.get() {
                 return;
@@ -286,8 +297,8 @@ impl Page {
                         (written, pooled) = (0, pooled + POOL_BUFFER as u64);
                     }
                 } else {
-                    match viewer.open(&model.clone().into(), None) {
-                        Ok(r) if get(&r, "done").is_truthy() => return,
+                    match open(&viewer, &model, None) {
+                        Ok(r) if r.done => return,
                         Ok(_) => {}
                         Err(e) if self.host.trapped(&e) => return,
                         // Ahead of need: the open goes on.

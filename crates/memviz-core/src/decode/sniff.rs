@@ -12,7 +12,7 @@ use crate::profiler::{sniff as profiler_sniff, ProfilerFormat};
 pub const SNIFF_HEAD: usize = 64 << 10;
 
 /// What a file's first bytes say it is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum FileKind {
