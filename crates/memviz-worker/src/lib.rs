@@ -5,7 +5,8 @@
 //! ([`decode_worker`]: www/decode-worker.js starts a worker of the same wasm
 //! module and hands it its messages; a trap, a panic or out of memory, ends
 //! the module's calls, so that script reports it), the page's in [`page`]
-//! ([`decode_workers`]).
+//! ([`decode_workers`]). The page's open of a file, read on the page or in
+//! a worker, is `open.rs`; [`read`] is both threads' read of a file.
 //!
 //! Messages in: `{pool: [ArrayBuffer]}`, `{ahead: true}`, `{file, debug}`,
 //! `{versionsNow: true}`. Out: `{aheadWritten}` or `{aheadFailed}`,
