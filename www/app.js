@@ -22,10 +22,10 @@ export const getViewer = () => viewer;
 export const getRecovering = () => recovering;
 export const addFormatHook = (fn) => { formatHook = fn; };
 export const addViewHooks = (hooks) => { viewHooks = hooks; };
-/** Resolves once the first Viewer exists (share.js opens files then). After every module ran (a promise
- * reaction): share.js's #file= fetches start before the CSP forbids them. */
 const tell = (e) => (isTrap(e) ? crashed(e) : console.error('memviz:', e));
 const started = (b) => { [bindings, viewer, lent] = [b, new b.Viewer(), host({ nextTask, afterPaint, tell })]; workers = b.decode_workers(lent); };
+/** Resolves once the first Viewer exists (share.js opens files then). After every module ran (a promise
+ * reaction): share.js's #file= fetches start before the CSP forbids them. */
 export const ready = wasmLoaded.then((b) => {
   started(b);
   document.head.append(Object.assign(document.createElement('meta'), { httpEquiv: 'Content-Security-Policy', content: "connect-src 'none'" }));

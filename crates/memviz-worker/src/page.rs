@@ -233,11 +233,12 @@ impl Page {
         let Ok(mut spare) = self.spare.try_borrow_mut() else { return false };
         let Some(w) = spare.take_if(|w| w.ahead.get()) else { return false };
         drop(spare);
-        let (host, worker) = (self.host.clone(), w.worker.clone());
-        let end = Closure::once_into_js(move || host.end(&worker));
         match later {
-            Some(later) => self.host.call(&later, &[end]),
-            None => self.host.call(end.unchecked_ref(), &[]),
+            Some(later) => {
+                let (host, worker) = (self.host.clone(), w.worker.clone());
+                self.host.call(&later, &[Closure::once_into_js(move || host.end(&worker))]);
+            }
+            None => self.host.end(&w.worker),
         }
         true
     }
@@ -279,8 +280,8 @@ impl Page {
             last: RefCell::new(last),
         });
         *w.job.borrow_mut() = Some(job.clone());
-        let ready = std::mem::replace(&mut *w.start.borrow_mut(), Start::Starting);
-        self.started(&w, ready);
+        let start = w.start.replace(Start::Starting);
+        self.started(&w, start);
         Some(job)
     }
 
