@@ -32,6 +32,42 @@ pub use page::decode_workers;
 /// The stream's one reused buffer, at most.
 const READ_BUFFER: f64 = (4 << 20) as f64;
 
+thread_local! {
+    /// The next read's buffer, taken while the user picks a file and kept
+    /// after a read: allocated during an open, its external memory set off a
+    /// major GC of V8 there (15-35 ms, in 6 of 6 opens of a 3.2 MB file;
+    /// none with it taken ahead: benches/browser/RESULTS.md, issue 44,
+    /// twelfth session).
+    static READ_AHEAD: RefCell<Option<ArrayBuffer>> = const { RefCell::new(None) };
+}
+
+/// This thread's next read buffer, allocated and written now (the page or
+/// the worker is idle): see [`READ_AHEAD`].
+pub(crate) fn read_buffer_ahead() {
+    READ_AHEAD.with(|r| {
+        let mut r = r.borrow_mut();
+        if r.is_none() {
+            let b = ArrayBuffer::new(READ_BUFFER as u32);
+            Uint8Array::new(&b).fill(0, 0, READ_BUFFER as u32); // its pages committed now
+            *r = Some(b);
+        }
+    });
+}
+
+/// A read's buffer: the one taken ahead, else one of `size` (at most READ_BUFFER).
+fn read_buffer(size: f64) -> ArrayBuffer {
+    READ_AHEAD.with(|r| r.borrow_mut().take()).unwrap_or_else(|| ArrayBuffer::new(size.clamp(1.0, READ_BUFFER) as u32))
+}
+
+/// Keeps a full-sized buffer a read is done with for the next read.
+fn keep_read_buffer(b: ArrayBuffer) {
+    if b.byte_length() as f64 >= READ_BUFFER {
+        READ_AHEAD.with(|r| {
+            r.borrow_mut().get_or_insert(b);
+        });
+    }
+}
+
 #[derive(Default)]
 struct Worker {
     /// Buffers the page wrote ahead, for the model's chunks.
@@ -115,6 +151,7 @@ async fn next_task() {
 
 /// The memory a decode takes, a step a task until written or a file comes.
 async fn write_ahead(w: Rc<Worker>) {
+    read_buffer_ahead();
     loop {
         let step = w.ahead.borrow_mut().step(AheadPlan::Decode, 0);
         match step {
@@ -208,7 +245,7 @@ pub async fn read(
     let get_reader: Function = get(&stream, "getReader").unchecked_into();
     let byob = object(&[("mode", "byob".into())]);
     let (reader, mut buf) = match get_reader.call1(&stream, &byob) {
-        Ok(r) => (r, Some(ArrayBuffer::new(file.size().clamp(1.0, READ_BUFFER) as u32))),
+        Ok(r) => (r, Some(read_buffer(file.size()))),
         Err(_) => (get_reader.call0(&stream).map_err(Read::Browser)?, None),
     };
     let size = file.size() as u64;
@@ -221,10 +258,14 @@ pub async fn read(
                 None => next.call0(&reader),
             };
             let r = JsFuture::from(Promise::from(p.map_err(Read::Browser)?)).await.map_err(Read::Browser)?;
+            let value = get(&r, "value").dyn_into::<Uint8Array>();
             if get(&r, "done").is_truthy() {
+                if let (Some(_), Ok(v)) = (&buf, value) {
+                    keep_read_buffer(v.buffer()); // a byob read's end hands the buffer back
+                }
                 return Ok(());
             }
-            let value: Uint8Array = get(&r, "value").unchecked_into();
+            let value = value.map_err(Read::Browser)?;
             let n = value.length();
             for at in (0..n).step_by(FEED) {
                 feed(&value.subarray(at, (at + FEED as u32).min(n)))?;

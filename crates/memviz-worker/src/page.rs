@@ -200,6 +200,7 @@ impl Page {
     /// decoder's memory ahead (`onWritten(bytes)` once done), ended if none
     /// comes. Not on a device of little memory.
     fn expect_file(self: &Rc<Self>, on_written: Option<Function>) -> bool {
+        crate::read_buffer_ahead(); // 4 MiB, whatever the device
         let memory = get(&window().navigator(), "deviceMemory").as_f64().unwrap_or(8.0);
         if memory < 4.0 || !self.prewarm() {
             return false;
