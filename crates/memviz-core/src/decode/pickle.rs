@@ -1502,19 +1502,8 @@ fn same_words(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && wa.remainder() == wb.remainder() && wa.zip(wb).all(|(x, y)| word(x) == word(y))
 }
 
-/// FxHash over the bytes, 8 at a time.
-fn hash_bytes(b: &[u8]) -> u64 {
-    const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-    let mut h = b.len() as u64;
-    let mut words = b.chunks_exact(8);
-    for w in &mut words {
-        let w = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
-        h = (h.rotate_left(5) ^ w).wrapping_mul(K);
-    }
-    let mut last = [0u8; 8];
-    last[..words.remainder().len()].copy_from_slice(words.remainder());
-    (h.rotate_left(5) ^ u64::from_le_bytes(last)).wrapping_mul(K)
-}
+/// FxHash's multiplier: a frames list's key hashes its memo references.
+const FX_K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
 
 impl Default for PickleDecoder {
     fn default() -> Self {
@@ -2497,17 +2486,26 @@ impl PickleDecoder {
                 }
             }
         }
+        // Its end found and its references hashed in one walk (a list of
+        // another order missed above: most of a random order's lists).
         let mut q = start;
+        let mut key = 0u64;
         loop {
-            match *data.get(q)? {
-                op::BINGET => q += 2,
-                op::LONG_BINGET => q += 5,
+            let memo_ref = match *data.get(q)? {
+                op::BINGET => {
+                    q += 2;
+                    *data.get(q - 1)? as u64
+                }
+                op::LONG_BINGET => {
+                    q += 5;
+                    u32::from_le_bytes(data.get(q - 4..q)?.try_into().ok()?) as u64 | 1 << 32
+                }
                 op::APPENDS => break,
                 _ => return None,
-            }
+            };
+            key = (key.rotate_left(5) ^ memo_ref).wrapping_mul(FX_K);
         }
         let body = &data[start..q];
-        let key = hash_bytes(body);
         if let Some(&e) = c.index.get(&key) {
             let (at, len, sid, _) = c.entries[e as usize];
             if same_bytes(&c.bytes[at as usize..(at + len) as usize], body) {
