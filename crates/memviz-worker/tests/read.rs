@@ -99,3 +99,21 @@ async fn hands_over_every_byte_in_order_through_a_byob_reader_and_a_plain_one() 
     feeds_in_order(f(), &bytes).await;
     feeds_in_order(without_byob(f()), &bytes).await;
 }
+
+#[wasm_bindgen_test]
+async fn a_read_after_a_large_one_hands_over_its_own_bytes_only() {
+    // The large read's buffer is kept for the next read (READ_AHEAD): the
+    // small file after it, then the large one again, each exactly.
+    let large: Vec<u8> = (0..(5u32 << 20) + 7).map(|i| (i.wrapping_mul(2654435761) >> 24) as u8).collect();
+    let small: Vec<u8> = (0..1000u32).map(|i| (i % 251) as u8 ^ 0x5a).collect();
+    let as_file = |b: &[u8]| web_sys::File::new_with_u8_array_sequence(&Array::of1(&Uint8Array::from(b)), "x").unwrap();
+    for bytes in [&large, &small, &large, &small] {
+        let mut got = Vec::new();
+        let feed = |b: &Uint8Array| {
+            got.extend(b.to_vec());
+            Ok(())
+        };
+        assert!(read(&as_file(bytes), feed, async |_| Ok(())).await.is_ok());
+        assert!(got == *bytes, "{} bytes fed of {}", got.len(), bytes.len());
+    }
+}
