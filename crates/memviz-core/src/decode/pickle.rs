@@ -19,8 +19,9 @@
 
 use std::borrow::Cow;
 use std::cell::Cell;
+use std::hash::Hasher as _;
 
-use super::fast_hash::FastMap;
+use super::fast_hash::{FastMap, FxHasher};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{
@@ -1502,9 +1503,6 @@ fn same_words(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && wa.remainder() == wb.remainder() && wa.zip(wb).all(|(x, y)| word(x) == word(y))
 }
 
-/// FxHash's multiplier: a frames list's key hashes its memo references.
-const FX_K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-
 impl Default for PickleDecoder {
     fn default() -> Self {
         Self::new()
@@ -2489,7 +2487,7 @@ impl PickleDecoder {
         // Its end found and its references hashed in one walk (a list of
         // another order missed above: most of a random order's lists).
         let mut q = start;
-        let mut key = 0u64;
+        let mut key = FxHasher::default();
         loop {
             let memo_ref = match *data.get(q)? {
                 op::BINGET => {
@@ -2503,9 +2501,9 @@ impl PickleDecoder {
                 op::APPENDS => break,
                 _ => return None,
             };
-            key = (key.rotate_left(5) ^ memo_ref).wrapping_mul(FX_K);
+            key.write_u64(memo_ref);
         }
-        let body = &data[start..q];
+        let (body, key) = (&data[start..q], key.finish());
         if let Some(&e) = c.index.get(&key) {
             let (at, len, sid, _) = c.entries[e as usize];
             if same_bytes(&c.bytes[at as usize..(at + len) as usize], body) {
