@@ -179,7 +179,13 @@ async fn decode(w: Rc<Worker>, file: File, debug: Option<String>) {
 
 /// A refusal as the page's `PageError` object.
 pub(crate) fn page_error(e: PageError) -> JsValue {
-    serde_json::to_string(&e).ok().and_then(|s| js_sys::JSON::parse(&s).ok()).unwrap_or_else(|| e.message.into())
+    to_js(&e).unwrap_or_else(|_| e.message.into())
+}
+
+/// `v` as the page's object (through JSON, as the Viewer's boundary takes them).
+pub(crate) fn to_js(v: &impl serde::Serialize) -> Result<JsValue, JsValue> {
+    let text = serde_json::to_string(v).map_err(|e| js_sys::Error::new(&e.to_string()))?;
+    js_sys::JSON::parse(&text)
 }
 
 async fn read_and_send(w: &Worker, file: &File, debug: Option<String>, start: f64) -> Result<(), JsValue> {

@@ -17,7 +17,7 @@ use wasm_bindgen_futures::{spawn_local, JsFuture};
 use web_sys::File;
 
 use crate::page::{Job, Page};
-use crate::{get, now, object, read, Read};
+use crate::{get, now, object, read, to_js, Read};
 
 /// A long step's slice before the page has a turn; a task's limit when the
 /// next step's time can be guessed; trace events a replay step.
@@ -49,11 +49,6 @@ fn open(viewer: &PageViewer, cmd: &OpenCommand, bytes: Option<Uint8Array>) -> Re
     let reply = viewer.open(&to_js(cmd)?, bytes)?;
     let text = js_sys::JSON::stringify(&reply)?.as_string().unwrap_or_default();
     serde_json::from_str(&text).map_err(|e| js_sys::Error::new(&format!("the Viewer's open reply: {e}")).into())
-}
-
-fn to_js(v: &impl serde::Serialize) -> Result<JsValue, JsValue> {
-    let text = serde_json::to_string(v).map_err(|e| js_sys::Error::new(&e.to_string()))?;
-    js_sys::JSON::parse(&text)
 }
 
 /// What the page hears of an open (www/app.js `loadFile`).
