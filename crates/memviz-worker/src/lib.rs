@@ -35,9 +35,7 @@ const READ_BUFFER: f64 = (4 << 20) as f64;
 thread_local! {
     /// The next read's buffer, taken while the user picks a file and kept
     /// after a read: allocated during an open, its external memory set off a
-    /// major GC of V8 there (15-35 ms, in 6 of 6 opens of a 3.2 MB file;
-    /// none with it taken ahead: benches/browser/RESULTS.md, issue 44,
-    /// twelfth session).
+    /// major GC of V8 there (docs/open.md "Memory written ahead").
     static READ_AHEAD: RefCell<Option<ArrayBuffer>> = const { RefCell::new(None) };
 }
 
