@@ -77,38 +77,67 @@ impl Viewer {
     }
 }
 
-/// The exports' own conversions (commands read from JS objects, view models
-/// made into them: serde-wasm-bindgen's code for each type, compiled by V8
-/// on first use) for what an open asks first: without this, the first page
-/// view after a file cost 11-12 ms in ctx128's open, the later ones 0.3 ms.
+/// The page's own calls after it read a file (www/app.js's open, its first
+/// paint and the frame after it, in that order), made through the exports'
+/// JS glue on a Viewer of its own: V8 compiles each export's shim, and the
+/// conversions and steps inlined into it, on its first call (a warm page's
+/// first open of a 12 KB file compiled 29 wasm functions, 4.4 ms, before its
+/// first paint; `Viewer::open` called from Rust compiled none of them). The
+/// warm slice inflated first: a file is most often a plain pickle.
 fn warm_boundary() -> Result<(), JsValue> {
-    let mut w = crate::Viewer::default();
-    w.inner.open(WARM_NAME, WARM).map_err(error)?;
+    let mut plain = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(WARM), &mut plain)
+        .map_err(|e| error(PageError::bad_command(e.to_string())))?;
+    let w = JsValue::from(crate::Viewer::default());
+    let call = |name: &str, args: &[JsValue]| -> Result<JsValue, JsValue> {
+        let f: js_sys::Function = js_sys::Reflect::get(&w, &name.into())?.dyn_into()?;
+        f.apply(&w, &args.iter().collect())
+    };
     let js = |s: &str| js_sys::JSON::parse(s).expect("a JSON literal");
-    for c in [r#"{"cmd": "get"}"#, r#"{"cmd": "numbers"}"#, r#"{"cmd": "x_of_step", "step": 1}"#] {
-        w.command(js(c))?;
+    let canvas = || -> Result<JsValue, JsValue> {
+        let doc = web_sys::window().and_then(|w| w.document()).ok_or("no document")?;
+        let c: web_sys::HtmlCanvasElement = doc.create_element("canvas")?.unchecked_into();
+        c.set_width(400);
+        c.set_height(160);
+        Ok(c.into())
+    };
+    let begin = serde_json::json!({"cmd": "begin", "name": "warm.pickle"}).to_string();
+    call("open", &[js(&begin)])?;
+    call("feed", &[js_sys::Uint8Array::from(&plain[..]).into()])?;
+    call("open", &[js(r#"{"cmd": "finish"}"#)])?;
+    call("command", &[js(r#"{"cmd": "get"}"#)])?;
+    let stats = call("render", &[canvas()?, canvas()?, canvas()?, canvas()?])?;
+    for k in ["bands_drawn", "bands_ms", "axes_ms", "columns"] {
+        js_sys::Reflect::get(&stats, &k.into())?;
     }
-    for c in [r#"{"cmd": "generation"}"#, r#"{"cmd": "overview"}"#, r#"{"cmd": "findings"}"#] {
-        w.panel(js(c))?;
+    let free: js_sys::Function = js_sys::Reflect::get(&stats, &"free".into())?.dyn_into()?;
+    free.call0(&stats)?;
+    let timings = r#"{"cmd": "timings", "open": {"worker": null, "decode": 1.5, "firstPaint": 2.5},
+        "redraw": {"redraw_ms": 1.0, "bands_ms": 0.5, "axes_ms": 0.5, "bands_drawn": 1, "columns": 400}}"#;
+    for c in [timings, r#"{"cmd": "generation"}"#, r#"{"cmd": "highlight", "node": null}"#] {
+        call("panel", &[js(c)])?;
     }
-    w.ranks(js(r#"{"do": "overview", "file": 0}"#))?;
-    w.phases(js(r#"{"filter": ""}"#))?;
-    // What panel_draw does short of the canvas (whatif.js asks for the
-    // overlay on every draw: its first call cost 6-8 ms in a file's first
-    // listeners).
-    let cmd = from_js(&js(r#"{"cmd": "what_if_overlay", "width": 400, "height": 160}"#))?;
-    to_js(&w.at_dpr().panel_draw(cmd, 6.6).map_err(error)?.1);
-    // A render on small canvases of its own, the axes with it (plotters through
-    // plotters-canvas, outside warm_up's pixels): their first draw cost
-    // 10-22 ms of a file's first paint, the later ones 1-3 ms.
-    if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
-        let canvas = || -> Result<web_sys::HtmlCanvasElement, JsValue> {
-            let c: web_sys::HtmlCanvasElement = doc.create_element("canvas")?.unchecked_into();
-            c.set_width(200);
-            c.set_height(100);
-            Ok(c)
-        };
-        w.render(&canvas()?, &canvas()?, &canvas()?, &canvas()?)?;
+    call("panel", &[js(r#"{"cmd": "marker_places", "width": 400}"#)])?;
+    for c in ["what_if_overlay", "what_if_chart"] {
+        let cmd = serde_json::json!({"cmd": c, "width": 400, "height": 160}).to_string();
+        call("panel_draw", &[canvas()?, js(&cmd)])?;
     }
-    Ok(())
+    call("ranks", &[js(r#"{"do": "overview", "file": 0}"#)])?;
+    call("ranks", &[js(r#"{"do": "status", "loading": 0}"#)])?;
+    call("phases", &[js(r#"{"filter": "", "internal": false, "peek": true}"#)])?;
+    call("panel", &[js(r#"{"cmd": "overview"}"#)])?;
+    let tick = js(r#"{"work": "analysis", "state": true}"#);
+    for _ in 0..10_000 {
+        let p = call("tick", std::slice::from_ref(&tick))?;
+        if !js_sys::Reflect::get(&p, &"busy".into())?.is_truthy() {
+            break;
+        }
+    }
+    call("panel", &[js(r#"{"cmd": "legend"}"#)])?;
+    call("phases", &[js(r#"{"filter": "", "internal": false, "peek": false}"#)])?;
+    call("panel", &[js(r#"{"cmd": "findings"}"#)])?;
+    call("command", &[js(r#"{"cmd": "prepare_hover"}"#)])?;
+    call("generation", &[])?;
+    call("file_count", &[])?;
+    call("free", &[]).map(drop)
 }
