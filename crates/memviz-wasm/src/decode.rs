@@ -17,6 +17,8 @@ use crate::{Viewer, EXAMPLE, EXAMPLE_NAME};
 /// and 6 MB more wasm memory for good.
 const WARM: &[u8] = include_bytes!("../example/warm.pickle.gz");
 const WARM_NAME: &str = "warm.pickle.gz";
+/// The same events in the shapes older PyTorch wrote (example/warm_slice.py).
+const WARM_OLD: &[u8] = include_bytes!("../example/warm_old.pickle.gz");
 
 #[wasm_bindgen]
 impl Viewer {
@@ -85,9 +87,12 @@ impl Viewer {
 /// first paint; `Viewer::open` called from Rust compiled none of them). The
 /// warm slice inflated first: a file is most often a plain pickle.
 fn warm_boundary() -> Result<(), JsValue> {
-    let mut plain = Vec::new();
-    std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(WARM), &mut plain)
-        .map_err(|e| error(PageError::bad_command(e.to_string())))?;
+    let inflate = |gz: &[u8]| {
+        let mut plain = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(gz), &mut plain)
+            .map_err(|e| error(PageError::bad_command(e.to_string())))
+            .map(|_| plain)
+    };
     let w = JsValue::from(crate::Viewer::default());
     let call = |name: &str, args: &[JsValue]| -> Result<JsValue, JsValue> {
         let f: js_sys::Function = js_sys::Reflect::get(&w, &name.into())?.dyn_into()?;
@@ -101,17 +106,20 @@ fn warm_boundary() -> Result<(), JsValue> {
         c.set_height(160);
         Ok(c.into())
     };
-    let begin = serde_json::json!({"cmd": "begin", "name": "warm.pickle"}).to_string();
-    call("open", &[js(&begin)])?;
-    call("feed", &[js_sys::Uint8Array::from(&plain[..]).into()])?;
-    call("open", &[js(r#"{"cmd": "finish"}"#)])?;
-    call("command", &[js(r#"{"cmd": "get"}"#)])?;
-    let stats = call("render", &[canvas()?, canvas()?, canvas()?, canvas()?])?;
-    for k in ["bands_drawn", "bands_ms", "axes_ms", "columns"] {
-        js_sys::Reflect::get(&stats, &k.into())?;
+    // The older shapes' decode and first draw, then the whole sequence on a 2.11 file.
+    for gz in [WARM_OLD, WARM] {
+        let begin = serde_json::json!({"cmd": "begin", "name": "warm.pickle"}).to_string();
+        call("open", &[js(&begin)])?;
+        call("feed", &[js_sys::Uint8Array::from(&inflate(gz)?[..]).into()])?;
+        call("open", &[js(r#"{"cmd": "finish"}"#)])?;
+        call("command", &[js(r#"{"cmd": "get"}"#)])?;
+        let stats = call("render", &[canvas()?, canvas()?, canvas()?, canvas()?])?;
+        for k in ["bands_drawn", "bands_ms", "axes_ms", "columns"] {
+            js_sys::Reflect::get(&stats, &k.into())?;
+        }
+        let free: js_sys::Function = js_sys::Reflect::get(&stats, &"free".into())?.dyn_into()?;
+        free.call0(&stats)?;
     }
-    let free: js_sys::Function = js_sys::Reflect::get(&stats, &"free".into())?.dyn_into()?;
-    free.call0(&stats)?;
     let timings = r#"{"cmd": "timings", "open": {"worker": null, "decode": 1.5, "firstPaint": 2.5},
         "redraw": {"redraw_ms": 1.0, "bands_ms": 0.5, "axes_ms": 0.5, "bands_drawn": 1, "columns": 400}}"#;
     for c in [timings, r#"{"cmd": "generation"}"#, r#"{"cmd": "highlight", "node": null}"#] {
