@@ -110,6 +110,8 @@ pub struct Viewer {
     /// The selection canvas holds an outline (else it is clear and is left
     /// alone: a canvas touched is copied to the compositor at the next frame).
     selection_drawn: bool,
+    /// The idle warm-up's rounds so far (decode.rs `warm_boundary`).
+    warm_rounds: u32,
 }
 
 fn now_ms() -> f64 {
