@@ -108,7 +108,10 @@ impl Page {
             return JsValue::NULL;
         };
         let answer = Closure::<dyn Fn() -> JsValue>::new(|| js_sys::Object::new().into()).into_js_value();
-        let viewer = object(&[("open", answer.clone()), ("feed", answer.clone())]);
+        // Its open answers as the Viewer does (every field), so that reading a reply is compiled too.
+        let reply = to_js(&OpenReply { file: Some(0), generation: 1, ..OpenReply::default() }).unwrap_or_default();
+        let open = Closure::<dyn Fn() -> JsValue>::new(move || reply.clone()).into_js_value();
+        let viewer = object(&[("open", open), ("feed", answer.clone())]);
         let ui = object(&[
             ("progress", answer.clone()),
             ("building", answer.clone()),
