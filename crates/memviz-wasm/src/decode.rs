@@ -17,10 +17,10 @@ use crate::{Viewer, EXAMPLE, EXAMPLE_NAME};
 /// and 6 MB more wasm memory for good.
 const WARM: &[u8] = include_bytes!("../example/warm.pickle.gz");
 const WARM_NAME: &str = "warm.pickle.gz";
-/// Every how many warm-up rounds `warm_boundary` runs the page's whole sequence.
-const FULL_ROUND: u32 = 8;
 /// The same events in the shapes older PyTorch wrote (example/warm_slice.py).
 const WARM_OLD: &[u8] = include_bytes!("../example/warm_old.pickle.gz");
+/// Every how many warm-up rounds `warm_boundary` runs the page's whole sequence.
+const FULL_ROUND: u32 = 8;
 
 #[wasm_bindgen]
 impl Viewer {
@@ -93,16 +93,24 @@ impl Viewer {
 /// sequence every [`FULL_ROUND`]th, from the first (a shim is compiled on
 /// its first call; every round made the 40 rounds end 37% later).
 fn warm_boundary(round: u32) -> Result<(), JsValue> {
+    let w = JsValue::from(crate::Viewer::default());
+    let run = warm_calls(&w, round.is_multiple_of(FULL_ROUND));
+    let free: js_sys::Function = js_sys::Reflect::get(&w, &"free".into())?.dyn_into()?;
+    free.call0(&w)?;
+    run
+}
+
+/// [`warm_boundary`]'s calls on `w` (a wasm-bindgen Viewer object).
+fn warm_calls(w: &JsValue, full: bool) -> Result<(), JsValue> {
     let inflate = |gz: &[u8]| {
         let mut plain = Vec::new();
         std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(gz), &mut plain)
             .map_err(|e| error(PageError::bad_command(e.to_string())))
             .map(|_| plain)
     };
-    let w = JsValue::from(crate::Viewer::default());
     let call = |name: &str, args: &[JsValue]| -> Result<JsValue, JsValue> {
-        let f: js_sys::Function = js_sys::Reflect::get(&w, &name.into())?.dyn_into()?;
-        f.apply(&w, &args.iter().collect())
+        let f: js_sys::Function = js_sys::Reflect::get(w, &name.into())?.dyn_into()?;
+        f.apply(w, &args.iter().collect())
     };
     let js = |s: &str| js_sys::JSON::parse(s).expect("a JSON literal");
     let canvas = || -> Result<JsValue, JsValue> {
@@ -113,7 +121,6 @@ fn warm_boundary(round: u32) -> Result<(), JsValue> {
         Ok(c.into())
     };
     // The older shapes' decode and first draw, then the whole sequence on a 2.11 file.
-    let full = round.is_multiple_of(FULL_ROUND);
     for gz in [WARM_OLD, WARM].into_iter().take(1 + full as usize) {
         let begin = serde_json::json!({"cmd": "begin", "name": "warm.pickle"}).to_string();
         call("open", &[js(&begin)])?;
@@ -128,7 +135,7 @@ fn warm_boundary(round: u32) -> Result<(), JsValue> {
         free.call0(&stats)?;
     }
     if !full {
-        return call("free", &[]).map(drop);
+        return Ok(());
     }
     let timings = r#"{"cmd": "timings", "open": {"worker": null, "decode": 1.5, "firstPaint": 2.5},
         "redraw": {"redraw_ms": 1.0, "bands_ms": 0.5, "axes_ms": 0.5, "bands_drawn": 1, "columns": 400}}"#;
@@ -156,6 +163,5 @@ fn warm_boundary(round: u32) -> Result<(), JsValue> {
     call("panel", &[js(r#"{"cmd": "findings"}"#)])?;
     call("command", &[js(r#"{"cmd": "prepare_hover"}"#)])?;
     call("generation", &[])?;
-    call("file_count", &[])?;
-    call("free", &[]).map(drop)
+    call("file_count", &[]).map(drop)
 }
