@@ -93,21 +93,28 @@ impl Viewer {
 /// sequence every [`FULL_ROUND`]th, from the first (a shim is compiled on
 /// its first call; every round made the 40 rounds end 37% later).
 fn warm_boundary(round: u32) -> Result<(), JsValue> {
+    warm_calls(WARM_OLD, false)?;
+    if round.is_multiple_of(FULL_ROUND) {
+        warm_calls(WARM, true)?;
+    }
+    Ok(())
+}
+
+/// [`warm_boundary`]'s calls for one slice, on a Viewer of its own, freed
+/// whatever they did (one model alive at a time: wasm memory never shrinks).
+fn warm_calls(gz: &[u8], full: bool) -> Result<(), JsValue> {
     let w = JsValue::from(crate::Viewer::default());
-    let run = warm_calls(&w, round.is_multiple_of(FULL_ROUND));
+    let run = warm_calls_on(&w, gz, full);
     let free: js_sys::Function = js_sys::Reflect::get(&w, &"free".into())?.dyn_into()?;
     free.call0(&w)?;
     run
 }
 
-/// [`warm_boundary`]'s calls on `w` (a wasm-bindgen Viewer object).
-fn warm_calls(w: &JsValue, full: bool) -> Result<(), JsValue> {
-    let inflate = |gz: &[u8]| {
-        let mut plain = Vec::new();
-        std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(gz), &mut plain)
-            .map_err(|e| error(PageError::bad_command(e.to_string())))
-            .map(|_| plain)
-    };
+/// `full`: the page's whole sequence after its first draw too.
+fn warm_calls_on(w: &JsValue, gz: &[u8], full: bool) -> Result<(), JsValue> {
+    let mut plain = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(gz), &mut plain)
+        .map_err(|e| error(PageError::bad_command(e.to_string())))?;
     let call = |name: &str, args: &[JsValue]| -> Result<JsValue, JsValue> {
         let f: js_sys::Function = js_sys::Reflect::get(w, &name.into())?.dyn_into()?;
         f.apply(w, &args.iter().collect())
@@ -120,20 +127,17 @@ fn warm_calls(w: &JsValue, full: bool) -> Result<(), JsValue> {
         c.set_height(160);
         Ok(c.into())
     };
-    // The older shapes' decode and first draw, then the whole sequence on a 2.11 file.
-    for gz in [WARM_OLD, WARM].into_iter().take(1 + full as usize) {
-        let begin = serde_json::json!({"cmd": "begin", "name": "warm.pickle"}).to_string();
-        call("open", &[js(&begin)])?;
-        call("feed", &[js_sys::Uint8Array::from(&inflate(gz)?[..]).into()])?;
-        call("open", &[js(r#"{"cmd": "finish"}"#)])?;
-        call("command", &[js(r#"{"cmd": "get"}"#)])?;
-        let stats = call("render", &[canvas()?, canvas()?, canvas()?, canvas()?])?;
-        for k in ["bands_drawn", "bands_ms", "axes_ms", "columns"] {
-            js_sys::Reflect::get(&stats, &k.into())?;
-        }
-        let free: js_sys::Function = js_sys::Reflect::get(&stats, &"free".into())?.dyn_into()?;
-        free.call0(&stats)?;
+    let begin = serde_json::json!({"cmd": "begin", "name": "warm.pickle"}).to_string();
+    call("open", &[js(&begin)])?;
+    call("feed", &[js_sys::Uint8Array::from(&plain[..]).into()])?;
+    call("open", &[js(r#"{"cmd": "finish"}"#)])?;
+    call("command", &[js(r#"{"cmd": "get"}"#)])?;
+    let stats = call("render", &[canvas()?, canvas()?, canvas()?, canvas()?])?;
+    for k in ["bands_drawn", "bands_ms", "axes_ms", "columns"] {
+        js_sys::Reflect::get(&stats, &k.into())?;
     }
+    let free: js_sys::Function = js_sys::Reflect::get(&stats, &"free".into())?.dyn_into()?;
+    free.call0(&stats)?;
     if !full {
         return Ok(());
     }
