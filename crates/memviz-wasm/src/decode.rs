@@ -112,9 +112,13 @@ fn warm_calls(gz: &[u8], full: bool) -> Result<(), JsValue> {
 
 /// `full`: the page's whole sequence after its first draw too.
 fn warm_calls_on(w: &JsValue, gz: &[u8], full: bool) -> Result<(), JsValue> {
-    let mut plain = Vec::new();
-    std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(gz), &mut plain)
-        .map_err(|e| error(PageError::bad_command(e.to_string())))?;
+    // Inflated into a JS copy, as a read hands a file to `feed` (wasm memory keeps its peak).
+    let bytes = {
+        let mut plain = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(gz), &mut plain)
+            .map_err(|e| error(PageError::bad_command(e.to_string())))?;
+        js_sys::Uint8Array::from(&plain[..])
+    };
     let call = |name: &str, args: &[JsValue]| -> Result<JsValue, JsValue> {
         let f: js_sys::Function = js_sys::Reflect::get(w, &name.into())?.dyn_into()?;
         f.apply(w, &args.iter().collect())
@@ -129,7 +133,7 @@ fn warm_calls_on(w: &JsValue, gz: &[u8], full: bool) -> Result<(), JsValue> {
     };
     let begin = serde_json::json!({"cmd": "begin", "name": "warm.pickle"}).to_string();
     call("open", &[js(&begin)])?;
-    call("feed", &[js_sys::Uint8Array::from(&plain[..]).into()])?;
+    call("feed", &[bytes.into()])?;
     call("open", &[js(r#"{"cmd": "finish"}"#)])?;
     call("command", &[js(r#"{"cmd": "get"}"#)])?;
     let stats = call("render", &[canvas()?, canvas()?, canvas()?, canvas()?])?;
