@@ -105,9 +105,14 @@ fn warm_boundary(round: u32) -> Result<(), JsValue> {
 fn warm_calls(gz: &[u8], full: bool) -> Result<(), JsValue> {
     let w = JsValue::from(crate::Viewer::default());
     let run = warm_calls_on(&w, gz, full);
-    let free: js_sys::Function = js_sys::Reflect::get(&w, &"free".into())?.dyn_into()?;
-    free.call0(&w)?;
+    method(&w, "free", &[])?;
     run
+}
+
+/// `obj.name(...args)` through the JS glue, as the page calls it.
+fn method(obj: &JsValue, name: &str, args: &[JsValue]) -> Result<JsValue, JsValue> {
+    let f: js_sys::Function = js_sys::Reflect::get(obj, &name.into())?.dyn_into()?;
+    f.apply(obj, &args.iter().collect())
 }
 
 /// `full`: the page's whole sequence after its first draw too.
@@ -119,10 +124,7 @@ fn warm_calls_on(w: &JsValue, gz: &[u8], full: bool) -> Result<(), JsValue> {
             .map_err(|e| error(PageError::bad_command(e.to_string())))?;
         js_sys::Uint8Array::from(&plain[..])
     };
-    let call = |name: &str, args: &[JsValue]| -> Result<JsValue, JsValue> {
-        let f: js_sys::Function = js_sys::Reflect::get(w, &name.into())?.dyn_into()?;
-        f.apply(w, &args.iter().collect())
-    };
+    let call = |name: &str, args: &[JsValue]| method(w, name, args);
     let js = |s: &str| js_sys::JSON::parse(s).expect("a JSON literal");
     let canvas = || -> Result<JsValue, JsValue> {
         let doc = web_sys::window().and_then(|w| w.document()).ok_or("no document")?;
@@ -140,8 +142,7 @@ fn warm_calls_on(w: &JsValue, gz: &[u8], full: bool) -> Result<(), JsValue> {
     for k in ["bands_drawn", "bands_ms", "axes_ms", "columns"] {
         js_sys::Reflect::get(&stats, &k.into())?;
     }
-    let free: js_sys::Function = js_sys::Reflect::get(&stats, &"free".into())?.dyn_into()?;
-    free.call0(&stats)?;
+    method(&stats, "free", &[])?;
     if !full {
         return Ok(());
     }
