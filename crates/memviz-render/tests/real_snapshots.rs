@@ -154,3 +154,37 @@ fn selection_overlay_matches_selected_rendering() {
         }
     }
 }
+
+/// `render_plot` writes every pixel (memviz-viewer sizes the plot without
+/// clearing it, `Image::resize`): over an image left full of another color
+/// it gives the very pixels it gives over a cleared one, whole and zoomed
+/// in past a step per column, at every detail limit, with a band selected,
+/// and for a plot of nothing (y_max 0).
+#[test]
+fn rendering_writes_every_pixel() {
+    const STALE: Rgba = [255, 0, 255, 255];
+    for name in ["transformer_fullstep_ctx128.pickle", "compile_context_metadata.pickle"] {
+        let snap = load(name);
+        let tl = Timeline::build(&snap, snap.default_device().unwrap(), TimelineKind::ActiveMemory);
+        let n = tl.elements.len() as u32;
+        for limit in [n, n / 2, 0] {
+            let dv = DetailView::new(&tl, limit);
+            let ix = BandIndex::new(&tl, &dv);
+            let src = TimelineBands::new(&tl, &dv, &ix);
+            for (zoom, selected) in [(1.0, None), (0.001, Some(tl.by_size[0])), (0.3, Some(tl.by_size[n as usize / 2]))] {
+                let (w, h) = (333, 157);
+                let cols = pick_columns(&src, Window::full(tl.n_steps()).zoom(zoom, 0.5), w);
+                for y_max in [cols.max_total + cols.max_total / 16, 0] {
+                    let style = PlotStyle { y_max, selected, outline: 2 };
+                    let mut want = Image::new(w, h);
+                    render_plot(&src, &cols, style, &mut want);
+                    let mut got = Image::new(w, h);
+                    got.reset(w, h, STALE);
+                    render_plot(&src, &cols, style, &mut got);
+                    assert!(got.rgba == want.rgba, "{name} limit {limit} zoom {zoom} y_max {y_max}");
+                    assert!(!got.rgba.chunks(4).any(|p| p == STALE), "{name} limit {limit} zoom {zoom}");
+                }
+            }
+        }
+    }
+}

@@ -251,14 +251,16 @@ impl Context {
     /// bands for a plot of `rect`.
     pub fn render_timeline(&mut self, rect: PlotRect) -> PlotStats {
         self.rect = Some(rect);
-        self.plot.reset(rect.w, rect.h, render::BACKGROUND);
         let (Some(f), Some(d)) = (self.files.get(self.current), self.detail.as_ref()) else {
+            self.plot.reset(rect.w, rect.h, render::BACKGROUND);
             self.cols = Columns::default();
             return PlotStats::default();
         };
         let Some(tl) = f.timeline(self.device, self.kind) else {
+            self.plot.reset(rect.w, rect.h, render::BACKGROUND);
             return PlotStats::default();
         };
+        self.plot.resize(rect.w, rect.h); // render_plot writes every pixel
         let src = TimelineBands::new(tl, d, &self.bands);
         self.cols = self.pick_columns(&src, rect.w);
         self.y_max = y_max_above(self.cols.max_total);
