@@ -1,4 +1,5 @@
 // @ts-check
+//# allFunctionsCalledOnLoad
 // Fills DOM templates (markup in index.html) from a typed view model. Under `root`:
 //   data-text="path" textContent · data-show="path" ("!path") hidden unless truthy (falsy;
 //   an empty list is falsy) · data-attr-NAME / data-style-NAME="path" an attribute / style

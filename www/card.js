@@ -1,4 +1,5 @@
 // @ts-check
+//# allFunctionsCalledOnLoad
 // The hover card (#hover-card, its template in index.html): what the band under the pointer
 // is, beside it and inside the viewport; the user's frames first, torch and C++ folded (the
 // core's rule: format.rs hover_card). A pinned card stays and takes the pointer.

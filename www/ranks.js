@@ -1,4 +1,5 @@
 // @ts-check
+//# allFunctionsCalledOnLoad
 // Many snapshots at once (the ranks of one run) and what changed between two
 // moments (crates/memviz-viewer/src/ranks.rs builds the table, the diff and
 // its icicle; index.html's templates show them). Files opened together are

@@ -1,4 +1,5 @@
 // @ts-check
+//# allFunctionsCalledOnLoad
 // "What if" (template in index.html; Viewer.panel's what_if_* commands, memviz-viewer's whatif.rs): allocator
 // settings in, the trace replayed under them a slice a frame; texts, chart and the line over the plot from Rust.
 import { getViewer, guard, inSlices, onDraw, afterPaint, settleListeners } from './app.js';
