@@ -171,7 +171,8 @@ fn rendering_writes_every_pixel() {
             let dv = DetailView::new(&tl, limit);
             let ix = BandIndex::new(&tl, &dv);
             let src = TimelineBands::new(&tl, &dv, &ix);
-            for (zoom, selected) in [(1.0, None), (0.001, Some(tl.by_size[0])), (0.3, Some(tl.by_size[n as usize / 2]))] {
+            for (zoom, selected) in [(1.0, None), (0.001, Some(tl.by_size[0])), (0.3, Some(tl.by_size[n as usize / 2]))]
+            {
                 let (w, h) = (333, 157);
                 let cols = pick_columns(&src, Window::full(tl.n_steps()).zoom(zoom, 0.5), w);
                 for y_max in [cols.max_total + cols.max_total / 16, 0] {
