@@ -434,3 +434,48 @@ print(json.dumps({'extras': len(alone_contexts) + others, 'contexts': [e.get('co
         assert_eq!(got, c.as_str(), "event {i}");
     }
 }
+
+/// A block's frames list is read as its stack when it is written out
+/// (segments and blocks of a state snapshot): lists of every length around
+/// the pickler's batch of 1000 (one APPENDS, several), frames written out
+/// inside a list or referenced, a list shared by two blocks, an empty one,
+/// and one with an item that is not a frame. Each block's frames must be
+/// Python's, in order, whatever the chunks, and the bad item named.
+#[test]
+fn block_frames_lists_of_any_length_keep_every_frame() {
+    const PY: &str = r#"
+import json, pickle, sys
+fr = [dict(filename=f'/src/m{i % 7}.py', line=i, name=f'f{i}') for i in range(40)]
+def frames(n, k):
+    return [fr[(k * 3 + j) % len(fr)] for j in range(n)]
+shared = frames(14, 5)
+lens = [0, 1, 14, 14, 999, 1000, 1001, 2000, 2500, 3]
+lists = [frames(n, k) for k, n in enumerate(lens)] + [shared, shared, frames(5, 2) + [7] + frames(4, 1)]
+blocks = [dict(address=0x7f0000000000 + 4096 * i, size=4096, requested_size=4000, state='active_allocated',
+               frames=f) for i, f in enumerate(lists)]
+seg = dict(device=0, address=0x7f0000000000, total_size=4096 * len(blocks), allocated_size=4096 * len(blocks),
+           active_size=4096 * len(blocks), requested_size=4000 * len(blocks), stream=0, segment_type='large',
+           segment_pool_id=(0, 0), is_expandable=False, frames=frames(3, 9), blocks=blocks)
+for proto in (2, 4, 5):
+    b = pickle.dumps({'segments': [seg], 'device_traces': [[]]}, protocol=proto)
+    sys.stdout.buffer.write(len(b).to_bytes(8, 'little') + b)
+text = lambda f: [[x['filename'], x['line'], x['name']] for x in f if isinstance(x, dict)]
+sys.stdout.buffer.write(json.dumps({'blocks': [text(f) for f in lists], 'segment': text(seg['frames'])}).encode())
+"#;
+    let (pickles, facts) = python_pickles(PY, 3);
+    let want = facts["blocks"].as_array().unwrap();
+    assert_eq!(want[8].as_array().unwrap().len(), 2500, "Python's side: a list of 2500 frames");
+    for bytes in &pickles {
+        for chunk in [bytes.len(), 4096, 61] {
+            let snap = load_in_chunks(bytes, chunk);
+            assert_eq!(snap.blocks.len(), want.len(), "chunks of {chunk}");
+            for (i, (b, w)) in snap.blocks.iter().zip(want).enumerate() {
+                assert_eq!(&frames_text(&snap, b.stack), w, "block {i}, chunks of {chunk}");
+            }
+            assert_eq!(frames_text(&snap, snap.segments[0].stack), facts["segment"], "chunks of {chunk}");
+            assert_eq!(snap.blocks[10].stack, snap.blocks[11].stack, "a shared list is one stack");
+            let bad: Vec<&str> = snap.warnings.list.iter().map(|w| w.location.as_str()).collect();
+            assert_eq!(bad, ["segments[0]['blocks'][12]"], "chunks of {chunk}");
+        }
+    }
+}

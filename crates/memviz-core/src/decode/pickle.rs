@@ -1416,6 +1416,9 @@ struct ListCache {
 
 const NO_ENTRY: u32 = u32::MAX;
 
+/// Most items Python's pickler writes in one APPENDS (`_BATCHSIZE`).
+const FRAMES_BATCH: usize = 1000;
+
 impl Default for ListCache {
     fn default() -> Self {
         ListCache { index: FastMap::default(), entries: Vec::new(), bytes: Vec::new(), last: NO_ENTRY, rewrites: 0 }
@@ -2149,6 +2152,11 @@ impl PickleDecoder {
                     pos += 1;
                 }
                 op::EMPTY_LIST => {
+                    if let Some(next) = self.frames_list_at(data, pos) {
+                        self.arena.growth.decoded = base + pos as u64;
+                        pos = next;
+                        continue;
+                    }
                     let id = self.new_list(Vec::new());
                     self.stack.push(Value::List(id));
                     pos += 1;
@@ -2294,6 +2302,76 @@ impl PickleDecoder {
         self.memo.slots[dict_slot] = s;
         self.stack.push(Value::Event(ev));
         Some(p + 1)
+    }
+
+    /// A frames list written out as the value of a dict's `frames` key that
+    /// is not read as a trace event (a segment's or a block's: `EMPTY_LIST
+    /// MEMOIZE MARK` at `pos`, the key on the stack), read as one unit as
+    /// [`PickleDecoder::event_at`] reads an event's. Its effect is that of
+    /// running those opcodes, whose APPENDS interns the list's stack
+    /// ([`PickleDecoder::intern_frames_batch`]), without a push per frame: a
+    /// state snapshot's blocks are ~14 frame references each, and each list
+    /// went the slow way (the blocks before it in their batch are open
+    /// dicts). The position after it, or None, with nothing changed, for
+    /// anything else (a reference to a dict that is not a frame, the list
+    /// cut by the chunk's end, or 2000 bytes and more: `step` counts those).
+    #[inline]
+    fn frames_list_at(&mut self, data: &[u8], pos: usize) -> Option<usize> {
+        if data.get(pos + 1..pos + 3)? != [op::MEMOIZE, op::MARK] {
+            return None;
+        }
+        let &Value::Str(k) = self.stack.last()? else { return None };
+        if self.arena.str_key[k as usize] != Key::Frames {
+            return None;
+        }
+        let mut p = pos + 3;
+        let frames = self.frames_at(data, &mut p)?;
+        // Memo references are 2 bytes or more: fewer bytes, fewer items
+        // than a batch.
+        if p - 1 - (pos + 3) >= 2 * FRAMES_BATCH {
+            return None;
+        }
+        self.arena.growth.reserve(&mut self.memo.slots, 1);
+        let v = self.make_list(data, Some(frames));
+        self.memo.push(v);
+        self.stack.push(v);
+        Some(p)
+    }
+
+    /// APPENDS of frames to a fresh list that is a dict's `frames` value
+    /// (the key below the list on the stack, `m` the items' mark): the
+    /// list becomes its interned stack now, as [`PickleDecoder::frames_list_at`]
+    /// makes it, so that both ways give the stacks in the same order. Only a
+    /// batch shorter than Python's pickler writes at most (1000): a longer
+    /// list comes in batches, and becomes a stack when it is read. False,
+    /// nothing changed, for anything else.
+    fn intern_frames_batch(&mut self, m: usize) -> bool {
+        let n = self.stack.len().wrapping_sub(m);
+        if m < 2 || n >= FRAMES_BATCH {
+            return false;
+        }
+        let (Value::List(id), Value::Str(k)) = (self.stack[m - 1], self.stack[m - 2]) else { return false };
+        let a = &mut self.arena;
+        if a.str_key[k as usize] != Key::Frames || !matches!(a.lists[id as usize], ListRec::Empty) {
+            return false;
+        }
+        let mut ids = std::mem::take(&mut a.stack_scratch);
+        ids.clear();
+        for v in &self.stack[m..] {
+            match *v {
+                Value::Dict(d) => match a.dicts[d as usize] {
+                    DictRec::Frame(f) => ids.push(f),
+                    _ => break,
+                },
+                _ => break,
+            }
+        }
+        if ids.len() == n {
+            a.lists[id as usize] = ListRec::Stack(a.intern_stack(&ids));
+            self.stack.truncate(m);
+        }
+        a.stack_scratch = ids;
+        self.stack.len() == m
     }
 
     /// A frames list written out in an event (`EMPTY_LIST MEMOIZE` at
@@ -2897,7 +2975,7 @@ impl PickleDecoder {
             }
             op::APPENDS | op::ADDITEMS => {
                 let m = self.pop_mark(at)?;
-                if self.append_pending(m) {
+                if op == op::APPENDS && self.intern_frames_batch(m) || self.append_pending(m) {
                     return Ok(p);
                 }
                 let items = self.stack.split_off(m);
