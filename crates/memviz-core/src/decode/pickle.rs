@@ -1966,7 +1966,11 @@ impl PickleDecoder {
 
     /// SETITEMS fast path: a fresh dict whose items on the stack make a
     /// trace event or a frame goes straight to its table, without building
-    /// the generic dict first.
+    /// the generic dict first; any other (a segment, a block) is stored as
+    /// it is, not open: it was just classified, and a SETITEM(S) that comes
+    /// later opens it again (`set_items`), to be classified when it is
+    /// complete. A state snapshot's blocks were classified twice, and each
+    /// kept the lists' and dicts' fast paths off until its batch was done.
     fn convert_from_stack(&mut self, m: usize) -> bool {
         if m == 0 || self.marks.last().is_some_and(|&f| f >= m) || !(self.stack.len() - m).is_multiple_of(2) {
             return false;
@@ -1980,11 +1984,12 @@ impl PickleDecoder {
             let dicts: Vec<Value> = self.stack[m..].iter().copied().filter(|v| matches!(v, Value::Dict(_))).collect();
             self.finish_dicts(&dicts);
         }
-        if self.arena.convert_dict(id, &self.stack[m..]) {
-            self.stack.truncate(m);
-            return true;
+        if !self.arena.convert_dict(id, &self.stack[m..]) {
+            let pairs = self.stack[m..].chunks_exact(2).map(|kv| (kv[0], kv[1])).collect();
+            self.arena.dicts[id as usize] = self.arena.store_dict(pairs);
         }
-        false
+        self.stack.truncate(m);
+        true
     }
 
     fn set_items(&mut self, target: Value, items: Vec<Value>, at: u64) -> Result<()> {
@@ -2230,6 +2235,11 @@ impl PickleDecoder {
             }
             let kp = p;
             let k @ Value::Str(_) = memo_ref(&self.memo, data, &mut p)? else { return None };
+            // PyTorch writes `action` first: a block or a frame is left at
+            // its first key, before its frames list is read twice.
+            if n == 0 && self.arena.key(&k) != Key::Action {
+                return None;
+            }
             key_at[n / 2] = (kp as u32, (p - kp) as u8);
             let v = match *data.get(p)? {
                 op::BINGET | op::LONG_BINGET => memo_ref(&self.memo, data, &mut p)?,
