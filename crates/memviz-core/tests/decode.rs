@@ -479,3 +479,66 @@ sys.stdout.buffer.write(json.dumps({'blocks': [text(f) for f in lists], 'segment
         }
     }
 }
+
+/// Every block's frames in every real snapshot and recording, against
+/// Python's: how many, and the CRC-32 of their text (`filename NUL line NUL
+/// name NUL` each), by device and address. The decoder reads most of these
+/// lists as stacks straight from their bytes.
+#[test]
+fn real_blocks_keep_their_frames() {
+    const PY: &str = r#"
+import json, pickle, sys, zlib
+out, n = [], 0
+for path in sys.argv[1:]:
+    d = pickle.load(open(path, 'rb'))
+    segs = d['segments'] if isinstance(d, dict) else d
+    blocks = {}
+    for s in segs:
+        for b in s['blocks']:
+            if 'frames' in b:
+                fs = b['frames'] or []
+                text = ''.join(f"{f['filename']}\0{f['line']}\0{f['name']}\0" for f in fs)
+                blocks[f"{s['device']}:{b['address']}"] = [len(fs), zlib.crc32(text.encode('utf-8', 'surrogatepass'))]
+                n += len(fs)
+    out.append(blocks)
+print(json.dumps({'files': out, 'frames': n}))
+"#;
+    fn crc32(bytes: &[u8]) -> u32 {
+        let mut c = !0u32;
+        for &b in bytes {
+            c ^= b as u32;
+            for _ in 0..8 {
+                c = if c & 1 != 0 { (c >> 1) ^ 0xEDB8_8320 } else { c >> 1 };
+            }
+        }
+        !c
+    }
+    let paths = real_pickles(&[("snapshots", 8), ("recordings", 10)]);
+    let mut cmd = Command::new("python3");
+    cmd.args(["-c", PY]).args(&paths);
+    let out = cmd.output().expect("python3 reads the blocks");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let facts: J = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(facts["frames"].as_u64().unwrap() > 100_000, "Python's side: {} block frames", facts["frames"]);
+    for (path, want) in paths.iter().zip(facts["files"].as_array().unwrap()) {
+        let snap = load(path);
+        let want = want.as_object().unwrap();
+        let mut seen = 0;
+        for seg in &snap.segments {
+            for b in &snap.blocks[seg.blocks.start as usize..seg.blocks.end as usize] {
+                let Some(w) = want.get(&format!("{}:{}", seg.device, b.address)) else { continue };
+                let mut text = Vec::new();
+                for &f in snap.stack(b.stack) {
+                    let f = snap.frame(f);
+                    text.extend_from_slice(
+                        format!("{}\0{}\0{}\0", snap.str(f.filename), f.line, snap.str(f.name)).as_bytes(),
+                    );
+                }
+                let got = serde_json::json!([snap.stack(b.stack).len(), crc32(&text)]);
+                assert_eq!(&got, w, "{}: the block at {:#x} on device {}", path.display(), b.address, seg.device);
+                seen += 1;
+            }
+        }
+        assert_eq!(seen, want.len(), "{}: blocks with frames in the model against Python's", path.display());
+    }
+}
