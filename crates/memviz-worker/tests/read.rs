@@ -30,6 +30,30 @@ extern "C" {
     fn without_byob(file: web_sys::File) -> web_sys::File;
 }
 
+#[wasm_bindgen(inline_js = "export function closing_late(file, state) {
+  const stream = file.stream.bind(file);
+  file.stream = () => {
+    const r = stream().getReader();
+    return new ReadableStream({
+      async pull(c) {
+        const { done, value } = await r.read();
+        if (!done) return c.enqueue(value);
+        await new Promise((ok) => setTimeout(ok, 3000));
+        if (!state.cancelled) { state.closed = true; c.close(); }
+      },
+      cancel() { state.cancelled = true; },
+    });
+  };
+  return file;
+}
+export const tick = () => new Promise((ok) => setTimeout(ok, 0));")]
+extern "C" {
+    /// `file` whose stream says its end 3 s after its last bytes (unless
+    /// cancelled first), in `state.closed` / `state.cancelled`.
+    fn closing_late(file: web_sys::File, state: &js_sys::Object) -> web_sys::File;
+    fn tick() -> js_sys::Promise;
+}
+
 fn file(bytes: &[u8]) -> web_sys::File {
     let parts = Array::of1(&Uint8Array::from(bytes));
     web_sys::File::new_with_u8_array_sequence(&parts, "resnet50_no_zero_grad.pickle.gz").unwrap()
@@ -116,4 +140,28 @@ async fn a_read_after_a_large_one_hands_over_its_own_bytes_only() {
         assert!(read(&as_file(bytes), feed, async |_| Ok(())).await.is_ok());
         assert!(got == *bytes, "{} bytes fed of {}", got.len(), bytes.len());
     }
+}
+
+#[wasm_bindgen_test]
+async fn a_read_ends_at_the_files_size_not_at_the_streams_end() {
+    // The stream's end is one more message from the browser after the last
+    // bytes: the read is over once it has the file's size, and lets the
+    // stream go (cancelled).
+    let bytes: Vec<u8> = (0..100_000u32).map(|i| (i % 253) as u8).collect();
+    let state = js_sys::Object::new();
+    let f = closing_late(
+        web_sys::File::new_with_u8_array_sequence(&Array::of1(&Uint8Array::from(&bytes[..])), "x").unwrap(),
+        &state,
+    );
+    let mut got = Vec::new();
+    let feed = |b: &Uint8Array| {
+        got.extend(b.to_vec());
+        Ok(())
+    };
+    assert!(read(&f, feed, async |_| Ok(())).await.is_ok());
+    assert!(got == bytes, "{} bytes fed of {}", got.len(), bytes.len());
+    let flag = |k: &str| js_sys::Reflect::get(&state, &k.into()).unwrap().is_truthy();
+    assert!(!flag("closed"), "the read waited for the stream's end");
+    wasm_bindgen_futures::JsFuture::from(tick()).await.unwrap();
+    assert!(flag("cancelled"), "the stream was not let go");
 }
