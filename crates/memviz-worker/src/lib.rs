@@ -33,6 +33,8 @@ pub use page::decode_workers;
 const READ_BUFFER: f64 = (4 << 20) as f64;
 
 thread_local! {
+    /// A promise's rejection let go of (one closure for the thread's life, not one a call).
+    static IGNORE: Closure<dyn FnMut(JsValue)> = Closure::new(|_| {});
     /// The next read's buffer, taken while the user picks a file and kept
     /// after a read: allocated during an open, its external memory set off a
     /// major GC of V8 there (docs/open.md "Memory written ahead").
@@ -300,9 +302,7 @@ pub async fn read(
     if out.is_err() || out.as_ref().is_ok_and(|&open| open) {
         if let Ok(cancel) = get(&reader, "cancel").dyn_into::<Function>() {
             if let Ok(p) = cancel.call0(&reader) {
-                let ignore = Closure::<dyn FnMut(JsValue)>::new(|_| {}); // a refused cancel is no error
-                let _ = Promise::from(p).catch(&ignore);
-                ignore.forget();
+                let _ = IGNORE.with(|ignore| Promise::from(p).catch(ignore)); // a refused cancel is no error
             }
         }
     }
