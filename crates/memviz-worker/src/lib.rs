@@ -243,8 +243,8 @@ pub enum Read {
 /// Feeds `file` to `feed` as its stream reads it, FEED bytes a call (views
 /// of the stream's buffer, valid during the call), one reused "byob" buffer
 /// where the browser can; awaits `step(bytes read)` each CHUNK and at the
-/// end, which is the file's size (the stream then cancelled). The worker feeds its `Decoder` ([`feed_decoder`]), the page its
-/// Viewer (crate::open).
+/// end, which is the file's size (the stream then cancelled). The worker
+/// feeds its `Decoder` ([`feed_decoder`]), the page its Viewer (crate::open).
 pub async fn read(
     file: &File,
     mut feed: impl FnMut(&Uint8Array) -> Result<(), Read>,
@@ -299,7 +299,7 @@ pub async fn read(
     };
     // Ok(true): read to the file's size, the stream not at its end yet: cancelled, as after an error.
     let out = fed.await;
-    if out.is_err() || out.as_ref().is_ok_and(|&open| open) {
+    if !matches!(out, Ok(false)) {
         if let Ok(cancel) = get(&reader, "cancel").dyn_into::<Function>() {
             if let Ok(p) = cancel.call0(&reader) {
                 let _ = IGNORE.with(|ignore| Promise::from(p).catch(ignore)); // a refused cancel is no error
