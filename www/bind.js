@@ -6,7 +6,7 @@
 //   property · data-prop-NAME="path" ("!path") a property (value, disabled) · data-class="path"
 //   adds a class · data-cmd="path" the value as JSON in data-payload, read back by `onCmd` ·
 //   data-each="path" a copy of the template (its <template> child, or the one data-tpl names)
-//   per item (an object: one; null: none).
+//   per item (an object: one; null: none); a <select>'s copies are kept and filled again.
 // A path is dotted ("at.step"); "." is the model itself, "#" the item's index.
 
 /** @param {any} model @param {string} path @param {number} i */
@@ -35,7 +35,10 @@ export function fill(root, model, i = 0) {
     else if (name === 'data-show') /** @type {HTMLElement} */ (el).hidden = truthy(v()) === value.startsWith('!');
     else if (name === 'data-class') { if (v()) el.classList.add(String(v())); }
     else if (name === 'data-cmd') el.setAttribute('data-payload', JSON.stringify(v() ?? null));
-    else if (name === 'data-each') { clear(el); add(/** @type {HTMLElement} */ (el), v(), 0); }
+    else if (name === 'data-each') {
+      if (el.tagName === 'SELECT') refill(/** @type {HTMLElement} */ (el), v());
+      else { clear(el); add(/** @type {HTMLElement} */ (el), v(), 0); }
+    }
     else if (name.startsWith('data-attr-')) el.setAttribute(name.slice(10), String(v() ?? ''));
     else if (name.startsWith('data-prop-')) el[name.slice(10)] = value.startsWith('!') ? !truthy(v()) : v();
     else if (name.startsWith('data-style-')) /** @type {HTMLElement} */ (el).style.setProperty(name.slice(11), v() ?? '');
@@ -46,6 +49,18 @@ export function fill(root, model, i = 0) {
 /** Removes the copies of a data-each element's template. @param {Element} el */
 export function clear(el) {
   for (const c of [...el.children]) if (c.tagName !== 'TEMPLATE') c.remove();
+}
+
+/** A <select>'s copies for `items`, those it has filled again in place: a new option costs the page a style and
+ * layout of the select (1.5-2.7 ms in a file's first open), a new text on an option almost none (RESULTS.md, issue
+ * 44's seventeenth session). Only for templates whose bindings all set (no data-class, which only adds).
+ * @param {HTMLElement} el @param {any} items */
+function refill(el, items) {
+  const list = Array.isArray(items) ? items : items == null ? [] : [items];
+  const copies = [...el.children].filter((c) => c.tagName !== 'TEMPLATE');
+  for (const c of copies.slice(list.length)) c.remove();
+  copies.slice(0, list.length).forEach((c, k) => fill(c, list[k], k));
+  add(el, list.slice(copies.length), copies.length);
 }
 
 /** Appends one filled copy of `el`'s template per item (an object: one copy; null: none).

@@ -248,6 +248,33 @@ test('first screen: what memviz is, Open, Example, how to record; no empty plot 
   await context.close();
 });
 
+test('the selects: blank options made while idle, then named in place by the first file', async () => {
+  const { page, context, errors } = await openPage({ viewport: { width: 1280, height: 800 } });
+  await page.waitForSelector('body[data-warm="1"]', { state: 'attached', timeout: 30000 });
+  const ids = ['file-select', 'view-select', 'device-select'];
+  // Made while idle, blank and disabled: the first screen looks as without them.
+  const before = await page.evaluate((ids) => ids.map((id) => {
+    const s = document.getElementById(id);
+    s.keptOptions = [...s.options];
+    return [s.disabled, s.keptOptions.map((o) => o.textContent)];
+  }), ids);
+  assert.deepEqual(before, [[true, ['']], [true, ['', '', '', '', '']], [true, ['']]]);
+  const name = 'oom_fragmentation_2gib.pickle';
+  await dropFiles(page, [[name, recording(name)]]);
+  await waitOpened(page, name);
+  // The same option elements, named: the file, the five views, its one device (Python: one device trace, every
+  // segment on device 0).
+  const after = await page.evaluate((ids) => ids.map((id) => {
+    const s = document.getElementById(id);
+    return [s.disabled, [...s.options].every((o, k) => o === s.keptOptions[k]), [...s.options].map((o) => o.textContent)];
+  }), ids);
+  assert.deepEqual(after[0], [false, true, [name]]);
+  assert.deepEqual([after[1][0], after[1][1], after[1][2].length, after[1][2].every((t) => t.length > 0)], [false, true, 5, true]);
+  assert.deepEqual(after[2], [false, true, ['cuda:0']]);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('a profiler file replaces the snapshot panels; its .html picture export is named for what it is', async () => {
   const { page, context, errors } = await open('oom_fragmentation_2gib.pickle');
   assert.ok((await visible(page, ['plot-box']))['plot-box']);
