@@ -48,16 +48,20 @@ export function fill(root, model, i = 0) {
 
 /** Removes the copies of a data-each element's template. @param {Element} el */
 export function clear(el) {
-  for (const c of [...el.children]) if (c.tagName !== 'TEMPLATE') c.remove();
+  for (const c of copiesOf(el)) c.remove();
 }
+
+/** The copies a data-each element holds (its children but its <template>). @param {Element} el */
+const copiesOf = (el) => [...el.children].filter((c) => c.tagName !== 'TEMPLATE');
+/** A data-each value as a list: an array as it is, an object one item, null none. @param {any} items @returns {any[]} */
+const listOf = (items) => (Array.isArray(items) ? items : items == null ? [] : [items]);
 
 /** A <select>'s copies for `items`, those it has filled again in place: a new option costs the page a style and
  * layout of the select (1.5-2.7 ms in a file's first open), a new text on an option almost none (RESULTS.md, issue
  * 44's seventeenth session). Only for templates whose bindings all set (no data-class, which only adds).
  * @param {HTMLElement} el @param {any} items */
 function refill(el, items) {
-  const list = Array.isArray(items) ? items : items == null ? [] : [items];
-  const copies = [...el.children].filter((c) => c.tagName !== 'TEMPLATE');
+  const list = listOf(items), copies = copiesOf(el);
   for (const c of copies.slice(list.length)) c.remove();
   copies.slice(0, list.length).forEach((c, k) => fill(c, list[k], k));
   add(el, list.slice(copies.length), copies.length);
@@ -67,7 +71,7 @@ function refill(el, items) {
  * @param {HTMLElement} el @param {any} items */
 export function add(el, items, first = 0) {
   const t = /** @type {HTMLTemplateElement} */ (el.dataset.tpl ? document.getElementById(el.dataset.tpl) : el.querySelector(':scope > template'));
-  for (const [k, item] of (Array.isArray(items) ? items : items == null ? [] : [items]).entries()) {
+  for (const [k, item] of listOf(items).entries()) {
     const copy = /** @type {DocumentFragment} */ (t.content.cloneNode(true));
     fill(copy, item, first + k);
     el.append(copy);
