@@ -231,6 +231,7 @@ export function guard(fn) {
 
 /** Empties the controls, the summary and the canvases (no file open). */
 function resetControls() {
+  selectsDue = null;
   for (const id of ['file-select', 'device-select', 'view-select']) fill($(id), {});
   $('detail').disabled = $('reset-zoom').disabled = true;
   for (const id of ['summary', 'context', 'timings', 'detail-label']) $(id).textContent = '';
@@ -397,14 +398,32 @@ export const showFile = guard(function (i, device) {
   viewChanged(command({ cmd: 'set_file', file: i, device: device ?? null }), true);
 });
 
+let selectsDue = null; // {p, files}: the selects' naming, left to the frame after a file's first paint
+
+/** Names the file, view and device selects from `p` (index.html's templates; the file and view ones
+ * when `files`). Before a file's first paint it is left to the frame after: changing the selects
+ * there made that paint 4-10 ms later (issue 44's seventeenth session). style.css gives them fixed
+ * widths, so naming them a frame late moves nothing. The latest `p` is the one named.
+ * @param {import('./types').PageView} p */
+function nameSelects(p, files, now = !firstPaintPending) {
+  files ||= !!selectsDue?.files;
+  if (!now) {
+    if (!selectsDue) afterPaint().then(() => { if (selectsDue) nameSelects(selectsDue.p, false, true); });
+    selectsDue = { p, files };
+    return;
+  }
+  selectsDue = null;
+  if (files) for (const id of ['file-select', 'view-select']) fill($(id), p);
+  fill($('device-select'), p);
+}
+
 /** @param {import('./types').PageView} p */
 function viewChanged(p, files = false) {
   document.body.dataset.page = 'snapshot'; // style.css: the snapshot's panels show
   $('hint').hidden = true;
-  if (files) for (const id of ['file-select', 'view-select']) fill($(id), p); // index.html's templates
+  nameSelects(p, files);
   pendingDetail = null; // the slider now shows this view's detail
   currentName = p.files[p.file] || currentName;
-  fill($('device-select'), p);
   const slider = $('detail');
   slider.max = p.elements;
   slider.value = p.detail;

@@ -259,9 +259,24 @@ test('the selects: blank options made while idle, then named in place by the fir
     return [s.disabled, s.keptOptions.map((o) => o.textContent)];
   }), ids);
   assert.deepEqual(before, [[true, ['']], [true, ['', '', '', '', '']], [true, ['']]]);
+  // The page as its first frame lays it out: the summary is in, the selects are still blank (they are named a
+  // frame later, app.js nameSelects). Their fixed widths (style.css) keep the toolbar as it is when they are named:
+  // its rows, so what is under it (the Findings strip comes a frame later too, and moves the plot: app.js).
+  await page.evaluate(`window.layoutNow = () => ['file-select', 'view-select', 'device-select', 'toolbar']
+    .map((id) => { const r = document.getElementById(id).getBoundingClientRect(); return [id, r.top, r.width, r.height]; })`);
+  await page.evaluate(() => {
+    const seen = new MutationObserver(() => {
+      seen.disconnect();
+      window.firstFrame = { files: [...document.getElementById('file-select').options].map((o) => o.textContent), box: window.layoutNow() };
+    });
+    seen.observe(document.getElementById('summary'), { childList: true, subtree: true });
+  });
   const name = 'oom_fragmentation_2gib.pickle';
   await dropFiles(page, [[name, recording(name)]]);
   await waitOpened(page, name);
+  const first = await page.evaluate(() => window.firstFrame);
+  assert.deepEqual(first.files, [''], 'the file select is named after the first frame');
+  assert.deepEqual(await page.evaluate(() => window.layoutNow()), first.box, 'naming the selects moved nothing');
   // The same option elements, named: the file, the five views, its one device (Python: one device trace, every
   // segment on device 0).
   const after = await page.evaluate((ids) => ids.map((id) => {
