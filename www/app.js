@@ -401,14 +401,16 @@ export const showFile = guard(function (i, device) {
 let selectsDue = null; // {p, files}: the selects' naming, left to the frame after a file's first paint
 
 /** Names the file, view and device selects from `p` (index.html's templates; the file and view ones
- * when `files`). Before a file's first paint it is left to the frame after: changing the selects
- * there made that paint 4-10 ms later (issue 44's seventeenth session). style.css gives them fixed
- * widths, so naming them a frame late moves nothing. The latest `p` is the one named.
+ * when `files`). Before a file's first paint it is left to the draw listeners' frame (runDrawListeners,
+ * scheduled after it: one style and layout for both): changing the selects in the first frame made it
+ * 4-10 ms later (issue 44's seventeenth session), and in the frame after, that one 10 ms later. style.css
+ * gives them fixed widths, so naming them late moves nothing. The latest `p` is the one named.
  * @param {import('./types').PageView} p */
 function nameSelects(p, files, now = !firstPaintPending) {
   files ||= !!selectsDue?.files;
   if (!now) {
-    if (!selectsDue) afterPaint().then(() => { if (selectsDue) nameSelects(selectsDue.p, false, true); });
+    const name = () => { if (selectsDue) nameSelects(selectsDue.p, false, true); };
+    if (!selectsDue) requestAnimationFrame(() => afterPaint().then(name));
     selectsDue = { p, files };
     return;
   }
