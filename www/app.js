@@ -110,6 +110,9 @@ let page = null, listenersPage = null;
 export const getPage = () => page;
 export const pageNow = () => listenersPage ?? command({ cmd: 'get' });
 let listenersGen = -1, listenersLater = false;
+/** Runs `fn` after the frame that first shows a timeline and the next (the draw listeners' turn); what is
+ * scheduled so before them runs just before them, in one style and layout with them (nameSelects). */
+const inListenersTurn = (fn) => requestAnimationFrame(() => afterPaint().then(fn));
 // The draw listeners (panels, markers); for another file or device, after the frame that first shows
 // its timeline and the next: the timeline is on screen 10-20 ms sooner, the panels 16 ms later.
 function runDrawListeners() {
@@ -117,7 +120,7 @@ function runDrawListeners() {
     if (!listenersLater) {
       listenersLater = true;
       const run = guard(() => { listenersGen = viewer.generation(); runDrawListeners(); });
-      requestAnimationFrame(() => afterPaint().then(() => { listenersLater = false; run(); }));
+      inListenersTurn(() => { listenersLater = false; run(); });
     }
     return;
   }
@@ -401,8 +404,8 @@ export const showFile = guard(function (i, device) {
 let selectsDue = null; // {p, files}: the selects' naming, left to the frame after a file's first paint
 
 /** Names the file, view and device selects from `p` (index.html's templates; the file and view ones
- * when `files`). Before a file's first paint it is left to the draw listeners' frame (runDrawListeners,
- * scheduled after it: one style and layout for both): changing the selects in the first frame made it
+ * when `files`). Before a file's first paint it is left to the draw listeners' turn (`inListenersTurn`,
+ * scheduled before them: one style and layout for both): changing the selects in the first frame made it
  * 4-10 ms later (issue 44's seventeenth session), and in the frame after, that one 10 ms later. style.css
  * gives them fixed widths, so naming them late moves nothing. The latest `p` is the one named.
  * @param {import('./types').PageView} p */
@@ -410,7 +413,7 @@ function nameSelects(p, files, now = !firstPaintPending) {
   files ||= !!selectsDue?.files;
   if (!now) {
     const name = () => { if (selectsDue) nameSelects(selectsDue.p, false, true); };
-    if (!selectsDue) requestAnimationFrame(() => afterPaint().then(name));
+    if (!selectsDue) inListenersTurn(name);
     selectsDue = { p, files };
     return;
   }
