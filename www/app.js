@@ -425,6 +425,7 @@ function nameSelects(p, files, now = !firstPaintPending) {
 /** @param {import('./types').PageView} p */
 function viewChanged(p, files = false) {
   document.body.dataset.page = 'snapshot'; // style.css: the snapshot's panels show
+  document.body.dataset.findingsRoom = p.findings_room; // style.css: kept from the first frame
   $('hint').hidden = true;
   nameSelects(p, files);
   pendingDetail = null; // the slider now shows this view's detail

@@ -7,7 +7,7 @@
 import { getViewer, guard, redraw, onDraw, afterPaint, command } from './app.js';
 import { $, fill } from './bind.js';
 
-const box = $('plot-box'), plot = $('plot'), bar = $('phase-controls'), layer = $('phase-layer');
+const box = $('plot-box'), plot = $('plot'), layer = $('phase-layer');
 /** @type {import('./types').PhasesView | null} */
 let data = null;
 let laidOut = '';
@@ -37,7 +37,8 @@ function follow(now = false) {
   try {
     const v = getViewer();
     // Only with a timeline on screen (from the view's kind rather than offsetParent, which would force a layout).
-    if ((bar.hidden = !(v && v.file_count() && !box.hidden && !/^(state|settings)$/.test(document.body.dataset.kind || '')))) return;
+    // The bar itself shows with the timeline (views.css), in the file's first frame: shown later, it moved the plot.
+    if (!(v && v.file_count() && !box.hidden && !/^(state|settings)$/.test(document.body.dataset.kind || ''))) return;
     const d = ask({ peek: now !== true });
     if (d.pending) { // a timeline just shown: the old phases go now, its own in the next task
       data = null;

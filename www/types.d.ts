@@ -253,6 +253,8 @@ open: string,
  */
 moment: MomentArg | null, };
 
+export type FindingsRoom = "none" | "link" | "findings";
+
 export type FindingsView = { generation: number, 
 /**
  * The strip shows: there are findings.
@@ -782,7 +784,11 @@ to_timeline: boolean,
 /**
  * Whether "Color by" changes what the view draws.
  */
-color_by_acts: boolean, pointer: PointerView | null, search: SearchView | null, state: StateSummary | null, 
+color_by_acts: boolean, 
+/**
+ * The Findings strip's room, kept from the file's first frame.
+ */
+findings_room: FindingsRoom, pointer: PointerView | null, search: SearchView | null, state: StateSummary | null, 
 /**
  * A sentence for the user when the command could not do what it asked
  * (a jump to an allocation without trace event).

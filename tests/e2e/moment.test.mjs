@@ -54,7 +54,13 @@ async function openLongTrace() {
     window.__busy = [];
     new MutationObserver(() => window.__busy.push(busy.hidden ? 'hidden' : `shown: ${busy.textContent.trim()}`))
       .observe(busy, { attributes: true, subtree: true, characterData: true, childList: true });
-    const frame = () => { window.__busy.push('frame'); if (window.__busy.length < 2000) requestAnimationFrame(frame); };
+    const plot = document.getElementById('plot');
+    window.__plotTops = new Set(); // the plot's place in the page each frame: the note moves nothing
+    const frame = () => {
+      window.__busy.push('frame');
+      window.__plotTops.add(Math.round(plot.getBoundingClientRect().top + scrollY));
+      if (window.__busy.length < 2000) requestAnimationFrame(frame);
+    };
     requestAnimationFrame(frame);
   });
   return { page, blocked, errors };
@@ -76,6 +82,8 @@ async function builtInSlices(page) {
   const after = busy.slice(notes.at(-1)[1] + 1);
   assert.ok(after.indexOf('frame') >= 0 && after.indexOf('frame') < after.indexOf('hidden'), `a frame, then the panels: ${busy}`);
   assert.equal(await page.$eval('#busy', (e) => e.hidden), true);
+  // The note floats over the page: in the flow it pushed the plot down while it showed.
+  assert.deepEqual(await page.evaluate(() => window.__plotTops.size), 1, 'the plot moved while the note showed');
 }
 
 test('Alive at: a long trace builds its analysis a slice a frame, the note saying how far; calls meanwhile wait for it', async () => {

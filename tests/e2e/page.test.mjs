@@ -7,10 +7,11 @@
 // MEMVIZ_SCREENSHOTS=1 also writes docs/screenshot-*.png.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { ROOT, useBrowser, openPage, dropFiles, waitOpened } from './helpers.mjs';
+import { ROOT, SNAPSHOTS, useBrowser, openPage, dropFiles, waitOpened } from './helpers.mjs';
 
 export const RECORDINGS = join(ROOT, '../shared/recordings');
 const SHOTS = process.env.MEMVIZ_SCREENSHOTS === '1';
@@ -246,6 +247,59 @@ test('first screen: what memviz is, Open, Example, how to record; no empty plot 
   assert.deepEqual(after, { hint: false, 'plot-box': true, minimap: true, context: true });
   assert.deepEqual(errors, []);
   await context.close();
+});
+
+// The plot's top in the page each frame from the file's first drawn frame until the page has settled (the
+// Findings in place, the draw listeners done), and ten frames more.
+const PLOT_TOPS = `(() => {
+  window.__tops = [];
+  let after = 0;
+  const frame = () => {
+    const plot = document.getElementById('plot');
+    if (plot.dataset.bandsDrawn !== undefined) window.__tops.push(Math.round(plot.getBoundingClientRect().top + scrollY));
+    if (window.memviz.settled && window.__tops.length) after++;
+    if (after < 10) requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+})()`;
+
+test('the plot stays where the first frame drew it: the phase bar and the Findings room are in that frame', async () => {
+  // A trace of over 100,000 events: its findings wait for a click, the strip's one line and its link.
+  const long = join(mkdtempSync(join(tmpdir(), 'memviz-room-')), 'long_trace.pickle');
+  execFileSync('python3', [join(ROOT, '../shared/tools/gen_snapshot.py'), long, '--events', '110000', '--seed', '5']);
+  const cases = [['ddp_gpt2_rank0.pickle', RECORDINGS, 'findings'], ['two_devices_state_only.pickle', SNAPSHOTS, 'none'],
+    ['long_trace.pickle', dirname(long), 'link']];
+  for (const [name, dir, room] of cases) {
+    const { page, context, errors } = await openPage({ viewport: { width: 1280, height: 800 } });
+    await page.waitForSelector('body[data-warm="1"]', { state: 'attached', timeout: 30000 });
+    await page.evaluate(PLOT_TOPS);
+    await dropFiles(page, [[name, readFileSync(join(dir, name))]]);
+    await waitOpened(page, name);
+    await page.waitForFunction(() => window.__tops.length > 10);
+    const tops = await page.evaluate(() => window.__tops);
+    assert.deepEqual([...new Set(tops)], [tops[0]], `${name}: the plot moved after its first frame: ${tops}`);
+    // Two findings of a line fill the room: ddp_gpt2_rank0's peak and its optimizer state (Python's reading:
+    // the bytes the first optimizer step adds). Device 0 of the state-only file has no block at any time
+    // (Python: its peak is 0), so no finding, and no room is left blank for them.
+    const py = (script, cmd) => JSON.parse(execFileSync('python3', [join(ROOT, 'tests/reference', script), ...cmd, join(dir, name)]));
+    const strip = await page.evaluate(() => ({
+      items: [...document.querySelectorAll('#findings li')].map((e) => [e.dataset.kind, Number(e.dataset.bytes)]),
+      room: document.getElementById('findings-room').getBoundingClientRect().height }));
+    if (room === 'findings') {
+      const ref = py('findings_reference.py', []);
+      assert.deepEqual(strip.items.map((x) => x[0]), ['peak', 'optimizer_state'], name);
+      assert.equal(strip.items[1][1], ref.optimizer_state_bytes, name);
+    } else if (room === 'none') {
+      assert.equal(py('memviz_reference.py', ['summary']).devices['0'].active_memory.peak_bytes, 0);
+      assert.deepEqual(strip, { items: [], room: 0 }, name);
+    } else {
+      assert.ok(py('memviz_reference.py', ['summary']).devices['0'].trace_events > 100000, name);
+      assert.deepEqual(strip.items, [], name);
+      assert.equal(await page.isVisible('#findings-compute'), true, name);
+    }
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
 });
 
 test('the selects: blank options made while idle, then named in place by the first file', async () => {

@@ -127,6 +127,7 @@ pub fn typescript() -> String {
         AdviceLine,
         ExplainView,
         FindingView,
+        FindingsRoom,
         FindingsView,
         GrowthRow,
         PendingRow,

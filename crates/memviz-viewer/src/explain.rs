@@ -69,6 +69,31 @@ impl Viewer {
         self.explain.colors_for = Some((k, by, hl));
     }
 
+    /// The room the page keeps for the Findings strip from a file's first
+    /// frame, before the analysis finds them (shown later without it, the
+    /// strip moved the plot down 60-100 px a few frames after the plot was
+    /// drawn). The device's Active Memory Timeline peak above zero is always
+    /// a finding (its trace and blocks when that timeline is not built).
+    pub fn findings_room(&self) -> FindingsRoom {
+        let Some(f) = self.cx.file() else { return FindingsRoom::None };
+        let d = self.cx.device;
+        let some = match f.timeline(d, TimelineKind::ActiveMemory) {
+            Some(t) => t.peak_bytes() > 0,
+            None => !f.snap.trace(d).is_empty() || f.snap.device_segments(d).any(|s| s.allocated_size > 0),
+        };
+        match (some, self.findings_now()) {
+            (false, _) => FindingsRoom::None,
+            (true, true) => FindingsRoom::Findings,
+            (true, false) => FindingsRoom::Link,
+        }
+    }
+
+    /// Whether the findings are found with the file's first panels: a long
+    /// trace's wait for a click (its analysis takes seconds).
+    fn findings_now(&self) -> bool {
+        self.cx.file().map_or(0, |f| f.snap.trace(self.cx.device).len()) <= FINDINGS_NOW_EVENTS
+    }
+
     /// The stacked-area mode covers the Active Memory Timeline's bands.
     pub(crate) fn area_shown(&self) -> bool {
         self.explain.area && self.on_active_memory()
@@ -569,6 +594,19 @@ pub struct FindingView {
     pub moment: Option<MomentArg>,
 }
 
+/// The room the page keeps for the Findings strip from a file's first frame
+/// ([`Viewer::findings_room`]; style.css sizes it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum FindingsRoom {
+    /// None will come: the device has no block at any time.
+    None,
+    /// A long trace: the strip's one line, its link that finds them.
+    Link,
+    /// Found at once: the heading and two findings of a line (the most common).
+    Findings,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct FindingsView {
     pub generation: u32,
@@ -917,7 +955,6 @@ impl Viewer {
         } else {
             String::new()
         };
-        let events = self.cx.file().map_or(0, |f| f.snap.trace(self.cx.device).len());
         OverviewView {
             generation,
             markers,
@@ -926,7 +963,7 @@ impl Viewer {
             list_more,
             kinds,
             legend_note: LEGEND_NOTE.into(),
-            findings_now: events <= FINDINGS_NOW_EVENTS,
+            findings_now: self.findings_now(),
         }
     }
 

@@ -423,6 +423,8 @@ pub struct PageView {
     pub to_timeline: bool,
     /// Whether "Color by" changes what the view draws.
     pub color_by_acts: bool,
+    /// The Findings strip's room, kept from the file's first frame.
+    pub findings_room: crate::explain::FindingsRoom,
     pub pointer: Option<PointerView>,
     pub search: Option<SearchView>,
     pub state: Option<StateSummary>,
@@ -710,6 +712,7 @@ impl Viewer {
             to_state: pinned.is_some() && (kind == ViewKind::Pools || (kind == ViewKind::Timeline && self.view() == 0)),
             to_timeline: false,
             color_by_acts: self.color_by_acts(),
+            findings_room: self.findings_room(),
             pointer: None,
             search: None,
             state: None,

@@ -115,3 +115,43 @@ fn no_file_no_analysis() {
     assert_eq!(v.phases_json(), "{}");
     assert_eq!(v.time_at_step(0.0), None);
 }
+
+/// The Findings strip's room, kept from a file's first frame, says what
+/// comes: on every device of every real snapshot and H100 recording, the
+/// analysis finds some exactly where the room is kept for them (none of
+/// these traces is long enough to wait for a click).
+#[test]
+fn the_findings_room_is_kept_exactly_where_findings_come() {
+    use memviz_viewer::explain::FindingsRoom;
+    let shared = common::repo().join("../shared");
+    let mut files: Vec<_> = ["snapshots", "recordings"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(shared.join(d)).unwrap_or_else(|e| panic!("{}: {e}", shared.join(d).display())))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "pickle" || x == "pkl" || x == "json"))
+        .collect();
+    files.sort();
+    let mut rooms = [0usize; 2];
+    for path in &files {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let mut v = Viewer::new();
+        if v.open(&name, &std::fs::read(path).unwrap()).is_err() {
+            assert!(name.ends_with(".json"), "{name} does not open"); // a profiler export beside the recordings
+            continue;
+        }
+        for d in v.devices() {
+            v.set_device(d);
+            let room = v.findings_room();
+            let found = match v.panel(PanelCommand::Findings) {
+                Ok(PanelView::Findings(f)) => f.findings.len(),
+                Ok(other) => panic!("{name}: {other:?}"),
+                Err(e) => panic!("{name} device {d}: {e:?}"),
+            };
+            assert_ne!(room, FindingsRoom::Link, "{name} device {d}");
+            assert_eq!(room == FindingsRoom::Findings, found > 0, "{name} device {d}: {room:?}, {found} findings");
+            rooms[usize::from(found > 0)] += 1;
+        }
+    }
+    // Both kinds of device were seen: two_devices_state_only's device 0 has no block at any time.
+    assert!(rooms[0] >= 1 && rooms[1] >= 20, "devices without / with findings: {rooms:?} in {} files", files.len());
+}
