@@ -22,6 +22,11 @@ export const getViewer = () => viewer;
 export const getRecovering = () => recovering;
 export const addFormatHook = (fn) => { formatHook = fn; };
 export const addViewHooks = (hooks) => { viewHooks = hooks; };
+const generationListeners = [];
+let lastGeneration = -1;
+/** fn(p) when another file or device is shown, in the task that shows it, before its first paint (what belonged
+ * to the one before goes then, not with the draw listeners a frame or two after the new plot). */
+export const onGeneration = (fn) => generationListeners.push(fn);
 const tell = (e) => (isTrap(e) ? crashed(e) : console.error('memviz:', e));
 const started = (b) => { [bindings, viewer, lent] = [b, new b.Viewer(), host({ nextTask, afterPaint, tell })]; workers = b.decode_workers(lent); };
 /** Resolves once the first Viewer exists (share.js opens files then). After every module ran (a promise
@@ -426,6 +431,7 @@ function nameSelects(p, files, now = !firstPaintPending) {
 function viewChanged(p, files = false) {
   document.body.dataset.page = 'snapshot'; // style.css: the snapshot's panels show
   document.body.dataset.findingsRoom = p.findings_room; // style.css: kept from the first frame
+  if (p.generation !== lastGeneration) { lastGeneration = p.generation; for (const fn of generationListeners) fn(p); }
   $('hint').hidden = true;
   nameSelects(p, files);
   pendingDetail = null; // the slider now shows this view's detail

@@ -3,7 +3,7 @@
 // "Explain the memory" (templates in index.html; Viewer.panel over memviz-viewer's explain.rs): the Findings strip
 // (issue 40), Color by and its legend at t, on each timeline a marker for its own peak (issue 43) and one per OOM,
 // the OOM or peak explained (picking one sets t), leaks and growth. Another generation's view models are dropped.
-import { ALONE_MS, getViewer, guard, redraw, onDraw, withAnalysis, afterPaint, pageNow, settleListeners } from './app.js';
+import { ALONE_MS, getViewer, guard, redraw, onDraw, onGeneration, withAnalysis, afterPaint, pageNow, settleListeners } from './app.js';
 import { ask, generation, setMoment, legend } from './moment.js';
 import { $, fill, onCmd } from './bind.js';
 
@@ -58,6 +58,10 @@ function showLeaks() {
     if (performance.now() - t0 < ALONE_MS) put(); else requestAnimationFrame(guard(put));
   }, { state: false });
 }
+const STALE = ['explain-markers', 'explain-list', 'explain-body', 'leaks-body', 'findings'];
+// Another file's or device's findings and markers go before its first paint: with the draw listeners, the old
+// file's OOM marker and findings stood over the new plot for two frames. Nothing to clear before a first file.
+onGeneration(() => { if (gen !== -1) for (const id of STALE) fill($(id), null); });
 // Each draw: another generation clears what was the old file's or device's, and the new one's overview comes
 // after the frame that shows it (landmarks only: the analysis waits until asked for); another view, its markers.
 onDraw(() => {
@@ -65,7 +69,7 @@ onDraw(() => {
     const v = getViewer(), g = generation(), p = pageNow();
     if (g !== gen) {
       [gen, shown] = [g, null];
-      for (const id of ['explain-markers', 'explain-list', 'explain-body', 'leaks-body', 'findings']) fill($(id), null);
+      for (const id of STALE) fill($(id), null);
       if (!v.file_count()) return;
       ask({ cmd: 'highlight', node: null });
       afterPaint().then(guard(() => {
