@@ -3,7 +3,7 @@
 // "Alive at" (templates in index.html; Viewer.panel over memviz-viewer's moment.rs): what is alive at a moment t:
 // totals, a table by frame and the icicle (Rust pixels; a click zooms into a frame and highlights its allocations).
 // A click on the plot, Enter at its cursor or Peak sets t; [ and ] move it a step.
-import { ALONE_MS, getViewer, guard, onPin, onDraw, redraw, withAnalysis, command, pageNow, xOfStep } from './app.js';
+import { ALONE_MS, getViewer, guard, onPin, onDraw, onGeneration, redraw, withAnalysis, command, pageNow, xOfStep } from './app.js';
 import { $, fill, add, clear } from './bind.js';
 
 /** One command of the analysis panels. @param {import('./types').PanelCommand} cmd @returns {any} */
@@ -74,16 +74,20 @@ function placeLine() {
   const x = current() && view.at.step != null && pageNow().active_memory ? xOfStep(view.at.step + 0.5) : NaN;
   if (!(line.hidden = !(x >= 0 && x <= plot.clientWidth))) line.style.left = x + 'px'; // over the plot: style.css
 }
-// Each draw: the line follows; another file or device clears the panel.
+/** Empties the panel of another file's or device's moment. */
+function forget() {
+  view = null;
+  fill(panel, { at_text: '—' }); // the table's rows too
+  ici.hidden = true;
+  Object.assign(ici.dataset, { zoom: '', icicle: '' });
+  legend();
+}
+// Before another file's or device's first paint: the moment of the one before, and its line over the plot, go.
+onGeneration(() => { if (view) { forget(); line.hidden = true; } });
+// Each draw: the line follows; another file or device clears the panel (when not done above).
 onDraw(() => {
   try {
-    if (view && !current()) {
-      view = null;
-      fill(panel, { at_text: '—' }); // the table's rows too
-      ici.hidden = true;
-      Object.assign(ici.dataset, { zoom: '', icicle: '' });
-      legend();
-    }
+    if (view && !current()) forget();
     placeLine();
   } catch (_) { line.hidden = true; } // a trap: app.js restarts the viewer
 });

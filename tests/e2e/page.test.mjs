@@ -302,20 +302,24 @@ test('the plot stays where the first frame drew it: the phase bar and the Findin
   }
 });
 
-test("another file's first frames show none of the file before's findings or markers", async () => {
+test("another file's first frames show none of the file before's findings, markers or moment", async () => {
   // oom_fragmentation_2gib has an OOM, compile_mlp_adam none (Python's count of each action).
   const ooms = (name) => JSON.parse(execFileSync('python3', [join(ROOT, 'tests/reference/memviz_reference.py'), 'summary',
     join(RECORDINGS, name)])).devices['0'].actions.oom ?? 0;
   assert.deepEqual([ooms('oom_fragmentation_2gib.pickle'), ooms('compile_mlp_adam.pickle')], [1, 0]);
   const { page, context, errors } = await open('oom_fragmentation_2gib.pickle');
   await page.waitForFunction(() => document.querySelector('#findings li[data-kind="oom"]') && document.querySelector('.explain-marker.oom:not([hidden])'));
-  // Each frame from the new summary on: an OOM finding or OOM marker left of the file before?
+  // Its moment (Alive at) at the peak: totals in the panel, t's line over the plot.
+  await page.click('#moment-peak');
+  await page.waitForFunction(() => document.querySelector('#moment-totals [data-key="allocated"]') && !document.getElementById('moment-line').hidden);
+  // Each frame from the new summary on: an OOM finding or OOM marker, or the moment, left of the file before?
   await page.evaluate(`(() => {
     const old = document.getElementById('summary').textContent;
     window.__frames = [];
     const frame = () => {
       if (document.getElementById('summary').textContent !== old) window.__frames.push(
-        !!document.querySelector('#findings li[data-kind="oom"]') || !!document.querySelector('.explain-marker.oom:not([hidden])'));
+        !!document.querySelector('#findings li[data-kind="oom"]') || !!document.querySelector('.explain-marker.oom:not([hidden])') ||
+        !!document.querySelector('#moment-totals [data-key="allocated"]') || !document.getElementById('moment-line').hidden);
       if (window.__frames.length < 12) requestAnimationFrame(frame);
     };
     requestAnimationFrame(frame);
