@@ -2,7 +2,7 @@
 //# allFunctionsCalledOnLoad
 // "What if" (template in index.html; Viewer.panel's what_if_* commands, memviz-viewer's whatif.rs): allocator
 // settings in, the trace replayed under them a slice a frame; texts, chart and the line over the plot from Rust.
-import { getViewer, guard, inSlices, onDraw, afterPaint, settleListeners } from './app.js';
+import { getViewer, guard, inSlices, onDraw, onGeneration, afterPaint, settleListeners } from './app.js';
 import { ask, generation } from './moment.js';
 import { $, fill } from './bind.js';
 
@@ -78,6 +78,8 @@ new MutationObserver(guard(placeAdvice)).observe($('explain-body'), { childList:
 form.addEventListener('change', guard(() => start(Object.fromEntries(fields.map((f) => [f.name, f[prop(f)]])))));
 $('whatif-reset').addEventListener('click', guard(() => start(null)));
 $('whatif-details').addEventListener('toggle', guard(() => { if ($('whatif-details').open && !view) start(null); }));
+// Another file's or device's first paint shows none of the old one's prediction over its plot.
+onGeneration(() => { if (!overlay.hidden || !legend.hidden) overlay.hidden = legend.hidden = true; });
 // Each draw: the overlay follows; another file or device drops what was the old one's, and an open panel
 // replays the new one (its own settings) after the frame that shows it.
 onDraw(() => {

@@ -159,6 +159,26 @@ test('What if: the OOM happens under its own settings, expandable_segments avoid
   assert.match(await page.textContent('#whatif-error'), /max_split_size_mb:ten/);
   assert.equal(await page.getAttribute('#whatif-ooms li', 'data-happens'), 'false');
 
+  // Another file's first frames (the view kept) show none of this one's prediction over their plot (the panel
+  // closed: the new file's own replay waits for it).
+  await page.click('#whatif-details > summary');
+  await showView(page, 'Active Cached Segment Timeline');
+  await page.waitForFunction(() => !document.querySelector('#whatif-overlay').hidden, null, { timeout: 30000 });
+  await page.evaluate(`(() => {
+    const old = document.getElementById('summary').textContent;
+    window.__overlay = [];
+    const frame = () => {
+      if (document.getElementById('summary').textContent !== old) window.__overlay.push(!document.getElementById('whatif-overlay').hidden);
+      if (window.__overlay.length < 8) requestAnimationFrame(frame);
+    };
+    requestAnimationFrame(frame);
+  })()`);
+  const other = 'compile_mlp_adam.pickle';
+  await dropFiles(page, [[other, readFileSync(join(ROOT, '../shared/recordings', other))]]);
+  await waitOpened(page, other);
+  await page.waitForFunction(() => window.__overlay.length >= 8);
+  assert.deepEqual(await page.evaluate(() => window.__overlay), Array(8).fill(false), 'the old prediction over the new plot');
+
   assert.deepEqual(blocked, []);
   assert.deepEqual(errors, []);
   await page.close();
