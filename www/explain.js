@@ -9,6 +9,7 @@ import { $, fill, onCmd } from './bind.js';
 
 const plot = $('plot'), markers = $('explain-markers'), strip = $('findings');
 let gen = -1, shown = null, placed = -1; // the generation the panels show, the moment explained, the one whose Findings are in place
+let emptied = -1; // the generation whose panels were emptied before its first paint
 
 /** Places the markers on the plot (another view: its own first). */
 function placeMarkers() {
@@ -61,7 +62,10 @@ function showLeaks() {
 const STALE = ['explain-markers', 'explain-list', 'explain-body', 'leaks-body', 'findings'];
 // Another file's or device's findings and markers go before its first paint: with the draw listeners, the old
 // file's OOM marker and findings stood over the new plot for two frames. Nothing to clear before a first file.
-onGeneration(() => { if (gen !== -1) for (const id of STALE) fill($(id), null); });
+onGeneration((p) => {
+  if (gen !== -1) for (const id of STALE) fill($(id), null);
+  emptied = p.generation;
+});
 // Each draw: another generation clears what was the old file's or device's, and the new one's overview comes
 // after the frame that shows it (landmarks only: the analysis waits until asked for); another view, its markers.
 onDraw(() => {
@@ -69,7 +73,7 @@ onDraw(() => {
     const v = getViewer(), g = generation(), p = pageNow();
     if (g !== gen) {
       [gen, shown] = [g, null];
-      for (const id of STALE) fill($(id), null);
+      if (emptied !== g) for (const id of STALE) fill($(id), null); // a reset, which shows no file
       if (!v.file_count()) return;
       ask({ cmd: 'highlight', node: null });
       afterPaint().then(guard(() => {
