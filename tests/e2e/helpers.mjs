@@ -160,6 +160,25 @@ export async function waitOpened(page, name, timeout = 60000) {
   }, name, { timeout });
 }
 
+/** Drops `file` ([name, bytes]) on the page showing another one and returns, for each of its first `n` frames
+ * from the one that shows its summary, the value of `expr` (a JavaScript expression, evaluated in the page
+ * each frame before its paint). */
+export async function newFileFrames(page, file, expr, n) {
+  await page.evaluate(`(() => {
+    const old = document.getElementById('summary').textContent;
+    window.__newFileFrames = [];
+    const frame = () => {
+      if (document.getElementById('summary').textContent !== old) window.__newFileFrames.push(${expr});
+      if (window.__newFileFrames.length < ${n}) requestAnimationFrame(frame);
+    };
+    requestAnimationFrame(frame);
+  })()`);
+  await dropFiles(page, [file]);
+  await waitOpened(page, file[0]);
+  await page.waitForFunction((n) => window.__newFileFrames.length >= n, n);
+  return page.evaluate(() => window.__newFileFrames);
+}
+
 /** The summary numbers the page shows: {key: value}. */
 /** Redraws now (not on the next animation frame) and returns the bands drawn. */
 export async function redrawNow(page) {

@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { ROOT, SNAPSHOTS, useBrowser, openPage, dropFiles, waitOpened } from './helpers.mjs';
+import { ROOT, SNAPSHOTS, useBrowser, openPage, dropFiles, waitOpened, newFileFrames } from './helpers.mjs';
 
 export const RECORDINGS = join(ROOT, '../shared/recordings');
 const SHOTS = process.env.MEMVIZ_SCREENSHOTS === '1';
@@ -313,21 +313,10 @@ test("another file's first frames show none of the file before's findings, marke
   await page.click('#moment-peak');
   await page.waitForFunction(() => document.querySelector('#moment-totals [data-key="allocated"]') && !document.getElementById('moment-line').hidden);
   // Each frame from the new summary on: an OOM finding or OOM marker, or the moment, left of the file before?
-  await page.evaluate(`(() => {
-    const old = document.getElementById('summary').textContent;
-    window.__frames = [];
-    const frame = () => {
-      if (document.getElementById('summary').textContent !== old) window.__frames.push(
-        !!document.querySelector('#findings li[data-kind="oom"]') || !!document.querySelector('.explain-marker.oom:not([hidden])') ||
-        !!document.querySelector('#moment-totals [data-key="allocated"]') || !document.getElementById('moment-line').hidden);
-      if (window.__frames.length < 12) requestAnimationFrame(frame);
-    };
-    requestAnimationFrame(frame);
-  })()`);
-  await dropFiles(page, [['compile_mlp_adam.pickle', recording('compile_mlp_adam.pickle')]]);
-  await waitOpened(page, 'compile_mlp_adam.pickle');
-  await page.waitForFunction(() => window.__frames.length >= 12);
-  assert.deepEqual(await page.evaluate(() => window.__frames), Array(12).fill(false));
+  const left = await newFileFrames(page, ['compile_mlp_adam.pickle', recording('compile_mlp_adam.pickle')],
+    `!!document.querySelector('#findings li[data-kind="oom"]') || !!document.querySelector('.explain-marker.oom:not([hidden])') ||
+      !!document.querySelector('#moment-totals [data-key="allocated"]') || !document.getElementById('moment-line').hidden`, 12);
+  assert.deepEqual(left, Array(12).fill(false));
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { ROOT, useBrowser, openPage, dropFiles, waitOpened } from './helpers.mjs';
+import { ROOT, useBrowser, openPage, dropFiles, waitOpened, newFileFrames } from './helpers.mjs';
 
 const NAME = 'oom_fragmentation_2gib.pickle';
 const FILE = join(ROOT, '../shared/recordings', NAME);
@@ -164,20 +164,10 @@ test('What if: the OOM happens under its own settings, expandable_segments avoid
   await page.click('#whatif-details > summary');
   await showView(page, 'Active Cached Segment Timeline');
   await page.waitForFunction(() => !document.querySelector('#whatif-overlay').hidden, null, { timeout: 30000 });
-  await page.evaluate(`(() => {
-    const old = document.getElementById('summary').textContent;
-    window.__overlay = [];
-    const frame = () => {
-      if (document.getElementById('summary').textContent !== old) window.__overlay.push(!document.getElementById('whatif-overlay').hidden);
-      if (window.__overlay.length < 8) requestAnimationFrame(frame);
-    };
-    requestAnimationFrame(frame);
-  })()`);
   const other = 'compile_mlp_adam.pickle';
-  await dropFiles(page, [[other, readFileSync(join(ROOT, '../shared/recordings', other))]]);
-  await waitOpened(page, other);
-  await page.waitForFunction(() => window.__overlay.length >= 8);
-  assert.deepEqual(await page.evaluate(() => window.__overlay), Array(8).fill(false), 'the old prediction over the new plot');
+  const drawn = await newFileFrames(page, [other, readFileSync(join(ROOT, '../shared/recordings', other))],
+    "!document.getElementById('whatif-overlay').hidden", 8);
+  assert.deepEqual(drawn, Array(8).fill(false), 'the old prediction over the new plot');
 
   assert.deepEqual(blocked, []);
   assert.deepEqual(errors, []);
