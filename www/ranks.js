@@ -91,10 +91,10 @@ function addRows(idx) {
   tbody.append(...tbody.querySelectorAll('tr.loading')); // rows still reading stay last
   marked();
   status();
-  for (const id of ['diff-a', 'diff-b']) {
-    const sel = $(id), old = sel.value;
+  for (const slot of ['a', 'b']) {
+    const sel = $(`diff-${slot}`), old = sel.value;
     fill(sel, r); // an option per row (index.html's template #diff-option)
-    sel.value = old !== '' && +old < rows.length ? old : String(id === 'diff-b' ? Math.min(1, rows.length - 1) : 0);
+    sel.value = r.pick[slot] ?? (old !== '' && +old < rows.length ? old : '0'); // a file new to the table: ranks.rs picks
   }
 }
 

@@ -355,7 +355,8 @@ reading: ReadingRow | null, timeline_bytes: number[], done: number, diff: DiffVi
  */
 message: string, 
 /**
- * `AtT`: the Diff form's fields, by name, and their values.
+ * `AtT`: the Diff form's fields, by name, and their values; `Overview`
+ * of a file not in it before: the sides to set (`a`, `b`).
  */
 pick: Record<string, string>, };
 

@@ -1,6 +1,6 @@
 // Browser test of the Diff on real H100 recordings (issue 43): two moments of
 // ONE file (resnet50_no_zero_grad.pickle, A and B set from the timeline's t),
-// and four DDP ranks where a rank clicked becomes B and the median rank A.
+// two runs opened one after the other (with and without zero_grad), and four DDP ranks where a rank clicked becomes B and the median rank A.
 // Expected bytes come from tests/reference/diff_reference.py and
 // memviz_reference.py (Python's pickle module, no code shared with Rust).
 import { test } from 'node:test';
@@ -73,6 +73,22 @@ test('one file: two moments set from the timeline, by user frame and by kind', a
   await page.waitForFunction((n) => document.body.innerText.includes(`no step ${n + 1000}`), n);
   await page.fill('#diff-step-b', String(sb));
   checkAgainst(ref('category'), await compare(page));
+  assert.deepEqual(blocked, []);
+  assert.deepEqual(errors, []);
+});
+
+test('two runs opened one after the other: the second is B, the first A, and Compare compares them', async () => {
+  const names = ['resnet50_zero_grad.pickle', 'resnet50_no_zero_grad.pickle'];
+  const { page, blocked, errors } = await openPage();
+  for (const name of names) {
+    await dropFiles(page, [[name, readFileSync(join(REC, name))]]);
+    await waitOpened(page, name);
+  }
+  await page.waitForFunction(() => document.querySelector('#diff-a').options.length === 2);
+  const form = await page.evaluate(() => ['a', 'b'].map((s) => document.querySelector(`#diff-${s}`).selectedOptions[0].textContent));
+  assert.deepEqual(form, names.map((n) => `${n} · device 0`), 'A: the first run, B: the one opened after it');
+  const want = python([join(REF, 'diff_reference.py'), join(REC, names[0]), join(REC, names[1]), '--by', 'user']);
+  checkAgainst(want, await compare(page));
   assert.deepEqual(blocked, []);
   assert.deepEqual(errors, []);
 });

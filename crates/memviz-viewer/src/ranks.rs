@@ -178,7 +178,9 @@ impl Viewer {
                 let f = *file;
                 if !self.rank_rows.iter().any(|r| r.file == f) {
                     let o = self.rank_overview(f as usize)?;
+                    let first = self.rank_rows.is_empty();
                     self.rank_rows.extend(o.rows);
+                    r.pick = self.diff_defaults(f, first);
                 }
                 r.rows = table_rows(&self.rank_rows);
                 r.status = self.ranks_status(0);
@@ -214,6 +216,27 @@ impl Viewer {
             }
         }
         Ok(r)
+    }
+
+    /// The Diff form's sides once file `file`'s rows join the overview: the
+    /// first file's first two rows (two devices, else one row at two
+    /// moments); a later file is B (the device shown, else its first), A
+    /// stays, so that opening run 2 after run 1 compares them.
+    fn diff_defaults(&self, file: u32, first: bool) -> std::collections::BTreeMap<String, String> {
+        let rows = &self.rank_rows;
+        let Some(own) = rows.iter().position(|r| r.file == file) else { return Default::default() };
+        let shown = (self.cx.current == file as usize)
+            .then(|| rows.iter().position(|r| r.file == file && r.device == self.cx.key().1))
+            .flatten();
+        let b = match (first, shown) {
+            (true, _) => (own + 1).min(rows.len() - 1),
+            (false, s) => s.unwrap_or(own),
+        };
+        let mut pick: std::collections::BTreeMap<String, String> = [("b".to_string(), b.to_string())].into();
+        if first {
+            pick.insert("a".into(), own.to_string());
+        }
+        pick
     }
 
     /// The Diff panel's command: B against A, its table or its icicle.
@@ -366,7 +389,8 @@ pub struct RanksReply {
     pub diff: Option<DiffView>,
     /// Why nothing was kept (`Snapshots`), why t cannot be taken (`AtT`), else "".
     pub message: String,
-    /// `AtT`: the Diff form's fields, by name, and their values.
+    /// `AtT`: the Diff form's fields, by name, and their values; `Overview`
+    /// of a file not in it before: the sides to set (`a`, `b`).
     #[ts(type = "Record<string, string>")]
     pub pick: std::collections::BTreeMap<String, String>,
 }

@@ -376,3 +376,27 @@ fn ranks_status_and_reading_rows() {
         "–"
     );
 }
+
+#[test]
+fn a_file_new_to_the_table_is_the_diffs_b_and_a_first_files_two_devices_its_sides() {
+    use memviz_viewer::ranks::RanksCommand;
+    const TWO: &str = "two_devices_state_only.pickle";
+    let devices = |n: &str| expected(n)["summary"]["devices"].as_object().unwrap().len();
+    let pick =
+        |v: &mut Viewer, file| v.ranks(&RanksCommand::Overview { file }).unwrap().pick.into_iter().collect::<Vec<_>>();
+    let side = |slot: &str, row: usize| (slot.to_string(), row.to_string());
+    assert_eq!((devices(TWO), devices(B)), (2, 1), "Python's reading of the two files");
+
+    let mut v = Viewer::new();
+    v.open(TWO, &bytes(TWO)).unwrap();
+    assert_eq!(pick(&mut v, 0), vec![side("a", 0), side("b", 1)], "one device against the other");
+    // Run 2 opened after run 1: B is its row (after TWO's two), A stays where it was.
+    v.open(B, &bytes(B)).unwrap();
+    assert_eq!(pick(&mut v, 1), vec![side("b", 2)]);
+    assert_eq!(pick(&mut v, 1), vec![], "a file already in the table moves nothing");
+    assert_eq!(pick(&mut v, 0), vec![]);
+
+    let mut one = Viewer::new();
+    one.open(B, &bytes(B)).unwrap();
+    assert_eq!(pick(&mut one, 0), vec![side("a", 0), side("b", 0)], "one device: its two moments");
+}
