@@ -1,6 +1,7 @@
 // Browser test of the Diff on real H100 recordings (issue 43): two moments of
 // ONE file (resnet50_no_zero_grad.pickle, A and B set from the timeline's t),
-// two runs opened one after the other (with and without zero_grad), and four DDP ranks where a rank clicked becomes B and the median rank A.
+// two runs opened one after the other (with and without zero_grad), and four
+// DDP ranks where a rank clicked becomes B and the median rank A.
 // Expected bytes come from tests/reference/diff_reference.py and
 // memviz_reference.py (Python's pickle module, no code shared with Rust).
 import { test } from 'node:test';

@@ -185,15 +185,13 @@ impl Viewer {
                 r.rows = table_rows(&self.rank_rows);
                 r.status = self.ranks_status(0);
             }
-            RanksCommand::AtT { slot, file, device, step } => {
-                match (self.rank_rows.iter().position(|r| r.file == *file && r.device == *device), step) {
-                    (Some(i), Some(s)) => {
-                        r.pick = [(slot.clone(), i.to_string()), (format!("at_{slot}"), "step".into())].into();
-                        r.pick.insert(format!("step_{slot}"), s.to_string());
-                    }
-                    _ => r.message = "Diff: click the timeline first to set t".into(),
+            RanksCommand::AtT { slot, file, device, step } => match (self.rank_row(*file, *device), step) {
+                (Some(i), Some(s)) => {
+                    r.pick = [(slot.clone(), i.to_string()), (format!("at_{slot}"), "step".into())].into();
+                    r.pick.insert(format!("step_{slot}"), s.to_string());
                 }
-            }
+                _ => r.message = "Diff: click the timeline first to set t".into(),
+            },
             RanksCommand::Status { loading } => r.status = self.ranks_status(*loading),
             RanksCommand::Reading(file) => r.reading = Some(reading_row(file)),
             RanksCommand::Trim => self.trim_hidden_views(),
@@ -218,18 +216,20 @@ impl Viewer {
         Ok(r)
     }
 
+    /// The overview row of (`file`, `device`), by its index.
+    fn rank_row(&self, file: u32, device: u32) -> Option<usize> {
+        self.rank_rows.iter().position(|r| r.file == file && r.device == device)
+    }
+
     /// The Diff form's sides once file `file`'s rows join the overview: the
     /// first file's first two rows (two devices, else one row at two
     /// moments); a later file is B (the device shown, else its first), A
     /// stays, so that opening run 2 after run 1 compares them.
     fn diff_defaults(&self, file: u32, first: bool) -> std::collections::BTreeMap<String, String> {
-        let rows = &self.rank_rows;
-        let Some(own) = rows.iter().position(|r| r.file == file) else { return Default::default() };
-        let shown = (self.cx.current == file as usize)
-            .then(|| rows.iter().position(|r| r.file == file && r.device == self.cx.key().1))
-            .flatten();
+        let Some(own) = self.rank_rows.iter().position(|r| r.file == file) else { return Default::default() };
+        let shown = (self.cx.current == file as usize).then(|| self.rank_row(file, self.cx.key().1)).flatten();
         let b = match (first, shown) {
-            (true, _) => (own + 1).min(rows.len() - 1),
+            (true, _) => (own + 1).min(self.rank_rows.len() - 1),
             (false, s) => s.unwrap_or(own),
         };
         let mut pick: std::collections::BTreeMap<String, String> = [("b".to_string(), b.to_string())].into();
@@ -247,7 +247,7 @@ impl Viewer {
             return Err(PageError::no_file());
         };
         let generation = self.generation();
-        let row = |s: &SideSpec| self.rank_rows.iter().find(|r| r.file == s.file && r.device == s.device);
+        let row = |s: &SideSpec| self.rank_row(s.file, s.device).map(|i| &self.rank_rows[i]);
         Ok(match cmd.part {
             DiffPart::Table => {
                 let mut v = diff_view(a, b, cmd.by.group_by(), cmd.limit as usize, generation);
